@@ -1,0 +1,90 @@
+/** `monitor validate`: flags -> core validation -> human lines or the JSON report. */
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import { readDefinitionSources } from '../../../core/definitions/read.js';
+import { nextRuns, validateSources, type MonitorReport, type ValidationError, type ValidationReport } from '../../../core/validate.js';
+import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
+import { formatInZone } from '../../../schedule/next-runs.js';
+import type { Output } from '../../../ui/output.js';
+import { redactDefinition } from '../../../ui/redact.js';
+import type { CommandContext } from '../../context.js';
+import { parseFlags } from '../../flags.js';
+
+const flagsSchema = z.object({ print: z.boolean().default(false) });
+
+const NEXT_RUN_COUNT = 3;
+
+export async function runValidate(context: CommandContext, paths: string[], rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(flagsSchema, rawFlags);
+  const { io, output } = context;
+  const sources = await readDefinitionSources(paths, () => io.readStdin());
+  const report = validateSources(sources, { env: io.env });
+  const now = io.now();
+
+  if (output.json) output.jsonDocument(jsonReport(report, flags.print, now));
+  else renderHuman(report, output, flags.print, now);
+  return report.valid ? EXIT.ok : EXIT.usage;
+}
+
+function jsonReport(report: ValidationReport, print: boolean, now: Date) {
+  const error = (e: ValidationError) => ({ path: e.path, line: e.line, column: e.column, message: e.message });
+  return {
+    valid: report.valid,
+    files: report.files.map((file) => ({
+      file: file.file,
+      monitors: file.monitors.map((monitor) => ({
+        name: monitor.name,
+        valid: monitor.valid,
+        errors: monitor.errors.map(error),
+        ...(print && monitor.definition && {
+          definition: redactDefinition(monitor.definition),
+          nextRuns: nextRuns(monitor.definition, NEXT_RUN_COUNT, now),
+        }),
+      })),
+      errors: file.errors.map(error),
+    })),
+  };
+}
+
+function renderHuman(report: ValidationReport, output: Output, print: boolean, now: Date) {
+  // With --print, stdout carries the YAML, so problems move to stderr.
+  const problemLine = (text: string) => (print ? output.problem(text) : output.data(text));
+  const style = print ? output.errorStyle : output.style;
+  const line = (file: string, error: ValidationError) => {
+    const where = error.line === null ? file : `${file}:${error.line}:${error.column}`;
+    const path = error.path === '' ? '' : `  ${style.yellow(error.path)}`;
+    problemLine(`${style.bold(where)}${path}  ${error.message}`);
+  };
+  let monitorCount = 0;
+  let errorCount = 0;
+  const invalidFiles = new Set<string>();
+  const printed: string[] = [];
+  for (const file of report.files) {
+    for (const error of file.errors) line(file.file, error);
+    for (const monitor of file.monitors) {
+      monitorCount++;
+      for (const error of monitor.errors) line(file.file, error);
+      if (print && monitor.definition) printed.push(printedDefinition(file.file, monitor, now));
+    }
+    const errors = file.errors.length + file.monitors.reduce((sum, m) => sum + m.errors.length, 0);
+    if (errors > 0) invalidFiles.add(file.file);
+    errorCount += errors;
+  }
+  if (print && printed.length > 0) output.data(printed.join('---\n'));
+
+  const files = report.files.length;
+  const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const summary = output.errorStyle;
+  if (report.valid) {
+    output.info(summary.green(`✓ ${s(monitorCount, 'monitor')} in ${s(files, 'file')} valid`));
+  } else {
+    output.info(summary.red(`✗ ${s(errorCount, 'error')} in ${invalidFiles.size} of ${s(files, 'file')}`));
+  }
+}
+
+function printedDefinition(file: string, monitor: MonitorReport, now: Date): string {
+  const definition = monitor.definition!;
+  const runs = nextRuns(definition, NEXT_RUN_COUNT, now).map((iso) => formatInZone(new Date(iso), definition.schedule.timezone));
+  const header = `# ${file}:${monitor.position.line}\n# next runs: ${runs.join(', ')}\n`;
+  return header + stringify(redactDefinition(definition), { lineWidth: 0 });
+}

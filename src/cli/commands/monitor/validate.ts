@@ -1,0 +1,19 @@
+import { Command } from 'commander';
+import { contextFor, type Runtime } from '../../context.js';
+
+export function validateCommand(runtime: Runtime): Command {
+  return new Command('validate')
+    .description('check monitor definition files against every rule of the v2 interface, without any network')
+    .argument('<file...>', 'YAML files, directories of .yaml/.yml files, or - for standard input')
+    .option('--print', 'print the normalised definitions (cron schedules, defaults filled, next three runs)')
+    .addHelpText('after', `
+Examples:
+  $ webwatch monitor validate monitors/
+  $ webwatch monitor validate prices.yaml news.yaml --json | jq '.files[].monitors[] | select(.valid | not)'
+  $ cat monitor.yaml | webwatch monitor validate -
+  $ webwatch monitor validate monitors.yaml --print`)
+    .action(async (paths: string[], options: unknown, command: Command) => {
+      const { runValidate } = await import('./validate.run.js');
+      runtime.exitCode = await runValidate(contextFor(command, runtime), paths, options);
+    });
+}

@@ -1,0 +1,35 @@
+/**
+ * What every command's run function receives: the streams, the output layer set up from the
+ * global flags, and the environment. Built once per command, never imported as a global.
+ */
+import type { Command } from 'commander';
+import type { Io } from '../ui/io.js';
+import { Output } from '../ui/output.js';
+
+export interface GlobalOptions {
+  json: boolean;
+  color: boolean;
+  quiet: boolean;
+}
+
+/** Shared by the command tree of one `main` call: the streams, and the exit code an action sets. */
+export interface Runtime {
+  io: Io;
+  exitCode: number;
+}
+
+export interface CommandContext {
+  io: Io;
+  output: Output;
+  globals: GlobalOptions;
+}
+
+export function globalOptionsOf(command: Command): GlobalOptions {
+  const raw = command.optsWithGlobals<{ json?: boolean; color?: boolean; quiet?: boolean }>();
+  return { json: raw.json === true, color: raw.color !== false, quiet: raw.quiet === true };
+}
+
+export function contextFor(command: Command, { io }: Runtime): CommandContext {
+  const globals = globalOptionsOf(command);
+  return { io, globals, output: new Output(io, globals) };
+}

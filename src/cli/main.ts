@@ -1,0 +1,52 @@
+/**
+ * `main(argv, io)` runs one webwatch command and returns its exit code. It never calls
+ * process.exit: only bin/webwatch.js does, so commands run in-process in tests.
+ */
+import { CommanderError, type Command } from 'commander';
+import { EXIT } from '../errors/exit-codes.js';
+import { UsageError } from '../errors/webwatch-error.js';
+import { processIo, type Io } from '../ui/io.js';
+import { Output } from '../ui/output.js';
+import { renderError } from '../ui/render-error.js';
+import type { Runtime } from './context.js';
+import { buildProgram } from './program.js';
+
+export { processIo };
+
+/** Commander errors that are not failures: help and version were shown. */
+const SHOWN = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
+
+function applyToTree(command: Command, io: Io) {
+  command.exitOverride();
+  command.configureOutput({
+    writeOut: (text) => io.stdout.write(text),
+    writeErr: (text) => io.stderr.write(text),
+    // Usage errors are rendered by renderError, like every other error.
+    outputError: () => {},
+  });
+  for (const sub of command.commands) applyToTree(sub, io);
+}
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const runtime: Runtime = { io, exitCode: EXIT.ok };
+  const program = buildProgram(runtime);
+  applyToTree(program, io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return runtime.exitCode;
+  } catch (error) {
+    // Flags may not have been parsed when the error came, so read them from argv.
+    const output = new Output(io, {
+      json: argv.includes('--json'),
+      color: !argv.includes('--no-color'),
+      quiet: argv.includes('-q') || argv.includes('--quiet'),
+    });
+    if (error instanceof CommanderError) {
+      if (SHOWN.has(error.code) && error.exitCode === 0) return EXIT.ok;
+      if (error.code === 'commander.help' || error.code === 'commander.helpDisplayed') return EXIT.usage;
+      const message = error.message.replace(/^error: /, '');
+      return renderError(new UsageError(message, { suggestion: 'run webwatch help, or add --help to a command' }), output);
+    }
+    return renderError(error, output);
+  }
+}

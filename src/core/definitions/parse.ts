@@ -1,0 +1,167 @@
+/**
+ * YAML definition files -> monitor candidates with source positions. A file holds one monitor
+ * (a mapping), a list of monitors, or several `---` documents of either kind.
+ */
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
+import type { PathSegment, Problem } from '../../spec/issues.js';
+import { interpolate } from './interpolate.js';
+
+export interface SourcePosition {
+  line: number;
+  column: number;
+}
+
+/** A problem with its place in a file; line and column are null when there is no place. */
+export interface LocatedProblem {
+  path: PathSegment[];
+  line: number | null;
+  column: number | null;
+  message: string;
+}
+
+export interface MonitorCandidate {
+  /** The plain value the schemas validate. */
+  value: unknown;
+  position: SourcePosition;
+  /** Problems found before validation (interpolation). */
+  problems: LocatedProblem[];
+  /** Maps a path inside this monitor to a position in the file. */
+  locate(path: readonly PathSegment[], atKey: boolean): SourcePosition;
+}
+
+export interface ParsedFile {
+  monitors: MonitorCandidate[];
+  problems: LocatedProblem[];
+}
+
+const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields) or a list of monitors';
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** Resolves `${VAR}` in every scalar value (not in keys); plain scalars are typed again. */
+function interpolateDocument(doc: Document, env: Readonly<Record<string, string | undefined>>, report: (node: Node, message: string) => void) {
+  visit(doc, {
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string') return;
+      const result = interpolate(node.value, env);
+      if (!result.ok) return report(node, result.message);
+      if (!result.changed) return;
+      // `retentionDays: ${DAYS}` should give a number, as if the value had been written there.
+      node.value = node.type === Scalar.PLAIN ? retype(result.value) : result.value;
+    },
+  });
+}
+
+function retype(text: string): unknown {
+  try {
+    const value: unknown = parseYaml(text);
+    return value === null || ['string', 'number', 'boolean'].includes(typeof value) ? (value ?? text) : text;
+  } catch {
+    return text;
+  }
+}
+
+export function parseDefinitionFile(text: string, env: Readonly<Record<string, string | undefined>>): ParsedFile {
+  const lineCounter = new LineCounter();
+  const position = (offset: number): SourcePosition => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const problems: LocatedProblem[] = [];
+  const monitors: MonitorCandidate[] = [];
+  const documents = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: true, uniqueKeys: true });
+  const docs = Array.isArray(documents) ? documents : [documents];
+
+  for (const doc of docs) {
+    if (doc.errors.length > 0) {
+      for (const error of doc.errors) {
+        const at = error.linePos?.[0];
+        problems.push({ path: [], line: at?.line ?? null, column: at?.col ?? null, message: `YAML syntax: ${firstLine(error.message)}` });
+      }
+      continue;
+    }
+    const root = doc.contents;
+    if (root === null || (isScalar(root) && root.value === null)) continue; // empty document
+    const items: Node[] = isSeq(root) ? (root.items as Node[]) : [root as Node];
+    if (!isMap(root) && !isSeq(root)) {
+      const at = position(root.range?.[0] ?? 0);
+      problems.push({ path: [], ...at, message: NOT_A_DEFINITION });
+      continue;
+    }
+
+    const interpolationProblems = new Map<Node, string>();
+    interpolateDocument(doc, env, (node, message) => interpolationProblems.set(node, message));
+    let values: unknown[];
+    try {
+      // Converted as a whole so that aliases resolve; the alias cap guards against "billion laughs".
+      const js: unknown = doc.toJS({ maxAliasCount: 100 });
+      values = isSeq(root) ? (js as unknown[]) : [js];
+    } catch (error) {
+      problems.push({ path: [], ...position(root.range?.[0] ?? 0), message: `YAML: ${firstLine((error as Error).message)}` });
+      continue;
+    }
+
+    for (const [index, item] of items.entries()) {
+      const candidateProblems: LocatedProblem[] = [];
+      const locate = (path: readonly PathSegment[], atKey: boolean): SourcePosition => locateIn(item, path, atKey, position);
+      if (!isMap(item)) {
+        candidateProblems.push({ path: [], ...position(item?.range?.[0] ?? 0), message: 'a monitor must be a mapping of fields' });
+      }
+      visit(item, {
+        Scalar(_key, node, path) {
+          const message = interpolationProblems.get(node);
+          if (message) {
+            candidateProblems.push({ path: pathOf(item, path), ...position(node.range?.[0] ?? 0), message });
+          }
+        },
+      } as Parameters<typeof visit>[1]);
+      monitors.push({
+        value: values[index],
+        position: position(item?.range?.[0] ?? 0),
+        problems: candidateProblems,
+        locate,
+      });
+    }
+  }
+  return { monitors, problems };
+}
+
+/** The path from `root` to a node, given the ancestry `visit` reports. */
+function pathOf(root: Node, ancestry: readonly unknown[]): PathSegment[] {
+  const path: PathSegment[] = [];
+  const chain = ancestry.slice(ancestry.indexOf(root));
+  for (let i = 0; i < chain.length; i++) {
+    const here = chain[i];
+    const next = chain[i + 1];
+    if (isSeq(here) && next !== undefined) path.push(here.items.indexOf(next as never));
+    if (isPair(here) && isScalar(here.key)) path.push(here.key.value as string);
+  }
+  return path;
+}
+
+function locateIn(
+  root: Node,
+  path: readonly PathSegment[],
+  atKey: boolean,
+  position: (offset: number) => SourcePosition,
+): SourcePosition {
+  let node: unknown = root;
+  let key: unknown;
+  for (const segment of path) {
+    key = undefined;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      if (!pair) break;
+      key = pair.key;
+      node = pair.value ?? pair.key;
+    } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
+      node = node.items[segment];
+    } else {
+      break;
+    }
+  }
+  const target = (atKey && key ? key : node) as Node | undefined;
+  return position(target?.range?.[0] ?? 0);
+}

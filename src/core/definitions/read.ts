@@ -1,0 +1,74 @@
+/** Reads definition files: named files, directories (their .yaml/.yml files, recursively) and stdin. */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+
+export const STDIN_NAME = '<stdin>';
+
+export interface DefinitionSource {
+  file: string;
+  text?: string;
+  /** Why the file could not be read. */
+  error?: string;
+}
+
+const DEFINITION_EXTENSIONS = new Set(['.yaml', '.yml']);
+
+async function definitionFilesIn(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await definitionFilesIn(path)));
+    else if (DEFINITION_EXTENSIONS.has(extname(entry.name).toLowerCase())) files.push(path);
+  }
+  return files;
+}
+
+function describeReadError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return (error as Error).message;
+}
+
+async function readOne(file: string): Promise<DefinitionSource> {
+  try {
+    return { file, text: await readFile(file, 'utf8') };
+  } catch (error) {
+    return { file, error: `cannot read: ${describeReadError(error)}` };
+  }
+}
+
+/**
+ * All sources named by `paths`, in order; `-` is standard input (read once). Problems reading a
+ * path are returned as sources with an `error`, so they are reported with everything else.
+ */
+export async function readDefinitionSources(paths: readonly string[], readStdin: () => Promise<string>): Promise<DefinitionSource[]> {
+  const sources: DefinitionSource[] = [];
+  let stdinRead = false;
+  for (const path of paths) {
+    if (path === '-') {
+      if (stdinRead) continue;
+      stdinRead = true;
+      sources.push({ file: STDIN_NAME, text: await readStdin() });
+      continue;
+    }
+    let isDirectory = false;
+    try {
+      isDirectory = (await stat(path)).isDirectory();
+    } catch (error) {
+      sources.push({ file: path, error: `cannot read: ${describeReadError(error)}` });
+      continue;
+    }
+    if (!isDirectory) {
+      sources.push(await readOne(path));
+      continue;
+    }
+    const files = await definitionFilesIn(path);
+    if (files.length === 0) sources.push({ file: path, error: 'the directory holds no .yaml or .yml files' });
+    for (const file of files) sources.push(await readOne(file));
+  }
+  return sources;
+}

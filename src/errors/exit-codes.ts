@@ -1,0 +1,40 @@
+/** The exit-code table (DESIGN §3), shown by `webwatch help exit-codes` and the README. */
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  conflict: 5,
+  limit: 6,
+  timeout: 7,
+  changesPending: 8,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const EXIT_CODE_TABLE: readonly { code: ExitCode; meaning: string }[] = [
+  { code: EXIT.ok, meaning: 'success' },
+  { code: EXIT.failure, meaning: 'runtime failure: network, server 5xx after retries, engine fault' },
+  { code: EXIT.usage, meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' },
+  { code: EXIT.auth, meaning: 'authentication or permission: HTTP 401, 403' },
+  { code: EXIT.notFound, meaning: 'not found: HTTP 404' },
+  { code: EXIT.conflict, meaning: 'conflict: HTTP 409' },
+  { code: EXIT.limit, meaning: 'credits, rate or concurrency limit still hit after retries: HTTP 402, 429' },
+  { code: EXIT.timeout, meaning: 'timeout: HTTP 408, 504, or a local timeout' },
+  { code: EXIT.changesPending, meaning: 'changes pending: only with --detailed-exitcode' },
+  { code: EXIT.interrupted, meaning: 'interrupted (Ctrl-C)' },
+];
+
+/** The exit code for an HTTP status of an error response. */
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 404) return EXIT.notFound;
+  if (status === 409) return EXIT.conflict;
+  if (status === 402 || status === 429) return EXIT.limit;
+  if (status === 408 || status === 504) return EXIT.timeout;
+  if (status >= 400 && status < 500) return EXIT.usage;
+  return EXIT.failure;
+}

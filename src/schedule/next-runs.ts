@@ -1,0 +1,23 @@
+/** Next firing times of a cron expression in a time zone (DST-correct, by croner). */
+import { Cron } from 'croner';
+
+export function nextRunTimes(cron: string, timezone: string, count: number, from: Date = new Date()): Date[] {
+  return new Cron(cron, { timezone, mode: '5-part' }).nextRuns(count, from);
+}
+
+const zonedFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** ISO-8601 with the zone's offset at that instant: `2026-03-29T03:00:00+02:00`. */
+export function formatInZone(date: Date, timezone: string): string {
+  let format = zonedFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
+      hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset',
+    });
+    zonedFormats.set(timezone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(date).map((part) => [part.type, part.value]));
+  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : String(parts.timeZoneName).replace('GMT', '');
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
+}

@@ -1,0 +1,23 @@
+/** IANA time zone names, checked against the zones the runtime's ICU data knows. */
+import { didYouMean } from '../spec/suggest.js';
+
+let canonicalZones: Set<string> | undefined;
+
+function zones(): Set<string> {
+  canonicalZones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']);
+  return canonicalZones;
+}
+
+/** A message when `name` is not a real IANA zone; undefined when it is. */
+export function checkTimezone(name: string): string | undefined {
+  if (zones().has(name)) return undefined;
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return `"${name}" is not an IANA time zone${didYouMean(name, [...zones()])}; use a name like Europe/Paris or America/New_York`;
+  }
+  // ICU matches case-insensitively; the stored schedule must carry the real spelling.
+  if (resolved !== name && resolved.toLowerCase() === name.toLowerCase()) return `time zone is spelled "${resolved}"`;
+  return undefined; // a link name such as US/Eastern
+}

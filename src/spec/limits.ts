@@ -1,0 +1,64 @@
+/**
+ * Every limit of the v2 interface (spec §8, and the per-field rules of §2), named once.
+ * Schemas, messages and tests refer to these constants, never to bare numbers.
+ */
+
+export const MONITOR_NAME_MAX_LENGTH = 256;
+export const TARGETS_MIN = 1;
+export const TARGETS_MAX = 50;
+export const GOAL_MAX_LENGTH = 2000;
+
+export const RETENTION_DAYS_MIN = 1;
+export const RETENTION_DAYS_MAX = 365;
+export const RETENTION_DAYS_DEFAULT = 30;
+
+export const CRON_MIN_INTERVAL_MINUTES = 5;
+export const DEFAULT_TIMEZONE = 'UTC';
+
+export const EMAIL_RECIPIENTS_MAX = 25;
+
+export const SEARCH_QUERIES_MIN = 1;
+export const SEARCH_QUERIES_MAX = 12;
+export const SEARCH_QUERY_MIN_LENGTH = 1;
+export const SEARCH_QUERY_MAX_LENGTH = 256;
+export const SEARCH_MAX_RESULTS_MIN = 1;
+export const SEARCH_MAX_RESULTS_MAX = 50;
+export const SEARCH_MAX_RESULTS_DEFAULT = 10;
+export const SEARCH_DOMAINS_MAX = 50;
+export const SEARCH_WINDOWS = ['5m', '15m', '1h', '6h', '24h', '7d'] as const;
+export const SEARCH_WINDOW_DEFAULT = '24h';
+
+export const SCRAPE_TIMEOUT_MIN_MS = 1000;
+export const SCRAPE_TIMEOUT_MAX_MS = 300_000;
+export const SCRAPE_TIMEOUT_DEFAULT_MS = 60_000;
+export const MAX_AGE_DEFAULT_MS = 172_800_000;
+/** With `lockdown`, the default maxAge widens to two years. */
+export const LOCKDOWN_MAX_AGE_DEFAULT_MS = 2 * 365 * 24 * 60 * 60 * 1000;
+
+export const PDF_MAX_PAGES_MIN = 1;
+export const PDF_MAX_PAGES_MAX = 10_000;
+
+export const PROFILE_NAME_MIN_LENGTH = 1;
+export const PROFILE_NAME_MAX_LENGTH = 128;
+
+export const AUDIT_USERNAME_MAX_LENGTH = 1024;
+
+export const THREAT_LIST_MAX = 1000;
+export const RISK_SCORE_MIN = 0;
+export const RISK_SCORE_MAX = 100;
+
+/** `question.question` and `highlights.query`. */
+export const QUESTION_MAX_LENGTH = 10_000;
+
+export const IMAGE_QUALITY_MIN = 1;
+export const IMAGE_QUALITY_MAX = 100;
+
+/** Credit costs the spec states (§8). */
+export const CREDITS = {
+  lockdownHit: 5,
+  lockdownMiss: 1,
+  promptInjectionCheck: 4,
+  threatProtectionPerUrl: 2,
+  pdfPerPage: 1,
+  pdfBase64Flat: 1,
+} as const;

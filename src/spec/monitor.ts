@@ -1,0 +1,204 @@
+/**
+ * Monitor create request (spec §2.1), targets (§2.3), webhook (§2.4), notification (§2.5), the
+ * monitor resource (§2.6), and the cross-field rules for goal and judgeEnabled.
+ */
+import { z } from 'zod';
+import { closedObject, domainName, httpUrl, modeObject, nonEmptyString, regularExpression, type SchemaMode } from './fields.js';
+import * as limits from './limits.js';
+import { buildScheduleSchema, normalizeSchedule, type StoredSchedule } from './schedule.js';
+import { buildScrapeOptionsSchemas } from './scrape-options.js';
+
+export const WEBHOOK_EVENTS = ['monitor.page', 'monitor.check.completed'] as const;
+export const MONITOR_STATUSES = ['active', 'paused', 'deleted'] as const;
+export const TARGET_TYPES = ['scrape', 'crawl', 'search'] as const;
+
+const uuid = () => z.uuid({ error: 'must be a UUID, like 0b7c6f7e-9f7a-4c1e-8d5a-2f0e4b6a9c31' });
+
+export function buildMonitorSchemas(mode: SchemaMode) {
+  const object = <T extends z.ZodRawShape>(shape: T) => modeObject(mode, shape);
+  const { scrapeOptions } = buildScrapeOptionsSchemas(mode);
+  const schedule = buildScheduleSchema(mode);
+
+  // The spec lists crawl options only by example, so on the wire unknown ones pass through.
+  const crawlOptionsShape = {
+    limit: z.number().int().min(1).optional(),
+    maxDepth: z.number().int().min(0).optional(),
+    includePaths: z.array(regularExpression()).optional(),
+    excludePaths: z.array(regularExpression()).optional(),
+    allowExternalLinks: z.boolean().optional(),
+    allowSubdomains: z.boolean().optional(),
+    crawlEntireDomain: z.boolean().optional(),
+    ignoreRobotsTxt: z.boolean().optional(),
+    ignoreQueryParameters: z.boolean().optional(),
+    sitemap: z.enum(['include', 'skip', 'only']).optional(),
+    delay: z.number().min(0).optional(),
+    maxConcurrency: z.number().int().min(1).optional(),
+  };
+  const crawlOptions = mode === 'file' ? closedObject(crawlOptionsShape) : z.looseObject(crawlOptionsShape);
+
+  const domainList = () => z.array(domainName(false)).max(limits.SEARCH_DOMAINS_MAX);
+
+  const target = z.discriminatedUnion('type', [
+    object({
+      type: z.literal('scrape'),
+      id: uuid().optional(),
+      urls: z.array(httpUrl()).min(1),
+      scrapeOptions: scrapeOptions.optional(),
+    }),
+    object({
+      type: z.literal('crawl'),
+      id: uuid().optional(),
+      url: httpUrl(),
+      crawlOptions: crawlOptions.optional(),
+      scrapeOptions: scrapeOptions.optional(),
+    }),
+    object({
+      type: z.literal('search'),
+      id: uuid().optional(),
+      queries: z
+        .array(z.string().min(limits.SEARCH_QUERY_MIN_LENGTH).max(limits.SEARCH_QUERY_MAX_LENGTH))
+        .min(limits.SEARCH_QUERIES_MIN)
+        .max(limits.SEARCH_QUERIES_MAX),
+      maxResults: z.number().int().min(limits.SEARCH_MAX_RESULTS_MIN).max(limits.SEARCH_MAX_RESULTS_MAX).optional(),
+      searchWindow: z.enum(limits.SEARCH_WINDOWS).optional(),
+      includeDomains: domainList().optional(),
+      excludeDomains: domainList().optional(),
+    }),
+  ]);
+
+  const webhook = object({
+    url: httpUrl(),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  });
+
+  const notification = object({
+    email: object({
+      enabled: z.boolean().optional(),
+      includeDiffs: z.boolean().optional(),
+      recipients: z.array(z.email({ error: 'must be an e-mail address' })).max(limits.EMAIL_RECIPIENTS_MAX).optional(),
+    }).optional(),
+  });
+
+  const createFields = {
+    name: z.string().min(1).max(limits.MONITOR_NAME_MAX_LENGTH),
+    schedule,
+    targets: z.array(target).min(limits.TARGETS_MIN).max(limits.TARGETS_MAX),
+    goal: z.string().max(limits.GOAL_MAX_LENGTH).nullable().optional(),
+    judgeEnabled: z.boolean().optional(),
+    notification: notification.optional(),
+    retentionDays: z.number().int().min(limits.RETENTION_DAYS_MIN).max(limits.RETENTION_DAYS_MAX).optional(),
+    webhook: webhook.optional(),
+  };
+  const createRequest = object(createFields);
+
+  /** PATCH /monitor/{id}: any create field, plus the status a client may set. */
+  const updateRequest = object({
+    ...Object.fromEntries(Object.entries(createFields).map(([key, schema]) => [key, schema.optional()])),
+    status: z.enum(['active', 'paused']).optional(),
+  });
+
+  const summary = z.object({
+    changed: z.number().int(),
+    error: z.number().int(),
+    new: z.number().int(),
+    removed: z.number().int(),
+    same: z.number().int(),
+    totalPages: z.number().int(),
+  });
+
+  const isoTime = () => z.iso.datetime({ offset: true });
+  const resource = z.looseObject({
+    id: uuid(),
+    name: z.string(),
+    status: z.enum(MONITOR_STATUSES),
+    goal: z.string().nullable(),
+    judgeEnabled: z.boolean(),
+    schedule: z.looseObject({ cron: z.string(), timezone: z.string() }),
+    targets: z.array(z.looseObject({ type: z.enum(TARGET_TYPES), id: uuid() })),
+    notification: z.unknown().optional(),
+    webhook: z.unknown().optional(),
+    retentionDays: z.number().int(),
+    createdAt: isoTime(),
+    updatedAt: isoTime(),
+    lastRunAt: isoTime().nullable(),
+    nextRunAt: isoTime().nullable(),
+    currentCheckId: uuid().nullable(),
+    lastCheckSummary: summary.nullable().optional(),
+    estimatedCreditsPerMonth: z.number().int().nullable(),
+  });
+
+  return { createRequest, updateRequest, target, webhook, notification, schedule, scrapeOptions, summary, resource };
+}
+
+export type MonitorSchemas = ReturnType<typeof buildMonitorSchemas>;
+export type MonitorCreateRequest = z.infer<MonitorSchemas['createRequest']>;
+export type Target = z.infer<MonitorSchemas['target']>;
+export type MonitorSummary = z.infer<MonitorSchemas['summary']>;
+
+export interface RuleViolation {
+  path: (string | number)[];
+  message: string;
+}
+
+const hasText = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+
+/**
+ * Rules 2 and 3 of spec §2.1. They read the raw input defensively, so they are reported
+ * together with every schema error rather than after the others are fixed.
+ */
+export function checkGoalRules(input: unknown): RuleViolation[] {
+  if (typeof input !== 'object' || input === null) return [];
+  const { goal, judgeEnabled, targets } = input as Record<string, unknown>;
+  const violations: RuleViolation[] = [];
+  if (judgeEnabled === true && !hasText(goal)) {
+    violations.push({
+      path: ['judgeEnabled'],
+      message: 'judgeEnabled is true but goal is empty: judging needs a non-empty goal',
+    });
+  }
+  const searchIndex = Array.isArray(targets)
+    ? targets.findIndex((t) => typeof t === 'object' && t !== null && (t as { type?: unknown }).type === 'search')
+    : -1;
+  if (searchIndex >= 0 && !hasText(goal) && judgeEnabled !== false) {
+    violations.push({
+      path: ['goal'],
+      message: `goal is required when a target has type search (targets[${searchIndex}]), unless judgeEnabled is false`,
+    });
+  }
+  return violations;
+}
+
+/** The create request as the service stores it: cron schedule, defaults filled. */
+export interface NormalizedMonitor extends Omit<MonitorCreateRequest, 'schedule' | 'goal' | 'judgeEnabled' | 'retentionDays' | 'targets'> {
+  schedule: StoredSchedule;
+  goal: string | null;
+  judgeEnabled: boolean;
+  retentionDays: number;
+  targets: Target[];
+}
+
+export function normalizeMonitor(request: MonitorCreateRequest): NormalizedMonitor {
+  const goal = hasText(request.goal) ? (request.goal as string) : null;
+  // Keys in the order of spec §2.1, so printed definitions read like the spec.
+  return {
+    name: request.name,
+    schedule: normalizeSchedule(request.schedule),
+    goal,
+    // Rule 1: a goal with judgeEnabled omitted turns judging on.
+    judgeEnabled: request.judgeEnabled ?? goal !== null,
+    targets: request.targets.map((target) =>
+      target.type === 'search'
+        ? {
+            ...target,
+            maxResults: target.maxResults ?? limits.SEARCH_MAX_RESULTS_DEFAULT,
+            searchWindow: target.searchWindow ?? limits.SEARCH_WINDOW_DEFAULT,
+          }
+        : target,
+    ),
+    ...(request.notification && { notification: request.notification }),
+    retentionDays: request.retentionDays ?? limits.RETENTION_DAYS_DEFAULT,
+    ...(request.webhook && { webhook: { ...request.webhook, events: request.webhook.events ?? [...WEBHOOK_EVENTS] } }),
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Entry point to the interface schemas, built once per mode on first use so that commands
+ * which never validate do not pay for constructing them.
+ */
+import type { z } from 'zod';
+import type { SchemaMode } from './fields.js';
+import { formatPath, describeIssue, type Problem } from './issues.js';
+import { buildMonitorSchemas, checkGoalRules, type MonitorCreateRequest, type MonitorSchemas } from './monitor.js';
+
+const built = new Map<SchemaMode, MonitorSchemas>();
+
+export function monitorSchemas(mode: SchemaMode): MonitorSchemas {
+  let schemas = built.get(mode);
+  if (!schemas) {
+    schemas = buildMonitorSchemas(mode);
+    built.set(mode, schemas);
+  }
+  return schemas;
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+
+function problemsOf(error: z.ZodError): Problem[] {
+  return error.issues.flatMap((issue) => describeIssue(issue));
+}
+
+/** Validates a monitor create request: schema, limits and the cross-field rules, all at once. */
+export function validateMonitorRequest(input: unknown, mode: SchemaMode): Validation<MonitorCreateRequest> {
+  const result = monitorSchemas(mode).createRequest.safeParse(input, { reportInput: true });
+  const problems = [...(result.success ? [] : problemsOf(result.error)), ...checkGoalRules(input)];
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, value: result.data as MonitorCreateRequest };
+}
+
+export { formatPath, type Problem };

@@ -1,0 +1,189 @@
+/**
+ * ScrapeOptions (spec §2.7), formats (§2.8) and actions (§2.9).
+ */
+import { z } from 'zod';
+import { closedObject, domainName, modeObject, nonEmptyString, topLevelDomain, type SchemaMode } from './fields.js';
+import * as limits from './limits.js';
+
+export const FORMAT_NAMES = [
+  'markdown', 'summary', 'html', 'rawHtml', 'rawBase64', 'links', 'images', 'branding', 'product',
+  'menu', 'screenshot', 'json', 'changeTracking', 'audio', 'video', 'question', 'highlights',
+] as const;
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
+/** Formats whose options have a required field, so they cannot be named by a bare string. */
+const FORMATS_NEEDING_OPTIONS: Partial<Record<FormatName, string>> = {
+  question: 'question',
+  highlights: 'query',
+};
+
+export const PDF_PAGE_FORMATS = ['A0', 'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'Letter', 'Legal', 'Tabloid', 'Ledger'] as const;
+export const PII_ENTITIES = ['PERSON', 'EMAIL', 'PHONE', 'LOCATION', 'FINANCIAL', 'SECRET'] as const;
+
+const imageQuality = () => z.number().int().min(limits.IMAGE_QUALITY_MIN).max(limits.IMAGE_QUALITY_MAX);
+
+export function buildScrapeOptionsSchemas(mode: SchemaMode) {
+  const object = <T extends z.ZodRawShape>(shape: T) => modeObject(mode, shape);
+
+  const viewport = object({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+  });
+
+  const screenshotOptions = {
+    fullPage: z.boolean().optional(),
+    quality: imageQuality().optional(),
+    viewport: viewport.optional(),
+  };
+
+  const bareFormat = (type: FormatName) => object({ type: z.literal(type) });
+
+  const formatObject = z.discriminatedUnion('type', [
+    bareFormat('markdown'), bareFormat('summary'), bareFormat('html'), bareFormat('rawHtml'),
+    bareFormat('rawBase64'), bareFormat('links'), bareFormat('images'), bareFormat('branding'),
+    bareFormat('product'), bareFormat('menu'), bareFormat('audio'), bareFormat('video'),
+    object({ type: z.literal('screenshot'), ...screenshotOptions }),
+    object({
+      type: z.literal('json'),
+      prompt: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      checkPromptInjection: z.boolean().optional(),
+    }),
+    object({
+      type: z.literal('changeTracking'),
+      modes: z.array(z.enum(['git-diff', 'json'])).optional(),
+      prompt: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      tag: z.string().nullable().optional(),
+    }),
+    object({ type: z.literal('question'), question: nonEmptyString().max(limits.QUESTION_MAX_LENGTH) }),
+    object({ type: z.literal('highlights'), query: nonEmptyString().max(limits.QUESTION_MAX_LENGTH) }),
+  ]);
+
+  const formatName = z.enum(FORMAT_NAMES).check((ctx) => {
+    const needed = FORMATS_NEEDING_OPTIONS[ctx.value];
+    if (needed) {
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `the ${ctx.value} format needs options: write {type: ${ctx.value}, ${needed}: ...}`,
+      });
+    }
+  });
+
+  const formats = z.array(z.union([formatName, formatObject])).check((ctx) => {
+    const seen = new Set<string>();
+    ctx.value.forEach((format, index) => {
+      const type = typeof format === 'string' ? format : format.type;
+      if (seen.has(type)) {
+        ctx.issues.push({ code: 'custom', input: format, path: [index], message: `format ${type} is listed twice` });
+      }
+      seen.add(type);
+    });
+  });
+
+  const action = z.discriminatedUnion('type', [
+    // The spec closes `wait`: exactly one of the two forms, no other properties.
+    closedObject({
+      type: z.literal('wait'),
+      milliseconds: z.number().int().min(1).optional(),
+      selector: nonEmptyString().optional(),
+    }).check((ctx) => {
+      const forms = [ctx.value.milliseconds, ctx.value.selector].filter((v) => v !== undefined).length;
+      if (forms !== 1) {
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          message: forms === 0
+            ? 'a wait action needs either milliseconds or selector'
+            : 'a wait action takes either milliseconds or selector, not both',
+        });
+      }
+    }),
+    object({ type: z.literal('screenshot'), ...screenshotOptions }),
+    object({ type: z.literal('click'), selector: nonEmptyString(), all: z.boolean().optional() }),
+    object({ type: z.literal('write'), text: z.string() }),
+    object({ type: z.literal('press'), key: nonEmptyString() }),
+    object({ type: z.literal('scroll'), direction: z.enum(['up', 'down']).optional(), selector: nonEmptyString().optional() }),
+    object({ type: z.literal('scrape') }),
+    object({ type: z.literal('executeJavascript'), script: nonEmptyString() }),
+    object({
+      type: z.literal('pdf'),
+      format: z.enum(PDF_PAGE_FORMATS).optional(),
+      landscape: z.boolean().optional(),
+      scale: z.number().positive().optional(),
+    }),
+  ]);
+
+  const parserObject = object({
+    type: z.literal('pdf'),
+    mode: z.enum(['fast', 'auto', 'ocr']).optional(),
+    maxPages: z.number().int().min(limits.PDF_MAX_PAGES_MIN).max(limits.PDF_MAX_PAGES_MAX).optional(),
+    pages: z.boolean().optional(),
+    blocks: z.boolean().optional(),
+    pageMarkers: z.boolean().optional(),
+  });
+
+  const redactPII = z.union([
+    z.boolean(),
+    // Closed by the spec.
+    closedObject({
+      mode: z.enum(['accurate', 'aggressive', 'fast']).optional(),
+      entities: z.array(z.enum(PII_ENTITIES)).optional(),
+      replaceStyle: z.enum(['tag', 'mask', 'remove']).optional(),
+    }),
+  ]);
+
+  const threatList = (wildcard: boolean) => z.array(domainName(wildcard)).max(limits.THREAT_LIST_MAX);
+
+  const threatProtection = object({
+    mode: z.enum(['off', 'normal']).optional(),
+    blacklist: threatList(true).optional(),
+    whitelist: threatList(true).optional(),
+    blockedTlds: z.array(topLevelDomain()).max(limits.THREAT_LIST_MAX).optional(),
+    failurePolicy: z.enum(['open', 'closed']).optional(),
+    riskScoreThreshold: z.number().int().min(limits.RISK_SCORE_MIN).max(limits.RISK_SCORE_MAX).optional(),
+  });
+
+  const scrapeOptions = object({
+    formats: formats.optional(),
+    actions: z.array(action).optional(),
+    onlyMainContent: z.boolean().optional(),
+    onlyCleanContent: z.boolean().optional(),
+    includeTags: z.array(nonEmptyString()).optional(),
+    excludeTags: z.array(nonEmptyString()).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    blockAds: z.boolean().optional(),
+    removeBase64Images: z.boolean().optional(),
+    skipTlsVerification: z.boolean().optional(),
+    mobile: z.boolean().optional(),
+    waitFor: z.number().int().min(0).optional(),
+    timeout: z.number().int().min(limits.SCRAPE_TIMEOUT_MIN_MS).max(limits.SCRAPE_TIMEOUT_MAX_MS).optional(),
+    maxAge: z.number().int().min(0).optional(),
+    minAge: z.number().int().min(0).optional(),
+    storeInCache: z.boolean().optional(),
+    lockdown: z.boolean().optional(),
+    proxy: z.enum(['basic', 'enhanced', 'auto']).optional(),
+    location: object({
+      country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166-1 country code in capitals, like US').optional(),
+      languages: z.array(nonEmptyString()).optional(),
+    }).optional(),
+    parsers: z.array(z.union([z.literal('pdf'), parserObject])).optional(),
+    profile: object({
+      name: z.string().min(limits.PROFILE_NAME_MIN_LENGTH).max(limits.PROFILE_NAME_MAX_LENGTH),
+      saveChanges: z.boolean().optional(),
+    }).optional(),
+    redactPII: redactPII.optional(),
+    threatProtection: threatProtection.optional(),
+    // Closed by the spec.
+    auditMetadata: closedObject({
+      username: z.string().max(limits.AUDIT_USERNAME_MAX_LENGTH),
+    }).optional(),
+  });
+
+  return { scrapeOptions, formats, action, viewport };
+}
+
+export type ScrapeOptions = z.infer<ReturnType<typeof buildScrapeOptionsSchemas>['scrapeOptions']>;
+export type Format = NonNullable<ScrapeOptions['formats']>[number];
+export type Action = NonNullable<ScrapeOptions['actions']>[number];

@@ -1,0 +1,36 @@
+/**
+ * The streams and environment a command sees. `main` takes one, so commands run in-process in
+ * tests with fake streams exactly as they run in a terminal.
+ */
+
+export interface OutputStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface Io {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  /** Reads all of standard input. */
+  readStdin(): Promise<string>;
+  stdinIsTTY: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The current time; injectable so output with times is testable. */
+  now(): Date;
+}
+
+export function processIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    env: process.env,
+    now: () => new Date(),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Where everything a command prints goes: data on stdout, messages on stderr, colour only for
+ * people (a TTY, no NO_COLOR, no TERM=dumb, no --no-color).
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { Io, OutputStream } from './io.js';
+
+export interface OutputOptions {
+  json: boolean;
+  color: boolean;
+  quiet: boolean;
+}
+
+/** Colour only when it reaches a person's terminal and nobody asked for none. */
+export function colorWanted(stream: OutputStream, env: Io['env'], flag: boolean): boolean {
+  if (!flag || !stream.isTTY) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  return true;
+}
+
+export class Output {
+  readonly json: boolean;
+  readonly quiet: boolean;
+  /** Styles for stdout and stderr, each off unless that stream is a colour terminal. */
+  readonly style: ChalkInstance;
+  readonly errorStyle: ChalkInstance;
+  readonly interactive: boolean;
+
+  constructor(private readonly io: Io, options: OutputOptions) {
+    this.json = options.json;
+    this.quiet = options.quiet;
+    this.style = new Chalk({ level: colorWanted(io.stdout, io.env, options.color) ? 1 : 0 });
+    this.errorStyle = new Chalk({ level: colorWanted(io.stderr, io.env, options.color) ? 1 : 0 });
+    this.interactive = Boolean(io.stdout.isTTY && io.stdinIsTTY) && !io.env.CI;
+  }
+
+  /** Data for stdout. */
+  data(text: string): void {
+    this.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** One JSON document on stdout. */
+  jsonDocument(value: unknown): void {
+    this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** A message for people on stderr; dropped with --quiet. */
+  info(text: string): void {
+    if (!this.quiet) this.io.stderr.write(`${text}\n`);
+  }
+
+  /** A problem on stderr, shown even with --quiet. */
+  problem(text: string): void {
+    this.io.stderr.write(`${text}\n`);
+  }
+}

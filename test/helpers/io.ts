@@ -1,0 +1,37 @@
+/** A fake Io for running `main` in-process: captured streams, a chosen environment and clock. */
+import type { Io } from '../../src/ui/io.js';
+import { main } from '../../src/cli/main.js';
+
+export interface Captured {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface FakeIoOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  tty?: boolean;
+  now?: Date;
+}
+
+export function fakeIo(options: FakeIoOptions = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: Io = {
+    stdout: { write: (chunk: string) => out.push(chunk), isTTY: options.tty ?? false },
+    stderr: { write: (chunk: string) => err.push(chunk), isTTY: options.tty ?? false },
+    stdinIsTTY: options.tty ?? false,
+    readStdin: async () => options.stdin ?? '',
+    env: options.env ?? {},
+    now: () => options.now ?? new Date('2026-11-21T12:00:00Z'),
+  };
+  return { io, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+/** Runs webwatch in-process and returns exit code and both streams. */
+export async function run(argv: string[], options: FakeIoOptions = {}): Promise<Captured> {
+  const fake = fakeIo(options);
+  const code = await main(argv, fake.io);
+  return { code, stdout: fake.stdout(), stderr: fake.stderr() };
+}

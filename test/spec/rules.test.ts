@@ -1,0 +1,155 @@
+/** Cross-field rules, closed objects, and the field formats of the interface. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatPath } from '../../src/spec/issues.js';
+import { normalizeMonitor } from '../../src/spec/monitor.js';
+import { validateMonitorRequest } from '../../src/spec/schemas.js';
+import { scrapeTarget, searchTarget, validMonitor } from '../helpers/monitors.js';
+
+function problems(input: unknown, mode: 'file' | 'wire' = 'file') {
+  const result = validateMonitorRequest(input, mode);
+  return result.ok ? [] : result.problems.map((p) => ({ path: formatPath(p.path), message: p.message }));
+}
+
+function problemAt(input: unknown, path: string, mode: 'file' | 'wire' = 'file') {
+  const found = problems(input, mode).find((p) => p.path === path);
+  assert.ok(found, `expected a problem at ${path}, got ${JSON.stringify(problems(input, mode))}`);
+  return found.message;
+}
+
+function normalized(input: Record<string, unknown>) {
+  const result = validateMonitorRequest(input, 'file');
+  assert.ok(result.ok, JSON.stringify(!result.ok && result.problems));
+  return normalizeMonitor(result.value);
+}
+
+describe('goal and judgeEnabled (spec §2.1)', () => {
+  it('rule 1: a goal with judgeEnabled omitted turns judging on', () => {
+    assert.equal(normalized(validMonitor({ goal: 'price changes' })).judgeEnabled, true);
+    assert.equal(normalized(validMonitor({ goal: 'price changes', judgeEnabled: false })).judgeEnabled, false);
+    assert.equal(normalized(validMonitor({})).judgeEnabled, false);
+    assert.equal(normalized(validMonitor({ goal: '   ' })).goal, null);
+  });
+
+  it('rule 2: judgeEnabled true needs a non-empty goal', () => {
+    assert.match(problemAt(validMonitor({ judgeEnabled: true }), 'judgeEnabled'), /needs a non-empty goal/);
+    assert.match(problemAt(validMonitor({ judgeEnabled: true, goal: '' }), 'judgeEnabled'), /needs a non-empty goal/);
+    assert.deepEqual(problems(validMonitor({ judgeEnabled: true, goal: 'x' })), []);
+  });
+
+  it('rule 3: a search target needs a goal unless judgeEnabled is false', () => {
+    const monitor = validMonitor({ targets: [scrapeTarget({}), searchTarget()] });
+    assert.match(problemAt(monitor, 'goal'), /goal is required when a target has type search \(targets\[1\]\), unless judgeEnabled is false/);
+    assert.deepEqual(problems({ ...monitor, judgeEnabled: false }), []);
+    assert.deepEqual(problems({ ...monitor, goal: 'new papers on X' }), []);
+  });
+
+  it('reports the rules together with schema errors', () => {
+    const found = problems(validMonitor({ retentionDays: 0, targets: [searchTarget()] }));
+    assert.deepEqual(found.map((p) => p.path).sort(), ['goal', 'retentionDays']);
+  });
+});
+
+describe('unknown keys', () => {
+  it('are errors in definition files, one per key, with a suggestion', () => {
+    const found = problems({ ...validMonitor(), nmae: 'x', retentionDay: 3, zzz: 1 });
+    assert.deepEqual(found, [
+      { path: 'nmae', message: 'unknown field "nmae" (did you mean "name"?)' },
+      { path: 'retentionDay', message: 'unknown field "retentionDay" (did you mean "retentionDays"?)' },
+      { path: 'zzz', message: 'unknown field "zzz"' },
+    ]);
+  });
+
+  it('are errors deep inside scrape options', () => {
+    const message = problemAt(validMonitor({ targets: [scrapeTarget({ onlyMainContnt: true })] }), 'targets[0].scrapeOptions.onlyMainContnt');
+    assert.match(message, /did you mean "onlyMainContent"/);
+  });
+
+  it('are dropped on the wire, except in objects the spec closes', () => {
+    assert.deepEqual(problems({ ...validMonitor(), extra: 1 }, 'wire'), []);
+    const closed = validMonitor({ targets: [scrapeTarget({ auditMetadata: { username: 'a', team: 'b' } })] });
+    assert.match(problemAt(closed, 'targets[0].scrapeOptions.auditMetadata.team', 'wire'), /unknown field "team"/);
+    const wait = validMonitor({ targets: [scrapeTarget({ actions: [{ type: 'wait', milliseconds: 5, extra: 1 }] })] });
+    assert.match(problemAt(wait, 'targets[0].scrapeOptions.actions[0].extra', 'wire'), /unknown field/);
+    const pii = validMonitor({ targets: [scrapeTarget({ redactPII: { mode: 'fast', style: 'tag' } })] });
+    assert.match(problemAt(pii, 'targets[0].scrapeOptions.redactPII.style', 'wire'), /unknown field/);
+  });
+});
+
+describe('field formats', () => {
+  const threat = (tp: Record<string, unknown>) => validMonitor({ targets: [scrapeTarget({ threatProtection: tp })] });
+  const base = 'targets[0].scrapeOptions.threatProtection';
+
+  it('domain lists reject protocols, paths and ports and accept *. wildcards', () => {
+    assert.match(problemAt(threat({ blacklist: ['https://evil.com'] }), `${base}.blacklist[0]`), /without a protocol/);
+    assert.match(problemAt(threat({ blacklist: ['evil.com/path'] }), `${base}.blacklist[0]`), /without a path/);
+    assert.match(problemAt(threat({ whitelist: ['good.com:443'] }), `${base}.whitelist[0]`), /without a port/);
+    assert.match(problemAt(threat({ blacklist: ['ev*l.com'] }), `${base}.blacklist[0]`), /only as a leading/);
+    assert.deepEqual(problems(threat({ blacklist: ['evil.com', '*.evil.org'], whitelist: ['ok.example.com'] })), []);
+    const search = validMonitor({ goal: 'g', targets: [searchTarget({ includeDomains: ['*.example.com'] })] });
+    assert.match(problemAt(search, 'targets[0].includeDomains[0]'), /must not contain a wildcard/);
+  });
+
+  it('blockedTlds are lowercase without a leading dot', () => {
+    assert.match(problemAt(threat({ blockedTlds: ['.zip'] }), `${base}.blockedTlds[0]`), /must not start with a dot \(write "zip"\)/);
+    assert.match(problemAt(threat({ blockedTlds: ['ZIP'] }), `${base}.blockedTlds[0]`), /must be lowercase/);
+    assert.deepEqual(problems(threat({ blockedTlds: ['zip', 'co.uk', 'xn--p1ai'] })), []);
+  });
+
+  it('location.country is two capital letters', () => {
+    const at = (country: string) => validMonitor({ targets: [scrapeTarget({ location: { country } })] });
+    assert.match(problemAt(at('us'), 'targets[0].scrapeOptions.location.country'), /two-letter/);
+    assert.match(problemAt(at('USA'), 'targets[0].scrapeOptions.location.country'), /two-letter/);
+    assert.deepEqual(problems(at('DE')), []);
+  });
+
+  it('target id is a UUID', () => {
+    const at = (id: string) => validMonitor({ targets: [{ ...scrapeTarget({}), id }] });
+    assert.match(problemAt(at('target-1'), 'targets[0].id'), /must be a UUID/);
+    assert.deepEqual(problems(at('0b7c6f7e-9f7a-4c1e-8d5a-2f0e4b6a9c31')), []);
+  });
+
+  it('URLs are absolute http(s)', () => {
+    const at = (url: string) => validMonitor({ targets: [{ type: 'scrape', urls: [url] }] });
+    assert.match(problemAt(at('example.com'), 'targets[0].urls[0]'), /absolute URL/);
+    assert.match(problemAt(at('ftp://example.com/x'), 'targets[0].urls[0]'), /http or https, not ftp/);
+    assert.match(problemAt(validMonitor({ webhook: { url: 'javascript:alert(1)' } }), 'webhook.url'), /http or https/);
+  });
+
+  it('target type is a discriminator with a suggestion', () => {
+    assert.match(problemAt(validMonitor({ targets: [{ type: 'crawler', url: 'https://x.com' }] }), 'targets[0].type'), /one of scrape, crawl, search \(did you mean "crawl"\?\)/);
+    assert.match(problemAt(validMonitor({ targets: [{ url: 'https://x.com' }] }), 'targets[0].type'), /is required: one of scrape, crawl, search/);
+  });
+
+  it('formats: names, options, and no duplicates', () => {
+    const formats = (list: unknown[]) => validMonitor({ targets: [scrapeTarget({ formats: list })] });
+    assert.match(problemAt(formats(['markdown', 'markdown']), 'targets[0].scrapeOptions.formats[1]'), /listed twice/);
+    assert.match(problemAt(formats(['highlights']), 'targets[0].scrapeOptions.formats[0]'), /needs options/);
+    assert.match(problemAt(formats([{ type: 'screenshot', viewport: { width: 100 } }]), 'targets[0].scrapeOptions.formats[0].viewport.height'), /is required/);
+    assert.deepEqual(problems(formats(['markdown', { type: 'json', prompt: 'p' }, { type: 'changeTracking', modes: ['git-diff'], tag: null }])), []);
+  });
+
+  it('actions: each type with its required fields', () => {
+    const actions = (list: unknown[]) => validMonitor({ targets: [scrapeTarget({ actions: list })] });
+    assert.match(problemAt(actions([{ type: 'write' }]), 'targets[0].scrapeOptions.actions[0].text'), /is required/);
+    assert.match(problemAt(actions([{ type: 'pdf', format: 'A7' }]), 'targets[0].scrapeOptions.actions[0].format'), /one of A0/);
+    assert.match(problemAt(actions([{ type: 'wait', milliseconds: 0 }]), 'targets[0].scrapeOptions.actions[0].milliseconds'), /at least 1/);
+    assert.deepEqual(problems(actions([
+      { type: 'wait', milliseconds: 500 }, { type: 'wait', selector: '#main' }, { type: 'click', selector: 'button', all: true },
+      { type: 'write', text: 'hi' }, { type: 'press', key: 'Enter' }, { type: 'scroll', direction: 'up' }, { type: 'scrape' },
+      { type: 'executeJavascript', script: 'return 1' }, { type: 'pdf', format: 'A4', landscape: true, scale: 0.5 },
+      { type: 'screenshot', fullPage: true, quality: 80, viewport: { width: 800, height: 600 } },
+    ])), []);
+  });
+
+  it('crawl include/exclude paths must be regular expressions', () => {
+    const crawl = validMonitor({ targets: [{ type: 'crawl', url: 'https://x.com', crawlOptions: { includePaths: ['^/blog/(', '^/ok/'] } }] });
+    assert.match(problemAt(crawl, 'targets[0].crawlOptions.includePaths[0]'), /not a valid regular expression/);
+  });
+
+  it('types are named in plain words', () => {
+    assert.equal(problemAt(validMonitor({ retentionDays: '30' }), 'retentionDays'), 'must be a number, not the text "30"');
+    assert.equal(problemAt(validMonitor({ retentionDays: 2.5 }), 'retentionDays'), 'must be a whole number, not the number 2.5');
+    assert.equal(problemAt(validMonitor({ targets: 'https://x.com' }), 'targets'), 'must be a list, not the text "https://x.com"');
+  });
+});
