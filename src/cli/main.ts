@@ -18,6 +18,7 @@ const SHOWN = new Set(['commander.helpDisplayed', 'commander.version', 'commande
 
 function applyToTree(command: Command, io: Io) {
   command.exitOverride();
+  command.helpOption('-h, --help', 'show help').helpCommand(false);
   command.configureOutput({
     writeOut: (text) => io.stdout.write(text),
     writeErr: (text) => io.stderr.write(text),

@@ -1,4 +1,5 @@
 /** The command tree. Building it loads no heavy module: actions import theirs when they run. */
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { completionCommand } from './commands/completion.js';
 import { helpCommand } from './commands/help.js';
@@ -6,19 +7,20 @@ import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
 import type { Runtime } from './context.js';
 
-export const VERSION = '0.1.0';
+/** Read from package.json so the two never disagree (dist/src/cli -> project root). */
+export function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 export function buildProgram(runtime: Runtime): Command {
   const program = new Command('webwatch');
   const root = () => program;
   program
     .description('Web monitoring and scraping: monitor definitions in YAML, checked locally, run remotely or on an embedded engine.')
-    .version(VERSION, '-V, --version', 'print the version')
+    .version(version(), '-V, --version', 'print the version')
     .addOption(new Option('--json', 'print one JSON document on stdout (errors too)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR=1 or TERM=dumb)'))
     .addOption(new Option('-q, --quiet', 'no messages on stderr, only data and errors'))
-    .helpOption('-h, --help', 'show help')
-    .helpCommand(false)
     .showSuggestionAfterError(true)
     .addHelpText('after', '\nRun "webwatch help exit-codes" for the exit codes.')
     .addCommand(monitorCommand(runtime))

@@ -1,0 +1,66 @@
+/** Definition files: document forms, positions, YAML syntax errors, interpolation typing. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseDefinitionFile } from '../../src/core/definitions/parse.js';
+
+describe('definition file parsing', () => {
+  it('reads one mapping, a list, and several documents', () => {
+    assert.equal(parseDefinitionFile('name: a\n', {}).monitors.length, 1);
+    assert.equal(parseDefinitionFile('- name: a\n- name: b\n', {}).monitors.length, 2);
+    const multi = parseDefinitionFile('name: a\n---\n- name: b\n- name: c\n---\n', {});
+    assert.deepEqual(multi.monitors.map((m) => (m.value as { name: string }).name), ['a', 'b', 'c']);
+    assert.deepEqual(multi.monitors.map((m) => m.position.line), [1, 3, 4]);
+  });
+
+  it('locates fields by path, and keys for unknown fields', () => {
+    const text = 'name: a\ntargets:\n  - type: scrape\n    scrapeOptions:\n      timeout: 5\n';
+    const [monitor] = parseDefinitionFile(text, {}).monitors;
+    assert.deepEqual(monitor!.locate(['targets', 0, 'scrapeOptions', 'timeout'], false), { line: 5, column: 16 });
+    assert.deepEqual(monitor!.locate(['targets', 0, 'scrapeOptions', 'timeout'], true), { line: 5, column: 7 });
+    // A missing field points at the deepest part that exists.
+    assert.deepEqual(monitor!.locate(['targets', 0, 'urls'], false), { line: 3, column: 5 });
+  });
+
+  it('reports YAML syntax errors with line and column', () => {
+    const parsed = parseDefinitionFile('name: a\ntargets: [\n  - b\n', {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.ok(parsed.problems.length > 0);
+    assert.ok(parsed.problems.every((p) => p.message.startsWith('YAML syntax: ') && typeof p.line === 'number'));
+    const duplicate = parseDefinitionFile('name: a\nname: b\n', {});
+    assert.deepEqual(duplicate.problems.map((p) => [p.line, p.column]), [[2, 1]]);
+    assert.match(duplicate.problems[0]!.message, /Map keys must be unique/);
+  });
+
+  it('refuses a scalar document', () => {
+    const parsed = parseDefinitionFile('just text\n', {});
+    assert.match(parsed.problems[0]!.message, /holds a monitor \(a mapping of fields\) or a list of monitors/);
+  });
+
+  it('types an unquoted interpolated value as if written there, keeps quoted ones text', () => {
+    const text = 'retentionDays: ${DAYS}\nname: "${DAYS}"\njudgeEnabled: ${JUDGE:-false}\ngoal: ${GOAL}\n';
+    const [monitor] = parseDefinitionFile(text, { DAYS: '30', GOAL: 'a: b' }).monitors;
+    assert.deepEqual(monitor!.value, { retentionDays: 30, name: '30', judgeEnabled: false, goal: 'a: b' });
+  });
+
+  it('reports an unset variable at its place with its path', () => {
+    const text = 'name: a\nwebhook:\n  url: https://h.example.com\n  headers:\n    Authorization: Bearer ${HOOK_TOKEN}\n';
+    const [monitor] = parseDefinitionFile(text, {}).monitors;
+    assert.deepEqual(monitor!.problems, [{
+      path: ['webhook', 'headers', 'Authorization'],
+      line: 5,
+      column: 20,
+      message: 'environment variable HOOK_TOKEN is not set (write ${HOOK_TOKEN:-default} to give a default)',
+    }]);
+  });
+
+  it('resolves anchors and merge keys, and stops alias bombs', () => {
+    const text = 'base: &opts {timeout: 5000}\nname: a\nextra:\n  <<: *opts\n  mobile: true\n';
+    const [monitor] = parseDefinitionFile(text, {}).monitors;
+    assert.deepEqual((monitor!.value as { extra: unknown }).extra, { timeout: 5000, mobile: true });
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++) bomb.push(`${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9).fill(`*${'abcdefghij'[i - 1]}`).join(', ')}]`);
+    const parsed = parseDefinitionFile(bomb.join('\n') + '\n', {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.match(parsed.problems[0]!.message, /alias/i);
+  });
+});

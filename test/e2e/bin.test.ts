@@ -1,0 +1,153 @@
+/** End to end: bin/webwatch.js as a user runs it, asserting stdout, stderr and exit code. */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { tempDir, writeFiles } from '../helpers/files.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'webwatch.js');
+
+function webwatch(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    input: options.input ?? '',
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('bin/webwatch.js', () => {
+  it('--version prints the version', () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    assert.deepEqual(webwatch(['--version']), { code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('validates the examples', () => {
+    const result = webwatch(['monitor', 'validate', 'examples/']);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr, '✓ 2 monitors in 1 file valid\n');
+  });
+
+  it('exits 2 with located errors for an invalid definition from stdin', () => {
+    const result = webwatch(['monitor', 'validate', '-'], {
+      input: 'name: x\nschedule: {text: every 2 minutes}\ntargets: [{type: scrape, urls: [https://a.example]}]\n',
+    });
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, '<stdin>:2:18  schedule.text  every 2 minutes is more often than the minimum interval of 5 minutes\n');
+    assert.equal(result.stderr, '✗ 1 error in 1 of 1 file\n');
+  });
+
+  it('exits 2 on an unknown command, with a suggestion', () => {
+    const result = webwatch(['monitr', 'validate']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /^error: unknown command 'monitr'\n\(Did you mean monitor\?\)/);
+  });
+
+  it('with --json, a usage error is one JSON error body on stdout', () => {
+    const result = webwatch(['monitor', 'validate', '--json', '--bogus', 'x.yaml']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, '');
+    const body = JSON.parse(result.stdout);
+    assert.equal(body.success, false);
+    assert.match(body.error, /unknown option '--bogus'/);
+  });
+
+  it('exits 2 when a required argument is missing', () => {
+    const result = webwatch(['monitor', 'validate']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /missing required argument 'file'/);
+  });
+
+  it('help exit-codes prints the table', () => {
+    const result = webwatch(['help', 'exit-codes']);
+    assert.equal(result.code, 0);
+    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '130']) {
+      assert.match(result.stdout, new RegExp(`^ +${code}  \\S`, 'm'));
+    }
+    assert.match(result.stdout, /130  interrupted \(Ctrl-C\)/);
+    const json = JSON.parse(webwatch(['help', 'exit-codes', '--json']).stdout);
+    assert.deepEqual(json[2], { code: 2, meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' });
+  });
+
+  it('help <command> shows that command', () => {
+    const result = webwatch(['help', 'monitor', 'validate']);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^Usage: webwatch monitor validate \[options\] <file\.\.\.>/);
+    assert.equal(webwatch(['help', 'nothing']).code, 2);
+  });
+
+  it('without a command, shows help and exits 2', () => {
+    const result = webwatch([]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /Usage: webwatch/);
+  });
+
+  it('a closed pipe is not an error', () => {
+    const result = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" schema | head -c 1`], { encoding: 'utf8' });
+    assert.equal(result.stdout, '{');
+    assert.equal(result.stderr, '');
+    assert.equal(result.status, 0);
+  });
+
+  it('Ctrl-C exits 130', async () => {
+    // validate - waits on standard input, which this test keeps open.
+    const child = spawn(process.execPath, [BIN, 'monitor', 'validate', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
+    assert.equal(code, 130);
+  });
+
+  it('reports every file of a directory at once', () => {
+    const dir = writeFiles({
+      'a.yaml': 'name: a\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: [https://a.example]}]\n',
+      'nested/b.yml': 'name: b\nschedule: {cron: "0 25 * * *"}\ntargets: [{type: scrape, urls: [https://b.example]}]\n',
+      'nested/c.yaml': 'name: c\nschedule: {cron: "0 * * * *", timezone: Mars/Base}\ntargets: [{type: scrape, urls: [https://c.example]}]\n',
+    });
+    const result = webwatch(['monitor', 'validate', dir]);
+    assert.equal(result.code, 2);
+    assert.deepEqual(result.stdout.replaceAll(dir, '<dir>').trim().split('\n'), [
+      '<dir>/nested/b.yml:2:18  schedule.cron  hour field: 25 is out of range 0-23',
+      '<dir>/nested/c.yaml:2:41  schedule.timezone  "Mars/Base" is not an IANA time zone; use a name like Europe/Paris or America/New_York',
+    ]);
+  });
+});
+
+describe('start-up', () => {
+  /** The modules a command loads, recorded by a module hook in the child process. */
+  function loadedModules(args: string[]): string[] {
+    const dir = tempDir();
+    const log = join(dir, 'loaded.txt');
+    writeFileSync(log, '');
+    writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
+  return result;
+}`);
+    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);`);
+    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  }
+
+  it('--version loads no schema, YAML or cron module', () => {
+    const loaded = loadedModules(['--version']);
+    assert.ok(loaded.some((url) => url.includes('/commander/')), 'the hook records modules');
+    for (const heavy of ['/zod/', '/yaml/', '/croner/', '/dist/src/spec/']) {
+      assert.ok(!loaded.some((url) => url.includes(heavy)), `${heavy} was loaded by --version`);
+    }
+  });
+
+  it('monitor validate loads what it needs and nothing of the engine', () => {
+    const loaded = loadedModules(['monitor', 'validate', 'examples/']);
+    assert.ok(loaded.some((url) => url.includes('/zod/')));
+    assert.ok(!loaded.some((url) => /better-sqlite3|playwright|pdfjs|undici/.test(url)));
+  });
+});
