@@ -26,6 +26,9 @@ export class Output {
   readonly style: ChalkInstance;
   readonly errorStyle: ChalkInstance;
   readonly interactive: boolean;
+  /** Whether stdout is a terminal (tables) or a pipe (tab-separated rows). */
+  readonly tty: boolean;
+  readonly columns: number | undefined;
 
   constructor(private readonly io: Io, options: OutputOptions) {
     this.json = options.json;
@@ -33,6 +36,8 @@ export class Output {
     this.style = new Chalk({ level: colorWanted(io.stdout, io.env, options.color) ? 1 : 0 });
     this.errorStyle = new Chalk({ level: colorWanted(io.stderr, io.env, options.color) ? 1 : 0 });
     this.interactive = Boolean(io.stdout.isTTY && io.stdinIsTTY) && !io.env.CI;
+    this.tty = Boolean(io.stdout.isTTY);
+    this.columns = io.stdout.columns;
   }
 
   /** Data for stdout. */

@@ -1,26 +1,23 @@
 import { Command } from 'commander';
 import { EXIT_CODE_TABLE } from '../../errors/exit-codes.js';
 import { UsageError } from '../../errors/webwatch-error.js';
+import { renderRows } from '../../ui/table.js';
 import { contextFor, type Runtime } from '../context.js';
 
 export const HELP_TOPICS = ['exit-codes'] as const;
 
-export function exitCodesText(): string {
-  const rows = EXIT_CODE_TABLE.map(({ code, meaning }) => `  ${String(code).padStart(3)}  ${meaning}`);
-  return `Exit codes of webwatch:\n\n${rows.join('\n')}\n`;
-}
 
 /** `help [command...]` shows a command's help; `help exit-codes` the exit-code table. */
 export function helpCommand(runtime: Runtime, program: () => Command): Command {
   return new Command('help')
     .description(`show help for a command, or a topic: ${HELP_TOPICS.join(', ')}`)
     .argument('[command...]', 'command path or topic')
-    .action((words: string[], _options: unknown, command: Command) => {
-      const context = contextFor(command, runtime);
+    .action(async (words: string[], _options: unknown, command: Command) => {
+      const { output } = contextFor(command, runtime);
       if (words.length === 1 && words[0] === 'exit-codes') {
-        if (context.output.json) context.output.jsonDocument(EXIT_CODE_TABLE);
-        else context.output.data(exitCodesText());
-        return;
+        if (output.json) return output.jsonDocument(EXIT_CODE_TABLE);
+        const rows = EXIT_CODE_TABLE.map(({ code, meaning }) => [String(code), meaning]);
+        return output.data(await renderRows(output, ['code', 'meaning'], rows));
       }
       let target = program();
       for (const word of words) {
@@ -28,6 +25,6 @@ export function helpCommand(runtime: Runtime, program: () => Command): Command {
         if (!next) throw new UsageError(`unknown command or help topic "${words.join(' ')}"`, { suggestion: 'run webwatch help' });
         target = next;
       }
-      context.output.data(target.helpInformation());
+      output.data(target.helpInformation());
     });
 }
