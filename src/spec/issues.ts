@@ -27,7 +27,7 @@ function typeName(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   switch (typeof value) {
     case 'string': return `the text ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
-    case 'number': return Number.isInteger(value) ? `the number ${value}` : `the number ${value}`;
+    case 'number': return `the number ${value}`;
     case 'boolean': return `${value}`;
     case 'undefined': return 'nothing';
     case 'object': return 'a mapping';

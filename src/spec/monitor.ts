@@ -81,7 +81,7 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     }).optional(),
   });
 
-  const createFields = {
+  const createRequest = object({
     name: z.string().min(1).max(limits.MONITOR_NAME_MAX_LENGTH),
     schedule,
     targets: z.array(target).min(limits.TARGETS_MIN).max(limits.TARGETS_MAX),
@@ -90,14 +90,10 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     notification: notification.optional(),
     retentionDays: z.number().int().min(limits.RETENTION_DAYS_MIN).max(limits.RETENTION_DAYS_MAX).optional(),
     webhook: webhook.optional(),
-  };
-  const createRequest = object(createFields);
+  });
 
   /** PATCH /monitor/{id}: any create field, plus the status a client may set. */
-  const updateRequest = object({
-    ...Object.fromEntries(Object.entries(createFields).map(([key, schema]) => [key, schema.optional()])),
-    status: z.enum(['active', 'paused']).optional(),
-  });
+  const updateRequest = createRequest.partial().extend({ status: z.enum(['active', 'paused']).optional() });
 
   const summary = z.object({
     changed: z.number().int(),

@@ -98,7 +98,7 @@ describe('bin/webwatch.js', () => {
   it('Ctrl-C exits 130', async () => {
     // validate - waits on standard input, which this test keeps open.
     const child = spawn(process.execPath, [BIN, 'monitor', 'validate', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
     assert.equal(code, 130);

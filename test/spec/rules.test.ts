@@ -153,3 +153,15 @@ describe('field formats', () => {
     assert.equal(problemAt(validMonitor({ targets: 'https://x.com' }), 'targets'), 'must be a list, not the text "https://x.com"');
   });
 });
+
+describe('update request (PATCH)', () => {
+  it('takes any create field and a status of active or paused', async () => {
+    const { monitorSchemas } = await import('../../src/spec/schemas.js');
+    const update = monitorSchemas('file').updateRequest;
+    assert.ok(update.safeParse({ status: 'paused' }).success);
+    assert.ok(update.safeParse({ retentionDays: 10, goal: 'x' }).success);
+    assert.ok(!update.safeParse({ status: 'deleted' }).success);
+    assert.ok(!update.safeParse({ retentionDays: 0 }).success);
+    assert.ok(!update.safeParse({ nmae: 'x' }).success);
+  });
+});

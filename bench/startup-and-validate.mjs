@@ -1,0 +1,422 @@
+#!/usr/bin/env node
+/**
+ * Two benchmarks of the built CLI (dist/), timed with hyperfine:
+ *
+ *   1. start-up: `node bin/webwatch.js --version` against bare `node -e 0`
+ *      (goal: mean within 1.3x of bare node);
+ *   2. `node bin/webwatch.js monitor validate <file>` on a generated file of 1,000 valid,
+ *      varied monitors (goal: mean under 1 s), plus the peak RSS of that run.
+ *
+ * Usage (from the project root):  npm run build && node bench/startup-and-validate.mjs
+ * Options: --runs N, --warmup N (start-up), --validate-runs N, --monitors N.
+ *
+ * Builds nothing. Writes scratch files to bench/.work/ and the results to
+ * bench/results/startup-and-validate.json. Only Node built-ins; needs hyperfine on PATH.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const WORK = 'bench/.work';
+const RESULTS = 'bench/results/startup-and-validate.json';
+const at = (relative) => join(ROOT, relative);
+
+const GOALS = { startupRatio: 1.3, validateMs: 1000 };
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '40' },
+    warmup: { type: 'string', default: '5' },
+    'validate-runs': { type: 'string', default: '15' },
+    monitors: { type: 'string', default: '1000' },
+  },
+});
+const positiveInt = (name) => {
+  const n = Number(args[name]);
+  if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got "${args[name]}"`);
+  return n;
+};
+
+function fail(message) {
+  console.error(`bench: ${message}`);
+  process.exit(1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preconditions
+
+if (!existsSync(at('dist/src/cli/main.js'))) {
+  fail('dist/src/cli/main.js is missing: build first with `npm run build`, then run this again.');
+}
+
+const hyperfineVersion = (() => {
+  const probe = spawnSync('hyperfine', ['--version'], { encoding: 'utf8' });
+  if (probe.error) {
+    fail(
+      'hyperfine is not installed (it is not on PATH).\n' +
+        '  On Debian or Ubuntu: sudo apt-get install hyperfine\n' +
+        '  Elsewhere: see https://github.com/sharkdp/hyperfine#installation',
+    );
+  }
+  return probe.stdout.trim().replace(/^hyperfine\s+/, '');
+})();
+
+/**
+ * The environment the benchmarks run in: the caller's, minus variables that make every Node
+ * start-up do extra work. NODE_EXTRA_CA_CERTS in particular makes Node 20 read and parse a
+ * certificate bundle before running any code, which adds the same fixed cost to both sides of
+ * the start-up comparison and so hides webwatch's own share of it.
+ */
+const NOISY_VARIABLES = ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS'];
+const cleanEnv = { ...process.env };
+for (const name of NOISY_VARIABLES) delete cleanEnv[name];
+const removedVariables = NOISY_VARIABLES.filter((name) => process.env[name] !== undefined);
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function run(command, commandArgs, options = {}) {
+  const result = spawnSync(command, commandArgs, { cwd: ROOT, encoding: 'utf8', env: cleanEnv, maxBuffer: 256 * 1024 * 1024, ...options });
+  if (result.error) fail(`could not run ${command}: ${result.error.message}`);
+  return result;
+}
+
+/** Runs hyperfine (no intermediate shell) and returns its per-command statistics, in ms. */
+function hyperfine(name, commands, { warmup, runs, env = cleanEnv }) {
+  const exportFile = `${WORK}/${name}.hyperfine.json`;
+  const result = run(
+    'hyperfine',
+    ['-N', '--style', 'basic', '--warmup', String(warmup), '--runs', String(runs), '--export-json', exportFile, ...commands],
+    { env, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  if (result.status !== 0) fail(`hyperfine failed (exit ${result.status}) for: ${commands.join(' | ')}`);
+  const exported = JSON.parse(readFileSync(at(exportFile), 'utf8'));
+  return exported.results.map((r) => ({
+    command: r.command,
+    runs: r.times.length,
+    meanMs: r.mean * 1000,
+    stddevMs: r.stddev * 1000,
+    medianMs: r.median * 1000,
+    minMs: r.min * 1000,
+    maxMs: r.max * 1000,
+    userMs: r.user * 1000,
+    systemMs: r.system * 1000,
+  }));
+}
+
+/** a/b with the error propagated from both standard deviations, as hyperfine does. */
+function ratio(a, b) {
+  const value = a.meanMs / b.meanMs;
+  const error = value * Math.sqrt((a.stddevMs / a.meanMs) ** 2 + (b.stddevMs / b.meanMs) ** 2);
+  return { value, error, ofMedians: a.medianMs / b.medianMs };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The monitors file: valid, varied, unique names. Deterministic, so every run times the same file.
+
+const SCHEDULES = [
+  { cron: '*/15 * * * *' },
+  { text: 'daily at 9 am', timezone: 'Europe/Paris' },
+  { cron: '5,35 * * * *' },
+  { text: 'every 30 minutes' },
+  { cron: '0 9 * * mon-fri', timezone: 'America/New_York' },
+  { text: 'hourly' },
+  { text: 'weekly', timezone: 'Europe/Paris' },
+  { cron: '0 9 * * mon-fri' },
+  { text: 'every 30 minutes', timezone: 'America/New_York' },
+  { cron: '*/15 * * * *', timezone: 'Europe/Paris' },
+  { text: 'daily at 9 am' },
+];
+const FORMAT_SETS = [['markdown'], ['markdown', 'links'], ['html'], ['markdown', 'changeTracking'], ['summary', 'links']];
+const SITES = ['example.com', 'example.org', 'example.net', 'shop.example.com', 'docs.example.org', 'news.example.net'];
+const TOPICS = ['pricing', 'changelog', 'status', 'careers', 'security advisories', 'release notes', 'blog', 'terms'];
+
+const q = (s) => JSON.stringify(s); // a JSON string is a valid double-quoted YAML scalar
+
+function scheduleYaml(schedule) {
+  const lines = ['  schedule:'];
+  if (schedule.cron) lines.push(`    cron: ${q(schedule.cron)}`);
+  if (schedule.text) lines.push(`    text: ${schedule.text}`);
+  if (schedule.timezone) lines.push(`    timezone: ${schedule.timezone}`);
+  return lines;
+}
+
+function targetYaml(kind, i) {
+  const site = SITES[i % SITES.length];
+  const topic = TOPICS[(i * 7) % TOPICS.length];
+  const slug = topic.replace(/\s+/g, '-');
+  if (kind === 'scrape') {
+    const formats = FORMAT_SETS[i % FORMAT_SETS.length];
+    const lines = ['    - type: scrape', '      urls:', `        - https://${site}/${slug}`];
+    if (i % 2 === 0) lines.push(`        - https://${site}/${slug}/archive?page=${i % 9}`);
+    lines.push(
+      '      scrapeOptions:',
+      `        formats: [${formats.join(', ')}]`,
+      `        onlyMainContent: ${i % 4 !== 1}`,
+      `        timeout: ${15000 + (i % 6) * 5000}`,
+    );
+    if (i % 5 === 0) lines.push('        blockAds: true');
+    return lines;
+  }
+  if (kind === 'crawl') {
+    const lines = [
+      '    - type: crawl',
+      `      url: https://${site}/${slug}`,
+      '      crawlOptions:',
+      `        limit: ${10 + (i % 20) * 5}`,
+      `        maxDepth: ${1 + (i % 4)}`,
+      `        includePaths: [${q(`^/${slug}/.*`)}]`,
+    ];
+    if (i % 3 === 0) lines.push(`        excludePaths: [${q('^/private/.*')}]`);
+    if (i % 4 === 0) lines.push('      scrapeOptions:', '        formats: [markdown]', '        onlyMainContent: true');
+    return lines;
+  }
+  return [
+    '    - type: search',
+    '      queries:',
+    `        - ${q(`${topic} ${site}`)}`,
+    `        - ${q(`${site} announcement ${i}`)}`,
+    `      maxResults: ${5 + (i % 10) * 4}`,
+    `      searchWindow: ${['1h', '6h', '24h', '7d'][i % 4]}`,
+    ...(i % 2 === 0 ? [`      includeDomains: [${site}]`] : []),
+  ];
+}
+
+function monitorYaml(i) {
+  const kinds = ['scrape', 'crawl', 'search'];
+  const kind = kinds[i % 3];
+  const lines = [`- name: ${q(`${kind} ${TOPICS[i % TOPICS.length]} #${String(i + 1).padStart(4, '0')}`)}`];
+  lines.push(...scheduleYaml(SCHEDULES[i % SCHEDULES.length]));
+  // Search targets need a goal (spec §2.1); others get one now and then.
+  if (kind === 'search' || i % 4 === 0) lines.push(`  goal: ${q(`Tell me when the ${TOPICS[i % TOPICS.length]} change in a way a customer would notice`)}`);
+  if (kind !== 'search' && i % 8 === 4) lines.push('  judgeEnabled: false');
+  lines.push('  targets:', ...targetYaml(kind, i));
+  // Some scrape and crawl monitors get a second target.
+  if (i % 5 === 2 && kind !== 'search') lines.push(...targetYaml(kinds[(i + 1) % 2], i + 1));
+  if (i % 3 === 1) {
+    lines.push(
+      '  webhook:',
+      `    url: https://hooks.example.com/webwatch/${i}`,
+      `    events: [${i % 2 ? 'monitor.page, monitor.check.completed' : 'monitor.check.completed'}]`,
+      '    headers:',
+      `      X-Token: ${q(`token-${i}`)}`,
+    );
+  }
+  if (i % 4 === 2) {
+    lines.push(
+      '  notification:',
+      '    email:',
+      '      enabled: true',
+      `      includeDiffs: ${i % 8 === 2}`,
+      `      recipients: [team${i % 10}@example.com, alerts@example.org]`,
+    );
+  }
+  if (i % 6 === 0) lines.push(`  retentionDays: ${7 + (i % 12) * 30}`);
+  return lines.join('\n');
+}
+
+function generateMonitors(count) {
+  const header = `# Generated by bench/startup-and-validate.mjs: ${count} monitors, all valid.\n`;
+  return header + Array.from({ length: count }, (_, i) => monitorYaml(i)).join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peak RSS of one command: /usr/bin/time -v when present, else a --import hook that reports
+// process.resourceUsage().maxRSS at exit.
+
+const GNU_TIME = '/usr/bin/time';
+
+function gnuTimeWorks() {
+  if (!existsSync(GNU_TIME)) return false;
+  const probe = spawnSync(GNU_TIME, ['-v', 'true'], { encoding: 'utf8' });
+  return probe.status === 0 && /Maximum resident set size/.test(probe.stderr);
+}
+
+const RSS_HOOK = `data:text/javascript,${encodeURIComponent(
+  "import{writeSync}from'node:fs';process.on('exit',()=>writeSync(2,'\\nmaxRSS-kB='+process.resourceUsage().maxRSS+'\\n'));",
+)}`;
+
+function peakRssKb(commandArgs, method) {
+  const result =
+    method === 'gnu-time'
+      ? run(GNU_TIME, ['-v', 'node', ...commandArgs])
+      : run('node', [`--import=${RSS_HOOK}`, ...commandArgs]);
+  if (result.status !== 0) fail(`peak RSS run failed (exit ${result.status}): node ${commandArgs.join(' ')}\n${result.stderr}`);
+  const match =
+    method === 'gnu-time'
+      ? /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)
+      : /maxRSS-kB=(\d+)/.exec(result.stderr);
+  if (!match) fail(`could not read the peak RSS from the ${method} output`);
+  return Number(match[1]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine
+
+function machine() {
+  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
+  let cpuinfoProcessors;
+  try {
+    const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+    cpuModel = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpuModel;
+    cpuinfoProcessors = cpuinfo.match(/^processor\s*:/gm)?.length;
+  } catch {
+    // not Linux: keep os.cpus()
+  }
+  return {
+    cpuModel,
+    cores: cpuinfoProcessors ?? os.cpus().length,
+    availableParallelism: os.availableParallelism(),
+    totalMemoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    hyperfine: hyperfineVersion,
+    loadAverageAtStart: os.loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+const runs = positiveInt('runs');
+const warmup = positiveInt('warmup');
+const validateRuns = positiveInt('validate-runs');
+const monitorCount = positiveInt('monitors');
+const info = machine();
+const date = new Date().toISOString();
+
+rmSync(at(WORK), { recursive: true, force: true });
+mkdirSync(at(WORK), { recursive: true });
+mkdirSync(dirname(at(RESULTS)), { recursive: true });
+
+if (removedVariables.length > 0) {
+  console.log(`Running with ${removedVariables.join(' and ')} unset (they add fixed work to every Node start-up).`);
+}
+
+// 1. Start-up
+const NODE_BARE = 'node -e 0';
+const WEBWATCH_VERSION = 'node bin/webwatch.js --version';
+const version = run('node', ['bin/webwatch.js', '--version']);
+if (version.status !== 0) fail(`\`${WEBWATCH_VERSION}\` exited with ${version.status}:\n${version.stderr}`);
+
+console.log(`\n== Start-up: ${WEBWATCH_VERSION} vs ${NODE_BARE} (${warmup} warm-up, ${runs} runs each)`);
+const [bare, webwatch] = hyperfine('startup', [NODE_BARE, WEBWATCH_VERSION], { warmup, runs });
+const startupRatio = ratio(webwatch, bare);
+
+// The same pair as the caller's environment has it, for reference only.
+let inherited;
+if (removedVariables.length > 0) {
+  console.log(`\n== Start-up again with the caller's environment (${removedVariables.join(', ')} set), for reference`);
+  const [bareInherited, webwatchInherited] = hyperfine('startup-inherited-env', [NODE_BARE, WEBWATCH_VERSION], {
+    warmup,
+    runs,
+    env: process.env,
+  });
+  inherited = { variables: removedVariables, bare: bareInherited, webwatch: webwatchInherited, ratio: ratio(webwatchInherited, bareInherited) };
+}
+
+// 2. monitor validate
+const monitorsFile = `${WORK}/monitors-${monitorCount}.yaml`;
+const yamlText = generateMonitors(monitorCount);
+writeFileSync(at(monitorsFile), yamlText);
+const validateArgs = ['bin/webwatch.js', 'monitor', 'validate', monitorsFile];
+const VALIDATE = `node ${validateArgs.join(' ')}`;
+
+const check = run('node', validateArgs);
+if (check.status !== 0) {
+  fail(`\`${VALIDATE}\` exited with ${check.status}, not 0: the generated file is not valid.\n${check.stdout}${check.stderr}`.trimEnd());
+}
+const checkJson = run('node', [...validateArgs, '--json']);
+const report = JSON.parse(checkJson.stdout);
+const checked = report.files.flatMap((f) => f.monitors);
+if (checkJson.status !== 0 || !report.valid || checked.length !== monitorCount || !checked.every((m) => m.valid)) {
+  fail(`the --json report does not show ${monitorCount} valid monitors (exit ${checkJson.status}, ${checked.length} monitors)`);
+}
+const targetKinds = {};
+for (const match of yamlText.matchAll(/- type: (scrape|crawl|search)/g)) targetKinds[match[1]] = (targetKinds[match[1]] ?? 0) + 1;
+
+console.log(`\n== ${VALIDATE} (${monitorCount} monitors, exit code 0 checked; 2 warm-up, ${validateRuns} runs)`);
+const [validate] = hyperfine('validate', [VALIDATE], { warmup: 2, runs: validateRuns });
+
+const rssMethod = gnuTimeWorks() ? 'gnu-time' : 'resource-usage-hook';
+const rssSamples = Array.from({ length: 5 }, () => peakRssKb(validateArgs.slice(), rssMethod));
+const bareRssSamples = Array.from({ length: 5 }, () => peakRssKb(['-e', '0'], rssMethod));
+
+const results = {
+  date,
+  machine: info,
+  environment: {
+    unsetForTheRuns: removedVariables,
+    note: 'NODE_OPTIONS and NODE_EXTRA_CA_CERTS are removed from the environment of every timed run.',
+  },
+  startup: {
+    goal: `mean of "${WEBWATCH_VERSION}" within ${GOALS.startupRatio}x of "${NODE_BARE}"`,
+    warmup,
+    bare,
+    webwatch,
+    ratioOfMeans: startupRatio.value,
+    ratioError: startupRatio.error,
+    ratioOfMedians: startupRatio.ofMedians,
+    goalMet: startupRatio.value <= GOALS.startupRatio,
+    ...(inherited && { withCallerEnvironment: inherited }),
+  },
+  validate: {
+    goal: `mean under ${GOALS.validateMs} ms`,
+    file: monitorsFile,
+    monitors: monitorCount,
+    targets: targetKinds,
+    fileBytes: Buffer.byteLength(yamlText),
+    fileLines: yamlText.split('\n').length - 1,
+    exitCodeChecked: 0,
+    warmup: 2,
+    time: validate,
+    goalMet: validate.meanMs < GOALS.validateMs,
+    peakRss: {
+      method: rssMethod === 'gnu-time' ? '/usr/bin/time -v (Maximum resident set size)' : 'node --import hook printing process.resourceUsage().maxRSS at exit',
+      samples: rssSamples.length,
+      medianMiB: median(rssSamples) / 1024,
+      maxMiB: Math.max(...rssSamples) / 1024,
+      bareNodeMedianMiB: median(bareRssSamples) / 1024,
+    },
+  },
+};
+writeFileSync(at(RESULTS), JSON.stringify(results, null, 2) + '\n');
+
+// ---------------------------------------------------------------------------------------------
+// Summary table
+
+const ms = (s) => `${s.meanMs.toFixed(1)} ± ${s.stddevMs.toFixed(1)} ms`;
+const mib = (n) => `${n.toFixed(1)} MiB`;
+const verdict = (ok) => (ok ? 'met' : 'NOT met');
+const rows = [
+  ['Measurement', 'Result', 'Goal'],
+  [NODE_BARE, `${ms(bare)} (median ${bare.medianMs.toFixed(1)})`, ''],
+  [WEBWATCH_VERSION, `${ms(webwatch)} (median ${webwatch.medianMs.toFixed(1)})`, ''],
+  [
+    'start-up ratio (means)',
+    `${startupRatio.value.toFixed(2)} ± ${startupRatio.error.toFixed(2)}x (medians ${startupRatio.ofMedians.toFixed(2)}x)`,
+    `<= ${GOALS.startupRatio}x: ${verdict(results.startup.goalMet)}`,
+  ],
+  ...(inherited
+    ? [[`  same, with ${inherited.variables.join(', ')}`, `${ms(inherited.bare)} vs ${ms(inherited.webwatch)}: ${inherited.ratio.value.toFixed(2)}x`, '(reference)']]
+    : []),
+  [`validate, ${monitorCount} monitors`, `${ms(validate)} (median ${validate.medianMs.toFixed(1)})`, `< ${GOALS.validateMs} ms: ${verdict(results.validate.goalMet)}`],
+  ['validate peak RSS', `${mib(results.validate.peakRss.medianMiB)} median, ${mib(results.validate.peakRss.maxMiB)} max`, `(node -e 0: ${mib(results.validate.peakRss.bareNodeMedianMiB)})`],
+];
+const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+console.log(`\n${info.cpuModel}, ${info.cores} cores, ${info.totalMemoryGiB} GiB, Node ${info.node}, hyperfine ${info.hyperfine}`);
+for (const [index, row] of rows.entries()) {
+  console.log(row.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd());
+  if (index === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+}
+console.log(`\nWritten to ${RESULTS}`);
