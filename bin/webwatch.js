@@ -7,5 +7,13 @@ process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw error;
 });
-const { main, processIo } = await import('../dist/src/cli/main.js');
-process.exitCode = await main(process.argv.slice(2), processIo());
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // Scripts and version managers ask this often: answer without loading the command tree.
+  const { readFileSync } = await import('node:fs');
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  const { main, processIo } = await import('../dist/src/cli/main.js');
+  process.exitCode = await main(args, processIo());
+}
