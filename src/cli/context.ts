@@ -29,7 +29,7 @@ export function globalOptionsOf(command: Command): GlobalOptions {
   return { json: raw.json === true, color: raw.color !== false, quiet: raw.quiet === true };
 }
 
-export function contextFor(command: Command, { io }: Runtime): CommandContext {
+export async function contextFor(command: Command, { io }: Runtime): Promise<CommandContext> {
   const globals = globalOptionsOf(command);
-  return { io, globals, output: new Output(io, globals) };
+  return { io, globals, output: await Output.create(io, globals) };
 }

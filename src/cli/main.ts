@@ -37,7 +37,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     return runtime.exitCode;
   } catch (error) {
     // Flags may not have been parsed when the error came, so read them from argv.
-    const output = new Output(io, {
+    const output = await Output.create(io, {
       json: argv.includes('--json'),
       color: !argv.includes('--no-color'),
       quiet: argv.includes('-q') || argv.includes('--quiet'),

@@ -2,8 +2,8 @@
  * Where everything a command prints goes: data on stdout, messages on stderr, colour only for
  * people (a TTY, no NO_COLOR, no TERM=dumb, no --no-color).
  */
-import { Chalk, type ChalkInstance } from 'chalk';
 import type { Io, OutputStream } from './io.js';
+import { colorStyle, plainStyle, type Style } from './style.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -23,21 +23,28 @@ export class Output {
   readonly json: boolean;
   readonly quiet: boolean;
   /** Styles for stdout and stderr, each off unless that stream is a colour terminal. */
-  readonly style: ChalkInstance;
-  readonly errorStyle: ChalkInstance;
+  readonly style: Style;
+  readonly errorStyle: Style;
   readonly interactive: boolean;
   /** Whether stdout is a terminal (tables) or a pipe (tab-separated rows). */
   readonly tty: boolean;
   readonly columns: number | undefined;
 
-  constructor(private readonly io: Io, options: OutputOptions) {
+  private constructor(private readonly io: Io, options: OutputOptions, style: Style, errorStyle: Style) {
     this.json = options.json;
     this.quiet = options.quiet;
-    this.style = new Chalk({ level: colorWanted(io.stdout, io.env, options.color) ? 1 : 0 });
-    this.errorStyle = new Chalk({ level: colorWanted(io.stderr, io.env, options.color) ? 1 : 0 });
+    this.style = style;
+    this.errorStyle = errorStyle;
     this.interactive = Boolean(io.stdout.isTTY && io.stdinIsTTY) && !io.env.CI;
     this.tty = Boolean(io.stdout.isTTY);
     this.columns = io.stdout.columns;
+  }
+
+  static async create(io: Io, options: OutputOptions): Promise<Output> {
+    const outColor = colorWanted(io.stdout, io.env, options.color);
+    const errColor = colorWanted(io.stderr, io.env, options.color);
+    const color = outColor || errColor ? await colorStyle() : plainStyle;
+    return new Output(io, options, outColor ? color : plainStyle, errColor ? color : plainStyle);
   }
 
   /** Data for stdout. */

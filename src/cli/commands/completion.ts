@@ -11,7 +11,7 @@ Examples:
   $ webwatch completion bash > ~/.local/share/bash-completion/completions/webwatch
   $ webwatch completion zsh > "\${fpath[1]}/_webwatch"
   $ webwatch completion fish > ~/.config/fish/completions/webwatch.fish`)
-    .action((shell: CompletionShell, _options: unknown, command: Command) => {
-      contextFor(command, runtime).output.data(completionScript(shell, program()));
+    .action(async (shell: CompletionShell, _options: unknown, command: Command) => {
+      (await contextFor(command, runtime)).output.data(completionScript(shell, program()));
     });
 }

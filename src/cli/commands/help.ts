@@ -13,7 +13,7 @@ export function helpCommand(runtime: Runtime, program: () => Command): Command {
     .description(`show help for a command, or a topic: ${HELP_TOPICS.join(', ')}`)
     .argument('[command...]', 'command path or topic')
     .action(async (words: string[], _options: unknown, command: Command) => {
-      const { output } = contextFor(command, runtime);
+      const { output } = await contextFor(command, runtime);
       if (words.length === 1 && words[0] === 'exit-codes') {
         if (output.json) return output.jsonDocument(EXIT_CODE_TABLE);
         const rows = EXIT_CODE_TABLE.map(({ code, meaning }) => [String(code), meaning]);

@@ -12,6 +12,6 @@ Examples:
   # yaml-language-server: $schema=./webwatch-monitor.schema.json`)
     .action(async (subject: 'monitor' | 'scrape-options', _options: unknown, command: Command) => {
       const { jsonSchemaFor } = await import('../../spec/json-schema.js');
-      contextFor(command, runtime).output.jsonDocument(jsonSchemaFor(subject));
+      (await contextFor(command, runtime)).output.jsonDocument(jsonSchemaFor(subject));
     });
 }

@@ -14,6 +14,6 @@ Examples:
   $ webwatch monitor validate monitors.yaml --print`)
     .action(async (paths: string[], options: unknown, command: Command) => {
       const { runValidate } = await import('./validate.run.js');
-      runtime.exitCode = await runValidate(contextFor(command, runtime), paths, options);
+      runtime.exitCode = await runValidate(await contextFor(command, runtime), paths, options);
     });
 }
