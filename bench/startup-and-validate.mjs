@@ -3,12 +3,13 @@
  * Two benchmarks of the built CLI (dist/), timed with hyperfine:
  *
  *   1. start-up: `node bin/webwatch.js --version` against bare `node -e 0`
- *      (goal: mean within 1.3x of bare node);
+ *      (goal: mean within 1.3x of bare node), with `node bin/webwatch.js --help`, which
+ *      loads the whole command tree, timed alongside for reference;
  *   2. `node bin/webwatch.js monitor validate <file>` on a generated file of 1,000 valid,
  *      varied monitors (goal: mean under 1 s), plus the peak RSS of that run.
  *
  * Usage (from the project root):  npm run build && node bench/startup-and-validate.mjs
- * Options: --runs N, --warmup N (start-up), --validate-runs N, --monitors N.
+ * Options: --runs N, --warmup N, --rounds N (start-up), --validate-runs N, --monitors N.
  *
  * Builds nothing. Writes scratch files to bench/.work/ and the results to
  * bench/results/startup-and-validate.json. Only Node built-ins; needs hyperfine on PATH.
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
   options: {
     runs: { type: 'string', default: '40' },
     warmup: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '4' },
     'validate-runs': { type: 'string', default: '15' },
     monitors: { type: 'string', default: '1000' },
   },
@@ -85,27 +87,46 @@ function run(command, commandArgs, options = {}) {
   return result;
 }
 
-/** Runs hyperfine (no intermediate shell) and returns its per-command statistics, in ms. */
-function hyperfine(name, commands, { warmup, runs, env = cleanEnv }) {
-  const exportFile = `${WORK}/${name}.hyperfine.json`;
-  const result = run(
-    'hyperfine',
-    ['-N', '--style', 'basic', '--warmup', String(warmup), '--runs', String(runs), '--export-json', exportFile, ...commands],
-    { env, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
-  if (result.status !== 0) fail(`hyperfine failed (exit ${result.status}) for: ${commands.join(' | ')}`);
-  const exported = JSON.parse(readFileSync(at(exportFile), 'utf8'));
-  return exported.results.map((r) => ({
-    command: r.command,
-    runs: r.times.length,
-    meanMs: r.mean * 1000,
-    stddevMs: r.stddev * 1000,
-    medianMs: r.median * 1000,
-    minMs: r.min * 1000,
-    maxMs: r.max * 1000,
-    userMs: r.user * 1000,
-    systemMs: r.system * 1000,
-  }));
+/**
+ * Runs hyperfine (no intermediate shell) and returns per-command statistics, in ms. With
+ * `rounds` > 1 the runs are split into that many hyperfine invocations, one after the other,
+ * and the times pooled: hyperfine runs all of one command before the next, so on a machine
+ * whose speed drifts, alternating short rounds keeps the drift from landing on one side only.
+ */
+function hyperfine(name, commands, { warmup, runs, rounds = 1, env = cleanEnv }) {
+  const perRound = Math.ceil(runs / rounds);
+  const exports = [];
+  for (let round = 1; round <= rounds; round++) {
+    const exportFile = `${WORK}/${name}${rounds > 1 ? `.round-${round}` : ''}.hyperfine.json`;
+    if (rounds > 1) console.log(`-- round ${round} of ${rounds}`);
+    const result = run(
+      'hyperfine',
+      ['-N', '--style', 'basic', '--warmup', String(warmup), '--runs', String(perRound), '--export-json', exportFile, ...commands],
+      { env, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    if (result.status !== 0) fail(`hyperfine failed (exit ${result.status}) for: ${commands.join(' | ')}`);
+    exports.push(JSON.parse(readFileSync(at(exportFile), 'utf8')).results);
+  }
+  const ms = (seconds) => Math.round(seconds * 1e5) / 100; // ms, two decimals
+  return commands.map((command, index) => {
+    const parts = exports.map((results) => results[index]);
+    const times = parts.flatMap((r) => r.times);
+    const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
+    const stddev = times.length < 2 ? 0 : Math.sqrt(times.reduce((sum, t) => sum + (t - mean) ** 2, 0) / (times.length - 1));
+    const weighted = (key) => parts.reduce((sum, r) => sum + r[key] * r.times.length, 0) / times.length;
+    return {
+      command,
+      runs: times.length,
+      ...(rounds > 1 && { rounds }),
+      meanMs: ms(mean),
+      stddevMs: ms(stddev),
+      medianMs: ms(median(times)),
+      minMs: ms(Math.min(...times)),
+      maxMs: ms(Math.max(...times)),
+      userMs: ms(weighted('user')),
+      systemMs: ms(weighted('system')),
+    };
+  });
 }
 
 /** a/b with the error propagated from both standard deviations, as hyperfine does. */
@@ -114,6 +135,8 @@ function ratio(a, b) {
   const error = value * Math.sqrt((a.stddevMs / a.meanMs) ** 2 + (b.stddevMs / b.meanMs) ** 2);
   return { value, error, ofMedians: a.medianMs / b.medianMs };
 }
+
+const round3 = (n) => Math.round(n * 1000) / 1000;
 
 const median = (values) => {
   const sorted = [...values].sort((x, y) => x - y);
@@ -153,7 +176,7 @@ function scheduleYaml(schedule) {
 
 function targetYaml(kind, i) {
   const site = SITES[i % SITES.length];
-  const topic = TOPICS[(i * 7) % TOPICS.length];
+  const topic = TOPICS[i % TOPICS.length];
   const slug = topic.replace(/\s+/g, '-');
   if (kind === 'scrape') {
     const formats = FORMAT_SETS[i % FORMAT_SETS.length];
@@ -198,7 +221,7 @@ function monitorYaml(i) {
   const lines = [`- name: ${q(`${kind} ${TOPICS[i % TOPICS.length]} #${String(i + 1).padStart(4, '0')}`)}`];
   lines.push(...scheduleYaml(SCHEDULES[i % SCHEDULES.length]));
   // Search targets need a goal (spec §2.1); others get one now and then.
-  if (kind === 'search' || i % 4 === 0) lines.push(`  goal: ${q(`Tell me when the ${TOPICS[i % TOPICS.length]} change in a way a customer would notice`)}`);
+  if (kind === 'search' || i % 4 === 0) lines.push(`  goal: ${q(`Tell me when the ${TOPICS[i % TOPICS.length]} page changes in a way a customer would notice`)}`);
   if (kind !== 'search' && i % 8 === 4) lines.push('  judgeEnabled: false');
   lines.push('  targets:', ...targetYaml(kind, i));
   // Some scrape and crawl monitors get a second target.
@@ -231,15 +254,15 @@ function generateMonitors(count) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Peak RSS of one command: /usr/bin/time -v when present, else a --import hook that reports
-// process.resourceUsage().maxRSS at exit.
+// Peak RSS of one command: GNU time's `time -v` (Debian package `time`; the `time` program on
+// PATH, not the shell keyword) when it works, else a --import hook that reports
+// process.resourceUsage().maxRSS at exit. Both read the kernel's ru_maxrss of the node process.
 
-const GNU_TIME = '/usr/bin/time';
+const GNU_TIME = 'time';
 
 function gnuTimeWorks() {
-  if (!existsSync(GNU_TIME)) return false;
   const probe = spawnSync(GNU_TIME, ['-v', 'true'], { encoding: 'utf8' });
-  return probe.status === 0 && /Maximum resident set size/.test(probe.stderr);
+  return !probe.error && probe.status === 0 && /Maximum resident set size/.test(probe.stderr);
 }
 
 const RSS_HOOK = `data:text/javascript,${encodeURIComponent(
@@ -285,32 +308,48 @@ function machine() {
   };
 }
 
+/** The commit measured, and whether files outside bench/ differ from it. */
+function source() {
+  const git = (...gitArgs) => spawnSync('git', gitArgs, { cwd: ROOT, encoding: 'utf8' });
+  const head = git('rev-parse', '--short=12', 'HEAD');
+  if (head.error || head.status !== 0) return { commit: null };
+  const status = git('status', '--porcelain', '--', '.', ':(exclude)bench');
+  return { commit: head.stdout.trim(), uncommittedChangesOutsideBench: status.stdout.trim() !== '' };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Main
 
 const runs = positiveInt('runs');
 const warmup = positiveInt('warmup');
+const rounds = positiveInt('rounds');
 const validateRuns = positiveInt('validate-runs');
 const monitorCount = positiveInt('monitors');
 const info = machine();
 const date = new Date().toISOString();
+const measured = source();
 
 rmSync(at(WORK), { recursive: true, force: true });
 mkdirSync(at(WORK), { recursive: true });
 mkdirSync(dirname(at(RESULTS)), { recursive: true });
 
 if (removedVariables.length > 0) {
-  console.log(`Running with ${removedVariables.join(' and ')} unset (they add fixed work to every Node start-up).`);
+  console.log(`Running with ${removedVariables.join(' and ')} unset: ${removedVariables.length === 1 ? 'it adds' : 'they add'} fixed work to every Node start-up.`);
 }
 
 // 1. Start-up
 const NODE_BARE = 'node -e 0';
 const WEBWATCH_VERSION = 'node bin/webwatch.js --version';
-const version = run('node', ['bin/webwatch.js', '--version']);
-if (version.status !== 0) fail(`\`${WEBWATCH_VERSION}\` exited with ${version.status}:\n${version.stderr}`);
+// For reference, no goal: --help builds the whole command tree, which --version may skip.
+const WEBWATCH_HELP = 'node bin/webwatch.js --help';
+for (const command of [WEBWATCH_VERSION, WEBWATCH_HELP]) {
+  const check = run('node', command.split(' ').slice(1));
+  if (check.status !== 0) fail(`\`${command}\` exited with ${check.status}:\n${check.stderr}`);
+}
 
-console.log(`\n== Start-up: ${WEBWATCH_VERSION} vs ${NODE_BARE} (${warmup} warm-up, ${runs} runs each)`);
-const [bare, webwatch] = hyperfine('startup', [NODE_BARE, WEBWATCH_VERSION], { warmup, runs });
+console.log(`\n== Start-up: ${WEBWATCH_VERSION} vs ${NODE_BARE}, and ${WEBWATCH_HELP} for reference (${runs} runs each in ${rounds} rounds, ${warmup} warm-up runs per round)`);
+const [bare, webwatch, help] = hyperfine('startup', [NODE_BARE, WEBWATCH_VERSION, WEBWATCH_HELP], { warmup, runs, rounds });
+const helpRatio = ratio(help, bare);
 const startupRatio = ratio(webwatch, bare);
 
 // The same pair as the caller's environment has it, for reference only.
@@ -320,9 +359,16 @@ if (removedVariables.length > 0) {
   const [bareInherited, webwatchInherited] = hyperfine('startup-inherited-env', [NODE_BARE, WEBWATCH_VERSION], {
     warmup,
     runs,
+    rounds,
     env: process.env,
   });
-  inherited = { variables: removedVariables, bare: bareInherited, webwatch: webwatchInherited, ratio: ratio(webwatchInherited, bareInherited) };
+  const r = ratio(webwatchInherited, bareInherited);
+  inherited = {
+    variables: removedVariables,
+    bare: bareInherited,
+    webwatch: webwatchInherited,
+    ratio: { value: round3(r.value), error: round3(r.error), ofMedians: round3(r.ofMedians) },
+  };
 }
 
 // 2. monitor validate
@@ -342,8 +388,18 @@ const checked = report.files.flatMap((f) => f.monitors);
 if (checkJson.status !== 0 || !report.valid || checked.length !== monitorCount || !checked.every((m) => m.valid)) {
   fail(`the --json report does not show ${monitorCount} valid monitors (exit ${checkJson.status}, ${checked.length} monitors)`);
 }
-const targetKinds = {};
-for (const match of yamlText.matchAll(/- type: (scrape|crawl|search)/g)) targetKinds[match[1]] = (targetKinds[match[1]] ?? 0) + 1;
+const count = (pattern) => {
+  const counts = {};
+  for (const match of yamlText.matchAll(pattern)) counts[match[1]] = (counts[match[1]] ?? 0) + 1;
+  return counts;
+};
+const fileContents = {
+  targets: count(/^ {4}- type: (scrape|crawl|search)$/gm),
+  schedules: count(/^ {4}(cron|text): /gm),
+  timezones: count(/^ {4}timezone: (\S+)$/gm),
+  webhooks: (yamlText.match(/^ {2}webhook:$/gm) ?? []).length,
+  emailNotifications: (yamlText.match(/^ {4}email:$/gm) ?? []).length,
+};
 
 console.log(`\n== ${VALIDATE} (${monitorCount} monitors, exit code 0 checked; 2 warm-up, ${validateRuns} runs)`);
 const [validate] = hyperfine('validate', [VALIDATE], { warmup: 2, runs: validateRuns });
@@ -354,6 +410,7 @@ const bareRssSamples = Array.from({ length: 5 }, () => peakRssKb(['-e', '0'], rs
 
 const results = {
   date,
+  source: measured,
   machine: info,
   environment: {
     unsetForTheRuns: removedVariables,
@@ -362,19 +419,21 @@ const results = {
   startup: {
     goal: `mean of "${WEBWATCH_VERSION}" within ${GOALS.startupRatio}x of "${NODE_BARE}"`,
     warmup,
+    rounds,
     bare,
     webwatch,
-    ratioOfMeans: startupRatio.value,
-    ratioError: startupRatio.error,
-    ratioOfMedians: startupRatio.ofMedians,
+    ratioOfMeans: round3(startupRatio.value),
+    ratioError: round3(startupRatio.error),
+    ratioOfMedians: round3(startupRatio.ofMedians),
     goalMet: startupRatio.value <= GOALS.startupRatio,
+    helpForReference: { ...help, ratioOfMeans: round3(helpRatio.value), ratioError: round3(helpRatio.error) },
     ...(inherited && { withCallerEnvironment: inherited }),
   },
   validate: {
     goal: `mean under ${GOALS.validateMs} ms`,
     file: monitorsFile,
     monitors: monitorCount,
-    targets: targetKinds,
+    ...fileContents,
     fileBytes: Buffer.byteLength(yamlText),
     fileLines: yamlText.split('\n').length - 1,
     exitCodeChecked: 0,
@@ -382,11 +441,12 @@ const results = {
     time: validate,
     goalMet: validate.meanMs < GOALS.validateMs,
     peakRss: {
-      method: rssMethod === 'gnu-time' ? '/usr/bin/time -v (Maximum resident set size)' : 'node --import hook printing process.resourceUsage().maxRSS at exit',
+      method: rssMethod === 'gnu-time' ? 'GNU time -v (Maximum resident set size)' : 'node --import hook printing process.resourceUsage().maxRSS at exit',
       samples: rssSamples.length,
-      medianMiB: median(rssSamples) / 1024,
-      maxMiB: Math.max(...rssSamples) / 1024,
-      bareNodeMedianMiB: median(bareRssSamples) / 1024,
+      samplesKiB: rssSamples,
+      medianMiB: round3(median(rssSamples) / 1024),
+      maxMiB: round3(Math.max(...rssSamples) / 1024),
+      bareNodeMedianMiB: round3(median(bareRssSamples) / 1024),
     },
   },
 };
@@ -407,6 +467,7 @@ const rows = [
     `${startupRatio.value.toFixed(2)} ± ${startupRatio.error.toFixed(2)}x (medians ${startupRatio.ofMedians.toFixed(2)}x)`,
     `<= ${GOALS.startupRatio}x: ${verdict(results.startup.goalMet)}`,
   ],
+  [`${WEBWATCH_HELP}`, `${ms(help)}: ${helpRatio.value.toFixed(2)} ± ${helpRatio.error.toFixed(2)}x`, '(reference)'],
   ...(inherited
     ? [[`  same, with ${inherited.variables.join(', ')}`, `${ms(inherited.bare)} vs ${ms(inherited.webwatch)}: ${inherited.ratio.value.toFixed(2)}x`, '(reference)']]
     : []),

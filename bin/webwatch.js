@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Thin launcher: only this file calls process.exit. The handlers come first, so Ctrl-C exits
-// 130 even while modules load.
+'use strict';
+// Thin launcher: only this file calls process.exit. It is CommonJS (see bin/package.json)
+// because Node starts a CommonJS entry faster; the CLI itself is ESM, loaded by import().
+// The handlers come first, so Ctrl-C exits 130 even while modules load.
 process.on('SIGINT', () => process.exit(130));
 process.stdout.on('error', (error) => {
   // A closed pipe (`webwatch ... | head`) is not a failure of webwatch.
@@ -11,9 +13,11 @@ process.stdout.on('error', (error) => {
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Scripts and version managers ask this often: answer without loading the command tree.
-  const { readFileSync } = await import('node:fs');
-  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.stdout.write(`${require('../package.json').version}\n`);
 } else {
-  const { main, processIo } = await import('../dist/src/cli/main.js');
-  process.exitCode = await main(args, processIo());
+  import('../dist/src/cli/main.js')
+    .then(({ main, processIo }) => main(args, processIo()))
+    .then((code) => {
+      process.exitCode = code;
+    });
 }

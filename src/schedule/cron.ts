@@ -130,8 +130,25 @@ function tooCloseFiringTimes(pattern: CronPattern, fields: readonly string[]): [
   return undefined;
 }
 
-/** Validates a cron expression and returns it normalised (single spaces, nicknames expanded). */
+const checked = new Map<string, CronCheck>();
+/** Bounds the memory a long-running process spends on remembered expressions. */
+const CHECKED_MAX = 1000;
+
+/**
+ * Validates a cron expression and returns it normalised (single spaces, nicknames expanded).
+ * Results are remembered: files with many monitors repeat the same few expressions.
+ */
 export function checkCron(expression: string): CronCheck {
+  let result = checked.get(expression);
+  if (!result) {
+    result = checkCronOnce(expression);
+    if (checked.size >= CHECKED_MAX) checked.clear();
+    checked.set(expression, result);
+  }
+  return result;
+}
+
+function checkCronOnce(expression: string): CronCheck {
   const trimmed = expression.trim().replace(/\s+/g, ' ');
   if (trimmed === '') return { ok: false, message: 'cron expression is empty' };
   const cron = NICKNAMES[trimmed.toLowerCase()] ?? trimmed;
