@@ -1,0 +1,45 @@
+/**
+ * Bytes -> text. HTML follows the HTML standard's sniffing (BOM, Content-Type charset,
+ * <meta charset> prescan, then UTF-8 if the bytes are valid UTF-8, else windows-1252); other text uses the header charset or UTF-8.
+ * iconv-lite decodes: Node 20's TextDecoder takes a Latin-1 shortcut for windows-1252 and turns
+ * 0x80-0x9F (€, curly quotes, dashes) into control characters.
+ */
+import { TextDecoder } from 'node:util';
+import sniffHtmlEncoding from 'html-encoding-sniffer';
+import iconv from 'iconv-lite';
+
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '');
+  return match?.[1];
+}
+
+function decode(body: Uint8Array, label: string | undefined): DecodedText {
+  const encoding = label && iconv.encodingExists(label) ? label.toLowerCase() : 'utf-8';
+  return { text: iconv.decode(Buffer.from(body.buffer, body.byteOffset, body.byteLength), encoding), encoding };
+}
+
+export interface DecodedText {
+  text: string;
+  encoding: string;
+}
+
+const UNDECLARED = 'undeclared';
+
+/** Undeclared HTML: UTF-8 when the bytes are valid UTF-8 (most of today's web), else windows-1252. */
+function guessUndeclared(body: Uint8Array): string {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(body);
+    return 'utf-8';
+  } catch {
+    return 'windows-1252';
+  }
+}
+
+export function decodeBody(body: Uint8Array, contentType: string | undefined, isHtml: boolean): DecodedText {
+  const label = charsetOf(contentType);
+  if (isHtml) {
+    const sniffed = sniffHtmlEncoding(body, { ...(label && { transportLayerEncodingLabel: label }), defaultEncoding: UNDECLARED });
+    return decode(body, sniffed === UNDECLARED ? guessUndeclared(body) : sniffed);
+  }
+  return decode(body, label);
+}

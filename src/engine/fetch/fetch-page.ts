@@ -1,0 +1,178 @@
+/**
+ * One HTTP(S) fetch of a page with undici: redirects followed by hand (each hop is checked by
+ * the caller's URL policy, so a redirect cannot reach what the first URL could not), bounded
+ * size after decompression, one deadline for the whole exchange, and errors that say what
+ * happened in the spec's terms.
+ */
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Agent, request, type Dispatcher } from 'undici';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+
+export const MAX_REDIRECTS = 10;
+export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+
+export interface FetchRequest {
+  url: string;
+  timeoutMs: number;
+  headers: Record<string, string>;
+  skipTlsVerification: boolean;
+  maxBytes?: number;
+  /** Called for the first URL and every redirect target; throws to refuse it. */
+  checkUrl?: (url: URL) => void | Promise<void>;
+  signal?: AbortSignal;
+}
+
+export interface FetchedPage {
+  requestedUrl: string;
+  finalUrl: string;
+  statusCode: number;
+  headers: Record<string, string>;
+  contentType: string | undefined;
+  body: Buffer;
+  redirects: string[];
+}
+
+/** 400 `Invalid URL` unless `value` is an absolute http(s) URL. */
+export function parseTargetUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400, details: { url: value, reason: 'not an absolute URL' } });
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400, details: { url: value, reason: 'only http and https URLs can be scraped' } });
+  }
+  return url;
+}
+
+const agents = new Map<boolean, Agent>();
+function agentFor(skipTlsVerification: boolean): Agent {
+  let agent = agents.get(skipTlsVerification);
+  if (!agent) {
+    agent = new Agent({ connect: { rejectUnauthorized: !skipTlsVerification }, keepAliveTimeout: 4_000 });
+    agents.set(skipTlsVerification, agent);
+  }
+  return agent;
+}
+
+const NETWORK_ERRORS: Record<string, [code: string, message: (host: string) => string]> = {
+  ENOTFOUND: ['SCRAPE_DNS_RESOLUTION_ERROR', (host) => `could not resolve host ${host}`],
+  EAI_AGAIN: ['SCRAPE_DNS_RESOLUTION_ERROR', (host) => `could not resolve host ${host} (temporary DNS failure)`],
+  ECONNREFUSED: ['SCRAPE_CONNECTION_FAILED', (host) => `connection refused by ${host}`],
+  ECONNRESET: ['SCRAPE_CONNECTION_FAILED', (host) => `connection reset by ${host}`],
+  EHOSTUNREACH: ['SCRAPE_CONNECTION_FAILED', (host) => `host ${host} is unreachable`],
+  UND_ERR_SOCKET: ['SCRAPE_CONNECTION_FAILED', (host) => `connection to ${host} closed unexpectedly`],
+};
+
+function networkError(error: unknown, url: URL): WebwatchError {
+  const cause = error as { code?: string; cause?: { code?: string }; message?: string };
+  const code = cause.code ?? cause.cause?.code ?? '';
+  const known = NETWORK_ERRORS[code];
+  if (known) return new WebwatchError(known[1](url.hostname), { code: known[0], cause: error });
+  if (/CERT|SSL|TLS|SELF_SIGNED/i.test(code)) {
+    return new WebwatchError(`TLS certificate of ${url.hostname} was rejected (${code}); set skipTlsVerification to scrape it anyway`, { code: 'SCRAPE_TLS_ERROR', cause: error });
+  }
+  return new WebwatchError(`fetching ${url.href} failed: ${cause.message ?? String(error)}`, { code: 'SCRAPE_FETCH_FAILED', cause: error });
+}
+
+function decompressed(body: Readable, encoding: string | undefined): Readable {
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return body.pipe(createGunzip());
+    case 'deflate':
+      return body.pipe(createInflate());
+    case 'br':
+      return body.pipe(createBrotliDecompress());
+    default:
+      return body;
+  }
+}
+
+async function readBounded(stream: Readable, maxBytes: number, url: URL): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw new WebwatchError(`the response of ${url.href} is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`, { code: 'SCRAPE_RESPONSE_TOO_LARGE' });
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function headerRecord(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) record[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return record;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const redirects: string[] = [];
+  let url = parseTargetUrl(options.url);
+  try {
+    for (;;) {
+      await options.checkUrl?.(url);
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(url, {
+          method: 'GET',
+          headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers },
+          dispatcher: agentFor(options.skipTlsVerification),
+          signal,
+        });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw networkError(error, url);
+      }
+      const location = response.headers.location;
+      if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
+        response.body.resume();
+        const next = new URL(location, url);
+        if (redirects.includes(next.href) || next.href === options.url) {
+          throw new WebwatchError(`redirect loop: ${[options.url, ...redirects, next.href].join(' -> ')}`, { code: 'SCRAPE_REDIRECT_LOOP' });
+        }
+        if (redirects.length >= MAX_REDIRECTS) {
+          throw new WebwatchError(`more than ${MAX_REDIRECTS} redirects from ${options.url}`, { code: 'SCRAPE_TOO_MANY_REDIRECTS' });
+        }
+        redirects.push(next.href);
+        url = parseTargetUrl(next.href);
+        continue;
+      }
+      const headers = headerRecord(response.headers);
+      const body = await readBounded(decompressed(response.body, headers['content-encoding']), maxBytes, url);
+      return {
+        requestedUrl: options.url,
+        finalUrl: url.href,
+        statusCode: response.statusCode,
+        headers,
+        contentType: headers['content-type'],
+        body,
+        redirects,
+      };
+    }
+  } catch (error) {
+    if (deadline.aborted) {
+      throw new WebwatchError(ERROR_MESSAGES.requestTimeout, { status: 408, details: { url: options.url, timeoutMs: options.timeoutMs } });
+    }
+    if (options.signal?.aborted) throw new WebwatchError('the scrape was cancelled', { code: 'SCRAPE_CANCELLED' });
+    if (error instanceof WebwatchError) throw error;
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT')) {
+      throw new WebwatchError(`the response of ${url.href} is not valid compressed data`, { code: 'SCRAPE_DECODING_ERROR', cause: error });
+    }
+    throw networkError(error, url);
+  }
+}

@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { databasePath, engineHome, openDatabase } from '../../src/engine/store/database.js';
+import { MIGRATIONS } from '../../src/engine/store/migrations.js';
+import { tempDir } from '../helpers/files.js';
+
+describe('engine database', () => {
+  it('lives under WEBWATCH_HOME, else XDG_DATA_HOME, else ~/.local/share', () => {
+    assert.equal(engineHome({ WEBWATCH_HOME: '/w', XDG_DATA_HOME: '/x', HOME: '/h' }), '/w');
+    assert.equal(engineHome({ XDG_DATA_HOME: '/x', HOME: '/h' }), '/x/webwatch');
+    assert.equal(engineHome({ HOME: '/h' }), '/h/.local/share/webwatch');
+    assert.equal(databasePath({ WEBWATCH_HOME: '/w' }), '/w/webwatch.db');
+  });
+
+  it('creates the file in WAL mode, migrated to the latest version, and reopens it unchanged', () => {
+    const path = join(tempDir(), 'nested', 'webwatch.db');
+    const db = openDatabase(path);
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS[MIGRATIONS.length - 1]!.version);
+    db.prepare('INSERT INTO scrape_cache VALUES (?, ?, ?, ?)').run('k', 'https://x', '{}', 1);
+    db.close();
+    const again = openDatabase(path);
+    assert.equal((again.prepare('SELECT count(*) AS n FROM scrape_cache').get() as { n: number }).n, 1);
+    again.close();
+  });
+
+  it('refuses a database from a newer webwatch', () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const raw = new Database(path);
+    raw.pragma('user_version = 999');
+    raw.close();
+    assert.throws(() => openDatabase(path), /schema version 999, newer than this webwatch knows/);
+  });
+});

@@ -1,0 +1,56 @@
+/** Real HTTP servers on 127.0.0.1 for tests: routes are plain handler functions. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Handler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
+
+export interface TestServer {
+  url: string;
+  origin: string;
+  /** Requests seen, in order: method, path and headers. */
+  requests: { method: string; path: string; headers: IncomingMessage['headers'] }[];
+  close(): Promise<void>;
+}
+
+export async function startServer(routes: Record<string, Handler>, fallback?: Handler): Promise<TestServer> {
+  const requests: TestServer['requests'] = [];
+  const server: Server = createServer(async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    requests.push({ method: request.method ?? 'GET', path, headers: request.headers });
+    const handler = routes[path] ?? fallback;
+    if (!handler) {
+      response.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title><h1>Not found</h1>');
+      return;
+    }
+    try {
+      await handler(request, response);
+    } catch (error) {
+      response.writeHead(500).end(String(error));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/`,
+    origin,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const html = (body: string, headers: Record<string, string> = {}): Handler => (_request, response) => {
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
+};
+
+export const bytes = (body: Buffer, headers: Record<string, string>, status = 200): Handler => (_request, response) => {
+  response.writeHead(status, headers).end(body);
+};
+
+export const redirect = (location: string, status = 302): Handler => (_request, response) => {
+  response.writeHead(status, { location }).end();
+};
