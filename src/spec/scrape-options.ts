@@ -36,7 +36,7 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     viewport: viewport.optional(),
   };
 
-  const bareFormat = (type: FormatName) => object({ type: z.literal(type) });
+  const bareFormat = <T extends FormatName>(type: T) => object({ type: z.literal(type) });
 
   const formatObject = z.discriminatedUnion('type', [
     bareFormat('markdown'), bareFormat('summary'), bareFormat('html'), bareFormat('rawHtml'),

@@ -1,0 +1,106 @@
+/**
+ * The HTML-level content filter: always-dropped tags, includeTags / excludeTags (CSS
+ * selectors), onlyMainContent (page chrome and common non-main blocks removed, while any
+ * element that holds the main content is kept), blockAds, and absolute link and image URLs.
+ * Deterministic: no model involved.
+ */
+import type { Cheerio, CheerioAPI } from 'cheerio/slim';
+import type { AnyNode, Element } from 'domhandler';
+import { absoluteUrl, baseUrlOf } from './metadata.js';
+
+export interface CleanOptions {
+  onlyMainContent: boolean;
+  includeTags?: readonly string[];
+  excludeTags?: readonly string[];
+  blockAds: boolean;
+}
+
+const ALWAYS_DROPPED = 'head, script, style, noscript, meta, link, template, svg, canvas, object, embed, base';
+
+const CHROME_TAGS = 'header, footer, nav, aside, form[role=search], dialog';
+const CHROME_ROLES = '[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], [role=dialog], [role=alertdialog]';
+
+/** Class and id words of blocks that are not the main content. `-`, `_` and spaces separate words. */
+const NON_MAIN_WORDS = /(?:^|[\s_-])(?:sidebar|side-bar|menu|menus|navbar|nav|navigation|breadcrumbs?|cookies?|consent|gdpr|share|sharing|social|newsletter|subscribe|subscription|related|recommended|promo|promotions?|advert|adverts|advertisement|ads?|sponsor|sponsored|popup|modal|overlay|masthead|toolbar|skip|footer|header|banner|widget|widgets|signup|paywall|comments?|disqus)(?:$|[\s_-])/i;
+
+const AD_SELECTORS = [
+  'ins.adsbygoogle', '[id^=google_ads]', '[id^=div-gpt-ad]', '[data-ad]', '[data-ad-slot]', '[data-adunit]',
+  'iframe[src*=doubleclick]', 'iframe[src*=googlesyndication]', 'iframe[src*=amazon-adsystem]',
+  '[class*=cookie-banner]', '[id*=cookie-banner]', '[class*=cookie-consent]', '[id*=cookie-consent]',
+  '#onetrust-consent-sdk', '#CybotCookiebotDialog', '.cc-window',
+].join(', ');
+
+const MAIN_CANDIDATES = 'main, [role=main], article, #content, #main, #main-content, .main-content, .post-content, .entry-content, .article-body';
+
+function isNonMain(element: Element): boolean {
+  const { class: className = '', id = '' } = element.attribs;
+  return NON_MAIN_WORDS.test(className) || NON_MAIN_WORDS.test(id);
+}
+
+/** The element most likely to hold the main content: the candidate with the most text. */
+function mainContent($: CheerioAPI): Element | undefined {
+  let best: Element | undefined;
+  let bestLength = 0;
+  $(MAIN_CANDIDATES).each((_, element) => {
+    const length = $(element).text().length;
+    if (length > bestLength) {
+      best = element;
+      bestLength = length;
+    }
+  });
+  return best;
+}
+
+/** Removes `elements` except those that are, or contain, or sit inside `keep`. */
+function removeUnlessMain($: CheerioAPI, elements: Cheerio<AnyNode>, keep: Element | undefined, insideKeepToo: boolean) {
+  elements.each((_, element) => {
+    if (keep) {
+      if (element === keep || $(element).find(keep as never).length > 0) return;
+      if (!insideKeepToo && $(keep).find(element as never).length > 0) return;
+    }
+    $(element).remove();
+  });
+}
+
+function keepOnly($: CheerioAPI, selectors: readonly string[]) {
+  const kept = $(selectors.join(', '));
+  // An element inside another kept one comes along with its ancestor.
+  const outermost = kept.filter((_, element) => $(element).parents().filter((__, parent) => kept.is(parent as never)).length === 0);
+  const clones = outermost.toArray().map((element) => $(element).clone());
+  const body = $('body');
+  if (body.length > 0) {
+    body.empty();
+    for (const clone of clones) body.append(clone);
+  } else {
+    $.root().empty();
+    for (const clone of clones) $.root().append(clone);
+  }
+}
+
+export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions): void {
+  const base = baseUrlOf($, pageUrl);
+  $(ALWAYS_DROPPED).remove();
+  $('*').contents().filter((_, node) => node.type === 'comment').remove();
+
+  if (options.includeTags && options.includeTags.length > 0) keepOnly($, options.includeTags);
+  if (options.excludeTags && options.excludeTags.length > 0) $(options.excludeTags.join(', ')).remove();
+  if (options.blockAds) $(AD_SELECTORS).remove();
+
+  if (options.onlyMainContent) {
+    const main = mainContent($);
+    // Page chrome inside the main content (an article's own header) stays; outside, it goes.
+    removeUnlessMain($, $(`${CHROME_TAGS}, ${CHROME_ROLES}`), main, false);
+    removeUnlessMain($, $('[class], [id]').filter((_, element) => isNonMain(element as Element)), main, false);
+  }
+
+  $('a[href]').each((_, element) => {
+    const href = absoluteUrl(element.attribs.href, base);
+    if (href) element.attribs.href = href;
+  });
+  $('img[src]').each((_, element) => {
+    const src = element.attribs.src!;
+    if (src.startsWith('data:')) return;
+    const absolute = absoluteUrl(src, base);
+    if (absolute) element.attribs.src = absolute;
+  });
+}

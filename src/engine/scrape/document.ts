@@ -1,0 +1,33 @@
+/** The v2 scrape result (DESIGN §5), as the engine returns it. */
+import type { PageMetadata } from '../content/metadata.js';
+
+export interface DocumentMetadata extends PageMetadata {
+  sourceURL: string;
+  url: string;
+  statusCode: number;
+  contentType?: string;
+  scrapeId: string;
+  cacheState: 'hit' | 'miss';
+  cachedAt?: string;
+  creditsUsed: number;
+  error?: string;
+}
+
+export interface ChangeTracking {
+  previousScrapeAt: string | null;
+  changeStatus: 'new' | 'same' | 'changed' | 'removed';
+  visibility: 'visible' | 'hidden';
+  diff?: { text: string; json: unknown };
+}
+
+export interface ScrapeDocument {
+  markdown?: string;
+  html?: string;
+  rawHtml?: string;
+  rawBase64?: string;
+  links?: string[];
+  images?: string[];
+  changeTracking?: ChangeTracking;
+  warning?: string;
+  metadata: DocumentMetadata;
+}
