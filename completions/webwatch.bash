@@ -5,14 +5,15 @@ _webwatch() {
     w="${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     case "$cmdpath" in
-      "") case "$w" in monitor|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "") case "$w" in monitor|scrape|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "monitor") case "$w" in validate) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
     esac
   done
   case "$cmdpath" in
-    "") words="monitor schema completion help"; flags="--version --json --no-color --quiet --help"; files=0;;
+    "") words="monitor scrape schema completion help"; flags="--version --json --no-color --quiet --help"; files=0;;
     "monitor") words="validate"; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet"; files=1;;
+    "scrape") words=""; flags="--format --options --output --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --verify-tls --help --version --json --no-color --quiet"; files=0;;
     "schema") words="monitor scrape-options"; flags="--help --version --json --no-color --quiet"; files=0;;
     "completion") words="bash zsh fish"; flags="--help --version --json --no-color --quiet"; files=0;;
     "help") words=""; flags="--help --version --json --no-color --quiet"; files=0;;

@@ -5,6 +5,7 @@ import { completionCommand } from './commands/completion.js';
 import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
+import { scrapeCommand } from './commands/scrape.js';
 import type { Runtime } from './context.js';
 
 /** Read from package.json so the two never disagree (dist/src/cli -> project root). */
@@ -24,6 +25,7 @@ export function buildProgram(runtime: Runtime): Command {
     .showSuggestionAfterError(true)
     .addHelpText('after', '\nRun "webwatch help exit-codes" for the exit codes.')
     .addCommand(monitorCommand(runtime))
+    .addCommand(scrapeCommand(runtime))
     .addCommand(schemaCommand(runtime))
     .addCommand(completionCommand(runtime, root))
     .addCommand(helpCommand(runtime, root));

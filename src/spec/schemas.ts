@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { SchemaMode } from './fields.js';
 import { formatPath, describeIssue, type Problem } from './issues.js';
+import type { ScrapeOptions } from './scrape-options.js';
 import { buildMonitorSchemas, checkGoalRules, type MonitorCreateRequest, type MonitorSchemas } from './monitor.js';
 
 const built = new Map<SchemaMode, MonitorSchemas>();
@@ -30,6 +31,12 @@ export function validateMonitorRequest(input: unknown, mode: SchemaMode): Valida
   const problems = [...(result.success ? [] : problemsOf(result.error)), ...checkGoalRules(input)];
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: result.data as MonitorCreateRequest };
+}
+
+/** Validates scrape options (the body of POST /scrape without `url`, or `--options`). */
+export function validateScrapeOptions(input: unknown, mode: SchemaMode): Validation<ScrapeOptions> {
+  const result = monitorSchemas(mode).scrapeOptions.safeParse(input, { reportInput: true });
+  return result.success ? { ok: true, value: result.data as ScrapeOptions } : { ok: false, problems: problemsOf(result.error) };
 }
 
 export { formatPath, type Problem };

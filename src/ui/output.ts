@@ -62,6 +62,11 @@ export class Output {
     if (!this.quiet) this.io.stderr.write(`${text}\n`);
   }
 
+  /** A note for a person at a terminal (which engine acts, say): stderr, TTY only. */
+  notice(text: string): void {
+    if (!this.quiet && this.io.stderr.isTTY) this.io.stderr.write(`${this.errorStyle.dim(text)}\n`);
+  }
+
   /** A problem on stderr, shown even with --quiet. */
   problem(text: string): void {
     this.io.stderr.write(`${text}\n`);

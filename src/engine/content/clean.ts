@@ -15,13 +15,16 @@ export interface CleanOptions {
   blockAds: boolean;
 }
 
-const ALWAYS_DROPPED = 'head, script, style, noscript, meta, link, template, svg, canvas, object, embed, base';
+const ALWAYS_DROPPED = 'head, title, script, style, noscript, meta, link, template, svg, canvas, object, embed, base';
 
 const CHROME_TAGS = 'header, footer, nav, aside, form[role=search], dialog';
 const CHROME_ROLES = '[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], [role=dialog], [role=alertdialog]';
 
-/** Class and id words of blocks that are not the main content. `-`, `_` and spaces separate words. */
-const NON_MAIN_WORDS = /(?:^|[\s_-])(?:sidebar|side-bar|menu|menus|navbar|nav|navigation|breadcrumbs?|cookies?|consent|gdpr|share|sharing|social|newsletter|subscribe|subscription|related|recommended|promo|promotions?|advert|adverts|advertisement|ads?|sponsor|sponsored|popup|modal|overlay|masthead|toolbar|skip|footer|header|banner|widget|widgets|signup|paywall|comments?|disqus)(?:$|[\s_-])/i;
+/** Class and id words of page chrome: removed outside the main content, kept inside it. */
+const CHROME_WORDS = /(?:^|[\s_-])(?:sidebar|menu|menus|navbar|nav|navigation|masthead|toolbar|footer|header|banner|comments?|disqus)(?:$|[\s_-])/i;
+
+/** Class and id words of blocks that are never content, wherever they sit. */
+const CLUTTER_WORDS = /(?:^|[\s_-])(?:breadcrumbs?|cookies?|consent|gdpr|share|sharing|social|newsletter|subscribe|subscription|related|recommended|promo|promotions?|advert|adverts|advertisement|ads?|sponsor|sponsored|popup|modal|overlay|skip|signup|paywall)(?:$|[\s_-])/i;
 
 const AD_SELECTORS = [
   'ins.adsbygoogle', '[id^=google_ads]', '[id^=div-gpt-ad]', '[data-ad]', '[data-ad-slot]', '[data-adunit]',
@@ -32,9 +35,9 @@ const AD_SELECTORS = [
 
 const MAIN_CANDIDATES = 'main, [role=main], article, #content, #main, #main-content, .main-content, .post-content, .entry-content, .article-body';
 
-function isNonMain(element: Element): boolean {
+function hasWord(element: Element, words: RegExp): boolean {
   const { class: className = '', id = '' } = element.attribs;
-  return NON_MAIN_WORDS.test(className) || NON_MAIN_WORDS.test(id);
+  return words.test(className) || words.test(id);
 }
 
 /** The element most likely to hold the main content: the candidate with the most text. */
@@ -90,7 +93,8 @@ export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions)
     const main = mainContent($);
     // Page chrome inside the main content (an article's own header) stays; outside, it goes.
     removeUnlessMain($, $(`${CHROME_TAGS}, ${CHROME_ROLES}`), main, false);
-    removeUnlessMain($, $('[class], [id]').filter((_, element) => isNonMain(element as Element)), main, false);
+    removeUnlessMain($, $('[class], [id]').filter((_, element) => hasWord(element as Element, CHROME_WORDS)), main, false);
+    removeUnlessMain($, $('[class], [id]').filter((_, element) => hasWord(element as Element, CLUTTER_WORDS)), main, true);
   }
 
   $('a[href]').each((_, element) => {

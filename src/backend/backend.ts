@@ -1,0 +1,13 @@
+/**
+ * What a command can ask of webwatch's engine, wherever it runs: the embedded engine in this
+ * process, or (later) a remote v2 API. Core functions take a Backend and return data.
+ */
+import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { ScrapeOptions } from '../spec/scrape-options.js';
+
+export interface Backend {
+  /** Which engine this is, for the one-line notice on a terminal. */
+  readonly description: string;
+  scrape(url: string, options: ScrapeOptions, signal?: AbortSignal): Promise<ScrapeDocument>;
+  close(): Promise<void>;
+}

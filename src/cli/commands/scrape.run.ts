@@ -1,0 +1,131 @@
+/** `scrape`: flags and --options -> ScrapeOptions -> backend -> markdown, JSON or files. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Backend } from '../../backend/backend.js';
+import { localBackend } from '../../backend/local/local-backend.js';
+import { loadScrapeOptionsFile } from '../../core/scrape-options-file.js';
+import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
+import type { ScrapeDocument } from '../../engine/scrape/document.js';
+import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
+import { UsageError } from '../../errors/webwatch-error.js';
+import { formatPath } from '../../spec/issues.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import { validateScrapeOptions } from '../../spec/schemas.js';
+import { startProgress } from '../../ui/progress.js';
+import { asWebwatchError } from '../../ui/render-error.js';
+import type { CommandContext } from '../context.js';
+import { parseFlags } from '../flags.js';
+import { version } from '../program.js';
+
+const flagsSchema = z.object({
+  format: z.array(z.string()).optional(),
+  options: z.string().optional(),
+  output: z.string().optional(),
+  onlyMainContent: z.boolean().optional(),
+  includeTag: z.array(z.string()).optional(),
+  excludeTag: z.array(z.string()).optional(),
+  header: z.array(z.string().regex(/^[^:\s]+:/, 'must be "Name: value"')).optional(),
+  timeout: z.coerce.number().int().optional(),
+  mobile: z.boolean().optional(),
+  country: z.string().optional(),
+  language: z.array(z.string()).optional(),
+  verifyTls: z.boolean().optional(),
+});
+type Flags = z.infer<typeof flagsSchema>;
+
+/** Flags win over the options file; the result is checked like any ScrapeOptions. */
+function mergeOptions(fromFile: ScrapeOptions, flags: Flags): ScrapeOptions {
+  const merged: Record<string, unknown> = { ...fromFile };
+  if (flags.format) merged.formats = flags.format.flatMap((list) => list.split(',')).map((f) => f.trim()).filter(Boolean);
+  if (flags.onlyMainContent !== undefined) merged.onlyMainContent = flags.onlyMainContent;
+  if (flags.includeTag) merged.includeTags = flags.includeTag;
+  if (flags.excludeTag) merged.excludeTags = flags.excludeTag;
+  if (flags.header) {
+    const headers = { ...fromFile.headers };
+    for (const header of flags.header) {
+      const colon = header.indexOf(':');
+      headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+    }
+    merged.headers = headers;
+  }
+  if (flags.timeout !== undefined) merged.timeout = flags.timeout;
+  if (flags.mobile) merged.mobile = true;
+  if (flags.country || flags.language) {
+    merged.location = { ...fromFile.location, ...(flags.country && { country: flags.country }), ...(flags.language && { languages: flags.language }) };
+  }
+  if (flags.verifyTls) merged.skipTlsVerification = false;
+  const result = validateScrapeOptions(merged, 'file');
+  if (!result.ok) {
+    const lines = result.problems.map((p) => `${formatPath(p.path)}: ${p.message}`);
+    throw new UsageError(`invalid scrape options: ${lines.join('; ')}`, { details: lines });
+  }
+  return result.value;
+}
+
+/** What a person piping one page wants: the markdown, else the first format asked for. */
+function primaryText(document: ScrapeDocument): string {
+  if (document.markdown !== undefined) return document.markdown;
+  if (document.html !== undefined) return document.html;
+  if (document.rawHtml !== undefined) return document.rawHtml;
+  if (document.links) return document.links.join('\n');
+  if (document.images) return document.images.join('\n');
+  return document.rawBase64 ?? '';
+}
+
+/** A file name for a URL: host and path, made safe. */
+export function fileNameFor(url: string, extension: string): string {
+  const { hostname, pathname, search } = new URL(url);
+  const slug = `${hostname}${pathname === '/' ? '' : pathname}${search}`.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/_+$/, '');
+  return `${slug.slice(0, 180) || 'page'}.${extension}`;
+}
+
+const errorLine = (result: { url: string; error: unknown }) => {
+  const error = asWebwatchError(result.error);
+  return { success: false, url: result.url, error: error.message, ...(error.code && { code: error.code }), ...(error.details !== undefined && { details: error.details }) };
+};
+
+export async function runScrape(context: CommandContext, urls: string[], rawFlags: unknown): Promise<ExitCode> {
+  const { io, output } = context;
+  const flags = parseFlags(flagsSchema, rawFlags);
+  const fromFile = flags.options ? await loadScrapeOptionsFile(flags.options, io.env) : {};
+  const options = mergeOptions(fromFile, flags);
+  const backend: Backend = localBackend({ version: version(), env: io.env, now: io.now });
+  output.notice(`scraping with ${backend.description}`);
+
+  const progress = await startProgress(io, output, urls.length === 1 ? `scraping ${urls[0]}` : `scraping 0/${urls.length}`);
+  let done = 0;
+  let results: ScrapeResult[];
+  try {
+    results = await scrapeUrls(backend, urls, options, () => progress.update(`scraping ${++done}/${urls.length}`));
+  } finally {
+    progress.stop();
+    await backend.close();
+  }
+
+  const failures = results.filter((r): r is { url: string; error: unknown } => 'error' in r);
+  if (urls.length === 1 && failures.length === 1) throw failures[0]!.error;
+
+  if (flags.output) await writeOutputs(flags.output, results, output.json);
+  else if (output.json && urls.length === 1) output.jsonDocument({ success: true, data: (results[0] as { document: ScrapeDocument }).document });
+  else if (output.json) {
+    for (const result of results) io.stdout.write(`${JSON.stringify('error' in result ? errorLine(result) : { success: true, data: result.document })}\n`);
+  } else {
+    const texts = results.filter((r): r is { url: string; document: ScrapeDocument } => 'document' in r);
+    output.data(texts.map((r) => (urls.length > 1 ? `<!-- ${r.url} -->\n\n${primaryText(r.document)}` : primaryText(r.document))).join('\n\n'));
+  }
+  for (const failure of failures) if (!output.json || flags.output) output.problem(`error: ${failure.url}: ${asWebwatchError(failure.error).message}`);
+  return failures.length > 0 ? asWebwatchError(failures[0]!.error).exitCode : EXIT.ok;
+}
+
+async function writeOutputs(target: string, results: ScrapeResult[], json: boolean) {
+  const render = (result: ScrapeResult) =>
+    'error' in result ? '' : json ? `${JSON.stringify({ success: true, data: result.document }, null, 2)}\n` : `${primaryText(result.document)}\n`;
+  const successes = results.filter((r) => 'document' in r);
+  if (results.length === 1) {
+    if (successes.length === 1) await writeFile(target, render(results[0]!));
+    return;
+  }
+  await mkdir(target, { recursive: true });
+  for (const result of successes) await writeFile(join(target, fileNameFor(result.url, json ? 'json' : 'md')), render(result));
+}

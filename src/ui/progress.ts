@@ -1,0 +1,25 @@
+/**
+ * Progress of long operations: an ora spinner on stderr for a person at a terminal, nothing
+ * at all when stderr is piped, with --quiet, or with --json.
+ */
+import type { Io } from './io.js';
+import type { Output } from './output.js';
+
+export interface Progress {
+  update(text: string): void;
+  stop(): void;
+}
+
+const silent: Progress = { update: () => {}, stop: () => {} };
+
+export async function startProgress(io: Io, output: Output, text: string): Promise<Progress> {
+  if (!io.stderr.isTTY || output.quiet || output.json || io.env.CI) return silent;
+  const { default: ora } = await import('ora');
+  const spinner = ora({ text, stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+  return {
+    update: (next) => {
+      spinner.text = next;
+    },
+    stop: () => spinner.stop(),
+  };
+}
