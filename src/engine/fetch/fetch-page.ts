@@ -78,6 +78,11 @@ function networkError(error: unknown, url: URL): WebwatchError {
   return new WebwatchError(`fetching ${url.href} failed: ${cause.message ?? String(error)}`, { code: 'SCRAPE_FETCH_FAILED', cause: error });
 }
 
+function isStaleSocket(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
+}
+
 function decompressed(body: Readable, encoding: string | undefined): Readable {
   switch ((encoding ?? '').trim().toLowerCase()) {
     case 'gzip':
@@ -126,13 +131,21 @@ export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
     for (;;) {
       await options.checkUrl?.(url);
       let response: Dispatcher.ResponseData;
-      try {
-        response = await request(url, {
+      const send = () =>
+        request(url, {
           method: 'GET',
           headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers },
           dispatcher: agentFor(options.skipTlsVerification),
           signal,
         });
+      try {
+        try {
+          response = await send();
+        } catch (error) {
+          // A kept-alive socket the server has just closed: a GET is safe to send again, once.
+          if (signal.aborted || !isStaleSocket(error)) throw error;
+          response = await send();
+        }
       } catch (error) {
         if (signal.aborted) throw error;
         throw networkError(error, url);

@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+// Scraper quality and speed on the saved real pages of ../shared/corpus/pages, served from
+// 127.0.0.1. Measures: title agreement with expected-metadata.json, word-level recall and
+// precision of the markdown against expected.html (link targets and URLs left out), HTML ->
+// markdown time against turndown + GFM on the same cleaned HTML, and scrape throughput.
+// Usage: npm run build && node bench/scrape-corpus.mjs [--corpus DIR] [--rounds N]
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const arg = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const corpus = arg('--corpus', join(root, '..', 'shared', 'corpus', 'pages'));
+const rounds = Number(arg('--rounds', 5));
+if (!existsSync(join(root, 'dist/src/engine/scrape/scrape.js'))) {
+  console.error('dist/ is missing: run npm run build first');
+  process.exit(2);
+}
+if (!existsSync(corpus)) {
+  console.error(`no corpus at ${corpus} (give --corpus DIR)`);
+  process.exit(2);
+}
+
+const { scrape } = await import(join(root, 'dist/src/engine/scrape/scrape.js'));
+const { htmlToMarkdown } = await import(join(root, 'dist/src/engine/content/markdown.js'));
+const { cleanHtml } = await import(join(root, 'dist/src/engine/content/clean.js'));
+const { load } = await import('cheerio/slim');
+const { default: TurndownService } = await import('turndown');
+const { gfm } = await import('turndown-plugin-gfm');
+
+const pages = readdirSync(corpus).filter((name) => existsSync(join(corpus, name, 'source.html'))).sort();
+const server = createServer((request, response) => {
+  const name = decodeURIComponent(request.url.slice(1).split('/')[0]);
+  const file = join(corpus, name, 'source.html');
+  if (!pages.includes(name)) return response.writeHead(404).end();
+  response.writeHead(200, { 'content-type': 'text/html' }).end(readFileSync(file));
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const origin = `http://127.0.0.1:${server.address().port}`;
+const context = { version: 'bench', now: () => new Date() };
+
+// --- text helpers -------------------------------------------------------------------------
+const normalizeTitle = (text) => (text ?? '').normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
+/** Agreement: equal, or equal once a site name joined by | - – — : · » is dropped from either end. */
+function titlesAgree(ours, expected) {
+  const a = normalizeTitle(ours);
+  const b = normalizeTitle(expected);
+  if (a === b) return true;
+  const parts = a.split(/\s+[|\-–—:·»]\s+/);
+  return parts.length > 1 && (parts.slice(0, -1).join(' - ') === b.replace(/\s+[|\-–—:·»]\s+/g, ' - ') || parts.slice(1).join(' - ') === b.replace(/\s+[|\-–—:·»]\s+/g, ' - ') || parts.includes(b));
+}
+const words = (text) => text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+function markdownText(markdown) {
+  return markdown
+    .replace(/!?\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1') // links and images: keep the text
+    .replace(/<?https?:\/\/\S+/g, ' ')
+    .replace(/[#*_`>|~-]/g, ' ');
+}
+function htmlText(html) {
+  const $ = load(html);
+  $('script, style, noscript').remove();
+  return $.root().text();
+}
+function overlap(ourWords, expectedWords) {
+  const counts = new Map();
+  for (const w of expectedWords) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let shared = 0;
+  for (const w of ourWords) {
+    const n = counts.get(w) ?? 0;
+    if (n > 0) {
+      shared++;
+      counts.set(w, n - 1);
+    }
+  }
+  return {
+    recall: expectedWords.length ? shared / expectedWords.length : 1,
+    precision: ourWords.length ? shared / ourWords.length : expectedWords.length ? 0 : 1,
+  };
+}
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+// --- quality ------------------------------------------------------------------------------
+const perPage = [];
+for (const name of pages) {
+  const expectedMeta = JSON.parse(readFileSync(join(corpus, name, 'expected-metadata.json'), 'utf8'));
+  const document = await scrape({ url: `${origin}/${encodeURIComponent(name)}/`, options: {} }, context);
+  const row = { name, title: document.metadata.title ?? null, expectedTitle: expectedMeta.title ?? null };
+  row.titleAgrees = expectedMeta.title ? titlesAgree(row.title, expectedMeta.title) : null;
+  const expectedFile = join(corpus, name, 'expected.html');
+  if (existsSync(expectedFile)) {
+    Object.assign(row, overlap(words(markdownText(document.markdown)), words(htmlText(readFileSync(expectedFile, 'utf8')))));
+  }
+  perPage.push(row);
+}
+const titled = perPage.filter((p) => p.titleAgrees !== null);
+const withContent = perPage.filter((p) => p.recall !== undefined);
+const quality = {
+  pages: pages.length,
+  titleAgreement: titled.filter((p) => p.titleAgrees).length / titled.length,
+  titlesCompared: titled.length,
+  recallMedian: median(withContent.map((p) => p.recall)),
+  precisionMedian: median(withContent.map((p) => p.precision)),
+  contentCompared: withContent.length,
+};
+
+// --- converter speed and quality on the same cleaned HTML ----------------------------------
+const cleaned = pages.map((name) => {
+  const $ = load(readFileSync(join(corpus, name, 'source.html'), 'utf8'));
+  cleanHtml($, `${origin}/${name}/`, { onlyMainContent: true, blockAds: true });
+  return { name, url: `${origin}/${name}/`, html: $('body').html() ?? $.root().html() ?? '' };
+});
+const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+turndown.use(gfm);
+const converters = {
+  webwatch: (page) => htmlToMarkdown(page.html, page.url),
+  'turndown+gfm': (page) => turndown.turndown(page.html),
+};
+const speed = {};
+for (const [label, convert] of Object.entries(converters)) {
+  for (const page of cleaned) convert(page); // warm-up
+  const times = [];
+  for (let round = 0; round < rounds; round++) {
+    const started = process.hrtime.bigint();
+    for (const page of cleaned) convert(page);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  const recall = [];
+  const precision = [];
+  for (const page of cleaned) {
+    const expectedFile = join(corpus, page.name, 'expected.html');
+    if (!existsSync(expectedFile)) continue;
+    const scores = overlap(words(markdownText(convert(page))), words(htmlText(readFileSync(expectedFile, 'utf8'))));
+    recall.push(scores.recall);
+    precision.push(scores.precision);
+  }
+  speed[label] = {
+    corpusPassMs: median(times),
+    perPageMs: median(times) / cleaned.length,
+    recallMedian: median(recall),
+    precisionMedian: median(precision),
+  };
+}
+speed.ratio = speed['turndown+gfm'].corpusPassMs / speed.webwatch.corpusPassMs;
+
+// --- throughput -----------------------------------------------------------------------------
+const throughputRuns = [];
+for (let round = 0; round < rounds; round++) {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (next < pages.length) {
+      const name = pages[next++];
+      await scrape({ url: `${origin}/${encodeURIComponent(name)}/`, options: {} }, context);
+    }
+  }));
+  throughputRuns.push(pages.length / ((performance.now() - started) / 1000));
+}
+server.close();
+
+const result = {
+  date: new Date().toISOString(),
+  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
+  quality,
+  converters: speed,
+  throughputPagesPerSecond: median(throughputRuns),
+  perPage,
+};
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(join(root, 'bench/results/scrape-corpus.json'), `${JSON.stringify(result, null, 2)}\n`);
+const pct = (x) => `${(x * 100).toFixed(1)} %`;
+console.log(`corpus: ${pages.length} pages (${titled.length} with a title, ${withContent.length} with expected content)`);
+console.log(`title agreement        ${pct(quality.titleAgreement)}   (goal >= 95 %)`);
+console.log(`content recall median  ${quality.recallMedian.toFixed(3)}    (goal >= 0.95)`);
+console.log(`precision median       ${quality.precisionMedian.toFixed(3)}    (goal >= 0.90)`);
+console.log(`html->markdown: webwatch ${speed.webwatch.perPageMs.toFixed(2)} ms/page, turndown+gfm ${speed['turndown+gfm'].perPageMs.toFixed(2)} ms/page: ${speed.ratio.toFixed(2)}x (goal >= 3x)`);
+console.log(`  same cleaned HTML, recall/precision medians: webwatch ${speed.webwatch.recallMedian.toFixed(3)}/${speed.webwatch.precisionMedian.toFixed(3)}, turndown ${speed['turndown+gfm'].recallMedian.toFixed(3)}/${speed['turndown+gfm'].precisionMedian.toFixed(3)}`);
+console.log(`scrape throughput      ${result.throughputPagesPerSecond.toFixed(1)} pages/s (4 at a time, local server)`);
+console.log('written to bench/results/scrape-corpus.json');
