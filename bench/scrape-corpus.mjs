@@ -39,21 +39,30 @@ const server = createServer((request, response) => {
   const name = decodeURIComponent(request.url.slice(1).split('/')[0]);
   const file = join(corpus, name, 'source.html');
   if (!pages.includes(name)) return response.writeHead(404).end();
-  response.writeHead(200, { 'content-type': 'text/html' }).end(readFileSync(file));
+  // The saved files are UTF-8 whatever their <meta charset> said when they were live.
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readFileSync(file));
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
 const context = { version: 'bench', now: () => new Date() };
 
 // --- text helpers -------------------------------------------------------------------------
-const normalizeTitle = (text) => (text ?? '').normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
-/** Agreement: equal, or equal once a site name joined by | - – — : · » is dropped from either end. */
+const normalizeTitle = (text) => (text ?? '').normalize('NFKC').replace(/[’‘]/g, "'").replace(/\s+/g, '').toLowerCase();
+const SEPARATOR = /\s+[|\-–—:·»]\s+/;
+/**
+ * Agreement: the same title (Unicode-normalised, spacing ignored), or the same once site-name
+ * segments after or before a separator (| - – — : · ») are dropped from the page's title.
+ */
+const canonical = (text) => normalizeTitle(text).replace(/[|\-–—:·»]/g, '-');
 function titlesAgree(ours, expected) {
-  const a = normalizeTitle(ours);
-  const b = normalizeTitle(expected);
-  if (a === b) return true;
-  const parts = a.split(/\s+[|\-–—:·»]\s+/);
-  return parts.length > 1 && (parts.slice(0, -1).join(' - ') === b.replace(/\s+[|\-–—:·»]\s+/g, ' - ') || parts.slice(1).join(' - ') === b.replace(/\s+[|\-–—:·»]\s+/g, ' - ') || parts.includes(b));
+  const want = canonical(expected);
+  const parts = (ours ?? '').split(SEPARATOR);
+  for (let start = 0; start < parts.length; start++) {
+    for (let end = parts.length; end > start; end--) {
+      if (canonical(parts.slice(start, end).join(' - ')) === want) return true;
+    }
+  }
+  return false;
 }
 const words = (text) => text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 function markdownText(markdown) {
