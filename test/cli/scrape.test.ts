@@ -97,6 +97,19 @@ describe('webwatch scrape', () => {
     assert.match(result.stderr, /cannot do the screenshot format \(needs a browser\)/);
   });
 
+  it('keeps the cache in the engine home between runs', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const first = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json'], { env })).stdout);
+    const second = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json'], { env })).stdout);
+    assert.deepEqual([first.data.metadata.cacheState, second.data.metadata.cacheState], ['miss', 'hit']);
+    const fresh = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json', '--max-age', '0'], { env })).stdout);
+    assert.equal(fresh.data.metadata.cacheState, 'miss');
+    const lockdown = await run(['scrape', `${server.origin}/never`, '--lockdown', '--json'], { env });
+    assert.equal(lockdown.code, 4);
+    assert.equal(JSON.parse(lockdown.stdout).error, 'SCRAPE_LOCKDOWN_CACHE_MISS');
+    assert.ok(!server.requests.some((r) => r.path === '/never'));
+  });
+
   it('says which engine acts, on a terminal only', async () => {
     const tty = await run(['scrape', `${server.origin}/a`], { tty: true, env: { NO_COLOR: '1' } });
     assert.match(tty.stderr, /scraping with the local engine/);

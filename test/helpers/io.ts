@@ -1,6 +1,7 @@
 /** A fake Io for running `main` in-process: captured streams, a chosen environment and clock. */
 import type { Io } from '../../src/ui/io.js';
 import { main } from '../../src/cli/main.js';
+import { tempDir } from './files.js';
 
 export interface Captured {
   code: number;
@@ -23,7 +24,8 @@ export function fakeIo(options: FakeIoOptions = {}) {
     stderr: { write: (chunk: string) => err.push(chunk), isTTY: options.tty ?? false },
     stdinIsTTY: options.tty ?? false,
     readStdin: async () => options.stdin ?? '',
-    env: options.env ?? {},
+    // Each run gets its own engine home unless the test shares one on purpose.
+    env: { WEBWATCH_HOME: tempDir(), ...options.env },
     now: () => options.now ?? new Date('2026-11-21T12:00:00Z'),
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };

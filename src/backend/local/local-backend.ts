@@ -1,5 +1,7 @@
 /** The Backend of the embedded engine: engine functions called in this process. */
 import { scrape } from '../../engine/scrape/scrape.js';
+import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
+import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import type { Backend } from '../backend.js';
 
@@ -10,10 +12,22 @@ export interface LocalBackendOptions {
 }
 
 export function localBackend(options: LocalBackendOptions): Backend {
+  let db: Db | undefined;
+  let store: ScrapeStore | undefined;
+  // The database opens on first use: a scrape that fails validation never creates it.
+  const openStore = () => {
+    db ??= openDatabase(databasePath(options.env));
+    store ??= scrapeStore(db);
+    return store;
+  };
   return {
     description: 'the local engine',
     scrape: (url: string, scrapeOptions: ScrapeOptions, signal?: AbortSignal) =>
-      scrape({ url, options: scrapeOptions }, { version: options.version, now: options.now, ...(signal && { signal }) }),
-    close: async () => {},
+      scrape({ url, options: scrapeOptions }, { version: options.version, now: options.now, store: openStore(), ...(signal && { signal }) }),
+    close: async () => {
+      db?.close();
+      db = undefined;
+      store = undefined;
+    },
   };
 }

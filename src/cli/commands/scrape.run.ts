@@ -31,6 +31,9 @@ const flagsSchema = z.object({
   country: z.string().optional(),
   language: z.array(z.string()).optional(),
   verifyTls: z.boolean().optional(),
+  maxAge: z.coerce.number().int().optional(),
+  minAge: z.coerce.number().int().optional(),
+  lockdown: z.boolean().optional(),
 });
 type Flags = z.infer<typeof flagsSchema>;
 
@@ -55,6 +58,9 @@ function mergeOptions(fromFile: ScrapeOptions, flags: Flags): ScrapeOptions {
     merged.location = { ...fromFile.location, ...(flags.country && { country: flags.country }), ...(flags.language && { languages: flags.language }) };
   }
   if (flags.verifyTls) merged.skipTlsVerification = false;
+  if (flags.maxAge !== undefined) merged.maxAge = flags.maxAge;
+  if (flags.minAge !== undefined) merged.minAge = flags.minAge;
+  if (flags.lockdown) merged.lockdown = true;
   const result = validateScrapeOptions(merged, 'file');
   if (!result.ok) {
     const lines = result.problems.map((p) => `${formatPath(p.path)}: ${p.message}`);

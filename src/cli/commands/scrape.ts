@@ -19,6 +19,9 @@ export function scrapeCommand(runtime: Runtime): Command {
     .option('--mobile', 'fetch as a mobile device')
     .option('--country <code>', 'location country, two capital letters (sets Accept-Language)')
     .option('--language <locale>', 'preferred language, in order (repeatable)', collect)
+    .option('--max-age <ms>', 'use a cached copy younger than this (default two days; 0: always fetch)')
+    .option('--min-age <ms>', 'answer only from the cache, with data at least this old (1: any)')
+    .option('--lockdown', 'answer only from the cache and never contact the site')
     .option('--verify-tls', 'verify TLS certificates (by default they are not checked, as in the v2 API)')
     .addHelpText('after', `
 Examples:

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { load } from 'cheerio/slim';
 import { WebwatchError } from '../../errors/webwatch-error.js';
-import { SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
 import { extractImages, extractLinks } from '../content/links.js';
@@ -14,13 +15,18 @@ import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
 import { extractMetadata, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, type FetchedPage } from '../fetch/fetch-page.js';
-import type { ScrapeDocument } from './document.js';
+import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
+import type { ScrapeStore } from '../store/scrape-cache.js';
+import { cacheKey } from './cache-key.js';
+import type { ChangeTracking, ScrapeDocument } from './document.js';
 import { requestHeaders } from './request-headers.js';
 import { unsupportedFeatures } from './unsupported.js';
 
 export interface ScrapeContext {
   version: string;
   now(): Date;
+  /** The cache and change-tracking history; without it nothing is cached or tracked. */
+  store?: ScrapeStore;
   /** Checks the URL and every redirect target; throws to refuse one. */
   checkUrl?: (url: URL) => void | Promise<void>;
   signal?: AbortSignal;
@@ -97,6 +103,28 @@ function otherContent(page: FetchedPage, contentType: string): Content {
   return { ...base, markdown: '', warning: `the content type ${contentType} has no text form; request rawBase64 for the bytes` };
 }
 
+/** The changeTracking format's options, when it is asked for. */
+function changeTrackingFormat(options: ScrapeOptions): { tag: string } | undefined {
+  for (const format of options.formats ?? []) {
+    if (format === 'changeTracking') return { tag: '' };
+    if (typeof format !== 'string' && format.type === 'changeTracking') return { tag: format.tag ?? '' };
+  }
+  return undefined;
+}
+
+/** Compares with the previous scrape of the same URL and tag, then remembers this one. */
+function trackChanges(store: ScrapeStore, url: string, tag: string, document: ScrapeDocument, now: number): ChangeTracking {
+  const previous = store.getTracked(url, tag);
+  const markdown = document.markdown ?? '';
+  const gone = document.metadata.statusCode === 404 || document.metadata.statusCode === 410;
+  store.putTracked(url, tag, markdown, now);
+  const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
+  if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
+  if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
+  if (sameContent(previous.markdown, markdown)) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
+  return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', diff: diffMarkdown(previous.markdown, markdown) };
+}
+
 export async function scrape(request: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
   const { options } = request;
   const missing = unsupportedFeatures(options);
@@ -107,6 +135,52 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
       details: { unsupported: missing },
     });
   }
+  const { store } = context;
+  const now = context.now().getTime();
+  const tracking = changeTrackingFormat(options);
+  const cacheOnly = options.lockdown === true || options.minAge !== undefined;
+  const key = cacheKey(request.url, options);
+  const withTracking = (document: ScrapeDocument): ScrapeDocument =>
+    tracking && store ? { ...document, changeTracking: trackChanges(store, request.url, tracking.tag, document, now) } : document;
+
+  // A change-tracking scrape wants the page as it is now, unless only the cache may answer.
+  if (store && (cacheOnly || !tracking)) {
+    const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_DEFAULT_MS : MAX_AGE_DEFAULT_MS);
+    const hit = store.getCached(key);
+    const age = hit ? now - hit.cachedAt : Infinity;
+    const usable = hit && age < maxAge && (options.minAge === undefined || age >= options.minAge);
+    if (usable) {
+      return withTracking({
+        ...hit.document,
+        metadata: {
+          ...hit.document.metadata,
+          scrapeId: randomUUID(),
+          cacheState: 'hit',
+          cachedAt: new Date(hit.cachedAt).toISOString(),
+          creditsUsed: options.lockdown ? CREDITS.lockdownHit : 1,
+        },
+      });
+    }
+  }
+  if (options.lockdown) {
+    // Lockdown counts as zero data retention: the error does not carry the URL.
+    throw new WebwatchError(ERROR_MESSAGES.lockdownCacheMiss, { status: 404, code: ERROR_MESSAGES.lockdownCacheMiss });
+  }
+  if (options.minAge !== undefined) {
+    throw new WebwatchError(ERROR_MESSAGES.noCachedData, { status: 404, code: ERROR_MESSAGES.noCachedData, details: { url: request.url } });
+  }
+
+  const document = await fetchAndConvert(request, context);
+  // Sensitive options (actions, headers) are never stored, nor are server errors.
+  const sensitive = (options.actions?.length ?? 0) > 0 || Object.keys(options.headers ?? {}).length > 0;
+  if (store && (options.storeInCache ?? true) && !sensitive && document.metadata.statusCode < 500) {
+    store.putCached(key, request.url, document, now);
+  }
+  return withTracking(document);
+}
+
+async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
+  const { options } = request;
   const formats = requestedFormats(options);
   const page = await fetchPage({
     url: request.url,
@@ -126,7 +200,8 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
   const want = (format: FormatName) => formats.has(format);
   const warning = warnings.filter(Boolean).join('; ');
   return {
-    ...(want('markdown') && { markdown }),
+    // Change tracking compares markdown, so it comes along.
+    ...((want('markdown') || formats.has('changeTracking')) && { markdown }),
     ...(want('html') && { html: content.html ?? content.rawHtml ?? '' }),
     ...(want('rawHtml') && { rawHtml: content.rawHtml ?? '' }),
     ...(want('rawBase64') && { rawBase64: page.body.toString('base64') }),

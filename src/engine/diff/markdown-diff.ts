@@ -1,0 +1,83 @@
+/**
+ * Page differences: a unified diff (`previous.md` / `current.md`, 3 lines of context) and the
+ * same as structured JSON (files, chunks, changes with line numbers). Comparison for the
+ * same/changed decision ignores whitespace differences.
+ */
+import { createTwoFilesPatch, structuredPatch } from 'diff';
+
+export interface DiffChange {
+  type: 'add' | 'del' | 'normal';
+  content: string;
+  /** Line in current.md (add), previous.md (del); both for context lines. */
+  ln?: number;
+  ln1?: number;
+  ln2?: number;
+}
+
+export interface DiffChunk {
+  content: string;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  changes: DiffChange[];
+}
+
+export interface StructuredDiff {
+  files: { from: string; to: string; additions: number; deletions: number; chunks: DiffChunk[] }[];
+}
+
+export interface PageDiff {
+  text: string;
+  json: StructuredDiff;
+}
+
+const PREVIOUS = 'previous.md';
+const CURRENT = 'current.md';
+
+/** Whitespace-insensitive: runs of whitespace count as one space, ends are trimmed. */
+export function normalizeForComparison(markdown: string): string {
+  return markdown.replace(/\s+/g, ' ').trim();
+}
+
+export function sameContent(previous: string, current: string): boolean {
+  return normalizeForComparison(previous) === normalizeForComparison(current);
+}
+
+const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
+export function diffMarkdown(previous: string, current: string): PageDiff {
+  const before = withNewline(previous);
+  const after = withNewline(current);
+  const text = createTwoFilesPatch(PREVIOUS, CURRENT, before, after, undefined, undefined, { context: 3 });
+  const patch = structuredPatch(PREVIOUS, CURRENT, before, after, undefined, undefined, { context: 3 });
+  let additions = 0;
+  let deletions = 0;
+  const chunks = patch.hunks.map((hunk): DiffChunk => {
+    let oldLine = hunk.oldStart;
+    let newLine = hunk.newStart;
+    const changes = hunk.lines
+      .filter((line) => !line.startsWith('\\'))
+      .map((line): DiffChange => {
+        const content = line.slice(1);
+        if (line.startsWith('+')) {
+          additions++;
+          return { type: 'add', content, ln: newLine++ };
+        }
+        if (line.startsWith('-')) {
+          deletions++;
+          return { type: 'del', content, ln: oldLine++ };
+        }
+        return { type: 'normal', content, ln1: oldLine++, ln2: newLine++ };
+      });
+    return {
+      content: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+      oldStart: hunk.oldStart,
+      oldLines: hunk.oldLines,
+      newStart: hunk.newStart,
+      newLines: hunk.newLines,
+      changes,
+    };
+  });
+  return { text, json: { files: [{ from: PREVIOUS, to: CURRENT, additions, deletions, chunks }] } };
+}

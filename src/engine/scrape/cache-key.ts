@@ -1,0 +1,27 @@
+/**
+ * The cache key of a scrape: the URL and every option that changes what comes back. Options
+ * that only change how long we wait or what is kept (timeout, maxAge, minAge, storeInCache,
+ * lockdown, auditMetadata, threatProtection) are left out.
+ */
+import { createHash } from 'node:crypto';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
+
+const CONTENT_OPTIONS = [
+  'formats', 'onlyMainContent', 'includeTags', 'excludeTags', 'headers', 'blockAds', 'removeBase64Images',
+  'skipTlsVerification', 'mobile', 'waitFor', 'proxy', 'location', 'parsers', 'redactPII', 'actions',
+] as const;
+
+/** JSON with sorted keys, so that equal options give equal keys. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function cacheKey(url: string, options: ScrapeOptions): string {
+  const relevant = Object.fromEntries(CONTENT_OPTIONS.map((name) => [name, options[name]]));
+  return createHash('sha256').update(`${url}\n${canonicalJson(relevant)}`).digest('hex');
+}

@@ -1,0 +1,150 @@
+/** The scrape cache and change tracking, on a real SQLite file with an injected clock. */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { scrape, type ScrapeContext } from '../../src/engine/scrape/scrape.js';
+import { openDatabase } from '../../src/engine/store/database.js';
+import { scrapeStore } from '../../src/engine/store/scrape-cache.js';
+import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
+import { tempDir } from '../helpers/files.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('scrape cache and change tracking', () => {
+  let server: TestServer;
+  let page = '<main><h1>Prices</h1><p>Pro costs $10</p></main>';
+  let status = 200;
+  let clock = Date.parse('2026-11-01T00:00:00Z');
+  let context: ScrapeContext;
+  const fetches = () => server.requests.filter((r) => r.path === '/page').length;
+  const at = (options: ScrapeOptions = {}) => scrape({ url: `${server.origin}/page`, options }, context);
+
+  before(async () => {
+    server = await startServer({ '/page': (_q, r) => void r.writeHead(status, { 'content-type': 'text/html' }).end(page) });
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    context = { version: 't', now: () => new Date(clock), store: scrapeStore(openDatabase(join(tempDir(), 'webwatch.db'))) };
+    page = '<main><h1>Prices</h1><p>Pro costs $10</p></main>';
+    status = 200;
+    server.requests.length = 0;
+  });
+
+  it('answers from the cache within maxAge (default two days) and fetches again after', async () => {
+    const first = await at();
+    assert.equal(first.metadata.cacheState, 'miss');
+    clock += DAY;
+    const second = await at();
+    assert.equal(fetches(), 1);
+    assert.equal(second.metadata.cacheState, 'hit');
+    assert.equal(second.metadata.cachedAt, new Date(clock - DAY).toISOString());
+    assert.notEqual(second.metadata.scrapeId, first.metadata.scrapeId);
+    assert.equal(second.markdown, first.markdown);
+    clock += 1.5 * DAY;
+    assert.equal((await at()).metadata.cacheState, 'miss');
+    assert.equal(fetches(), 2);
+  });
+
+  it('maxAge 0 always fetches', async () => {
+    await at();
+    await at({ maxAge: 0 });
+    assert.equal(fetches(), 2);
+  });
+
+  it('keys the cache by the options that change content', async () => {
+    await at();
+    await at({ onlyMainContent: false });
+    await at({ formats: ['markdown', 'links'] });
+    await at({ timeout: 5000 }); // does not change content: a hit
+    assert.equal(fetches(), 3);
+  });
+
+  it('never stores with storeInCache false, headers or server errors', async () => {
+    await at({ storeInCache: false });
+    await at({ storeInCache: false });
+    await at({ headers: { cookie: 'session=1' } });
+    await at({ headers: { cookie: 'session=1' } });
+    status = 503;
+    await at({ blockAds: false });
+    await at({ blockAds: false });
+    assert.equal(fetches(), 6);
+  });
+
+  it('minAge answers only from the cache: 404 SCRAPE_NO_CACHED_DATA without a fetch', async () => {
+    await assert.rejects(at({ minAge: 1 }), (error: { status: number; message: string }) => {
+      assert.equal(error.status, 404);
+      assert.equal(error.message, 'SCRAPE_NO_CACHED_DATA');
+      return true;
+    });
+    assert.equal(fetches(), 0);
+    await at();
+    clock += 60_000;
+    assert.equal((await at({ minAge: 1 })).metadata.cacheState, 'hit');
+    await assert.rejects(at({ minAge: 120_000 }), /SCRAPE_NO_CACHED_DATA/); // cached data is too young
+    assert.equal(fetches(), 1);
+  });
+
+  it('lockdown never reaches the site: 5 credits on a hit, 404 without the URL on a miss', async () => {
+    await assert.rejects(at({ lockdown: true }), (error: { status: number; message: string; details: unknown }) => {
+      assert.equal(error.status, 404);
+      assert.equal(error.message, 'SCRAPE_LOCKDOWN_CACHE_MISS');
+      assert.ok(!JSON.stringify(error.details ?? {}).includes('127.0.0.1'));
+      return true;
+    });
+    assert.equal(fetches(), 0);
+    await at({ lockdown: false });
+    clock += 300 * DAY; // lockdown's default maxAge is two years
+    const hit = await at({ lockdown: true });
+    assert.equal(hit.metadata.cacheState, 'hit');
+    assert.equal(hit.metadata.creditsUsed, 5);
+    assert.equal(fetches(), 1);
+  });
+
+  it('changeTracking: new, same (whitespace aside), changed with diffs, removed', async () => {
+    const track: ScrapeOptions = { formats: ['markdown', 'changeTracking'] };
+    const first = await at(track);
+    assert.deepEqual(first.changeTracking, { previousScrapeAt: null, changeStatus: 'new', visibility: 'visible' });
+    const firstAt = new Date(clock).toISOString();
+    clock += 1000;
+    page = '<main><h1>Prices</h1>\n\n   <p>Pro   costs $10</p></main>';
+    const same = await at(track);
+    assert.equal(same.changeTracking?.changeStatus, 'same');
+    assert.equal(same.changeTracking?.previousScrapeAt, firstAt);
+    clock += 1000;
+    page = '<main><h1>Prices</h1><p>Pro costs $12</p></main>';
+    const changed = await at(track);
+    assert.equal(changed.changeTracking?.changeStatus, 'changed');
+    assert.equal(changed.changeTracking?.diff?.text, [
+      '===================================================================',
+      '--- previous.md',
+      '+++ current.md',
+      '@@ -1,3 +1,3 @@',
+      ' # Prices',
+      ' ',
+      '-Pro costs $10',
+      '+Pro costs $12',
+      '',
+    ].join('\n'));
+    const json = changed.changeTracking?.diff?.json as { files: { additions: number; deletions: number; chunks: { changes: unknown[] }[] }[] };
+    assert.equal(json.files[0]!.additions, 1);
+    assert.deepEqual(json.files[0]!.chunks[0]!.changes, [
+      { type: 'normal', content: '# Prices', ln1: 1, ln2: 1 },
+      { type: 'normal', content: '', ln1: 2, ln2: 2 },
+      { type: 'del', content: 'Pro costs $10', ln: 3 },
+      { type: 'add', content: 'Pro costs $12', ln: 3 },
+    ]);
+    status = 404;
+    assert.equal((await at(track)).changeTracking?.changeStatus, 'removed');
+    assert.equal(fetches(), 4); // change tracking always looks at the page as it is now
+  });
+
+  it('keeps separate histories per tag', async () => {
+    await at({ formats: [{ type: 'changeTracking', tag: 'a' }] });
+    const other = await at({ formats: [{ type: 'changeTracking', tag: 'b' }] });
+    assert.equal(other.changeTracking?.changeStatus, 'new');
+    const again = await at({ formats: [{ type: 'changeTracking', tag: 'a' }] });
+    assert.equal(again.changeTracking?.changeStatus, 'same');
+    assert.ok(again.markdown, 'markdown comes along with change tracking');
+  });
+});
