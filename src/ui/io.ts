@@ -16,6 +16,8 @@ export interface Io {
   readStdin(): Promise<string>;
   stdinIsTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
+  /** The working directory, where the project configuration is searched from. */
+  cwd(): string;
   /** The current time; injectable so output with times is testable. */
   now(): Date;
 }
@@ -31,6 +33,7 @@ export function processIo(): Io {
       return Buffer.concat(chunks).toString('utf8');
     },
     env: process.env,
+    cwd: () => process.cwd(),
     now: () => new Date(),
   };
 }

@@ -14,6 +14,7 @@ export interface FakeIoOptions {
   stdin?: string;
   tty?: boolean;
   now?: Date;
+  cwd?: string;
 }
 
 export function fakeIo(options: FakeIoOptions = {}) {
@@ -25,8 +26,10 @@ export function fakeIo(options: FakeIoOptions = {}) {
     stdinIsTTY: options.tty ?? false,
     readStdin: async () => options.stdin ?? '',
     // Each run gets its own engine home unless the test shares one on purpose.
-    env: { WEBWATCH_HOME: tempDir(), ...options.env },
+    env: { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
     now: () => options.now ?? new Date('2026-11-21T12:00:00Z'),
+    // A directory with no configuration above it, unless a test gives one.
+    cwd: () => options.cwd ?? tempDir(),
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };
 }

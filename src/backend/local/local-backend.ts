@@ -3,10 +3,12 @@ import { scrape } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import type { Backend } from '../backend.js';
 
 export interface LocalBackendOptions {
   version: string;
+  threatPolicy?: OrganizationThreatPolicy;
   env: Readonly<Record<string, string | undefined>>;
   now(): Date;
 }
@@ -23,7 +25,13 @@ export function localBackend(options: LocalBackendOptions): Backend {
   return {
     description: 'the local engine',
     scrape: (url: string, scrapeOptions: ScrapeOptions, signal?: AbortSignal) =>
-      scrape({ url, options: scrapeOptions }, { version: options.version, now: options.now, store: openStore(), ...(signal && { signal }) }),
+      scrape({ url, options: scrapeOptions }, {
+        version: options.version,
+        now: options.now,
+        store: openStore(),
+        ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
+        ...(signal && { signal }),
+      }),
     close: async () => {
       db?.close();
       db = undefined;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Backend } from '../../backend/backend.js';
 import { localBackend } from '../../backend/local/local-backend.js';
+import { loadConfig } from '../../config/config.js';
 import { loadScrapeOptionsFile } from '../../core/scrape-options-file.js';
 import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
@@ -96,7 +97,8 @@ export async function runScrape(context: CommandContext, urls: string[], rawFlag
   const flags = parseFlags(flagsSchema, rawFlags);
   const fromFile = flags.options ? await loadScrapeOptionsFile(flags.options, io.env) : {};
   const options = mergeOptions(fromFile, flags);
-  const backend: Backend = localBackend({ version: version(), env: io.env, now: io.now });
+  const config = await loadConfig(io.env, io.cwd());
+  const backend: Backend = localBackend({ version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy });
   output.notice(`scraping with ${backend.description}`);
 
   const progress = await startProgress(io, output, urls.length === 1 ? `scraping ${urls[0]}` : `scraping 0/${urls.length}`);

@@ -14,9 +14,10 @@ import { extractImages, extractLinks } from '../content/links.js';
 import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
 import { extractMetadata, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
-import { fetchPage, type FetchedPage } from '../fetch/fetch-page.js';
+import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
 import type { ScrapeStore } from '../store/scrape-cache.js';
+import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey } from './cache-key.js';
 import type { ChangeTracking, ScrapeDocument } from './document.js';
 import { requestHeaders } from './request-headers.js';
@@ -27,6 +28,8 @@ export interface ScrapeContext {
   now(): Date;
   /** The cache and change-tracking history; without it nothing is cached or tracked. */
   store?: ScrapeStore;
+  /** The organisation's threat-protection policy (config); none by default. */
+  threatPolicy?: OrganizationThreatPolicy;
   /** Checks the URL and every redirect target; throws to refuse one. */
   checkUrl?: (url: URL) => void | Promise<void>;
   signal?: AbortSignal;
@@ -137,11 +140,26 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
   }
   const { store } = context;
   const now = context.now().getTime();
+  // Threat protection judges the URL before the cache or the network is touched.
+  const rules = effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection);
+  const threatWarnings: string[] = [];
+  const guard = rules && threatGuard(rules, threatWarnings);
+  if (guard) guard(parseTargetUrl(request.url));
+  const checkUrl = guard || context.checkUrl
+    ? async (url: URL) => {
+        await context.checkUrl?.(url);
+        guard?.(url);
+      }
+    : undefined;
+  const warned = (document: ScrapeDocument): ScrapeDocument => {
+    const warning = [document.warning, ...threatWarnings].filter(Boolean).join('; ');
+    return warning ? { ...document, warning } : document;
+  };
   const tracking = changeTrackingFormat(options);
   const cacheOnly = options.lockdown === true || options.minAge !== undefined;
   const key = cacheKey(request.url, options);
   const withTracking = (document: ScrapeDocument): ScrapeDocument =>
-    tracking && store ? { ...document, changeTracking: trackChanges(store, request.url, tracking.tag, document, now) } : document;
+    warned(tracking && store ? { ...document, changeTracking: trackChanges(store, request.url, tracking.tag, document, now) } : document);
 
   // A change-tracking scrape wants the page as it is now, unless only the cache may answer.
   if (store && (cacheOnly || !tracking)) {
@@ -170,7 +188,7 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
     throw new WebwatchError(ERROR_MESSAGES.noCachedData, { status: 404, code: ERROR_MESSAGES.noCachedData, details: { url: request.url } });
   }
 
-  const document = await fetchAndConvert(request, context);
+  const document = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) });
   // Sensitive options (actions, headers) are never stored, nor are server errors.
   const sensitive = (options.actions?.length ?? 0) > 0 || Object.keys(options.headers ?? {}).length > 0;
   if (store && (options.storeInCache ?? true) && !sensitive && document.metadata.statusCode < 500) {

@@ -1,0 +1,81 @@
+/**
+ * webwatch's configuration: the user's file ($XDG_CONFIG_HOME/webwatch/config.yaml) under the
+ * project's (found by cosmiconfig from the working directory up: .webwatchrc[.yaml|.json],
+ * webwatch.config.*, package.json#webwatch). Checked with zod; errors name the file.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { cosmiconfig } from 'cosmiconfig';
+import { z } from 'zod';
+import { UsageError } from '../errors/webwatch-error.js';
+import { closedObject, domainName, topLevelDomain } from '../spec/fields.js';
+import { describeIssue, formatPath } from '../spec/issues.js';
+import { RISK_SCORE_MAX, RISK_SCORE_MIN, THREAT_LIST_MAX } from '../spec/limits.js';
+import { NO_THREAT_POLICY, type OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
+
+const MODULE = 'webwatch';
+
+const configSchema = closedObject({
+  /** The organisation policy of threat protection, for the local engine and `serve`. */
+  threatProtection: closedObject({
+    enabled: z.boolean().optional(),
+    allowOverrides: z.boolean().optional(),
+    enforced: z.boolean().optional(),
+    mode: z.enum(['off', 'normal']).optional(),
+    blacklist: z.array(domainName(true)).max(THREAT_LIST_MAX).optional(),
+    whitelist: z.array(domainName(true)).max(THREAT_LIST_MAX).optional(),
+    blockedTlds: z.array(topLevelDomain()).max(THREAT_LIST_MAX).optional(),
+    failurePolicy: z.enum(['open', 'closed']).optional(),
+    riskScoreThreshold: z.number().int().min(RISK_SCORE_MIN).max(RISK_SCORE_MAX).optional(),
+  }).optional(),
+});
+
+export type ConfigFile = z.infer<typeof configSchema>;
+
+export interface Config {
+  threatPolicy: OrganizationThreatPolicy;
+  /** The files read, user's first. */
+  files: string[];
+}
+
+export function userConfigPath(env: Readonly<Record<string, string | undefined>>): string {
+  const base = env.XDG_CONFIG_HOME || join(env.HOME ?? homedir(), '.config');
+  return join(base, MODULE, 'config.yaml');
+}
+
+function checked(file: string, value: unknown): ConfigFile {
+  const result = configSchema.safeParse(value ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  const lines = result.error.issues.flatMap(describeIssue).map((p) => `${file}: ${formatPath(p.path)}: ${p.message}`);
+  throw new UsageError(`invalid configuration:\n${lines.join('\n')}`, { details: lines });
+}
+
+interface Layer {
+  file: string;
+  config: ConfigFile;
+}
+
+async function readLayer(load: () => Promise<{ config: unknown; filepath: string } | null>): Promise<Layer | undefined> {
+  let found: { config: unknown; filepath: string } | null;
+  try {
+    found = await load();
+  } catch (error) {
+    throw new UsageError(`cannot read the configuration: ${(error as Error).message}`);
+  }
+  return found ? { file: found.filepath, config: checked(found.filepath, found.config) } : undefined;
+}
+
+export async function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<Config> {
+  const explorer = cosmiconfig(MODULE, { searchStrategy: 'global', stopDir: env.HOME ?? homedir() });
+  const userFile = userConfigPath(env);
+  const user = existsSync(userFile) ? await readLayer(() => explorer.load(userFile)) : undefined;
+  const found = await readLayer(() => explorer.search(cwd));
+  // The search may end at the user's own file; it then counts once.
+  const project = found && found.file !== user?.file ? found : undefined;
+  const layers = [user, project].filter((layer): layer is Layer => layer !== undefined);
+  return {
+    threatPolicy: { ...NO_THREAT_POLICY, ...Object.assign({}, ...layers.map((layer) => layer.config.threatProtection ?? {})) },
+    files: layers.map((layer) => layer.file),
+  };
+}
