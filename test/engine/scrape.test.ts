@@ -51,6 +51,7 @@ describe('scrape (local engine)', () => {
       '/data.json': bytes(Buffer.from('{"a":1,"b":[true]}'), { 'content-type': 'application/json' }),
       '/notes.txt': bytes(Buffer.from('plain *text*'), { 'content-type': 'text/plain; charset=utf-8' }),
       '/pic.png': bytes(Buffer.from([0x89, 0x50, 0x4e, 0x47]), { 'content-type': 'image/png' }),
+      '/contact': html('<p>Mail ann@example.com or call +44 20 7946 0958.</p>'),
       '/missing': (_q, r) => void r.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not here</title><p>Sorry</p>'),
       '/echo': (request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(request.headers)),
     });
@@ -159,6 +160,13 @@ describe('scrape (local engine)', () => {
     const custom = await seen({ headers: { 'User-Agent': 'mine/1', Cookie: 'a=b' } });
     assert.equal(custom['user-agent'], 'mine/1');
     assert.equal(custom.cookie, 'a=b');
+  });
+
+  it('redacts PII in the markdown only', async () => {
+    const document = await at('/contact', { formats: ['markdown', 'rawHtml'], redactPII: { mode: 'fast', replaceStyle: 'tag' } });
+    assert.equal(document.markdown, 'Mail <EMAIL> or call <PHONE>.');
+    assert.match(document.rawHtml!, /ann@example\.com/);
+    assert.equal((await at('/contact', { redactPII: true })).markdown, 'Mail <EMAIL> or call <PHONE>.');
   });
 
   it('refuses what needs a browser or a model, naming it', async () => {

@@ -16,6 +16,7 @@ import { extractMetadata, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
+import { redactPii } from '../pii/redact.js';
 import type { ScrapeStore } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey } from './cache-key.js';
@@ -214,7 +215,9 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext): 
 
   const warnings = [content.warning];
   if (options.waitFor) warnings.push('waitFor has no effect on the local engine, which fetches pages without a browser');
-  const markdown = options.removeBase64Images === false ? content.markdown : removeBase64Images(content.markdown);
+  const kept = options.removeBase64Images === false ? content.markdown : removeBase64Images(content.markdown);
+  const redaction = options.redactPII === true ? {} : options.redactPII || undefined;
+  const markdown = redaction ? await redactPii(kept, redaction) : kept;
   const want = (format: FormatName) => formats.has(format);
   const warning = warnings.filter(Boolean).join('; ');
   return {
