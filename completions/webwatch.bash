@@ -13,7 +13,7 @@ _webwatch() {
     "") words="monitor scrape schema completion help"; flags="--version --json --no-color --quiet --help"; files=0;;
     "monitor") words="validate"; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet"; files=1;;
-    "scrape") words=""; flags="--format --options --output --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --help --version --json --no-color --quiet"; files=0;;
+    "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet"; files=0;;
     "schema") words="monitor scrape-options"; flags="--help --version --json --no-color --quiet"; files=0;;
     "completion") words="bash zsh fish"; flags="--help --version --json --no-color --quiet"; files=0;;
     "help") words=""; flags="--help --version --json --no-color --quiet"; files=0;;

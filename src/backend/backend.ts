@@ -2,12 +2,16 @@
  * What a command can ask of webwatch's engine, wherever it runs: the embedded engine in this
  * process, or (later) a remote v2 API. Core functions take a Backend and return data.
  */
+import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 
 export interface Backend {
   /** Which engine this is, for the one-line notice on a terminal. */
   readonly description: string;
   scrape(url: string, options: ScrapeOptions, signal?: AbortSignal): Promise<ScrapeDocument>;
+  /** Crawls from `url`, calling `onPage` for each page as it is done. */
+  crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal): Promise<CrawlSummary>;
   close(): Promise<void>;
 }

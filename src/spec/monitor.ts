@@ -125,7 +125,7 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     estimatedCreditsPerMonth: z.number().int().nullable(),
   });
 
-  return { createRequest, updateRequest, target, webhook, notification, schedule, scrapeOptions, summary, resource };
+  return { createRequest, updateRequest, target, webhook, notification, schedule, scrapeOptions, crawlOptions, summary, resource };
 }
 
 export type MonitorSchemas = ReturnType<typeof buildMonitorSchemas>;

@@ -39,4 +39,12 @@ export function validateScrapeOptions(input: unknown, mode: SchemaMode): Validat
   return result.success ? { ok: true, value: result.data as ScrapeOptions } : { ok: false, problems: problemsOf(result.error) };
 }
 
+/** Validates crawl options (a crawl target's crawlOptions, or the crawl command's flags). */
+export function validateCrawlOptions(input: unknown, mode: SchemaMode): Validation<CrawlOptions> {
+  const result = monitorSchemas(mode).crawlOptions.safeParse(input, { reportInput: true });
+  return result.success ? { ok: true, value: result.data as CrawlOptions } : { ok: false, problems: problemsOf(result.error) };
+}
+
+export type CrawlOptions = z.infer<MonitorSchemas['crawlOptions']>;
+
 export { formatPath, type Problem };

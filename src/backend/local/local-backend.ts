@@ -1,8 +1,8 @@
 /** The Backend of the embedded engine: engine functions called in this process. */
-import { scrape } from '../../engine/scrape/scrape.js';
+import { crawl } from '../../engine/crawl/crawl.js';
+import { scrape, type ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
-import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import type { Backend } from '../backend.js';
 
@@ -22,16 +22,17 @@ export function localBackend(options: LocalBackendOptions): Backend {
     store ??= scrapeStore(db);
     return store;
   };
+  const contextFor = (signal?: AbortSignal): ScrapeContext => ({
+    version: options.version,
+    now: options.now,
+    store: openStore(),
+    ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
+    ...(signal && { signal }),
+  });
   return {
     description: 'the local engine',
-    scrape: (url: string, scrapeOptions: ScrapeOptions, signal?: AbortSignal) =>
-      scrape({ url, options: scrapeOptions }, {
-        version: options.version,
-        now: options.now,
-        store: openStore(),
-        ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
-        ...(signal && { signal }),
-      }),
+    scrape: (url, scrapeOptions, signal) => scrape({ url, options: scrapeOptions }, contextFor(signal)),
+    crawl: (url, crawlOptions, scrapeOptions, onPage, signal) => crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
     close: async () => {
       db?.close();
       db = undefined;

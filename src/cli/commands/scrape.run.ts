@@ -5,70 +5,17 @@ import { z } from 'zod';
 import type { Backend } from '../../backend/backend.js';
 import { localBackend } from '../../backend/local/local-backend.js';
 import { loadConfig } from '../../config/config.js';
-import { loadScrapeOptionsFile } from '../../core/scrape-options-file.js';
 import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { UsageError } from '../../errors/webwatch-error.js';
-import { formatPath } from '../../spec/issues.js';
-import type { ScrapeOptions } from '../../spec/scrape-options.js';
-import { validateScrapeOptions } from '../../spec/schemas.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
+import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
 import { version } from '../program.js';
 
-const flagsSchema = z.object({
-  format: z.array(z.string()).optional(),
-  options: z.string().optional(),
-  output: z.string().optional(),
-  onlyMainContent: z.boolean().optional(),
-  includeTag: z.array(z.string()).optional(),
-  excludeTag: z.array(z.string()).optional(),
-  header: z.array(z.string().regex(/^[^:\s]+:/, 'must be "Name: value"')).optional(),
-  timeout: z.coerce.number().int().optional(),
-  mobile: z.boolean().optional(),
-  country: z.string().optional(),
-  language: z.array(z.string()).optional(),
-  verifyTls: z.boolean().optional(),
-  maxAge: z.coerce.number().int().optional(),
-  minAge: z.coerce.number().int().optional(),
-  lockdown: z.boolean().optional(),
-});
-type Flags = z.infer<typeof flagsSchema>;
-
-/** Flags win over the options file; the result is checked like any ScrapeOptions. */
-function mergeOptions(fromFile: ScrapeOptions, flags: Flags): ScrapeOptions {
-  const merged: Record<string, unknown> = { ...fromFile };
-  if (flags.format) merged.formats = flags.format.flatMap((list) => list.split(',')).map((f) => f.trim()).filter(Boolean);
-  if (flags.onlyMainContent !== undefined) merged.onlyMainContent = flags.onlyMainContent;
-  if (flags.includeTag) merged.includeTags = flags.includeTag;
-  if (flags.excludeTag) merged.excludeTags = flags.excludeTag;
-  if (flags.header) {
-    const headers = { ...fromFile.headers };
-    for (const header of flags.header) {
-      const colon = header.indexOf(':');
-      headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
-    }
-    merged.headers = headers;
-  }
-  if (flags.timeout !== undefined) merged.timeout = flags.timeout;
-  if (flags.mobile) merged.mobile = true;
-  if (flags.country || flags.language) {
-    merged.location = { ...fromFile.location, ...(flags.country && { country: flags.country }), ...(flags.language && { languages: flags.language }) };
-  }
-  if (flags.verifyTls) merged.skipTlsVerification = false;
-  if (flags.maxAge !== undefined) merged.maxAge = flags.maxAge;
-  if (flags.minAge !== undefined) merged.minAge = flags.minAge;
-  if (flags.lockdown) merged.lockdown = true;
-  const result = validateScrapeOptions(merged, 'file');
-  if (!result.ok) {
-    const lines = result.problems.map((p) => `${formatPath(p.path)}: ${p.message}`);
-    throw new UsageError(`invalid scrape options: ${lines.join('; ')}`, { details: lines });
-  }
-  return result.value;
-}
+const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional() });
 
 /** What a person piping one page wants: the markdown, else the first format asked for. */
 function primaryText(document: ScrapeDocument): string {
@@ -95,8 +42,7 @@ const errorLine = (result: { url: string; error: unknown }) => {
 export async function runScrape(context: CommandContext, urls: string[], rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;
   const flags = parseFlags(flagsSchema, rawFlags);
-  const fromFile = flags.options ? await loadScrapeOptionsFile(flags.options, io.env) : {};
-  const options = mergeOptions(fromFile, flags);
+  const options = await scrapeOptionsFromFlags(flags, io.env);
   const config = await loadConfig(io.env, io.cwd());
   const backend: Backend = localBackend({ version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy });
   output.notice(`scraping with ${backend.description}`);
