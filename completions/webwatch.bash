@@ -5,15 +5,16 @@ _webwatch() {
     w="${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     case "$cmdpath" in
-      "") case "$w" in monitor|scrape|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "") case "$w" in monitor|scrape|crawl|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "monitor") case "$w" in validate) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
     esac
   done
   case "$cmdpath" in
-    "") words="monitor scrape schema completion help"; flags="--version --json --no-color --quiet --help"; files=0;;
+    "") words="monitor scrape crawl schema completion help"; flags="--version --json --no-color --quiet --help"; files=0;;
     "monitor") words="validate"; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet"; files=1;;
     "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet"; files=0;;
+    "crawl") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --help --version --json --no-color --quiet"; files=0;;
     "schema") words="monitor scrape-options"; flags="--help --version --json --no-color --quiet"; files=0;;
     "completion") words="bash zsh fish"; flags="--help --version --json --no-color --quiet"; files=0;;
     "help") words=""; flags="--help --version --json --no-color --quiet"; files=0;;

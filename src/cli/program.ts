@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { completionCommand } from './commands/completion.js';
+import { crawlCommand } from './commands/crawl.js';
 import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
@@ -26,6 +27,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addHelpText('after', '\nRun "webwatch help exit-codes" for the exit codes.')
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
+    .addCommand(crawlCommand(runtime))
     .addCommand(schemaCommand(runtime))
     .addCommand(completionCommand(runtime, root))
     .addCommand(helpCommand(runtime, root));

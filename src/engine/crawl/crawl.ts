@@ -139,7 +139,8 @@ export async function crawl(
   if (sitemapMode !== 'skip') {
     const declared = robots?.getSitemaps() ?? [];
     const found = await sitemapUrls(declared.length > 0 ? declared : [new URL('/sitemap.xml', root).href], context, scrapeOptions);
-    for (const url of found) enqueue(url, 1);
+    // Sitemap entries are seeds, like the start URL.
+    for (const url of found) enqueue(url, 0);
   }
 
   // Links are needed to go on, whatever formats were asked for.
