@@ -48,7 +48,7 @@ const context = { version: 'bench', now: () => new Date() };
 
 // --- text helpers -------------------------------------------------------------------------
 const normalizeTitle = (text) => (text ?? '').normalize('NFKC').replace(/[’‘]/g, "'").replace(/\s+/g, '').toLowerCase();
-const SEPARATOR = /\s+[|\-–—:·»]\s+/;
+const SEPARATOR = /\s+[|\-–—·»]\s+|:\s+/;
 /**
  * Agreement: the same title (Unicode-normalised, spacing ignored), or the same once site-name
  * segments after or before a separator (| - – — : · ») are dropped from the page's title.

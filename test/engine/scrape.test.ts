@@ -105,7 +105,7 @@ describe('scrape (local engine)', () => {
   it('fills the metadata', async () => {
     const { metadata } = await at('/old');
     const origin = server.origin;
-    assert.equal(metadata.title, 'Pricing | Example Co');
+    assert.equal(metadata.title, 'Pricing'); // og:title before <title>, as a reader would say it
     assert.equal(metadata.description, 'Plans and prices');
     assert.equal(metadata.language, 'en-GB');
     assert.equal(metadata.keywords, 'pricing, plans');

@@ -6,6 +6,7 @@
  */
 import type { Cheerio, CheerioAPI } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
+import { findMainContent } from './main-content.js';
 import { absoluteUrl, baseUrlOf } from './metadata.js';
 
 export interface CleanOptions {
@@ -66,7 +67,11 @@ function removeUnlessMain($: CheerioAPI, elements: Cheerio<AnyNode>, keep: Eleme
 }
 
 function keepOnly($: CheerioAPI, selectors: readonly string[]) {
-  const kept = $(selectors.join(', '));
+  keepElements($, $(selectors.join(', ')).toArray() as Element[]);
+}
+
+function keepElements($: CheerioAPI, elements: Element[]) {
+  const kept = $(elements);
   // An element inside another kept one comes along with its ancestor.
   const outermost = kept.filter((_, element) => $(element).parents().filter((__, parent) => kept.is(parent as never)).length === 0);
   const clones = outermost.toArray().map((element) => $(element).clone());
@@ -95,6 +100,9 @@ export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions)
     removeUnlessMain($, $(`${CHROME_TAGS}, ${CHROME_ROLES}`), main, false);
     removeUnlessMain($, $('[class], [id]').filter((_, element) => hasWord(element as Element, CHROME_WORDS)), main, false);
     removeUnlessMain($, $('[class], [id]').filter((_, element) => hasWord(element as Element, CLUTTER_WORDS)), main, true);
+    // What is left around the scored main content (teasers, link lists) goes too.
+    const kept = findMainContent($);
+    if (kept) keepElements($, kept);
   }
 
   $('a[href]').each((_, element) => {

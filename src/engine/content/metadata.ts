@@ -62,10 +62,13 @@ export function extractMetadata($: CheerioAPI, pageUrl: string): PageMetadata {
   const metas = new Map<string, string[]>();
   $('meta').each((_, element) => {
     const attributes = element.attribs;
-    const key = (attributes.property ?? attributes.name ?? attributes.itemprop ?? attributes['http-equiv'])?.trim().toLowerCase();
+    const keys = (attributes.property ?? attributes.name ?? attributes.itemprop ?? attributes['http-equiv'])?.trim().toLowerCase();
     const content = clean(attributes.content);
-    if (!key || content === undefined) return;
-    metas.set(key, [...(metas.get(key) ?? []), content]);
+    if (!keys || content === undefined) return;
+    // `property="og:title twitter:title"` names several properties at once; `dc:title` is `DC.title`.
+    for (const key of keys.split(/\s+/).map((k) => k.replace(/^(dc|dcterms):/, '$1.'))) {
+      metas.set(key, [...(metas.get(key) ?? []), content]);
+    }
   });
   const meta = (...keys: string[]) => {
     for (const key of keys) {
@@ -78,8 +81,11 @@ export function extractMetadata($: CheerioAPI, pageUrl: string): PageMetadata {
     $('link[rel][href]').filter((_, element) => element.attribs.rel!.toLowerCase().split(/\s+/).includes(relation)).first().attr('href');
 
   const metadata: PageMetadata = {
-    title: clean($('title').first().text()) ?? meta('og:title', 'twitter:title'),
-    description: meta('description', 'og:description', 'twitter:description'),
+    // The title and description a reader would give: declared metadata first (Dublin Core,
+    // Open Graph, Twitter), then <title> and the plain description, which often carry the
+    // site's name or boilerplate.
+    title: meta('dc.title', 'dcterms.title', 'og:title', 'twitter:title') ?? clean($('title').first().text()),
+    description: meta('dc.description', 'dcterms.description', 'og:description', 'twitter:description', 'description'),
     language: clean($('html').attr('lang')) ?? meta('content-language', 'dc.language', 'og:locale'),
     keywords: meta('keywords'),
     robots: meta('robots'),

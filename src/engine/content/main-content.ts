@@ -1,0 +1,78 @@
+/**
+ * Finding the main content of a page, deterministically: paragraphs score the blocks that
+ * hold them (longer text and more commas score more, link-heavy text less), the best block
+ * wins, and a semantic container (article, main) around it is preferred when it adds little
+ * besides. Siblings that score well too come along, so split articles stay whole.
+ */
+import type { CheerioAPI } from 'cheerio/slim';
+import type { AnyNode, Element } from 'domhandler';
+
+const SCORED = 'p, pre, td, blockquote';
+const SEMANTIC = 'article, main, [role=main], [itemprop=articleBody]';
+const MIN_TEXT = 25;
+const SIBLING_SHARE = 0.2;
+
+function textLength($: CheerioAPI, element: AnyNode): number {
+  return $(element).text().replace(/\s+/g, ' ').trim().length;
+}
+
+function linkDensity($: CheerioAPI, element: AnyNode): number {
+  const total = textLength($, element);
+  if (total === 0) return 0;
+  let links = 0;
+  $(element).find('a').each((_, a) => void (links += textLength($, a)));
+  return Math.min(1, links / total);
+}
+
+/** Characters of real prose inside an element: paragraphs that are not mostly links. */
+function proseLength($: CheerioAPI, element: Element): number {
+  let total = 0;
+  $(element).find('p, pre, blockquote').each((_, block) => {
+    const length = textLength($, block);
+    if (length >= MIN_TEXT && linkDensity($, block) < 0.5) total += length;
+  });
+  return total;
+}
+
+/** The element to keep as the main content, with its well-scoring siblings; undefined when unsure. */
+export function findMainContent($: CheerioAPI): Element[] | undefined {
+  const scores = new Map<Element, number>();
+  $(SCORED).each((_, element) => {
+    const text = $(element).text().replace(/\s+/g, ' ').trim();
+    if (text.length < MIN_TEXT) return;
+    const points = 1 + (text.match(/[,，、]/g)?.length ?? 0) + Math.min(Math.floor(text.length / 100), 3);
+    const parent = element.parent as Element | null;
+    if (parent?.type === 'tag') scores.set(parent, (scores.get(parent) ?? 0) + points);
+    const grandparent = parent?.parent as Element | null;
+    if (grandparent?.type === 'tag') scores.set(grandparent, (scores.get(grandparent) ?? 0) + points / 2);
+  });
+  let best: Element | undefined;
+  let bestScore = 0;
+  for (const [element, score] of scores) {
+    const adjusted = score * (1 - linkDensity($, element));
+    scores.set(element, adjusted);
+    if (adjusted > bestScore) {
+      best = element;
+      bestScore = adjusted;
+    }
+  }
+  if (!best || bestScore < 5) return undefined;
+  // Table parts only make sense inside their table.
+  if (['tr', 'tbody', 'thead', 'tfoot', 'td', 'th'].includes(best.name)) best = ($(best).closest('table').get(0) as Element | undefined) ?? best;
+
+  // Content split over several blocks: an ancestor holding clearly more prose is the content.
+  for (let ancestor = best.parent as Element | null; ancestor?.type === 'tag' && ancestor.name !== 'body'; ancestor = ancestor.parent as Element | null) {
+    if (proseLength($, ancestor) > 1.25 * proseLength($, best)) best = ancestor;
+  }
+  // A semantic container around the winner that is not much bigger keeps its title and byline.
+  const semantic = $(best).closest(SEMANTIC).get(0) as Element | undefined;
+  if (semantic && semantic !== best && textLength($, semantic) <= 1.5 * textLength($, best)) best = semantic;
+  if (best.name === 'body' || best.name === 'html') return undefined;
+
+  const kept: Element[] = [];
+  const threshold = Math.max(5, bestScore * SIBLING_SHARE);
+  for (const sibling of $(best).parent().children().toArray() as Element[]) {
+    if (sibling === best || (scores.get(sibling) ?? 0) >= threshold) kept.push(sibling);
+  }
+  return kept;
+}
