@@ -4,6 +4,8 @@
  */
 import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { MonitorResource } from '../engine/monitors/resource.js';
+import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 
@@ -13,5 +15,12 @@ export interface Backend {
   scrape(url: string, options: ScrapeOptions, signal?: AbortSignal): Promise<ScrapeDocument>;
   /** Crawls from `url`, calling `onPage` for each page as it is done. */
   crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal): Promise<CrawlSummary>;
+  listMonitors(options?: { includeDeleted?: boolean }): Promise<MonitorResource[]>;
+  /** By id or name; 404 Not Found when there is none. */
+  getMonitor(idOrName: string): Promise<MonitorResource>;
+  createMonitor(definition: NormalizedMonitor): Promise<MonitorResource>;
+  /** PATCH: a new definition, or a status change. A deleted monitor is 409 Conflict. */
+  updateMonitor(id: string, change: { definition?: NormalizedMonitor; status?: 'active' | 'paused' }): Promise<MonitorResource>;
+  deleteMonitor(id: string): Promise<MonitorResource>;
   close(): Promise<void>;
 }

@@ -4,7 +4,14 @@ import { scrape, type ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
+import { monitorStore, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
+import { monitorResource } from '../../engine/monitors/resource.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
+
+/** The embedded engine has one team; `serve` gives each key's team its own. */
+export const LOCAL_TEAM = 'local';
 
 export interface LocalBackendOptions {
   version: string;
@@ -16,11 +23,21 @@ export interface LocalBackendOptions {
 export function localBackend(options: LocalBackendOptions): Backend {
   let db: Db | undefined;
   let store: ScrapeStore | undefined;
-  // The database opens on first use: a scrape that fails validation never creates it.
-  const openStore = () => {
-    db ??= openDatabase(databasePath(options.env));
-    store ??= scrapeStore(db);
-    return store;
+  let monitors: MonitorStore | undefined;
+  // The database opens on first use: a command that fails validation never creates it.
+  const openDb = () => (db ??= openDatabase(databasePath(options.env)));
+  const openStore = () => (store ??= scrapeStore(openDb()));
+  const openMonitors = () => (monitors ??= monitorStore(openDb()));
+  const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
+  const existing = (idOrName: string) => {
+    const monitor = openMonitors().find(LOCAL_TEAM, idOrName);
+    if (!monitor) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName } });
+    return monitor;
+  };
+  const alive = (id: string) => {
+    const monitor = existing(id);
+    if (monitor.status === 'deleted') throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: 'the monitor is deleted' } });
+    return monitor;
   };
   const contextFor = (signal?: AbortSignal): ScrapeContext => ({
     version: options.version,
@@ -33,10 +50,27 @@ export function localBackend(options: LocalBackendOptions): Backend {
     description: 'the local engine',
     scrape: (url, scrapeOptions, signal) => scrape({ url, options: scrapeOptions }, contextFor(signal)),
     crawl: (url, crawlOptions, scrapeOptions, onPage, signal) => crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
+    listMonitors: async (list = {}) => openMonitors().list(LOCAL_TEAM, list).map(resource),
+    getMonitor: async (idOrName) => resource(existing(idOrName)),
+    createMonitor: async (definition) => {
+      if (openMonitors().find(LOCAL_TEAM, definition.name)) {
+        throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { name: definition.name, reason: 'a monitor with this name exists' } });
+      }
+      return resource(openMonitors().insert(LOCAL_TEAM, definition, options.now()));
+    },
+    updateMonitor: async (id, change) => {
+      const monitor = alive(id);
+      let updated = monitor;
+      if (change.definition) updated = openMonitors().update(LOCAL_TEAM, monitor.id, change.definition, options.now());
+      if (change.status) updated = openMonitors().setStatus(LOCAL_TEAM, monitor.id, change.status, options.now());
+      return resource(updated);
+    },
+    deleteMonitor: async (id) => resource(openMonitors().setStatus(LOCAL_TEAM, alive(id).id, 'deleted', options.now())),
     close: async () => {
       db?.close();
       db = undefined;
       store = undefined;
+      monitors = undefined;
     },
   };
 }

@@ -25,4 +25,63 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       );
     `,
   },
+  {
+    version: 2,
+    description: 'monitors, checks, page results and page snapshots',
+    sql: `
+      CREATE TABLE monitors (
+        id                  TEXT PRIMARY KEY,
+        team                TEXT NOT NULL,
+        name                TEXT NOT NULL,
+        status              TEXT NOT NULL CHECK (status IN ('active', 'paused', 'deleted')),
+        definition          TEXT NOT NULL,
+        created_at          TEXT NOT NULL,
+        updated_at          TEXT NOT NULL,
+        last_run_at         TEXT,
+        next_run_at         TEXT,
+        current_check_id    TEXT,
+        last_check_summary  TEXT
+      );
+      -- Names identify monitors for apply: unique per team among those not deleted.
+      CREATE UNIQUE INDEX monitors_team_name ON monitors (team, name) WHERE status != 'deleted';
+
+      CREATE TABLE checks (
+        id            TEXT PRIMARY KEY,
+        monitor_id    TEXT NOT NULL REFERENCES monitors (id),
+        status        TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'partial', 'failed')),
+        trigger       TEXT NOT NULL CHECK (trigger IN ('manual', 'scheduled')),
+        started_at    TEXT,
+        finished_at   TEXT,
+        summary       TEXT,
+        error         TEXT,
+        owner_pid     INTEGER
+      );
+      CREATE INDEX checks_monitor ON checks (monitor_id, started_at);
+
+      CREATE TABLE page_results (
+        check_id           TEXT NOT NULL REFERENCES checks (id) ON DELETE CASCADE,
+        position           INTEGER NOT NULL,
+        target_id          TEXT NOT NULL,
+        url                TEXT NOT NULL,
+        status             TEXT NOT NULL CHECK (status IN ('new', 'same', 'changed', 'removed', 'error')),
+        status_code        INTEGER,
+        previous_scrape_id TEXT,
+        current_scrape_id  TEXT,
+        diff               TEXT,
+        judgment           TEXT,
+        error              TEXT,
+        PRIMARY KEY (check_id, position)
+      );
+
+      CREATE TABLE snapshots (
+        scrape_id    TEXT PRIMARY KEY,
+        monitor_id   TEXT NOT NULL REFERENCES monitors (id),
+        target_id    TEXT NOT NULL,
+        url          TEXT NOT NULL,
+        markdown     TEXT NOT NULL,
+        scraped_at   TEXT NOT NULL
+      );
+      CREATE INDEX snapshots_page ON snapshots (monitor_id, target_id, url, scraped_at);
+    `,
+  },
 ];

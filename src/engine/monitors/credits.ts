@@ -1,0 +1,43 @@
+/**
+ * estimatedCreditsPerMonth (spec 2.6): runs in the next 30 days x pages per run x credits per
+ * page, a monthly maximum. Pages: a scrape target's URLs, a crawl target's limit (default 100),
+ * a search target's maxResults. Credits per page: 1, +2 with threat protection mode normal,
+ * +4 for a json format with checkPromptInjection; lockdown targets cost 5 per page (a hit).
+ * Judging is not counted: it is charged only for changed pages that are judged.
+ */
+import { Cron } from 'croner';
+import { CREDITS } from '../../spec/limits.js';
+import type { NormalizedMonitor, Target } from '../../spec/monitor.js';
+import { CRAWL_DEFAULTS } from '../crawl/crawl.js';
+
+const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
+
+export function runsPerMonth(cron: string, timezone: string, from: Date): number {
+  const job = new Cron(cron, { timezone, mode: '5-part' });
+  const end = from.getTime() + MONTH_MS;
+  let runs = 0;
+  for (let next = job.nextRun(from); next && next.getTime() <= end; next = job.nextRun(next)) runs++;
+  return runs;
+}
+
+function pagesOf(target: Target): number {
+  if (target.type === 'scrape') return target.urls.length;
+  if (target.type === 'crawl') return target.crawlOptions?.limit ?? CRAWL_DEFAULTS.limit;
+  return target.maxResults ?? 10;
+}
+
+function creditsPerPage(target: Target): number {
+  if (target.type === 'search') return 1;
+  const options = target.scrapeOptions ?? {};
+  if (options.lockdown) return CREDITS.lockdownHit;
+  let credits = 1;
+  if (options.threatProtection?.mode === 'normal') credits += CREDITS.threatProtectionPerUrl;
+  if (options.formats?.some((f) => typeof f !== 'string' && f.type === 'json' && f.checkPromptInjection)) credits += CREDITS.promptInjectionCheck;
+  return credits;
+}
+
+export function estimatedCreditsPerMonth(definition: NormalizedMonitor, from: Date): number {
+  const runs = runsPerMonth(definition.schedule.cron, definition.schedule.timezone, from);
+  const perRun = definition.targets.reduce((sum, target) => sum + pagesOf(target) * creditsPerPage(target), 0);
+  return runs * perRun;
+}

@@ -1,0 +1,47 @@
+/** The monitor resource of the v2 interface (spec 2.6), from a stored monitor. */
+import type { MonitorSummary, Target } from '../../spec/monitor.js';
+import { estimatedCreditsPerMonth } from './credits.js';
+import type { StoredMonitor } from './monitor-store.js';
+
+export interface MonitorResource {
+  id: string;
+  name: string;
+  status: 'active' | 'paused' | 'deleted';
+  goal: string | null;
+  judgeEnabled: boolean;
+  schedule: { cron: string; timezone: string };
+  targets: Target[];
+  notification?: unknown;
+  webhook?: unknown;
+  retentionDays: number;
+  createdAt: string;
+  updatedAt: string;
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+  currentCheckId: string | null;
+  lastCheckSummary: MonitorSummary | null;
+  estimatedCreditsPerMonth: number | null;
+}
+
+export function monitorResource(monitor: StoredMonitor, now: Date): MonitorResource {
+  const d = monitor.definition;
+  return {
+    id: monitor.id,
+    name: d.name,
+    status: monitor.status,
+    goal: d.goal,
+    judgeEnabled: d.judgeEnabled,
+    schedule: d.schedule,
+    targets: d.targets,
+    ...(d.notification && { notification: d.notification }),
+    ...(d.webhook && { webhook: d.webhook }),
+    retentionDays: d.retentionDays,
+    createdAt: monitor.createdAt,
+    updatedAt: monitor.updatedAt,
+    lastRunAt: monitor.lastRunAt,
+    nextRunAt: monitor.nextRunAt,
+    currentCheckId: monitor.currentCheckId,
+    lastCheckSummary: monitor.lastCheckSummary,
+    estimatedCreditsPerMonth: monitor.status === 'deleted' ? null : estimatedCreditsPerMonth(d, now),
+  };
+}
