@@ -38,7 +38,36 @@ describe('main content', () => {
 });
 
 describe('markdown conversion of broken HTML', () => {
-  it('falls back to the text instead of failing', () => {
-    assert.equal(htmlToMarkdown('<tr><td>a cell</td><td>b</td></tr><p>para</p>', 'https://example.com/'), 'a cell\n\nb\n\npara');
+  it('turns table parts outside a table into blocks instead of stray pipes', () => {
+    const $ = load('<body><div><tr><td>a cell</td><td>b</td></tr><p>para</p></div></body>');
+    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    const markdown = htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
+    assert.ok(!markdown.includes('|'), markdown);
+    assert.match(markdown, /a cell[\s\S]*b[\s\S]*para/);
+  });
+
+  it('survives malformed and hostile markup', () => {
+    const inputs = [
+      '<table><td><table><tr><td>x'.repeat(50),
+      '<pre><code class="language-">`'.repeat(20),
+      `<ul>${'<li><ol>'.repeat(200)}deep`,
+      '<a href="javascript:alert(1)">x</a><img src=x onerror=alert(1)>',
+      '\u0000\uFFFF<p>\uD800</p>',
+    ];
+    for (const input of inputs) assert.equal(typeof htmlToMarkdown(input, 'https://example.com/'), 'string');
+  });
+
+  it('fences code with the language from lang-x or from <pre>', () => {
+    const $ = load('<body><pre class="lang-python"><code>print(1)</code></pre><pre class="language-rust"><code>fn main() {}</code></pre></body>');
+    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    const markdown = htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
+    assert.match(markdown, /```python\nprint\(1\)\n```/);
+    assert.match(markdown, /```rust\nfn main\(\) \{\}\n```/);
+  });
+
+  it('uses the real source of lazy-loaded images', () => {
+    const $ = load('<body><p>x</p><img alt="Lazy" src="data:image/gif;base64,R0lGOD" data-src="/real.png"></body>');
+    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    assert.match(htmlToMarkdown($('body').html() ?? '', 'https://example.com/'), /!\[Lazy\]\(https:\/\/example\.com\/real\.png\)/);
   });
 });

@@ -85,6 +85,34 @@ function keepElements($: CheerioAPI, elements: Element[]) {
   }
 }
 
+const LAZY_SOURCES = ['data-src', 'data-lazy-src', 'data-original'];
+
+/** Lazy-loaded images name their real source in a data attribute. */
+export function lazySource(attributes: Record<string, string>): string | undefined {
+  return LAZY_SOURCES.map((name) => attributes[name]).find((value) => value && !value.startsWith('data:'));
+}
+
+/**
+ * Fixes that make markdown come out right: table parts outside a table become blocks (the
+ * converter would emit stray pipes), `lang-x` and a language on <pre> reach <code>, and lazy
+ * images get their real source.
+ */
+function prepareForMarkdown($: CheerioAPI) {
+  $('td, th, tr, tbody, thead, tfoot, caption')
+    .filter((_, element) => $(element).closest('table').length === 0)
+    .each((_, element) => void ((element as Element).name = 'div'));
+  $('pre').each((_, pre) => {
+    const code = $(pre).children('code').first();
+    const language = /(?:^|\s)(?:lang|language)-([\w+#.-]+)/.exec(`${code.attr('class') ?? ''} ${pre.attribs.class ?? ''}`)?.[1];
+    if (language && code.length > 0 && !/(?:^|\s)language-/.test(code.attr('class') ?? '')) code.addClass(`language-${language}`);
+  });
+  $('img').each((_, element) => {
+    const lazy = lazySource(element.attribs);
+    const src = element.attribs.src;
+    if (lazy && (!src || src.startsWith('data:'))) element.attribs.src = lazy;
+  });
+}
+
 export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions): void {
   const base = baseUrlOf($, pageUrl);
   $(ALWAYS_DROPPED).remove();
@@ -104,6 +132,8 @@ export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions)
     const kept = findMainContent($);
     if (kept) keepElements($, kept);
   }
+
+  prepareForMarkdown($);
 
   $('a[href]').each((_, element) => {
     const href = absoluteUrl(element.attribs.href, base);

@@ -1,5 +1,6 @@
 /** The `links` and `images` formats: absolute http(s) URLs, de-duplicated, in page order. */
 import type { CheerioAPI } from 'cheerio/slim';
+import { lazySource } from './clean.js';
 import { absoluteUrl, baseUrlOf } from './metadata.js';
 
 function collect(values: Iterable<string | undefined>, base: string): string[] {
@@ -20,7 +21,7 @@ export function extractImages($: CheerioAPI, pageUrl: string): string[] {
   const sources: (string | undefined)[] = [];
   $('img').each((_, element) => {
     const { src, srcset } = element.attribs;
-    const candidate = src && !src.startsWith('data:') ? src : srcset?.split(',')[0]?.trim().split(/\s+/)[0];
+    const candidate = src && !src.startsWith('data:') ? src : lazySource(element.attribs) ?? srcset?.split(',')[0]?.trim().split(/\s+/)[0];
     sources.push(candidate);
   });
   $('picture source[srcset]').each((_, element) => {

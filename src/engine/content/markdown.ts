@@ -1,21 +1,31 @@
 /**
- * HTML -> GitHub-flavoured markdown with @mdream/js, chosen by benchmark on the saved corpus
- * (bench/README.md): several times faster than turndown with its GFM plugin, with pipe tables
- * also for tables without <thead>, fenced code with the language, nested lists and absolute
- * links. (mdream's native build needs Node 22, so the pure-JS engine is used.)
+ * HTML -> GitHub-flavoured markdown with mdream's WebAssembly build, chosen by benchmark on the
+ * saved corpus (bench/README.md): many times faster than turndown with its GFM plugin, with
+ * pipe tables also for tables without <thead>, fenced code (bare <pre> too) with the language,
+ * nested lists with their numbering, and links made absolute. mdream's native build needs
+ * Node 22; the WebAssembly one ships in the same package and runs anywhere.
  */
-import { htmlToMarkdown as convert } from '@mdream/js';
+import { readFileSync } from 'node:fs';
 import { load } from 'cheerio/slim';
+import { htmlToMarkdown as convert, initSync } from 'mdream/wasm';
 
 export const BASE64_IMAGE_PLACEHOLDER = '<Base64-Image-Removed>';
+
+let ready = false;
+function ensureReady() {
+  if (ready) return;
+  initSync({ module: readFileSync(new URL(import.meta.resolve('mdream/wasm/mdream_edge_bg.wasm'))) });
+  ready = true;
+}
 
 /**
  * Markdown of untrusted HTML. Should the converter fail on some malformed input, the page's
  * text is returned instead, one paragraph per block, rather than failing the scrape.
  */
 export function htmlToMarkdown(html: string, pageUrl: string): string {
+  ensureReady();
   try {
-    return convert(html, { origin: pageUrl }).trim();
+    return (convert(html, { origin: pageUrl }) as string).trim();
   } catch {
     return textOf(html);
   }
