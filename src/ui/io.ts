@@ -18,6 +18,8 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>;
   /** The working directory, where the project configuration is searched from. */
   cwd(): string;
+  /** Asks a person a question on the terminal and returns the answer. */
+  prompt(question: string): Promise<string>;
   /** The current time; injectable so output with times is testable. */
   now(): Date;
 }
@@ -34,6 +36,15 @@ export function processIo(): Io {
     },
     env: process.env,
     cwd: () => process.cwd(),
+    async prompt(question) {
+      const { createInterface } = await import('node:readline/promises');
+      const reader = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await reader.question(question);
+      } finally {
+        reader.close();
+      }
+    },
     now: () => new Date(),
   };
 }

@@ -15,6 +15,8 @@ export interface FakeIoOptions {
   tty?: boolean;
   now?: Date;
   cwd?: string;
+  /** Answers to prompts, in order. */
+  answers?: string[];
 }
 
 export function fakeIo(options: FakeIoOptions = {}) {
@@ -28,6 +30,10 @@ export function fakeIo(options: FakeIoOptions = {}) {
     // Each run gets its own engine home unless the test shares one on purpose.
     env: { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
     now: () => options.now ?? new Date('2026-11-21T12:00:00Z'),
+    prompt: async (question: string) => {
+      err.push(question);
+      return options.answers?.shift() ?? '';
+    },
     // A directory with no configuration above it, unless a test gives one.
     cwd: () => options.cwd ?? tempDir(),
   };

@@ -2,8 +2,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { localBackend } from '../../backend/local/local-backend.js';
-import { loadConfig } from '../../config/config.js';
 import type { CrawlPage } from '../../engine/crawl/crawl.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError } from '../../errors/webwatch-error.js';
@@ -11,9 +9,9 @@ import { formatPath } from '../../spec/issues.js';
 import { validateCrawlOptions, type CrawlOptions } from '../../spec/schemas.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
+import { backendFor } from '../backend.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
-import { version } from '../program.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
 import { fileNameFor } from './scrape.run.js';
 
@@ -61,9 +59,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   const flags = parseFlags(flagsSchema, rawFlags);
   const crawlOptions = crawlOptionsOf(flags);
   const scrapeOptions = await scrapeOptionsFromFlags(flags, io.env);
-  const config = await loadConfig(io.env, io.cwd());
-  const backend = localBackend({ version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy });
-  output.notice(`crawling with ${backend.description}`);
+  const backend = await backendFor(context, 'crawling');
   if (flags.output) await mkdir(flags.output, { recursive: true });
 
   const progress = await startProgress(io, output, `crawling ${url}`);

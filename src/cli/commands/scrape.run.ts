@@ -2,18 +2,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Backend } from '../../backend/backend.js';
-import { localBackend } from '../../backend/local/local-backend.js';
-import { loadConfig } from '../../config/config.js';
 import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
+import { backendFor } from '../backend.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
-import { version } from '../program.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional() });
 
@@ -43,9 +40,7 @@ export async function runScrape(context: CommandContext, urls: string[], rawFlag
   const { io, output } = context;
   const flags = parseFlags(flagsSchema, rawFlags);
   const options = await scrapeOptionsFromFlags(flags, io.env);
-  const config = await loadConfig(io.env, io.cwd());
-  const backend: Backend = localBackend({ version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy });
-  output.notice(`scraping with ${backend.description}`);
+  const backend = await backendFor(context, 'scraping');
 
   const progress = await startProgress(io, output, urls.length === 1 ? `scraping ${urls[0]}` : `scraping 0/${urls.length}`);
   let done = 0;

@@ -1,9 +1,18 @@
 import { Command } from 'commander';
 import type { Runtime } from '../../context.js';
+import { applyCommand, createCommand, diffCommand, getCommand, listCommand, stateCommand } from './commands.js';
 import { validateCommand } from './validate.js';
 
 export function monitorCommand(runtime: Runtime): Command {
   return new Command('monitor')
-    .description('monitor definitions: validate YAML against the v2 interface')
-    .addCommand(validateCommand(runtime));
+    .description('monitors: validate and apply YAML definitions, list, pause, resume, delete')
+    .addCommand(validateCommand(runtime))
+    .addCommand(applyCommand(runtime))
+    .addCommand(diffCommand(runtime))
+    .addCommand(createCommand(runtime))
+    .addCommand(listCommand(runtime))
+    .addCommand(getCommand(runtime))
+    .addCommand(stateCommand(runtime, 'pause'))
+    .addCommand(stateCommand(runtime, 'resume'))
+    .addCommand(stateCommand(runtime, 'delete'));
 }

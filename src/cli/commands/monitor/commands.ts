@@ -1,0 +1,72 @@
+/** Declarations of the monitor commands that act on a backend (behaviour in monitors.run.ts). */
+import { Command } from 'commander';
+import { contextFor, type Runtime } from '../../context.js';
+import { collect } from '../../scrape-flags.js';
+
+const run = () => import('./monitors.run.js');
+
+function withFiles(command: Command): Command {
+  return command.requiredOption('-f, --file <path>', 'YAML file, directory of .yaml/.yml files, or - for standard input (repeatable)', collect);
+}
+
+export function applyCommand(runtime: Runtime): Command {
+  return withFiles(new Command('apply'))
+    .description('create or update monitors to match the files, matched by name; idempotent')
+    .option('--dry-run', 'show the plan and change nothing')
+    .option('--prune', 'delete monitors that are not in the files (asks first, or --yes)')
+    .option('-y, --yes', 'do not ask before deleting')
+    .option('--detailed-exitcode', 'exit 8 when the plan has changes')
+    .addHelpText('after', `
+Examples:
+  $ webwatch monitor apply -f monitors/
+  $ webwatch monitor apply -f monitors/ --prune --yes --json
+  $ webwatch monitor apply -f monitors/ --dry-run --detailed-exitcode   # exit 8: changes pending`)
+    .action(async (options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runApply(await contextFor(command, runtime), options, 'apply');
+    });
+}
+
+export function diffCommand(runtime: Runtime): Command {
+  return withFiles(new Command('diff'))
+    .description('show what apply would change, field by field; changes nothing')
+    .option('--prune', 'include the monitors apply --prune would delete')
+    .option('--detailed-exitcode', 'exit 8 when there are changes')
+    .action(async (options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runApply(await contextFor(command, runtime), options, 'diff');
+    });
+}
+
+export function createCommand(runtime: Runtime): Command {
+  return withFiles(new Command('create'))
+    .description('create the monitors of the files (a name that exists is a conflict)')
+    .action(async (options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runCreate(await contextFor(command, runtime), options);
+    });
+}
+
+export function listCommand(runtime: Runtime): Command {
+  return new Command('list')
+    .description('list monitors')
+    .option('--all', 'include deleted monitors')
+    .action(async (options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runList(await contextFor(command, runtime), options);
+    });
+}
+
+export function getCommand(runtime: Runtime): Command {
+  return new Command('get')
+    .description('show one monitor')
+    .argument('<monitor>', 'id or name')
+    .action(async (monitor: string, _options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runGet(await contextFor(command, runtime), monitor);
+    });
+}
+
+export function stateCommand(runtime: Runtime, change: 'pause' | 'resume' | 'delete'): Command {
+  const description = { pause: 'pause a monitor: no scheduled checks', resume: 'resume a paused monitor', delete: 'delete a monitor (asks first on a terminal)' }[change];
+  const command = new Command(change).description(description).argument('<monitor>', 'id or name');
+  if (change === 'delete') command.option('-y, --yes', 'do not ask');
+  return command.action(async (monitor: string, options: unknown, self: Command) => {
+    runtime.exitCode = await (await run()).runStateChange(await contextFor(self, runtime), monitor, change, options);
+  });
+}

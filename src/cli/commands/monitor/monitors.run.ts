@@ -1,0 +1,181 @@
+/** The monitor commands that act on a backend: apply, diff, create, list, get, pause, resume, delete. */
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import { executePlan, InvalidDefinitionsError, loadDefinitions, makePlan } from '../../../core/apply/apply.js';
+import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
+import type { MonitorResource } from '../../../engine/monitors/resource.js';
+import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
+import { UsageError } from '../../../errors/webwatch-error.js';
+import type { Output } from '../../../ui/output.js';
+import { REDACTED, redactDefinition } from '../../../ui/redact.js';
+import { renderRows } from '../../../ui/table.js';
+import { withBackend } from '../../backend.js';
+import type { CommandContext } from '../../context.js';
+import { parseFlags } from '../../flags.js';
+
+const applyFlags = z.object({
+  file: z.array(z.string()).min(1, 'give at least one file, directory or -'),
+  dryRun: z.boolean().default(false),
+  prune: z.boolean().default(false),
+  yes: z.boolean().default(false),
+  detailedExitcode: z.boolean().default(false),
+});
+
+/** Invalid files: the same located lines as `monitor validate`, then exit 2. */
+function reportInvalid(context: CommandContext, error: InvalidDefinitionsError): ExitCode {
+  const { output } = context;
+  if (output.json) {
+    output.jsonDocument({ success: false, error: error.message, details: error.report });
+    return EXIT.usage;
+  }
+  for (const file of error.report.files) {
+    for (const problem of [...file.errors, ...file.monitors.flatMap((m) => m.errors)]) {
+      const where = problem.line === null ? file.file : `${file.file}:${problem.line}:${problem.column}`;
+      output.problem(`${where}${problem.path ? `  ${problem.path}` : ''}  ${problem.message}`);
+    }
+  }
+  output.problem(output.errorStyle.red(`error: ${error.message}`));
+  return EXIT.usage;
+}
+
+const SYMBOL = { create: '+', update: '~', unchanged: '=', delete: '-' } as const;
+
+/** Changes of header values are shown redacted, like everywhere else. */
+const shown = (path: string, value: unknown) => (/\.headers\b/.test(path) ? (value === null ? null : REDACTED) : value);
+
+function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean) {
+  const style = output.style;
+  const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
+  for (const entry of plan) {
+    output.data(colour[entry.action](`${SYMBOL[entry.action]} ${entry.action.padEnd(9)} ${entry.name}${entry.id ? `  (${entry.id})` : ''}`));
+    for (const change of entry.changes) {
+      output.data(`    ${change.path}: ${JSON.stringify(shown(change.path, change.from))} -> ${JSON.stringify(shown(change.path, change.to))}`);
+    }
+  }
+  const s = planSummary(plan);
+  output.info(
+    applied
+      ? `Applied: ${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged, ${s.deleted} deleted.`
+      : `Plan: ${s.created} to create, ${s.updated} to update, ${s.unchanged} unchanged, ${s.deleted} to delete.`,
+  );
+}
+
+const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
+  plan: plan.map((entry) => ({
+    action: entry.action,
+    name: entry.name,
+    id: entry.id,
+    changes: entry.changes.map((c) => ({ path: c.path, from: shown(c.path, c.from), to: shown(c.path, c.to) })),
+  })),
+  applied,
+  summary: planSummary(plan),
+});
+
+async function confirm(context: CommandContext, question: string, yes: boolean, refusal: string): Promise<boolean> {
+  if (yes) return true;
+  if (!context.output.interactive) throw new UsageError(refusal, { suggestion: 'add --yes to confirm in scripts' });
+  const answer = await context.io.prompt(`${question} [y/N] `);
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+export async function runApply(context: CommandContext, rawFlags: unknown, mode: 'apply' | 'diff'): Promise<ExitCode> {
+  const flags = parseFlags(applyFlags, rawFlags);
+  const { output } = context;
+  let definitions;
+  try {
+    definitions = await loadDefinitions(flags.file, context.io);
+  } catch (error) {
+    if (error instanceof InvalidDefinitionsError) return reportInvalid(context, error);
+    throw error;
+  }
+  return withBackend(context, mode === 'apply' ? 'applying' : 'comparing', async (backend) => {
+    let plan = await makePlan(backend, definitions, flags.prune);
+    const dryRun = mode === 'diff' || flags.dryRun;
+    const deletions = plan.filter((entry) => entry.action === 'delete');
+    let applied = false;
+    if (!dryRun) {
+      if (deletions.length > 0) {
+        const names = deletions.map((entry) => entry.name).join(', ');
+        const ok = await confirm(context, `Delete ${deletions.length} monitor${deletions.length === 1 ? '' : 's'} not in the files (${names})?`, flags.yes, `--prune would delete ${names}`);
+        if (!ok) {
+          output.problem('nothing was changed');
+          return EXIT.usage;
+        }
+      }
+      plan = await executePlan(backend, plan);
+      applied = true;
+    }
+    if (output.json) output.jsonDocument(planJson(plan, applied));
+    else renderPlan(output, plan, applied);
+    return flags.detailedExitcode && hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
+  });
+}
+
+export async function runCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ file: z.array(z.string()).min(1, 'give at least one file') }), rawFlags);
+  let definitions;
+  try {
+    definitions = await loadDefinitions(flags.file, context.io);
+  } catch (error) {
+    if (error instanceof InvalidDefinitionsError) return reportInvalid(context, error);
+    throw error;
+  }
+  return withBackend(context, 'creating', async (backend) => {
+    const created: MonitorResource[] = [];
+    for (const definition of definitions) created.push(await backend.createMonitor(definition));
+    if (context.output.json) context.output.jsonDocument(created.length === 1 ? created[0] : created);
+    else for (const monitor of created) context.output.data(`${monitor.id}\t${monitor.name}`);
+    return EXIT.ok;
+  });
+}
+
+const summaryText = (monitor: MonitorResource) => {
+  const s = monitor.lastCheckSummary;
+  return s ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.error} errors of ${s.totalPages}` : '';
+};
+
+export async function runList(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ all: z.boolean().default(false) }), rawFlags);
+  return withBackend(context, 'listing', async (backend) => {
+    const monitors = await backend.listMonitors({ includeDeleted: flags.all });
+    const { output } = context;
+    if (output.json) {
+      output.jsonDocument(monitors.map((monitor) => redactDefinition(monitor)));
+      return EXIT.ok;
+    }
+    const rows = monitors.map((m) => [m.id, m.name, m.status, `${m.schedule.cron} ${m.schedule.timezone}`, m.nextRunAt ?? '', summaryText(m)]);
+    if (rows.length > 0) output.data(await renderRows(output, ['id', 'name', 'status', 'schedule', 'next run', 'last check'], rows));
+    else output.info('no monitors');
+    return EXIT.ok;
+  });
+}
+
+export async function runGet(context: CommandContext, idOrName: string): Promise<ExitCode> {
+  return withBackend(context, 'reading', async (backend) => {
+    const monitor = redactDefinition(await backend.getMonitor(idOrName));
+    if (context.output.json) context.output.jsonDocument(monitor);
+    else context.output.data(stringify(monitor, { lineWidth: 0 }));
+    return EXIT.ok;
+  });
+}
+
+export async function runStateChange(context: CommandContext, idOrName: string, change: 'pause' | 'resume' | 'delete', rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ yes: z.boolean().default(false) }), rawFlags);
+  return withBackend(context, change === 'delete' ? 'deleting' : change === 'pause' ? 'pausing' : 'resuming', async (backend) => {
+    const monitor = await backend.getMonitor(idOrName);
+    let result: MonitorResource;
+    if (change === 'delete') {
+      const ok = await confirm(context, `Delete monitor ${monitor.name} (${monitor.id})?`, flags.yes, `deleting ${monitor.name} needs confirmation`);
+      if (!ok) {
+        context.output.problem('nothing was changed');
+        return EXIT.usage;
+      }
+      result = await backend.deleteMonitor(monitor.id);
+    } else {
+      result = await backend.updateMonitor(monitor.id, { status: change === 'pause' ? 'paused' : 'active' });
+    }
+    if (context.output.json) context.output.jsonDocument(redactDefinition(result));
+    else context.output.info(`${result.name} (${result.id}) is ${result.status}${result.nextRunAt ? `; next run ${result.nextRunAt}` : ''}`);
+    return EXIT.ok;
+  });
+}
