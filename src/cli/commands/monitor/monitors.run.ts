@@ -6,6 +6,7 @@ import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/pla
 import type { MonitorResource } from '../../../engine/monitors/resource.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { UsageError } from '../../../errors/webwatch-error.js';
+import type { NormalizedMonitor } from '../../../spec/monitor.js';
 import type { Output } from '../../../ui/output.js';
 import { REDACTED, redactDefinition } from '../../../ui/redact.js';
 import { renderRows } from '../../../ui/table.js';
@@ -36,6 +37,16 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError):
   }
   output.problem(output.errorStyle.red(`error: ${error.message}`));
   return EXIT.usage;
+}
+
+/** The valid definitions of the files, or the exit code after reporting why they are not. */
+async function definitionsOrReport(context: CommandContext, files: string[]): Promise<NormalizedMonitor[] | ExitCode> {
+  try {
+    return await loadDefinitions(files, context.io);
+  } catch (error) {
+    if (error instanceof InvalidDefinitionsError) return reportInvalid(context, error);
+    throw error;
+  }
 }
 
 const SYMBOL = { create: '+', update: '~', unchanged: '=', delete: '-' } as const;
@@ -81,13 +92,8 @@ async function confirm(context: CommandContext, question: string, yes: boolean, 
 export async function runApply(context: CommandContext, rawFlags: unknown, mode: 'apply' | 'diff'): Promise<ExitCode> {
   const flags = parseFlags(applyFlags, rawFlags);
   const { output } = context;
-  let definitions;
-  try {
-    definitions = await loadDefinitions(flags.file, context.io);
-  } catch (error) {
-    if (error instanceof InvalidDefinitionsError) return reportInvalid(context, error);
-    throw error;
-  }
+  const definitions = await definitionsOrReport(context, flags.file);
+  if (typeof definitions === 'number') return definitions;
   return withBackend(context, mode === 'apply' ? 'applying' : 'comparing', async (backend) => {
     let plan = await makePlan(backend, definitions, flags.prune);
     const dryRun = mode === 'diff' || flags.dryRun;
@@ -113,13 +119,8 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
 
 export async function runCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ file: z.array(z.string()).min(1, 'give at least one file') }), rawFlags);
-  let definitions;
-  try {
-    definitions = await loadDefinitions(flags.file, context.io);
-  } catch (error) {
-    if (error instanceof InvalidDefinitionsError) return reportInvalid(context, error);
-    throw error;
-  }
+  const definitions = await definitionsOrReport(context, flags.file);
+  if (typeof definitions === 'number') return definitions;
   return withBackend(context, 'creating', async (backend) => {
     const created: MonitorResource[] = [];
     for (const definition of definitions) created.push(await backend.createMonitor(definition));
