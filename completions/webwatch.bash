@@ -6,12 +6,12 @@ _webwatch() {
     [[ "$w" == -* ]] && continue
     case "$cmdpath" in
       "") case "$w" in monitor|scrape|crawl|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
-      "monitor") case "$w" in validate|apply|diff|create|list|get|pause|resume|delete) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "monitor") case "$w" in validate|apply|diff|create|list|get|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
     esac
   done
   case "$cmdpath" in
     "") words="monitor scrape crawl schema completion help"; flags="--version --json --no-color --quiet --help"; files=0;;
-    "monitor") words="validate apply diff create list get pause resume delete"; flags="--help --version --json --no-color --quiet"; files=0;;
+    "monitor") words="validate apply diff create list get pause resume delete run checks check"; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet"; files=1;;
     "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet"; files=0;;
     "monitor diff") words=""; flags="--file --prune --detailed-exitcode --help --version --json --no-color --quiet"; files=0;;
@@ -21,6 +21,9 @@ _webwatch() {
     "monitor pause") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor resume") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor delete") words=""; flags="--yes --help --version --json --no-color --quiet"; files=0;;
+    "monitor run") words=""; flags="--wait --help --version --json --no-color --quiet"; files=0;;
+    "monitor checks") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
+    "monitor check") words=""; flags="--status --help --version --json --no-color --quiet"; files=0;;
     "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet"; files=0;;
     "crawl") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --help --version --json --no-color --quiet"; files=0;;
     "schema") words="monitor scrape-options"; flags="--help --version --json --no-color --quiet"; files=0;;

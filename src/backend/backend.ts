@@ -4,6 +4,7 @@
  */
 import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { CheckRecord, PageResult, PageStatus } from '../engine/monitors/check-store.js';
 import type { MonitorResource } from '../engine/monitors/resource.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
@@ -22,5 +23,10 @@ export interface Backend {
   /** PATCH: a new definition, or a status change. A deleted monitor is 409 Conflict. */
   updateMonitor(id: string, change: { definition?: NormalizedMonitor; status?: 'active' | 'paused' }): Promise<MonitorResource>;
   deleteMonitor(id: string): Promise<MonitorResource>;
+  /** Runs a check now; 409 when the monitor is paused, deleted or already checking. */
+  runMonitor(idOrName: string): Promise<CheckRecord>;
+  listChecks(idOrName: string): Promise<CheckRecord[]>;
+  /** A check with its page results, optionally only those of one status. */
+  getCheck(idOrName: string, checkId: string, status?: PageStatus): Promise<CheckRecord & { pages: PageResult[] }>;
   close(): Promise<void>;
 }

@@ -4,6 +4,8 @@ import { scrape, type ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
+import { checkStore } from '../../engine/monitors/check-store.js';
+import { runCheck } from '../../engine/monitors/run-check.js';
 import { monitorStore, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -64,6 +66,21 @@ export function localBackend(options: LocalBackendOptions): Backend {
       if (change.definition) updated = openMonitors().update(LOCAL_TEAM, monitor.id, change.definition, options.now());
       if (change.status) updated = openMonitors().setStatus(LOCAL_TEAM, monitor.id, change.status, options.now());
       return resource(updated);
+    },
+    runMonitor: async (idOrName) => {
+      const monitor = alive(idOrName);
+      if (monitor.status === 'paused') {
+        throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: 'the monitor is paused' } });
+      }
+      return runCheck({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now }, monitor, 'manual');
+    },
+    listChecks: async (idOrName) => checkStore(openDb()).list(existing(idOrName).id),
+    getCheck: async (idOrName, checkId, status) => {
+      const monitor = existing(idOrName);
+      const checks = checkStore(openDb());
+      const check = checks.get(monitor.id, checkId);
+      if (!check) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
+      return { ...check, pages: checks.pages(check.id, status) };
     },
     deleteMonitor: async (id) => resource(openMonitors().setStatus(LOCAL_TEAM, alive(id).id, 'deleted', options.now())),
     close: async () => {

@@ -1,5 +1,5 @@
 /** Declarations of the monitor commands that act on a backend (behaviour in monitors.run.ts). */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { contextFor, type Runtime } from '../../context.js';
 import { collect } from '../../scrape-flags.js';
 
@@ -69,4 +69,34 @@ export function stateCommand(runtime: Runtime, change: 'pause' | 'resume' | 'del
   return command.action(async (monitor: string, options: unknown, self: Command) => {
     runtime.exitCode = await (await run()).runStateChange(await contextFor(self, runtime), monitor, change, options);
   });
+}
+
+export function runCommand(runtime: Runtime): Command {
+  return new Command('run')
+    .description('run a check of a monitor now and print its summary')
+    .argument('<monitor>', 'id or name')
+    .option('--wait', 'wait for the check to finish (the local engine always does)')
+    .action(async (monitor: string, _options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runRun(await contextFor(command, runtime), monitor);
+    });
+}
+
+export function checksCommand(runtime: Runtime): Command {
+  return new Command('checks')
+    .description('list the checks of a monitor, newest first')
+    .argument('<monitor>', 'id or name')
+    .action(async (monitor: string, _options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runChecks(await contextFor(command, runtime), monitor);
+    });
+}
+
+export function checkCommand(runtime: Runtime): Command {
+  return new Command('check')
+    .description('show one check: its pages, and on a terminal the diff of each changed page')
+    .argument('<monitor>', 'id or name')
+    .argument('<checkId>', 'the check id')
+    .addOption(new Option('--status <status>', 'only pages with this status').choices(['new', 'same', 'changed', 'removed', 'error']))
+    .action(async (monitor: string, checkId: string, options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runCheckShow(await contextFor(command, runtime), monitor, checkId, options);
+    });
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Runtime } from '../../context.js';
-import { applyCommand, createCommand, diffCommand, getCommand, listCommand, stateCommand } from './commands.js';
+import { applyCommand, checkCommand, checksCommand, createCommand, diffCommand, getCommand, listCommand, runCommand, stateCommand } from './commands.js';
 import { validateCommand } from './validate.js';
 
 export function monitorCommand(runtime: Runtime): Command {
@@ -14,5 +14,8 @@ export function monitorCommand(runtime: Runtime): Command {
     .addCommand(getCommand(runtime))
     .addCommand(stateCommand(runtime, 'pause'))
     .addCommand(stateCommand(runtime, 'resume'))
-    .addCommand(stateCommand(runtime, 'delete'));
+    .addCommand(stateCommand(runtime, 'delete'))
+    .addCommand(runCommand(runtime))
+    .addCommand(checksCommand(runtime))
+    .addCommand(checkCommand(runtime));
 }

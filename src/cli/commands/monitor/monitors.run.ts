@@ -3,12 +3,14 @@ import { stringify } from 'yaml';
 import { z } from 'zod';
 import { executePlan, InvalidDefinitionsError, loadDefinitions, makePlan } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
+import type { CheckRecord } from '../../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../../engine/monitors/resource.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { UsageError } from '../../../errors/webwatch-error.js';
 import type { NormalizedMonitor } from '../../../spec/monitor.js';
 import type { Output } from '../../../ui/output.js';
 import { REDACTED, redactDefinition } from '../../../ui/redact.js';
+import { startProgress } from '../../../ui/progress.js';
 import { renderRows } from '../../../ui/table.js';
 import { withBackend } from '../../backend.js';
 import type { CommandContext } from '../../context.js';
@@ -177,6 +179,67 @@ export async function runStateChange(context: CommandContext, idOrName: string, 
     }
     if (context.output.json) context.output.jsonDocument(redactDefinition(result));
     else context.output.info(`${result.name} (${result.id}) is ${result.status}${result.nextRunAt ? `; next run ${result.nextRunAt}` : ''}`);
+    return EXIT.ok;
+  });
+}
+
+const checkLine = (check: CheckRecord) => {
+  const s = check.summary;
+  const counts = s ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${s.error} errors (${s.totalPages} pages)` : '';
+  return `check ${check.id} ${check.status}${counts ? `: ${counts}` : ''}`;
+};
+
+export async function runRun(context: CommandContext, idOrName: string): Promise<ExitCode> {
+  return withBackend(context, 'checking', async (backend) => {
+    const progress = await startProgress(context.io, context.output, `checking ${idOrName}`);
+    let check: CheckRecord;
+    try {
+      check = await backend.runMonitor(idOrName);
+    } finally {
+      progress.stop();
+    }
+    if (context.output.json) context.output.jsonDocument(check);
+    else context.output.data(checkLine(check));
+    return check.status === 'failed' ? EXIT.failure : EXIT.ok;
+  });
+}
+
+export async function runChecks(context: CommandContext, idOrName: string): Promise<ExitCode> {
+  return withBackend(context, 'reading', async (backend) => {
+    const checks = await backend.listChecks(idOrName);
+    const { output } = context;
+    if (output.json) return (output.jsonDocument(checks), EXIT.ok);
+    const rows = checks.map((c) => [c.id, c.status, c.trigger, c.startedAt ?? '', c.summary ? `${c.summary.changed}/${c.summary.new}/${c.summary.removed}/${c.summary.same}/${c.summary.error}` : '']);
+    if (rows.length > 0) output.data(await renderRows(output, ['id', 'status', 'trigger', 'started', 'changed/new/removed/same/error'], rows));
+    else output.info('no checks yet');
+    return EXIT.ok;
+  });
+}
+
+const PAGE_STATUSES = ['new', 'same', 'changed', 'removed', 'error'] as const;
+
+/** A unified diff for a person: additions green, removals red, chunk headers cyan. */
+function colouredDiff(output: Output, text: string): string {
+  const style = output.style;
+  return text
+    .split('\n')
+    .filter((line) => !/^={3,}$/.test(line))
+    .map((line) => (line.startsWith('+++') || line.startsWith('---') ? style.bold(line) : line.startsWith('+') ? style.green(line) : line.startsWith('-') ? style.red(line) : line.startsWith('@@') ? style.cyan(line) : line))
+    .join('\n');
+}
+
+export async function runCheckShow(context: CommandContext, idOrName: string, checkId: string, rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ status: z.enum(PAGE_STATUSES).optional() }), rawFlags);
+  return withBackend(context, 'reading', async (backend) => {
+    const check = await backend.getCheck(idOrName, checkId, flags.status);
+    const { output } = context;
+    if (output.json) return (output.jsonDocument(check), EXIT.ok);
+    output.info(checkLine(check));
+    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), page.url, page.error ?? '']);
+    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'url', 'error'], rows));
+    if (output.tty) {
+      for (const page of check.pages) if (page.diff) output.data(`\n${output.style.bold(page.url)}\n${colouredDiff(output, page.diff.text)}`);
+    }
     return EXIT.ok;
   });
 }

@@ -1,0 +1,179 @@
+/** Checks, page results and page snapshots of monitors in the engine's database. */
+import { randomUUID } from 'node:crypto';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import type { MonitorSummary } from '../../spec/monitor.js';
+import type { PageDiff } from '../diff/markdown-diff.js';
+import type { Db } from '../store/database.js';
+import { nextRunAt, type StoredMonitor } from './monitor-store.js';
+
+export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed';
+export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
+
+export interface PageResult {
+  url: string;
+  targetId: string;
+  status: PageStatus;
+  statusCode: number | null;
+  previousScrapeId: string | null;
+  currentScrapeId: string | null;
+  diff: PageDiff | null;
+  judgment: null;
+  error: string | null;
+}
+
+export interface Snapshot {
+  targetId: string;
+  url: string;
+  scrapeId: string;
+  markdown: string;
+}
+
+export interface CheckRecord {
+  id: string;
+  monitorId: string;
+  status: CheckStatus;
+  trigger: 'manual' | 'scheduled';
+  startedAt: string | null;
+  finishedAt: string | null;
+  summary: MonitorSummary | null;
+  error: string | null;
+}
+
+interface CheckRow {
+  id: string;
+  monitor_id: string;
+  status: CheckStatus;
+  trigger: 'manual' | 'scheduled';
+  started_at: string | null;
+  finished_at: string | null;
+  summary: string | null;
+  error: string | null;
+  owner_pid: number | null;
+}
+
+const checkFromRow = (row: CheckRow): CheckRecord => ({
+  id: row.id,
+  monitorId: row.monitor_id,
+  status: row.status,
+  trigger: row.trigger,
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+  summary: row.summary ? (JSON.parse(row.summary) as MonitorSummary) : null,
+  error: row.error,
+});
+
+function processAlive(pid: number | null): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function checkStore(db: Db) {
+  return {
+    /**
+     * Marks checks whose process is gone (a crash, Ctrl-C) as failed, so their monitors can run
+     * again. Called before a check starts.
+     */
+    recoverInterrupted(now: Date): number {
+      const stale = db.prepare<[], CheckRow>("SELECT * FROM checks WHERE status IN ('queued', 'running')").all().filter((row) => row.owner_pid !== process.pid && !processAlive(row.owner_pid));
+      const fail = db.prepare("UPDATE checks SET status = 'failed', finished_at = ?, error = 'interrupted: the process running the check ended before it finished' WHERE id = ?");
+      const release = db.prepare('UPDATE monitors SET current_check_id = NULL WHERE current_check_id = ?');
+      db.transaction(() => {
+        for (const row of stale) {
+          fail.run(now.toISOString(), row.id);
+          release.run(row.id);
+        }
+      }).immediate();
+      return stale.length;
+    },
+
+    /** A new running check, or 409 Conflict when the monitor already has one. */
+    start(monitor: StoredMonitor, trigger: 'manual' | 'scheduled', now: Date): CheckRecord {
+      const id = randomUUID();
+      db.transaction(() => {
+        const running = db.prepare<[string], { id: string }>("SELECT id FROM checks WHERE monitor_id = ? AND status IN ('queued', 'running')").get(monitor.id);
+        if (running) {
+          throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: `check ${running.id} is still running` } });
+        }
+        db.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at, owner_pid) VALUES (?, ?, 'running', ?, ?, ?)").run(id, monitor.id, trigger, now.toISOString(), process.pid);
+        db.prepare('UPDATE monitors SET current_check_id = ? WHERE id = ?').run(id, monitor.id);
+      }).immediate();
+      return this.get(monitor.id, id)!;
+    },
+
+    /** Page results and the end of the check, written together. */
+    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], snapshots: readonly Snapshot[], summary: MonitorSummary, error: string | null, now: Date): CheckRecord {
+      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at) VALUES (?, ?, ?, ?, ?, ?)');
+      const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      db.transaction(() => {
+        for (const s of snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString());
+        pages.forEach((page, position) =>
+          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, null, page.error),
+        );
+        db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, checkId);
+        const started = db.prepare<[string], { started_at: string }>('SELECT started_at FROM checks WHERE id = ?').get(checkId)!.started_at;
+        const current = db.prepare<[string], { status: StoredMonitor['status'] }>('SELECT status FROM monitors WHERE id = ?').get(monitor.id)!;
+        db.prepare('UPDATE monitors SET current_check_id = NULL, last_run_at = ?, last_check_summary = ?, next_run_at = ? WHERE id = ?')
+          .run(started, JSON.stringify(summary), nextRunAt(monitor.definition, current.status, now), monitor.id);
+      }).immediate();
+      return this.get(monitor.id, checkId)!;
+    },
+
+    get(monitorId: string, checkId: string): CheckRecord | undefined {
+      const row = db.prepare<[string, string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? AND id = ?').get(monitorId, checkId);
+      return row && checkFromRow(row);
+    },
+
+    list(monitorId: string): CheckRecord[] {
+      return db.prepare<[string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? ORDER BY started_at DESC').all(monitorId).map(checkFromRow);
+    },
+
+    pages(checkId: string, status?: PageStatus): PageResult[] {
+      const rows = db
+        .prepare<unknown[], { target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; error: string | null }>(
+          `SELECT * FROM page_results WHERE check_id = ? ${status ? 'AND status = ?' : ''} ORDER BY position`,
+        )
+        .all(...(status ? [checkId, status] : [checkId]));
+      return rows.map((row) => ({
+        url: row.url,
+        targetId: row.target_id,
+        status: row.status,
+        statusCode: row.status_code,
+        previousScrapeId: row.previous_scrape_id,
+        currentScrapeId: row.current_scrape_id,
+        diff: row.diff ? (JSON.parse(row.diff) as PageDiff) : null,
+        judgment: null,
+        error: row.error,
+      }));
+    },
+
+    /** The URLs a target had in the last check that finished, except those already removed. */
+    previousUrls(monitorId: string, targetId: string): string[] {
+      const last = db.prepare<[string], { id: string }>("SELECT id FROM checks WHERE monitor_id = ? AND status IN ('completed', 'partial') ORDER BY finished_at DESC LIMIT 1").get(monitorId);
+      if (!last) return [];
+      return db.prepare<[string, string], { url: string }>("SELECT url FROM page_results WHERE check_id = ? AND target_id = ? AND status NOT IN ('removed', 'error')").all(last.id, targetId).map((row) => row.url);
+    },
+
+    lastSnapshot(monitorId: string, targetId: string, url: string): { scrapeId: string; markdown: string } | undefined {
+      const row = db.prepare<[string, string, string], { scrape_id: string; markdown: string }>('SELECT scrape_id, markdown FROM snapshots WHERE monitor_id = ? AND target_id = ? AND url = ? ORDER BY scraped_at DESC LIMIT 1').get(monitorId, targetId, url);
+      return row && { scrapeId: row.scrape_id, markdown: row.markdown };
+    },
+
+    /** Checks and snapshots older than the retention go; the newest snapshot of a page stays for comparison. */
+    prune(monitorId: string, retentionDays: number, now: Date): void {
+      const cutoff = new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000).toISOString();
+      db.transaction(() => {
+        db.prepare("DELETE FROM checks WHERE monitor_id = ? AND finished_at IS NOT NULL AND finished_at < ?").run(monitorId, cutoff);
+        db.prepare(`DELETE FROM snapshots WHERE monitor_id = ? AND scraped_at < ? AND scrape_id NOT IN (
+          SELECT scrape_id FROM snapshots s WHERE s.monitor_id = snapshots.monitor_id AND s.target_id = snapshots.target_id AND s.url = snapshots.url ORDER BY scraped_at DESC LIMIT 1)`).run(monitorId, cutoff);
+      }).immediate();
+    },
+  };
+}
+
+export type CheckStore = ReturnType<typeof checkStore>;

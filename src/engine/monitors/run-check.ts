@@ -1,0 +1,117 @@
+/**
+ * One check of a monitor: every target's pages fetched (with bounded concurrency, through the
+ * same scraper and crawler as `scrape` and `crawl`), each compared with the page's last
+ * snapshot: new, same (whitespace aside), changed (with diffs), removed (gone from a crawl, or
+ * HTTP 404/410) or error. Results and the summary are written in one transaction at the end,
+ * so an interrupted check leaves nothing half-written.
+ */
+import type { MonitorSummary, Target } from '../../spec/monitor.js';
+import { crawl } from '../crawl/crawl.js';
+import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
+import type { ScrapeDocument } from '../scrape/document.js';
+import { scrape, type ScrapeContext } from '../scrape/scrape.js';
+import type { CheckRecord, CheckStore, PageResult, Snapshot } from './check-store.js';
+import type { StoredMonitor } from './monitor-store.js';
+
+export const CHECK_CONCURRENCY = 4;
+export const SEARCH_UNAVAILABLE = 'search targets need a search provider, which the local engine does not have yet';
+
+export interface CheckContext {
+  checks: CheckStore;
+  scrape: ScrapeContext;
+  now(): Date;
+}
+
+/** Snapshots wait for the end of the check, to be written with its results. */
+type PendingSnapshots = Snapshot[];
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function pageResult(context: CheckContext, pending: PendingSnapshots, monitor: StoredMonitor, target: Target, url: string, outcome: { document: ScrapeDocument } | { error: unknown }): PageResult {
+  const targetId = target.id!;
+  const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+  const base = { url, targetId, previousScrapeId: previous?.scrapeId ?? null, judgment: null, diff: null, error: null };
+  if ('error' in outcome) return { ...base, status: 'error', statusCode: null, currentScrapeId: null, error: errorMessage(outcome.error) };
+  const { document } = outcome;
+  const statusCode = document.metadata.statusCode;
+  const currentScrapeId = document.metadata.scrapeId;
+  if (statusCode === 404 || statusCode === 410) return { ...base, status: 'removed', statusCode, currentScrapeId };
+  const markdown = document.markdown ?? '';
+  if (previous && sameContent(previous.markdown, markdown)) return { ...base, status: 'same', statusCode, currentScrapeId };
+  pending.push({ targetId, url, scrapeId: currentScrapeId, markdown });
+  if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId };
+  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(previous.markdown, markdown) };
+}
+
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+/** A monitor check sees pages as they are now: the cache answers only if the target asks for it. */
+const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({ ...target.scrapeOptions, maxAge: target.scrapeOptions?.maxAge ?? 0 });
+
+async function targetPages(context: CheckContext, pending: PendingSnapshots, monitor: StoredMonitor, target: Target): Promise<PageResult[]> {
+  const targetId = target.id!;
+  if (target.type === 'search') {
+    return [{ url: `search:${target.queries.join(' | ')}`, targetId, status: 'error', statusCode: null, previousScrapeId: null, currentScrapeId: null, diff: null, judgment: null, error: SEARCH_UNAVAILABLE }];
+  }
+  const results = new Map<string, PageResult>();
+  if (target.type === 'scrape') {
+    await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
+      let outcome: { document: ScrapeDocument } | { error: unknown };
+      try {
+        outcome = { document: await scrape({ url, options: freshOptions(target) }, context.scrape) };
+      } catch (error) {
+        outcome = { error };
+      }
+      results.set(url, pageResult(context, pending, monitor, target, url, outcome));
+    });
+    return target.urls.map((url) => results.get(url)!);
+  }
+  const found: PageResult[] = [];
+  try {
+    await crawl(target.url, target.crawlOptions ?? {}, freshOptions(target), context.scrape, (page) => {
+      found.push(pageResult(context, pending, monitor, target, page.url, 'error' in page ? { error: page.error } : { document: page.document }));
+    });
+  } catch (error) {
+    found.push(pageResult(context, pending, monitor, target, target.url, { error }));
+  }
+  // A page of the previous check that the crawl no longer finds has been removed.
+  const seen = new Set(found.map((page) => page.url));
+  for (const url of context.checks.previousUrls(monitor.id, targetId)) {
+    if (!seen.has(url)) {
+      const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+      found.push({ url, targetId, status: 'removed', statusCode: null, previousScrapeId: previous?.scrapeId ?? null, currentScrapeId: null, diff: null, judgment: null, error: null });
+    }
+  }
+  return found.sort((a, b) => a.url.localeCompare(b.url));
+}
+
+export function summarize(pages: readonly PageResult[]): MonitorSummary {
+  const count = (status: PageResult['status']) => pages.filter((page) => page.status === status).length;
+  const summary = { changed: count('changed'), error: count('error'), new: count('new'), removed: count('removed'), same: count('same') };
+  return { ...summary, totalPages: summary.changed + summary.error + summary.new + summary.removed + summary.same };
+}
+
+export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled'): Promise<CheckRecord> {
+  context.checks.recoverInterrupted(context.now());
+  const check = context.checks.start(monitor, trigger, context.now());
+  let pages: PageResult[] = [];
+  const pending: PendingSnapshots = [];
+  let failure: string | null = null;
+  try {
+    for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
+  } catch (error) {
+    failure = errorMessage(error);
+    pages = [];
+    pending.length = 0;
+  }
+  const summary = summarize(pages);
+  const status = failure !== null || (summary.error > 0 && summary.error === summary.totalPages) ? 'failed' : summary.error > 0 ? 'partial' : 'completed';
+  const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, context.now());
+  context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
+  return finished;
+}

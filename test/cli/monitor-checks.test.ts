@@ -1,0 +1,137 @@
+/** Checks end to end on a local site whose pages change between checks. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { tempDir, writeFiles } from '../helpers/files.js';
+import { run } from '../helpers/io.js';
+import { html, startServer, type TestServer } from '../helpers/server.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
+
+describe('monitor run, checks, check', () => {
+  let server: TestServer;
+  const site = {
+    a: '<main><h1>A</h1><p>Price: $10</p></main>',
+    b: '<main><h1>B</h1><p>Stable</p></main>',
+    oldStatus: 200,
+    links: ['/site/one', '/site/two'],
+  };
+  before(async () => {
+    server = await startServer({
+      '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(site.a),
+      '/b': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(site.b),
+      '/old': (_q, r) => void r.writeHead(site.oldStatus, { 'content-type': 'text/html' }).end('<main><p>Old page</p></main>'),
+      '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 1500),
+      '/site/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main>${site.links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`),
+      '/site/one': html('<main><p>One</p></main>'),
+      '/site/two': html('<main><p>Two</p></main>'),
+    });
+  });
+  after(() => server.close());
+
+  function monitorFile(name: string, urls: string[], crawl = true) {
+    return writeFiles({
+      'm.yaml': `name: ${name}\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${urls.join(', ')}]\n${crawl ? `  - type: crawl\n    url: ${server.origin}/site/\n    crawlOptions: {sitemap: skip, ignoreRobotsTxt: true}\n` : ''}`,
+    });
+  }
+
+  it('reports new, same, changed, removed and error pages with counts and diffs', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const dir = monitorFile('Site', [`${server.origin}/a`, `${server.origin}/b`, `${server.origin}/old`, 'http://127.0.0.1:1/down']);
+    await run(['monitor', 'apply', '-f', dir], { env });
+
+    const first = JSON.parse((await run(['monitor', 'run', 'Site', '--wait', '--json'], { env })).stdout);
+    assert.equal(first.status, 'partial'); // one URL cannot be reached
+    assert.deepEqual(first.summary, { changed: 0, error: 1, new: 6, removed: 0, same: 0, totalPages: 7 });
+
+    const second = JSON.parse((await run(['monitor', 'run', 'Site', '--json'], { env })).stdout);
+    assert.deepEqual(second.summary, { changed: 0, error: 1, new: 0, removed: 0, same: 6, totalPages: 7 });
+
+    site.a = '<main><h1>A</h1>\n\n<p>Price:   $12</p></main>';
+    site.b = '<main>\n<h1>B</h1>\n   <p>Stable</p>\n</main>'; // whitespace only: same
+    site.oldStatus = 410;
+    site.links = ['/site/one'];
+    const third = await run(['monitor', 'run', 'Site', '--json'], { env });
+    const check = JSON.parse(third.stdout);
+    // /a changed, and so did /site/, which lost its link to /site/two.
+    assert.deepEqual(check.summary, { changed: 2, error: 1, new: 0, removed: 2, same: 2, totalPages: 7 });
+    assert.equal(check.trigger, 'manual');
+
+    const changed = JSON.parse((await run(['monitor', 'check', 'Site', check.id, '--status', 'changed', '--json'], { env })).stdout);
+    assert.deepEqual(changed.pages.map((p: { url: string }) => p.url.replace(server.origin, '')), ['/a', '/site/']);
+    const page = changed.pages[0];
+    assert.equal(page.url, `${server.origin}/a`);
+    assert.equal(page.statusCode, 200);
+    assert.ok(page.previousScrapeId && page.currentScrapeId && page.previousScrapeId !== page.currentScrapeId);
+    assert.equal(page.judgment, null);
+    assert.match(page.diff.text, /--- previous\.md\n\+\+\+ current\.md\n@@ -1,3 \+1,3 @@\n # A\n \n-Price: \$10\n\+Price: \$12/);
+    assert.equal(page.diff.json.files[0].additions, 1);
+
+    const all = JSON.parse((await run(['monitor', 'check', 'Site', check.id, '--json'], { env })).stdout);
+    const byUrl = Object.fromEntries(all.pages.map((p: { url: string; status: string }) => [p.url.replace(server.origin, ''), p.status]));
+    assert.deepEqual(byUrl, { '/a': 'changed', '/b': 'same', '/old': 'removed', 'http://127.0.0.1:1/down': 'error', '/site/': 'changed', '/site/one': 'same', '/site/two': 'removed' });
+
+    const history = JSON.parse((await run(['monitor', 'checks', 'Site', '--json'], { env })).stdout);
+    assert.deepEqual(history.map((c: { id: string }) => c.id), [check.id, second.id, first.id]);
+    const monitor = JSON.parse((await run(['monitor', 'get', 'Site', '--json'], { env })).stdout);
+    assert.deepEqual(monitor.lastCheckSummary, check.summary);
+    assert.equal(monitor.currentCheckId, null);
+    site.a = '<main><h1>A</h1><p>Price: $10</p></main>';
+    site.b = '<main><h1>B</h1><p>Stable</p></main>';
+    site.oldStatus = 200;
+    site.links = ['/site/one', '/site/two'];
+  });
+
+  it('shows pages as rows, and coloured diffs on a terminal', async () => {
+    const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '' };
+    await run(['monitor', 'apply', '-f', monitorFile('Colours', [`${server.origin}/a`], false)], { env });
+    await run(['monitor', 'run', 'Colours'], { env });
+    site.a = '<main><h1>A</h1><p>Price: $99</p></main>';
+    const check = JSON.parse((await run(['monitor', 'run', 'Colours', '--json'], { env })).stdout);
+    site.a = '<main><h1>A</h1><p>Price: $10</p></main>';
+    const piped = await run(['monitor', 'check', 'Colours', check.id], { env });
+    assert.equal(piped.stdout, `changed\t200\t${server.origin}/a\t\n`);
+    const tty = await run(['monitor', 'check', 'Colours', check.id], { env, tty: true });
+    assert.match(tty.stdout, /\u001b\[32m\+Price: \$99/);
+    assert.match(tty.stdout, /\u001b\[31m-Price: \$10/);
+  });
+
+  it('refuses a paused monitor and a second check at once with 409', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    await run(['monitor', 'apply', '-f', monitorFile('Slow', [`${server.origin}/slow`], false)], { env });
+    const firstRun = run(['monitor', 'run', 'Slow', '--json'], { env });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const second = await run(['monitor', 'run', 'Slow', '--json'], { env });
+    assert.equal(second.code, 5);
+    assert.equal(JSON.parse(second.stdout).error, 'Conflict');
+    assert.equal((await firstRun).code, 0);
+    await run(['monitor', 'pause', 'Slow'], { env });
+    assert.equal((await run(['monitor', 'run', 'Slow'], { env })).code, 5);
+  });
+
+  it('a check killed midway is marked failed at the next start, and nothing half-written remains', async () => {
+    const home = tempDir();
+    const env = { WEBWATCH_HOME: home };
+    await run(['monitor', 'apply', '-f', monitorFile('Crash', [`${server.origin}/a`, `${server.origin}/slow`], false)], { env });
+    const child = spawn(process.execPath, [BIN, 'monitor', 'run', 'Crash'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('exit', resolve));
+    const db = new Database(join(home, 'webwatch.db'), { readonly: true });
+    const interrupted = db.prepare("SELECT id, status FROM checks").all() as { id: string; status: string }[];
+    assert.deepEqual(interrupted.map((c) => c.status), ['running']);
+    assert.equal((db.prepare('SELECT count(*) AS n FROM page_results').get() as { n: number }).n, 0);
+    assert.equal((db.prepare('SELECT count(*) AS n FROM snapshots').get() as { n: number }).n, 0);
+    db.close();
+    const next = JSON.parse((await run(['monitor', 'run', 'Crash', '--json'], { env })).stdout);
+    assert.equal(next.status, 'completed');
+    assert.equal(next.summary.new, 2);
+    const checks = JSON.parse((await run(['monitor', 'checks', 'Crash', '--json'], { env })).stdout);
+    const old = checks.find((c: { id: string }) => c.id === interrupted[0]!.id);
+    assert.equal(old.status, 'failed');
+    assert.match(old.error, /interrupted/);
+  });
+});
