@@ -21,7 +21,7 @@ _webwatch() {
     "monitor pause") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor resume") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor delete") words=""; flags="--yes --help --version --json --no-color --quiet"; files=0;;
-    "monitor run") words=""; flags="--wait --help --version --json --no-color --quiet"; files=0;;
+    "monitor run") words=""; flags="--wait --due --help --version --json --no-color --quiet"; files=0;;
     "monitor checks") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
     "monitor check") words=""; flags="--status --help --version --json --no-color --quiet"; files=0;;
     "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet"; files=0;;

@@ -20,7 +20,7 @@ complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_see
 complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_seen_subcommand_from validate apply diff create list get pause resume delete run checks check' -a pause -d 'pause a monitor: no scheduled checks'
 complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_seen_subcommand_from validate apply diff create list get pause resume delete run checks check' -a resume -d 'resume a paused monitor'
 complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_seen_subcommand_from validate apply diff create list get pause resume delete run checks check' -a delete -d 'delete a monitor (asks first on a terminal)'
-complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_seen_subcommand_from validate apply diff create list get pause resume delete run checks check' -a run -d 'run a check of a monitor now and print its summary'
+complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_seen_subcommand_from validate apply diff create list get pause resume delete run checks check' -a run -d 'run a check of a monitor now, or with --due every check that is due, and print the summary'
 complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_seen_subcommand_from validate apply diff create list get pause resume delete run checks check' -a checks -d 'list the checks of a monitor, newest first'
 complete -c webwatch -n '__fish_seen_subcommand_from monitor; and not __fish_seen_subcommand_from validate apply diff create list get pause resume delete run checks check' -a check -d 'show one check: its pages, and on a terminal the diff of each changed page'
 complete -c webwatch -n '__fish_seen_subcommand_from validate' -F
@@ -37,6 +37,7 @@ complete -c webwatch -n '__fish_seen_subcommand_from create' -l file -d 'YAML fi
 complete -c webwatch -n '__fish_seen_subcommand_from list' -l all -d 'include deleted monitors'
 complete -c webwatch -n '__fish_seen_subcommand_from delete' -l yes -d 'do not ask'
 complete -c webwatch -n '__fish_seen_subcommand_from run' -l wait -d 'wait for the check to finish (the local engine always does)'
+complete -c webwatch -n '__fish_seen_subcommand_from run' -l due -d 'run every active monitor whose next run time has come, once, and exit (for system cron)'
 complete -c webwatch -n '__fish_seen_subcommand_from check' -l status -d 'only pages with this status'
 complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l format -d 'comma-separated formats: markdown, html, rawHtml, rawBase64, links, images'
 complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l options -d 'scrape options in YAML (the ScrapeOptions of the v2 interface)'

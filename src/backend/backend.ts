@@ -25,6 +25,8 @@ export interface Backend {
   deleteMonitor(id: string): Promise<MonitorResource>;
   /** Runs a check now; 409 when the monitor is paused, deleted or already checking. */
   runMonitor(idOrName: string): Promise<CheckRecord>;
+  /** Runs, once, a scheduled check of every active monitor whose next run time has come. */
+  runDue(): Promise<CheckRecord[]>;
   listChecks(idOrName: string): Promise<CheckRecord[]>;
   /** A check with its page results, optionally only those of one status. */
   getCheck(idOrName: string, checkId: string, status?: PageStatus): Promise<CheckRecord & { pages: PageResult[] }>;

@@ -135,3 +135,34 @@ describe('monitor run, checks, check', () => {
     assert.match(old.error, /interrupted/);
   });
 });
+
+describe('monitor run --due', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ '/p': html('<main><p>page</p></main>') });
+  });
+  after(() => server.close());
+
+  it('runs each due monitor once, as scheduled, and then waits for the next slot', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const dir = writeFiles({
+      'm.yaml': `- name: Hourly\n  schedule: {cron: "0 * * * *"}\n  targets: [{type: scrape, urls: ["${server.origin}/p"]}]\n- name: Daily\n  schedule: {cron: "0 9 * * *"}\n  targets: [{type: scrape, urls: ["${server.origin}/p"]}]\n`,
+    });
+    await run(['monitor', 'apply', '-f', dir], { env, now: new Date('2026-11-21T12:00:00Z') });
+    const early = await run(['monitor', 'run', '--due', '--json'], { env, now: new Date('2026-11-21T12:30:00Z') });
+    assert.deepEqual(JSON.parse(early.stdout), []);
+    // Down for three hours: the hourly monitor runs once, not once per missed slot.
+    const late = JSON.parse((await run(['monitor', 'run', '--due', '--json'], { env, now: new Date('2026-11-21T15:05:00Z') })).stdout);
+    assert.equal(late.length, 1);
+    assert.equal(late[0].trigger, 'scheduled');
+    const hourly = JSON.parse((await run(['monitor', 'get', 'Hourly', '--json'], { env, now: new Date('2026-11-21T15:05:00Z') })).stdout);
+    assert.equal(hourly.nextRunAt, '2026-11-21T16:00:00.000Z');
+    assert.equal(hourly.lastRunAt, '2026-11-21T15:05:00.000Z');
+    assert.deepEqual(JSON.parse((await run(['monitor', 'run', '--due', '--json'], { env, now: new Date('2026-11-21T15:06:00Z') })).stdout), []);
+  });
+
+  it('takes a monitor or --due, not both or neither', async () => {
+    assert.equal((await run(['monitor', 'run'])).code, 2);
+    assert.equal((await run(['monitor', 'run', 'X', '--due'])).code, 2);
+  });
+});

@@ -4,7 +4,7 @@ import { scrape, type ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
-import { checkStore } from '../../engine/monitors/check-store.js';
+import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
 import { runCheck } from '../../engine/monitors/run-check.js';
 import { monitorStore, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
@@ -73,6 +73,16 @@ export function localBackend(options: LocalBackendOptions): Backend {
         throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: 'the monitor is paused' } });
       }
       return runCheck({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now }, monitor, 'manual');
+    },
+    runDue: async () => {
+      const now = options.now();
+      const due = openMonitors()
+        .list(LOCAL_TEAM)
+        .filter((monitor) => monitor.status === 'active' && monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString());
+      const checks: CheckRecord[] = [];
+      // One after another: a system cron job should not hit many sites at once.
+      for (const monitor of due) checks.push(await runCheck({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now }, monitor, 'scheduled'));
+      return checks;
     },
     listChecks: async (idOrName) => checkStore(openDb()).list(existing(idOrName).id),
     getCheck: async (idOrName, checkId, status) => {

@@ -73,11 +73,17 @@ export function stateCommand(runtime: Runtime, change: 'pause' | 'resume' | 'del
 
 export function runCommand(runtime: Runtime): Command {
   return new Command('run')
-    .description('run a check of a monitor now and print its summary')
-    .argument('<monitor>', 'id or name')
+    .description('run a check of a monitor now, or with --due every check that is due, and print the summary')
+    .argument('[monitor]', 'id or name')
     .option('--wait', 'wait for the check to finish (the local engine always does)')
-    .action(async (monitor: string, _options: unknown, command: Command) => {
-      runtime.exitCode = await (await run()).runRun(await contextFor(command, runtime), monitor);
+    .option('--due', 'run every active monitor whose next run time has come, once, and exit (for system cron)')
+    .addHelpText('after', `
+Examples:
+  $ webwatch monitor run Pricing --wait
+  # crontab: every 5 minutes, run what is due
+  */5 * * * * webwatch monitor run --due --quiet`)
+    .action(async (monitor: string | undefined, options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runRun(await contextFor(command, runtime), monitor, options);
     });
 }
 

@@ -189,18 +189,33 @@ const checkLine = (check: CheckRecord) => {
   return `check ${check.id} ${check.status}${counts ? `: ${counts}` : ''}`;
 };
 
-export async function runRun(context: CommandContext, idOrName: string): Promise<ExitCode> {
+export async function runRun(context: CommandContext, idOrName: string | undefined, rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ due: z.boolean().default(false), wait: z.boolean().default(false) }), rawFlags);
+  if (flags.due && idOrName) throw new UsageError('give a monitor or --due, not both');
+  if (!flags.due && !idOrName) throw new UsageError('give a monitor to run, or --due to run every monitor that is due');
+  if (flags.due) return runDue(context);
   return withBackend(context, 'checking', async (backend) => {
     const progress = await startProgress(context.io, context.output, `checking ${idOrName}`);
     let check: CheckRecord;
     try {
-      check = await backend.runMonitor(idOrName);
+      check = await backend.runMonitor(idOrName!);
     } finally {
       progress.stop();
     }
     if (context.output.json) context.output.jsonDocument(check);
     else context.output.data(checkLine(check));
     return check.status === 'failed' ? EXIT.failure : EXIT.ok;
+  });
+}
+
+async function runDue(context: CommandContext): Promise<ExitCode> {
+  return withBackend(context, 'checking', async (backend) => {
+    const checks = await backend.runDue();
+    const { output } = context;
+    if (output.json) output.jsonDocument(checks);
+    else if (checks.length === 0) output.info('no monitor is due');
+    else for (const check of checks) output.data(checkLine(check));
+    return checks.some((check) => check.status === 'failed') ? EXIT.failure : EXIT.ok;
   });
 }
 
