@@ -12,30 +12,54 @@ const SEMANTIC = 'article, main, [role=main], [itemprop=articleBody]';
 const MIN_TEXT = 25;
 const SIBLING_SHARE = 0.2;
 
-function textLength($: CheerioAPI, element: AnyNode): number {
-  return $(element).text().replace(/\s+/g, ' ').trim().length;
-}
+/**
+ * Text and link-text lengths of every element, each computed once: the scoring asks for them
+ * many times over nested elements, and re-reading subtrees made it quadratic.
+ */
+class Measures {
+  private readonly text = new Map<AnyNode, number>();
+  private readonly links = new Map<AnyNode, number>();
 
-function linkDensity($: CheerioAPI, element: AnyNode): number {
-  const total = textLength($, element);
-  if (total === 0) return 0;
-  let links = 0;
-  $(element).find('a').each((_, a) => void (links += textLength($, a)));
-  return Math.min(1, links / total);
+  textLength(node: AnyNode): number {
+    let length = this.text.get(node);
+    if (length === undefined) {
+      if (node.type === 'text') length = (node as { data: string }).data.replace(/\s+/g, ' ').length;
+      else length = ((node as Element).children ?? []).reduce((sum, child) => sum + this.textLength(child), 0);
+      this.text.set(node, length);
+    }
+    return length;
+  }
+
+  linkTextLength(node: AnyNode): number {
+    let length = this.links.get(node);
+    if (length === undefined) {
+      if (node.type !== 'tag') length = 0;
+      else if ((node as Element).name === 'a') length = this.textLength(node);
+      else length = (node as Element).children.reduce((sum, child) => sum + this.linkTextLength(child), 0);
+      this.links.set(node, length);
+    }
+    return length;
+  }
+
+  linkDensity(node: AnyNode): number {
+    const total = this.textLength(node);
+    return total === 0 ? 0 : Math.min(1, this.linkTextLength(node) / total);
+  }
 }
 
 /** Characters of real prose inside an element: paragraphs that are not mostly links. */
-function proseLength($: CheerioAPI, element: Element): number {
+function proseLength($: CheerioAPI, measures: Measures, element: Element): number {
   let total = 0;
   $(element).find('p, pre, blockquote').each((_, block) => {
-    const length = textLength($, block);
-    if (length >= MIN_TEXT && linkDensity($, block) < 0.5) total += length;
+    const length = measures.textLength(block);
+    if (length >= MIN_TEXT && measures.linkDensity(block) < 0.5) total += length;
   });
   return total;
 }
 
 /** The element to keep as the main content, with its well-scoring siblings; undefined when unsure. */
 export function findMainContent($: CheerioAPI): Element[] | undefined {
+  const measures = new Measures();
   const scores = new Map<Element, number>();
   $(SCORED).each((_, element) => {
     const text = $(element).text().replace(/\s+/g, ' ').trim();
@@ -49,7 +73,7 @@ export function findMainContent($: CheerioAPI): Element[] | undefined {
   let best: Element | undefined;
   let bestScore = 0;
   for (const [element, score] of scores) {
-    const adjusted = score * (1 - linkDensity($, element));
+    const adjusted = score * (1 - measures.linkDensity(element));
     scores.set(element, adjusted);
     if (adjusted > bestScore) {
       best = element;
@@ -62,11 +86,11 @@ export function findMainContent($: CheerioAPI): Element[] | undefined {
 
   // Content split over several blocks: an ancestor holding clearly more prose is the content.
   for (let ancestor = best.parent as Element | null; ancestor?.type === 'tag' && ancestor.name !== 'body'; ancestor = ancestor.parent as Element | null) {
-    if (proseLength($, ancestor) > 1.25 * proseLength($, best)) best = ancestor;
+    if (proseLength($, measures, ancestor) > 1.25 * proseLength($, measures, best)) best = ancestor;
   }
   // A semantic container around the winner that is not much bigger keeps its title and byline.
   const semantic = $(best).closest(SEMANTIC).get(0) as Element | undefined;
-  if (semantic && semantic !== best && textLength($, semantic) <= 1.5 * textLength($, best)) best = semantic;
+  if (semantic && semantic !== best && measures.textLength(semantic) <= 1.5 * measures.textLength(best)) best = semantic;
   if (best.name === 'body' || best.name === 'html') return undefined;
 
   const kept: Element[] = [];

@@ -50,8 +50,15 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
   }));
 }
 
-/** A monitor check sees pages as they are now: the cache answers only if the target asks for it. */
-const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({ ...target.scrapeOptions, maxAge: target.scrapeOptions?.maxAge ?? 0 });
+/**
+ * A monitor check sees pages as they are now: the cache answers only if the target asks for
+ * it, and the check's own snapshots, not the cache, keep what it saw.
+ */
+const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({
+  ...target.scrapeOptions,
+  maxAge: target.scrapeOptions?.maxAge ?? 0,
+  storeInCache: target.scrapeOptions?.storeInCache ?? false,
+});
 
 async function targetPages(context: CheckContext, pending: PendingSnapshots, monitor: StoredMonitor, target: Target): Promise<PageResult[]> {
   const targetId = target.id!;
