@@ -166,3 +166,53 @@ describe('monitor run --due', () => {
     assert.equal((await run(['monitor', 'run', 'X', '--due'])).code, 2);
   });
 });
+
+describe('two webwatch processes on one store', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({}, (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>page</p></main>'));
+  });
+  after(() => server.close());
+
+  it('run checks at the same time without losing or corrupting anything', async () => {
+    const home = tempDir();
+    const env = { WEBWATCH_HOME: home };
+    const urls = (prefix: string) => Array.from({ length: 30 }, (_, i) => `"${server.origin}/${prefix}/${i}"`).join(', ');
+    const dir = writeFiles({
+      'm.yaml': `- name: One\n  schedule: {cron: "0 * * * *"}\n  targets: [{type: scrape, urls: [${urls('one')}]}]\n- name: Two\n  schedule: {cron: "0 * * * *"}\n  targets: [{type: scrape, urls: [${urls('two')}]}]\n`,
+    });
+    await run(['monitor', 'apply', '-f', dir], { env });
+    const runChild = (name: string) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'monitor', 'run', name], { env: { ...process.env, ...env }, stdio: 'ignore' });
+        child.on('exit', resolve);
+      });
+    assert.deepEqual(await Promise.all([runChild('One'), runChild('Two')]), [0, 0]);
+    const db = new Database(join(home, 'webwatch.db'), { readonly: true });
+    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    const counts = db.prepare("SELECT m.name AS name, c.status AS status, (SELECT count(*) FROM page_results p WHERE p.check_id = c.id) AS pages FROM checks c JOIN monitors m ON m.id = c.monitor_id ORDER BY m.name").all();
+    assert.deepEqual(counts, [{ name: 'One', status: 'completed', pages: 30 }, { name: 'Two', status: 'completed', pages: 30 }]);
+    db.close();
+  });
+});
+
+describe('retention', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({}, (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>steady page</p></main>'));
+  });
+  after(() => server.close());
+
+  it('prunes checks older than retentionDays but keeps the snapshot the next comparison needs', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const dir = writeFiles({ 'm.yaml': `name: Kept\nretentionDays: 1\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/p"]}]\n` });
+    const at = (day: number) => ({ env, now: new Date(Date.UTC(2026, 10, day, 12)) });
+    await run(['monitor', 'apply', '-f', dir], at(20));
+    const first = JSON.parse((await run(['monitor', 'run', 'Kept', '--json'], at(20))).stdout);
+    assert.equal(first.summary.new, 1);
+    const later = JSON.parse((await run(['monitor', 'run', 'Kept', '--json'], at(25))).stdout);
+    assert.equal(later.summary.same, 1, 'the old snapshot survived pruning');
+    const history = JSON.parse((await run(['monitor', 'checks', 'Kept', '--json'], at(25))).stdout);
+    assert.deepEqual(history.map((c: { id: string }) => c.id), [later.id]);
+  });
+});
