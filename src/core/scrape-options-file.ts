@@ -4,9 +4,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors/webwatch-error.js';
-import { formatPath } from '../spec/issues.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import { validateScrapeOptions } from '../spec/schemas.js';
+import { formatLocated } from './definitions/located-line.js';
 import { parseDefinitionFile } from './definitions/parse.js';
 
 export async function loadScrapeOptionsFile(file: string, env: Readonly<Record<string, string | undefined>>): Promise<ScrapeOptions> {
@@ -17,17 +17,17 @@ export async function loadScrapeOptionsFile(file: string, env: Readonly<Record<s
     throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
   const parsed = parseDefinitionFile(text, env);
-  const lines = parsed.problems.map((p) => `${file}:${p.line ?? 0}:${p.column ?? 0}  ${p.message}`);
+  const lines = parsed.problems.map((p) => formatLocated(file, p));
   if (parsed.monitors.length !== 1 && lines.length === 0) lines.push(`${file}: scrape options are one mapping of fields`);
   const candidate = parsed.monitors[0];
   if (candidate && lines.length === 0) {
-    lines.push(...candidate.problems.map((p) => `${file}:${p.line}:${p.column}  ${formatPath(p.path)}  ${p.message}`));
+    lines.push(...candidate.problems.map((p) => formatLocated(file, p)));
     const result = validateScrapeOptions(candidate.value, 'file');
     if (result.ok && lines.length === 0) return result.value;
     if (!result.ok) {
       for (const problem of result.problems) {
         const at = candidate.locate(problem.path, problem.message.startsWith('unknown field'));
-        lines.push(`${file}:${at.line}:${at.column}  ${formatPath(problem.path)}  ${problem.message}`);
+        lines.push(formatLocated(file, { ...problem, ...at }));
       }
     }
   }

@@ -5,7 +5,7 @@ import { databasePath, openDatabase, type Db } from '../../engine/store/database
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
-import { runCheck } from '../../engine/monitors/run-check.js';
+import { runCheck, type CheckContext } from '../../engine/monitors/run-check.js';
 import { monitorStore, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -48,6 +48,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
     ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
     ...(signal && { signal }),
   });
+  const checkContext = (): CheckContext => ({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now });
   return {
     description: 'the local engine',
     scrape: (url, scrapeOptions, signal) => scrape({ url, options: scrapeOptions }, contextFor(signal)),
@@ -72,7 +73,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
       if (monitor.status === 'paused') {
         throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: 'the monitor is paused' } });
       }
-      return runCheck({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now }, monitor, 'manual');
+      return runCheck(checkContext(), monitor, 'manual');
     },
     runDue: async () => {
       const now = options.now();
@@ -81,7 +82,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
         .filter((monitor) => monitor.status === 'active' && monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString());
       const checks: CheckRecord[] = [];
       // One after another: a system cron job should not hit many sites at once.
-      for (const monitor of due) checks.push(await runCheck({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now }, monitor, 'scheduled'));
+      for (const monitor of due) checks.push(await runCheck(checkContext(), monitor, 'scheduled'));
       return checks;
     },
     listChecks: async (idOrName) => checkStore(openDb()).list(existing(idOrName).id),

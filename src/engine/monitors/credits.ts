@@ -6,7 +6,7 @@
  * Judging is not counted: it is charged only for changed pages that are judged.
  */
 import { Cron } from 'croner';
-import { CREDITS } from '../../spec/limits.js';
+import { CREDITS, SEARCH_MAX_RESULTS_DEFAULT } from '../../spec/limits.js';
 import type { NormalizedMonitor, Target } from '../../spec/monitor.js';
 import { CRAWL_DEFAULTS } from '../crawl/crawl.js';
 
@@ -23,7 +23,7 @@ export function runsPerMonth(cron: string, timezone: string, from: Date): number
 function pagesOf(target: Target): number {
   if (target.type === 'scrape') return target.urls.length;
   if (target.type === 'crawl') return target.crawlOptions?.limit ?? CRAWL_DEFAULTS.limit;
-  return target.maxResults ?? 10;
+  return target.maxResults ?? SEARCH_MAX_RESULTS_DEFAULT;
 }
 
 function creditsPerPage(target: Target): number {

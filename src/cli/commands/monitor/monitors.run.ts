@@ -1,6 +1,7 @@
 /** The monitor commands that act on a backend: apply, diff, create, list, get, pause, resume, delete. */
 import { stringify } from 'yaml';
 import { z } from 'zod';
+import { formatLocated } from '../../../core/definitions/located-line.js';
 import { executePlan, InvalidDefinitionsError, loadDefinitions, makePlan } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
 import type { CheckRecord } from '../../../engine/monitors/check-store.js';
@@ -32,10 +33,7 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError):
     return EXIT.usage;
   }
   for (const file of error.report.files) {
-    for (const problem of [...file.errors, ...file.monitors.flatMap((m) => m.errors)]) {
-      const where = problem.line === null ? file.file : `${file.file}:${problem.line}:${problem.column}`;
-      output.problem(`${where}${problem.path ? `  ${problem.path}` : ''}  ${problem.message}`);
-    }
+    for (const problem of [...file.errors, ...file.monitors.flatMap((m) => m.errors)]) output.problem(formatLocated(file.file, problem));
   }
   output.problem(output.errorStyle.red(`error: ${error.message}`));
   return EXIT.usage;

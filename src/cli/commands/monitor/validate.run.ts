@@ -1,6 +1,7 @@
 /** `monitor validate`: flags -> core validation -> human lines or the JSON report. */
 import { stringify } from 'yaml';
 import { z } from 'zod';
+import { formatLocated } from '../../../core/definitions/located-line.js';
 import { readDefinitionSources } from '../../../core/definitions/read.js';
 import { nextRuns, validateSources, type MonitorReport, type ValidationError, type ValidationReport } from '../../../core/validate.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
@@ -50,11 +51,7 @@ function renderHuman(report: ValidationReport, output: Output, print: boolean, n
   // With --print, stdout carries the YAML, so problems move to stderr.
   const problemLine = (text: string) => (print ? output.problem(text) : output.data(text));
   const style = print ? output.errorStyle : output.style;
-  const line = (file: string, error: ValidationError) => {
-    const where = error.line === null ? file : `${file}:${error.line}:${error.column}`;
-    const path = error.path === '' ? '' : `  ${style.yellow(error.path)}`;
-    problemLine(`${style.bold(where)}${path}  ${error.message}`);
-  };
+  const line = (file: string, error: ValidationError) => problemLine(formatLocated(file, error, { where: style.bold, path: style.yellow }));
   let monitorCount = 0;
   let errorCount = 0;
   const invalidFiles = new Set<string>();
