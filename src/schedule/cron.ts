@@ -84,7 +84,7 @@ export function parsePattern(cron: string): CronPattern {
   return new CronPattern(cron, 'UTC', { mode: '5-part' });
 }
 
-function setBits(flags: readonly number[]): number[] {
+export function setBits(flags: readonly number[]): number[] {
   const values: number[] = [];
   flags.forEach((flag, index) => {
     if (flag) values.push(index);

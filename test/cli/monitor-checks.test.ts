@@ -216,3 +216,52 @@ describe('retention', () => {
     assert.deepEqual(history.map((c: { id: string }) => c.id), [later.id]);
   });
 });
+
+describe('unchanged responses', () => {
+  let server: TestServer;
+  let nonce = 1;
+  let text = 'steady';
+  before(async () => {
+    server = await startServer({}, (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<script>var nonce = ${nonce};</script><main><p>${text} page</p></main>`));
+  });
+  after(() => server.close());
+
+  const snapshots = (home: string) => {
+    const db = new Database(join(home, 'webwatch.db'));
+    try {
+      return db.prepare('SELECT scrape_id, fingerprint, content_hash FROM snapshots').all() as { scrape_id: string; fingerprint: string; content_hash: string }[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it('are same without converting again; new bytes with the same content update the fingerprint', async () => {
+    const home = tempDir();
+    const env = { WEBWATCH_HOME: home };
+    await run(['monitor', 'apply', '-f', writeFiles({ 'm.yaml': `name: Steady\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/p"]}]\n` })], { env });
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.new, 1);
+    const [first] = snapshots(home);
+    assert.ok(first?.fingerprint && first.content_hash);
+
+    // A wrong content hash shows whether the content was compared: the same bytes are not.
+    const db = new Database(join(home, 'webwatch.db'));
+    db.prepare("UPDATE snapshots SET content_hash = 'not-the-hash'").run();
+    db.close();
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.same, 1);
+
+    // New bytes are converted and compared: the wrong hash now makes the page changed.
+    nonce++;
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.changed, 1);
+
+    // Another nonce with the same content: same, and the snapshot learns the new fingerprint.
+    const before = snapshots(home).find((s) => s.content_hash !== 'not-the-hash')!;
+    nonce++;
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.same, 1);
+    const after = snapshots(home).find((s) => s.scrape_id === before.scrape_id)!;
+    assert.notEqual(after.fingerprint, before.fingerprint);
+    assert.equal(after.content_hash, before.content_hash);
+
+    text = 'moved';
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.changed, 1);
+  });
+});

@@ -1,11 +1,10 @@
 /** The Backend of the embedded engine: engine functions called in this process. */
-import { crawl } from '../../engine/crawl/crawl.js';
-import { scrape, type ScrapeContext } from '../../engine/scrape/scrape.js';
+import type { ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
-import { runCheck, type CheckContext } from '../../engine/monitors/run-check.js';
+import type { CheckContext } from '../../engine/monitors/run-check.js';
 import { monitorStore, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -14,6 +13,11 @@ import type { Backend } from '../backend.js';
 
 /** The embedded engine has one team; `serve` gives each key's team its own. */
 export const LOCAL_TEAM = 'local';
+
+// The fetching and content pipeline loads on first use: listing monitors does not need it.
+const scrapeModule = () => import('../../engine/scrape/scrape.js');
+const crawlModule = () => import('../../engine/crawl/crawl.js');
+const runCheck: typeof import('../../engine/monitors/run-check.js').runCheck = async (...args) => (await import('../../engine/monitors/run-check.js')).runCheck(...args);
 
 export interface LocalBackendOptions {
   version: string;
@@ -51,8 +55,8 @@ export function localBackend(options: LocalBackendOptions): Backend {
   const checkContext = (): CheckContext => ({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now });
   return {
     description: 'the local engine',
-    scrape: (url, scrapeOptions, signal) => scrape({ url, options: scrapeOptions }, contextFor(signal)),
-    crawl: (url, crawlOptions, scrapeOptions, onPage, signal) => crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
+    scrape: async (url, scrapeOptions, signal) => (await scrapeModule()).scrape({ url, options: scrapeOptions }, contextFor(signal)),
+    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
     listMonitors: async (list = {}) => openMonitors().list(LOCAL_TEAM, list).map(resource),
     getMonitor: async (idOrName) => resource(existing(idOrName)),
     createMonitor: async (definition) => {

@@ -4,10 +4,12 @@
  * element that holds the main content is kept), blockAds, and absolute link and image URLs.
  * Deterministic: no model involved.
  */
-import type { Cheerio, CheerioAPI } from 'cheerio/slim';
+import type { CheerioAPI } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
+import { filter, isComment, removeElement, textContent } from 'domutils';
 import { findMainContent } from './main-content.js';
 import { absoluteUrl, baseUrlOf } from './metadata.js';
+import { closest, select, selectIn } from './select.js';
 
 export interface CleanOptions {
   onlyMainContent: boolean;
@@ -45,37 +47,46 @@ function hasWord(element: Element, words: RegExp): boolean {
 function mainContent($: CheerioAPI): Element | undefined {
   let best: Element | undefined;
   let bestLength = 0;
-  $(MAIN_CANDIDATES).each((_, element) => {
-    const length = $(element).text().length;
+  for (const element of selectIn($.root().toArray(), MAIN_CANDIDATES)) {
+    const length = textContent(element).length;
     if (length > bestLength) {
       best = element;
       bestLength = length;
     }
-  });
+  }
   return best;
 }
 
+const contains = (ancestor: AnyNode, node: AnyNode) => {
+  for (let current: AnyNode | null = node; current; current = current.parent) if (current === ancestor) return true;
+  return false;
+};
+
 /** Removes `elements` except those that are, or contain, or sit inside `keep`. */
-function removeUnlessMain($: CheerioAPI, elements: Cheerio<AnyNode>, keep: Element | undefined, insideKeepToo: boolean) {
-  elements.each((_, element) => {
+function removeUnlessMain(elements: readonly Element[], keep: Element | undefined, insideKeepToo: boolean) {
+  for (const element of elements) {
     if (keep) {
-      if (element === keep || $(element).find(keep as never).length > 0) return;
-      if (!insideKeepToo && $(keep).find(element as never).length > 0) return;
+      if (contains(element, keep)) continue;
+      if (!insideKeepToo && contains(keep, element)) continue;
     }
-    $(element).remove();
-  });
+    // An element inside one removed before is already gone with it.
+    removeElement(element);
+  }
 }
 
 function keepOnly($: CheerioAPI, selectors: readonly string[]) {
-  keepElements($, $(selectors.join(', ')).toArray() as Element[]);
+  keepElements($, selectIn($.root().toArray(), selectors.join(', ')));
 }
 
 function keepElements($: CheerioAPI, elements: Element[]) {
-  const kept = $(elements);
   // An element inside another kept one comes along with its ancestor.
-  const outermost = kept.filter((_, element) => $(element).parents().filter((__, parent) => kept.is(parent as never)).length === 0);
-  const clones = outermost.toArray().map((element) => $(element).clone());
-  const body = $('body');
+  const keptSet = new Set<AnyNode>(elements);
+  const outermost = elements.filter((element) => {
+    for (let parent = element.parent; parent; parent = parent.parent) if (keptSet.has(parent)) return false;
+    return true;
+  });
+  const clones = outermost.map((element) => $(element).clone());
+  const body = select($, 'body');
   if (body.length > 0) {
     body.empty();
     for (const clone of clones) body.append(clone);
@@ -98,36 +109,38 @@ export function lazySource(attributes: Record<string, string>): string | undefin
  * images get their real source.
  */
 function prepareForMarkdown($: CheerioAPI) {
-  $('td, th, tr, tbody, thead, tfoot, caption')
-    .filter((_, element) => $(element).closest('table').length === 0)
-    .each((_, element) => void ((element as Element).name = 'div'));
-  $('pre').each((_, pre) => {
+  for (const element of selectIn($.root().toArray(), 'td, th, tr, tbody, thead, tfoot, caption')) {
+    if (!closest(element, 'table')) element.name = 'div';
+  }
+  select($, 'pre').each((_, pre) => {
     const code = $(pre).children('code').first();
     const language = /(?:^|\s)(?:lang|language)-([\w+#.-]+)/.exec(`${code.attr('class') ?? ''} ${pre.attribs.class ?? ''}`)?.[1];
     if (language && code.length > 0 && !/(?:^|\s)language-/.test(code.attr('class') ?? '')) code.addClass(`language-${language}`);
   });
-  $('img').each((_, element) => {
+  for (const element of selectIn($.root().toArray(), 'img')) {
     const lazy = lazySource(element.attribs);
     const src = element.attribs.src;
     if (lazy && (!src || src.startsWith('data:'))) element.attribs.src = lazy;
-  });
+  }
 }
 
 export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions): void {
-  const base = baseUrlOf($, pageUrl);
-  $(ALWAYS_DROPPED).remove();
-  $('*').contents().filter((_, node) => node.type === 'comment').remove();
+  const root = () => $.root().toArray();
+  const base = baseUrlOf(root(), pageUrl);
+  for (const element of selectIn(root(), ALWAYS_DROPPED)) removeElement(element);
+  for (const comment of filter(isComment, root(), true)) removeElement(comment);
 
   if (options.includeTags && options.includeTags.length > 0) keepOnly($, options.includeTags);
-  if (options.excludeTags && options.excludeTags.length > 0) $(options.excludeTags.join(', ')).remove();
-  if (options.blockAds) $(AD_SELECTORS).remove();
+  if (options.excludeTags && options.excludeTags.length > 0) for (const element of selectIn(root(), options.excludeTags.join(', '))) removeElement(element);
+  if (options.blockAds) for (const element of selectIn(root(), AD_SELECTORS)) removeElement(element);
 
   if (options.onlyMainContent) {
     const main = mainContent($);
     // Page chrome inside the main content (an article's own header) stays; outside, it goes.
-    removeUnlessMain($, $(`${CHROME_TAGS}, ${CHROME_ROLES}`), main, false);
-    removeUnlessMain($, $('[class], [id]').filter((_, element) => hasWord(element as Element, CHROME_WORDS)), main, false);
-    removeUnlessMain($, $('[class], [id]').filter((_, element) => hasWord(element as Element, CLUTTER_WORDS)), main, true);
+    removeUnlessMain(selectIn(root(), `${CHROME_TAGS}, ${CHROME_ROLES}`), main, false);
+    const named = selectIn(root(), '[class], [id]');
+    removeUnlessMain(named.filter((element) => hasWord(element, CHROME_WORDS)), main, false);
+    removeUnlessMain(named.filter((element) => hasWord(element, CLUTTER_WORDS)), main, true);
     // What is left around the scored main content (teasers, link lists) goes too.
     const kept = findMainContent($);
     if (kept) keepElements($, kept);
@@ -135,14 +148,14 @@ export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions)
 
   prepareForMarkdown($);
 
-  $('a[href]').each((_, element) => {
+  for (const element of selectIn(root(), 'a[href]')) {
     const href = absoluteUrl(element.attribs.href, base);
     if (href) element.attribs.href = href;
-  });
-  $('img[src]').each((_, element) => {
+  }
+  for (const element of selectIn(root(), 'img[src]')) {
     const src = element.attribs.src!;
-    if (src.startsWith('data:')) return;
+    if (src.startsWith('data:')) continue;
     const absolute = absoluteUrl(src, base);
     if (absolute) element.attribs.src = absolute;
-  });
+  }
 }

@@ -2,6 +2,7 @@
 import type { CheerioAPI } from 'cheerio/slim';
 import { lazySource } from './clean.js';
 import { absoluteUrl, baseUrlOf } from './metadata.js';
+import { selectIn } from './select.js';
 
 function collect(values: Iterable<string | undefined>, base: string): string[] {
   const seen = new Set<string>();
@@ -13,19 +14,21 @@ function collect(values: Iterable<string | undefined>, base: string): string[] {
 }
 
 export function extractLinks($: CheerioAPI, pageUrl: string): string[] {
-  return collect($('a[href]').map((_, element) => element.attribs.href).get(), baseUrlOf($, pageUrl));
+  const root = $.root().toArray();
+  return collect(selectIn(root, 'a[href]').map((element) => element.attribs.href), baseUrlOf(root, pageUrl));
 }
 
 /** <img src> (and the first srcset candidate when there is no src), <picture><source>, og:image. */
 export function extractImages($: CheerioAPI, pageUrl: string): string[] {
+  const root = $.root().toArray();
   const sources: (string | undefined)[] = [];
-  $('img').each((_, element) => {
+  for (const element of selectIn(root, 'img')) {
     const { src, srcset } = element.attribs;
     const candidate = src && !src.startsWith('data:') ? src : lazySource(element.attribs) ?? srcset?.split(',')[0]?.trim().split(/\s+/)[0];
     sources.push(candidate);
-  });
-  $('picture source[srcset]').each((_, element) => {
+  }
+  for (const element of selectIn(root, 'picture source[srcset]')) {
     sources.push(element.attribs.srcset!.split(',')[0]?.trim().split(/\s+/)[0]);
-  });
-  return collect(sources, baseUrlOf($, pageUrl));
+  }
+  return collect(sources, baseUrlOf(root, pageUrl));
 }

@@ -6,11 +6,27 @@
  */
 import type { CheerioAPI } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
+import { textContent } from 'domutils';
+import { closest, selectIn } from './select.js';
 
 const SCORED = 'p, pre, td, blockquote';
 const SEMANTIC = 'article, main, [role=main], [itemprop=articleBody]';
 const MIN_TEXT = 25;
 const SIBLING_SHARE = 0.2;
+
+const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0xfeff || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0x1680;
+
+/** The length of `text` with each run of whitespace counted as one character, without building the string. */
+function collapsedLength(text: string): number {
+  let length = 0;
+  let inSpace = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i));
+    if (!space || !inSpace) length++;
+    inSpace = space;
+  }
+  return length;
+}
 
 /**
  * Text and link-text lengths of every element, each computed once: the scoring asks for them
@@ -23,7 +39,7 @@ class Measures {
   textLength(node: AnyNode): number {
     let length = this.text.get(node);
     if (length === undefined) {
-      if (node.type === 'text') length = (node as { data: string }).data.replace(/\s+/g, ' ').length;
+      if (node.type === 'text') length = collapsedLength((node as { data: string }).data);
       else length = ((node as Element).children ?? []).reduce((sum, child) => sum + this.textLength(child), 0);
       this.text.set(node, length);
     }
@@ -48,12 +64,12 @@ class Measures {
 }
 
 /** Characters of real prose inside an element: paragraphs that are not mostly links. */
-function proseLength($: CheerioAPI, measures: Measures, element: Element): number {
+function proseLength(measures: Measures, element: Element): number {
   let total = 0;
-  $(element).find('p, pre, blockquote').each((_, block) => {
+  for (const block of selectIn(element, 'p, pre, blockquote')) {
     const length = measures.textLength(block);
     if (length >= MIN_TEXT && measures.linkDensity(block) < 0.5) total += length;
-  });
+  }
   return total;
 }
 
@@ -61,15 +77,15 @@ function proseLength($: CheerioAPI, measures: Measures, element: Element): numbe
 export function findMainContent($: CheerioAPI): Element[] | undefined {
   const measures = new Measures();
   const scores = new Map<Element, number>();
-  $(SCORED).each((_, element) => {
-    const text = $(element).text().replace(/\s+/g, ' ').trim();
-    if (text.length < MIN_TEXT) return;
+  for (const element of selectIn($.root().toArray(), SCORED)) {
+    const text = textContent(element).replace(/\s+/g, ' ').trim();
+    if (text.length < MIN_TEXT) continue;
     const points = 1 + (text.match(/[,，、]/g)?.length ?? 0) + Math.min(Math.floor(text.length / 100), 3);
     const parent = element.parent as Element | null;
     if (parent?.type === 'tag') scores.set(parent, (scores.get(parent) ?? 0) + points);
     const grandparent = parent?.parent as Element | null;
     if (grandparent?.type === 'tag') scores.set(grandparent, (scores.get(grandparent) ?? 0) + points / 2);
-  });
+  }
   let best: Element | undefined;
   let bestScore = 0;
   for (const [element, score] of scores) {
@@ -82,14 +98,14 @@ export function findMainContent($: CheerioAPI): Element[] | undefined {
   }
   if (!best || bestScore < 5) return undefined;
   // Table parts only make sense inside their table.
-  if (['tr', 'tbody', 'thead', 'tfoot', 'td', 'th'].includes(best.name)) best = ($(best).closest('table').get(0) as Element | undefined) ?? best;
+  if (['tr', 'tbody', 'thead', 'tfoot', 'td', 'th'].includes(best.name)) best = closest(best, 'table') ?? best;
 
   // Content split over several blocks: an ancestor holding clearly more prose is the content.
   for (let ancestor = best.parent as Element | null; ancestor?.type === 'tag' && ancestor.name !== 'body'; ancestor = ancestor.parent as Element | null) {
-    if (proseLength($, measures, ancestor) > 1.25 * proseLength($, measures, best)) best = ancestor;
+    if (proseLength(measures, ancestor) > 1.25 * proseLength(measures, best)) best = ancestor;
   }
   // A semantic container around the winner that is not much bigger keeps its title and byline.
-  const semantic = $(best).closest(SEMANTIC).get(0) as Element | undefined;
+  const semantic = closest(best, SEMANTIC);
   if (semantic && semantic !== best && measures.textLength(semantic) <= 1.5 * measures.textLength(best)) best = semantic;
   if (best.name === 'body' || best.name === 'html') return undefined;
 

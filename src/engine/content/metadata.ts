@@ -3,6 +3,8 @@
  * canonical URL, Open Graph, Dublin Core, and publication times. URLs are made absolute.
  */
 import type { CheerioAPI } from 'cheerio/slim';
+import type { AnyNode } from 'domhandler';
+import { select, selectIn } from './select.js';
 
 export interface PageMetadata {
   title?: string;
@@ -53,23 +55,23 @@ export function absoluteUrl(value: string | undefined, base: string): string | u
 }
 
 /** The URL relative links resolve against: <base href> when present, else the page URL. */
-export function baseUrlOf($: CheerioAPI, pageUrl: string): string {
-  return absoluteUrl($('base[href]').first().attr('href'), pageUrl) ?? pageUrl;
+export function baseUrlOf(root: AnyNode[], pageUrl: string): string {
+  return absoluteUrl(selectIn(root, 'base[href]')[0]?.attribs.href, pageUrl) ?? pageUrl;
 }
 
 export function extractMetadata($: CheerioAPI, pageUrl: string): PageMetadata {
-  const base = baseUrlOf($, pageUrl);
+  const base = baseUrlOf($.root().toArray(), pageUrl);
   const metas = new Map<string, string[]>();
-  $('meta').each((_, element) => {
+  for (const element of selectIn($.root().toArray(), 'meta')) {
     const attributes = element.attribs;
     const keys = (attributes.property ?? attributes.name ?? attributes.itemprop ?? attributes['http-equiv'])?.trim().toLowerCase();
     const content = clean(attributes.content);
-    if (!keys || content === undefined) return;
+    if (!keys || content === undefined) continue;
     // `property="og:title twitter:title"` names several properties at once; `dc:title` is `DC.title`.
     for (const key of keys.split(/\s+/).map((k) => k.replace(/^(dc|dcterms):/, '$1.'))) {
       metas.set(key, [...(metas.get(key) ?? []), content]);
     }
-  });
+  }
   const meta = (...keys: string[]) => {
     for (const key of keys) {
       const value = metas.get(key)?.[0];
@@ -78,15 +80,15 @@ export function extractMetadata($: CheerioAPI, pageUrl: string): PageMetadata {
     return undefined;
   };
   const link = (relation: string) =>
-    $('link[rel][href]').filter((_, element) => element.attribs.rel!.toLowerCase().split(/\s+/).includes(relation)).first().attr('href');
+    selectIn($.root().toArray(), 'link[rel][href]').find((element) => element.attribs.rel!.toLowerCase().split(/\s+/).includes(relation))?.attribs.href;
 
   const metadata: PageMetadata = {
     // The title and description a reader would give: declared metadata first (Dublin Core,
     // Open Graph, Twitter), then <title> and the plain description, which often carry the
     // site's name or boilerplate.
-    title: meta('dc.title', 'dcterms.title', 'og:title', 'twitter:title') ?? clean($('title').first().text()),
+    title: meta('dc.title', 'dcterms.title', 'og:title', 'twitter:title') ?? clean(select($, 'title').first().text()),
     description: meta('dc.description', 'dcterms.description', 'og:description', 'twitter:description', 'description'),
-    language: clean($('html').attr('lang')) ?? meta('content-language', 'dc.language', 'og:locale'),
+    language: clean(select($, 'html').attr('lang')) ?? meta('content-language', 'dc.language', 'og:locale'),
     keywords: meta('keywords'),
     robots: meta('robots'),
     favicon: absoluteUrl(link('icon') ?? link('shortcut') ?? link('apple-touch-icon'), base),

@@ -14,6 +14,8 @@ import type { ScrapeDocument } from '../scrape/document.js';
 import { requestHeaders } from '../scrape/request-headers.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
 import { inScope, normalizeUrl } from './urls.js';
+import { CRAWL_DEFAULTS } from './defaults.js';
+
 
 export interface CrawlOptions {
   limit?: number | undefined;
@@ -31,7 +33,6 @@ export interface CrawlOptions {
   maxConcurrency?: number | undefined;
 }
 
-export const CRAWL_DEFAULTS = { limit: 100, maxDepth: 10, maxConcurrency: 4, perHostConcurrency: 2 } as const;
 const SITEMAP_FILES_MAX = 20;
 const ROBOTS_AGENT = 'webwatch';
 

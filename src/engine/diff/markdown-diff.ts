@@ -3,6 +3,7 @@
  * same as structured JSON (files, chunks, changes with line numbers). Comparison for the
  * same/changed decision ignores whitespace differences.
  */
+import { createHash } from 'node:crypto';
 import { createTwoFilesPatch, structuredPatch } from 'diff';
 
 export interface DiffChange {
@@ -42,6 +43,11 @@ export function normalizeForComparison(markdown: string): string {
 
 export function sameContent(previous: string, current: string): boolean {
   return normalizeForComparison(previous) === normalizeForComparison(current);
+}
+
+/** A hash of the markdown as compared: equal hashes mean the same content, whitespace aside. */
+export function contentHash(markdown: string): string {
+  return createHash('sha256').update(normalizeForComparison(markdown)).digest('base64url');
 }
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);

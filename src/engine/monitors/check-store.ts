@@ -27,6 +27,24 @@ export interface Snapshot {
   url: string;
   scrapeId: string;
   markdown: string;
+  /** The response it came from (bytes and what shapes the content); null from the cache. */
+  fingerprint: string | null;
+  /** contentHash of the markdown. */
+  contentHash: string;
+}
+
+/** What a check compares a page with; the markdown is read only when a diff needs it. */
+export interface LastSnapshot {
+  scrapeId: string;
+  fingerprint: string | null;
+  /** Null for snapshots written before hashes were kept. */
+  contentHash: string | null;
+}
+
+/** A same page seen through a new response: its snapshot learns the response's fingerprint. */
+export interface FingerprintUpdate {
+  scrapeId: string;
+  fingerprint: string;
 }
 
 export interface CheckRecord {
@@ -74,6 +92,10 @@ function processAlive(pid: number | null): boolean {
 }
 
 export function checkStore(db: Db) {
+  // Asked once per page of a check: prepared once.
+  const lastSnapshotQuery = db.prepare<[string, string, string], { scrape_id: string; fingerprint: string | null; content_hash: string | null }>(
+    'SELECT scrape_id, fingerprint, content_hash FROM snapshots WHERE monitor_id = ? AND target_id = ? AND url = ? ORDER BY scraped_at DESC LIMIT 1',
+  );
   return {
     /**
      * Marks checks whose process is gone (a crash, Ctrl-C) as failed, so their monitors can run
@@ -107,11 +129,13 @@ export function checkStore(db: Db) {
     },
 
     /** Page results and the end of the check, written together. */
-    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], snapshots: readonly Snapshot[], summary: MonitorSummary, error: string | null, now: Date): CheckRecord {
-      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at) VALUES (?, ?, ?, ?, ?, ?)');
+    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[] }, summary: MonitorSummary, error: string | null, now: Date): CheckRecord {
+      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      const fingerprint = db.prepare('UPDATE snapshots SET fingerprint = ? WHERE scrape_id = ?');
       const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       db.transaction(() => {
-        for (const s of snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString());
+        for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash);
+        for (const update of written.fingerprints) fingerprint.run(update.fingerprint, update.scrapeId);
         pages.forEach((page, position) =>
           insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, null, page.error),
         );
@@ -159,9 +183,13 @@ export function checkStore(db: Db) {
       return db.prepare<[string, string], { url: string }>("SELECT url FROM page_results WHERE check_id = ? AND target_id = ? AND status NOT IN ('removed', 'error')").all(last.id, targetId).map((row) => row.url);
     },
 
-    lastSnapshot(monitorId: string, targetId: string, url: string): { scrapeId: string; markdown: string } | undefined {
-      const row = db.prepare<[string, string, string], { scrape_id: string; markdown: string }>('SELECT scrape_id, markdown FROM snapshots WHERE monitor_id = ? AND target_id = ? AND url = ? ORDER BY scraped_at DESC LIMIT 1').get(monitorId, targetId, url);
-      return row && { scrapeId: row.scrape_id, markdown: row.markdown };
+    lastSnapshot(monitorId: string, targetId: string, url: string): LastSnapshot | undefined {
+      const row = lastSnapshotQuery.get(monitorId, targetId, url);
+      return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash };
+    },
+
+    snapshotMarkdown(scrapeId: string): string {
+      return db.prepare<[string], { markdown: string }>('SELECT markdown FROM snapshots WHERE scrape_id = ?').get(scrapeId)?.markdown ?? '';
     },
 
     /** Checks and snapshots older than the retention go; the newest snapshot of a page stays for comparison. */

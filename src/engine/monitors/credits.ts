@@ -5,20 +5,10 @@
  * +4 for a json format with checkPromptInjection; lockdown targets cost 5 per page (a hit).
  * Judging is not counted: it is charged only for changed pages that are judged.
  */
-import { Cron } from 'croner';
 import { CREDITS, SEARCH_MAX_RESULTS_DEFAULT } from '../../spec/limits.js';
 import type { NormalizedMonitor, Target } from '../../spec/monitor.js';
-import { CRAWL_DEFAULTS } from '../crawl/crawl.js';
-
-const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
-
-export function runsPerMonth(cron: string, timezone: string, from: Date): number {
-  const job = new Cron(cron, { timezone, mode: '5-part' });
-  const end = from.getTime() + MONTH_MS;
-  let runs = 0;
-  for (let next = job.nextRun(from); next && next.getTime() <= end; next = job.nextRun(next)) runs++;
-  return runs;
-}
+import { runsPerMonth } from '../../schedule/runs-per-month.js';
+import { CRAWL_DEFAULTS } from '../crawl/defaults.js';
 
 function pagesOf(target: Target): number {
   if (target.type === 'scrape') return target.urls.length;

@@ -6,11 +6,9 @@
  * so an interrupted check leaves nothing half-written.
  */
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
-import { crawl } from '../crawl/crawl.js';
-import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
-import type { ScrapeDocument } from '../scrape/document.js';
-import { scrape, type ScrapeContext } from '../scrape/scrape.js';
-import type { CheckRecord, CheckStore, PageResult, Snapshot } from './check-store.js';
+import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
+import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
+import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
 import type { StoredMonitor } from './monitor-store.js';
 
 export const CHECK_CONCURRENCY = 4;
@@ -22,25 +20,36 @@ export interface CheckContext {
   now(): Date;
 }
 
-/** Snapshots wait for the end of the check, to be written with its results. */
-type PendingSnapshots = Snapshot[];
+/** What the check writes at its end, with its results. */
+interface Pending {
+  snapshots: Snapshot[];
+  fingerprints: FingerprintUpdate[];
+}
+
+type Outcome = FingerprintedScrape | { error: unknown };
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function pageResult(context: CheckContext, pending: PendingSnapshots, monitor: StoredMonitor, target: Target, url: string, outcome: { document: ScrapeDocument } | { error: unknown }): PageResult {
+function pageResult(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, url: string, previous: LastSnapshot | undefined, outcome: Outcome): PageResult {
   const targetId = target.id!;
-  const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
   const base = { url, targetId, previousScrapeId: previous?.scrapeId ?? null, judgment: null, diff: null, error: null };
   if ('error' in outcome) return { ...base, status: 'error', statusCode: null, currentScrapeId: null, error: errorMessage(outcome.error) };
-  const { document } = outcome;
+  // The same response as last time: the same content, without converting it again.
+  if ('unchanged' in outcome) return { ...base, status: 'same', statusCode: outcome.unchanged.statusCode, currentScrapeId: outcome.unchanged.scrapeId };
+  const { document, fingerprint } = outcome;
   const statusCode = document.metadata.statusCode;
   const currentScrapeId = document.metadata.scrapeId;
   if (statusCode === 404 || statusCode === 410) return { ...base, status: 'removed', statusCode, currentScrapeId };
   const markdown = document.markdown ?? '';
-  if (previous && sameContent(previous.markdown, markdown)) return { ...base, status: 'same', statusCode, currentScrapeId };
-  pending.push({ targetId, url, scrapeId: currentScrapeId, markdown });
+  const hash = contentHash(markdown);
+  if (previous && (previous.contentHash ?? contentHash(context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
+    // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
+    if (fingerprint && fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint });
+    return { ...base, status: 'same', statusCode, currentScrapeId };
+  }
+  pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
   if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId };
-  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(previous.markdown, markdown) };
+  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(context.checks.snapshotMarkdown(previous.scrapeId), markdown) };
 }
 
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
@@ -60,7 +69,7 @@ const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({
   storeInCache: target.scrapeOptions?.storeInCache ?? false,
 });
 
-async function targetPages(context: CheckContext, pending: PendingSnapshots, monitor: StoredMonitor, target: Target): Promise<PageResult[]> {
+async function targetPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target): Promise<PageResult[]> {
   const targetId = target.id!;
   if (target.type === 'search') {
     return [{ url: `search:${target.queries.join(' | ')}`, targetId, status: 'error', statusCode: null, previousScrapeId: null, currentScrapeId: null, diff: null, judgment: null, error: SEARCH_UNAVAILABLE }];
@@ -68,23 +77,26 @@ async function targetPages(context: CheckContext, pending: PendingSnapshots, mon
   const results = new Map<string, PageResult>();
   if (target.type === 'scrape') {
     await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
-      let outcome: { document: ScrapeDocument } | { error: unknown };
+      const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+      let outcome: Outcome;
       try {
-        outcome = { document: await scrape({ url, options: freshOptions(target) }, context.scrape) };
+        outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, context.scrape, previous?.fingerprint ?? undefined);
       } catch (error) {
         outcome = { error };
       }
-      results.set(url, pageResult(context, pending, monitor, target, url, outcome));
+      results.set(url, pageResult(context, pending, monitor, target, url, previous, outcome));
     });
     return target.urls.map((url) => results.get(url)!);
   }
   const found: PageResult[] = [];
   try {
+    const { crawl } = await import('../crawl/crawl.js');
     await crawl(target.url, target.crawlOptions ?? {}, freshOptions(target), context.scrape, (page) => {
-      found.push(pageResult(context, pending, monitor, target, page.url, 'error' in page ? { error: page.error } : { document: page.document }));
+      const previous = context.checks.lastSnapshot(monitor.id, targetId, page.url);
+      found.push(pageResult(context, pending, monitor, target, page.url, previous, 'error' in page ? { error: page.error } : { document: page.document, fingerprint: null }));
     });
   } catch (error) {
-    found.push(pageResult(context, pending, monitor, target, target.url, { error }));
+    found.push(pageResult(context, pending, monitor, target, target.url, context.checks.lastSnapshot(monitor.id, targetId, target.url), { error }));
   }
   // A page of the previous check that the crawl no longer finds has been removed.
   const seen = new Set(found.map((page) => page.url));
@@ -107,14 +119,15 @@ export async function runCheck(context: CheckContext, monitor: StoredMonitor, tr
   context.checks.recoverInterrupted(context.now());
   const check = context.checks.start(monitor, trigger, context.now());
   let pages: PageResult[] = [];
-  const pending: PendingSnapshots = [];
+  const pending: Pending = { snapshots: [], fingerprints: [] };
   let failure: string | null = null;
   try {
     for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
   } catch (error) {
     failure = errorMessage(error);
     pages = [];
-    pending.length = 0;
+    pending.snapshots.length = 0;
+    pending.fingerprints.length = 0;
   }
   const summary = summarize(pages);
   const status = failure !== null || (summary.error > 0 && summary.error === summary.totalPages) ? 'failed' : summary.error > 0 ? 'partial' : 'completed';

@@ -1,22 +1,14 @@
 /**
- * One scrape on the local engine: fetch, decode, clean, convert, and shape the v2 document.
- * HTML goes through the content pipeline; JSON, plain text and images are handled as
- * themselves (README: "Non-HTML responses").
+ * One scrape on the local engine: policy checks, the cache, the fetch, the content pipeline
+ * (convert.ts, loaded when a page needs converting) and the v2 document's shape.
  */
-import { randomUUID } from 'node:crypto';
-import { load } from 'cheerio/slim';
+import { createHash, randomUUID } from 'node:crypto';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
-import { cleanHtml } from '../content/clean.js';
-import { extractImages, extractLinks } from '../content/links.js';
-import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
-import { extractMetadata, type PageMetadata } from '../content/metadata.js';
-import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
-import { redactPii } from '../pii/redact.js';
 import type { ScrapeStore } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey } from './cache-key.js';
@@ -48,65 +40,6 @@ export function requestedFormats(options: ScrapeOptions): Set<string> {
   return new Set(formats.map((format) => (typeof format === 'string' ? format : format.type)));
 }
 
-const isHtml = (contentType: string) => /^(text\/html|application\/xhtml\+xml)/.test(contentType) || contentType === '';
-const isJson = (contentType: string) => /^application\/(.+\+)?json|^text\/json/.test(contentType);
-const isText = (contentType: string) => contentType.startsWith('text/') || /^application\/(xml|javascript|x-yaml|yaml)/.test(contentType);
-
-interface Content {
-  markdown: string;
-  html?: string;
-  rawHtml?: string;
-  links: string[];
-  images: string[];
-  metadata: PageMetadata;
-  warning?: string;
-}
-
-function htmlContent(page: FetchedPage, options: ScrapeOptions, formats: Set<string>): Content {
-  const { text } = decodeBody(page.body, page.contentType, true);
-  const $ = load(text);
-  const metadata = extractMetadata($, page.finalUrl);
-  const links = formats.has('links') ? extractLinks($, page.finalUrl) : [];
-  const images = formats.has('images') ? extractImages($, page.finalUrl) : [];
-  cleanHtml($, page.finalUrl, {
-    onlyMainContent: options.onlyMainContent ?? true,
-    blockAds: options.blockAds ?? true,
-    ...(options.includeTags && { includeTags: options.includeTags }),
-    ...(options.excludeTags && { excludeTags: options.excludeTags }),
-  });
-  const body = $('body');
-  const html = (body.length > 0 ? body.html() : $.root().html()) ?? '';
-  return { markdown: htmlToMarkdown(html, page.finalUrl), html: html.trim(), rawHtml: text, links, images, metadata };
-}
-
-function otherContent(page: FetchedPage, contentType: string): Content {
-  const base = { links: [], images: [], metadata: {} };
-  if (isJson(contentType)) {
-    const { text } = decodeBody(page.body, page.contentType, false);
-    let pretty = text;
-    try {
-      pretty = JSON.stringify(JSON.parse(text), null, 2);
-    } catch {
-      // Not valid JSON after all: shown as it came.
-    }
-    return { ...base, markdown: `\`\`\`json\n${pretty}\n\`\`\``, rawHtml: text };
-  }
-  if (isText(contentType)) {
-    const { text } = decodeBody(page.body, page.contentType, false);
-    return { ...base, markdown: text, rawHtml: text };
-  }
-  if (contentType.startsWith('image/')) {
-    return { ...base, markdown: `![](${page.finalUrl})`, images: [page.finalUrl] };
-  }
-  if (contentType.startsWith('application/pdf')) {
-    throw new WebwatchError('this URL is a PDF, and the local engine cannot parse PDFs yet; request rawBase64 with parsers: [] to get the file itself', {
-      status: 400,
-      code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
-    });
-  }
-  return { ...base, markdown: '', warning: `the content type ${contentType} has no text form; request rawBase64 for the bytes` };
-}
-
 /** The changeTracking format's options, when it is asked for. */
 function changeTrackingFormat(options: ScrapeOptions): { tag: string } | undefined {
   for (const format of options.formats ?? []) {
@@ -130,6 +63,22 @@ function trackChanges(store: ScrapeStore, url: string, tag: string, document: Sc
 }
 
 export async function scrape(request: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
+  const outcome = await scrapeUnlessUnchanged(request, context, undefined);
+  if ('unchanged' in outcome) throw new Error('a scrape without a known fingerprint cannot be unchanged');
+  return outcome.document;
+}
+
+/**
+ * A scrape that can stop early: when the response's fingerprint (its bytes, status, type and
+ * final URL, the content options and the engine version) equals `knownFingerprint`, the
+ * content would come out exactly as last time, so conversion is skipped. Monitor checks use
+ * it; a page served from the cache has no fingerprint.
+ */
+export type FingerprintedScrape =
+  | { document: ScrapeDocument; fingerprint: string | null }
+  | { unchanged: { statusCode: number; scrapeId: string; fingerprint: string } };
+
+export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined): Promise<FingerprintedScrape> {
   const { options } = request;
   const missing = unsupportedFeatures(options);
   if (missing.length > 0) {
@@ -169,7 +118,7 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
     const age = hit ? now - hit.cachedAt : Infinity;
     const usable = hit && age < maxAge && (options.minAge === undefined || age >= options.minAge);
     if (usable) {
-      return withTracking({
+      return { fingerprint: null, document: withTracking({
         ...hit.document,
         metadata: {
           ...hit.document.metadata,
@@ -178,7 +127,7 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
           cachedAt: new Date(hit.cachedAt).toISOString(),
           creditsUsed: options.lockdown ? CREDITS.lockdownHit : 1,
         },
-      });
+      }) };
     }
   }
   if (options.lockdown) {
@@ -189,16 +138,23 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
     throw new WebwatchError(ERROR_MESSAGES.noCachedData, { status: 404, code: ERROR_MESSAGES.noCachedData, details: { url: request.url } });
   }
 
-  const document = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) });
+  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint });
+  if ('unchanged' in fetched) return fetched;
+  const { document } = fetched;
   // Sensitive options (actions, headers) are never stored, nor are server errors.
   const sensitive = (options.actions?.length ?? 0) > 0 || Object.keys(options.headers ?? {}).length > 0;
   if (store && (options.storeInCache ?? true) && !sensitive && document.metadata.statusCode < 500) {
     store.putCached(key, request.url, document, now);
   }
-  return withTracking(document);
+  return { document: withTracking(document), fingerprint: fetched.fingerprint };
 }
 
-async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
+function responseFingerprint(version: string, cacheKey: string, page: FetchedPage): string {
+  const hash = createHash('sha256').update(`${version}\n${cacheKey}\n${page.statusCode}\n${page.contentType ?? ''}\n${page.finalUrl}\n`);
+  return hash.update(page.body).digest('base64url');
+}
+
+async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
   const page = await fetchPage({
@@ -209,18 +165,12 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext): 
     ...(context.checkUrl && { checkUrl: context.checkUrl }),
     ...(context.signal && { signal: context.signal }),
   });
-  const contentType = (page.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  const pdfAsFile = contentType === 'application/pdf' && options.parsers?.length === 0;
-  const content = isHtml(contentType) ? htmlContent(page, options, formats) : pdfAsFile ? otherContent(page, 'application/octet-stream') : otherContent(page, contentType);
-
-  const warnings = [content.warning];
-  if (options.waitFor) warnings.push('waitFor has no effect on the local engine, which fetches pages without a browser');
-  const kept = options.removeBase64Images === false ? content.markdown : removeBase64Images(content.markdown);
-  const redaction = options.redactPII === true ? {} : options.redactPII || undefined;
-  const markdown = redaction ? await redactPii(kept, redaction) : kept;
+  const fingerprint = responseFingerprint(context.version, fingerprinting.cacheKey, page);
+  if (fingerprint === fingerprinting.known) return { unchanged: { statusCode: page.statusCode, scrapeId: randomUUID(), fingerprint } };
+  const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats]);
+  const { markdown, warning } = content;
   const want = (format: FormatName) => formats.has(format);
-  const warning = warnings.filter(Boolean).join('; ');
-  return {
+  const document: ScrapeDocument = {
     // Change tracking compares markdown, so it comes along.
     ...((want('markdown') || formats.has('changeTracking')) && { markdown }),
     ...(want('html') && { html: content.html ?? content.rawHtml ?? '' }),
@@ -240,4 +190,5 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext): 
       creditsUsed: 1,
     },
   };
+  return { document, fingerprint };
 }

@@ -84,4 +84,12 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       CREATE INDEX snapshots_page ON snapshots (monitor_id, target_id, url, scraped_at);
     `,
   },
+  {
+    version: 3,
+    description: 'snapshot fingerprints, so that unchanged pages skip conversion and comparison',
+    sql: `
+      ALTER TABLE snapshots ADD COLUMN fingerprint TEXT;
+      ALTER TABLE snapshots ADD COLUMN content_hash TEXT;
+    `,
+  },
 ];
