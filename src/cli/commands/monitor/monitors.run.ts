@@ -1,8 +1,7 @@
 /** The monitor commands that act on a backend: apply, diff, create, list, get, pause, resume, delete. */
-import { stringify } from 'yaml';
 import { z } from 'zod';
 import { formatLocated } from '../../../core/definitions/located-line.js';
-import { executePlan, InvalidDefinitionsError, loadDefinitions, makePlan } from '../../../core/apply/apply.js';
+import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
 import type { CheckRecord } from '../../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../../engine/monitors/resource.js';
@@ -40,7 +39,12 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError):
 }
 
 /** The valid definitions of the files, or the exit code after reporting why they are not. */
+// Reading and validating definitions (yaml, the interface's schemas) loads only for the
+// commands that take files: `run`, `list` and the others start faster without it.
+const applying = () => import('../../../core/apply/apply.js');
+
 async function definitionsOrReport(context: CommandContext, files: string[]): Promise<NormalizedMonitor[] | ExitCode> {
+  const { InvalidDefinitionsError, loadDefinitions } = await applying();
   try {
     return await loadDefinitions(files, context.io);
   } catch (error) {
@@ -94,6 +98,7 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
   const { output } = context;
   const definitions = await definitionsOrReport(context, flags.file);
   if (typeof definitions === 'number') return definitions;
+  const { executePlan, makePlan } = await applying();
   return withBackend(context, mode === 'apply' ? 'applying' : 'comparing', async (backend) => {
     let plan = await makePlan(backend, definitions, flags.prune);
     const dryRun = mode === 'diff' || flags.dryRun;
@@ -155,7 +160,7 @@ export async function runGet(context: CommandContext, idOrName: string): Promise
   return withBackend(context, 'reading', async (backend) => {
     const monitor = redactDefinition(await backend.getMonitor(idOrName));
     if (context.output.json) context.output.jsonDocument(monitor);
-    else context.output.data(stringify(monitor, { lineWidth: 0 }));
+    else context.output.data((await import('yaml')).stringify(monitor, { lineWidth: 0 }));
     return EXIT.ok;
   });
 }
