@@ -7,6 +7,7 @@ import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
 import { scrapeCommand } from './commands/scrape.js';
+import { keysCommand, serveCommand } from './commands/serve.js';
 import type { Runtime } from './context.js';
 
 /** Read from package.json so the two never disagree (dist/src/cli -> project root). */
@@ -28,6 +29,8 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
     .addCommand(crawlCommand(runtime))
+    .addCommand(serveCommand(runtime))
+    .addCommand(keysCommand(runtime))
     .addCommand(schemaCommand(runtime))
     .addCommand(completionCommand(runtime, root))
     .addCommand(helpCommand(runtime, root));

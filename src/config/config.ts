@@ -29,12 +29,25 @@ const configSchema = closedObject({
     failurePolicy: z.enum(['open', 'closed']).optional(),
     riskScoreThreshold: z.number().int().min(RISK_SCORE_MIN).max(RISK_SCORE_MAX).optional(),
   }).optional(),
+  /** The remote v2 API to act on instead of the local engine (ends in /v2). */
+  apiUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** Settings of `webwatch serve`; flags override them. */
+  serve: closedObject({
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    allowPrivateTargets: z.boolean().optional(),
+    bodyLimit: z.number().int().min(1024).optional(),
+    rateLimitPerMinute: z.number().int().min(1).optional(),
+    concurrencyPerKey: z.number().int().min(1).optional(),
+  }).optional(),
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;
 
 export interface Config {
   threatPolicy: OrganizationThreatPolicy;
+  apiUrl?: string;
+  serve: NonNullable<ConfigFile['serve']>;
   /** The files read, user's first. */
   files: string[];
 }
@@ -76,6 +89,8 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
   const layers = [user, project].filter((layer): layer is Layer => layer !== undefined);
   return {
     threatPolicy: { ...NO_THREAT_POLICY, ...Object.assign({}, ...layers.map((layer) => layer.config.threatProtection ?? {})) },
+    ...Object.assign({}, ...layers.map((layer) => (layer.config.apiUrl ? { apiUrl: layer.config.apiUrl } : {}))),
+    serve: Object.assign({}, ...layers.map((layer) => layer.config.serve ?? {})),
     files: layers.map((layer) => layer.file),
   };
 }

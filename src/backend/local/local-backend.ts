@@ -17,17 +17,29 @@ export const LOCAL_TEAM = 'local';
 // The fetching and content pipeline loads on first use: listing monitors does not need it.
 const scrapeModule = () => import('../../engine/scrape/scrape.js');
 const crawlModule = () => import('../../engine/crawl/crawl.js');
-const runCheck: typeof import('../../engine/monitors/run-check.js').runCheck = async (...args) => (await import('../../engine/monitors/run-check.js')).runCheck(...args);
+const checkRunner = () => import('../../engine/monitors/run-check.js');
 
 export interface LocalBackendOptions {
   version: string;
   threatPolicy?: OrganizationThreatPolicy;
   env: Readonly<Record<string, string | undefined>>;
   now(): Date;
+  /** Whose monitors these are: `serve` gives each key's team its own. */
+  team?: string;
+  /** An open database to share (serve); otherwise opened on first use and closed with the backend. */
+  db?: Db;
+  /** Judges every URL fetched, redirects included; throws to refuse one (serve's private-network rule). */
+  checkUrl?: (url: URL) => void | Promise<void>;
 }
 
-export function localBackend(options: LocalBackendOptions): Backend {
-  let db: Db | undefined;
+export interface LocalBackend extends Backend {
+  /** Starts a check and returns at once with the running check; `done` settles when it ends. */
+  startRun(idOrName: string): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }>;
+}
+
+export function localBackend(options: LocalBackendOptions): LocalBackend {
+  const team = options.team ?? LOCAL_TEAM;
+  let db: Db | undefined = options.db;
   let store: ScrapeStore | undefined;
   let monitors: MonitorStore | undefined;
   // The database opens on first use: a command that fails validation never creates it.
@@ -36,7 +48,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
   const openMonitors = () => (monitors ??= monitorStore(openDb()));
   const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
   const existing = (idOrName: string) => {
-    const monitor = openMonitors().find(LOCAL_TEAM, idOrName);
+    const monitor = openMonitors().find(team, idOrName);
     if (!monitor) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName } });
     return monitor;
   };
@@ -51,41 +63,45 @@ export function localBackend(options: LocalBackendOptions): Backend {
     store: openStore(),
     ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
     ...(signal && { signal }),
+    ...(options.checkUrl && { checkUrl: options.checkUrl }),
   });
   const checkContext = (): CheckContext => ({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now });
+  async function startRun(idOrName: string) {
+    const monitor = alive(idOrName);
+    if (monitor.status === 'paused') {
+      throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: 'the monitor is paused' } });
+    }
+    return (await checkRunner()).beginCheck(checkContext(), monitor, 'manual');
+  }
   return {
     description: 'the local engine',
     scrape: async (url, scrapeOptions, signal) => (await scrapeModule()).scrape({ url, options: scrapeOptions }, contextFor(signal)),
     crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
-    listMonitors: async (list = {}) => openMonitors().list(LOCAL_TEAM, list).map(resource),
+    listMonitors: async (list = {}) => openMonitors().list(team, list).map(resource),
     getMonitor: async (idOrName) => resource(existing(idOrName)),
     createMonitor: async (definition) => {
-      if (openMonitors().find(LOCAL_TEAM, definition.name)) {
+      if (openMonitors().find(team, definition.name)) {
         throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { name: definition.name, reason: 'a monitor with this name exists' } });
       }
-      return resource(openMonitors().insert(LOCAL_TEAM, definition, options.now()));
+      return resource(openMonitors().insert(team, definition, options.now()));
     },
     updateMonitor: async (id, change) => {
       const monitor = alive(id);
       let updated = monitor;
-      if (change.definition) updated = openMonitors().update(LOCAL_TEAM, monitor.id, change.definition, options.now());
-      if (change.status) updated = openMonitors().setStatus(LOCAL_TEAM, monitor.id, change.status, options.now());
+      if (change.definition) updated = openMonitors().update(team, monitor.id, change.definition, options.now());
+      if (change.status) updated = openMonitors().setStatus(team, monitor.id, change.status, options.now());
       return resource(updated);
     },
-    runMonitor: async (idOrName) => {
-      const monitor = alive(idOrName);
-      if (monitor.status === 'paused') {
-        throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: 'the monitor is paused' } });
-      }
-      return runCheck(checkContext(), monitor, 'manual');
-    },
+    startRun,
+    runMonitor: async (idOrName) => (await startRun(idOrName)).done,
     runDue: async () => {
       const now = options.now();
       const due = openMonitors()
-        .list(LOCAL_TEAM)
+        .list(team)
         .filter((monitor) => monitor.status === 'active' && monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString());
       const checks: CheckRecord[] = [];
       // One after another: a system cron job should not hit many sites at once.
+      const { runCheck } = await checkRunner();
       for (const monitor of due) checks.push(await runCheck(checkContext(), monitor, 'scheduled'));
       return checks;
     },
@@ -97,9 +113,9 @@ export function localBackend(options: LocalBackendOptions): Backend {
       if (!check) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
       return { ...check, pages: checks.pages(check.id, status) };
     },
-    deleteMonitor: async (id) => resource(openMonitors().setStatus(LOCAL_TEAM, alive(id).id, 'deleted', options.now())),
+    deleteMonitor: async (id) => resource(openMonitors().setStatus(team, alive(id).id, 'deleted', options.now())),
     close: async () => {
-      db?.close();
+      if (!options.db) db?.close();
       db = undefined;
       store = undefined;
       monitors = undefined;

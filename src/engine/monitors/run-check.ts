@@ -115,9 +115,21 @@ export function summarize(pages: readonly PageResult[]): MonitorSummary {
   return { ...summary, totalPages: summary.changed + summary.error + summary.new + summary.removed + summary.same };
 }
 
-export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled'): Promise<CheckRecord> {
+/**
+ * Starts a check: the check record exists (or 409 Conflict was thrown) when this returns;
+ * `done` settles when the check has finished and its results are written.
+ */
+export function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled'): { check: CheckRecord; done: Promise<CheckRecord> } {
   context.checks.recoverInterrupted(context.now());
   const check = context.checks.start(monitor, trigger, context.now());
+  return { check, done: completeCheck(context, monitor, check) };
+}
+
+export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled'): Promise<CheckRecord> {
+  return beginCheck(context, monitor, trigger).done;
+}
+
+async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
   let pages: PageResult[] = [];
   const pending: Pending = { snapshots: [], fingerprints: [] };
   let failure: string | null = null;

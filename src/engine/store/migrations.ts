@@ -92,4 +92,17 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       ALTER TABLE snapshots ADD COLUMN content_hash TEXT;
     `,
   },
+  {
+    version: 4,
+    description: 'API keys of webwatch serve, stored hashed',
+    sql: `
+      CREATE TABLE api_keys (
+        id          TEXT PRIMARY KEY,
+        team        TEXT NOT NULL,
+        key_hash    TEXT NOT NULL UNIQUE,
+        created_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+    `,
+  },
 ];

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { loadConfig } from '../../config/config.js';
+import { databasePath, openDatabase } from '../../engine/store/database.js';
+import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import type { CommandContext } from '../context.js';
+import { parseFlags } from '../flags.js';
+import { version } from '../program.js';
+
+const count = (min: number) => z.coerce.number().int().min(min).optional();
+const serveFlags = z.object({
+  host: z.string().min(1).optional(),
+  port: z.coerce.number().int().min(0).max(65535).optional(),
+  allowPrivateTargets: z.boolean().optional(),
+  bodyLimit: count(1024),
+  rateLimit: count(1),
+  concurrency: count(1),
+});
+
+export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 3002 } as const;
+
+export async function runServe(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(serveFlags, rawFlags);
+  const { io, output } = context;
+  const config = await loadConfig(io.env, io.cwd());
+  const { buildServer, SERVER_DEFAULTS } = await import('../../server/app.js');
+  const db = openDatabase(databasePath(io.env));
+  const server = buildServer({
+    db,
+    version: version(),
+    env: io.env,
+    now: io.now,
+    threatPolicy: config.threatPolicy,
+    allowPrivateTargets: flags.allowPrivateTargets ?? config.serve.allowPrivateTargets ?? false,
+    bodyLimit: flags.bodyLimit ?? config.serve.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
+    rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
+    concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
+    ...(!output.quiet && { log: process.stderr }),
+  });
+  const host = flags.host ?? config.serve.host ?? SERVE_DEFAULTS.host;
+  const port = flags.port ?? config.serve.port ?? SERVE_DEFAULTS.port;
+  let address: string;
+  try {
+    address = await server.app.listen({ host, port });
+  } catch (error) {
+    db.close();
+    throw new WebwatchError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+  }
+  if (output.json) output.jsonDocument({ url: `${address}/v2`, version: version() });
+  else output.info(`webwatch serve: the v2 API at ${address}/v2 (Ctrl-C or SIGTERM to stop)`);
+
+  // Stopping drains: no new requests, running ones, crawls and checks finish, then the store closes.
+  await new Promise<void>((resolve) => {
+    process.removeAllListeners('SIGINT');
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  output.info('webwatch serve: stopping; waiting for running requests and checks');
+  await server.drain();
+  db.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,53 @@
+import { Command } from 'commander';
+import { contextFor, type Runtime } from '../context.js';
+
+export function serveCommand(runtime: Runtime): Command {
+  return new Command('serve')
+    .description('serve the v2 HTTP API over the local engine, for other clients and machines')
+    .option('--host <address>', 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)')
+    .option('--port <n>', 'port to listen on (default 3002; 0 picks a free one)')
+    .option('--allow-private-targets', 'let scrapes, crawls and monitors reach private, loopback and link-local addresses')
+    .option('--body-limit <bytes>', 'largest request body (default 1048576): beyond it, 413')
+    .option('--rate-limit <n>', 'requests per key per minute (default 6000): beyond it, 429')
+    .option('--concurrency <n>', 'scrapes, crawls and checks per key at once (default 20): beyond it, 429')
+    .addHelpText('after', `
+Keys: create one with "webwatch keys create --team <team>"; clients send it as a bearer token.
+SIGTERM or Ctrl-C stops taking requests and lets running requests, crawls and checks finish.
+
+Examples:
+  $ webwatch keys create --team acme
+  $ webwatch serve --port 3002
+  $ WEBWATCH_API_URL=http://127.0.0.1:3002/v2 WEBWATCH_API_KEY=ww_... webwatch monitor list`)
+    .action(async (options: unknown, command: Command) => {
+      const { runServe } = await import('./serve.run.js');
+      runtime.exitCode = await runServe(await contextFor(command, runtime), options);
+    });
+}
+
+export function keysCommand(runtime: Runtime): Command {
+  const keys = new Command('keys').description('API keys of webwatch serve (stored hashed in the engine database)');
+  keys
+    .command('create')
+    .description('create a key for a team; the key is printed once and cannot be shown again')
+    .requiredOption('--team <team>', 'the team whose monitors the key reaches')
+    .action(async (options: unknown, command: Command) => {
+      const { runKeysCreate } = await import('./keys.run.js');
+      runtime.exitCode = await runKeysCreate(await contextFor(command, runtime), options);
+    });
+  keys
+    .command('list')
+    .description('list keys: id, team, created, revoked (never the keys themselves)')
+    .action(async (_options: unknown, command: Command) => {
+      const { runKeysList } = await import('./keys.run.js');
+      runtime.exitCode = await runKeysList(await contextFor(command, runtime));
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key by id; requests with it get 401 from then on')
+    .argument('<id>', 'the key id (from keys list)')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { runKeysRevoke } = await import('./keys.run.js');
+      runtime.exitCode = await runKeysRevoke(await contextFor(command, runtime), id);
+    });
+  return keys;
+}

@@ -1,0 +1,336 @@
+/**
+ * `webwatch serve`: the v2 HTTP API (DESIGN §5) over the local engine. Fastify, chosen as the
+ * fastest well-kept Node framework with schema-free routing we can validate with our own zod
+ * schemas, a body limit, and graceful close. Every request but the health route carries a
+ * bearer key; everything it touches belongs to the key's team.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { localBackend, type LocalBackend } from '../backend/local/local-backend.js';
+import type { CrawlPage } from '../engine/crawl/crawl.js';
+import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
+import { keyStore } from '../engine/keys/key-store.js';
+import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { Db } from '../engine/store/database.js';
+import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
+import { WebwatchError } from '../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../spec/errors.js';
+import { normalizeMonitor, type NormalizedMonitor } from '../spec/monitor.js';
+import { formatPath, monitorSchemas, validateCrawlOptions, validateMonitorRequest, validateScrapeOptions, type Problem } from '../spec/schemas.js';
+
+export interface ServerOptions {
+  db: Db;
+  version: string;
+  env: Readonly<Record<string, string | undefined>>;
+  now(): Date;
+  threatPolicy?: OrganizationThreatPolicy;
+  /** Lets scrapes, crawls and monitors reach private, loopback and link-local addresses. */
+  allowPrivateTargets: boolean;
+  /** Largest request body, in bytes: beyond it, 413 Payload Too Large. */
+  bodyLimit: number;
+  /** Requests per key per minute: beyond it, 429 Rate limit exceeded. */
+  rateLimitPerMinute: number;
+  /** Scrapes, crawls and check runs per key at once: beyond it, 429 Concurrency limit reached. */
+  concurrencyPerKey: number;
+  /** Request log lines (method, path, status, time; never headers) go here. */
+  log?: NodeJS.WritableStream;
+}
+
+export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    team: string;
+    keyId: string;
+  }
+}
+
+interface CrawlJob {
+  id: string;
+  team: string;
+  status: 'scraping' | 'completed' | 'failed';
+  total: number;
+  completed: number;
+  data: ScrapeDocument[];
+  error?: string;
+}
+
+export interface WebwatchServer {
+  app: FastifyInstance;
+  /** Stops taking requests, lets in-flight requests, checks and crawls finish. */
+  drain(): Promise<void>;
+}
+
+const errorBody = (error: string, details?: unknown, code?: string) => ({ success: false, error, ...(code && { code }), ...(details !== undefined && { details }) });
+
+const problemDetails = (problems: readonly Problem[]) => problems.map((problem) => ({ path: formatPath(problem.path), message: problem.message }));
+
+function invalid(problems: readonly Problem[]): WebwatchError {
+  return new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: problemDetails(problems) });
+}
+
+const asObject = (body: unknown): Record<string, unknown> => {
+  if (body === undefined || body === null) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'a JSON object body is required' }] });
+  if (typeof body !== 'object' || Array.isArray(body)) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'the body must be a JSON object' }] });
+  return body as Record<string, unknown>;
+};
+
+function targetUrl(value: unknown): URL {
+  if (typeof value !== 'string') throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 });
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {
+    // Falls through to the error.
+  }
+  throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 });
+}
+
+/** The create-request fields of a stored definition, for merging a PATCH into. */
+function createFieldsOf(definition: NormalizedMonitor): Record<string, unknown> {
+  const { goal, ...rest } = definition;
+  return { ...rest, ...(goal !== null && { goal }) };
+}
+
+export function buildServer(options: ServerOptions): WebwatchServer {
+  const keys = keyStore(options.db);
+  const backends = new Map<string, LocalBackend>();
+  const checkUrl = options.allowPrivateTargets ? undefined : refusePrivateTargets;
+  const backendOf = (team: string) => {
+    let backend = backends.get(team);
+    if (!backend) {
+      backend = localBackend({
+        version: options.version, env: options.env, now: options.now, team, db: options.db,
+        ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
+        ...(checkUrl && { checkUrl }),
+      });
+      backends.set(team, backend);
+    }
+    return backend;
+  };
+  const running = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    const settled = work.catch(() => undefined).finally(() => running.delete(settled));
+    running.add(settled);
+  };
+  const crawls = new Map<string, CrawlJob>();
+
+  const app = Fastify({
+    bodyLimit: options.bodyLimit,
+    logger: options.log ? { stream: options.log, level: 'info' } : false,
+    // Request ids in logs; no request bodies or headers are logged.
+    genReqId: () => randomUUID(),
+  });
+
+  // Per-key rate (fixed one-minute windows) and concurrency.
+  const windows = new Map<string, { start: number; count: number }>();
+  const inFlight = new Map<string, number>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url === '/health' || request.url === '/v2/health') return;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    const key = match ? keys.identify(match[1]!) : undefined;
+    if (!key) {
+      await reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
+      return reply;
+    }
+    request.team = key.team;
+    request.keyId = key.id;
+    const now = Date.now();
+    let window = windows.get(request.keyId);
+    if (!window || now - window.start >= 60_000) {
+      window = { start: now, count: 0 };
+      windows.set(request.keyId, window);
+    }
+    window.count++;
+    if (window.count > options.rateLimitPerMinute) {
+      const retryAfter = Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
+      await reply.code(429).header('retry-after', String(retryAfter)).send(errorBody(ERROR_MESSAGES.rateLimited, { limitPerMinute: options.rateLimitPerMinute }));
+      return reply;
+    }
+    return undefined;
+  });
+
+  /** Whether the key has all the jobs it may run at once; answers 429 when it has. */
+  const tooBusy = (request: FastifyRequest, reply: FastifyReply) => {
+    if ((inFlight.get(request.keyId) ?? 0) < options.concurrencyPerKey) return false;
+    void reply.code(429).header('retry-after', '1').send(errorBody(ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerKey }));
+    return true;
+  };
+
+  /** Runs `work` as one of the key's concurrent jobs, or answers 429. */
+  async function limited<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply> {
+    if (tooBusy(request, reply)) return reply;
+    const current = inFlight.get(request.keyId) ?? 0;
+    inFlight.set(request.keyId, current + 1);
+    try {
+      return await work();
+    } finally {
+      const left = (inFlight.get(request.keyId) ?? 1) - 1;
+      if (left === 0) inFlight.delete(request.keyId);
+      else inFlight.set(request.keyId, left);
+    }
+  }
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (error instanceof WebwatchError && error.status !== undefined) {
+      return reply.code(error.status).send(errorBody(error.message, error.details, error.code));
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send(errorBody(ERROR_MESSAGES.payloadTooLarge, { limitBytes: options.bodyLimit }));
+    }
+    if (error.statusCode === 415) return reply.code(415).send(errorBody('Unsupported Media Type', { expected: 'application/json' }));
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      // Malformed JSON and other bad bodies.
+      return reply.code(400).send(errorBody(ERROR_MESSAGES.badRequest, [{ path: '', message: error.message }]));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send(errorBody(ERROR_MESSAGES.internal));
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(ERROR_MESSAGES.notFound)));
+
+  const health = async () => ({ success: true, status: 'ok', version: options.version });
+  app.get('/health', health);
+  app.get('/v2/health', health);
+
+  app.post('/v2/scrape', async (request, reply) => {
+    const { url, ...rest } = asObject(request.body);
+    const target = targetUrl(url);
+    const validation = validateScrapeOptions(rest, 'wire');
+    if (!validation.ok) throw invalid(validation.problems);
+    return limited(request, reply, async () => ({ success: true, data: await backendOf(request.team).scrape(target.href, validation.value) }));
+  });
+
+  app.post('/v2/crawl', async (request, reply) => {
+    const { url, scrapeOptions, ...rest } = asObject(request.body);
+    const target = targetUrl(url);
+    const crawlOptions = validateCrawlOptions(rest, 'wire');
+    if (!crawlOptions.ok) throw invalid(crawlOptions.problems);
+    const pageOptions = validateScrapeOptions(scrapeOptions ?? {}, 'wire');
+    if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
+    if (checkUrl) await checkUrl(target);
+    if (tooBusy(request, reply)) return reply;
+    const job: CrawlJob = { id: randomUUID(), team: request.team, status: 'scraping', total: 0, completed: 0, data: [] };
+    crawls.set(job.id, job);
+    // The crawl runs after the response, as one of the key's concurrent jobs.
+    track(limited(request, reply, async () => {
+      try {
+        await backendOf(request.team).crawl(target.href, crawlOptions.value, pageOptions.value, (page: CrawlPage) => {
+          job.total++;
+          if ('document' in page) {
+            job.completed++;
+            job.data.push(page.document);
+          }
+        });
+        job.status = 'completed';
+      } catch (error) {
+        job.status = 'failed';
+        job.error = error instanceof Error ? error.message : String(error);
+      }
+    }));
+    return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}` };
+  });
+
+  app.get<{ Params: { id: string } }>('/v2/crawl/:id', async (request) => {
+    const job = crawls.get(request.params.id);
+    if (!job || job.team !== request.team) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404 });
+    return { success: true, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.completed, data: job.data, ...(job.error && { error: job.error }) };
+  });
+
+  /** Every scrape and crawl URL of a definition passes the private-network rule. */
+  const checkTargets = async (definition: NormalizedMonitor) => {
+    if (!checkUrl) return;
+    for (const target of definition.targets) {
+      if (target.type === 'scrape') for (const url of target.urls) await checkUrl(new URL(url));
+      if (target.type === 'crawl') await checkUrl(new URL(target.url));
+    }
+  };
+
+  app.post('/v2/monitor', async (request) => {
+    const validation = validateMonitorRequest(asObject(request.body), 'wire');
+    if (!validation.ok) throw invalid(validation.problems);
+    const definition = normalizeMonitor(validation.value);
+    await checkTargets(definition);
+    return { success: true, data: await backendOf(request.team).createMonitor(definition) };
+  });
+
+  app.get<{ Querystring: { includeDeleted?: string } }>('/v2/monitor', async (request) => ({
+    success: true,
+    data: await backendOf(request.team).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' }),
+  }));
+
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).getMonitor(request.params.id) }));
+
+  app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
+    const body = asObject(request.body);
+    const patch = monitorSchemas('wire').updateRequest.safeParse(body);
+    if (!patch.success) {
+      const validation = validateMonitorRequest(body, 'wire');
+      throw invalid(validation.ok ? [] : validation.problems);
+    }
+    const backend = backendOf(request.team);
+    const existing = await backend.getMonitor(request.params.id);
+    const { status, ...fields } = body as { status?: 'active' | 'paused' };
+    let definition: NormalizedMonitor | undefined;
+    if (Object.keys(fields).length > 0) {
+      const merged = { ...createFieldsOf(storedDefinition(existing)), ...fields };
+      const validation = validateMonitorRequest(merged, 'wire');
+      if (!validation.ok) throw invalid(validation.problems);
+      definition = normalizeMonitor(validation.value);
+      await checkTargets(definition);
+    }
+    return { success: true, data: await backend.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
+  });
+
+  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).deleteMonitor(request.params.id) }));
+
+  app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
+    const backend = backendOf(request.team);
+    if (tooBusy(request, reply)) return reply;
+    const { check, done } = await backend.startRun(request.params.id);
+    track(limited(request, reply, () => done));
+    return { success: true, data: check };
+  });
+
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id/checks', async (request) => ({ success: true, data: await backendOf(request.team).listChecks(request.params.id) }));
+
+  app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
+    const { status, limit, skip } = request.query;
+    const statuses = ['new', 'same', 'changed', 'removed', 'error'] as const;
+    if (status !== undefined && !statuses.includes(status as never)) {
+      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'status', message: `must be one of ${statuses.join(', ')}` }] });
+    }
+    const number = (value: string | undefined, name: string, fallback: number) => {
+      if (value === undefined) return fallback;
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < 0) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: name, message: 'must be a whole number, 0 or more' }] });
+      return parsed;
+    };
+    const from = number(skip, 'skip', 0);
+    const count = number(limit, 'limit', 1000);
+    const check = await backendOf(request.team).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
+    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), totalPages: check.pages.length } };
+  });
+
+  return {
+    app,
+    async drain() {
+      await app.close();
+      while (running.size > 0) await Promise.all([...running]);
+    },
+  };
+}
+
+/** The definition behind a monitor resource: its create-request fields. */
+function storedDefinition(monitor: { name: string; schedule: NormalizedMonitor['schedule']; goal: string | null; judgeEnabled: boolean; targets: NormalizedMonitor['targets']; retentionDays: number; notification?: unknown; webhook?: unknown }): NormalizedMonitor {
+  return {
+    name: monitor.name,
+    schedule: monitor.schedule,
+    goal: monitor.goal,
+    judgeEnabled: monitor.judgeEnabled,
+    targets: monitor.targets,
+    retentionDays: monitor.retentionDays,
+    ...(monitor.notification !== undefined && { notification: monitor.notification as NormalizedMonitor['notification'] }),
+    ...(monitor.webhook !== undefined && { webhook: monitor.webhook as NormalizedMonitor['webhook'] }),
+  };
+}
