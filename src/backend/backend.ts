@@ -1,6 +1,6 @@
 /**
  * What a command can ask of webwatch's engine, wherever it runs: the embedded engine in this
- * process, or (later) a remote v2 API. Core functions take a Backend and return data.
+ * process, or a remote v2 API. Core functions take a Backend and return data.
  */
 import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
@@ -23,8 +23,12 @@ export interface Backend {
   /** PATCH: a new definition, or a status change. A deleted monitor is 409 Conflict. */
   updateMonitor(id: string, change: { definition?: NormalizedMonitor; status?: 'active' | 'paused' }): Promise<MonitorResource>;
   deleteMonitor(id: string): Promise<MonitorResource>;
-  /** Runs a check now; 409 when the monitor is paused, deleted or already checking. */
-  runMonitor(idOrName: string): Promise<CheckRecord>;
+  /**
+   * Runs a check now; 409 when the monitor is paused, deleted or already checking. With `wait`
+   * (the default) it returns the finished check; a remote API may otherwise return it running.
+   * The local engine always finishes the check, as it runs in this process.
+   */
+  runMonitor(idOrName: string, run?: { wait: boolean }): Promise<CheckRecord>;
   /** Runs, once, a scheduled check of every active monitor whose next run time has come. */
   runDue(): Promise<CheckRecord[]>;
   listChecks(idOrName: string): Promise<CheckRecord[]>;

@@ -1,14 +1,42 @@
-/** The backend a command acts on: today the embedded engine, with the configuration applied. */
+/** The backend a command acts on: a remote v2 API when one is configured, else the local engine. */
 import type { Backend } from '../backend/backend.js';
 import { localBackend } from '../backend/local/local-backend.js';
-import { loadConfig } from '../config/config.js';
+import { loadConfig, type Config } from '../config/config.js';
+import { readCredentials } from '../config/credentials.js';
+import { EXIT } from '../errors/exit-codes.js';
+import { WebwatchError } from '../errors/webwatch-error.js';
 import type { CommandContext } from './context.js';
 import { version } from './program.js';
 
+/** The remote API to use (flags > env > saved login > config), or undefined for the local engine. */
+export function remoteSettings(context: CommandContext, config: Config): { apiUrl: string; apiKey: string | undefined } | undefined {
+  const { io, globals } = context;
+  if (globals.local) return undefined;
+  const saved = readCredentials(io.env);
+  const apiUrl = globals.apiUrl ?? (io.env.WEBWATCH_API_URL || undefined) ?? saved?.apiUrl ?? config.apiUrl;
+  if (!apiUrl) return undefined;
+  return { apiUrl, apiKey: globals.apiKey ?? (io.env.WEBWATCH_API_KEY || undefined) ?? saved?.apiKey };
+}
+
 export async function backendFor(context: CommandContext, doing: string): Promise<Backend> {
-  const { io, output } = context;
+  const { io, output, globals } = context;
   const config = await loadConfig(io.env, io.cwd());
-  const backend = localBackend({ version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy });
+  const remote = remoteSettings(context, config);
+  let backend: Backend;
+  if (remote) {
+    if (!remote.apiKey) {
+      throw new WebwatchError(`no API key for ${remote.apiUrl}`, { exitCode: EXIT.auth, suggestion: 'give --api-key, set WEBWATCH_API_KEY, or run webwatch login' });
+    }
+    const { remoteBackend } = await import('../backend/remote/remote-backend.js');
+    backend = remoteBackend({
+      baseUrl: remote.apiUrl,
+      apiKey: remote.apiKey,
+      version: version(),
+      ...(globals.verbose && { log: (line: string) => io.stderr.write(`${line}\n`) }),
+    });
+  } else {
+    backend = localBackend({ version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy });
+  }
   output.notice(`${doing} with ${backend.description}`);
   return backend;
 }

@@ -10,6 +10,10 @@ export interface GlobalOptions {
   json: boolean;
   color: boolean;
   quiet: boolean;
+  verbose: boolean;
+  local: boolean;
+  apiUrl?: string;
+  apiKey?: string;
 }
 
 /** Shared by the command tree of one `main` call: the streams, and the exit code an action sets. */
@@ -25,8 +29,16 @@ export interface CommandContext {
 }
 
 export function globalOptionsOf(command: Command): GlobalOptions {
-  const raw = command.optsWithGlobals<{ json?: boolean; color?: boolean; quiet?: boolean }>();
-  return { json: raw.json === true, color: raw.color !== false, quiet: raw.quiet === true };
+  const raw = command.optsWithGlobals<{ json?: boolean; color?: boolean; quiet?: boolean; verbose?: boolean; local?: boolean; apiUrl?: string; apiKey?: string }>();
+  return {
+    json: raw.json === true,
+    color: raw.color !== false,
+    quiet: raw.quiet === true,
+    verbose: raw.verbose === true,
+    local: raw.local === true,
+    ...(raw.apiUrl !== undefined && { apiUrl: raw.apiUrl }),
+    ...(raw.apiKey !== undefined && { apiKey: raw.apiKey }),
+  };
 }
 
 export async function contextFor(command: Command, { io }: Runtime): Promise<CommandContext> {

@@ -8,6 +8,7 @@ import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
 import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
+import { loginCommand, logoutCommand } from './commands/login.js';
 import type { Runtime } from './context.js';
 
 /** Read from package.json so the two never disagree (dist/src/cli -> project root). */
@@ -24,11 +25,17 @@ export function buildProgram(runtime: Runtime): Command {
     .addOption(new Option('--json', 'print one JSON document on stdout (errors too)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR=1 or TERM=dumb)'))
     .addOption(new Option('-q, --quiet', 'no messages on stderr, only data and errors'))
+    .addOption(new Option('--api-url <url>', 'act on this remote v2 API (also WEBWATCH_API_URL, config apiUrl)'))
+    .addOption(new Option('--api-key <key>', 'key for the remote API (also WEBWATCH_API_KEY, webwatch login)'))
+    .addOption(new Option('--local', 'act on the local engine even when an API URL is configured'))
+    .addOption(new Option('--verbose', 'log each API request and retry on stderr (keys redacted)'))
     .showSuggestionAfterError(true)
     .addHelpText('after', '\nRun "webwatch help exit-codes" for the exit codes.')
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
     .addCommand(crawlCommand(runtime))
+    .addCommand(loginCommand(runtime))
+    .addCommand(logoutCommand(runtime))
     .addCommand(serveCommand(runtime))
     .addCommand(keysCommand(runtime))
     .addCommand(schemaCommand(runtime))

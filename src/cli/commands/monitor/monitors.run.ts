@@ -201,7 +201,7 @@ export async function runRun(context: CommandContext, idOrName: string | undefin
     const progress = await startProgress(context.io, context.output, `checking ${idOrName}`);
     let check: CheckRecord;
     try {
-      check = await backend.runMonitor(idOrName!);
+      check = await backend.runMonitor(idOrName!, { wait: flags.wait });
     } finally {
       progress.stop();
     }

@@ -1,0 +1,153 @@
+/**
+ * HTTP client of a v2 API: bearer auth, JSON bodies, the retry pattern of spec §7.5 and the
+ * error bodies of §7.1 turned into WebwatchErrors (and so into the exit codes of DESIGN §3).
+ * Sleeping and randomness are injectable, so retry timing is tested without waiting.
+ */
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { errorBodySchema, RETRYABLE_STATUSES } from '../../spec/errors.js';
+
+export const RETRY = { maxAttempts: 5, capSeconds: 30 } as const;
+export const TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 300_000 } as const;
+
+export interface ApiClientOptions {
+  /** The API's base address; `/v2` is added when it does not end with it. */
+  baseUrl: string;
+  apiKey: string | undefined;
+  version: string;
+  /** One line per request, response and retry; never the key. */
+  log?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
+
+export function apiBase(url: string): string {
+  const trimmed = url.replace(/\/+$/, '');
+  return /\/v2$/.test(trimmed) ? trimmed : `${trimmed}/v2`;
+}
+
+/** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
+export function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
+
+/** The wait before the next attempt: Retry-After when given, else 2^attempt s (capped) plus jitter. */
+export function retryDelayMs(attempt: number, retryAfter: number | undefined, random: () => number): number {
+  if (retryAfter !== undefined) return retryAfter * 1000;
+  return (Math.min(2 ** attempt, RETRY.capSeconds) + random()) * 1000;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Network failures: what went wrong in words, the exit code, and whether a resend may help. */
+function networkFailure(error: unknown, url: string): WebwatchError {
+  const code = (error as { code?: string }).code ?? '';
+  if (error instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new WebwatchError(`cannot connect to ${url}: timed out`, { exitCode: EXIT.timeout, code: 'CONNECT_TIMEOUT' });
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new WebwatchError(`the API at ${url} stopped answering: timed out`, { exitCode: EXIT.timeout, code: 'RESPONSE_TIMEOUT' });
+  }
+  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was reset' : code === 'ENOTFOUND' ? 'no such host' : (error as Error).message;
+  return new WebwatchError(`cannot reach the API at ${url}: ${reason}`, { code: code || 'NETWORK_ERROR', suggestion: 'check --api-url (or WEBWATCH_API_URL) and the network' });
+}
+
+function apiError(status: number, text: string): WebwatchError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new WebwatchError(`the API answered HTTP ${status} without a JSON error body`, { status, details: { body: text.slice(0, 200) } });
+  }
+  const body = errorBodySchema.safeParse(parsed);
+  if (!body.success) return new WebwatchError(`the API answered HTTP ${status}`, { status, details: parsed });
+  return new WebwatchError(body.data.error, {
+    status,
+    ...(body.data.code !== undefined && { code: body.data.code }),
+    ...(body.data.details !== undefined && { details: body.data.details }),
+  });
+}
+
+export class ApiClient {
+  readonly base: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.base = apiBase(options.baseUrl);
+    this.dispatcher = new Agent({
+      connectTimeout: options.connectTimeoutMs ?? TIMEOUTS.connectMs,
+      headersTimeout: options.headersTimeoutMs ?? TIMEOUTS.headersMs,
+      bodyTimeout: options.bodyTimeoutMs ?? TIMEOUTS.bodyMs,
+    });
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.random = options.random ?? Math.random;
+  }
+
+  async request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(`${this.base}${path}`);
+    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `webwatch/${this.options.version}` };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const log = this.options.log;
+
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now();
+      log?.(`-> ${method} ${url.href}${attempt > 1 ? ` (attempt ${attempt} of ${RETRY.maxAttempts})` : ''}${this.options.apiKey ? ' [authorization: Bearer <redacted>]' : ''}`);
+      let status: number;
+      let text: string;
+      let retryAfter: number | undefined;
+      try {
+        const response = await request(url, { method, headers, body, dispatcher: this.dispatcher });
+        status = response.statusCode;
+        retryAfter = retryAfterSeconds(response.headers['retry-after'], Date.now());
+        text = await response.body.text();
+      } catch (error) {
+        const failure = networkFailure(error, this.base);
+        log?.(`<- ${failure.message} after ${seconds(Date.now() - started)}`);
+        // A request that may have reached the server is resent only when resending is harmless.
+        const resendable = IDEMPOTENT.has(method) || (error as { code?: string }).code === 'ECONNREFUSED';
+        if (!resendable || attempt >= RETRY.maxAttempts) throw failure;
+        const wait = retryDelayMs(attempt, undefined, this.random);
+        log?.(`   retrying in ${seconds(wait)}`);
+        await this.sleep(wait);
+        continue;
+      }
+      log?.(`<- ${status} after ${seconds(Date.now() - started)}`);
+      if (status >= 200 && status < 300) {
+        if (text === '') return undefined as T;
+        try {
+          return JSON.parse(text) as T;
+        } catch {
+          throw new WebwatchError(`the API answered HTTP ${status} with malformed JSON`, { code: 'MALFORMED_RESPONSE', details: { body: text.slice(0, 200) } });
+        }
+      }
+      if (!RETRYABLE_STATUSES.has(status) || attempt >= RETRY.maxAttempts) throw apiError(status, text);
+      const wait = retryDelayMs(attempt, retryAfter, this.random);
+      log?.(`   ${status} is retryable: waiting ${seconds(wait)}${retryAfter !== undefined ? ' (Retry-After)' : ''}`);
+      await this.sleep(wait);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+}

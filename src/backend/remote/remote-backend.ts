@@ -1,0 +1,109 @@
+/** The Backend of a remote v2 API (DESIGN §5): the same commands, over HTTP. */
+import type { CrawlPage, CrawlSummary } from '../../engine/crawl/crawl.js';
+import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
+import type { MonitorResource } from '../../engine/monitors/resource.js';
+import type { ScrapeDocument } from '../../engine/scrape/document.js';
+import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import type { NormalizedMonitor } from '../../spec/monitor.js';
+import type { Backend } from '../backend.js';
+import { ApiClient, type ApiClientOptions } from './api-client.js';
+
+/** How often a waiting command asks about a running check or crawl. */
+export const POLL_INTERVAL_MS = 1000;
+const CHECK_PAGE_SIZE = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Envelope<T> {
+  success?: boolean;
+  data: T;
+}
+
+interface CrawlStatus {
+  status: string;
+  total?: number;
+  completed?: number;
+  data?: ScrapeDocument[];
+  error?: string;
+}
+
+const finished = (check: CheckRecord) => check.status !== 'queued' && check.status !== 'running';
+
+/** The create request of a definition: what POST and PATCH carry. */
+function createBody(definition: NormalizedMonitor): Record<string, unknown> {
+  const { goal, ...rest } = definition;
+  return { ...rest, ...(goal !== null && { goal }) };
+}
+
+export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number) => Promise<void> }): Backend {
+  const client = new ApiClient(options);
+  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const data = async <T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, request?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> }) =>
+    (await client.request<Envelope<T>>(method, path, request)).data;
+
+  /** The id of a monitor given by id or by name; names are looked up in the list. */
+  const idOf = async (idOrName: string): Promise<string> => {
+    if (UUID.test(idOrName)) return idOrName;
+    const match = (await data<MonitorResource[]>('GET', '/monitor')).find((monitor) => monitor.name === idOrName && monitor.status !== 'deleted');
+    if (!match) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName } });
+    return match.id;
+  };
+  const path = (id: string) => `/monitor/${encodeURIComponent(id)}`;
+
+  const getCheck: Backend['getCheck'] = async (idOrName, checkId, status) => {
+    const id = await idOf(idOrName);
+    const pages: PageResult[] = [];
+    for (let skip = 0; ; skip += CHECK_PAGE_SIZE) {
+      const check = await data<CheckRecord & { pages?: PageResult[] }>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}`, { query: { status, limit: CHECK_PAGE_SIZE, skip } });
+      const batch = check.pages ?? [];
+      pages.push(...batch);
+      if (batch.length < CHECK_PAGE_SIZE) {
+        const { pages: _, ...record } = check;
+        return { ...(record as CheckRecord), pages };
+      }
+    }
+  };
+
+  return {
+    description: `the API at ${client.base}`,
+    scrape: async (url, scrapeOptions) => data<ScrapeDocument>('POST', '/scrape', { body: { url, ...scrapeOptions } }),
+
+    async crawl(url, crawlOptions, scrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>): Promise<CrawlSummary> {
+      const started = await client.request<{ id: string }>('POST', '/crawl', { body: { url, ...crawlOptions, scrapeOptions } });
+      let seen = 0;
+      for (;;) {
+        const status = await client.request<CrawlStatus>('GET', `/crawl/${encodeURIComponent(started.id)}`);
+        const documents = status.data ?? [];
+        for (const document of documents.slice(seen)) await onPage({ url: document.metadata?.url ?? document.metadata?.sourceURL ?? url, depth: 0, document });
+        seen = documents.length;
+        if (status.status === 'failed') throw new WebwatchError(`the crawl failed: ${status.error ?? 'no reason given'}`);
+        if (status.status === 'completed') return { pages: seen, errors: Math.max(0, (status.total ?? seen) - seen), skippedByRobots: 0 };
+        await sleep(POLL_INTERVAL_MS);
+      }
+    },
+
+    listMonitors: async (list = {}) => data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined } }),
+    getMonitor: async (idOrName) => data<MonitorResource>('GET', path(await idOf(idOrName))),
+    createMonitor: async (definition) => data<MonitorResource>('POST', '/monitor', { body: createBody(definition) }),
+    updateMonitor: async (id, change) =>
+      data<MonitorResource>('PATCH', path(id), { body: { ...(change.definition && createBody(change.definition)), ...(change.status && { status: change.status }) } }),
+    deleteMonitor: async (id) => data<MonitorResource>('DELETE', path(id)),
+
+    async runMonitor(idOrName, run = { wait: true }) {
+      const id = await idOf(idOrName);
+      let check = await data<CheckRecord>('POST', `${path(id)}/run`);
+      while (run.wait && !finished(check)) {
+        await sleep(POLL_INTERVAL_MS);
+        const { pages: _, ...record } = await data<CheckRecord & { pages?: unknown }>('GET', `${path(id)}/checks/${encodeURIComponent(check.id)}`, { query: { limit: 0 } });
+        check = record as CheckRecord;
+      }
+      return check;
+    },
+    runDue: async () => {
+      throw new UsageError('run --due runs the checks of the local engine; a remote API runs its monitors on their schedules itself', { suggestion: 'add --local, or unset --api-url / WEBWATCH_API_URL' });
+    },
+    listChecks: async (idOrName) => data<CheckRecord[]>('GET', `${path(await idOf(idOrName))}/checks`),
+    getCheck,
+    close: () => client.close(),
+  };
+}
