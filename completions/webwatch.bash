@@ -5,30 +5,38 @@ _webwatch() {
     w="${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     case "$cmdpath" in
-      "") case "$w" in monitor|scrape|crawl|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "") case "$w" in monitor|scrape|crawl|login|logout|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "monitor") case "$w" in validate|apply|diff|create|list|get|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "keys") case "$w" in create|list|revoke) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
     esac
   done
   case "$cmdpath" in
-    "") words="monitor scrape crawl schema completion help"; flags="--version --json --no-color --quiet --help"; files=0;;
-    "monitor") words="validate apply diff create list get pause resume delete run checks check"; flags="--help --version --json --no-color --quiet"; files=0;;
-    "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet"; files=1;;
-    "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet"; files=0;;
-    "monitor diff") words=""; flags="--file --prune --detailed-exitcode --help --version --json --no-color --quiet"; files=0;;
-    "monitor create") words=""; flags="--file --help --version --json --no-color --quiet"; files=0;;
-    "monitor list") words=""; flags="--all --help --version --json --no-color --quiet"; files=0;;
-    "monitor get") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
-    "monitor pause") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
-    "monitor resume") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
-    "monitor delete") words=""; flags="--yes --help --version --json --no-color --quiet"; files=0;;
-    "monitor run") words=""; flags="--wait --due --help --version --json --no-color --quiet"; files=0;;
-    "monitor checks") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
-    "monitor check") words=""; flags="--status --help --version --json --no-color --quiet"; files=0;;
-    "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet"; files=0;;
-    "crawl") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --help --version --json --no-color --quiet"; files=0;;
-    "schema") words="monitor scrape-options"; flags="--help --version --json --no-color --quiet"; files=0;;
-    "completion") words="bash zsh fish"; flags="--help --version --json --no-color --quiet"; files=0;;
-    "help") words=""; flags="--help --version --json --no-color --quiet"; files=0;;
+    "") words="monitor scrape crawl login logout serve keys schema completion help"; flags="--version --json --no-color --quiet --api-url --api-key --local --verbose --help"; files=0;;
+    "monitor") words="validate apply diff create list get pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=1;;
+    "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor diff") words=""; flags="--file --prune --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor create") words=""; flags="--file --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor list") words=""; flags="--all --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor get") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor pause") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor resume") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor delete") words=""; flags="--yes --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor run") words=""; flags="--wait --due --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor checks") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor check") words=""; flags="--status --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "crawl") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "login") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "logout") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "keys") words="create list revoke"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "keys create") words=""; flags="--team --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "keys list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "keys revoke") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "schema") words="monitor scrape-options"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "completion") words="bash zsh fish"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "help") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$flags" -- "$cur"))

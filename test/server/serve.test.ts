@@ -1,0 +1,257 @@
+/**
+ * `webwatch serve` end to end: the CLI in remote mode against the server over real HTTP, two
+ * teams' keys, the error catalog, limits, and the private-network rule.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { keyStore } from '../../src/engine/keys/key-store.js';
+import { databasePath, openDatabase, type Db } from '../../src/engine/store/database.js';
+import { EXIT } from '../../src/errors/exit-codes.js';
+import { buildServer, SERVER_DEFAULTS, type WebwatchServer } from '../../src/server/app.js';
+import { tempDir, writeFiles } from '../helpers/files.js';
+import { run } from '../helpers/io.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
+
+interface Started {
+  server: WebwatchServer;
+  url: string;
+  db: Db;
+  keys: ReturnType<typeof keyStore>;
+}
+
+async function serve(options: Partial<Parameters<typeof buildServer>[0]> = {}): Promise<Started> {
+  const home = tempDir();
+  const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
+  const server = buildServer({
+    db, version: 'test', env: { WEBWATCH_HOME: home }, now: () => new Date(), allowPrivateTargets: true,
+    bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerKey: SERVER_DEFAULTS.concurrencyPerKey,
+    ...options,
+  });
+  const address = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  return { server, url: `${address}/v2`, db, keys: keyStore(db) };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Body = any;
+const body = async (response: Response): Promise<Body> => response.json();
+
+const api = (url: string, key: string | undefined, path: string, init: RequestInit = {}) =>
+  fetch(`${url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }), ...(init.headers as Record<string, string> | undefined) } });
+
+describe('webwatch serve with the CLI in remote mode', () => {
+  let site: TestServer;
+  let started: Started;
+  let acme: string;
+  let other: string;
+  let price = '$10';
+  before(async () => {
+    site = await startServer({
+      '/pricing': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Pricing</h1><p>Pro plan: ${price} a month</p></main>`),
+      '/about': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>About us</p></main>'),
+    });
+    started = await serve();
+    acme = started.keys.create('acme', new Date()).key;
+    other = started.keys.create('other', new Date()).key;
+  });
+  after(async () => {
+    await started.server.drain();
+    started.db.close();
+    await site.close();
+  });
+
+  const as = (key: string) => ({ env: { WEBWATCH_API_URL: started.url, WEBWATCH_API_KEY: key } });
+
+  it('runs the whole monitor life cycle, each team seeing only its own monitors', async () => {
+    const file = writeFiles({ 'm.yaml': `name: Pricing\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/pricing", "${site.origin}/about"]\n` });
+    const applied = JSON.parse((await run(['monitor', 'apply', '-f', file, '--json'], as(acme))).stdout);
+    assert.deepEqual(applied.summary, { created: 1, updated: 0, unchanged: 0, deleted: 0 });
+    const again = JSON.parse((await run(['monitor', 'apply', '-f', file, '--json'], as(acme))).stdout);
+    assert.deepEqual(again.summary, { created: 0, updated: 0, unchanged: 1, deleted: 0 }, 'apply is idempotent over HTTP');
+
+    // The other team has no such monitor, and may use the same name.
+    assert.equal((await run(['monitor', 'get', 'Pricing'], as(other))).code, EXIT.notFound);
+    assert.equal((await run(['monitor', 'get', applied.plan[0].id], as(other))).code, EXIT.notFound);
+    assert.deepEqual(JSON.parse((await run(['monitor', 'list', '--json'], as(other))).stdout), []);
+    assert.equal((await run(['monitor', 'apply', '-f', file], as(other))).code, EXIT.ok);
+
+    const first = JSON.parse((await run(['monitor', 'run', 'Pricing', '--wait', '--json'], as(acme))).stdout);
+    assert.equal(first.status, 'completed');
+    assert.deepEqual(first.summary, { changed: 0, error: 0, new: 2, removed: 0, same: 0, totalPages: 2 });
+    price = '$12';
+    const second = JSON.parse((await run(['monitor', 'run', 'Pricing', '--wait', '--json'], as(acme))).stdout);
+    assert.deepEqual(second.summary, { changed: 1, error: 0, new: 0, removed: 0, same: 1, totalPages: 2 });
+    const changed = JSON.parse((await run(['monitor', 'check', 'Pricing', second.id, '--status', 'changed', '--json'], as(acme))).stdout);
+    assert.equal(changed.pages.length, 1);
+    assert.match(changed.pages[0].diff.text, /-Pro plan: \$10 a month\n\+Pro plan: \$12 a month/);
+    const history = JSON.parse((await run(['monitor', 'checks', 'Pricing', '--json'], as(acme))).stdout);
+    assert.deepEqual(history.map((c: { id: string }) => c.id), [second.id, first.id]);
+    assert.equal((await run(['monitor', 'checks', 'Pricing', '--json'], as(other))).stdout.includes(first.id), false);
+
+    assert.equal((await run(['monitor', 'pause', 'Pricing'], as(acme))).code, EXIT.ok);
+    assert.equal((await run(['monitor', 'run', 'Pricing', '--wait'], as(acme))).code, EXIT.conflict);
+    assert.equal((await run(['monitor', 'resume', 'Pricing'], as(acme))).code, EXIT.ok);
+    assert.equal((await run(['monitor', 'delete', 'Pricing', '--yes'], as(acme))).code, EXIT.ok);
+    assert.equal((await run(['monitor', 'delete', applied.plan[0].id, '--yes'], as(acme))).code, EXIT.conflict);
+    const all = JSON.parse((await run(['monitor', 'list', '--all', '--json'], as(acme))).stdout);
+    assert.equal(all[0].status, 'deleted');
+    // The other team's monitor of the same name is untouched.
+    assert.equal(JSON.parse((await run(['monitor', 'get', 'Pricing', '--json'], as(other))).stdout).status, 'active');
+  });
+
+  it('scrapes over HTTP as the local engine does', async () => {
+    const local = await run(['scrape', `${site.origin}/about`], { env: {} });
+    const remote = await run(['scrape', `${site.origin}/about`], as(acme));
+    assert.equal(remote.code, EXIT.ok);
+    assert.equal(remote.stdout, local.stdout);
+  });
+
+  it('answers with the error catalog of spec §7', async () => {
+    const unauthorized = await api(started.url, 'ww_wrong', '/monitor');
+    assert.equal(unauthorized.status, 401);
+    assert.deepEqual(await body(unauthorized), { success: false, error: 'Unauthorized: Invalid token' });
+    assert.equal((await api(started.url, undefined, '/monitor')).status, 401);
+
+    const badUrl = await api(started.url, acme, '/scrape', { method: 'POST', body: JSON.stringify({ url: 'ftp://example.com' }) });
+    assert.equal(badUrl.status, 400);
+    assert.equal((await body(badUrl)).error, 'Invalid URL');
+
+    const malformed = await api(started.url, acme, '/monitor', { method: 'POST', body: '{"name": ' });
+    assert.equal(malformed.status, 400);
+    const malformedBody = await body(malformed);
+    assert.equal(malformedBody.error, 'Bad Request');
+    assert.ok(Array.isArray(malformedBody.details));
+
+    const invalid = await api(started.url, acme, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'X', schedule: { cron: '* * * * *' }, targets: [] }) });
+    assert.equal(invalid.status, 400);
+    const invalidBody = await body(invalid);
+    assert.deepEqual(invalidBody.details.map((d: { path: string }) => d.path).sort(), ['schedule.cron', 'targets']);
+
+    const missing = await api(started.url, acme, '/nothing-here');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(await body(missing), { success: false, error: 'Not Found' });
+
+    const tooLarge = await api(started.url, acme, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(SERVER_DEFAULTS.bodyLimit) }) });
+    assert.equal(tooLarge.status, 413);
+    assert.equal((await body(tooLarge)).error, 'Payload Too Large');
+
+    const health = await fetch(started.url.replace(/\/v2$/, '/health'));
+    assert.equal(health.status, 200);
+  });
+});
+
+describe('serve limits and the private-network rule', () => {
+  it('limits requests per key per minute with 429 and Retry-After', async () => {
+    const started = await serve({ rateLimitPerMinute: 3 });
+    const key = started.keys.create('acme', new Date()).key;
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await api(started.url, key, '/monitor')).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    const limited = await api(started.url, key, '/monitor');
+    assert.equal((await body(limited)).error, 'Rate limit exceeded');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    // Another key has its own budget.
+    assert.equal((await api(started.url, started.keys.create('acme', new Date()).key, '/monitor')).status, 200);
+    await started.server.drain();
+    started.db.close();
+  });
+
+  it('limits concurrent scrapes per key with 429 Concurrency limit reached', async () => {
+    const slow = await startServer({ '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 400) });
+    const started = await serve({ concurrencyPerKey: 1 });
+    const key = started.keys.create('acme', new Date()).key;
+    const scrape = () => api(started.url, key, '/scrape', { method: 'POST', body: JSON.stringify({ url: `${slow.origin}/slow` }) });
+    const [a, b] = await Promise.all([scrape(), new Promise((r) => setTimeout(r, 100)).then(scrape)]);
+    assert.deepEqual([a.status, b.status], [200, 429]);
+    assert.equal((await body(b)).error, 'Concurrency limit reached');
+    await started.server.drain();
+    started.db.close();
+    await slow.close();
+  });
+
+  it('refuses loopback and private targets unless allowed', async () => {
+    const started = await serve({ allowPrivateTargets: false });
+    const key = started.keys.create('acme', new Date()).key;
+    for (const url of ['http://127.0.0.1:9/', 'http://localhost:9/', 'http://10.1.2.3/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/', 'http://[::ffff:192.168.0.1]/']) {
+      const response = await api(started.url, key, '/scrape', { method: 'POST', body: JSON.stringify({ url }) });
+      assert.equal(response.status, 403, url);
+      assert.match(JSON.stringify(await body(response)), /allow-private-targets/);
+    }
+    const monitor = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Inside', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['http://192.168.1.1/admin'] }] }) });
+    assert.equal(monitor.status, 403);
+    await started.server.drain();
+    started.db.close();
+  });
+});
+
+describe('the serve command', () => {
+  it('creates keys, serves until SIGTERM, and lets a running check finish', async () => {
+    const slow = await startServer({}, (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>slow page</p></main>'), 800));
+    const home = tempDir();
+    const env = { WEBWATCH_HOME: home, XDG_CONFIG_HOME: tempDir() };
+    const created = JSON.parse((await run(['keys', 'create', '--team', 'acme', '--json'], { env })).stdout);
+    assert.match(created.key, /^ww_/);
+    const listed = JSON.parse((await run(['keys', 'list', '--json'], { env })).stdout);
+    assert.deepEqual(listed.map((k: { id: string; team: string }) => [k.id, k.team]), [[created.id, 'acme']]);
+    assert.doesNotMatch(JSON.stringify(listed), new RegExp(created.key));
+
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--allow-private-targets', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const url: string = await new Promise((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        try {
+          resolve(JSON.parse(stdout).url);
+        } catch {
+          // Not the whole document yet.
+        }
+      });
+      child.on('exit', () => reject(new Error(`serve ended early: ${stderr}`)));
+    });
+    const remote = { env: { ...env, WEBWATCH_API_URL: url, WEBWATCH_API_KEY: created.key } };
+    const file = writeFiles({ 'm.yaml': `name: Slow\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${slow.origin}/a"]}]\n` });
+    assert.equal((await run(['monitor', 'apply', '-f', file], remote)).code, EXIT.ok);
+    const running = JSON.parse((await run(['monitor', 'run', 'Slow', '--json'], remote)).stdout);
+    assert.equal(running.status, 'running');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, stderr);
+    // The check finished before the server stopped.
+    assert.equal((await run(['monitor', 'checks', 'Slow'], { env })).code, EXIT.notFound, "the local engine's team is not the key's");
+    const db = openDatabase(join(home, 'webwatch.db'));
+    const row = db.prepare('SELECT status FROM checks WHERE id = ?').get(running.id) as { status: string };
+    db.close();
+    assert.equal(row.status, 'completed');
+    assert.doesNotMatch(stderr, new RegExp(created.key), 'request logs carry no key');
+
+    assert.equal((await run(['keys', 'revoke', created.id], { env })).code, EXIT.ok);
+    assert.equal(JSON.parse((await run(['keys', 'list', '--json'], { env })).stdout)[0].revokedAt !== null, true);
+    assert.equal((await run(['keys', 'create', '--team', 'bad team'], { env })).code, EXIT.usage);
+    await slow.close();
+  });
+
+  it('login saves a key the API accepts, readable by the owner only, and logout forgets it', async () => {
+    const started = await serve();
+    const key = started.keys.create('acme', new Date()).key;
+    const env = { XDG_CONFIG_HOME: tempDir(), WEBWATCH_API_URL: started.url };
+    const refused = await run(['login'], { env, stdin: 'ww_not_a_key\n' });
+    assert.equal(refused.code, EXIT.auth);
+    const saved = await run(['login', '--json'], { env, stdin: `${key}\n` });
+    assert.equal(saved.code, EXIT.ok);
+    const file = JSON.parse(saved.stdout).file;
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    // Saved credentials are used without WEBWATCH_API_KEY.
+    assert.equal((await run(['monitor', 'list', '--json'], { env })).code, EXIT.ok);
+    assert.equal((await run(['logout'], { env })).code, EXIT.ok);
+    assert.equal((await run(['monitor', 'list'], { env })).code, EXIT.auth);
+    await started.server.drain();
+    started.db.close();
+  });
+});
