@@ -21,7 +21,22 @@ function wallClock(date: Date, timezone: string) {
   return { year: parts.year!, month: parts.month!, day: parts.day!, minuteOfDay: parts.hour! * 60 + parts.minute! };
 }
 
+/** Counts depend on the minute `from` falls in; lists ask the same ones again and again. */
+const counted = new Map<string, number>();
+const COUNTED_MAX = 1000;
+
 export function runsPerMonth(cron: string, timezone: string, from: Date): number {
+  const key = `${cron}\n${timezone}\n${Math.floor(from.getTime() / 60_000)}`;
+  let runs = counted.get(key);
+  if (runs === undefined) {
+    runs = countRuns(cron, timezone, from);
+    if (counted.size >= COUNTED_MAX) counted.clear();
+    counted.set(key, runs);
+  }
+  return runs;
+}
+
+function countRuns(cron: string, timezone: string, from: Date): number {
   const pattern = parsePattern(cron);
   const minutes = setBits(pattern.minute);
   const times = setBits(pattern.hour).flatMap((hour) => minutes.map((minute) => hour * 60 + minute));
