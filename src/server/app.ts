@@ -92,6 +92,21 @@ function createFieldsOf(definition: NormalizedMonitor): Record<string, unknown> 
   return { ...rest, ...(goal !== null && { goal }) };
 }
 
+const CHECK_PAGES_DEFAULT = 1000;
+
+function whole(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: name, message: 'must be a whole number, 0 or more' }] });
+  return parsed;
+}
+
+/** `offset` and `limit` of a list route. */
+function page<T>(items: readonly T[], offset: string | undefined, limit: string | undefined): T[] {
+  const from = whole(offset, 'offset', 0);
+  return items.slice(from, from + whole(limit, 'limit', items.length));
+}
+
 export function buildServer(options: ServerOptions): WebwatchServer {
   const keys = keyStore(options.db);
   const backends = new Map<string, LocalBackend>();
@@ -254,10 +269,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     return { success: true, data: await backendOf(request.team).createMonitor(definition) };
   });
 
-  app.get<{ Querystring: { includeDeleted?: string } }>('/v2/monitor', async (request) => ({
-    success: true,
-    data: await backendOf(request.team).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' }),
-  }));
+  app.get<{ Querystring: { includeDeleted?: string; limit?: string; offset?: string } }>('/v2/monitor', async (request) => {
+    const monitors = await backendOf(request.team).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
+    return { success: true, data: page(monitors, request.query.offset, request.query.limit) };
+  });
 
   app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).getMonitor(request.params.id) }));
 
@@ -292,7 +307,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     return { success: true, data: check };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/monitor/:id/checks', async (request) => ({ success: true, data: await backendOf(request.team).listChecks(request.params.id) }));
+  app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/v2/monitor/:id/checks', async (request) => ({
+    success: true,
+    data: page(await backendOf(request.team).listChecks(request.params.id), request.query.offset, request.query.limit),
+  }));
 
   app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
     const { status, limit, skip } = request.query;
@@ -300,16 +318,15 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     if (status !== undefined && !statuses.includes(status as never)) {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'status', message: `must be one of ${statuses.join(', ')}` }] });
     }
-    const number = (value: string | undefined, name: string, fallback: number) => {
-      if (value === undefined) return fallback;
-      const parsed = Number(value);
-      if (!Number.isInteger(parsed) || parsed < 0) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: name, message: 'must be a whole number, 0 or more' }] });
-      return parsed;
-    };
-    const from = number(skip, 'skip', 0);
-    const count = number(limit, 'limit', 1000);
+    const from = whole(skip, 'skip', 0);
+    const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
     const check = await backendOf(request.team).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
-    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), totalPages: check.pages.length } };
+    // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
+    const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
+    rest.searchParams.set('skip', String(from + count));
+    rest.searchParams.set('limit', String(count));
+    const next = count > 0 && from + count < check.pages.length ? rest.href : null;
+    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), next } };
   });
 
   return {

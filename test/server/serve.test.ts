@@ -111,6 +111,14 @@ describe('webwatch serve with the CLI in remote mode', () => {
     assert.equal(remote.stdout, local.stdout);
   });
 
+  it('crawls over HTTP, the pages streaming back as JSON lines', async () => {
+    const result = await run(['crawl', `${site.origin}/pricing`, '--limit', '2', '--sitemap', 'skip', '--ignore-robots-txt', '--json'], as(acme));
+    assert.equal(result.code, EXIT.ok, result.stderr);
+    const pages = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.equal(pages.length, 1);
+    assert.match(pages[0].data.markdown, /Pro plan/);
+  });
+
   it('answers with the error catalog of spec §7', async () => {
     const unauthorized = await api(started.url, 'ww_wrong', '/monitor');
     assert.equal(unauthorized.status, 401);
