@@ -29,7 +29,7 @@ _webwatch() {
     "crawl") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "login") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "logout") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
-    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys") words="create list revoke"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys create") words=""; flags="--team --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;

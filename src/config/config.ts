@@ -40,6 +40,11 @@ const configSchema = closedObject({
     rateLimitPerMinute: z.number().int().min(1).optional(),
     concurrencyPerKey: z.number().int().min(1).optional(),
   }).optional(),
+  /** The scheduler of `webwatch serve`. */
+  scheduler: closedObject({
+    maxConcurrent: z.number().int().min(1).optional(),
+    jitterSeconds: z.number().min(0).max(3600).optional(),
+  }).optional(),
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;
@@ -48,6 +53,7 @@ export interface Config {
   threatPolicy: OrganizationThreatPolicy;
   apiUrl?: string;
   serve: NonNullable<ConfigFile['serve']>;
+  scheduler: NonNullable<ConfigFile['scheduler']>;
   /** The files read, user's first. */
   files: string[];
 }
@@ -91,6 +97,7 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
     threatPolicy: { ...NO_THREAT_POLICY, ...Object.assign({}, ...layers.map((layer) => layer.config.threatProtection ?? {})) },
     ...Object.assign({}, ...layers.map((layer) => (layer.config.apiUrl ? { apiUrl: layer.config.apiUrl } : {}))),
     serve: Object.assign({}, ...layers.map((layer) => layer.config.serve ?? {})),
+    scheduler: Object.assign({}, ...layers.map((layer) => layer.config.scheduler ?? {})),
     files: layers.map((layer) => layer.file),
   };
 }

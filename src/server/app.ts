@@ -10,6 +10,8 @@ import { localBackend, type LocalBackend } from '../backend/local/local-backend.
 import type { CrawlPage } from '../engine/crawl/crawl.js';
 import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import { keyStore } from '../engine/keys/key-store.js';
+import { checkStore } from '../engine/monitors/check-store.js';
+import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler/scheduler.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
 import type { Db } from '../engine/store/database.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
@@ -34,6 +36,8 @@ export interface ServerOptions {
   concurrencyPerKey: number;
   /** Request log lines (method, path, status, time; never headers) go here. */
   log?: NodeJS.WritableStream;
+  /** Runs every team's monitors on their schedules; off when omitted. */
+  scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
 }
 
 export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
@@ -57,6 +61,7 @@ interface CrawlJob {
 
 export interface WebwatchServer {
   app: FastifyInstance;
+  scheduler: Scheduler | undefined;
   /** Stops taking requests, lets in-flight requests, checks and crawls finish. */
   drain(): Promise<void>;
 }
@@ -204,6 +209,23 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(ERROR_MESSAGES.notFound)));
 
+  const scheduler = options.scheduler
+    ? startScheduler({
+        db: options.db,
+        checks: checkStore(options.db),
+        now: options.now,
+        maxConcurrent: options.scheduler.maxConcurrent,
+        jitterMs: options.scheduler.jitterMs,
+        ...(options.scheduler.timers && { timers: options.scheduler.timers }),
+        run: (monitor, slot) => backendOf(monitor.team).startScheduled(monitor, slot),
+        onEvent: (event) => app.log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
+      })
+    : undefined;
+  // A monitor created, changed, paused or resumed may move the next wake-up.
+  app.addHook('onResponse', async (request, reply) => {
+    if (scheduler && request.method !== 'GET' && request.url.startsWith('/v2/monitor') && reply.statusCode < 300) scheduler.wake();
+  });
+
   const health = async () => ({ success: true, status: 'ok', version: options.version });
   app.get('/health', health);
   app.get('/v2/health', health);
@@ -329,10 +351,13 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), next } };
   });
 
+  scheduler?.tick();
   return {
     app,
+    scheduler,
     async drain() {
       await app.close();
+      await scheduler?.stop();
       while (running.size > 0) await Promise.all([...running]);
     },
   };

@@ -33,4 +33,25 @@ describe('engine database', () => {
     raw.close();
     assert.throws(() => openDatabase(path), /schema version 999, newer than this webwatch knows/);
   });
+
+  it('rebuilds the checks table in migration 5 without losing checks or their page results', () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const raw = new Database(path);
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) raw.exec(migration.sql);
+    raw.pragma('user_version = 4');
+    raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
+    raw.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at) VALUES ('c', 'm', 'completed', 'manual', 't')").run();
+    raw.prepare("INSERT INTO page_results (check_id, position, target_id, url, status) VALUES ('c', 0, 't', 'https://x', 'new')").run();
+    raw.close();
+
+    const db = openDatabase(path);
+    assert.equal((db.prepare('SELECT count(*) AS n FROM page_results').get() as { n: number }).n, 1);
+    assert.deepEqual(db.prepare('SELECT id, status, scheduled_for FROM checks').all(), [{ id: 'c', status: 'completed', scheduled_for: null }]);
+    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
+    db.prepare("INSERT INTO checks (id, monitor_id, status, trigger) VALUES ('s', 'm', 'skipped_overlap', 'scheduled')").run();
+    // The page results still belong to their check: deleting it takes them along.
+    db.prepare("DELETE FROM checks WHERE id = 'c'").run();
+    assert.equal((db.prepare('SELECT count(*) AS n FROM page_results').get() as { n: number }).n, 0);
+    db.close();
+  });
 });

@@ -197,6 +197,34 @@ describe('serve limits and the private-network rule', () => {
   });
 });
 
+describe('the scheduler inside serve', () => {
+  it("runs every team's due monitors as scheduled checks", async () => {
+    const site = await startServer({}, (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>scheduled page</p></main>'));
+    let now = new Date('2026-11-21T09:30:00Z');
+    const started = await serve({ now: () => now, scheduler: { maxConcurrent: 2, jitterMs: 0 } });
+    const keys = [started.keys.create('acme', now).key, started.keys.create('other', now).key];
+    const ids: string[] = [];
+    for (const key of keys) {
+      const response = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hourly', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }] }) });
+      ids.push((await body(response)).data.id);
+    }
+    now = new Date('2026-11-21T10:00:05Z');
+    started.server.scheduler!.tick();
+    await Promise.all([...started.server.scheduler!.running.values()]);
+    for (const [i, key] of keys.entries()) {
+      const checks = (await body(await api(started.url, key, `/monitor/${ids[i]}/checks`))).data;
+      assert.equal(checks.length, 1);
+      assert.equal(checks[0].trigger, 'scheduled');
+      assert.equal(checks[0].scheduledFor, '2026-11-21T10:00:00.000Z');
+      assert.deepEqual(checks[0].summary, { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 });
+      assert.equal((await body(await api(started.url, key, `/monitor/${ids[i]}`))).data.nextRunAt, '2026-11-21T11:00:00.000Z');
+    }
+    await started.server.drain();
+    started.db.close();
+    await site.close();
+  });
+});
+
 describe('the serve command', () => {
   it('creates keys, serves until SIGTERM, and lets a running check finish', async () => {
     const slow = await startServer({}, (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>slow page</p></main>'), 800));

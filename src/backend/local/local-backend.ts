@@ -35,6 +35,8 @@ export interface LocalBackendOptions {
 export interface LocalBackend extends Backend {
   /** Starts a check and returns at once with the running check; `done` settles when it ends. */
   startRun(idOrName: string): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }>;
+  /** Runs the scheduled check of a slot the scheduler claimed. */
+  startScheduled(monitor: StoredMonitor, slot: string): Promise<CheckRecord>;
 }
 
 export function localBackend(options: LocalBackendOptions): LocalBackend {
@@ -95,16 +97,11 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     startRun,
     runMonitor: async (idOrName) => (await startRun(idOrName)).done,
     runDue: async () => {
-      const now = options.now();
-      const due = openMonitors()
-        .list(team)
-        .filter((monitor) => monitor.status === 'active' && monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString());
-      const checks: CheckRecord[] = [];
-      // One after another: a system cron job should not hit many sites at once.
-      const { runCheck } = await checkRunner();
-      for (const monitor of due) checks.push(await runCheck(checkContext(), monitor, 'scheduled'));
-      return checks;
+      const [{ runCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../../engine/scheduler/scheduler.js')]);
+      const context = checkContext();
+      return runDueOnce({ db: openDb(), checks: context.checks, now: options.now, team, run: (monitor, slot) => runCheck(context, monitor, 'scheduled', slot) });
     },
+    startScheduled: async (monitor: StoredMonitor, slot: string) => (await checkRunner()).runCheck(checkContext(), monitor, 'scheduled', slot),
     listChecks: async (idOrName) => checkStore(openDb()).list(existing(idOrName).id),
     getCheck: async (idOrName, checkId, status) => {
       const monitor = existing(idOrName);

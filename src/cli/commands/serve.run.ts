@@ -15,9 +15,13 @@ const serveFlags = z.object({
   bodyLimit: count(1024),
   rateLimit: count(1),
   concurrency: count(1),
+  schedulerOnly: z.boolean().optional(),
+  checkConcurrency: count(1),
+  jitter: z.coerce.number().min(0).optional(),
 });
 
 export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 3002 } as const;
+export const SCHEDULER_DEFAULTS = { maxConcurrent: 8 } as const;
 
 export async function runServe(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(serveFlags, rawFlags);
@@ -36,18 +40,27 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
     ...(!output.quiet && { log: process.stderr }),
+    scheduler: {
+      maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
+      jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,
+    },
   });
   const host = flags.host ?? config.serve.host ?? SERVE_DEFAULTS.host;
   const port = flags.port ?? config.serve.port ?? SERVE_DEFAULTS.port;
-  let address: string;
-  try {
-    address = await server.app.listen({ host, port });
-  } catch (error) {
-    db.close();
-    throw new WebwatchError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+  if (flags.schedulerOnly) {
+    output.info('webwatch serve: running monitors on their schedules, without the API (Ctrl-C or SIGTERM to stop)');
+  } else {
+    let address: string;
+    try {
+      address = await server.app.listen({ host, port });
+    } catch (error) {
+      await server.drain();
+      db.close();
+      throw new WebwatchError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+    }
+    if (output.json) output.jsonDocument({ url: `${address}/v2`, version: version() });
+    else output.info(`webwatch serve: the v2 API at ${address}/v2, and the scheduler (Ctrl-C or SIGTERM to stop)`);
   }
-  if (output.json) output.jsonDocument({ url: `${address}/v2`, version: version() });
-  else output.info(`webwatch serve: the v2 API at ${address}/v2 (Ctrl-C or SIGTERM to stop)`);
 
   // Stopping drains: no new requests, running ones, crawls and checks finish, then the store closes.
   await new Promise<void>((resolve) => {

@@ -3,13 +3,16 @@ import { contextFor, type Runtime } from '../context.js';
 
 export function serveCommand(runtime: Runtime): Command {
   return new Command('serve')
-    .description('serve the v2 HTTP API over the local engine, for other clients and machines')
+    .description('serve the v2 HTTP API over the local engine, and run monitors on their schedules')
     .option('--host <address>', 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)')
     .option('--port <n>', 'port to listen on (default 3002; 0 picks a free one)')
     .option('--allow-private-targets', 'let scrapes, crawls and monitors reach private, loopback and link-local addresses')
     .option('--body-limit <bytes>', 'largest request body (default 1048576): beyond it, 413')
     .option('--rate-limit <n>', 'requests per key per minute (default 6000): beyond it, 429')
     .option('--concurrency <n>', 'scrapes, crawls and checks per key at once (default 20): beyond it, 429')
+    .option('--scheduler-only', 'run monitors on their schedules without serving the API')
+    .option('--check-concurrency <n>', 'scheduled checks running at once, across all teams (default 8)')
+    .option('--jitter <seconds>', 'up to this random delay before a scheduled check starts (default 0)')
     .addHelpText('after', `
 Keys: create one with "webwatch keys create --team <team>"; clients send it as a bearer token.
 SIGTERM or Ctrl-C stops taking requests and lets running requests, crawls and checks finish.

@@ -7,7 +7,7 @@ import type { PageDiff } from '../diff/markdown-diff.js';
 import type { Db } from '../store/database.js';
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
 
-export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed';
+export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
 export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
 
 export interface PageResult {
@@ -52,6 +52,8 @@ export interface CheckRecord {
   monitorId: string;
   status: CheckStatus;
   trigger: 'manual' | 'scheduled';
+  /** The schedule slot a scheduled check was started for. */
+  scheduledFor: string | null;
   startedAt: string | null;
   finishedAt: string | null;
   summary: MonitorSummary | null;
@@ -63,6 +65,7 @@ interface CheckRow {
   monitor_id: string;
   status: CheckStatus;
   trigger: 'manual' | 'scheduled';
+  scheduled_for: string | null;
   started_at: string | null;
   finished_at: string | null;
   summary: string | null;
@@ -75,6 +78,7 @@ const checkFromRow = (row: CheckRow): CheckRecord => ({
   monitorId: row.monitor_id,
   status: row.status,
   trigger: row.trigger,
+  scheduledFor: row.scheduled_for,
   startedAt: row.started_at,
   finishedAt: row.finished_at,
   summary: row.summary ? (JSON.parse(row.summary) as MonitorSummary) : null,
@@ -115,14 +119,14 @@ export function checkStore(db: Db) {
     },
 
     /** A new running check, or 409 Conflict when the monitor already has one. */
-    start(monitor: StoredMonitor, trigger: 'manual' | 'scheduled', now: Date): CheckRecord {
+    start(monitor: StoredMonitor, trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null = null): CheckRecord {
       const id = randomUUID();
       db.transaction(() => {
         const running = db.prepare<[string], { id: string }>("SELECT id FROM checks WHERE monitor_id = ? AND status IN ('queued', 'running')").get(monitor.id);
         if (running) {
           throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: `check ${running.id} is still running` } });
         }
-        db.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at, owner_pid) VALUES (?, ?, 'running', ?, ?, ?)").run(id, monitor.id, trigger, now.toISOString(), process.pid);
+        db.prepare("INSERT INTO checks (id, monitor_id, status, trigger, scheduled_for, started_at, owner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?)").run(id, monitor.id, trigger, scheduledFor, now.toISOString(), process.pid);
         db.prepare('UPDATE monitors SET current_check_id = ? WHERE id = ?').run(id, monitor.id);
       }).immediate();
       return this.get(monitor.id, id)!;
@@ -146,6 +150,14 @@ export function checkStore(db: Db) {
           .run(started, JSON.stringify(summary), nextRunAt(monitor.definition, current.status, now), monitor.id);
       }).immediate();
       return this.get(monitor.id, checkId)!;
+    },
+
+    /** A slot that came while the monitor's previous check still ran: recorded, not run. */
+    recordSkipped(monitor: StoredMonitor, scheduledFor: string, now: Date): CheckRecord {
+      const id = randomUUID();
+      db.prepare("INSERT INTO checks (id, monitor_id, status, trigger, scheduled_for, started_at, finished_at, error) VALUES (?, ?, 'skipped_overlap', 'scheduled', ?, ?, ?, 'the previous check was still running')")
+        .run(id, monitor.id, scheduledFor, now.toISOString(), now.toISOString());
+      return this.get(monitor.id, id)!;
     },
 
     get(monitorId: string, checkId: string): CheckRecord | undefined {

@@ -119,14 +119,14 @@ export function summarize(pages: readonly PageResult[]): MonitorSummary {
  * Starts a check: the check record exists (or 409 Conflict was thrown) when this returns;
  * `done` settles when the check has finished and its results are written.
  */
-export function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled'): { check: CheckRecord; done: Promise<CheckRecord> } {
+export function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): { check: CheckRecord; done: Promise<CheckRecord> } {
   context.checks.recoverInterrupted(context.now());
-  const check = context.checks.start(monitor, trigger, context.now());
+  const check = context.checks.start(monitor, trigger, context.now(), scheduledFor);
   return { check, done: completeCheck(context, monitor, check) };
 }
 
-export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled'): Promise<CheckRecord> {
-  return beginCheck(context, monitor, trigger).done;
+export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<CheckRecord> {
+  return beginCheck(context, monitor, trigger, scheduledFor).done;
 }
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {

@@ -49,8 +49,11 @@ export function openDatabase(path: string): Db {
   db.pragma('journal_mode = WAL');
   // Another webwatch process may hold the write lock for a moment: wait rather than fail.
   db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
+  // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
+  // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
+  db.pragma('foreign_keys = OFF');
   migrate(db);
+  db.pragma('foreign_keys = ON');
   return db;
 }

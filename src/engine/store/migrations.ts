@@ -105,4 +105,29 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       );
     `,
   },
+  {
+    version: 5,
+    description: 'the schedule slot a check was started for, and skipped slots as checks',
+    // SQLite cannot change a CHECK constraint in place: the table is rebuilt (foreign keys are
+    // off while migrations run, so page results stay).
+    sql: `
+      CREATE TABLE checks_new (
+        id             TEXT PRIMARY KEY,
+        monitor_id     TEXT NOT NULL REFERENCES monitors (id),
+        status         TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'partial', 'failed', 'skipped_overlap')),
+        trigger        TEXT NOT NULL CHECK (trigger IN ('manual', 'scheduled')),
+        scheduled_for  TEXT,
+        started_at     TEXT,
+        finished_at    TEXT,
+        summary        TEXT,
+        error          TEXT,
+        owner_pid      INTEGER
+      );
+      INSERT INTO checks_new (id, monitor_id, status, trigger, started_at, finished_at, summary, error, owner_pid)
+        SELECT id, monitor_id, status, trigger, started_at, finished_at, summary, error, owner_pid FROM checks;
+      DROP TABLE checks;
+      ALTER TABLE checks_new RENAME TO checks;
+      CREATE INDEX checks_monitor ON checks (monitor_id, started_at);
+    `,
+  },
 ];

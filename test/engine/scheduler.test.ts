@@ -1,0 +1,186 @@
+/** The scheduler with an injected clock and timers: nothing sleeps. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkStore } from '../../src/engine/monitors/check-store.js';
+import { monitorStore, type StoredMonitor } from '../../src/engine/monitors/monitor-store.js';
+import { runDueOnce, startScheduler, type SchedulerEvent, type Timers } from '../../src/engine/scheduler/scheduler.js';
+import { databasePath, openDatabase, type Db } from '../../src/engine/store/database.js';
+import type { NormalizedMonitor } from '../../src/spec/monitor.js';
+import { tempDir } from '../helpers/files.js';
+
+function definition(name: string, cron: string, timezone = 'UTC'): NormalizedMonitor {
+  return { name, schedule: { cron, timezone }, goal: null, judgeEnabled: false, retentionDays: 30, targets: [{ type: 'scrape', urls: ['https://example.com/'], id: 't' }] };
+}
+
+/** A clock that moves only when told, and timers that fire only when the clock passes them. */
+function fakeTime(start: string) {
+  let now = Date.parse(start);
+  const pending: { at: number; callback: () => void; id: number }[] = [];
+  let ids = 0;
+  const timers: Timers & { lastDelay?: number } = {
+    set(callback, ms) {
+      timers.lastDelay = ms;
+      const id = ++ids;
+      pending.push({ at: now + ms, callback, id });
+      return id;
+    },
+    clear(handle) {
+      const index = pending.findIndex((timer) => timer.id === handle);
+      if (index >= 0) pending.splice(index, 1);
+    },
+  };
+  return {
+    timers,
+    now: () => new Date(now),
+    /** Moves the clock, firing timers that come due on the way. */
+    async advance(iso: string) {
+      const target = Date.parse(iso);
+      for (;;) {
+        pending.sort((a, b) => a.at - b.at);
+        const next = pending[0];
+        if (!next || next.at > target) break;
+        pending.shift();
+        now = Math.max(now, next.at);
+        next.callback();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      now = target;
+    },
+  };
+}
+
+function setup(start: string) {
+  const db: Db = openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
+  const time = fakeTime(start);
+  const monitors = monitorStore(db);
+  const checks = checkStore(db);
+  const runs: { name: string; slot: string }[] = [];
+  const events: SchedulerEvent[] = [];
+  const holds = new Map<string, () => void>();
+  /** A scheduled run: recorded as a real running check, finished when the test releases it. */
+  const run = async (monitor: StoredMonitor, slot: string) => {
+    runs.push({ name: monitor.definition.name, slot });
+    const check = checks.start(monitor, 'scheduled', time.now(), slot);
+    await new Promise<void>((resolve) => holds.set(monitor.definition.name, resolve));
+    return checks.finish(monitor, check.id, 'completed', [], { snapshots: [], fingerprints: [] }, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, null, time.now());
+  };
+  const release = async (name: string) => {
+    holds.get(name)?.();
+    holds.delete(name);
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { db, time, monitors, checks, runs, events, run, release };
+}
+
+describe('scheduler', () => {
+  it('runs a monitor at its slot once, sleeps until the next slot, and survives a restart without rerunning', async () => {
+    const t = setup('2026-11-21T09:59:00Z');
+    const m = t.monitors.insert('local', definition('Hourly', '0 * * * *'), t.time.now());
+    assert.equal(m.nextRunAt, '2026-11-21T10:00:00.000Z');
+    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, onEvent: (e) => t.events.push(e) });
+    scheduler.tick();
+    assert.equal(t.runs.length, 0);
+    assert.equal(t.time.timers.lastDelay, 60_000, 'sleeps until the slot');
+    await t.time.advance('2026-11-21T10:00:00Z');
+    assert.deepEqual(t.runs, [{ name: 'Hourly', slot: '2026-11-21T10:00:00.000Z' }]);
+    await t.release('Hourly');
+    assert.equal(t.monitors.find('local', m.id)!.nextRunAt, '2026-11-21T11:00:00.000Z');
+    await scheduler.stop();
+
+    // A new process at the same instant finds the slot taken.
+    const again = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers });
+    again.tick();
+    assert.equal(t.runs.length, 1);
+    await again.stop();
+    const [check] = t.checks.list(m.id);
+    assert.equal(check!.trigger, 'scheduled');
+    assert.equal(check!.scheduledFor, '2026-11-21T10:00:00.000Z');
+  });
+
+  it('after downtime runs a missed monitor once, then waits for the next slot after now', async () => {
+    const t = setup('2026-11-21T09:30:00Z');
+    const m = t.monitors.insert('local', definition('Hourly', '0 * * * *'), t.time.now());
+    await t.time.advance('2026-11-21T14:20:00Z'); // five slots passed with no scheduler running
+    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, onEvent: (e) => t.events.push(e) });
+    scheduler.tick();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T10:00:00.000Z']);
+    assert.equal((t.events[0] as { latenessMs: number }).latenessMs, (4 * 60 + 20) * 60_000);
+    await t.release('Hourly');
+    assert.equal(t.monitors.find('local', m.id)!.nextRunAt, '2026-11-21T15:00:00.000Z');
+    await scheduler.stop();
+  });
+
+  it('records a slot that comes while the previous check still runs as skipped_overlap', async () => {
+    const t = setup('2026-11-21T09:59:00Z');
+    const m = t.monitors.insert('local', definition('Slow', '*/5 * * * *'), t.time.now());
+    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, onEvent: (e) => t.events.push(e) });
+    scheduler.tick();
+    await t.time.advance('2026-11-21T10:00:00Z');
+    await t.time.advance('2026-11-21T10:05:00Z'); // still running
+    assert.equal(t.runs.length, 1);
+    const skipped = t.checks.list(m.id).find((c) => c.status === 'skipped_overlap');
+    assert.equal(skipped?.scheduledFor, '2026-11-21T10:05:00.000Z');
+    await t.release('Slow');
+    await t.time.advance('2026-11-21T10:10:00Z');
+    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T10:00:00.000Z', '2026-11-21T10:10:00.000Z']);
+    await t.release('Slow');
+    await scheduler.stop();
+  });
+
+  it('keeps to the global concurrency cap, starting waiting monitors as checks end', async () => {
+    const t = setup('2026-11-21T09:59:00Z');
+    for (const name of ['A', 'B', 'C']) t.monitors.insert('local', definition(name, '0 * * * *'), t.time.now());
+    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 2, timers: t.time.timers });
+    scheduler.tick();
+    await t.time.advance('2026-11-21T10:00:00Z');
+    assert.equal(scheduler.running.size, 2);
+    const first = t.runs.map((r) => r.name);
+    await t.release(first[0]!);
+    assert.equal(t.runs.length, 3, 'the third starts when one ends');
+    assert.equal(t.runs[2]!.slot, '2026-11-21T10:00:00.000Z', 'for the slot it waited for');
+    await t.release(first[1]!);
+    await t.release(t.runs[2]!.name);
+    await scheduler.stop();
+  });
+
+  it('skips paused and deleted monitors, and resumes at the next slot', async () => {
+    const t = setup('2026-11-21T09:59:00Z');
+    const m = t.monitors.insert('local', definition('Paused', '0 * * * *'), t.time.now());
+    t.monitors.setStatus('local', m.id, 'paused', t.time.now());
+    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers });
+    scheduler.tick();
+    await t.time.advance('2026-11-21T10:30:00Z');
+    assert.equal(t.runs.length, 0);
+    t.monitors.setStatus('local', m.id, 'active', t.time.now());
+    scheduler.wake();
+    await t.time.advance('2026-11-21T11:00:00Z');
+    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T11:00:00.000Z']);
+    await t.release('Paused');
+    await scheduler.stop();
+  });
+
+  it('follows the zone across a DST change: 09:00 in Paris is 08:00 UTC, then 07:00 UTC', async () => {
+    const t = setup('2026-03-28T07:59:00Z');
+    t.monitors.insert('local', definition('Morning', '0 9 * * *', 'Europe/Paris'), t.time.now());
+    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers });
+    scheduler.tick();
+    await t.time.advance('2026-03-28T08:00:00Z');
+    await t.release('Morning');
+    await t.time.advance('2026-03-29T07:00:00Z');
+    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z']);
+    await t.release('Morning');
+    await scheduler.stop();
+  });
+
+  it('run --due shares the claims: a slot taken by one is not run by the other', async () => {
+    const t = setup('2026-11-21T10:00:30Z');
+    t.monitors.insert('local', definition('Shared', '0 * * * *'), new Date('2026-11-21T09:30:00Z'));
+    const ran: string[] = [];
+    const first = await runDueOnce({ db: t.db, checks: t.checks, now: t.time.now, run: async (monitor, slot) => void ran.push(`${monitor.definition.name}@${slot}`) });
+    const second = await runDueOnce({ db: t.db, checks: t.checks, now: t.time.now, run: async () => void ran.push('again') });
+    assert.equal(first.length, 1);
+    assert.equal(second.length, 0);
+    assert.deepEqual(ran, ['Shared@2026-11-21T10:00:00.000Z']);
+  });
+});
