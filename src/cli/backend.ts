@@ -1,6 +1,6 @@
 /** The backend a command acts on: a remote v2 API when one is configured, else the local engine. */
 import type { Backend } from '../backend/backend.js';
-import { localBackend } from '../backend/local/local-backend.js';
+import { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } from '../backend/local/local-backend.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { readCredentials } from '../config/credentials.js';
 import { EXIT } from '../errors/exit-codes.js';
@@ -35,7 +35,11 @@ export async function backendFor(context: CommandContext, doing: string): Promis
       ...(globals.verbose && { log: (line: string) => io.stderr.write(`${line}\n`) }),
     });
   } else {
-    backend = localBackend({ version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy });
+    const secret = io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret;
+    backend = localBackend({
+      version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
+      notifications: { ...(secret && { secret }), waitSeconds: config.deliveryWaitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS },
+    });
   }
   output.notice(`${doing} with ${backend.description}`);
   return backend;

@@ -40,6 +40,10 @@ const configSchema = closedObject({
     rateLimitPerMinute: z.number().int().min(1).optional(),
     concurrencyPerKey: z.number().int().min(1).optional(),
   }).optional(),
+  /** The HMAC key that signs webhook deliveries (X-Webwatch-Signature); also WEBWATCH_WEBHOOK_SECRET. */
+  webhookSecret: z.string().min(1).optional(),
+  /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
+  deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
   /** The scheduler of `webwatch serve`. */
   scheduler: closedObject({
     maxConcurrent: z.number().int().min(1).optional(),
@@ -54,6 +58,8 @@ export interface Config {
   apiUrl?: string;
   serve: NonNullable<ConfigFile['serve']>;
   scheduler: NonNullable<ConfigFile['scheduler']>;
+  webhookSecret?: string;
+  deliveryWaitSeconds?: number;
   /** The files read, user's first. */
   files: string[];
 }
@@ -98,6 +104,10 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
     ...Object.assign({}, ...layers.map((layer) => (layer.config.apiUrl ? { apiUrl: layer.config.apiUrl } : {}))),
     serve: Object.assign({}, ...layers.map((layer) => layer.config.serve ?? {})),
     scheduler: Object.assign({}, ...layers.map((layer) => layer.config.scheduler ?? {})),
+    ...Object.assign({}, ...layers.map((layer) => ({
+      ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
+      ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
+    }))),
     files: layers.map((layer) => layer.file),
   };
 }

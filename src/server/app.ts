@@ -11,6 +11,8 @@ import type { CrawlPage } from '../engine/crawl/crawl.js';
 import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import { keyStore } from '../engine/keys/key-store.js';
 import { checkStore } from '../engine/monitors/check-store.js';
+import { deliverDue } from '../engine/notify/deliver.js';
+import { outboxStore } from '../engine/notify/outbox.js';
 import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler/scheduler.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
 import type { Db } from '../engine/store/database.js';
@@ -38,6 +40,8 @@ export interface ServerOptions {
   log?: NodeJS.WritableStream;
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
+  /** Signs webhook deliveries (X-Webwatch-Signature). */
+  webhookSecret?: string;
 }
 
 export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
@@ -209,6 +213,32 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(ERROR_MESSAGES.notFound)));
 
+  // Notifications: delivered after each check, retried when their next attempt is due.
+  const outbox = outboxStore(options.db);
+  let delivering: Promise<void> | undefined;
+  let deliveryTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+  const planDeliveries = () => {
+    if (deliveryTimer) clearTimeout(deliveryTimer);
+    const next = outbox.nextAttemptAt();
+    if (closing || !next) return;
+    deliveryTimer = setTimeout(deliver, Math.min(Math.max(0, Date.parse(next) - options.now().getTime()), 60_000)).unref();
+  };
+  function deliver() {
+    if (closing || delivering) return;
+    delivering = deliverDue({
+      outbox, now: options.now, version: options.version,
+      ...(options.webhookSecret && { secret: options.webhookSecret }),
+      ...(checkUrl && { checkUrl }),
+    })
+      .then(() => undefined, (error: unknown) => app.log.error({ err: error }, 'delivering notifications'))
+      .finally(() => {
+        delivering = undefined;
+        planDeliveries();
+      });
+  }
+  const afterCheck = <T>(work: Promise<T>) => work.finally(deliver);
+
   const scheduler = options.scheduler
     ? startScheduler({
         db: options.db,
@@ -217,7 +247,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         maxConcurrent: options.scheduler.maxConcurrent,
         jitterMs: options.scheduler.jitterMs,
         ...(options.scheduler.timers && { timers: options.scheduler.timers }),
-        run: (monitor, slot) => backendOf(monitor.team).startScheduled(monitor, slot),
+        run: (monitor, slot) => afterCheck(backendOf(monitor.team).startScheduled(monitor, slot)),
         onEvent: (event) => app.log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
       })
     : undefined;
@@ -281,6 +311,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       if (target.type === 'scrape') for (const url of target.urls) await checkUrl(new URL(url));
       if (target.type === 'crawl') await checkUrl(new URL(target.url));
     }
+    if (definition.webhook) await checkUrl(new URL(definition.webhook.url));
   };
 
   app.post('/v2/monitor', async (request) => {
@@ -325,7 +356,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     const backend = backendOf(request.team);
     if (tooBusy(request, reply)) return reply;
     const { check, done } = await backend.startRun(request.params.id);
-    track(limited(request, reply, () => done));
+    track(limited(request, reply, () => afterCheck(done)));
     return { success: true, data: check };
   });
 
@@ -352,6 +383,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   });
 
   scheduler?.tick();
+  deliver();
   return {
     app,
     scheduler,
@@ -359,6 +391,12 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       await app.close();
       await scheduler?.stop();
       while (running.size > 0) await Promise.all([...running]);
+      // The last checks' notifications get their first attempt; retries wait for the next start.
+      await delivering;
+      deliver();
+      await delivering;
+      closing = true;
+      if (deliveryTimer) clearTimeout(deliveryTimer);
     },
   };
 }

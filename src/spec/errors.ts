@@ -40,3 +40,12 @@ export const ERROR_MESSAGES = {
 
 /** Statuses a client retries with backoff (spec §7.2, §7.5). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
+export function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}

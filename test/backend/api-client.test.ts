@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { ApiClient, retryAfterSeconds, retryDelayMs } from '../../src/backend/remote/api-client.js';
+import { ApiClient, retryDelayMs } from '../../src/backend/remote/api-client.js';
+import { retryAfterSeconds } from '../../src/spec/errors.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
 import { run } from '../helpers/io.js';

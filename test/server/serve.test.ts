@@ -192,6 +192,8 @@ describe('serve limits and the private-network rule', () => {
     }
     const monitor = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Inside', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['http://192.168.1.1/admin'] }] }) });
     assert.equal(monitor.status, 403);
+    const hooked = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hook', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }], webhook: { url: 'http://127.0.0.1:9/hook' } }) });
+    assert.equal(hooked.status, 403, 'a private webhook target is refused too');
     await started.server.drain();
     started.db.close();
   });
@@ -204,8 +206,16 @@ describe('the scheduler inside serve', () => {
     const started = await serve({ now: () => now, scheduler: { maxConcurrent: 2, jitterMs: 0 } });
     const keys = [started.keys.create('acme', now).key, started.keys.create('other', now).key];
     const ids: string[] = [];
+    const hooks: string[] = [];
+    const receiver = await startServer({}, (request, response) => {
+      let text = '';
+      request.on('data', (chunk) => (text += chunk)).on('end', () => {
+        hooks.push(JSON.parse(text).type);
+        response.writeHead(204).end();
+      });
+    });
     for (const key of keys) {
-      const response = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hourly', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }] }) });
+      const response = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hourly', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }], webhook: { url: `${receiver.origin}/hook`, events: ['monitor.check.completed'] } }) });
       ids.push((await body(response)).data.id);
     }
     now = new Date('2026-11-21T10:00:05Z');
@@ -220,8 +230,10 @@ describe('the scheduler inside serve', () => {
       assert.equal((await body(await api(started.url, key, `/monitor/${ids[i]}`))).data.nextRunAt, '2026-11-21T11:00:00.000Z');
     }
     await started.server.drain();
+    assert.deepEqual(hooks, ['monitor.check.completed', 'monitor.check.completed'], 'each scheduled check announced itself');
     started.db.close();
     await site.close();
+    await receiver.close();
   });
 });
 

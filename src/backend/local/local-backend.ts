@@ -30,7 +30,11 @@ export interface LocalBackendOptions {
   db?: Db;
   /** Judges every URL fetched, redirects included; throws to refuse one (serve's private-network rule). */
   checkUrl?: (url: URL) => void | Promise<void>;
+  /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
+  notifications?: { secret?: string; waitSeconds: number };
 }
+
+export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
 
 export interface LocalBackend extends Backend {
   /** Starts a check and returns at once with the running check; `done` settles when it ends. */
@@ -68,6 +72,21 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
   });
   const checkContext = (): CheckContext => ({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now });
+  /** Delivers what the outbox holds (this check's and older ones), for a bounded time. */
+  async function deliverNotifications() {
+    const { deliverUntil } = await import('../../engine/notify/deliver.js');
+    const { outboxStore } = await import('../../engine/notify/outbox.js');
+    const waitSeconds = options.notifications?.waitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS;
+    await deliverUntil({
+      outbox: outboxStore(openDb()),
+      now: options.now,
+      version: options.version,
+      deadline: new Date(options.now().getTime() + waitSeconds * 1000),
+      ...(options.notifications?.secret && { secret: options.notifications.secret }),
+      ...(options.checkUrl && { checkUrl: options.checkUrl }),
+    });
+  }
+
   async function startRun(idOrName: string) {
     const monitor = alive(idOrName);
     if (monitor.status === 'paused') {
@@ -95,11 +114,18 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       return resource(updated);
     },
     startRun,
-    runMonitor: async (idOrName) => (await startRun(idOrName)).done,
+    runMonitor: async (idOrName) => {
+      const check = await (await startRun(idOrName)).done;
+      await deliverNotifications();
+      // Read again: the deliveries have moved the check's notificationStatus on.
+      return checkStore(openDb()).get(check.monitorId, check.id) ?? check;
+    },
     runDue: async () => {
       const [{ runCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../../engine/scheduler/scheduler.js')]);
       const context = checkContext();
-      return runDueOnce({ db: openDb(), checks: context.checks, now: options.now, team, run: (monitor, slot) => runCheck(context, monitor, 'scheduled', slot) });
+      const ran = await runDueOnce({ db: openDb(), checks: context.checks, now: options.now, team, run: (monitor, slot) => runCheck(context, monitor, 'scheduled', slot) });
+      await deliverNotifications();
+      return ran.map((check) => checkStore(openDb()).get(check.monitorId, check.id) ?? check);
     },
     startScheduled: async (monitor: StoredMonitor, slot: string) => (await checkRunner()).runCheck(checkContext(), monitor, 'scheduled', slot),
     listChecks: async (idOrName) => checkStore(openDb()).list(existing(idOrName).id),

@@ -6,7 +6,7 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
-import { errorBodySchema, RETRYABLE_STATUSES } from '../../spec/errors.js';
+import { errorBodySchema, retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
 
 export const RETRY = { maxAttempts: 5, capSeconds: 30 } as const;
 export const TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 300_000 } as const;
@@ -35,15 +35,6 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
 export function apiBase(url: string): string {
   const trimmed = url.replace(/\/+$/, '');
   return /\/v2$/.test(trimmed) ? trimmed : `${trimmed}/v2`;
-}
-
-/** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
-export function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
 /** The wait before the next attempt: Retry-After when given, else 2^attempt s (capped) plus jitter. */

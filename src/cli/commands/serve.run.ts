@@ -40,6 +40,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
     ...(!output.quiet && { log: process.stderr }),
+    ...((io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret) && { webhookSecret: (io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret)! }),
     scheduler: {
       maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
       jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,

@@ -5,6 +5,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
 import type { PageDiff } from '../diff/markdown-diff.js';
 import type { Db } from '../store/database.js';
+import { outboxStore, type NotificationStatus, type OutboxEntry } from '../notify/outbox.js';
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
 
 export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
@@ -58,6 +59,8 @@ export interface CheckRecord {
   finishedAt: string | null;
   summary: MonitorSummary | null;
   error: string | null;
+  /** Deliveries of the check's notifications, per channel; null when it has none. */
+  notificationStatus: NotificationStatus | null;
 }
 
 interface CheckRow {
@@ -73,7 +76,7 @@ interface CheckRow {
   owner_pid: number | null;
 }
 
-const checkFromRow = (row: CheckRow): CheckRecord => ({
+const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | null): CheckRecord => ({
   id: row.id,
   monitorId: row.monitor_id,
   status: row.status,
@@ -83,6 +86,7 @@ const checkFromRow = (row: CheckRow): CheckRecord => ({
   finishedAt: row.finished_at,
   summary: row.summary ? (JSON.parse(row.summary) as MonitorSummary) : null,
   error: row.error,
+  notificationStatus,
 });
 
 function processAlive(pid: number | null): boolean {
@@ -95,7 +99,12 @@ function processAlive(pid: number | null): boolean {
   }
 }
 
+/** The notifications a finished check sends: built inside finish's transaction, from the finished check. */
+export type Notify = (check: CheckRecord, pages: readonly PageResult[]) => Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[];
+
 export function checkStore(db: Db) {
+  const outbox = outboxStore(db);
+  const record = (row: CheckRow) => checkFromRow(row, outbox.notificationStatus(row.id));
   // Asked once per page of a check: prepared once.
   const lastSnapshotQuery = db.prepare<[string, string, string], { scrape_id: string; fingerprint: string | null; content_hash: string | null }>(
     'SELECT scrape_id, fingerprint, content_hash FROM snapshots WHERE monitor_id = ? AND target_id = ? AND url = ? ORDER BY scraped_at DESC LIMIT 1',
@@ -133,7 +142,7 @@ export function checkStore(db: Db) {
     },
 
     /** Page results and the end of the check, written together. */
-    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[] }, summary: MonitorSummary, error: string | null, now: Date): CheckRecord {
+    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[] }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
       const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
       const fingerprint = db.prepare('UPDATE snapshots SET fingerprint = ? WHERE scrape_id = ?');
       const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -148,6 +157,7 @@ export function checkStore(db: Db) {
         const current = db.prepare<[string], { status: StoredMonitor['status'] }>('SELECT status FROM monitors WHERE id = ?').get(monitor.id)!;
         db.prepare('UPDATE monitors SET current_check_id = NULL, last_run_at = ?, last_check_summary = ?, next_run_at = ? WHERE id = ?')
           .run(started, JSON.stringify(summary), nextRunAt(monitor.definition, current.status, now), monitor.id);
+        if (notify) outbox.enqueue(notify(this.get(monitor.id, checkId)!, pages), now);
       }).immediate();
       return this.get(monitor.id, checkId)!;
     },
@@ -162,11 +172,11 @@ export function checkStore(db: Db) {
 
     get(monitorId: string, checkId: string): CheckRecord | undefined {
       const row = db.prepare<[string, string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? AND id = ?').get(monitorId, checkId);
-      return row && checkFromRow(row);
+      return row && record(row);
     },
 
     list(monitorId: string): CheckRecord[] {
-      return db.prepare<[string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? ORDER BY started_at DESC').all(monitorId).map(checkFromRow);
+      return db.prepare<[string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? ORDER BY started_at DESC').all(monitorId).map(record);
     },
 
     pages(checkId: string, status?: PageStatus): PageResult[] {

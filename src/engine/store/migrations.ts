@@ -130,4 +130,28 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       CREATE INDEX checks_monitor ON checks (monitor_id, started_at);
     `,
   },
+  {
+    version: 6,
+    description: 'the outbox of notifications: webhook deliveries written with their check',
+    sql: `
+      CREATE TABLE outbox (
+        id               TEXT PRIMARY KEY,
+        monitor_id       TEXT NOT NULL,
+        check_id         TEXT NOT NULL,
+        channel          TEXT NOT NULL CHECK (channel IN ('webhook', 'email')),
+        event            TEXT NOT NULL,
+        target           TEXT NOT NULL,
+        headers          TEXT NOT NULL DEFAULT '{}',
+        body             TEXT NOT NULL,
+        status           TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  TEXT NOT NULL,
+        last_error       TEXT,
+        created_at       TEXT NOT NULL,
+        delivered_at     TEXT
+      );
+      CREATE INDEX outbox_due ON outbox (status, next_attempt_at);
+      CREATE INDEX outbox_check ON outbox (check_id);
+    `,
+  },
 ];

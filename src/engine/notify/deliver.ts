@@ -1,0 +1,89 @@
+/**
+ * Delivering the outbox: each webhook is a POST of its stored body with the monitor's headers,
+ * signed with `X-Webwatch-Signature: sha256=<hex HMAC-SHA256 of the body>` when a secret is
+ * configured, within 10 s. 2xx is delivered. 408, 429, 5xx and network failures are retried with
+ * backoff (Retry-After honoured), up to MAX_ATTEMPTS; other answers fail the delivery for good.
+ */
+import { createHmac } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
+import type { OutboxEntry, OutboxStore } from './outbox.js';
+
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+export const MAX_ATTEMPTS = 8;
+const BACKOFF_CAP_SECONDS = 3600;
+const DELIVERY_CONCURRENCY = 4;
+
+export interface DeliveryOptions {
+  outbox: OutboxStore;
+  now(): Date;
+  /** The HMAC key of signatures (webhookSecret in config, WEBWATCH_WEBHOOK_SECRET). */
+  secret?: string;
+  /** Judges each webhook URL before it is contacted (serve: the private-network rule). */
+  checkUrl?: (url: URL) => void | Promise<void>;
+  random?: () => number;
+  version: string;
+  timeoutMs?: number;
+}
+
+export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** When to try again after `attempts` failed attempts, or undefined to give up. */
+export function retryAt(attempts: number, retryAfter: number | undefined, now: Date, random: () => number): Date | undefined {
+  if (attempts >= MAX_ATTEMPTS) return undefined;
+  const seconds = retryAfter ?? Math.min(2 ** attempts, BACKOFF_CAP_SECONDS) + random();
+  return new Date(now.getTime() + seconds * 1000);
+}
+
+let dispatcher: Agent | undefined;
+
+async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise<void> {
+  const random = options.random ?? Math.random;
+  const attempts = entry.attempts + 1;
+  const fail = (error: string, retryable: boolean, retryAfter?: number) =>
+    options.outbox.attemptFailed(entry.id, error, retryable ? retryAt(attempts, retryAfter, options.now(), random) : undefined);
+  try {
+    const url = new URL(entry.target);
+    await options.checkUrl?.(url);
+    const headers: Record<string, string> = {
+      ...entry.headers,
+      'content-type': 'application/json',
+      'user-agent': `webwatch/${options.version}`,
+      ...(options.secret && { 'x-webwatch-signature': signature(options.secret, entry.body) }),
+    };
+    dispatcher ??= new Agent({ connectTimeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS });
+    const response = await request(url, { method: 'POST', headers, body: entry.body, dispatcher, signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) });
+    await response.body.dump();
+    if (response.statusCode >= 200 && response.statusCode < 300) return options.outbox.delivered(entry.id, options.now());
+    const retryable = RETRYABLE_STATUSES.has(response.statusCode);
+    fail(`HTTP ${response.statusCode}`, retryable, retryAfterSeconds(response.headers['retry-after'], options.now().getTime()));
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    // A refused target (403 from the URL rule) will not change by waiting.
+    fail(error instanceof Error ? error.message : String(error), status === undefined);
+  }
+}
+
+/** Delivers every delivery that is due now, once each; returns how many were attempted. */
+export async function deliverDue(options: DeliveryOptions): Promise<number> {
+  const due = options.outbox.due(options.now());
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, due.length) }, async () => {
+    while (next < due.length) await deliverOne(due[next++]!, options);
+  }));
+  return due.length;
+}
+
+/**
+ * Delivers until nothing is pending or the next attempt would come after `deadline`; what is
+ * still pending then stays in the outbox for the next webwatch process that runs checks.
+ */
+export async function deliverUntil(options: DeliveryOptions & { deadline: Date; sleep?: (ms: number) => Promise<void> }): Promise<void> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  for (;;) {
+    await deliverDue(options);
+    const next = options.outbox.nextAttemptAt();
+    if (!next || Date.parse(next) > options.deadline.getTime()) return;
+    await sleep(Math.max(0, Date.parse(next) - options.now().getTime()));
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The outbox of notifications. Deliveries are written in the same transaction as the check
+ * results they announce, so a crash can lose neither; each keeps its id (the `webhookId` of the
+ * payload) across retries, so receivers can drop duplicates.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CheckRecord, PageResult } from '../monitors/check-store.js';
+import type { StoredMonitor } from '../monitors/monitor-store.js';
+import type { Db } from '../store/database.js';
+
+export interface OutboxEntry {
+  id: string;
+  monitorId: string;
+  checkId: string;
+  channel: 'webhook' | 'email';
+  event: string;
+  target: string;
+  headers: Record<string, string>;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt: string;
+  lastError: string | null;
+}
+
+interface Row {
+  id: string;
+  monitor_id: string;
+  check_id: string;
+  channel: 'webhook' | 'email';
+  event: string;
+  target: string;
+  headers: string;
+  body: string;
+  status: OutboxEntry['status'];
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+}
+
+const fromRow = (row: Row): OutboxEntry => ({
+  id: row.id, monitorId: row.monitor_id, checkId: row.check_id, channel: row.channel, event: row.event, target: row.target,
+  headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, status: row.status, attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at, lastError: row.last_error,
+});
+
+/** Per channel, how many deliveries of a check are pending, delivered and failed. */
+export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: number; delivered: number; failed: number }>>;
+
+/**
+ * The webhook deliveries a finished check causes (DESIGN §6): `monitor.page` for each page that
+ * is not `same`, `monitor.check.completed` once, as the monitor's `webhook.events` allow.
+ */
+export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[] {
+  const webhook = monitor.definition.webhook;
+  if (!webhook) return [];
+  const events = new Set(webhook.events ?? ['monitor.page', 'monitor.check.completed']);
+  const entry = (event: string, data: unknown[]) => {
+    const id = randomUUID();
+    const body = JSON.stringify({ success: true, type: event, id: check.id, webhookId: id, data, metadata: webhook.metadata ?? {} });
+    return { id, monitorId: monitor.id, checkId: check.id, channel: 'webhook' as const, event, target: webhook.url, headers: webhook.headers ?? {}, body, nextAttemptAt: now.toISOString() };
+  };
+  const entries = [];
+  if (events.has('monitor.page')) {
+    for (const page of pages) {
+      if (page.status === 'same') continue;
+      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...page, isMeaningful: page.judgment ? (page.judgment as { meaningful?: boolean }).meaningful ?? null : null }]));
+    }
+  }
+  if (events.has('monitor.check.completed')) {
+    entries.push(entry('monitor.check.completed', [{ monitorName: monitor.definition.name, ...check }]));
+  }
+  return entries;
+}
+
+export function outboxStore(db: Db) {
+  return {
+    /** Inside the caller's transaction: the check's deliveries, pending. */
+    enqueue(entries: readonly Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[], now: Date): void {
+      const insert = db.prepare("INSERT INTO outbox (id, monitor_id, check_id, channel, event, target, headers, body, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)");
+      for (const e of entries) insert.run(e.id, e.monitorId, e.checkId, e.channel, e.event, e.target, JSON.stringify(e.headers), e.body, e.nextAttemptAt, now.toISOString());
+    },
+
+    due(now: Date, limit = 100): OutboxEntry[] {
+      return db.prepare<[string, number], Row>("SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?").all(now.toISOString(), limit).map(fromRow);
+    },
+
+    /** When the next pending delivery is due, if any is. */
+    nextAttemptAt(): string | undefined {
+      return db.prepare<[], { next: string | null }>("SELECT min(next_attempt_at) AS next FROM outbox WHERE status = 'pending'").get()?.next ?? undefined;
+    },
+
+    delivered(id: string, now: Date): void {
+      db.prepare("UPDATE outbox SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL WHERE id = ?").run(now.toISOString(), id);
+    },
+
+    /** A failed attempt: tried again at `retryAt`, or failed for good when there is none. */
+    attemptFailed(id: string, error: string, retryAt: Date | undefined): void {
+      if (retryAt) db.prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?').run(error, retryAt.toISOString(), id);
+      else db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?").run(error, id);
+    },
+
+    forCheck(checkId: string): OutboxEntry[] {
+      return db.prepare<[string], Row>('SELECT * FROM outbox WHERE check_id = ? ORDER BY created_at, rowid').all(checkId).map(fromRow);
+    },
+
+    notificationStatus(checkId: string): NotificationStatus | null {
+      const rows = db.prepare<[string], { channel: 'webhook' | 'email'; status: OutboxEntry['status']; n: number }>('SELECT channel, status, count(*) AS n FROM outbox WHERE check_id = ? GROUP BY channel, status').all(checkId);
+      if (rows.length === 0) return null;
+      const status: NotificationStatus = {};
+      for (const row of rows) {
+        const channel = (status[row.channel] ??= { pending: 0, delivered: 0, failed: 0 });
+        channel[row.status] = row.n;
+      }
+      return status;
+    },
+  };
+}
+
+export type OutboxStore = ReturnType<typeof outboxStore>;
