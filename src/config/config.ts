@@ -42,6 +42,11 @@ const configSchema = closedObject({
   }).optional(),
   /** The HMAC key that signs webhook deliveries (X-Webwatch-Signature); also WEBWATCH_WEBHOOK_SECRET. */
   webhookSecret: z.string().min(1).optional(),
+  /** The SMTP server of e-mail summaries (also WEBWATCH_SMTP_URL, WEBWATCH_SMTP_FROM). */
+  smtp: closedObject({
+    url: z.url({ protocol: /^smtps?$/ }).optional(),
+    from: z.string().min(3).optional(),
+  }).optional(),
   /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
   deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
   /** The scheduler of `webwatch serve`. */
@@ -60,6 +65,7 @@ export interface Config {
   scheduler: NonNullable<ConfigFile['scheduler']>;
   webhookSecret?: string;
   deliveryWaitSeconds?: number;
+  smtp: NonNullable<ConfigFile['smtp']>;
   /** The files read, user's first. */
   files: string[];
 }
@@ -104,10 +110,18 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
     ...Object.assign({}, ...layers.map((layer) => (layer.config.apiUrl ? { apiUrl: layer.config.apiUrl } : {}))),
     serve: Object.assign({}, ...layers.map((layer) => layer.config.serve ?? {})),
     scheduler: Object.assign({}, ...layers.map((layer) => layer.config.scheduler ?? {})),
+    smtp: Object.assign({}, ...layers.map((layer) => layer.config.smtp ?? {})),
     ...Object.assign({}, ...layers.map((layer) => ({
       ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
       ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
     }))),
     files: layers.map((layer) => layer.file),
   };
+}
+
+/** The SMTP server and sender, environment first; undefined unless both are known. */
+export function smtpSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { url: string; from: string } | undefined {
+  const url = env.WEBWATCH_SMTP_URL || config.smtp.url;
+  const from = env.WEBWATCH_SMTP_FROM || config.smtp.from;
+  return url && from ? { url, from } : undefined;
 }

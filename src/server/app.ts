@@ -42,6 +42,8 @@ export interface ServerOptions {
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
   /** Signs webhook deliveries (X-Webwatch-Signature). */
   webhookSecret?: string;
+  /** Sends e-mail summaries. */
+  smtp?: { url: string; from: string };
 }
 
 export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
@@ -229,6 +231,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     delivering = deliverDue({
       outbox, now: options.now, version: options.version,
       ...(options.webhookSecret && { secret: options.webhookSecret }),
+      ...(options.smtp && { smtp: options.smtp }),
       ...(checkUrl && { checkUrl }),
     })
       .then(() => undefined, (error: unknown) => app.log.error({ err: error }, 'delivering notifications'))

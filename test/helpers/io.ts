@@ -13,7 +13,8 @@ export interface FakeIoOptions {
   env?: Record<string, string | undefined>;
   stdin?: string;
   tty?: boolean;
-  now?: Date;
+  /** A fixed instant, or a clock (a test of retries over real time passes () => new Date()). */
+  now?: Date | (() => Date);
   cwd?: string;
   /** Answers to prompts, in order. */
   answers?: string[];
@@ -29,7 +30,7 @@ export function fakeIo(options: FakeIoOptions = {}) {
     readStdin: async () => options.stdin ?? '',
     // Each run gets its own engine home unless the test shares one on purpose.
     env: { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
-    now: () => options.now ?? new Date('2026-11-21T12:00:00Z'),
+    now: () => (typeof options.now === 'function' ? options.now() : options.now ?? new Date('2026-11-21T12:00:00Z')),
     prompt: async (question: string) => {
       err.push(question);
       return options.answers?.shift() ?? '';

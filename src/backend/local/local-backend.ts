@@ -31,7 +31,7 @@ export interface LocalBackendOptions {
   /** Judges every URL fetched, redirects included; throws to refuse one (serve's private-network rule). */
   checkUrl?: (url: URL) => void | Promise<void>;
   /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
-  notifications?: { secret?: string; waitSeconds: number };
+  notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string } };
 }
 
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
@@ -81,8 +81,9 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       outbox: outboxStore(openDb()),
       now: options.now,
       version: options.version,
-      deadline: new Date(options.now().getTime() + waitSeconds * 1000),
+      waitMs: waitSeconds * 1000,
       ...(options.notifications?.secret && { secret: options.notifications.secret }),
+      ...(options.notifications?.smtp && { smtp: options.notifications.smtp }),
       ...(options.checkUrl && { checkUrl: options.checkUrl }),
     });
   }

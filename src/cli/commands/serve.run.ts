@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig, smtpSettings } from '../../config/config.js';
 import { databasePath, openDatabase } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -41,6 +41,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
     ...(!output.quiet && { log: process.stderr }),
     ...((io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret) && { webhookSecret: (io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret)! }),
+    ...(smtpSettings(config, io.env) && { smtp: smtpSettings(config, io.env)! }),
     scheduler: {
       maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
       jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,

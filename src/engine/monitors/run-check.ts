@@ -7,7 +7,7 @@
  */
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
-import { webhookEntries } from '../notify/outbox.js';
+import { emailEntries, webhookEntries } from '../notify/outbox.js';
 import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
 import type { StoredMonitor } from './monitor-store.js';
@@ -145,7 +145,7 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   const summary = summarize(pages);
   const status = failure !== null || (summary.error > 0 && summary.error === summary.totalPages) ? 'failed' : summary.error > 0 ? 'partial' : 'completed';
   const now = context.now();
-  const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => webhookEntries(monitor, done, results, now));
+  const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => [...webhookEntries(monitor, done, results, now), ...emailEntries(monitor, done, results, now)]);
   context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
   return finished;
 }

@@ -1,5 +1,6 @@
 /**
- * Delivering the outbox: each webhook is a POST of its stored body with the monitor's headers,
+ * Delivering the outbox. E-mail goes over SMTP with nodemailer, retried on 4xx replies and
+ * network failures. Each webhook is a POST of its stored body with the monitor's headers,
  * signed with `X-Webwatch-Signature: sha256=<hex HMAC-SHA256 of the body>` when a secret is
  * configured, within 10 s. 2xx is delivered. 408, 429, 5xx and network failures are retried with
  * backoff (Retry-After honoured), up to MAX_ATTEMPTS; other answers fail the delivery for good.
@@ -7,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
-import type { OutboxEntry, OutboxStore } from './outbox.js';
+import type { EmailMessage, OutboxEntry, OutboxStore } from './outbox.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const MAX_ATTEMPTS = 8;
@@ -24,6 +25,8 @@ export interface DeliveryOptions {
   random?: () => number;
   version: string;
   timeoutMs?: number;
+  /** The SMTP server (smtp://, smtps://) and sender of e-mail summaries. */
+  smtp?: { url: string; from: string };
 }
 
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -37,7 +40,49 @@ export function retryAt(attempts: number, retryAfter: number | undefined, now: D
 
 let dispatcher: Agent | undefined;
 
+const transports = new Map<string, import('nodemailer').Transporter>();
+
+/** SMTP replies 4xx and connection trouble may pass; 5xx replies, bad credentials and bad addresses will not. */
+function emailRetryable(error: { responseCode?: number; code?: string }): boolean {
+  if (error.responseCode !== undefined) return error.responseCode >= 400 && error.responseCode < 500;
+  return !['EAUTH', 'EENVELOPE', 'EMESSAGE'].includes(error.code ?? '');
+}
+
+async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promise<void> {
+  const random = options.random ?? Math.random;
+  const attempts = entry.attempts + 1;
+  if (!options.smtp) {
+    options.outbox.attemptFailed(entry.id, 'no SMTP server is configured: set smtp.url and smtp.from in the config, or WEBWATCH_SMTP_URL and WEBWATCH_SMTP_FROM', undefined);
+    return;
+  }
+  const message = JSON.parse(entry.body) as EmailMessage;
+  try {
+    let transport = transports.get(options.smtp.url);
+    if (!transport) {
+      const nodemailer = await import('nodemailer');
+      const timeout = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+      const server = new URL(options.smtp.url);
+      transport = nodemailer.createTransport({
+        host: server.hostname,
+        ...(server.port && { port: Number(server.port) }),
+        secure: server.protocol === 'smtps:',
+        ...(server.username && { auth: { user: decodeURIComponent(server.username), pass: decodeURIComponent(server.password) } }),
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout * 3,
+      });
+      transports.set(options.smtp.url, transport);
+    }
+    await transport.sendMail({ from: options.smtp.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: { 'X-Webwatch-Delivery': entry.id } });
+    options.outbox.delivered(entry.id, options.now());
+  } catch (error) {
+    const failure = error as Error & { responseCode?: number; code?: string };
+    options.outbox.attemptFailed(entry.id, failure.message, emailRetryable(failure) ? retryAt(attempts, undefined, options.now(), random) : undefined);
+  }
+}
+
 async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise<void> {
+  if (entry.channel === 'email') return deliverEmail(entry, options);
   const random = options.random ?? Math.random;
   const attempts = entry.attempts + 1;
   const fail = (error: string, retryable: boolean, retryAfter?: number) =>
@@ -75,15 +120,20 @@ export async function deliverDue(options: DeliveryOptions): Promise<number> {
 }
 
 /**
- * Delivers until nothing is pending or the next attempt would come after `deadline`; what is
- * still pending then stays in the outbox for the next webwatch process that runs checks.
+ * Delivers until nothing is pending or the next attempt would come after `waitMs` of real time
+ * have passed; what is still pending then stays in the outbox for the next webwatch process
+ * that runs checks. The budget is measured on the monotonic clock, so a stopped or injected
+ * `now` cannot make it loop for ever.
  */
-export async function deliverUntil(options: DeliveryOptions & { deadline: Date; sleep?: (ms: number) => Promise<void> }): Promise<void> {
+export async function deliverUntil(options: DeliveryOptions & { waitMs: number; sleep?: (ms: number) => Promise<void> }): Promise<void> {
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const stopAt = performance.now() + options.waitMs;
   for (;;) {
     await deliverDue(options);
     const next = options.outbox.nextAttemptAt();
-    if (!next || Date.parse(next) > options.deadline.getTime()) return;
-    await sleep(Math.max(0, Date.parse(next) - options.now().getTime()));
+    if (!next) return;
+    const wait = Math.max(0, Date.parse(next) - options.now().getTime());
+    if (performance.now() + wait > stopAt) return;
+    await sleep(wait);
   }
 }

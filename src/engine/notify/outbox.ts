@@ -73,6 +73,46 @@ export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages
   return entries;
 }
 
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The e-mail part of a delivery's stored body. */
+export interface EmailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/**
+ * The e-mail summary of a check with changes (new, changed or removed pages), to the monitor's
+ * recipients when e-mail is enabled; with `includeDiffs`, each changed page's diff too.
+ */
+export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[] {
+  const email = monitor.definition.notification?.email;
+  if (!email?.enabled || !email.recipients?.length || !check.summary) return [];
+  const noteworthy = pages.filter((page) => page.status === 'new' || page.status === 'changed' || page.status === 'removed');
+  if (noteworthy.length === 0) return [];
+  const { summary } = check;
+  const name = monitor.definition.name;
+  const counts = `${summary.changed} changed, ${summary.new} new, ${summary.removed} removed, ${summary.error} errors of ${summary.totalPages} pages`;
+  const subject = `[webwatch] ${name}: ${[summary.changed && `${summary.changed} changed`, summary.new && `${summary.new} new`, summary.removed && `${summary.removed} removed`].filter(Boolean).join(', ')}`;
+  const diffOf = (page: PageResult) => (email.includeDiffs && page.diff ? page.diff.text : '');
+  const text = [
+    `Check ${check.id} of monitor "${name}" finished ${check.finishedAt ?? ''}: ${counts}.`,
+    '',
+    ...noteworthy.flatMap((page) => [`${page.status.toUpperCase()}  ${page.url}`, ...(diffOf(page) ? ['', diffOf(page), ''] : [])]),
+  ].join('\n');
+  const html = [
+    `<p>Check <code>${escapeHtml(check.id)}</code> of monitor <strong>${escapeHtml(name)}</strong> finished ${escapeHtml(check.finishedAt ?? '')}: ${escapeHtml(counts)}.</p>`,
+    '<ul>',
+    ...noteworthy.map((page) => `<li><strong>${page.status}</strong> <a href="${escapeHtml(page.url)}">${escapeHtml(page.url)}</a>${diffOf(page) ? `<pre>${escapeHtml(diffOf(page))}</pre>` : ''}</li>`),
+    '</ul>',
+  ].join('\n');
+  const message: EmailMessage = { to: email.recipients, subject, text, html };
+  const id = randomUUID();
+  return [{ id, monitorId: monitor.id, checkId: check.id, channel: 'email', event: 'monitor.check.summary', target: email.recipients.join(', '), headers: {}, body: JSON.stringify(message), nextAttemptAt: now.toISOString() }];
+}
+
 export function outboxStore(db: Db) {
   return {
     /** Inside the caller's transaction: the check's deliveries, pending. */
