@@ -47,6 +47,13 @@ const configSchema = closedObject({
     url: z.url({ protocol: /^smtps?$/ }).optional(),
     from: z.string().min(3).optional(),
   }).optional(),
+  /** The model that judges changes against goals: an OpenAI-compatible server (key: WEBWATCH_LLM_API_KEY). */
+  llm: closedObject({
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    model: z.string().min(1),
+  }).optional(),
+  /** Page notifications only for changes judged meaningful. */
+  onlyMeaningfulChanges: z.boolean().optional(),
   /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
   deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
   /** The scheduler of `webwatch serve`. */
@@ -66,6 +73,8 @@ export interface Config {
   webhookSecret?: string;
   deliveryWaitSeconds?: number;
   smtp: NonNullable<ConfigFile['smtp']>;
+  llm?: NonNullable<ConfigFile['llm']>;
+  onlyMeaningfulChanges?: boolean;
   /** The files read, user's first. */
   files: string[];
 }
@@ -114,6 +123,8 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
     ...Object.assign({}, ...layers.map((layer) => ({
       ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
       ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
+      ...(layer.config.llm !== undefined && { llm: layer.config.llm }),
+      ...(layer.config.onlyMeaningfulChanges !== undefined && { onlyMeaningfulChanges: layer.config.onlyMeaningfulChanges }),
     }))),
     files: layers.map((layer) => layer.file),
   };
@@ -124,4 +135,11 @@ export function smtpSettings(config: Config, env: Readonly<Record<string, string
   const url = env.WEBWATCH_SMTP_URL || config.smtp.url;
   const from = env.WEBWATCH_SMTP_FROM || config.smtp.from;
   return url && from ? { url, from } : undefined;
+}
+
+/** The judge's model, with its key from the environment; undefined without a configured model. */
+export function llmSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { baseUrl: string; model: string; apiKey?: string } | undefined {
+  if (!config.llm) return undefined;
+  const apiKey = env.WEBWATCH_LLM_API_KEY;
+  return { ...config.llm, ...(apiKey && { apiKey }) };
 }

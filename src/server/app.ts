@@ -44,6 +44,9 @@ export interface ServerOptions {
   webhookSecret?: string;
   /** Sends e-mail summaries. */
   smtp?: { url: string; from: string };
+  /** Judges changes against goals; the lexical judge without it. */
+  llm?: { baseUrl: string; model: string; apiKey?: string };
+  onlyMeaningfulChanges?: boolean;
 }
 
 export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
@@ -129,6 +132,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         version: options.version, env: options.env, now: options.now, team, db: options.db,
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
         ...(checkUrl && { checkUrl }),
+        ...(options.llm && { llm: options.llm }),
+        ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
       backends.set(team, backend);
     }

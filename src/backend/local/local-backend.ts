@@ -31,7 +31,9 @@ export interface LocalBackendOptions {
   /** Judges every URL fetched, redirects included; throws to refuse one (serve's private-network rule). */
   checkUrl?: (url: URL) => void | Promise<void>;
   /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
-  notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string } };
+  notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string }; onlyMeaningful?: boolean };
+  /** The model that judges changes; the lexical judge without one. */
+  llm?: { baseUrl: string; model: string; apiKey?: string };
 }
 
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
@@ -71,7 +73,14 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
   });
-  const checkContext = (): CheckContext => ({ checks: checkStore(openDb()), scrape: contextFor(), now: options.now });
+  const llm = options.llm;
+  const checkContext = (): CheckContext => ({
+    checks: checkStore(openDb()),
+    scrape: contextFor(),
+    now: options.now,
+    ...(llm && { judge: async (input) => (await import('../../engine/judge/llm-judge.js')).llmJudge(llm)(input) }),
+    ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
+  });
   /** Delivers what the outbox holds (this check's and older ones), for a bounded time. */
   async function deliverNotifications() {
     const { deliverUntil } = await import('../../engine/notify/deliver.js');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, smtpSettings } from '../../config/config.js';
+import { llmSettings, loadConfig, smtpSettings } from '../../config/config.js';
 import { databasePath, openDatabase } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -42,6 +42,8 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     ...(!output.quiet && { log: process.stderr }),
     ...((io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret) && { webhookSecret: (io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret)! }),
     ...(smtpSettings(config, io.env) && { smtp: smtpSettings(config, io.env)! }),
+    ...(llmSettings(config, io.env) && { llm: llmSettings(config, io.env)! }),
+    ...(config.onlyMeaningfulChanges && { onlyMeaningfulChanges: true }),
     scheduler: {
       maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
       jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,

@@ -4,6 +4,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
 import type { PageDiff } from '../diff/markdown-diff.js';
+import type { Judgment } from '../judge/judge.js';
 import type { Db } from '../store/database.js';
 import { outboxStore, type NotificationStatus, type OutboxEntry } from '../notify/outbox.js';
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
@@ -19,7 +20,7 @@ export interface PageResult {
   previousScrapeId: string | null;
   currentScrapeId: string | null;
   diff: PageDiff | null;
-  judgment: null;
+  judgment: Judgment | null;
   error: string | null;
 }
 
@@ -150,7 +151,7 @@ export function checkStore(db: Db) {
         for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash);
         for (const update of written.fingerprints) fingerprint.run(update.fingerprint, update.scrapeId);
         pages.forEach((page, position) =>
-          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, null, page.error),
+          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error),
         );
         db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, checkId);
         const started = db.prepare<[string], { started_at: string }>('SELECT started_at FROM checks WHERE id = ?').get(checkId)!.started_at;
@@ -181,7 +182,7 @@ export function checkStore(db: Db) {
 
     pages(checkId: string, status?: PageStatus): PageResult[] {
       const rows = db
-        .prepare<unknown[], { target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; error: string | null }>(
+        .prepare<unknown[], { target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null }>(
           `SELECT * FROM page_results WHERE check_id = ? ${status ? 'AND status = ?' : ''} ORDER BY position`,
         )
         .all(...(status ? [checkId, status] : [checkId]));
@@ -193,7 +194,7 @@ export function checkStore(db: Db) {
         previousScrapeId: row.previous_scrape_id,
         currentScrapeId: row.current_scrape_id,
         diff: row.diff ? (JSON.parse(row.diff) as PageDiff) : null,
-        judgment: null,
+        judgment: row.judgment ? (JSON.parse(row.judgment) as Judgment) : null,
         error: row.error,
       }));
     },

@@ -7,6 +7,7 @@
  */
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
+import { lexicalJudge, type Judge } from '../judge/judge.js';
 import { emailEntries, webhookEntries } from '../notify/outbox.js';
 import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
@@ -19,6 +20,28 @@ export interface CheckContext {
   checks: CheckStore;
   scrape: ScrapeContext;
   now(): Date;
+  /** Judges new and changed pages of monitors with a goal; the lexical judge when omitted. */
+  judge?: Judge;
+  /** Page notifications only for pages judged meaningful (unjudged pages still notify). */
+  onlyMeaningful?: boolean;
+}
+
+const JUDGE_CONCURRENCY = 4;
+
+/** Each new and changed page judged against the goal, when the monitor judges. */
+async function judgePages(context: CheckContext, monitor: StoredMonitor, pages: PageResult[], pending: Pending): Promise<void> {
+  const { goal, judgeEnabled } = monitor.definition;
+  if (!judgeEnabled || !goal) return;
+  const judge = context.judge ?? lexicalJudge;
+  const judged = pages.filter((page) => page.status === 'new' || page.status === 'changed');
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(JUDGE_CONCURRENCY, judged.length) }, async () => {
+    while (next < judged.length) {
+      const page = judged[next++]!;
+      const content = page.status === 'changed' ? page.diff?.text ?? '' : pending.snapshots.find((s) => s.url === page.url && s.targetId === page.targetId)?.markdown ?? '';
+      page.judgment = await judge({ goal, url: page.url, status: page.status as 'new' | 'changed', content });
+    }
+  }));
 }
 
 /** What the check writes at its end, with its results. */
@@ -136,6 +159,7 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   let failure: string | null = null;
   try {
     for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
+    await judgePages(context, monitor, pages, pending);
   } catch (error) {
     failure = errorMessage(error);
     pages = [];
@@ -145,7 +169,11 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   const summary = summarize(pages);
   const status = failure !== null || (summary.error > 0 && summary.error === summary.totalPages) ? 'failed' : summary.error > 0 ? 'partial' : 'completed';
   const now = context.now();
-  const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => [...webhookEntries(monitor, done, results, now), ...emailEntries(monitor, done, results, now)]);
+  const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => {
+    // With onlyMeaningful, pages judged not meaningful are left out of notifications.
+    const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
+    return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)];
+  });
   context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
   return finished;
 }

@@ -64,7 +64,7 @@ export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages
   if (events.has('monitor.page')) {
     for (const page of pages) {
       if (page.status === 'same') continue;
-      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...page, isMeaningful: page.judgment ? (page.judgment as { meaningful?: boolean }).meaningful ?? null : null }]));
+      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...page, isMeaningful: page.judgment?.meaningful ?? null }]));
     }
   }
   if (events.has('monitor.check.completed')) {
