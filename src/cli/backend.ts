@@ -1,7 +1,7 @@
 /** The backend a command acts on: a remote v2 API when one is configured, else the local engine. */
 import type { Backend } from '../backend/backend.js';
 import { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } from '../backend/local/local-backend.js';
-import { llmSettings, loadConfig, smtpSettings, type Config } from '../config/config.js';
+import { llmSettings, loadConfig, searchSettings, smtpSettings, type Config } from '../config/config.js';
 import { readCredentials } from '../config/credentials.js';
 import { EXIT } from '../errors/exit-codes.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
@@ -42,6 +42,7 @@ export async function backendFor(context: CommandContext, doing: string): Promis
       version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
       notifications: { ...(secret && { secret }), ...(smtp && { smtp }), waitSeconds: config.deliveryWaitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS, ...(config.onlyMeaningfulChanges && { onlyMeaningful: true }) },
       ...(llm && { llm }),
+      ...(searchSettings(config, io.env) && { search: searchSettings(config, io.env)! }),
     });
   }
   output.notice(`${doing} with ${backend.description}`);

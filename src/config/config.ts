@@ -52,6 +52,11 @@ const configSchema = closedObject({
     baseUrl: z.url({ protocol: /^https?$/ }),
     model: z.string().min(1),
   }).optional(),
+  /** Where search targets' queries go: a SearXNG server, or a v2 API (key: WEBWATCH_SEARCH_API_KEY). */
+  search: z.discriminatedUnion('provider', [
+    closedObject({ provider: z.literal('searxng'), baseUrl: z.url({ protocol: /^https?$/ }) }),
+    closedObject({ provider: z.literal('v2'), apiUrl: z.url({ protocol: /^https?$/ }) }),
+  ]).optional(),
   /** Page notifications only for changes judged meaningful. */
   onlyMeaningfulChanges: z.boolean().optional(),
   /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
@@ -74,6 +79,7 @@ export interface Config {
   deliveryWaitSeconds?: number;
   smtp: NonNullable<ConfigFile['smtp']>;
   llm?: NonNullable<ConfigFile['llm']>;
+  search?: NonNullable<ConfigFile['search']>;
   onlyMeaningfulChanges?: boolean;
   /** The files read, user's first. */
   files: string[];
@@ -124,6 +130,7 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
       ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
       ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
       ...(layer.config.llm !== undefined && { llm: layer.config.llm }),
+      ...(layer.config.search !== undefined && { search: layer.config.search }),
       ...(layer.config.onlyMeaningfulChanges !== undefined && { onlyMeaningfulChanges: layer.config.onlyMeaningfulChanges }),
     }))),
     files: layers.map((layer) => layer.file),
@@ -142,4 +149,13 @@ export function llmSettings(config: Config, env: Readonly<Record<string, string 
   if (!config.llm) return undefined;
   const apiKey = env.WEBWATCH_LLM_API_KEY;
   return { ...config.llm, ...(apiKey && { apiKey }) };
+}
+
+export type SearchSettings = ({ provider: 'searxng'; baseUrl: string } | { provider: 'v2'; apiUrl: string }) & { apiKey?: string };
+
+/** The search provider's settings, with the v2 key from the environment. */
+export function searchSettings(config: Config, env: Readonly<Record<string, string | undefined>>): SearchSettings | undefined {
+  if (!config.search) return undefined;
+  const apiKey = env.WEBWATCH_SEARCH_API_KEY;
+  return { ...config.search, ...(apiKey && { apiKey }) };
 }

@@ -17,6 +17,7 @@ import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler
 import type { ScrapeDocument } from '../engine/scrape/document.js';
 import type { Db } from '../engine/store/database.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
+import type { SearchSettings } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
 import { normalizeMonitor, type NormalizedMonitor } from '../spec/monitor.js';
@@ -47,6 +48,7 @@ export interface ServerOptions {
   /** Judges changes against goals; the lexical judge without it. */
   llm?: { baseUrl: string; model: string; apiKey?: string };
   onlyMeaningfulChanges?: boolean;
+  search?: SearchSettings;
 }
 
 export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
@@ -133,6 +135,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
         ...(checkUrl && { checkUrl }),
         ...(options.llm && { llm: options.llm }),
+        ...(options.search && { search: options.search }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
       backends.set(team, backend);

@@ -10,6 +10,8 @@ import { monitorResource } from '../../engine/monitors/resource.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
+import type { SearchSettings } from '../../config/config.js';
+import { searchProvider } from '../../engine/search/providers.js';
 
 /** The embedded engine has one team; `serve` gives each key's team its own. */
 export const LOCAL_TEAM = 'local';
@@ -34,6 +36,8 @@ export interface LocalBackendOptions {
   notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string }; onlyMeaningful?: boolean };
   /** The model that judges changes; the lexical judge without one. */
   llm?: { baseUrl: string; model: string; apiKey?: string };
+  /** The provider of search targets. */
+  search?: SearchSettings;
 }
 
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
@@ -74,12 +78,14 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
   });
   const llm = options.llm;
+  const search = options.search && searchProvider(options.search);
   const checkContext = (): CheckContext => ({
     checks: checkStore(openDb()),
     scrape: contextFor(),
     now: options.now,
     ...(llm && { judge: async (input) => (await import('../../engine/judge/llm-judge.js')).llmJudge(llm)(input) }),
     ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
+    ...(search && { search }),
   });
   /** Delivers what the outbox holds (this check's and older ones), for a bounded time. */
   async function deliverNotifications() {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { llmSettings, loadConfig, smtpSettings } from '../../config/config.js';
+import { llmSettings, loadConfig, searchSettings, smtpSettings } from '../../config/config.js';
 import { databasePath, openDatabase } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -44,6 +44,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     ...(smtpSettings(config, io.env) && { smtp: smtpSettings(config, io.env)! }),
     ...(llmSettings(config, io.env) && { llm: llmSettings(config, io.env)! }),
     ...(config.onlyMeaningfulChanges && { onlyMeaningfulChanges: true }),
+    ...(searchSettings(config, io.env) && { search: searchSettings(config, io.env)! }),
     scheduler: {
       maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
       jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,

@@ -7,14 +7,16 @@
  */
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
+import { randomUUID } from 'node:crypto';
 import { lexicalJudge, type Judge } from '../judge/judge.js';
+import { searchTarget, type SearchProvider } from '../search/search.js';
 import { emailEntries, webhookEntries } from '../notify/outbox.js';
 import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
 import type { StoredMonitor } from './monitor-store.js';
 
 export const CHECK_CONCURRENCY = 4;
-export const SEARCH_UNAVAILABLE = 'search targets need a search provider, which the local engine does not have yet';
+export const SEARCH_UNAVAILABLE = 'search targets need a search provider: set search in the config (a SearXNG server, or a v2 API)';
 
 export interface CheckContext {
   checks: CheckStore;
@@ -24,6 +26,8 @@ export interface CheckContext {
   judge?: Judge;
   /** Page notifications only for pages judged meaningful (unjudged pages still notify). */
   onlyMeaningful?: boolean;
+  /** Answers search targets' queries; without one, search targets are errors. */
+  search?: SearchProvider;
 }
 
 const JUDGE_CONCURRENCY = 4;
@@ -95,9 +99,7 @@ const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({
 
 async function targetPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target): Promise<PageResult[]> {
   const targetId = target.id!;
-  if (target.type === 'search') {
-    return [{ url: `search:${target.queries.join(' | ')}`, targetId, status: 'error', statusCode: null, previousScrapeId: null, currentScrapeId: null, diff: null, judgment: null, error: SEARCH_UNAVAILABLE }];
-  }
+  if (target.type === 'search') return searchPages(context, pending, monitor, target);
   const results = new Map<string, PageResult>();
   if (target.type === 'scrape') {
     await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
@@ -131,6 +133,34 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
     }
   }
   return found.sort((a, b) => a.url.localeCompare(b.url));
+}
+
+/**
+ * A search target's results as pages: a result the monitor has not seen before is `new` (and
+ * remembered as a snapshot of its title and snippet), a seen one `same`; a failed query is an
+ * `error` page named after it.
+ */
+async function searchPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Extract<Target, { type: 'search' }>): Promise<PageResult[]> {
+  const targetId = target.id!;
+  const base = { targetId, statusCode: null, diff: null, judgment: null, error: null };
+  if (!context.search) {
+    return [{ ...base, url: `search:${target.queries.join(' | ')}`, status: 'error', previousScrapeId: null, currentScrapeId: null, error: SEARCH_UNAVAILABLE }];
+  }
+  const { results, errors } = await searchTarget(context.search, target, context.now());
+  const pages: PageResult[] = [];
+  for (const result of results) {
+    const previous = context.checks.lastSnapshot(monitor.id, targetId, result.url);
+    const scrapeId = randomUUID();
+    if (previous) {
+      pages.push({ ...base, url: result.url, status: 'same', previousScrapeId: previous.scrapeId, currentScrapeId: scrapeId });
+      continue;
+    }
+    const markdown = `# ${result.title}\n\n${result.snippet}${result.publishedAt ? `\n\nPublished ${result.publishedAt}` : ''}\n`;
+    pending.snapshots.push({ targetId, url: result.url, scrapeId, markdown, fingerprint: null, contentHash: contentHash(markdown) });
+    pages.push({ ...base, url: result.url, status: 'new', previousScrapeId: null, currentScrapeId: scrapeId });
+  }
+  for (const failed of errors) pages.push({ ...base, url: `search:${failed.query}`, status: 'error', previousScrapeId: null, currentScrapeId: null, error: `${context.search.name}: ${failed.error}` });
+  return pages;
 }
 
 export function summarize(pages: readonly PageResult[]): MonitorSummary {

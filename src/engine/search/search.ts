@@ -1,0 +1,121 @@
+/**
+ * Search targets: a provider answers each query; results are filtered by publication window
+ * and domains, de-duplicated across queries and capped at maxResults. Providers: SearXNG
+ * (self-hosted, JSON API) and the search route of a remote v2 API.
+ */
+import { request } from 'undici';
+import type { Target } from '../../spec/monitor.js';
+
+export interface SearchResult {
+  url: string;
+  title: string;
+  snippet: string;
+  /** ISO-8601, when the provider knows it. */
+  publishedAt: string | null;
+}
+
+export interface SearchProvider {
+  readonly name: string;
+  search(query: string, options: { window: SearchWindow; limit: number }): Promise<SearchResult[]>;
+}
+
+export type SearchWindow = '5m' | '15m' | '1h' | '6h' | '24h' | '7d';
+export const WINDOW_MS: Record<SearchWindow, number> = { '5m': 5 * 60_000, '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
+
+const SEARCH_TIMEOUT_MS = 30_000;
+
+async function getJson(url: URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}): Promise<unknown> {
+  const response = await request(url, { method: init.method ?? 'GET', headers: { accept: 'application/json', ...init.headers }, ...(init.body && { body: init.body }), signal: AbortSignal.timeout(SEARCH_TIMEOUT_MS) });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`the search provider answered HTTP ${response.statusCode}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error('the search provider answered with malformed JSON');
+  }
+}
+
+const isoOrNull = (value: unknown) => {
+  if (typeof value !== 'string' || value === '') return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+};
+
+/** SearXNG's JSON API (`format=json` must be enabled in its settings). */
+export function searxngProvider(baseUrl: string): SearchProvider {
+  return {
+    name: 'SearXNG',
+    async search(query, { window }) {
+      const url = new URL(`${baseUrl.replace(/\/+$/, '')}/search`);
+      url.searchParams.set('q', query);
+      url.searchParams.set('format', 'json');
+      // SearXNG's coarsest filter that still covers the window; finer windows are cut here.
+      url.searchParams.set('time_range', window === '7d' ? 'week' : 'day');
+      const body = (await getJson(url)) as { results?: { url?: string; title?: string; content?: string; publishedDate?: string | null }[] };
+      return (body.results ?? []).filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.content ?? '', publishedAt: isoOrNull(r.publishedDate) }));
+    },
+  };
+}
+
+/** The search route of a remote v2 API (`POST /v2/search`). */
+export function v2SearchProvider(apiUrl: string, apiKey: string | undefined): SearchProvider {
+  const tbs: Record<SearchWindow, string> = { '5m': 'qdr:h', '15m': 'qdr:h', '1h': 'qdr:h', '6h': 'qdr:d', '24h': 'qdr:d', '7d': 'qdr:w' };
+  return {
+    name: 'the v2 API',
+    async search(query, { window, limit }) {
+      const base = apiUrl.replace(/\/+$/, '');
+      const url = new URL(`${/\/v2$/.test(base) ? base : `${base}/v2`}/search`);
+      const body = (await getJson(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) }, body: JSON.stringify({ query, limit, tbs: tbs[window] }) })) as {
+        data?: { web?: { url?: string; title?: string; description?: string; date?: string }[] } | { url?: string; title?: string; description?: string }[];
+      };
+      const items = Array.isArray(body.data) ? body.data : body.data?.web ?? [];
+      return items.filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.description ?? '', publishedAt: isoOrNull((r as { date?: string }).date) }));
+    },
+  };
+}
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^www\./, '');
+  } catch {
+    return undefined;
+  }
+};
+const inDomains = (host: string, domains: readonly string[]) => domains.some((domain) => host === domain.toLowerCase().replace(/^www\./, '') || host.endsWith(`.${domain.toLowerCase().replace(/^www\./, '')}`));
+
+/** The same page with or without a fragment or trailing slash is one result. */
+export const resultKey = (url: string) => url.replace(/#.*$/, '').replace(/\/+$/, '');
+
+/**
+ * Every query of a search target, filtered and de-duplicated, at most maxResults in all. Results
+ * without a publication date count only for windows of a day or more, which the provider filters.
+ */
+export async function searchTarget(provider: SearchProvider, target: Extract<Target, { type: 'search' }>, now: Date): Promise<{ results: SearchResult[]; errors: { query: string; error: string }[] }> {
+  const window = (target.searchWindow ?? '24h') as SearchWindow;
+  const maxResults = target.maxResults ?? 10;
+  const oldest = now.getTime() - WINDOW_MS[window];
+  const seen = new Set<string>();
+  const results: SearchResult[] = [];
+  const errors: { query: string; error: string }[] = [];
+  for (const query of target.queries) {
+    let found: SearchResult[];
+    try {
+      found = await provider.search(query, { window, limit: maxResults });
+    } catch (error) {
+      errors.push({ query, error: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
+    for (const result of found) {
+      const host = hostOf(result.url);
+      if (!host || !/^https?:/.test(result.url)) continue;
+      if (target.includeDomains?.length && !inDomains(host, target.includeDomains)) continue;
+      if (target.excludeDomains?.length && inDomains(host, target.excludeDomains)) continue;
+      if (result.publishedAt ? Date.parse(result.publishedAt) < oldest : WINDOW_MS[window] < WINDOW_MS['24h']) continue;
+      const key = resultKey(result.url);
+      if (seen.has(key) || results.length >= maxResults) continue;
+      seen.add(key);
+      results.push(result);
+    }
+  }
+  return { results, errors };
+}
