@@ -66,6 +66,25 @@ describe('search targets', () => {
     assert.match(pages[0].error, /SearXNG: the search provider answered HTTP 500/);
   });
 
+  it("asks a v2 API's search route with the key and the window", async () => {
+    const asked: { body: { query: string; limit: number; tbs: string }; authorization: string | undefined }[] = [];
+    const api = await startServer({
+      '/v2/search': (request, response) => {
+        let text = '';
+        request.on('data', (chunk) => (text += chunk)).on('end', () => {
+          asked.push({ body: JSON.parse(text), authorization: request.headers.authorization });
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { web: [{ url: 'https://news.example/v2-result', title: 'GPU launch', description: 'via the API' }] } }));
+        });
+      },
+    });
+    const env = { WEBWATCH_HOME: tempDir(), WEBWATCH_SEARCH_API_KEY: 'ww_search', XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: v2, apiUrl: "${api.origin}"}\n` }) };
+    await run(['monitor', 'apply', '-f', monitor('["gpu launch"]')], { env });
+    const check = JSON.parse((await run(['monitor', 'run', 'GPUs', '--json'], { env })).stdout);
+    assert.equal(check.summary.new, 1);
+    assert.deepEqual(asked, [{ body: { query: 'gpu launch', limit: 3, tbs: 'qdr:d' }, authorization: 'Bearer ww_search' }]);
+    await api.close();
+  });
+
   it('without a provider, says how to configure one', async () => {
     const env = { WEBWATCH_HOME: tempDir() };
     await run(['monitor', 'apply', '-f', monitor('["gpu launch"]')], { env });

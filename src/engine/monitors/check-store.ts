@@ -116,7 +116,12 @@ export function checkStore(db: Db) {
      * again. Called before a check starts.
      */
     recoverInterrupted(now: Date): number {
-      const stale = db.prepare<[], CheckRow>("SELECT * FROM checks WHERE status IN ('queued', 'running')").all().filter((row) => row.owner_pid !== process.pid && !processAlive(row.owner_pid));
+      // Only other processes' checks can be orphans: this process's own are running (a burst of
+      // scheduled checks made reading them all, at every start, quadratic).
+      const stale = db
+        .prepare<[number], CheckRow>("SELECT * FROM checks WHERE status IN ('queued', 'running') AND (owner_pid IS NULL OR owner_pid != ?)")
+        .all(process.pid)
+        .filter((row) => !processAlive(row.owner_pid));
       const fail = db.prepare("UPDATE checks SET status = 'failed', finished_at = ?, error = 'interrupted: the process running the check ended before it finished' WHERE id = ?");
       const release = db.prepare('UPDATE monitors SET current_check_id = NULL WHERE current_check_id = ?');
       db.transaction(() => {
