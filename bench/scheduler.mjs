@@ -100,5 +100,5 @@ const result = {
 };
 result.goalMet = result.checksStarted === count && result.latenessMs.p99 < 1000 && result.idleCpuSecondsPer30s < 0.3;
 mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/scheduler.json'), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(join(root, `bench/results/scheduler-cap-${concurrency}.json`), `${JSON.stringify(result, null, 2)}\n`);
 console.log(JSON.stringify(result, null, 2));

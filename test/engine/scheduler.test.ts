@@ -173,6 +173,19 @@ describe('scheduler', () => {
     await scheduler.stop();
   });
 
+  it('delays starts by the jitter, within its bound', async () => {
+    const t = setup('2026-11-21T09:59:00Z');
+    t.monitors.insert('local', definition('Jittered', '0 * * * *'), t.time.now());
+    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, jitterMs: 10_000, random: () => 0.5 });
+    scheduler.tick();
+    await t.time.advance('2026-11-21T10:00:04Z');
+    assert.equal(t.runs.length, 0, 'not before the jitter');
+    await t.time.advance('2026-11-21T10:00:05Z');
+    assert.deepEqual(t.runs, [{ name: 'Jittered', slot: '2026-11-21T10:00:00.000Z' }]);
+    await t.release('Jittered');
+    await scheduler.stop();
+  });
+
   it('run --due shares the claims: a slot taken by one is not run by the other', async () => {
     const t = setup('2026-11-21T10:00:30Z');
     t.monitors.insert('local', definition('Shared', '0 * * * *'), new Date('2026-11-21T09:30:00Z'));

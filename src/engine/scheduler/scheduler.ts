@@ -53,10 +53,10 @@ interface Row {
   next_run_at: string;
 }
 
-/** Active monitors whose slot has come, earliest first. */
-function dueRows(db: Db, now: Date, team: string | undefined): Row[] {
-  const sql = `SELECT id, team, status, definition, next_run_at FROM monitors WHERE status = 'active' AND next_run_at IS NOT NULL AND next_run_at <= ? ${team ? 'AND team = ?' : ''} ORDER BY next_run_at`;
-  return db.prepare<unknown[], Row>(sql).all(...(team ? [now.toISOString(), team] : [now.toISOString()]));
+/** Active monitors whose slot has come, earliest first, at most `limit`. */
+function dueRows(db: Db, now: Date, team: string | undefined, limit = -1): Row[] {
+  const sql = `SELECT id, team, status, definition, next_run_at FROM monitors WHERE status = 'active' AND next_run_at IS NOT NULL AND next_run_at <= ? ${team ? 'AND team = ?' : ''} ORDER BY next_run_at LIMIT ?`;
+  return db.prepare<unknown[], Row>(sql).all(...(team ? [now.toISOString(), team, limit] : [now.toISOString(), limit]));
 }
 
 /**
@@ -145,7 +145,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   function tick() {
     if (stopped) return;
     const now = options.now();
-    for (const row of dueRows(options.db, now, options.team)) {
+    // At capacity nothing can start; the next check to end calls tick again. Otherwise only as
+    // many due monitors are read as could start, plus those that may overlap running checks:
+    // with a burst of due monitors, every ending check calls tick.
+    const free = options.maxConcurrent - running.size;
+    if (free <= 0) return plan();
+    for (const row of dueRows(options.db, now, options.team, free + running.size)) {
       const overlapping = running.has(row.id) || hasRunningCheck(options.db, row.id);
       if (!overlapping && running.size >= options.maxConcurrent) continue;
       const monitor = claimSlot(options.db, row, now);
