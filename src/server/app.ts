@@ -133,7 +133,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       backend = localBackend({
         version: options.version, env: options.env, now: options.now, team, db: options.db,
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
-        ...(checkUrl && { checkUrl }),
+        ...(checkUrl && { checkUrl, publicAddressesOnly: true }),
         ...(options.llm && { llm: options.llm }),
         ...(options.search && { search: options.search }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
@@ -240,7 +240,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       outbox, now: options.now, version: options.version,
       ...(options.webhookSecret && { secret: options.webhookSecret }),
       ...(options.smtp && { smtp: options.smtp }),
-      ...(checkUrl && { checkUrl }),
+      ...(checkUrl && { checkUrl, publicAddressesOnly: true }),
     })
       .then(() => undefined, (error: unknown) => app.log.error({ err: error }, 'delivering notifications'))
       .finally(() => {

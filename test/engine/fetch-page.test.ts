@@ -186,3 +186,18 @@ describe('decodeBody', () => {
     assert.equal(decodeBody(bom, 'text/html; charset=windows-1252', true).text, '<p>é</p>');
   });
 });
+
+describe('connect-time address rule', () => {
+  it('refuses a name that resolves to loopback when the socket connects, without any URL check', async () => {
+    const server = await startServer({}, (_q, r) => void r.writeHead(200).end('private'));
+    const url = server.origin.replace('127.0.0.1', 'localhost');
+    await assert.rejects(
+      fetchPage({ url, timeoutMs: 5000, headers: {}, skipTlsVerification: true, publicAddressesOnly: true }),
+      (error: Error & { status?: number; details?: { address?: string } }) => error.status === 403 && /^(127\.0\.0\.1|::1)$/.test(error.details?.address ?? ''),
+    );
+    assert.equal(server.requests.length, 0, 'nothing reached the server');
+    const allowed = await fetchPage({ url, timeoutMs: 5000, headers: {}, skipTlsVerification: true });
+    assert.equal(allowed.body.toString(), 'private');
+    await server.close();
+  });
+});

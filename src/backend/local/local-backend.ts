@@ -32,6 +32,8 @@ export interface LocalBackendOptions {
   db?: Db;
   /** Judges every URL fetched, redirects included; throws to refuse one (serve's private-network rule). */
   checkUrl?: (url: URL) => void | Promise<void>;
+  /** Sockets connect only to public addresses, whatever a name resolves to later (serve). */
+  publicAddressesOnly?: boolean;
   /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
   notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string }; onlyMeaningful?: boolean };
   /** The model that judges changes; the lexical judge without one. */
@@ -76,6 +78,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
+    ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
   });
   const llm = options.llm;
   const search = options.search && searchProvider(options.search);

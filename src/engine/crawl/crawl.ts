@@ -62,6 +62,7 @@ async function fetchText(url: string, context: ScrapeContext, options: ScrapeOpt
       skipTlsVerification: options.skipTlsVerification ?? true,
       maxBytes: 10 * 1024 * 1024,
       ...(context.checkUrl && { checkUrl: context.checkUrl }),
+      ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
       ...(context.signal && { signal: context.signal }),
     });
     return page.statusCode < 400 ? decodeBody(page.body, page.contentType, false).text : undefined;

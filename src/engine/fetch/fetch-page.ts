@@ -9,6 +9,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
+import { publicOnlyLookup } from './network-policy.js';
 
 export const MAX_REDIRECTS = 10;
 export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
@@ -21,6 +22,8 @@ export interface FetchRequest {
   maxBytes?: number;
   /** Called for the first URL and every redirect target; throws to refuse it. */
   checkUrl?: (url: URL) => void | Promise<void>;
+  /** Connect only to public addresses, checked on the resolved address itself (serve). */
+  publicAddressesOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -48,12 +51,13 @@ export function parseTargetUrl(value: string): URL {
   return url;
 }
 
-const agents = new Map<boolean, Agent>();
-function agentFor(skipTlsVerification: boolean): Agent {
-  let agent = agents.get(skipTlsVerification);
+const agents = new Map<string, Agent>();
+function agentFor(skipTlsVerification: boolean, publicAddressesOnly: boolean): Agent {
+  const key = `${skipTlsVerification}/${publicAddressesOnly}`;
+  let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ connect: { rejectUnauthorized: !skipTlsVerification }, keepAliveTimeout: 4_000 });
-    agents.set(skipTlsVerification, agent);
+    agent = new Agent({ connect: { rejectUnauthorized: !skipTlsVerification, ...(publicAddressesOnly && { lookup: publicOnlyLookup }) }, keepAliveTimeout: 4_000 });
+    agents.set(key, agent);
   }
   return agent;
 }
@@ -135,7 +139,7 @@ export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
         request(url, {
           method: 'GET',
           headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers },
-          dispatcher: agentFor(options.skipTlsVerification),
+          dispatcher: agentFor(options.skipTlsVerification, options.publicAddressesOnly ?? false),
           signal,
         });
       try {
@@ -148,6 +152,9 @@ export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
         }
       } catch (error) {
         if (signal.aborted) throw error;
+        // The connect-time address rule refused the socket: that is the answer, not a network fault.
+        const refused = [error, (error as { cause?: unknown }).cause].find((e) => e instanceof WebwatchError);
+        if (refused) throw refused;
         throw networkError(error, url);
       }
       const location = response.headers.location;

@@ -4,6 +4,7 @@
  * public unicast address; loopback, private, link-local, unique-local, CGNAT and reserved ranges
  * are refused. Checked for each URL and each redirect before connecting.
  */
+import { lookup as lookupCallback, type LookupAddress, type LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -36,4 +37,24 @@ export async function refusePrivateTargets(url: URL): Promise<void> {
     return;
   }
   for (const { address } of addresses) if (!isPublicAddress(address)) refuse(url, address);
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for sockets that refuses non-public addresses at connect time. The URL check above
+ * runs before the request; this one sees the address the socket will really use, so a name
+ * that resolves differently the second time (DNS rebinding) cannot reach a private network.
+ */
+export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  lookupCallback(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '');
+    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
+    if (refused) {
+      const forbidden = new WebwatchError(ERROR_MESSAGES.forbidden, { status: 403, details: { host: hostname, address: refused.address, reason: PRIVATE_TARGET_HINT } });
+      return callback(Object.assign(forbidden, { code: 'EPRIVATETARGET' }) as unknown as NodeJS.ErrnoException, '');
+    }
+    if (options.all) return callback(null, addresses);
+    return callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
 }

@@ -8,6 +8,7 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
+import { publicOnlyLookup } from '../fetch/network-policy.js';
 import type { EmailMessage, OutboxEntry, OutboxStore } from './outbox.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -22,6 +23,8 @@ export interface DeliveryOptions {
   secret?: string;
   /** Judges each webhook URL before it is contacted (serve: the private-network rule). */
   checkUrl?: (url: URL) => void | Promise<void>;
+  /** Sockets connect only to public addresses, checked on the resolved address (serve). */
+  publicAddressesOnly?: boolean;
   random?: () => number;
   version: string;
   timeoutMs?: number;
@@ -38,7 +41,7 @@ export function retryAt(attempts: number, retryAfter: number | undefined, now: D
   return new Date(now.getTime() + seconds * 1000);
 }
 
-let dispatcher: Agent | undefined;
+const dispatchers = new Map<boolean, Agent>();
 
 const transports = new Map<string, import('nodemailer').Transporter>();
 
@@ -96,7 +99,12 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
       'user-agent': `webwatch/${options.version}`,
       ...(options.secret && { 'x-webwatch-signature': signature(options.secret, entry.body) }),
     };
-    dispatcher ??= new Agent({ connectTimeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS });
+    const publicOnly = options.publicAddressesOnly ?? false;
+    let dispatcher = dispatchers.get(publicOnly);
+    if (!dispatcher) {
+      dispatcher = new Agent({ connectTimeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS, ...(publicOnly && { connect: { lookup: publicOnlyLookup } }) });
+      dispatchers.set(publicOnly, dispatcher);
+    }
     const response = await request(url, { method: 'POST', headers, body: entry.body, dispatcher, signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) });
     await response.body.dump();
     if (response.statusCode >= 200 && response.statusCode < 300) return options.outbox.delivered(entry.id, options.now());

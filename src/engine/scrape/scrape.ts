@@ -25,6 +25,8 @@ export interface ScrapeContext {
   threatPolicy?: OrganizationThreatPolicy;
   /** Checks the URL and every redirect target; throws to refuse one. */
   checkUrl?: (url: URL) => void | Promise<void>;
+  /** Sockets connect only to public addresses (serve without --allow-private-targets). */
+  publicAddressesOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -163,6 +165,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
     headers: requestHeaders(options, context.version),
     skipTlsVerification: options.skipTlsVerification ?? true,
     ...(context.checkUrl && { checkUrl: context.checkUrl }),
+    ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
     ...(context.signal && { signal: context.signal }),
   });
   const fingerprint = responseFingerprint(context.version, fingerprinting.cacheKey, page);
