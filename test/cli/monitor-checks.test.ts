@@ -93,7 +93,7 @@ describe('monitor run, checks, check', () => {
     const check = JSON.parse((await run(['monitor', 'run', 'Colours', '--json'], { env })).stdout);
     site.a = '<main><h1>A</h1><p>Price: $10</p></main>';
     const piped = await run(['monitor', 'check', 'Colours', check.id], { env });
-    assert.equal(piped.stdout, `changed\t200\t${server.origin}/a\t\n`);
+    assert.equal(piped.stdout, `changed\t200\t\t${server.origin}/a\t\n`);
     const tty = await run(['monitor', 'check', 'Colours', check.id], { env, tty: true });
     assert.match(tty.stdout, /\u001b\[32m\+Price: \$99/);
     assert.match(tty.stdout, /\u001b\[31m-Price: \$10/);

@@ -88,23 +88,30 @@ describe('the goal judge', () => {
       receiver.push(`${body.type}${body.data[0].url ? ` ${new URL(body.data[0].url).pathname} ${body.data[0].isMeaningful}` : ''}`);
       response.writeHead(200).end();
     });
-    const config = writeFiles({ 'webwatch/config.yaml': 'onlyMeaningfulChanges: true\n' });
-    const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: config };
-    const file = writeFiles({ 'm.yaml': `name: Both\ngoal: Tell me when the Pro plan price changes\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing", "${site.origin}/news"]}]\nwebhook: {url: "${hooks.origin}/hook"}\n` });
-    await run(['monitor', 'apply', '-f', file], { env });
-    await run(['monitor', 'run', 'Both'], { env });
-    receiver.length = 0;
-    price = '$12';
-    news = 'Office open on Friday';
-    const check = JSON.parse((await run(['monitor', 'run', 'Both', '--json'], { env })).stdout);
-    const pages = JSON.parse((await run(['monitor', 'check', 'Both', check.id, '--json'], { env })).stdout).pages;
-    const byPath = Object.fromEntries(pages.map((p: { url: string; judgment: { meaningful: boolean; reason: string } }) => [new URL(p.url).pathname, p.judgment]));
-    assert.equal(byPath['/pricing'].meaningful, true);
-    assert.match(byPath["/pricing"].reason, /^lexical judge .*"pro", "plan"/);
-    assert.equal(byPath['/news'].meaningful, false);
-    assert.equal(asked.length, 0, 'no model was asked');
-    assert.deepEqual(receiver.sort(), ['monitor.check.completed', 'monitor.page /pricing true']);
-    await hooks.close();
+    try {
+      const config = writeFiles({ 'webwatch/config.yaml': 'onlyMeaningfulChanges: true\n' });
+      const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: config };
+      const file = writeFiles({ 'm.yaml': `name: Both\ngoal: Tell me when the Pro plan price changes\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing", "${site.origin}/news"]}]\nwebhook: {url: "${hooks.origin}/hook"}\n` });
+      await run(['monitor', 'apply', '-f', file], { env });
+      await run(['monitor', 'run', 'Both'], { env });
+      receiver.length = 0;
+      price = '$12';
+      news = 'Office open on Friday';
+      const check = JSON.parse((await run(['monitor', 'run', 'Both', '--json'], { env })).stdout);
+      const pages = JSON.parse((await run(['monitor', 'check', 'Both', check.id, '--json'], { env })).stdout).pages;
+      const byPath = Object.fromEntries(pages.map((p: { url: string; judgment: { meaningful: boolean; reason: string } }) => [new URL(p.url).pathname, p.judgment]));
+      assert.equal(byPath['/pricing'].meaningful, true);
+      assert.match(byPath["/pricing"].reason, /^lexical judge .*"pro", "plan"/);
+      assert.equal(byPath['/news'].meaningful, false);
+      assert.equal(asked.length, 0, 'no model was asked');
+      assert.deepEqual(receiver.sort(), ['monitor.check.completed', 'monitor.page /pricing true']);
+      const rows = (await run(['monitor', 'check', 'Both', check.id], { env })).stdout.trim().split('\n').map((line) => line.split('\t'));
+      assert.deepEqual(rows.map(([status, , judged, url]) => [status, judged, new URL(url!).pathname]).sort(), [['changed', 'no', '/news'], ['changed', 'yes', '/pricing']]);
+      const tty = await run(['monitor', 'check', 'Both', check.id], { env: { ...env, NO_COLOR: '1' }, tty: true });
+      assert.match(tty.stdout, /judgment: meaningful \(high\): lexical judge/);
+    } finally {
+      await hooks.close();
+    }
   });
 
   it('does not judge when judging is off', async () => {

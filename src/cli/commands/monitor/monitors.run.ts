@@ -253,10 +253,16 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     const { output } = context;
     if (output.json) return (output.jsonDocument(check), EXIT.ok);
     output.info(checkLine(check));
-    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), page.url, page.error ?? '']);
-    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'url', 'error'], rows));
+    // meaningful: yes or no when the page was judged against the goal, empty when it was not.
+    const meaningful = (page: (typeof check.pages)[number]) => (page.judgment ? (page.judgment.meaningful ? 'yes' : 'no') : '');
+    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '']);
+    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error'], rows));
     if (output.tty) {
-      for (const page of check.pages) if (page.diff) output.data(`\n${output.style.bold(page.url)}\n${colouredDiff(output, page.diff.text)}`);
+      for (const page of check.pages) {
+        if (!page.diff) continue;
+        const judged = page.judgment ? `\n${output.style.dim(`judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`)}` : '';
+        output.data(`\n${output.style.bold(page.url)}\n${colouredDiff(output, page.diff.text)}${judged}`);
+      }
     }
     return EXIT.ok;
   });
