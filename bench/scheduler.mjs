@@ -5,12 +5,13 @@
 // the server's CPU use in the quiet minute after the burst (goal: idle), and webhook
 // deliveries per second. Waits for the next 5-minute slot, so it takes up to 7 minutes.
 // Usage: npm run build && node bench/scheduler.mjs [--monitors 1000] [--check-concurrency 100]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServe } from './serve-process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -32,20 +33,7 @@ await Promise.all([site, receiver].map((server) => new Promise((resolve) => serv
 const siteUrl = `http://127.0.0.1:${site.address().port}`;
 const hookUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 
-const key = JSON.parse(spawnSync(process.execPath, [bin, 'keys', 'create', '--team', 'bench', '--json'], { env, encoding: 'utf8' }).stdout).key;
-const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000000', '--check-concurrency', String(concurrency)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise((resolve) => {
-  let out = '';
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    try {
-      resolve(JSON.parse(out).url);
-    } catch {
-      // Not all of it yet.
-    }
-  });
-});
-const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+const { server, base, headers } = await startServe(bin, env, ['--check-concurrency', String(concurrency)]);
 const ids = [];
 for (let i = 0; i < count; i++) {
   const body = { name: `m${i}`, schedule: { cron: '*/5 * * * *' }, targets: [{ type: 'scrape', urls: [`${siteUrl}/p/${i}`] }], webhook: { url: hookUrl, events: ['monitor.check.completed'] } };

@@ -3,13 +3,13 @@
 // GET /v2/monitor (a team with 20 monitors) and a cached POST /v2/scrape (a page fetched once,
 // then answered from the scrape cache). Goal: >= 3,000 req/s and p99 < 50 ms for the list.
 // Usage: npm run build && node bench/serve-load.mjs [--seconds 10]
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startServe } from './serve-process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1] || 10) || 10;
@@ -22,20 +22,7 @@ const site = createServer((_request, response) => response.writeHead(200, { 'con
 await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
 const pageUrl = `http://127.0.0.1:${site.address().port}/page`;
 
-const key = JSON.parse(spawnSync(process.execPath, [bin, 'keys', 'create', '--team', 'bench', '--json'], { env, encoding: 'utf8' }).stdout).key;
-const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000000', '--concurrency', '1000'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise((resolve) => {
-  let out = '';
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    try {
-      resolve(JSON.parse(out).url);
-    } catch {
-      // Not all of it yet.
-    }
-  });
-});
-const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+const { server, base, headers } = await startServe(bin, env, ['--concurrency', '1000']);
 for (let i = 0; i < 20; i++) {
   const body = { name: `Monitor ${i}`, schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`https://example.com/${i}`] }] };
   const response = await fetch(`${base}/monitor`, { method: 'POST', headers, body: JSON.stringify(body) });

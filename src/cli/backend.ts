@@ -1,7 +1,7 @@
 /** The backend a command acts on: a remote v2 API when one is configured, else the local engine. */
 import type { Backend } from '../backend/backend.js';
 import { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } from '../backend/local/local-backend.js';
-import { llmSettings, loadConfig, searchSettings, smtpSettings, type Config } from '../config/config.js';
+import { checkServices, loadConfig, type Config } from '../config/config.js';
 import { readCredentials } from '../config/credentials.js';
 import { EXIT } from '../errors/exit-codes.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
@@ -35,14 +35,17 @@ export async function backendFor(context: CommandContext, doing: string): Promis
       ...(globals.verbose && { log: (line: string) => io.stderr.write(`${line}\n`) }),
     });
   } else {
-    const secret = io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret;
-    const smtp = smtpSettings(config, io.env);
-    const llm = llmSettings(config, io.env);
+    const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges } = checkServices(config, io.env);
     backend = localBackend({
       version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
-      notifications: { ...(secret && { secret }), ...(smtp && { smtp }), waitSeconds: config.deliveryWaitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS, ...(config.onlyMeaningfulChanges && { onlyMeaningful: true }) },
+      notifications: {
+        ...(webhookSecret && { secret: webhookSecret }),
+        ...(smtp && { smtp }),
+        waitSeconds: config.deliveryWaitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS,
+        ...(onlyMeaningfulChanges && { onlyMeaningful: true }),
+      },
       ...(llm && { llm }),
-      ...(searchSettings(config, io.env) && { search: searchSettings(config, io.env)! }),
+      ...(search && { search }),
     });
   }
   output.notice(`${doing} with ${backend.description}`);

@@ -138,14 +138,14 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
 }
 
 /** The SMTP server and sender, environment first; undefined unless both are known. */
-export function smtpSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { url: string; from: string } | undefined {
+function smtpSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { url: string; from: string } | undefined {
   const url = env.WEBWATCH_SMTP_URL || config.smtp.url;
   const from = env.WEBWATCH_SMTP_FROM || config.smtp.from;
   return url && from ? { url, from } : undefined;
 }
 
 /** The judge's model, with its key from the environment; undefined without a configured model. */
-export function llmSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { baseUrl: string; model: string; apiKey?: string } | undefined {
+function llmSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { baseUrl: string; model: string; apiKey?: string } | undefined {
   if (!config.llm) return undefined;
   const apiKey = env.WEBWATCH_LLM_API_KEY;
   return { ...config.llm, ...(apiKey && { apiKey }) };
@@ -154,8 +154,31 @@ export function llmSettings(config: Config, env: Readonly<Record<string, string 
 export type SearchSettings = ({ provider: 'searxng'; baseUrl: string } | { provider: 'v2'; apiUrl: string }) & { apiKey?: string };
 
 /** The search provider's settings, with the v2 key from the environment. */
-export function searchSettings(config: Config, env: Readonly<Record<string, string | undefined>>): SearchSettings | undefined {
+function searchSettings(config: Config, env: Readonly<Record<string, string | undefined>>): SearchSettings | undefined {
   if (!config.search) return undefined;
   const apiKey = env.WEBWATCH_SEARCH_API_KEY;
   return { ...config.search, ...(apiKey && { apiKey }) };
+}
+
+/** What checks use beyond fetching, each present only when configured: for the local engine and `serve`. */
+export interface CheckServices {
+  webhookSecret?: string;
+  smtp?: { url: string; from: string };
+  llm?: { baseUrl: string; model: string; apiKey?: string };
+  search?: SearchSettings;
+  onlyMeaningfulChanges?: boolean;
+}
+
+export function checkServices(config: Config, env: Readonly<Record<string, string | undefined>>): CheckServices {
+  const webhookSecret = env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret;
+  const smtp = smtpSettings(config, env);
+  const llm = llmSettings(config, env);
+  const search = searchSettings(config, env);
+  return {
+    ...(webhookSecret && { webhookSecret }),
+    ...(smtp && { smtp }),
+    ...(llm && { llm }),
+    ...(search && { search }),
+    ...(config.onlyMeaningfulChanges && { onlyMeaningfulChanges: true }),
+  };
 }

@@ -17,13 +17,14 @@ import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler
 import type { ScrapeDocument } from '../engine/scrape/document.js';
 import type { Db } from '../engine/store/database.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
-import type { SearchSettings } from '../config/config.js';
+import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
-import { normalizeMonitor, type NormalizedMonitor } from '../spec/monitor.js';
+import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../spec/monitor.js';
 import { formatPath, monitorSchemas, validateCrawlOptions, validateMonitorRequest, validateScrapeOptions, type Problem } from '../spec/schemas.js';
 
-export interface ServerOptions {
+/** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
+export interface ServerOptions extends CheckServices {
   db: Db;
   version: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -41,14 +42,6 @@ export interface ServerOptions {
   log?: NodeJS.WritableStream;
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
-  /** Signs webhook deliveries (X-Webwatch-Signature). */
-  webhookSecret?: string;
-  /** Sends e-mail summaries. */
-  smtp?: { url: string; from: string };
-  /** Judges changes against goals; the lexical judge without it. */
-  llm?: { baseUrl: string; model: string; apiKey?: string };
-  onlyMeaningfulChanges?: boolean;
-  search?: SearchSettings;
 }
 
 export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
@@ -100,12 +93,6 @@ function targetUrl(value: unknown): URL {
     // Falls through to the error.
   }
   throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 });
-}
-
-/** The create-request fields of a stored definition, for merging a PATCH into. */
-function createFieldsOf(definition: NormalizedMonitor): Record<string, unknown> {
-  const { goal, ...rest } = definition;
-  return { ...rest, ...(goal !== null && { goal }) };
 }
 
 const CHECK_PAGES_DEFAULT = 1000;
@@ -352,7 +339,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     const { status, ...fields } = body as { status?: 'active' | 'paused' };
     let definition: NormalizedMonitor | undefined;
     if (Object.keys(fields).length > 0) {
-      const merged = { ...createFieldsOf(storedDefinition(existing)), ...fields };
+      const merged = { ...createRequestOf(existing), ...fields };
       const validation = validateMonitorRequest(merged, 'wire');
       if (!validation.ok) throw invalid(validation.problems);
       definition = normalizeMonitor(validation.value);
@@ -409,19 +396,5 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       closing = true;
       if (deliveryTimer) clearTimeout(deliveryTimer);
     },
-  };
-}
-
-/** The definition behind a monitor resource: its create-request fields. */
-function storedDefinition(monitor: { name: string; schedule: NormalizedMonitor['schedule']; goal: string | null; judgeEnabled: boolean; targets: NormalizedMonitor['targets']; retentionDays: number; notification?: unknown; webhook?: unknown }): NormalizedMonitor {
-  return {
-    name: monitor.name,
-    schedule: monitor.schedule,
-    goal: monitor.goal,
-    judgeEnabled: monitor.judgeEnabled,
-    targets: monitor.targets,
-    retentionDays: monitor.retentionDays,
-    ...(monitor.notification !== undefined && { notification: monitor.notification as NormalizedMonitor['notification'] }),
-    ...(monitor.webhook !== undefined && { webhook: monitor.webhook as NormalizedMonitor['webhook'] }),
   };
 }

@@ -198,3 +198,20 @@ export function normalizeMonitor(request: MonitorCreateRequest): NormalizedMonit
     ...(request.webhook && { webhook: { ...request.webhook, events: request.webhook.events ?? [...WEBHOOK_EVENTS] } }),
   };
 }
+
+/**
+ * The create request (spec §2.1) behind a definition or a monitor resource: its fields only,
+ * `goal` left out when there is none. What POST and PATCH carry, and what a PATCH merges into.
+ */
+export function createRequestOf(monitor: Pick<NormalizedMonitor, 'name' | 'schedule' | 'goal' | 'judgeEnabled' | 'targets' | 'retentionDays'> & { notification?: unknown; webhook?: unknown }): Record<string, unknown> {
+  return {
+    name: monitor.name,
+    schedule: monitor.schedule,
+    ...(monitor.goal !== null && { goal: monitor.goal }),
+    judgeEnabled: monitor.judgeEnabled,
+    targets: monitor.targets,
+    ...(monitor.notification !== undefined && { notification: monitor.notification }),
+    retentionDays: monitor.retentionDays,
+    ...(monitor.webhook !== undefined && { webhook: monitor.webhook }),
+  };
+}

@@ -1,18 +1,10 @@
 /** The goal judge: a fake OpenAI-compatible server on loopback, and the lexical judge without one. */
 import assert from 'node:assert/strict';
-import type { IncomingMessage } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { goalTerms, lexicalJudge } from '../../src/engine/judge/judge.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => resolve(body));
-  });
+import { readBody, startServer, type TestServer } from '../helpers/server.js';
 
 describe('the goal judge', () => {
   let site: TestServer;

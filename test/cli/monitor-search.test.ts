@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { SEARCH_UNAVAILABLE } from '../../src/engine/monitors/run-check.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { readBody, startServer, type TestServer } from '../helpers/server.js';
 
 // The tests' clock stands at 2026-11-21T12:00:00Z.
 const ago = (minutes: number) => new Date(Date.parse('2026-11-21T12:00:00Z') - minutes * 60_000).toISOString();
@@ -69,12 +69,9 @@ describe('search targets', () => {
   it("asks a v2 API's search route with the key and the window", async () => {
     const asked: { body: { query: string; limit: number; tbs: string }; authorization: string | undefined }[] = [];
     const api = await startServer({
-      '/v2/search': (request, response) => {
-        let text = '';
-        request.on('data', (chunk) => (text += chunk)).on('end', () => {
-          asked.push({ body: JSON.parse(text), authorization: request.headers.authorization });
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { web: [{ url: 'https://news.example/v2-result', title: 'GPU launch', description: 'via the API' }] } }));
-        });
+      '/v2/search': async (request, response) => {
+        asked.push({ body: JSON.parse(await readBody(request)), authorization: request.headers.authorization });
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { web: [{ url: 'https://news.example/v2-result', title: 'GPU launch', description: 'via the API' }] } }));
       },
     });
     const env = { WEBWATCH_HOME: tempDir(), WEBWATCH_SEARCH_API_KEY: 'ww_search', XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: v2, apiUrl: "${api.origin}"}\n` }) };

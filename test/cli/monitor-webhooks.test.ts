@@ -7,19 +7,12 @@ import { MAX_ATTEMPTS, retryAt } from '../../src/engine/notify/deliver.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { readBody, startServer, type TestServer } from '../helpers/server.js';
 
 interface Delivery {
   body: string;
   headers: IncomingMessage['headers'];
 }
-
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => resolve(body));
-  });
 
 describe('webhooks', () => {
   let site: TestServer;

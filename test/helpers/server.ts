@@ -12,6 +12,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The whole body of a request, as text. */
+export function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => resolve(body));
+    request.on('error', reject);
+  });
+}
+
 export async function startServer(routes: Record<string, Handler>, fallback?: Handler): Promise<TestServer> {
   const requests: TestServer['requests'] = [];
   const server: Server = createServer(async (request, response) => {

@@ -9,19 +9,16 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { keyStore } from '../../src/engine/keys/key-store.js';
-import { databasePath, openDatabase, type Db } from '../../src/engine/store/database.js';
-import { buildServer, SERVER_DEFAULTS, type WebwatchServer } from '../../src/server/app.js';
 import { tempDir } from '../helpers/files.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const FIRECRAWL_CLI = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
 const exec = promisify(execFile);
 
 describe('the hosted service clients against webwatch serve', () => {
   let site: TestServer;
-  let server: WebwatchServer;
-  let db: Db;
+  let served: ServingWebwatch;
   let origin: string;
   let key: string;
   let headline = 'First headline';
@@ -29,18 +26,12 @@ describe('the hosted service clients against webwatch serve', () => {
     site = await startServer({
       '/news': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>News</h1><p>${headline}</p></main>`),
     });
-    const home = tempDir();
-    db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
-    server = buildServer({
-      db, version: 'test', env: { WEBWATCH_HOME: home }, now: () => new Date(), allowPrivateTargets: true,
-      bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerKey: SERVER_DEFAULTS.concurrencyPerKey,
-    });
-    origin = await server.app.listen({ host: '127.0.0.1', port: 0 });
-    key = keyStore(db).create('acme', new Date()).key;
+    served = await serveWebwatch();
+    origin = served.origin;
+    key = served.keys.create('acme', new Date()).key;
   });
   after(async () => {
-    await server.drain();
-    db.close();
+    await served.stop();
     await site.close();
   });
 

@@ -8,34 +8,15 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { keyStore } from '../../src/engine/keys/key-store.js';
-import { databasePath, openDatabase, type Db } from '../../src/engine/store/database.js';
+import { openDatabase } from '../../src/engine/store/database.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
-import { buildServer, SERVER_DEFAULTS, type WebwatchServer } from '../../src/server/app.js';
+import { SERVER_DEFAULTS } from '../../src/server/app.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { readBody, startServer, type TestServer } from '../helpers/server.js';
+import { serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
-
-interface Started {
-  server: WebwatchServer;
-  url: string;
-  db: Db;
-  keys: ReturnType<typeof keyStore>;
-}
-
-async function serve(options: Partial<Parameters<typeof buildServer>[0]> = {}): Promise<Started> {
-  const home = tempDir();
-  const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
-  const server = buildServer({
-    db, version: 'test', env: { WEBWATCH_HOME: home }, now: () => new Date(), allowPrivateTargets: true,
-    bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerKey: SERVER_DEFAULTS.concurrencyPerKey,
-    ...options,
-  });
-  const address = await server.app.listen({ host: '127.0.0.1', port: 0 });
-  return { server, url: `${address}/v2`, db, keys: keyStore(db) };
-}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -46,7 +27,7 @@ const api = (url: string, key: string | undefined, path: string, init: RequestIn
 
 describe('webwatch serve with the CLI in remote mode', () => {
   let site: TestServer;
-  let started: Started;
+  let started: ServingWebwatch;
   let acme: string;
   let other: string;
   let price = '$10';
@@ -60,8 +41,7 @@ describe('webwatch serve with the CLI in remote mode', () => {
     other = started.keys.create('other', new Date()).key;
   });
   after(async () => {
-    await started.server.drain();
-    started.db.close();
+    await started.stop();
     await site.close();
   });
 
@@ -165,8 +145,7 @@ describe('serve limits and the private-network rule', () => {
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     // Another key has its own budget.
     assert.equal((await api(started.url, started.keys.create('acme', new Date()).key, '/monitor')).status, 200);
-    await started.server.drain();
-    started.db.close();
+    await started.stop();
   });
 
   it('limits concurrent scrapes per key with 429 Concurrency limit reached', async () => {
@@ -177,8 +156,7 @@ describe('serve limits and the private-network rule', () => {
     const [a, b] = await Promise.all([scrape(), new Promise((r) => setTimeout(r, 100)).then(scrape)]);
     assert.deepEqual([a.status, b.status], [200, 429]);
     assert.equal((await body(b)).error, 'Concurrency limit reached');
-    await started.server.drain();
-    started.db.close();
+    await started.stop();
     await slow.close();
   });
 
@@ -194,8 +172,7 @@ describe('serve limits and the private-network rule', () => {
     assert.equal(monitor.status, 403);
     const hooked = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hook', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }], webhook: { url: 'http://127.0.0.1:9/hook' } }) });
     assert.equal(hooked.status, 403, 'a private webhook target is refused too');
-    await started.server.drain();
-    started.db.close();
+    await started.stop();
   });
 });
 
@@ -207,12 +184,9 @@ describe('the scheduler inside serve', () => {
     const keys = [started.keys.create('acme', now).key, started.keys.create('other', now).key];
     const ids: string[] = [];
     const hooks: string[] = [];
-    const receiver = await startServer({}, (request, response) => {
-      let text = '';
-      request.on('data', (chunk) => (text += chunk)).on('end', () => {
-        hooks.push(JSON.parse(text).type);
-        response.writeHead(204).end();
-      });
+    const receiver = await startServer({}, async (request, response) => {
+      hooks.push(JSON.parse(await readBody(request)).type);
+      response.writeHead(204).end();
     });
     for (const key of keys) {
       const response = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hourly', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }], webhook: { url: `${receiver.origin}/hook`, events: ['monitor.check.completed'] } }) });
@@ -229,9 +203,8 @@ describe('the scheduler inside serve', () => {
       assert.deepEqual(checks[0].summary, { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 });
       assert.equal((await body(await api(started.url, key, `/monitor/${ids[i]}`))).data.nextRunAt, '2026-11-21T11:00:00.000Z');
     }
-    await started.server.drain();
+    await started.stop();
     assert.deepEqual(hooks, ['monitor.check.completed', 'monitor.check.completed'], 'each scheduled check announced itself');
-    started.db.close();
     await site.close();
     await receiver.close();
   });
@@ -299,7 +272,6 @@ describe('the serve command', () => {
     assert.equal((await run(['monitor', 'list', '--json'], { env })).code, EXIT.ok);
     assert.equal((await run(['logout'], { env })).code, EXIT.ok);
     assert.equal((await run(['monitor', 'list'], { env })).code, EXIT.auth);
-    await started.server.drain();
-    started.db.close();
+    await started.stop();
   });
 });

@@ -5,7 +5,7 @@ import type { MonitorResource } from '../../engine/monitors/resource.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
-import type { NormalizedMonitor } from '../../spec/monitor.js';
+import { createRequestOf } from '../../spec/monitor.js';
 import type { Backend } from '../backend.js';
 import { ApiClient, type ApiClientOptions } from './api-client.js';
 
@@ -28,12 +28,6 @@ interface CrawlStatus {
 }
 
 const finished = (check: CheckRecord) => check.status !== 'queued' && check.status !== 'running';
-
-/** The create request of a definition: what POST and PATCH carry. */
-function createBody(definition: NormalizedMonitor): Record<string, unknown> {
-  const { goal, ...rest } = definition;
-  return { ...rest, ...(goal !== null && { goal }) };
-}
 
 export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number) => Promise<void> }): Backend {
   const client = new ApiClient(options);
@@ -84,9 +78,9 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
 
     listMonitors: async (list = {}) => data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined } }),
     getMonitor: async (idOrName) => data<MonitorResource>('GET', path(await idOf(idOrName))),
-    createMonitor: async (definition) => data<MonitorResource>('POST', '/monitor', { body: createBody(definition) }),
+    createMonitor: async (definition) => data<MonitorResource>('POST', '/monitor', { body: createRequestOf(definition) }),
     updateMonitor: async (id, change) =>
-      data<MonitorResource>('PATCH', path(id), { body: { ...(change.definition && createBody(change.definition)), ...(change.status && { status: change.status }) } }),
+      data<MonitorResource>('PATCH', path(id), { body: { ...(change.definition && createRequestOf(change.definition)), ...(change.status && { status: change.status }) } }),
     deleteMonitor: async (id) => data<MonitorResource>('DELETE', path(id)),
 
     async runMonitor(idOrName, run = { wait: true }) {

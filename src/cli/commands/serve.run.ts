@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { llmSettings, loadConfig, searchSettings, smtpSettings } from '../../config/config.js';
+import { checkServices, loadConfig } from '../../config/config.js';
 import { databasePath, openDatabase } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -40,11 +40,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
     ...(!output.quiet && { log: process.stderr }),
-    ...((io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret) && { webhookSecret: (io.env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret)! }),
-    ...(smtpSettings(config, io.env) && { smtp: smtpSettings(config, io.env)! }),
-    ...(llmSettings(config, io.env) && { llm: llmSettings(config, io.env)! }),
-    ...(config.onlyMeaningfulChanges && { onlyMeaningfulChanges: true }),
-    ...(searchSettings(config, io.env) && { search: searchSettings(config, io.env)! }),
+    ...checkServices(config, io.env),
     scheduler: {
       maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
       jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,

@@ -27,7 +27,7 @@ interface Row {
 const fromRow = (row: Row): ApiKeyRecord => ({ id: row.id, team: row.team, createdAt: row.created_at, revokedAt: row.revoked_at });
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 
-export function checkTeamName(team: string): void {
+function checkTeamName(team: string): void {
   if (!TEAM.test(team)) {
     throw new WebwatchError(`team "${team}" is not a valid name: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`, { status: 400 });
   }

@@ -63,7 +63,7 @@ function dueRows(db: Db, now: Date, team: string | undefined, limit = -1): Row[]
  * Takes a monitor's slot: moves nextRunAt to the next slot after now, if nobody else moved it
  * first. Returns the monitor as claimed, or undefined when another scheduler has it.
  */
-export function claimSlot(db: Db, row: Row, now: Date): StoredMonitor | undefined {
+function claimSlot(db: Db, row: Row, now: Date): StoredMonitor | undefined {
   const definition = JSON.parse(row.definition) as StoredMonitor['definition'];
   const next = nextRunAt(definition, 'active', now);
   const claimed = db.prepare("UPDATE monitors SET next_run_at = ? WHERE id = ? AND status = 'active' AND next_run_at = ?").run(next, row.id, row.next_run_at).changes === 1;
@@ -74,6 +74,18 @@ const hasRunningCheck = (db: Db, monitorId: string) =>
   db.prepare("SELECT 1 FROM checks WHERE monitor_id = ? AND status IN ('queued', 'running')").get(monitorId) !== undefined;
 
 /**
+ * Claims a due monitor's slot. When the monitor is still checking, the slot is recorded as
+ * skipped; otherwise the claimed monitor comes back, to be run for `row.next_run_at`.
+ */
+function claimOrSkip(options: Pick<SchedulerOptions, 'db' | 'checks' | 'onEvent'>, row: Row, now: Date, overlapping: boolean): StoredMonitor | undefined {
+  const monitor = claimSlot(options.db, row, now);
+  if (!monitor || !overlapping) return monitor;
+  options.checks.recordSkipped(monitor, row.next_run_at, now);
+  options.onEvent?.({ type: 'skipped', monitorId: row.id, slot: row.next_run_at });
+  return undefined;
+}
+
+/**
  * `monitor run --due`: every due monitor's slot, once, one check after another (a system cron
  * job should not hit many sites at once), with the same claims and overlap rule as the scheduler.
  */
@@ -81,14 +93,8 @@ export async function runDueOnce<T>(options: Pick<SchedulerOptions, 'db' | 'chec
   const results: T[] = [];
   for (const row of dueRows(options.db, options.now(), options.team)) {
     const now = options.now();
-    const overlapping = hasRunningCheck(options.db, row.id);
-    const monitor = claimSlot(options.db, row, now);
+    const monitor = claimOrSkip(options, row, now, hasRunningCheck(options.db, row.id));
     if (!monitor) continue;
-    if (overlapping) {
-      options.checks.recordSkipped(monitor, row.next_run_at, now);
-      options.onEvent?.({ type: 'skipped', monitorId: row.id, slot: row.next_run_at });
-      continue;
-    }
     options.onEvent?.({ type: 'started', monitorId: row.id, slot: row.next_run_at, latenessMs: now.getTime() - Date.parse(row.next_run_at) });
     results.push(await options.run(monitor, row.next_run_at));
   }
@@ -153,14 +159,8 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     for (const row of dueRows(options.db, now, options.team, free + running.size)) {
       const overlapping = running.has(row.id) || hasRunningCheck(options.db, row.id);
       if (!overlapping && running.size >= options.maxConcurrent) continue;
-      const monitor = claimSlot(options.db, row, now);
-      if (!monitor) continue;
-      if (overlapping) {
-        options.checks.recordSkipped(monitor, row.next_run_at, now);
-        options.onEvent?.({ type: 'skipped', monitorId: row.id, slot: row.next_run_at });
-        continue;
-      }
-      start(monitor, row.next_run_at);
+      const monitor = claimOrSkip(options, row, now, overlapping);
+      if (monitor) start(monitor, row.next_run_at);
     }
     plan();
   }
