@@ -104,5 +104,6 @@ complete -c webwatch -n '__fish_seen_subcommand_from keys; and not __fish_seen_s
 complete -c webwatch -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke' -a list -d 'list keys: id, team, created, revoked (never the keys themselves)'
 complete -c webwatch -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke' -a revoke -d 'revoke a key by id; requests with it get 401 from then on'
 complete -c webwatch -n '__fish_seen_subcommand_from create' -l team -d 'the team whose monitors the key reaches'
+complete -c webwatch -n '__fish_seen_subcommand_from create' -l allow-local-team -d 'allow a key for team "local", the command line\'s own monitors (refused without it)'
 complete -c webwatch -n '__fish_seen_subcommand_from schema' -a 'monitor scrape-options'
 complete -c webwatch -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'

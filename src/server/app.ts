@@ -6,21 +6,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { localBackend, type LocalBackend } from '../backend/local/local-backend.js';
+import { LOCAL_TEAM, localBackend, type LocalBackend } from '../backend/local/local-backend.js';
 import type { CrawlPage } from '../engine/crawl/crawl.js';
+import { crawlJobStore } from '../engine/crawl/crawl-jobs.js';
 import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import { keyStore } from '../engine/keys/key-store.js';
 import { checkStore } from '../engine/monitors/check-store.js';
 import { deliverDue } from '../engine/notify/deliver.js';
 import { outboxStore } from '../engine/notify/outbox.js';
 import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler/scheduler.js';
-import type { ScrapeDocument } from '../engine/scrape/document.js';
 import type { Db } from '../engine/store/database.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
 import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../spec/monitor.js';
+import { MAX_JSON_DEPTH } from '../spec/limits.js';
+import { pathBeyondDepth } from '../spec/depth.js';
+import { refusePrivateHosts, targetUrls } from './target-hosts.js';
 import { formatPath, monitorSchemas, validateCrawlOptions, validateMonitorRequest, validateScrapeOptions, type Problem } from '../spec/schemas.js';
 
 /** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
@@ -51,16 +54,6 @@ declare module 'fastify' {
     team: string;
     keyId: string;
   }
-}
-
-interface CrawlJob {
-  id: string;
-  team: string;
-  status: 'scraping' | 'completed' | 'failed';
-  total: number;
-  completed: number;
-  data: ScrapeDocument[];
-  error?: string;
 }
 
 export interface WebwatchServer {
@@ -96,6 +89,61 @@ function targetUrl(value: unknown): URL {
 }
 
 const CHECK_PAGES_DEFAULT = 1000;
+/** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
+const MAX_PATH_PARAM_LENGTH = 256;
+const CRAWL_NOT_FOUND = 'no crawl job with this id for this key\'s team (crawl results are kept for 24 hours)';
+export const LOCAL_TEAM_REFUSED = 'keys of team "local" reach the command line\'s own monitors and are refused unless created with --allow-local-team';
+
+/** Codes of failures of the target site (DNS, connection, TLS, redirects, size): 502, with the code. */
+const TARGET_FAILURES = new Set([
+  'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_CONNECTION_FAILED', 'SCRAPE_TLS_ERROR', 'SCRAPE_FETCH_FAILED', 'SCRAPE_REDIRECT_LOOP',
+  'SCRAPE_TOO_MANY_REDIRECTS', 'SCRAPE_RESPONSE_TOO_LARGE', 'SCRAPE_DECODING_ERROR',
+]);
+
+/** A crawl page's failure as stored: its message and code. */
+function failureOf(error: unknown): { error: string; code: string | null } {
+  return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? error.code ?? null : null };
+}
+
+/** Request log lines: method, path without its query (which can hold tokens), and status. */
+const LOG_SERIALIZERS = {
+  req: (request: { method: string; url: string; id: string }) => ({ method: request.method, path: request.url.split('?', 1)[0], id: request.id }),
+  res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+};
+
+/** Node's own answers to malformed requests (431 for huge headers, 400, 408), as §7.1 bodies. */
+function answerClientError(error: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] = error.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, ERROR_MESSAGES.requestTimeout] : [400, ERROR_MESSAGES.badRequest];
+  const body = JSON.stringify(errorBody(message));
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroy();
+}
+
+/**
+ * The JSON body parser: JSON.parse, then a bound on nesting (deep enough for any real schema or
+ * metadata) checked without recursion, so that no body can exhaust the stack further on.
+ */
+function parseJsonBody(_request: FastifyRequest, text: string, done: (error: Error | null, body?: unknown) => void): void {
+  if (text.length === 0) return done(null, undefined);
+  // As Fastify's own parser does: a "__proto__" key is refused, never merged into an object's prototype.
+  if (/"__proto__"\s*:/.test(text)) {
+    return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'the key "__proto__" is not allowed' }] }));
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: `the body is not valid JSON: ${(error as Error).message}` }] }));
+  }
+  const tooDeep = pathBeyondDepth(body, MAX_JSON_DEPTH);
+  if (tooDeep) {
+    return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: formatPath(tooDeep), message: `nests deeper than ${MAX_JSON_DEPTH} levels` }] }));
+  }
+  done(null, body);
+}
 
 function whole(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -114,18 +162,25 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   const keys = keyStore(options.db);
   const backends = new Map<string, LocalBackend>();
   const checkUrl = options.allowPrivateTargets ? undefined : refusePrivateTargets;
-  const backendOf = (team: string) => {
-    let backend = backends.get(team);
+  /**
+   * The engine for a team. What a key asks for follows serve's private-address rule. The
+   * scheduled checks of the command line's own team (`local`) keep the command line's rule, as
+   * `monitor run --due` would run them: its monitors are the operator's.
+   */
+  const backendOf = (team: string, work: 'request' | 'scheduled' = 'request') => {
+    const guarded = checkUrl !== undefined && !(work === 'scheduled' && team === LOCAL_TEAM);
+    const id = `${team}\n${guarded}`;
+    let backend = backends.get(id);
     if (!backend) {
       backend = localBackend({
         version: options.version, env: options.env, now: options.now, team, db: options.db,
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
-        ...(checkUrl && { checkUrl, publicAddressesOnly: true }),
+        ...(guarded && { checkUrl, publicAddressesOnly: true }),
         ...(options.llm && { llm: options.llm }),
         ...(options.search && { search: options.search }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
-      backends.set(team, backend);
+      backends.set(id, backend);
     }
     return backend;
   };
@@ -134,25 +189,43 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     const settled = work.catch(() => undefined).finally(() => running.delete(settled));
     running.add(settled);
   };
-  const crawls = new Map<string, CrawlJob>();
+  const crawls = crawlJobStore(options.db);
+  crawls.recoverInterrupted();
+  crawls.purgeExpired(options.now());
 
   const app = Fastify({
     bodyLimit: options.bodyLimit,
-    logger: options.log ? { stream: options.log, level: 'info' } : false,
-    // Request ids in logs; no request bodies or headers are logged.
+    logger: options.log ? { stream: options.log, level: 'info', serializers: LOG_SERIALIZERS } : false,
+    // Request ids in logs; no request bodies, headers or query strings are logged.
     genReqId: () => randomUUID(),
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // Failures found before routing answer with the §7.1 body like every other answer.
+    frameworkErrors: (error, _request, frameworkReply) => {
+      const reply = frameworkReply as unknown as FastifyReply;
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        return reply.code(414).send(errorBody('URI Too Long', { reason: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters` }));
+      }
+      return reply.code(400).send(errorBody(ERROR_MESSAGES.badRequest, [{ path: '', message: 'the request path is not a valid URL path' }]));
+    },
+    clientErrorHandler: answerClientError,
   });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
 
   // Per-key rate (fixed one-minute windows) and concurrency.
   const windows = new Map<string, { start: number; count: number }>();
   const inFlight = new Map<string, number>();
 
   app.addHook('onRequest', async (request, reply) => {
-    if (request.url === '/health' || request.url === '/v2/health') return;
+    const path = request.url.split('?', 1)[0];
+    if (path === '/health' || path === '/v2/health') return;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     const key = match ? keys.identify(match[1]!) : undefined;
     if (!key) {
       await reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
+      return reply;
+    }
+    if (key.team === LOCAL_TEAM && !key.grantsLocalTeam) {
+      await reply.code(403).send(errorBody(ERROR_MESSAGES.forbidden, { reason: LOCAL_TEAM_REFUSED }));
       return reply;
     }
     request.team = key.team;
@@ -197,6 +270,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     if (error instanceof WebwatchError && error.status !== undefined) {
       return reply.code(error.status).send(errorBody(error.message, error.details, error.code));
     }
+    if (error instanceof WebwatchError && error.code && TARGET_FAILURES.has(error.code)) {
+      // The target site failed, not the server: the code and message say how.
+      return reply.code(502).send(errorBody(error.message, undefined, error.code));
+    }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send(errorBody(ERROR_MESSAGES.payloadTooLarge, { limitBytes: options.bodyLimit }));
     }
@@ -227,7 +304,6 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       outbox, now: options.now, version: options.version,
       ...(options.webhookSecret && { secret: options.webhookSecret }),
       ...(options.smtp && { smtp: options.smtp }),
-      ...(checkUrl && { checkUrl, publicAddressesOnly: true }),
     })
       .then(() => undefined, (error: unknown) => app.log.error({ err: error }, 'delivering notifications'))
       .finally(() => {
@@ -245,7 +321,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         maxConcurrent: options.scheduler.maxConcurrent,
         jitterMs: options.scheduler.jitterMs,
         ...(options.scheduler.timers && { timers: options.scheduler.timers }),
-        run: (monitor, slot) => afterCheck(backendOf(monitor.team).startScheduled(monitor, slot)),
+        run: (monitor, slot) => afterCheck(backendOf(monitor.team, 'scheduled').startScheduled(monitor, slot)),
         onEvent: (event) => app.log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
       })
     : undefined;
@@ -275,41 +351,52 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
     if (checkUrl) await checkUrl(target);
     if (tooBusy(request, reply)) return reply;
-    const job: CrawlJob = { id: randomUUID(), team: request.team, status: 'scraping', total: 0, completed: 0, data: [] };
-    crawls.set(job.id, job);
-    // The crawl runs after the response, as one of the key's concurrent jobs.
+    crawls.purgeExpired(options.now());
+    const job = crawls.start(request.team, target.href, options.now());
+    // The crawl runs after the response, as one of the key's concurrent jobs; each page goes
+    // to the store as it is crawled, so a crawl holds no documents in memory.
     track(limited(request, reply, async () => {
       try {
         await backendOf(request.team).crawl(target.href, crawlOptions.value, pageOptions.value, (page: CrawlPage) => {
-          job.total++;
-          if ('document' in page) {
-            job.completed++;
-            job.data.push(page.document);
-          }
+          crawls.addPage(job.id, 'document' in page ? page : { url: page.url, ...failureOf(page.error) }, options.now());
         });
-        job.status = 'completed';
+        crawls.finish(job.id, 'completed');
       } catch (error) {
-        job.status = 'failed';
-        job.error = error instanceof Error ? error.message : String(error);
+        crawls.finish(job.id, 'failed', failureOf(error).error);
       }
     }));
     return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}` };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/crawl/:id', async (request) => {
-    const job = crawls.get(request.params.id);
-    if (!job || job.team !== request.team) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404 });
-    return { success: true, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.completed, data: job.data, ...(job.error && { error: job.error }) };
+  const crawlOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
+    const job = crawls.get(request.team, request.params.id, options.now());
+    if (!job) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { crawl: request.params.id, reason: CRAWL_NOT_FOUND } });
+    return job;
+  };
+
+  app.get<{ Params: { id: string }; Querystring: { skip?: string } }>('/v2/crawl/:id', async (request) => {
+    const job = crawlOf(request);
+    const { data, nextSkip } = crawls.documents(job.id, whole(request.query.skip, 'skip', 0));
+    const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
+    rest.searchParams.set('skip', String(nextSkip));
+    return {
+      success: true, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
+      next: nextSkip === null ? null : rest.href, data, ...(job.error && { error: job.error }),
+    };
   });
 
-  /** Every scrape and crawl URL of a definition passes the private-network rule. */
+  app.get<{ Params: { id: string } }>('/v2/crawl/:id/errors', async (request) => {
+    const job = crawlOf(request);
+    return { success: true, errors: crawls.errors(job.id).map(({ code, ...error }) => ({ ...error, ...(code && { code }) })), robotsBlocked: [] };
+  });
+
+  /**
+   * Every scrape, crawl and webhook URL of a definition passes the private-network rule: each
+   * host once, a few at a time, so that a monitor with many URLs is judged in the time of a
+   * few lookups. The rule is applied again to every fetch and delivery.
+   */
   const checkTargets = async (definition: NormalizedMonitor) => {
-    if (!checkUrl) return;
-    for (const target of definition.targets) {
-      if (target.type === 'scrape') for (const url of target.urls) await checkUrl(new URL(url));
-      if (target.type === 'crawl') await checkUrl(new URL(target.url));
-    }
-    if (definition.webhook) await checkUrl(new URL(definition.webhook.url));
+    if (checkUrl) await refusePrivateHosts(targetUrls(definition), checkUrl);
   };
 
   app.post('/v2/monitor', async (request) => {

@@ -62,3 +62,19 @@ export const CREDITS = {
   pdfPerPage: 1,
   pdfBase64Flat: 1,
 } as const;
+
+/**
+ * Levels of nested objects and arrays in a request body or definition (the top-level value is
+ * level 1). Not a limit of the interface: webwatch's bound, far above any real JSON Schema or
+ * webhook metadata, so that no input can exhaust the stack.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * URLs of scrape targets: webwatch's bounds, not the interface's. 1,000 per target and 2,000 per
+ * monitor keep a check's page results within one answer's default page (1,000) per target, and
+ * a whole check at about four minutes at the engine's pace (4 pages at once, ~0.5 s a page),
+ * under the 5-minute minimum interval, so that a monitor's size alone never makes checks overlap.
+ */
+export const SCRAPE_URLS_PER_TARGET_MAX = 1000;
+export const SCRAPE_URLS_PER_MONITOR_MAX = 2000;

@@ -42,7 +42,7 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     object({
       type: z.literal('scrape'),
       id: uuid().optional(),
-      urls: z.array(httpUrl()).min(1),
+      urls: z.array(httpUrl()).min(1).max(limits.SCRAPE_URLS_PER_TARGET_MAX),
       scrapeOptions: scrapeOptions.optional(),
     }),
     object({
@@ -164,6 +164,19 @@ export function checkGoalRules(input: unknown): RuleViolation[] {
     });
   }
   return violations;
+}
+
+/** The per-monitor bound on scrape URLs (the per-target one is in the schema). */
+export function checkUrlCount(input: unknown): RuleViolation[] {
+  if (typeof input !== 'object' || input === null) return [];
+  const { targets } = input as Record<string, unknown>;
+  if (!Array.isArray(targets)) return [];
+  const count = targets.reduce<number>((sum, target) => {
+    const urls = typeof target === 'object' && target !== null ? (target as { urls?: unknown }).urls : undefined;
+    return sum + (Array.isArray(urls) ? urls.length : 0);
+  }, 0);
+  if (count <= limits.SCRAPE_URLS_PER_MONITOR_MAX) return [];
+  return [{ path: ['targets'], message: `the scrape targets list ${count} URLs in all: a monitor may have at most ${limits.SCRAPE_URLS_PER_MONITOR_MAX} (split it into several monitors)` }];
 }
 
 /** The create request as the service stores it: cron schedule, defaults filled. */

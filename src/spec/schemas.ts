@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { SchemaMode } from './fields.js';
 import { formatPath, describeIssue, type Problem } from './issues.js';
 import type { ScrapeOptions } from './scrape-options.js';
-import { buildMonitorSchemas, checkGoalRules, type MonitorCreateRequest, type MonitorSchemas } from './monitor.js';
+import { buildMonitorSchemas, checkGoalRules, checkUrlCount, type MonitorCreateRequest, type MonitorSchemas } from './monitor.js';
 
 const built = new Map<SchemaMode, MonitorSchemas>();
 
@@ -28,7 +28,7 @@ function problemsOf(error: z.ZodError): Problem[] {
 /** Validates a monitor create request: schema, limits and the cross-field rules, all at once. */
 export function validateMonitorRequest(input: unknown, mode: SchemaMode): Validation<MonitorCreateRequest> {
   const result = monitorSchemas(mode).createRequest.safeParse(input, { reportInput: true });
-  const problems = [...(result.success ? [] : problemsOf(result.error)), ...checkGoalRules(input)];
+  const problems = [...(result.success ? [] : problemsOf(result.error)), ...checkGoalRules(input), ...checkUrlCount(input)];
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: result.data as MonitorCreateRequest };
 }

@@ -19,7 +19,7 @@ describe('engine database', () => {
     const db = openDatabase(path);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS[MIGRATIONS.length - 1]!.version);
-    db.prepare('INSERT INTO scrape_cache VALUES (?, ?, ?, ?)').run('k', 'https://x', '{}', 1);
+    db.prepare('INSERT INTO scrape_cache VALUES (?, ?, ?, ?, ?)').run('local', 'k', 'https://x', '{}', 1);
     db.close();
     const again = openDatabase(path);
     assert.equal((again.prepare('SELECT count(*) AS n FROM scrape_cache').get() as { n: number }).n, 1);

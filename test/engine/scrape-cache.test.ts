@@ -21,11 +21,15 @@ describe('scrape cache and change tracking', () => {
   const at = (options: ScrapeOptions = {}) => scrape({ url: `${server.origin}/page`, options }, context);
 
   before(async () => {
-    server = await startServer({ '/page': (_q, r) => void r.writeHead(status, { 'content-type': 'text/html' }).end(page) });
+    server = await startServer({
+      '/page': (_q, r) => void r.writeHead(status, { 'content-type': 'text/html' }).end(page),
+      '/outside': (_q, r) => void r.writeHead(302, { location: '/inside' }).end(),
+      '/inside': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>inside only</p></main>'),
+    });
   });
   after(() => server.close());
   beforeEach(() => {
-    context = { version: 't', now: () => new Date(clock), store: scrapeStore(openDatabase(join(tempDir(), 'webwatch.db'))) };
+    context = { version: 't', now: () => new Date(clock), store: scrapeStore(openDatabase(join(tempDir(), 'webwatch.db')), 'local') };
     page = '<main><h1>Prices</h1><p>Pro costs $10</p></main>';
     status = 200;
     server.requests.length = 0;
@@ -146,5 +150,33 @@ describe('scrape cache and change tracking', () => {
     const again = await at({ formats: [{ type: 'changeTracking', tag: 'a' }] });
     assert.equal(again.changeTracking?.changeStatus, 'same');
     assert.ok(again.markdown, 'markdown comes along with change tracking');
+  });
+
+  it("the URL rule runs before the cache, also on the page a cached answer was redirected to", async () => {
+    const url = `${server.origin}/outside`;
+    const cached = await scrape({ url, options: {} }, context);
+    assert.match(cached.markdown ?? '', /inside only/);
+    clock += 1000;
+    const refuseInside = (target: URL) => {
+      if (target.pathname === '/inside') throw Object.assign(new Error('Forbidden'), { status: 403 });
+    };
+    for (const options of [{}, { lockdown: true }, { minAge: 1 }]) {
+      await assert.rejects(scrape({ url, options }, { ...context, checkUrl: refuseInside }), /Forbidden/, JSON.stringify(options));
+    }
+    const refuseAll = () => {
+      throw Object.assign(new Error('Forbidden'), { status: 403 });
+    };
+    await assert.rejects(scrape({ url: `${server.origin}/page`, options: { lockdown: true } }, { ...context, checkUrl: refuseAll }), /Forbidden/);
+  });
+
+  it("each team's store holds its own cache and histories", async () => {
+    const db = openDatabase(join(tempDir(), 'webwatch.db'));
+    const acme = { ...context, store: scrapeStore(db, 'acme') };
+    const rival = { ...context, store: scrapeStore(db, 'rival') };
+    await scrape({ url: `${server.origin}/page`, options: { formats: ['markdown', 'changeTracking'] } }, acme);
+    await scrape({ url: `${server.origin}/page`, options: {} }, acme);
+    await assert.rejects(scrape({ url: `${server.origin}/page`, options: { lockdown: true } }, rival), /SCRAPE_LOCKDOWN_CACHE_MISS/);
+    const theirs = await scrape({ url: `${server.origin}/page`, options: { formats: ['markdown', 'changeTracking'] } }, rival);
+    assert.equal(theirs.changeTracking?.changeStatus, 'new');
   });
 });

@@ -23,7 +23,8 @@ export function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startServer(routes: Record<string, Handler>, fallback?: Handler): Promise<TestServer> {
+/** Serves `routes` on 127.0.0.1, on a free port unless `port` is given (rejects when it is taken). */
+export async function startServer(routes: Record<string, Handler>, fallback?: Handler, port = 0): Promise<TestServer> {
   const requests: TestServer['requests'] = [];
   const server: Server = createServer(async (request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
@@ -39,9 +40,11 @@ export async function startServer(routes: Record<string, Handler>, fallback?: Ha
       response.writeHead(500).end(String(error));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: `${origin}/`,
     origin,

@@ -16,13 +16,14 @@ export interface ServingWebwatch {
   stop(): Promise<void>;
 }
 
-export async function serveWebwatch(options: Partial<ServerOptions> = {}): Promise<ServingWebwatch> {
-  const home = tempDir();
+/** Serves a fresh engine home, or `home` to share one with the command line or an earlier server. */
+export async function serveWebwatch(options: Partial<ServerOptions> & { home?: string } = {}): Promise<ServingWebwatch> {
+  const { home = tempDir(), ...serverOptions } = options;
   const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
   const server = buildServer({
     db, version: 'test', env: { WEBWATCH_HOME: home }, now: () => new Date(), allowPrivateTargets: true,
     bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerKey: SERVER_DEFAULTS.concurrencyPerKey,
-    ...options,
+    ...serverOptions,
   });
   const origin = await server.app.listen({ host: '127.0.0.1', port: 0 });
   return {

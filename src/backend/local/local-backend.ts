@@ -58,7 +58,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   let monitors: MonitorStore | undefined;
   // The database opens on first use: a command that fails validation never creates it.
   const openDb = () => (db ??= openDatabase(databasePath(options.env)));
-  const openStore = () => (store ??= scrapeStore(openDb()));
+  const openStore = () => (store ??= scrapeStore(openDb(), team));
   const openMonitors = () => (monitors ??= monitorStore(openDb()));
   const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
   const existing = (idOrName: string) => {
@@ -102,7 +102,6 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       waitMs: waitSeconds * 1000,
       ...(options.notifications?.secret && { secret: options.notifications.secret }),
       ...(options.notifications?.smtp && { smtp: options.notifications.smtp }),
-      ...(options.checkUrl && { checkUrl: options.checkUrl }),
     });
   }
 

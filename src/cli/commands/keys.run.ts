@@ -16,12 +16,13 @@ function withKeys<T>(context: CommandContext, work: (keys: ReturnType<typeof key
 }
 
 export async function runKeysCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const { team } = parseFlags(z.object({ team: z.string() }), rawFlags);
-  const created = withKeys(context, (keys) => keys.create(team, context.io.now()));
+  const { team, allowLocalTeam } = parseFlags(z.object({ team: z.string(), allowLocalTeam: z.boolean().optional() }), rawFlags);
+  const created = withKeys(context, (keys) => keys.create(team, context.io.now(), { allowLocalTeam: allowLocalTeam ?? false }));
   if (context.output.json) context.output.jsonDocument({ key: created.key, team: created.team, id: created.id });
   else {
     context.output.data(created.key);
     context.output.info(`key ${created.id} for team ${created.team}: shown only now, store it safely`);
+    if (created.grantsLocalTeam) context.output.info('this key reads and changes the command line\'s own monitors; their scheduled checks under serve may reach private addresses');
   }
   return EXIT.ok;
 }

@@ -33,6 +33,7 @@ export function keysCommand(runtime: Runtime): Command {
     .command('create')
     .description('create a key for a team; the key is printed once and cannot be shown again')
     .requiredOption('--team <team>', 'the team whose monitors the key reaches')
+    .option('--allow-local-team', 'allow a key for team "local", the command line\'s own monitors (refused without it)')
     .action(async (options: unknown, command: Command) => {
       const { runKeysCreate } = await import('./keys.run.js');
       runtime.exitCode = await runKeysCreate(await contextFor(command, runtime), options);

@@ -8,11 +8,15 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Db } from '../store/database.js';
 
 export const KEY_PREFIX = 'ww_';
+/** The command line's own team: its keys must be asked for explicitly. */
+const ENGINE_TEAM = 'local';
 const TEAM = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export interface ApiKeyRecord {
   id: string;
   team: string;
+  /** Set only for a key of team `local` created with --allow-local-team. */
+  grantsLocalTeam: boolean;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -20,11 +24,12 @@ export interface ApiKeyRecord {
 interface Row {
   id: string;
   team: string;
+  grants_local_team: number;
   created_at: string;
   revoked_at: string | null;
 }
 
-const fromRow = (row: Row): ApiKeyRecord => ({ id: row.id, team: row.team, createdAt: row.created_at, revokedAt: row.revoked_at });
+const fromRow = (row: Row): ApiKeyRecord => ({ id: row.id, team: row.team, grantsLocalTeam: row.grants_local_team === 1, createdAt: row.created_at, revokedAt: row.revoked_at });
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 
 function checkTeamName(team: string): void {
@@ -34,31 +39,44 @@ function checkTeamName(team: string): void {
 }
 
 export function keyStore(db: Db) {
-  const byHash = db.prepare<[string], { id: string; team: string }>('SELECT id, team FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
+  const byHash = db.prepare<[string], { id: string; team: string; grants_local_team: number }>('SELECT id, team, grants_local_team FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
+  const columns = 'id, team, grants_local_team, created_at, revoked_at';
   return {
-    create(team: string, now: Date): ApiKeyRecord & { key: string } {
+    /**
+     * A new key. Team `local` holds the command line's own monitors (webhook headers and all):
+     * a key for it is refused unless `allowLocalTeam` says the operator means it.
+     */
+    create(team: string, now: Date, options: { allowLocalTeam?: boolean } = {}): ApiKeyRecord & { key: string } {
       checkTeamName(team);
+      const grantsLocalTeam = team === ENGINE_TEAM;
+      if (grantsLocalTeam && !options.allowLocalTeam) {
+        throw new WebwatchError(`team "${ENGINE_TEAM}" holds the command line's own monitors: a key for it would let its holder read and change them, webhook headers included`, {
+          status: 400,
+          suggestion: `give the server's clients a team of their own (--team acme), or pass --allow-local-team if this is what you want`,
+        });
+      }
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const id = randomUUID();
-      db.prepare('INSERT INTO api_keys (id, team, key_hash, created_at) VALUES (?, ?, ?, ?)').run(id, team, hashOf(key), now.toISOString());
-      return { id, team, key, createdAt: now.toISOString(), revokedAt: null };
+      db.prepare('INSERT INTO api_keys (id, team, key_hash, created_at, grants_local_team) VALUES (?, ?, ?, ?, ?)').run(id, team, hashOf(key), now.toISOString(), grantsLocalTeam ? 1 : 0);
+      return { id, team, grantsLocalTeam, key, createdAt: now.toISOString(), revokedAt: null };
     },
 
     list(): ApiKeyRecord[] {
-      return db.prepare<[], Row>('SELECT id, team, created_at, revoked_at FROM api_keys ORDER BY created_at, id').all().map(fromRow);
+      return db.prepare<[], Row>(`SELECT ${columns} FROM api_keys ORDER BY created_at, id`).all().map(fromRow);
     },
 
     revoke(id: string, now: Date): ApiKeyRecord {
-      const row = db.prepare<[string], Row>('SELECT id, team, created_at, revoked_at FROM api_keys WHERE id = ?').get(id);
+      const row = db.prepare<[string], Row>(`SELECT ${columns} FROM api_keys WHERE id = ?`).get(id);
       if (!row) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { key: id } });
       if (!row.revoked_at) db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(now.toISOString(), id);
-      return fromRow(db.prepare<[string], Row>('SELECT id, team, created_at, revoked_at FROM api_keys WHERE id = ?').get(id)!);
+      return fromRow(db.prepare<[string], Row>(`SELECT ${columns} FROM api_keys WHERE id = ?`).get(id)!);
     },
 
     /** The id and team of a valid, unrevoked key. */
-    identify(key: string): { id: string; team: string } | undefined {
+    identify(key: string): { id: string; team: string; grantsLocalTeam: boolean } | undefined {
       if (!key.startsWith(KEY_PREFIX)) return undefined;
-      return byHash.get(hashOf(key));
+      const row = byHash.get(hashOf(key));
+      return row && { id: row.id, team: row.team, grantsLocalTeam: row.grants_local_team === 1 };
     },
   };
 }

@@ -6,8 +6,9 @@ import type { MonitorSummary } from '../../spec/monitor.js';
 import type { PageDiff } from '../diff/markdown-diff.js';
 import type { Judgment } from '../judge/judge.js';
 import type { Db } from '../store/database.js';
-import { outboxStore, type NotificationStatus, type OutboxEntry } from '../notify/outbox.js';
+import { outboxStore, type NewDelivery, type NotificationStatus } from '../notify/outbox.js';
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
+import { processAlive } from '../store/owner-process.js';
 
 export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
 export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
@@ -90,18 +91,8 @@ const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | nu
   notificationStatus,
 });
 
-function processAlive(pid: number | null): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The notifications a finished check sends: built inside finish's transaction, from the finished check. */
-export type Notify = (check: CheckRecord, pages: readonly PageResult[]) => Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[];
+export type Notify = (check: CheckRecord, pages: readonly PageResult[]) => NewDelivery[];
 
 export function checkStore(db: Db) {
   const outbox = outboxStore(db);

@@ -202,7 +202,9 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => {
     // With onlyMeaningful, pages judged not meaningful are left out of notifications.
     const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
-    return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)];
+    // Each delivery keeps this process's private-address rule, whoever delivers it later.
+    const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
+    return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
   });
   context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
   return finished;

@@ -8,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
-import { publicOnlyLookup } from '../fetch/network-policy.js';
+import { publicOnlyLookup, refusePrivateTargets } from '../fetch/network-policy.js';
 import type { EmailMessage, OutboxEntry, OutboxStore } from './outbox.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -21,10 +21,6 @@ export interface DeliveryOptions {
   now(): Date;
   /** The HMAC key of signatures (webhookSecret in config, WEBWATCH_WEBHOOK_SECRET). */
   secret?: string;
-  /** Judges each webhook URL before it is contacted (serve: the private-network rule). */
-  checkUrl?: (url: URL) => void | Promise<void>;
-  /** Sockets connect only to public addresses, checked on the resolved address (serve). */
-  publicAddressesOnly?: boolean;
   random?: () => number;
   version: string;
   timeoutMs?: number;
@@ -92,14 +88,15 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
     options.outbox.attemptFailed(entry.id, error, retryable ? retryAt(attempts, retryAfter, options.now(), random) : undefined);
   try {
     const url = new URL(entry.target);
-    await options.checkUrl?.(url);
+    // The rule of the process that queued the delivery: private targets refused unless it allowed them.
+    const publicOnly = !entry.privateTargetsAllowed;
+    if (publicOnly) await refusePrivateTargets(url);
     const headers: Record<string, string> = {
       ...entry.headers,
       'content-type': 'application/json',
       'user-agent': `webwatch/${options.version}`,
       ...(options.secret && { 'x-webwatch-signature': signature(options.secret, entry.body) }),
     };
-    const publicOnly = options.publicAddressesOnly ?? false;
     let dispatcher = dispatchers.get(publicOnly);
     if (!dispatcher) {
       dispatcher = new Agent({ connectTimeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS, ...(publicOnly && { connect: { lookup: publicOnlyLookup } }) });

@@ -10,6 +10,14 @@ import type { Db } from '../store/database.js';
 
 export interface OutboxEntry {
   id: string;
+  /** The team of the monitor: deliveries belong to it like everything stored. */
+  team: string;
+  /**
+   * Whether the process that queued it let targets on private addresses be reached (the command
+   * line does; serve does not, unless started with --allow-private-targets): the delivery keeps
+   * that rule whichever process delivers it.
+   */
+  privateTargetsAllowed: boolean;
   monitorId: string;
   checkId: string;
   channel: 'webhook' | 'email';
@@ -25,6 +33,8 @@ export interface OutboxEntry {
 
 interface Row {
   id: string;
+  team: string;
+  private_targets_allowed: number;
   monitor_id: string;
   check_id: string;
   channel: 'webhook' | 'email';
@@ -39,10 +49,15 @@ interface Row {
 }
 
 const fromRow = (row: Row): OutboxEntry => ({
-  id: row.id, monitorId: row.monitor_id, checkId: row.check_id, channel: row.channel, event: row.event, target: row.target,
+  id: row.id, team: row.team, privateTargetsAllowed: row.private_targets_allowed === 1, monitorId: row.monitor_id, checkId: row.check_id, channel: row.channel, event: row.event, target: row.target,
   headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, status: row.status, attempts: row.attempts,
   nextAttemptAt: row.next_attempt_at, lastError: row.last_error,
 });
+
+/** A delivery as a check queues it. */
+export type NewDelivery = Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>;
+/** As the notification builders make it: the queuing process adds its private-address rule. */
+export type Notification = Omit<NewDelivery, 'privateTargetsAllowed'>;
 
 /** Per channel, how many deliveries of a check are pending, delivered and failed. */
 export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: number; delivered: number; failed: number }>>;
@@ -51,14 +66,14 @@ export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: 
  * The webhook deliveries a finished check causes (DESIGN §6): `monitor.page` for each page that
  * is not `same`, `monitor.check.completed` once, as the monitor's `webhook.events` allow.
  */
-export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[] {
+export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Notification[] {
   const webhook = monitor.definition.webhook;
   if (!webhook) return [];
   const events = new Set(webhook.events ?? ['monitor.page', 'monitor.check.completed']);
   const entry = (event: string, data: unknown[]) => {
     const id = randomUUID();
     const body = JSON.stringify({ success: true, type: event, id: check.id, webhookId: id, data, metadata: webhook.metadata ?? {} });
-    return { id, monitorId: monitor.id, checkId: check.id, channel: 'webhook' as const, event, target: webhook.url, headers: webhook.headers ?? {}, body, nextAttemptAt: now.toISOString() };
+    return { id, team: monitor.team, monitorId: monitor.id, checkId: check.id, channel: 'webhook' as const, event, target: webhook.url, headers: webhook.headers ?? {}, body, nextAttemptAt: now.toISOString() };
   };
   const entries = [];
   if (events.has('monitor.page')) {
@@ -87,7 +102,7 @@ export interface EmailMessage {
  * The e-mail summary of a check with changes (new, changed or removed pages), to the monitor's
  * recipients when e-mail is enabled; with `includeDiffs`, each changed page's diff too.
  */
-export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[] {
+export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Notification[] {
   const email = monitor.definition.notification?.email;
   if (!email?.enabled || !email.recipients?.length || !check.summary) return [];
   const noteworthy = pages.filter((page) => page.status === 'new' || page.status === 'changed' || page.status === 'removed');
@@ -110,15 +125,15 @@ export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: 
   ].join('\n');
   const message: EmailMessage = { to: email.recipients, subject, text, html };
   const id = randomUUID();
-  return [{ id, monitorId: monitor.id, checkId: check.id, channel: 'email', event: 'monitor.check.summary', target: email.recipients.join(', '), headers: {}, body: JSON.stringify(message), nextAttemptAt: now.toISOString() }];
+  return [{ id, team: monitor.team, monitorId: monitor.id, checkId: check.id, channel: 'email', event: 'monitor.check.summary', target: email.recipients.join(', '), headers: {}, body: JSON.stringify(message), nextAttemptAt: now.toISOString() }];
 }
 
 export function outboxStore(db: Db) {
   return {
     /** Inside the caller's transaction: the check's deliveries, pending. */
-    enqueue(entries: readonly Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>[], now: Date): void {
-      const insert = db.prepare("INSERT INTO outbox (id, monitor_id, check_id, channel, event, target, headers, body, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)");
-      for (const e of entries) insert.run(e.id, e.monitorId, e.checkId, e.channel, e.event, e.target, JSON.stringify(e.headers), e.body, e.nextAttemptAt, now.toISOString());
+    enqueue(entries: readonly NewDelivery[], now: Date): void {
+      const insert = db.prepare("INSERT INTO outbox (id, team, private_targets_allowed, monitor_id, check_id, channel, event, target, headers, body, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)");
+      for (const e of entries) insert.run(e.id, e.team, e.privateTargetsAllowed ? 1 : 0, e.monitorId, e.checkId, e.channel, e.event, e.target, JSON.stringify(e.headers), e.body, e.nextAttemptAt, now.toISOString());
     },
 
     due(now: Date, limit = 100): OutboxEntry[] {

@@ -21,6 +21,23 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * Options that make a request private (spec §2.7: they force storeInCache to false): what the
+ * page shows with them is never stored in the cache, nor compared with a request without them.
+ */
+const SENSITIVE_OPTIONS = ['headers', 'actions', 'profile'] as const;
+
+export function isSensitive(options: ScrapeOptions): boolean {
+  return (options.actions?.length ?? 0) > 0 || Object.keys(options.headers ?? {}).length > 0 || options.profile !== undefined;
+}
+
+/** '' for a request without sensitive options; else a hash of them, naming its own history. */
+export function privateScope(options: ScrapeOptions): string {
+  if (!isSensitive(options)) return '';
+  const sensitive = Object.fromEntries(SENSITIVE_OPTIONS.map((name) => [name, options[name]]));
+  return createHash('sha256').update(canonicalJson(sensitive)).digest('hex');
+}
+
 export function cacheKey(url: string, options: ScrapeOptions): string {
   const relevant = Object.fromEntries(CONTENT_OPTIONS.map((name) => [name, options[name]]));
   return createHash('sha256').update(`${url}\n${canonicalJson(relevant)}`).digest('hex');

@@ -9,9 +9,9 @@ import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOU
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
-import type { ScrapeStore } from '../store/scrape-cache.js';
+import type { ScrapeStore, TrackingKey } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
-import { cacheKey } from './cache-key.js';
+import { cacheKey, isSensitive, privateScope } from './cache-key.js';
 import type { ChangeTracking, ScrapeDocument } from './document.js';
 import { requestHeaders } from './request-headers.js';
 import { unsupportedFeatures } from './unsupported.js';
@@ -51,12 +51,12 @@ function changeTrackingFormat(options: ScrapeOptions): { tag: string } | undefin
   return undefined;
 }
 
-/** Compares with the previous scrape of the same URL and tag, then remembers this one. */
-function trackChanges(store: ScrapeStore, url: string, tag: string, document: ScrapeDocument, now: number): ChangeTracking {
-  const previous = store.getTracked(url, tag);
+/** Compares with the previous scrape of the same history (team, URL, tag, private scope), then remembers this one. */
+function trackChanges(store: ScrapeStore, key: TrackingKey, document: ScrapeDocument, now: number): ChangeTracking {
+  const previous = store.getTracked(key);
   const markdown = document.markdown ?? '';
   const gone = document.metadata.statusCode === 404 || document.metadata.statusCode === 410;
-  store.putTracked(url, tag, markdown, now);
+  store.putTracked(key, markdown, now);
   const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
   if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
   if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
@@ -92,11 +92,10 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   }
   const { store } = context;
   const now = context.now().getTime();
-  // Threat protection judges the URL before the cache or the network is touched.
+  // Threat protection and the caller's rule (serve's private addresses) make one URL check.
   const rules = effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection);
   const threatWarnings: string[] = [];
   const guard = rules && threatGuard(rules, threatWarnings);
-  if (guard) guard(parseTargetUrl(request.url));
   const checkUrl = guard || context.checkUrl
     ? async (url: URL) => {
         await context.checkUrl?.(url);
@@ -110,8 +109,13 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   const tracking = changeTrackingFormat(options);
   const cacheOnly = options.lockdown === true || options.minAge !== undefined;
   const key = cacheKey(request.url, options);
+  const trackingKey = tracking && { url: request.url, tag: tracking.tag, scope: privateScope(options) };
   const withTracking = (document: ScrapeDocument): ScrapeDocument =>
-    warned(tracking && store ? { ...document, changeTracking: trackChanges(store, request.url, tracking.tag, document, now) } : document);
+    warned(trackingKey && store ? { ...document, changeTracking: trackChanges(store, trackingKey, document, now) } : document);
+
+  // The network rules (serve's private-address rule, threat protection) judge the URL before
+  // the cache is read: a page that may not be fetched may not be read from the cache either.
+  if (checkUrl) await checkUrl(parseTargetUrl(request.url));
 
   // A change-tracking scrape wants the page as it is now, unless only the cache may answer.
   if (store && (cacheOnly || !tracking)) {
@@ -119,6 +123,9 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     const hit = store.getCached(key);
     const age = hit ? now - hit.cachedAt : Infinity;
     const usable = hit && age < maxAge && (options.minAge === undefined || age >= options.minAge);
+    // The page it was redirected to is judged too.
+    const landedAt = usable ? hit.document.metadata.url : undefined;
+    if (checkUrl && landedAt && landedAt !== request.url) await checkUrl(parseTargetUrl(landedAt));
     if (usable) {
       return { fingerprint: null, document: withTracking({
         ...hit.document,
@@ -143,9 +150,8 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint });
   if ('unchanged' in fetched) return fetched;
   const { document } = fetched;
-  // Sensitive options (actions, headers) are never stored, nor are server errors.
-  const sensitive = (options.actions?.length ?? 0) > 0 || Object.keys(options.headers ?? {}).length > 0;
-  if (store && (options.storeInCache ?? true) && !sensitive && document.metadata.statusCode < 500) {
+  // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are not stored either.
+  if (store && (options.storeInCache ?? true) && !isSensitive(options) && document.metadata.statusCode < 500) {
     store.putCached(key, request.url, document, now);
   }
   return { document: withTracking(document), fingerprint: fetched.fingerprint };

@@ -154,4 +154,69 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       CREATE INDEX outbox_check ON outbox (check_id);
     `,
   },
+  {
+    version: 7,
+    description: 'everything stored belongs to a team: scrape cache, change tracking, outbox; crawl jobs stored; keys for the engine team',
+    // The cache and tracking histories had no owner: which team wrote a row cannot be known, so
+    // they are dropped rather than guessed (a cache refills; a tracked URL is "new" once more).
+    // Outbox rows take their monitor's team. A delivery remembers the private-address rule of the
+    // process that queued it: the command line's (team local) allowed private targets.
+    sql: `
+      DROP TABLE scrape_cache;
+      CREATE TABLE scrape_cache (
+        team        TEXT NOT NULL,
+        cache_key   TEXT NOT NULL,
+        url         TEXT NOT NULL,
+        document    TEXT NOT NULL,
+        cached_at   INTEGER NOT NULL,
+        PRIMARY KEY (team, cache_key)
+      );
+      CREATE INDEX scrape_cache_cached_at ON scrape_cache (cached_at);
+
+      DROP TABLE tracked_pages;
+      CREATE TABLE tracked_pages (
+        team        TEXT NOT NULL,
+        url         TEXT NOT NULL,
+        tag         TEXT NOT NULL DEFAULT '',
+        scope       TEXT NOT NULL DEFAULT '',
+        markdown    TEXT NOT NULL,
+        scraped_at  INTEGER NOT NULL,
+        PRIMARY KEY (team, url, tag, scope)
+      );
+
+      ALTER TABLE outbox ADD COLUMN team TEXT NOT NULL DEFAULT 'local';
+      UPDATE outbox SET team = coalesce((SELECT team FROM monitors WHERE monitors.id = outbox.monitor_id), 'local');
+      ALTER TABLE outbox ADD COLUMN private_targets_allowed INTEGER NOT NULL DEFAULT 0;
+      UPDATE outbox SET private_targets_allowed = 1 WHERE team = 'local';
+
+      ALTER TABLE api_keys ADD COLUMN grants_local_team INTEGER NOT NULL DEFAULT 0;
+
+      CREATE TABLE crawl_jobs (
+        id            TEXT PRIMARY KEY,
+        team          TEXT NOT NULL,
+        url           TEXT NOT NULL,
+        status        TEXT NOT NULL CHECK (status IN ('scraping', 'completed', 'failed', 'cancelled')),
+        total         INTEGER NOT NULL DEFAULT 0,
+        completed     INTEGER NOT NULL DEFAULT 0,
+        credits_used  INTEGER NOT NULL DEFAULT 0,
+        error         TEXT,
+        created_at    TEXT NOT NULL,
+        expires_at    TEXT NOT NULL,
+        owner_pid     INTEGER
+      );
+      CREATE INDEX crawl_jobs_team ON crawl_jobs (team, created_at);
+      CREATE INDEX crawl_jobs_expires ON crawl_jobs (expires_at);
+
+      CREATE TABLE crawl_pages (
+        job_id      TEXT NOT NULL REFERENCES crawl_jobs (id) ON DELETE CASCADE,
+        position    INTEGER NOT NULL,
+        url         TEXT NOT NULL,
+        document    TEXT,
+        error       TEXT,
+        error_code  TEXT,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (job_id, position)
+      );
+    `,
+  },
 ];

@@ -1,4 +1,8 @@
-/** The scrape cache and change-tracking snapshots in the engine's database. */
+/**
+ * The scrape cache and change-tracking histories in the engine's database, each row owned by
+ * one team: a store is opened for a team and never reads another's rows. Nothing is shared
+ * between teams, not even public pages, so that no team can learn what another one scraped.
+ */
 import type { ScrapeDocument } from '../scrape/document.js';
 import type { Db } from './database.js';
 
@@ -7,33 +11,48 @@ export interface CachedDocument {
   cachedAt: number;
 }
 
-export interface ScrapeStore {
-  getCached(key: string): CachedDocument | undefined;
-  putCached(key: string, url: string, document: ScrapeDocument, at: number): void;
-  /** The last markdown seen for a URL under a change-tracking tag. */
-  getTracked(url: string, tag: string): { markdown: string; scrapedAt: number } | undefined;
-  putTracked(url: string, tag: string, markdown: string, at: number): void;
+/** Which history a change-tracking scrape belongs to: its URL, its tag and its private scope. */
+export interface TrackingKey {
+  url: string;
+  tag: string;
+  /**
+   * A hash of the request's sensitive parameters (headers, actions, profile), or '' without any:
+   * a page seen with a cookie is never compared with, or shown to, a request without it.
+   */
+  scope: string;
 }
 
-export function scrapeStore(db: Db): ScrapeStore {
-  const getCached = db.prepare<[string], { document: string; cached_at: number }>('SELECT document, cached_at FROM scrape_cache WHERE cache_key = ?');
-  const putCached = db.prepare('INSERT OR REPLACE INTO scrape_cache (cache_key, url, document, cached_at) VALUES (?, ?, ?, ?)');
-  const getTracked = db.prepare<[string, string], { markdown: string; scraped_at: number }>('SELECT markdown, scraped_at FROM tracked_pages WHERE url = ? AND tag = ?');
-  const putTracked = db.prepare('INSERT OR REPLACE INTO tracked_pages (url, tag, markdown, scraped_at) VALUES (?, ?, ?, ?)');
+export interface ScrapeStore {
+  readonly team: string;
+  getCached(key: string): CachedDocument | undefined;
+  putCached(key: string, url: string, document: ScrapeDocument, at: number): void;
+  /** The last markdown seen under a tracking key. */
+  getTracked(key: TrackingKey): { markdown: string; scrapedAt: number } | undefined;
+  putTracked(key: TrackingKey, markdown: string, at: number): void;
+}
+
+export function scrapeStore(db: Db, team: string): ScrapeStore {
+  const getCached = db.prepare<[string, string], { document: string; cached_at: number }>('SELECT document, cached_at FROM scrape_cache WHERE team = ? AND cache_key = ?');
+  const putCached = db.prepare('INSERT OR REPLACE INTO scrape_cache (team, cache_key, url, document, cached_at) VALUES (?, ?, ?, ?, ?)');
+  const getTracked = db.prepare<[string, string, string, string], { markdown: string; scraped_at: number }>(
+    'SELECT markdown, scraped_at FROM tracked_pages WHERE team = ? AND url = ? AND tag = ? AND scope = ?',
+  );
+  const putTracked = db.prepare('INSERT OR REPLACE INTO tracked_pages (team, url, tag, scope, markdown, scraped_at) VALUES (?, ?, ?, ?, ?, ?)');
   return {
+    team,
     getCached(key) {
-      const row = getCached.get(key);
+      const row = getCached.get(team, key);
       return row && { document: JSON.parse(row.document) as ScrapeDocument, cachedAt: row.cached_at };
     },
     putCached(key, url, document, at) {
-      putCached.run(key, url, JSON.stringify(document), at);
+      putCached.run(team, key, url, JSON.stringify(document), at);
     },
-    getTracked(url, tag) {
-      const row = getTracked.get(url, tag);
+    getTracked({ url, tag, scope }) {
+      const row = getTracked.get(team, url, tag, scope);
       return row && { markdown: row.markdown, scrapedAt: row.scraped_at };
     },
-    putTracked(url, tag, markdown, at) {
-      putTracked.run(url, tag, markdown, at);
+    putTracked({ url, tag, scope }, markdown, at) {
+      putTracked.run(team, url, tag, scope, markdown, at);
     },
   };
 }

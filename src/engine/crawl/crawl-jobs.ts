@@ -1,0 +1,140 @@
+/**
+ * Crawl jobs of `webwatch serve`, stored in the engine's database rather than in memory: each
+ * page is written as it is crawled, read back in pages of bounded size, and the whole job
+ * expires a day after it started (as the hosted API keeps crawl results). Every job belongs to
+ * the team that started it; another team's id reads as unknown.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/database.js';
+import { processAlive } from '../store/owner-process.js';
+import type { ScrapeDocument } from '../scrape/document.js';
+
+export type CrawlJobStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
+
+/** How long a crawl's results are kept after it started. */
+export const CRAWL_RESULTS_TTL_MS = 24 * 60 * 60 * 1000;
+/** The most bytes of documents one status answer carries; the rest is behind `next`. */
+export const CRAWL_PAGE_MAX_BYTES = 10 * 1024 * 1024;
+
+export interface CrawlJobRecord {
+  id: string;
+  team: string;
+  url: string;
+  status: CrawlJobStatus;
+  total: number;
+  completed: number;
+  creditsUsed: number;
+  error: string | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface CrawlPageError {
+  id: string;
+  timestamp: string;
+  url: string;
+  error: string;
+  code: string | null;
+}
+
+interface Row {
+  id: string;
+  team: string;
+  url: string;
+  status: CrawlJobStatus;
+  total: number;
+  completed: number;
+  credits_used: number;
+  error: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+const fromRow = (row: Row): CrawlJobRecord => ({
+  id: row.id, team: row.team, url: row.url, status: row.status, total: row.total, completed: row.completed,
+  creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at,
+});
+
+export function crawlJobStore(db: Db) {
+  const byId = db.prepare<[string, string, string], Row>('SELECT * FROM crawl_jobs WHERE team = ? AND id = ? AND expires_at > ?');
+  const insertPage = db.prepare('INSERT INTO crawl_pages (job_id, position, url, document, error, error_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const countPage = db.prepare('UPDATE crawl_jobs SET total = total + 1, completed = completed + ?, credits_used = credits_used + ? WHERE id = ? RETURNING total');
+  return {
+    start(team: string, url: string, now: Date): CrawlJobRecord {
+      const id = randomUUID();
+      const expiresAt = new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString();
+      db.prepare("INSERT INTO crawl_jobs (id, team, url, status, created_at, expires_at, owner_pid) VALUES (?, ?, ?, 'scraping', ?, ?, ?)")
+        .run(id, team, url, now.toISOString(), expiresAt, process.pid);
+      return this.get(team, id, now)!;
+    },
+
+    /** The job, unless it is unknown, another team's, or expired. */
+    get(team: string, id: string, now: Date): CrawlJobRecord | undefined {
+      const row = byId.get(team, id, now.toISOString());
+      return row && fromRow(row);
+    },
+
+    /** One crawled page (a document, or the error that stopped it), counted and stored at once. */
+    addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): void {
+      db.transaction(() => {
+        const done = 'document' in page;
+        const credits = done ? page.document.metadata.creditsUsed ?? 1 : 0;
+        const { total } = countPage.get(done ? 1 : 0, credits, jobId) as { total: number };
+        insertPage.run(jobId, total - 1, page.url, done ? JSON.stringify(page.document) : null, done ? null : page.error, done ? null : page.code, now.toISOString());
+      })();
+    },
+
+    /** Ends a running job; a job already ended (cancelled, say) keeps its status. */
+    finish(jobId: string, status: Exclude<CrawlJobStatus, 'scraping'>, error: string | null = null): void {
+      db.prepare("UPDATE crawl_jobs SET status = ?, error = ?, owner_pid = NULL WHERE id = ? AND status = 'scraping'").run(status, error, jobId);
+    },
+
+    /**
+     * Documents from position `skip` on, up to `maxBytes` of them (at least one), and the
+     * position where the next answer begins, or null when these are the last so far.
+     */
+    documents(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: ScrapeDocument[]; nextSkip: number | null } {
+      const rows = db.prepare<[string, number], { position: number; document: string }>(
+        'SELECT position, document FROM crawl_pages WHERE job_id = ? AND position >= ? AND document IS NOT NULL ORDER BY position',
+      ).iterate(jobId, skip);
+      const data: ScrapeDocument[] = [];
+      let bytes = 0;
+      for (const row of rows) {
+        if (data.length > 0 && bytes + row.document.length > maxBytes) {
+          rows.return?.();
+          return { data, nextSkip: row.position };
+        }
+        bytes += row.document.length;
+        data.push(JSON.parse(row.document) as ScrapeDocument);
+      }
+      return { data, nextSkip: null };
+    },
+
+    errors(jobId: string): CrawlPageError[] {
+      return db.prepare<[string], { position: number; url: string; error: string; error_code: string | null; created_at: string }>(
+        'SELECT position, url, error, error_code, created_at FROM crawl_pages WHERE job_id = ? AND error IS NOT NULL ORDER BY position',
+      ).all(jobId).map((row) => ({ id: `${jobId}:${row.position}`, timestamp: row.created_at, url: row.url, error: row.error, code: row.error_code }));
+    },
+
+    /** The team's crawls still running. */
+    active(team: string, now: Date): CrawlJobRecord[] {
+      return db.prepare<[string, string], Row>("SELECT * FROM crawl_jobs WHERE team = ? AND status = 'scraping' AND expires_at > ? ORDER BY created_at").all(team, now.toISOString()).map(fromRow);
+    },
+
+    /** Deletes expired jobs with their pages; returns how many. */
+    purgeExpired(now: Date): number {
+      return db.prepare('DELETE FROM crawl_jobs WHERE expires_at <= ?').run(now.toISOString()).changes;
+    },
+
+    /** Jobs whose process is gone (a crash, kill -9) can never finish: they are failed. */
+    recoverInterrupted(): number {
+      const stale = db.prepare<[], { id: string; owner_pid: number | null }>("SELECT id, owner_pid FROM crawl_jobs WHERE status = 'scraping'").all()
+        .filter((row) => row.owner_pid !== process.pid && !processAlive(row.owner_pid));
+      const fail = db.prepare("UPDATE crawl_jobs SET status = 'failed', error = 'interrupted: the process running the crawl ended before it finished', owner_pid = NULL WHERE id = ?");
+      db.transaction(() => stale.forEach((row) => fail.run(row.id)))();
+      return stale.length;
+    },
+  };
+}
+
+export type CrawlJobStore = ReturnType<typeof crawlJobStore>;
