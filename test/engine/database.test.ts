@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -24,6 +25,26 @@ describe('engine database', () => {
     const again = openDatabase(path);
     assert.equal((again.prepare('SELECT count(*) AS n FROM scrape_cache').get() as { n: number }).n, 1);
     again.close();
+  });
+
+  it('is created by several processes opening it at once, each migrating it no more than once', async () => {
+    const module = new URL('../../src/engine/store/database.js', import.meta.url).href;
+    const script = `import { openDatabase } from ${JSON.stringify(module)}; openDatabase(process.argv[1]).close();`;
+    const open = (path: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    for (let round = 0; round < 5; round++) {
+      const path = join(tempDir(), 'fresh', 'webwatch.db');
+      const results = await Promise.all(Array.from({ length: 6 }, () => open(path)));
+      for (const result of results) assert.equal(result.code, 0, result.stderr);
+      const db = openDatabase(path);
+      assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS[MIGRATIONS.length - 1]!.version);
+      db.close();
+    }
   });
 
   it('refuses a database from a newer webwatch', () => {

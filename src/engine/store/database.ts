@@ -23,8 +23,10 @@ export function databasePath(env: Readonly<Record<string, string | undefined>>):
   return join(engineHome(env), 'webwatch.db');
 }
 
+const schemaVersion = (db: Db) => db.pragma('user_version', { simple: true }) as number;
+
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = schemaVersion(db);
   const latest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
   if (current > latest) {
     throw new WebwatchError(`the engine database is at schema version ${current}, newer than this webwatch knows (${latest}); upgrade webwatch`);
@@ -32,6 +34,8 @@ export function migrate(db: Db): void {
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
     db.transaction(() => {
+      // Another process opening the same new database may have applied it while this one waited.
+      if (schemaVersion(db) >= migration.version) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
@@ -46,9 +50,10 @@ export function openDatabase(path: string): Db {
   } catch (error) {
     throw new WebwatchError(`cannot open the engine database ${path}: ${(error as Error).message}`, { cause: error });
   }
-  db.pragma('journal_mode = WAL');
-  // Another webwatch process may hold the write lock for a moment: wait rather than fail.
+  // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
+  // first: switching to WAL takes a lock too.
   db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
   // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
