@@ -101,6 +101,25 @@ describe('monitor apply', () => {
   });
 });
 
+describe('monitor apply progress', () => {
+  it('says on stderr what it has done, monitor by monitor; -q keeps it quiet and stdout is the same', async () => {
+    const { dir, ww } = workspace();
+    const first = await ww(['monitor', 'apply', '-f', dir]);
+    assert.equal(first.code, 0);
+    assert.match(first.stderr, /^\+ created News  \([0-9a-f-]{36}\)\n\+ created Pricing  \([0-9a-f-]{36}\)\nApplied: 2 created/);
+    assert.doesNotMatch(first.stdout, /created/);
+    writeFileSync(join(dir, 'pricing.yaml'), PRICING.replace('0 * * * *', '*/30 * * * *'));
+    const quiet = await ww(['monitor', 'apply', '-f', dir, '-q', '--json']);
+    assert.equal(quiet.stderr, '');
+    assert.deepEqual(JSON.parse(quiet.stdout).summary, { created: 0, updated: 1, unchanged: 1, deleted: 0 });
+    writeFileSync(join(dir, 'pricing.yaml'), PRICING);
+    const updated = await ww(['monitor', 'apply', '-f', dir, '--json']);
+    assert.match(updated.stderr, /^~ updated Pricing  \([0-9a-f-]{36}\)$/m);
+    assert.doesNotMatch(updated.stderr, /News/, 'unchanged monitors are not reported');
+    assert.equal(JSON.parse(updated.stdout).summary.updated, 1);
+  });
+});
+
 describe('monitor list, get, pause, resume, delete, create', () => {
   it('shows the resource of spec 2.6, with next run and estimated credits', async () => {
     const { dir, ww } = workspace();

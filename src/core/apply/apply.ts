@@ -32,22 +32,33 @@ export async function makePlan(backend: Backend, definitions: readonly Normalize
   return planApply(definitions, await backend.listMonitors(), prune);
 }
 
+export interface ExecuteOptions {
+  /** Told of each entry as soon as it is applied, so a caller can show what is done as it goes. */
+  onProgress?: (entry: PlanEntry) => void;
+}
+
+async function carryOut(backend: Backend, entry: PlanEntry): Promise<PlanEntry> {
+  switch (entry.action) {
+    case 'create':
+      return { ...entry, id: (await backend.createMonitor(entry.definition!)).id };
+    case 'update':
+      await backend.updateMonitor(entry.id!, { definition: entry.definition! });
+      return entry;
+    case 'delete':
+      await backend.deleteMonitor(entry.id!);
+      return entry;
+    default:
+      return entry;
+  }
+}
+
 /** Carries out a plan in order; created monitors get their ids in the returned plan. */
-export async function executePlan(backend: Backend, plan: readonly PlanEntry[]): Promise<PlanEntry[]> {
+export async function executePlan(backend: Backend, plan: readonly PlanEntry[], options: ExecuteOptions = {}): Promise<PlanEntry[]> {
   const done: PlanEntry[] = [];
   for (const entry of plan) {
-    if (entry.action === 'create') {
-      const created = await backend.createMonitor(entry.definition!);
-      done.push({ ...entry, id: created.id });
-    } else if (entry.action === 'update') {
-      await backend.updateMonitor(entry.id!, { definition: entry.definition! });
-      done.push(entry);
-    } else if (entry.action === 'delete') {
-      await backend.deleteMonitor(entry.id!);
-      done.push(entry);
-    } else {
-      done.push(entry);
-    }
+    const applied = await carryOut(backend, entry);
+    done.push(applied);
+    options.onProgress?.(applied);
   }
   return done;
 }

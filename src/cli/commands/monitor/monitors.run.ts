@@ -75,6 +75,19 @@ function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean
   );
 }
 
+const DONE = { create: 'created', update: 'updated', unchanged: 'unchanged', delete: 'deleted' } as const;
+
+/**
+ * One line on stderr per monitor as soon as it is applied, so an apply that is killed or fails
+ * half-way has said what it did. Unchanged monitors are quiet.
+ */
+function reportApplied(output: Output, entry: PlanEntry) {
+  if (entry.action === 'unchanged') return;
+  const style = output.errorStyle;
+  const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
+  output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})`));
+}
+
 const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
   plan: plan.map((entry) => ({
     action: entry.action,
@@ -113,7 +126,7 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
           return EXIT.usage;
         }
       }
-      plan = await executePlan(backend, plan);
+      plan = await executePlan(backend, plan, { onProgress: (entry) => reportApplied(output, entry) });
       applied = true;
     }
     if (output.json) output.jsonDocument(planJson(plan, applied));
