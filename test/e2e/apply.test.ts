@@ -1,4 +1,7 @@
-/** `monitor apply` as processes: the progress an apply prints as it goes (what a killed apply has done). */
+/**
+ * `monitor apply` as processes: two applies of the same files at once on one engine home, and
+ * the progress an apply prints as it goes (what a killed apply has done).
+ */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -64,6 +67,30 @@ const storedNames = (home: string) => {
 };
 
 describe('monitor apply as processes', () => {
+  it('two applies of the same 200 files at once both succeed, and the monitors are exactly the files', { timeout: 90_000 }, async () => {
+    const { dir, names } = definitionFiles(200);
+    let overlapped = 0;
+    // The race shows only when the two overlap; a few rounds make that all but certain.
+    for (let round = 0; round < 8 && overlapped < 2; round++) {
+      const home = tempDir();
+      // An existing database: two first opens serialise on the migrations and rarely overlap after.
+      openDatabase(databasePath({ WEBWATCH_HOME: home })).close();
+      const env = { WEBWATCH_HOME: home };
+      const applies = [start(['monitor', 'apply', '-f', dir, '--yes'], env), start(['monitor', 'apply', '-f', dir, '--yes'], env)];
+      const results = await Promise.all(applies.map((apply) => apply.finished));
+      for (const result of results) {
+        assert.doesNotMatch(result.stderr, /internal error/);
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stderr, /^Applied: \d+ created, 0 updated, \d+ unchanged, 0 deleted\.$/m);
+      }
+      const created = results.map((result) => Number(/Applied: (\d+) created/.exec(result.stderr)![1]));
+      assert.equal(created[0]! + created[1]!, 200, 'each monitor was created once, by one of the two');
+      if (results.some((result) => /another process created it meanwhile/.test(result.stderr))) overlapped++;
+      assert.deepEqual(storedNames(home), names);
+    }
+    assert.ok(overlapped > 0, 'the two applies never overlapped, so the race was not tested');
+  });
+
   it('prints each monitor on stderr as soon as it is created, while the rest wait', { timeout: 30_000 }, async () => {
     // A v2 API that creates three monitors, then keeps the fourth request waiting.
     const created: string[] = [];

@@ -76,16 +76,18 @@ function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean
 }
 
 const DONE = { create: 'created', update: 'updated', unchanged: 'unchanged', delete: 'deleted' } as const;
+const MEANWHILE = { created: 'another process created it meanwhile', changed: 'another process changed or deleted it meanwhile' } as const;
 
 /**
  * One line on stderr per monitor as soon as it is applied, so an apply that is killed or fails
- * half-way has said what it did. Unchanged monitors are quiet.
+ * half-way has said what it did. Unchanged monitors are quiet unless another process was involved.
  */
 function reportApplied(output: Output, entry: PlanEntry) {
-  if (entry.action === 'unchanged') return;
+  if (entry.action === 'unchanged' && !entry.meanwhile) return;
   const style = output.errorStyle;
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
-  output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})`));
+  const note = entry.meanwhile ? `: ${MEANWHILE[entry.meanwhile]}` : '';
+  output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})${note}`));
 }
 
 const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
