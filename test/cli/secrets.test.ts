@@ -1,6 +1,6 @@
 /**
- * Secrets never reach the output: a password in the API URL, whatever the command prints
- * (errors, --verbose logs, --json).
+ * Secrets never reach the output: a password in the API URL, and secret values of the
+ * configuration, whatever the command prints (errors, --verbose logs, --json).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -83,6 +83,47 @@ describe('a password in the API URL', () => {
       assert.equal(result.code, EXIT.usage);
       assert.match(result.stdout + result.stderr, /the API URL is not a valid URL/);
       assert.ok(!leaks(result, PASSWORD), result.stdout + result.stderr);
+    }
+  });
+});
+
+describe('secret values in the configuration', () => {
+  const configured = (files: Record<string, string>) => ({ cwd: writeFiles(files), env: { HOME: tempDir(), XDG_CONFIG_HOME: tempDir() } });
+
+  it('a webhookSecret of the wrong type is refused without echoing it, in any output mode', async () => {
+    const options = configured({ '.webwatchrc.yaml': 'webhookSecret: 12345678\n' });
+    for (const mode of OUTPUT_MODES) {
+      const result = await run([...mode, 'monitor', 'list'], options);
+      assert.equal(result.code, EXIT.usage);
+      assert.match(result.stdout + result.stderr, /\.webwatchrc\.yaml: webhookSecret: must be text, not a number/);
+      assert.ok(!leaks(result, '12345678'), result.stdout + result.stderr);
+    }
+  });
+
+  it('nor a password in an address, nor a value under a secret-looking name', async () => {
+    const options = configured({ '.webwatchrc.yaml': `smtp: "smtps://ops:${PASSWORD}@mail.example.com"\nserve: {port: 80808, apiToken: 99887766}\n` });
+    const result = await run(['monitor', 'list', '--json'], options);
+    assert.equal(result.code, EXIT.usage);
+    const details: string[] = JSON.parse(result.stdout).details;
+    assert.ok(details.some((line) => /smtp: must be a mapping of fields, not text$/.test(line)), details.join('\n'));
+    assert.ok(!leaks(result, PASSWORD) && !leaks(result, '99887766'), result.stdout);
+    // Values that are no secret are still quoted, which helps to find them.
+    assert.ok(details.some((line) => /serve\.port: must be at most 65535 \(got 80808\)$/.test(line)), details.join('\n'));
+  });
+
+  it('a file that does not parse is named with the position of the error, never the line', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ '.webwatchrc.yaml': `serve: {port: 8080}\nwebhookSecret: ${PASSWORD}: x\n` }, /\.webwatchrc\.yaml:2:\d+: invalid YAML: bad indentation of a mapping entry$/m],
+      [{ '.webwatchrc.json': `{\n  "webhookSecret": "${PASSWORD}" x\n}` }, /\.webwatchrc\.json:2:\d+: invalid JSON$/m],
+      [{ '.webwatchrc.json': `{"webhookSecret": ${PASSWORD}}` }, /\.webwatchrc\.json: invalid JSON$/m],
+    ];
+    for (const [files, message] of cases) {
+      for (const mode of OUTPUT_MODES) {
+        const result = await run([...mode, 'monitor', 'list'], configured(files));
+        assert.equal(result.code, EXIT.usage);
+        assert.match(mode.includes('--json') ? JSON.parse(result.stdout).error : result.stderr, message);
+        assert.ok(!leaks(result, PASSWORD), result.stdout + result.stderr);
+      }
     }
   });
 });
