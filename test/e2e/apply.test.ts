@@ -67,11 +67,13 @@ const storedNames = (home: string) => {
 };
 
 describe('monitor apply as processes', () => {
-  it('two applies of the same 200 files at once both succeed, and the monitors are exactly the files', { timeout: 90_000 }, async () => {
+  it('two applies of the same 200 files at once both succeed, and the monitors are exactly the files', { timeout: 120_000 }, async () => {
     const { dir, names } = definitionFiles(200);
     let overlapped = 0;
-    // The race shows only when the two overlap; a few rounds make that all but certain.
-    for (let round = 0; round < 8 && overlapped < 2; round++) {
+    // The race shows only when one lists the monitors before the other has created them all,
+    // about every other round here: rounds go on until it has shown twice, within bounds.
+    const deadline = Date.now() + 60_000;
+    for (let round = 0; round < 25 && overlapped < 2 && Date.now() < deadline; round++) {
       const home = tempDir();
       // An existing database: two first opens serialise on the migrations and rarely overlap after.
       openDatabase(databasePath({ WEBWATCH_HOME: home })).close();
