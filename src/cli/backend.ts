@@ -1,6 +1,7 @@
 /** The backend a command acts on: a remote v2 API when one is configured, else the local engine. */
 import type { Backend } from '../backend/backend.js';
 import { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } from '../backend/local/local-backend.js';
+import { apiUrlOf, CREDENTIALS_IGNORED, type ApiUrl } from '../config/api-url.js';
 import { checkServices, loadConfig, type Config } from '../config/config.js';
 import { readCredentials } from '../config/credentials.js';
 import { EXIT } from '../errors/exit-codes.js';
@@ -8,14 +9,17 @@ import { WebwatchError } from '../errors/webwatch-error.js';
 import type { CommandContext } from './context.js';
 import { version } from './program.js';
 
-/** The remote API to use (flags > env > saved login > config), or undefined for the local engine. */
-export function remoteSettings(context: CommandContext, config: Config): { apiUrl: string; apiKey: string | undefined } | undefined {
+/**
+ * The remote API to use (flags > env > saved login > config), or undefined for the local engine.
+ * Its address never carries a user name or password (see apiUrlOf).
+ */
+export function remoteSettings(context: CommandContext, config: Config): { apiUrl: ApiUrl; apiKey: string | undefined } | undefined {
   const { io, globals } = context;
   if (globals.local) return undefined;
   const saved = readCredentials(io.env);
   const apiUrl = globals.apiUrl ?? (io.env.WEBWATCH_API_URL || undefined) ?? saved?.apiUrl ?? config.apiUrl;
   if (!apiUrl) return undefined;
-  return { apiUrl, apiKey: globals.apiKey ?? (io.env.WEBWATCH_API_KEY || undefined) ?? saved?.apiKey };
+  return { apiUrl: apiUrlOf(apiUrl), apiKey: globals.apiKey ?? (io.env.WEBWATCH_API_KEY || undefined) ?? saved?.apiKey };
 }
 
 export async function backendFor(context: CommandContext, doing: string): Promise<Backend> {
@@ -24,12 +28,13 @@ export async function backendFor(context: CommandContext, doing: string): Promis
   const remote = remoteSettings(context, config);
   let backend: Backend;
   if (remote) {
+    if (remote.apiUrl.hadCredentials) output.info(CREDENTIALS_IGNORED);
     if (!remote.apiKey) {
-      throw new WebwatchError(`no API key for ${remote.apiUrl}`, { exitCode: EXIT.auth, suggestion: 'give --api-key, set WEBWATCH_API_KEY, or run webwatch login' });
+      throw new WebwatchError(`no API key for ${remote.apiUrl.url}`, { exitCode: EXIT.auth, suggestion: 'give --api-key, set WEBWATCH_API_KEY, or run webwatch login' });
     }
     const { remoteBackend } = await import('../backend/remote/remote-backend.js');
     backend = remoteBackend({
-      baseUrl: remote.apiUrl,
+      baseUrl: remote.apiUrl.url,
       apiKey: remote.apiKey,
       version: version(),
       ...(globals.verbose && { log: (line: string) => io.stderr.write(`${line}\n`) }),

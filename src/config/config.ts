@@ -3,7 +3,7 @@
  * project's (found by cosmiconfig from the working directory up: .webwatchrc[.yaml|.json],
  * webwatch.config.*, package.json#webwatch). Checked with zod; errors name the file.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { cosmiconfig } from 'cosmiconfig';
@@ -90,11 +90,54 @@ export function userConfigPath(env: Readonly<Record<string, string | undefined>>
   return join(base, MODULE, 'config.yaml');
 }
 
+/** Fields whose values are secrets (webhookSecret, a password, an API key or token). */
+const SECRET_FIELD = /key|secret|passw|token|credential/i;
+/** An address with a user name or password in it, like smtps://user:password@host. */
+const ADDRESS_WITH_CREDENTIALS = /:\/\/[^/\s]*@/;
+
+/** Whether an issue's value may be a secret, and so must not be quoted in the error. */
+function mayBeSecret(issue: z.core.$ZodIssue): boolean {
+  if (issue.path.some((segment) => typeof segment === 'string' && SECRET_FIELD.test(segment))) return true;
+  return typeof issue.input === 'string' && ADDRESS_WITH_CREDENTIALS.test(issue.input);
+}
+
 function checked(file: string, value: unknown): ConfigFile {
   const result = configSchema.safeParse(value ?? {}, { reportInput: true });
   if (result.success) return result.data;
-  const lines = result.error.issues.flatMap(describeIssue).map((p) => `${file}: ${formatPath(p.path)}: ${p.message}`);
+  const lines = result.error.issues
+    .flatMap((issue) => describeIssue(issue, { concealInput: mayBeSecret(issue) }))
+    .map((p) => `${file}: ${formatPath(p.path)}: ${p.message}`);
   throw new UsageError(`invalid configuration:\n${lines.join('\n')}`, { details: lines });
+}
+
+/** `line:column` of a character offset in a file, if the file can be read. */
+function lineAndColumn(file: string, offset: number): string | undefined {
+  try {
+    const before = readFileSync(file, 'utf8').slice(0, offset).split('\n');
+    return `${before.length}:${before[before.length - 1]!.length + 1}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a configuration file could not be read, in one line. The YAML and JSON parsers quote the
+ * lines around a syntax error, and such a line may hold a secret: only the position is kept.
+ */
+function unreadable(error: unknown): string {
+  const failure = error as { name?: string; filepath?: string; reason?: string; mark?: { line: number; column: number }; message?: string };
+  const file = failure.filepath ?? 'the configuration';
+  if (failure.name === 'YAMLException') {
+    const at = failure.mark ? `:${failure.mark.line + 1}:${failure.mark.column + 1}` : '';
+    return `${file}${at}: invalid YAML${failure.reason ? `: ${failure.reason}` : ''}`;
+  }
+  if (failure.name === 'JSONError') {
+    const offset = /at position (\d+)/.exec(failure.message ?? '')?.[1];
+    const at = offset === undefined ? undefined : lineAndColumn(file, Number(offset));
+    return `${file}${at ? `:${at}` : ''}: invalid JSON`;
+  }
+  const reason = (failure.message ?? String(error)).split('\n')[0] ?? '';
+  return failure.filepath ? `${failure.filepath}: ${reason}` : reason;
 }
 
 interface Layer {
@@ -107,7 +150,7 @@ async function readLayer(load: () => Promise<{ config: unknown; filepath: string
   try {
     found = await load();
   } catch (error) {
-    throw new UsageError(`cannot read the configuration: ${(error as Error).message}`);
+    throw new UsageError(`cannot read the configuration: ${unreadable(error)}`);
   }
   return found ? { file: found.filepath, config: checked(found.filepath, found.config) } : undefined;
 }

@@ -22,7 +22,16 @@ export function formatPath(path: readonly PathSegment[]): string {
   }, '');
 }
 
-function typeName(value: unknown): string {
+export interface DescribeOptions {
+  /** The value is a secret (a key, a password): say what kind of value it is, never the value. */
+  concealInput?: boolean;
+}
+
+function typeName(value: unknown, options: DescribeOptions = {}): string {
+  if (options.concealInput) {
+    if (typeof value === 'string') return 'text';
+    if (typeof value === 'number' || typeof value === 'bigint') return 'a number';
+  }
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   switch (typeof value) {
@@ -46,7 +55,7 @@ const EXPECTED: Record<string, string> = {
   null: 'null',
 };
 
-function sizeMessage(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, big: boolean): string {
+function sizeMessage(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, big: boolean, options: DescribeOptions): string {
   const limit = big ? (issue as z.core.$ZodIssueTooBig).maximum : (issue as z.core.$ZodIssueTooSmall).minimum;
   const bound = issue.inclusive === false ? (big ? 'less than' : 'more than') : big ? 'at most' : 'at least';
   const input = issue.input;
@@ -62,14 +71,14 @@ function sizeMessage(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, b
       return `must have ${bound} ${limit} items${count}`;
     }
     default: {
-      const got = typeof input === 'number' ? ` (got ${input})` : '';
+      const got = typeof input === 'number' && !options.concealInput ? ` (got ${input})` : '';
       return `must be ${bound} ${limit}${got}`;
     }
   }
 }
 
 /** One issue can stand for several problems: one per unknown key. */
-export function describeIssue(issue: z.core.$ZodIssue): Problem[] {
+export function describeIssue(issue: z.core.$ZodIssue, options: DescribeOptions = {}): Problem[] {
   const path = issue.path as PathSegment[];
   const at = (message: string, extra: PathSegment[] = []): Problem[] => [{ path: [...path, ...extra], message }];
   switch (issue.code) {
@@ -84,12 +93,12 @@ export function describeIssue(issue: z.core.$ZodIssue): Problem[] {
       if (issue.input === undefined) return at('is required');
       if (issue.message && !issue.message.startsWith('Invalid input')) return at(issue.message);
       const expected = EXPECTED[issue.expected] ?? issue.expected;
-      return at(`must be ${expected}, not ${typeName(issue.input)}`);
+      return at(`must be ${expected}, not ${typeName(issue.input, options)}`);
     }
     case 'too_big':
-      return at(sizeMessage(issue, true));
+      return at(sizeMessage(issue, true, options));
     case 'too_small':
-      return at(sizeMessage(issue, false));
+      return at(sizeMessage(issue, false, options));
     case 'invalid_value': {
       const values = issue.values.map((value) => String(value));
       if (values.length === 1) return at(`must be ${values[0]}`);
@@ -113,9 +122,9 @@ export function describeIssue(issue: z.core.$ZodIssue): Problem[] {
         i.path.length === 0 && (i.code === 'invalid_type' || (i.code === 'invalid_value' && isObject));
       const fitting = union.errors.filter((branch) => !branch.some(misfit));
       if (fitting.length === 1) {
-        return fitting[0]!.flatMap(describeIssue).map((p) => ({ path: [...path, ...p.path], message: p.message }));
+        return fitting[0]!.flatMap((branch) => describeIssue(branch, options)).map((p) => ({ path: [...path, ...p.path], message: p.message }));
       }
-      return at(`must be one of the accepted forms, not ${typeName(issue.input)}`);
+      return at(`must be one of the accepted forms, not ${typeName(issue.input, options)}`);
     }
     case 'invalid_format': {
       if (issue.message && !issue.message.startsWith('Invalid')) return at(issue.message);

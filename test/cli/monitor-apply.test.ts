@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run, type FakeIoOptions } from '../helpers/io.js';
+import { readBody, startServer } from '../helpers/server.js';
 
 const PRICING = `name: Pricing
 schedule: {cron: "0 * * * *"}
@@ -98,6 +99,57 @@ describe('monitor apply', () => {
     assert.equal(result.code, 2);
     assert.match(result.stderr, /bad\.yaml:2:18  schedule\.cron  runs more often than every 5 minutes/);
     assert.equal(JSON.parse((await ww(['monitor', 'list', '--json'])).stdout).length, 0);
+  });
+});
+
+describe('monitor apply progress and conflicts', () => {
+  it('says on stderr what it has done, monitor by monitor; -q keeps it quiet and stdout is the same', async () => {
+    const { dir, ww } = workspace();
+    const first = await ww(['monitor', 'apply', '-f', dir]);
+    assert.equal(first.code, 0);
+    assert.match(first.stderr, /^\+ created News  \([0-9a-f-]{36}\)\n\+ created Pricing  \([0-9a-f-]{36}\)\nApplied: 2 created/);
+    assert.doesNotMatch(first.stdout, /created/);
+    writeFileSync(join(dir, 'pricing.yaml'), PRICING.replace('0 * * * *', '*/30 * * * *'));
+    const quiet = await ww(['monitor', 'apply', '-f', dir, '-q', '--json']);
+    assert.equal(quiet.stderr, '');
+    assert.deepEqual(JSON.parse(quiet.stdout).summary, { created: 0, updated: 1, unchanged: 1, deleted: 0 });
+    writeFileSync(join(dir, 'pricing.yaml'), PRICING);
+    const updated = await ww(['monitor', 'apply', '-f', dir, '--json']);
+    assert.match(updated.stderr, /^~ updated Pricing  \([0-9a-f-]{36}\)$/m);
+    assert.doesNotMatch(updated.stderr, /News/, 'unchanged monitors are not reported');
+    assert.equal(JSON.parse(updated.stdout).summary.updated, 1);
+  });
+
+  it('stops with a conflict (exit 5) naming the monitor when it changes under the apply again', async (t) => {
+    // An API on which another process keeps taking the name Pricing.
+    const api = await startServer({
+      '/v2/monitor': async (request, response) => {
+        const reply = (status: number, body: unknown) => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        if (request.method === 'GET') return reply(200, { success: true, data: [] });
+        const body = JSON.parse(await readBody(request)) as { name: string };
+        if (body.name === 'Pricing') return reply(409, { success: false, error: 'Conflict', details: { name: 'Pricing', reason: 'a monitor with this name exists' } });
+        reply(200, { success: true, data: { ...body, id: '0b6f5a3e-1a1b-4c1d-9e1f-2a3b4c5d6e7f', status: 'active' } });
+      },
+    });
+    const { dir, ww } = workspace();
+    const env = { WEBWATCH_API_URL: api.url, WEBWATCH_API_KEY: 'ww_test' };
+    t.after(() => api.close());
+    const human = await ww(['monitor', 'apply', '-f', dir], { env });
+    assert.equal(human.code, 5);
+    assert.equal(human.stderr, [
+      '+ created News  (0b6f5a3e-1a1b-4c1d-9e1f-2a3b4c5d6e7f)',
+      'error: another process created monitor "Pricing" while this apply ran',
+      'hint: run the apply again: it plans from the monitors as they are then',
+      '',
+    ].join('\n'));
+    const json = await ww(['monitor', 'apply', '-f', dir, '--json'], { env });
+    assert.equal(json.code, 5);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      success: false,
+      error: 'another process created monitor "Pricing" while this apply ran',
+      code: 'APPLY_CONFLICT',
+      details: { name: 'Pricing', reason: { name: 'Pricing', reason: 'a monitor with this name exists' } },
+    });
   });
 });
 

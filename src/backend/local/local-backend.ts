@@ -5,7 +5,7 @@ import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.j
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
 import type { CheckContext } from '../../engine/monitors/run-check.js';
-import { monitorStore, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
+import { monitorStore, nameConflict, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
@@ -119,9 +119,8 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     listMonitors: async (list = {}) => openMonitors().list(team, list).map(resource),
     getMonitor: async (idOrName) => resource(existing(idOrName)),
     createMonitor: async (definition) => {
-      if (openMonitors().find(team, definition.name)) {
-        throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { name: definition.name, reason: 'a monitor with this name exists' } });
-      }
+      // The insert refuses a name taken since this look-up (by another process) with the same 409.
+      if (openMonitors().find(team, definition.name)) throw nameConflict(definition.name);
       return resource(openMonitors().insert(team, definition, options.now()));
     },
     updateMonitor: async (id, change) => {

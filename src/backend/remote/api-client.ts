@@ -4,6 +4,7 @@
  * Sleeping and randomness are injectable, so retry timing is tested without waiting.
  */
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { apiUrlOf } from '../../config/api-url.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { errorBodySchema, retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
@@ -32,8 +33,9 @@ export interface RequestOptions {
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
 
+/** The base of every request, without user name or password: it appears in logs and messages. */
 export function apiBase(url: string): string {
-  const trimmed = url.replace(/\/+$/, '');
+  const trimmed = apiUrlOf(url).url;
   return /\/v2$/.test(trimmed) ? trimmed : `${trimmed}/v2`;
 }
 

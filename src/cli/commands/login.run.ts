@@ -1,3 +1,4 @@
+import { apiUrlOf, CREDENTIALS_IGNORED } from '../../config/api-url.js';
 import { loadConfig } from '../../config/config.js';
 import { removeCredentials, saveCredentials } from '../../config/credentials.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
@@ -15,7 +16,11 @@ async function keyFrom(context: CommandContext): Promise<string> {
 export async function runLogin(context: CommandContext): Promise<ExitCode> {
   const { io, globals, output } = context;
   const config = await loadConfig(io.env, io.cwd());
-  const apiUrl = globals.apiUrl ?? (io.env.WEBWATCH_API_URL || undefined) ?? config.apiUrl;
+  const given = globals.apiUrl ?? (io.env.WEBWATCH_API_URL || undefined) ?? config.apiUrl;
+  const address = given === undefined ? undefined : apiUrlOf(given);
+  if (address?.hadCredentials) output.info(CREDENTIALS_IGNORED);
+  // Saved and shown without a user name or password: they are never sent.
+  const apiUrl = address?.url;
   const apiKey = await keyFrom(context);
   if (!apiKey) throw new UsageError('no API key given', { suggestion: 'pass --api-key, pipe the key on standard input, or type it at the prompt' });
   if (apiUrl) {

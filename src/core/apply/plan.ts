@@ -15,6 +15,13 @@ export interface PlanEntry {
   changes: FieldChange[];
   /** What create or update sends. */
   definition?: NormalizedMonitor;
+  /** The monitor as the files define it, to plan it again if it changes before it is applied. */
+  desired?: NormalizedMonitor;
+  /**
+   * Set once applied when another process had created (or changed or deleted) the monitor
+   * between the plan and its execution: the entry then says what this apply did after all.
+   */
+  meanwhile?: 'created' | 'changed';
 }
 
 /** The parts of a resource a definition file controls, in the file's terms. */
@@ -42,18 +49,21 @@ function withExistingTargetIds(desired: NormalizedMonitor, existing: NormalizedM
   };
 }
 
+/** One monitor of the files against the existing monitor of its name, if there is one. */
+export function planMonitor(definition: NormalizedMonitor, current: MonitorResource | undefined): PlanEntry {
+  const entry = { name: definition.name, desired: definition };
+  if (!current) return { ...entry, action: 'create', id: null, changes: [], definition };
+  const before = definitionOf(current);
+  const after = withExistingTargetIds(definition, before);
+  const changes = fieldChanges(before, after);
+  return changes.length === 0
+    ? { ...entry, action: 'unchanged', id: current.id, changes }
+    : { ...entry, action: 'update', id: current.id, changes, definition: after };
+}
+
 export function planApply(desired: readonly NormalizedMonitor[], existing: readonly MonitorResource[], prune: boolean): PlanEntry[] {
   const byName = new Map(existing.filter((m) => m.status !== 'deleted').map((m) => [m.name, m]));
-  const plan: PlanEntry[] = desired.map((definition) => {
-    const current = byName.get(definition.name);
-    if (!current) return { action: 'create', name: definition.name, id: null, changes: [], definition };
-    const before = definitionOf(current);
-    const after = withExistingTargetIds(definition, before);
-    const changes = fieldChanges(before, after);
-    return changes.length === 0
-      ? { action: 'unchanged', name: definition.name, id: current.id, changes }
-      : { action: 'update', name: definition.name, id: current.id, changes, definition: after };
-  });
+  const plan: PlanEntry[] = desired.map((definition) => planMonitor(definition, byName.get(definition.name)));
   if (prune) {
     const wanted = new Set(desired.map((d) => d.name));
     for (const monitor of existing) {

@@ -1,5 +1,7 @@
 /** Monitors in the engine's database, scoped to a team. */
 import { randomUUID } from 'node:crypto';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary, NormalizedMonitor } from '../../spec/monitor.js';
 import { nextRunTimes } from '../../schedule/next-runs.js';
 import type { Db } from '../store/database.js';
@@ -59,6 +61,25 @@ export function nextRunAt(definition: NormalizedMonitor, status: MonitorStatus, 
   return nextRunTimes(definition.schedule.cron, definition.schedule.timezone, 1, now)[0]?.toISOString() ?? null;
 }
 
+/** 409 Conflict: the team has a monitor (not deleted) of this name. */
+export function nameConflict(name: string, cause?: unknown): WebwatchError {
+  return new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { name, reason: 'a monitor with this name exists' }, ...(cause !== undefined && { cause }) });
+}
+
+/**
+ * Runs a write that may give a monitor a name the team already uses. A name looked up as free
+ * can be taken by another process before the write; the unique index then refuses it, and
+ * the caller gets the same 409 as for a name known to be taken.
+ */
+function claimingName<T>(name: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw nameConflict(name, error);
+    throw error;
+  }
+}
+
 export interface MonitorStore {
   list(team: string, options?: { includeDeleted?: boolean }): StoredMonitor[];
   /** By id, or by name among the monitors that are not deleted. */
@@ -91,15 +112,17 @@ export function monitorStore(db: Db): MonitorStore {
       const id = randomUUID();
       const stored = withTargetIds(definition);
       const at = now.toISOString();
-      db.prepare('INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at, next_run_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(id, team, stored.name, 'active', JSON.stringify(stored), at, at, nextRunAt(stored, 'active', now));
+      claimingName(stored.name, () =>
+        db.prepare('INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at, next_run_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+          .run(id, team, stored.name, 'active', JSON.stringify(stored), at, at, nextRunAt(stored, 'active', now)));
       return get(team, id);
     },
     update(team, id, definition, now) {
       const current = get(team, id);
       const stored = withTargetIds(definition);
-      db.prepare('UPDATE monitors SET name = ?, definition = ?, updated_at = ?, next_run_at = ? WHERE team = ? AND id = ?')
-        .run(stored.name, JSON.stringify(stored), now.toISOString(), nextRunAt(stored, current.status, now), team, id);
+      claimingName(stored.name, () =>
+        db.prepare('UPDATE monitors SET name = ?, definition = ?, updated_at = ?, next_run_at = ? WHERE team = ? AND id = ?')
+          .run(stored.name, JSON.stringify(stored), now.toISOString(), nextRunAt(stored, current.status, now), team, id));
       return get(team, id);
     },
     setStatus(team, id, status, now) {

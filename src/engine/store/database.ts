@@ -2,8 +2,11 @@
  * The engine's one SQLite database (WAL): opened lazily, migrated on open. better-sqlite3 is
  * synchronous, which suits a CLI and keeps transactions simple; it is loaded only by commands
  * that use the engine.
+ *
+ * The database holds webhook and scrape headers in plain text, so it and its companions are
+ * readable by their owner only.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -23,8 +26,10 @@ export function databasePath(env: Readonly<Record<string, string | undefined>>):
   return join(engineHome(env), 'webwatch.db');
 }
 
+const schemaVersion = (db: Db) => db.pragma('user_version', { simple: true }) as number;
+
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = schemaVersion(db);
   const latest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
   if (current > latest) {
     throw new WebwatchError(`the engine database is at schema version ${current}, newer than this webwatch knows (${latest}); upgrade webwatch`);
@@ -32,23 +37,68 @@ export function migrate(db: Db): void {
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
     db.transaction(() => {
+      // Another process opening the same new database may have applied it while this one waited.
+      if (schemaVersion(db) >= migration.version) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }
 }
 
+const OWNER_ONLY_DIRECTORY = 0o700;
+const OWNER_ONLY_FILE = 0o600;
+
+/** The database file and the files SQLite keeps beside it while it is open or after a crash. */
+const databaseFiles = (path: string) => [path, `${path}-wal`, `${path}-shm`, `${path}-journal`];
+
+/**
+ * Takes group and other permissions off the database files that exist and belong to this user
+ * (those of earlier versions were 0644). Files of another user are left to their owner.
+ */
+function restrictToOwner(path: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  for (const file of databaseFiles(path)) {
+    let mode: number;
+    try {
+      const stat = statSync(file);
+      if (stat.uid !== uid) continue;
+      mode = stat.mode & 0o777;
+    } catch {
+      continue;
+    }
+    if ((mode & 0o077) !== 0) chmodSync(file, mode & 0o700);
+  }
+}
+
+/**
+ * A missing home directory is created 0700; an existing one keeps its mode, as WEBWATCH_HOME
+ * may name a directory the user shares with other things. A missing database file is created
+ * empty and 0600 before SQLite opens it, because SQLite gives the -wal and -shm files it
+ * creates the mode of the database file.
+ */
+function prepareFiles(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: OWNER_ONLY_DIRECTORY });
+  try {
+    closeSync(openSync(path, 'wx', OWNER_ONLY_FILE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  restrictToOwner(path);
+}
+
 export function openDatabase(path: string): Db {
-  mkdirSync(dirname(path), { recursive: true });
   let db: Db;
   try {
+    prepareFiles(path);
     db = new Database(path);
   } catch (error) {
     throw new WebwatchError(`cannot open the engine database ${path}: ${(error as Error).message}`, { cause: error });
   }
-  db.pragma('journal_mode = WAL');
-  // Another webwatch process may hold the write lock for a moment: wait rather than fail.
+  // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
+  // first: switching to WAL takes a lock too.
   db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
   // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).

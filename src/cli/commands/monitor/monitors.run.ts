@@ -75,6 +75,21 @@ function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean
   );
 }
 
+const DONE = { create: 'created', update: 'updated', unchanged: 'unchanged', delete: 'deleted' } as const;
+const MEANWHILE = { created: 'another process created it meanwhile', changed: 'another process changed or deleted it meanwhile' } as const;
+
+/**
+ * One line on stderr per monitor as soon as it is applied, so an apply that is killed or fails
+ * half-way has said what it did. Unchanged monitors are quiet unless another process was involved.
+ */
+function reportApplied(output: Output, entry: PlanEntry) {
+  if (entry.action === 'unchanged' && !entry.meanwhile) return;
+  const style = output.errorStyle;
+  const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
+  const note = entry.meanwhile ? `: ${MEANWHILE[entry.meanwhile]}` : '';
+  output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})${note}`));
+}
+
 const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
   plan: plan.map((entry) => ({
     action: entry.action,
@@ -113,7 +128,7 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
           return EXIT.usage;
         }
       }
-      plan = await executePlan(backend, plan);
+      plan = await executePlan(backend, plan, { onProgress: (entry) => reportApplied(output, entry) });
       applied = true;
     }
     if (output.json) output.jsonDocument(planJson(plan, applied));
