@@ -19,7 +19,7 @@ import type { Db } from '../engine/store/database.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
-import { ERROR_MESSAGES } from '../spec/errors.js';
+import { ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
 import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../spec/monitor.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
@@ -94,11 +94,6 @@ const MAX_PATH_PARAM_LENGTH = 256;
 const CRAWL_NOT_FOUND = 'no crawl job with this id for this key\'s team (crawl results are kept for 24 hours)';
 export const LOCAL_TEAM_REFUSED = 'keys of team "local" reach the command line\'s own monitors and are refused unless created with --allow-local-team';
 
-/** Codes of failures of the target site (DNS, connection, TLS, redirects, size): 502, with the code. */
-const TARGET_FAILURES = new Set([
-  'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_CONNECTION_FAILED', 'SCRAPE_TLS_ERROR', 'SCRAPE_FETCH_FAILED', 'SCRAPE_REDIRECT_LOOP',
-  'SCRAPE_TOO_MANY_REDIRECTS', 'SCRAPE_RESPONSE_TOO_LARGE', 'SCRAPE_DECODING_ERROR',
-]);
 
 /** A crawl page's failure as stored: its message and code. */
 function failureOf(error: unknown): { error: string; code: string | null } {
@@ -270,7 +265,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     if (error instanceof WebwatchError && error.status !== undefined) {
       return reply.code(error.status).send(errorBody(error.message, error.details, error.code));
     }
-    if (error instanceof WebwatchError && error.code && TARGET_FAILURES.has(error.code)) {
+    if (error instanceof WebwatchError && error.code && TARGET_FAILURE_CODES.has(error.code)) {
       // The target site failed, not the server: the code and message say how.
       return reply.code(502).send(errorBody(error.message, undefined, error.code));
     }

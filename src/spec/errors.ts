@@ -41,6 +41,18 @@ export const ERROR_MESSAGES = {
 /** Statuses a client retries with backoff (spec §7.2, §7.5). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
+/**
+ * Failures of the target site rather than of the server (webwatch serve answers them 502 with
+ * the code). Those of `TARGET_FAILURES_NOT_RETRIED` will not change by asking again.
+ */
+export const TARGET_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_CONNECTION_FAILED', 'SCRAPE_TLS_ERROR', 'SCRAPE_FETCH_FAILED', 'SCRAPE_REDIRECT_LOOP',
+  'SCRAPE_TOO_MANY_REDIRECTS', 'SCRAPE_RESPONSE_TOO_LARGE', 'SCRAPE_DECODING_ERROR',
+]);
+export const TARGET_FAILURES_NOT_RETRIED: ReadonlySet<string> = new Set([
+  'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_TLS_ERROR', 'SCRAPE_REDIRECT_LOOP', 'SCRAPE_TOO_MANY_REDIRECTS', 'SCRAPE_RESPONSE_TOO_LARGE', 'SCRAPE_DECODING_ERROR',
+]);
+
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
 export function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;

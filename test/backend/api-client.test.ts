@@ -92,6 +92,18 @@ describe('ApiClient', () => {
     await api.close();
   });
 
+  it('retries a 502 from a target that failed for now, not one that failed for good', async () => {
+    const { api, sleeps } = client();
+    script = [json(502, { success: false, error: 'connection refused by example.com', code: 'SCRAPE_CONNECTION_FAILED' }), json(200, { fine: true })];
+    assert.deepEqual(await api.request('POST', '/scrape', { body: {} }), { fine: true });
+    assert.equal(sleeps.length, 1);
+    server.requests.length = 0;
+    script = [json(502, { success: false, error: 'could not resolve host nosuch.invalid', code: 'SCRAPE_DNS_RESOLUTION_ERROR' })];
+    await assert.rejects(api.request('POST', '/scrape', { body: {} }), (e: WebwatchError) => e.code === 'SCRAPE_DNS_RESOLUTION_ERROR' && /nosuch\.invalid/.test(e.message));
+    assert.equal(server.requests.length, 1, 'an unknown host is not asked again');
+    await api.close();
+  });
+
   it('reads error bodies without success, and tells non-JSON ones apart', async () => {
     const { api } = client();
     script = [json(402, { error: 'Payment Required: Insufficient credits', code: 'NO_CREDITS' })];

@@ -33,7 +33,7 @@ describe('engine database', () => {
     const previous = process.umask(0o022);
     try {
       const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
-      db.prepare('INSERT INTO scrape_cache VALUES (?, ?, ?, ?)').run('k', 'https://x', '{"headers":{"Cookie":"secret"}}', 1);
+      db.prepare('INSERT INTO scrape_cache VALUES (?, ?, ?, ?, ?)').run('local', 'k', 'https://x', '{"headers":{"Cookie":"secret"}}', 1);
       const mode = (file: string) => statSync(join(home, file)).mode & 0o777;
       assert.equal(statSync(home).mode & 0o777, 0o700);
       assert.equal(mode('webwatch.db'), 0o600);

@@ -7,7 +7,7 @@ import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici'
 import { apiUrlOf } from '../../config/api-url.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
-import { errorBodySchema, retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
+import { errorBodySchema, retryAfterSeconds, RETRYABLE_STATUSES, TARGET_FAILURES_NOT_RETRIED } from '../../spec/errors.js';
 
 export const RETRY = { maxAttempts: 5, capSeconds: 30 } as const;
 export const TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 300_000 } as const;
@@ -76,6 +76,16 @@ function apiError(status: number, text: string): WebwatchError {
   });
 }
 
+/** Retry decisions follow the error, not the status alone (spec §7.2): an unknown host stays unknown. */
+function targetFailedForGood(text: string): boolean {
+  try {
+    const code = (JSON.parse(text) as { code?: unknown }).code;
+    return typeof code === 'string' && TARGET_FAILURES_NOT_RETRIED.has(code);
+  } catch {
+    return false;
+  }
+}
+
 export class ApiClient {
   readonly base: string;
   private readonly dispatcher: Dispatcher;
@@ -133,7 +143,7 @@ export class ApiClient {
           throw new WebwatchError(`the API answered HTTP ${status} with malformed JSON`, { code: 'MALFORMED_RESPONSE', details: { body: text.slice(0, 200) } });
         }
       }
-      if (!RETRYABLE_STATUSES.has(status) || attempt >= RETRY.maxAttempts) throw apiError(status, text);
+      if (!RETRYABLE_STATUSES.has(status) || attempt >= RETRY.maxAttempts || targetFailedForGood(text)) throw apiError(status, text);
       const wait = retryDelayMs(attempt, retryAfter, this.random);
       log?.(`   ${status} is retryable: waiting ${seconds(wait)}${retryAfter !== undefined ? ' (Retry-After)' : ''}`);
       await this.sleep(wait);
