@@ -9,6 +9,9 @@ import type { MonitorResource } from '../engine/monitors/resource.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
+import type { AgentRequestInput } from '../spec/agent.js';
+import type { TraceEvent } from '../engine/agent/trace.js';
+import type { AgentListItem, AgentStatusDocument } from '../engine/agent/wire.js';
 
 export interface Backend {
   /** Which engine this is, for the one-line notice on a terminal. */
@@ -34,5 +37,14 @@ export interface Backend {
   listChecks(idOrName: string): Promise<CheckRecord[]>;
   /** A check with its page results, optionally only those of one status. */
   getCheck(idOrName: string, checkId: string, status?: PageStatus): Promise<CheckRecord & { pages: PageResult[] }>;
+  /** Starts an agent job; it runs on the API, or in this process on the local engine. */
+  startAgent(request: AgentRequestInput): Promise<{ id: string }>;
+  getAgent(id: string): Promise<AgentStatusDocument>;
+  /** Newest first; `before` (ms) pages back. */
+  listAgents(options?: { before?: number }): Promise<{ agents: AgentListItem[]; next?: string }>;
+  /** The job's trace events after `since` (a producerSequence), in order. */
+  agentTrace(id: string, since?: number): Promise<{ events: TraceEvent[]; creditsUsed?: number }>;
+  agentSnapshot(id: string, snapshotId: string): Promise<string>;
+  cancelAgent(id: string): Promise<void>;
   close(): Promise<void>;
 }

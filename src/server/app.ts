@@ -24,6 +24,7 @@ import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../sp
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { refusePrivateHosts, targetUrls } from './target-hosts.js';
+import { agentRoutes } from './routes/agents.js';
 import { formatPath, monitorSchemas, validateCrawlOptions, validateMonitorRequest, validateScrapeOptions, type Problem } from '../spec/schemas.js';
 
 /** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
@@ -460,6 +461,12 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     rest.searchParams.set('limit', String(count));
     const next = count > 0 && from + count < check.pages.length ? rest.href : null;
     return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), next } };
+  });
+
+  agentRoutes(app, {
+    backendOf: (team) => backendOf(team),
+    tooBusy,
+    runInBackground: (request, reply, work) => track(limited(request, reply, work)),
   });
 
   scheduler?.tick();

@@ -12,6 +12,11 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
 import type { SearchSettings } from '../../config/config.js';
 import { searchProvider } from '../../engine/search/providers.js';
+import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
+import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
+
+/** Agent jobs listed at once. */
+const AGENT_LIST_PAGE = 50;
 
 /** The embedded engine has one team; `serve` gives each key's team its own. */
 export const LOCAL_TEAM = 'local';
@@ -45,6 +50,8 @@ export interface LocalBackendOptions {
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
 
 export interface LocalBackend extends Backend {
+  /** The team's agent jobs on this engine (serve answers the agent routes with them). */
+  agents(): Promise<AgentJobs>;
   /** Starts a check and returns at once with the running check; `done` settles when it ends. */
   startRun(idOrName: string): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }>;
   /** Runs the scheduled check of a slot the scheduler claimed. */
@@ -105,6 +112,15 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     });
   }
 
+  let agentJobs: AgentJobs | undefined;
+  const agents = async () => {
+    if (!agentJobs) {
+      const { agentJobs: jobsOf } = await import('../../engine/agent/agent-jobs.js');
+      agentJobs = jobsOf({ db: openDb(), team, now: options.now, scrape: contextFor(), ...(llm && { llm }), ...(search && { search }) });
+    }
+    return agentJobs;
+  };
+
   async function startRun(idOrName: string) {
     const monitor = alive(idOrName);
     if (monitor.status === 'paused') {
@@ -154,7 +170,25 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       return { ...check, pages: checks.pages(check.id, status) };
     },
     deleteMonitor: async (id) => resource(openMonitors().setStatus(team, alive(id).id, 'deleted', options.now())),
+    agents,
+    startAgent: async (request) => ({ id: (await (await agents()).start(request)).job.id }),
+    getAgent: async (id) => agentStatusDocument((await agents()).get(id)),
+    listAgents: async (list = {}) => {
+      const jobs = (await agents()).list({ limit: AGENT_LIST_PAGE, ...(list.before !== undefined && { before: list.before }) });
+      const last = jobs.length === AGENT_LIST_PAGE ? jobs[jobs.length - 1] : undefined;
+      return { agents: jobs.map(agentListItem), ...(last && { next: `?before=${Date.parse(last.createdAt)}` }) };
+    },
+    agentTrace: async (id, since) => {
+      const { job, events } = (await agents()).trace(id, since);
+      return { events, creditsUsed: job.creditsUsed };
+    },
+    agentSnapshot: async (id, snapshotId) => (await agents()).snapshot(id, snapshotId),
+    cancelAgent: async (id) => {
+      (await agents()).cancel(id);
+    },
     close: async () => {
+      // Agent runs of this process end before the database closes.
+      if (agentJobs) await Promise.allSettled(agentJobs.running());
       if (!options.db) db?.close();
       db = undefined;
       store = undefined;

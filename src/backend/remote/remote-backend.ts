@@ -7,6 +7,8 @@ import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf } from '../../spec/monitor.js';
 import type { Backend } from '../backend.js';
+import type { TraceEvent } from '../../engine/agent/trace.js';
+import type { AgentListItem, AgentStatusDocument } from '../../engine/agent/wire.js';
 import { ApiClient, type ApiClientOptions } from './api-client.js';
 
 /** How often a waiting command asks about a running check or crawl. */
@@ -21,11 +23,19 @@ interface Envelope<T> {
 
 interface CrawlStatus {
   status: string;
+  next?: string | null;
   total?: number;
   completed?: number;
   data?: ScrapeDocument[];
   error?: string;
 }
+
+interface AgentResponse {
+  success?: boolean;
+  id: string;
+}
+
+const agentPath = (id: string) => `/agent/${encodeURIComponent(id)}`;
 
 const finished = (check: CheckRecord) => check.status !== 'queued' && check.status !== 'running';
 
@@ -66,10 +76,12 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
       const started = await client.request<{ id: string }>('POST', '/crawl', { body: { url, ...crawlOptions, scrapeOptions } });
       let seen = 0;
       for (;;) {
-        const status = await client.request<CrawlStatus>('GET', `/crawl/${encodeURIComponent(started.id)}`);
+        // Documents from the first one not yet seen: a large crawl's answers are paged (`next`).
+        const status = await client.request<CrawlStatus>('GET', `/crawl/${encodeURIComponent(started.id)}`, { query: { skip: seen } });
         const documents = status.data ?? [];
-        for (const document of documents.slice(seen)) await onPage({ url: document.metadata?.url ?? document.metadata?.sourceURL ?? url, depth: 0, document });
-        seen = documents.length;
+        for (const document of documents) await onPage({ url: document.metadata?.url ?? document.metadata?.sourceURL ?? url, depth: 0, document });
+        seen += documents.length;
+        if (status.next) continue;
         if (status.status === 'failed') throw new WebwatchError(`the crawl failed: ${status.error ?? 'no reason given'}`);
         if (status.status === 'completed') return { pages: seen, errors: Math.max(0, (status.total ?? seen) - seen), skippedByRobots: 0 };
         await sleep(POLL_INTERVAL_MS);
@@ -98,6 +110,30 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     },
     listChecks: async (idOrName) => data<CheckRecord[]>('GET', `${path(await idOf(idOrName))}/checks`),
     getCheck,
+
+    startAgent: async (request) => {
+      // Never sent twice: a POST that may have reached the API is not retried (api-client).
+      const started = await client.request<AgentResponse>('POST', '/agent', { body: request });
+      return { id: started.id };
+    },
+    getAgent: async (id) => client.request<AgentStatusDocument>('GET', agentPath(id)),
+    listAgents: async (list = {}) => {
+      const answer = await client.request<{ agents?: AgentListItem[]; next?: string }>('GET', '/agent', { query: { before: list.before } });
+      return { agents: answer.agents ?? [], ...(answer.next && { next: answer.next }) };
+    },
+    agentTrace: async (id, since = 0) => {
+      // The trace route answers every event (spec §4.2 bodies may lack `success`); the rest is ours to drop.
+      const answer = await client.request<{ events?: TraceEvent[]; creditsUsed?: number }>('GET', `${agentPath(id)}/trace`);
+      const events = (answer.events ?? []).filter((event) => event.producerSequence > since).sort((a, b) => a.producerSequence - b.producerSequence);
+      return { events, ...(answer.creditsUsed !== undefined && { creditsUsed: answer.creditsUsed }) };
+    },
+    agentSnapshot: async (id, snapshotId) => {
+      const answer = await client.request<{ snapshot?: unknown }>('GET', `${agentPath(id)}/snapshots/${encodeURIComponent(snapshotId)}`);
+      return typeof answer.snapshot === 'string' ? answer.snapshot : JSON.stringify(answer.snapshot ?? null);
+    },
+    cancelAgent: async (id) => {
+      await client.request('DELETE', agentPath(id));
+    },
     close: () => client.close(),
   };
 }

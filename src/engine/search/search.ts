@@ -16,7 +16,8 @@ export interface SearchResult {
 
 export interface SearchProvider {
   readonly name: string;
-  search(query: string, options: { window: SearchWindow; limit: number }): Promise<SearchResult[]>;
+  /** Results published within `window`, or of any time without one (the agent's searches). */
+  search(query: string, options: { window?: SearchWindow; limit: number }): Promise<SearchResult[]>;
 }
 
 export type SearchWindow = '5m' | '15m' | '1h' | '6h' | '24h' | '7d';
@@ -50,7 +51,7 @@ export function searxngProvider(baseUrl: string): SearchProvider {
       url.searchParams.set('q', query);
       url.searchParams.set('format', 'json');
       // SearXNG's coarsest filter that still covers the window; finer windows are cut here.
-      url.searchParams.set('time_range', window === '7d' ? 'week' : 'day');
+      if (window) url.searchParams.set('time_range', window === '7d' ? 'week' : 'day');
       const body = (await getJson(url)) as { results?: { url?: string; title?: string; content?: string; publishedDate?: string | null }[] };
       return (body.results ?? []).filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.content ?? '', publishedAt: isoOrNull(r.publishedDate) }));
     },
@@ -65,7 +66,7 @@ export function v2SearchProvider(apiUrl: string, apiKey: string | undefined): Se
     async search(query, { window, limit }) {
       const base = apiUrl.replace(/\/+$/, '');
       const url = new URL(`${/\/v2$/.test(base) ? base : `${base}/v2`}/search`);
-      const body = (await getJson(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) }, body: JSON.stringify({ query, limit, tbs: tbs[window] }) })) as {
+      const body = (await getJson(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) }, body: JSON.stringify({ query, limit, ...(window && { tbs: tbs[window] }) }) })) as {
         data?: { web?: { url?: string; title?: string; description?: string; date?: string }[] } | { url?: string; title?: string; description?: string }[];
       };
       const items = Array.isArray(body.data) ? body.data : body.data?.web ?? [];

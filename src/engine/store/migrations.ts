@@ -219,4 +219,46 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       );
     `,
   },
+  {
+    version: 8,
+    description: 'agent jobs, their trace events and their artifact snapshots',
+    sql: `
+      CREATE TABLE agent_jobs (
+        id                   TEXT PRIMARY KEY,
+        team                 TEXT NOT NULL,
+        prompt               TEXT NOT NULL,
+        request              TEXT NOT NULL,
+        status               TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'failed')),
+        outcome              TEXT CHECK (outcome IN ('succeeded', 'failed', 'cancelled', 'refused', 'credit_limit_reached')),
+        error                TEXT,
+        data                 TEXT,
+        credits_used         INTEGER NOT NULL DEFAULT 0,
+        model                TEXT,
+        cancel_requested_at  TEXT,
+        created_at           TEXT NOT NULL,
+        finished_at          TEXT,
+        expires_at           TEXT NOT NULL,
+        owner_pid            INTEGER
+      );
+      CREATE INDEX agent_jobs_team ON agent_jobs (team, created_at);
+      CREATE INDEX agent_jobs_expires ON agent_jobs (expires_at);
+
+      CREATE TABLE agent_events (
+        job_id    TEXT NOT NULL REFERENCES agent_jobs (id) ON DELETE CASCADE,
+        team      TEXT NOT NULL,
+        sequence  INTEGER NOT NULL,
+        event     TEXT NOT NULL,
+        PRIMARY KEY (job_id, sequence)
+      );
+
+      CREATE TABLE agent_snapshots (
+        job_id       TEXT NOT NULL REFERENCES agent_jobs (id) ON DELETE CASCADE,
+        team         TEXT NOT NULL,
+        snapshot_id  TEXT NOT NULL,
+        content      TEXT NOT NULL,
+        created_at   TEXT NOT NULL,
+        PRIMARY KEY (job_id, snapshot_id)
+      );
+    `,
+  },
 ];

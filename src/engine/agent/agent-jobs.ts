@@ -1,0 +1,112 @@
+/**
+ * Agent jobs of one team on the local engine: start (the request and its JSON Schema checked,
+ * the job recorded, the run started in this process), status, list, trace, snapshot and
+ * cancel, with the messages of spec §7.3. Used by the command line's local backend and by
+ * `webwatch serve`.
+ */
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import type { AgentRequestInput } from '../../spec/agent.js';
+import type { LlmSettings } from '../llm/chat.js';
+import type { ScrapeContext } from '../scrape/scrape.js';
+import type { SearchProvider } from '../search/search.js';
+import type { Db } from '../store/database.js';
+import { agentStore, type AgentJob, type AgentRequest } from './agent-store.js';
+import type { ResultValidator } from './run-agent.js';
+import type { TraceEvent } from './trace.js';
+
+export const MODEL_NOT_CONFIGURED = 'no model is configured for agent jobs: set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
+
+export interface AgentJobsOptions {
+  db: Db;
+  team: string;
+  now(): Date;
+  llm?: LlmSettings;
+  /** How the agent's scrapes run: the backend's context (its team's cache, its network rule). */
+  scrape: ScrapeContext;
+  search?: SearchProvider;
+}
+
+const notFound = (id: string) => new WebwatchError(ERROR_MESSAGES.agentNotFound, { status: 404, details: { id } });
+
+/** Compiles the caller's JSON Schema (422 when it is not one) into a validator of results. */
+async function resultValidator(schema: Record<string, unknown>): Promise<ResultValidator> {
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  // Draft 2020-12 reads most draft-07 schemas the same; the declared draft is not enforced.
+  const { $schema: _declared, ...body } = schema;
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  let validate: ReturnType<typeof ajv.compile>;
+  try {
+    validate = ajv.compile(body);
+  } catch (error) {
+    throw new WebwatchError(ERROR_MESSAGES.unprocessable, { status: 422, details: [{ path: 'schema', message: `is not a valid JSON Schema: ${(error as Error).message}` }] });
+  }
+  return (value) => (validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(the result)'} ${e.message ?? 'is invalid'}`));
+}
+
+export function agentJobs(options: AgentJobsOptions) {
+  const store = agentStore(options.db);
+  const { team } = options;
+  const running = new Set<Promise<void>>();
+
+  const job = (id: string) => store.get(team, id) ?? (() => { throw notFound(id); })();
+
+  return {
+    /** Records the job and starts its run in this process; `done` settles when the run ends. */
+    async start(input: AgentRequestInput): Promise<{ job: AgentJob; done: Promise<void> }> {
+      if (!options.llm) {
+        throw new WebwatchError(ERROR_MESSAGES.agentPassthroughFailed, { status: 500, code: 'AGENT_MODEL_NOT_CONFIGURED', details: { reason: MODEL_NOT_CONFIGURED }, suggestion: 'set llm.baseUrl and llm.model in the config (see "Agent jobs" in the README)' });
+      }
+      const validate = input.schema ? await resultValidator(input.schema) : undefined;
+      const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
+      const model = await chatModel(options.llm);
+      store.recoverInterrupted(options.now());
+      store.purgeExpired(options.now());
+      const request: AgentRequest = {
+        prompt: input.prompt,
+        ...(input.urls && { urls: input.urls }),
+        ...(input.schema && { schema: input.schema }),
+        ...(input.maxCredits !== undefined && { maxCredits: input.maxCredits }),
+        ...(input.effort && { effort: input.effort }),
+        ...(input.strictConstrainToURLs !== undefined && { strictConstrainToURLs: input.strictConstrainToURLs }),
+        ...(input.origin && { origin: input.origin }),
+        ...(input.integration && { integration: input.integration }),
+      };
+      const created = store.create(team, request, options.llm.model, options.now());
+      const done = runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, ...(validate && { validate }) }, created);
+      const tracked = done.finally(() => running.delete(tracked));
+      running.add(tracked);
+      return { job: created, done: tracked };
+    },
+
+    get: (id: string): AgentJob => job(id),
+
+    list: (listOptions: { before?: number; limit: number }) => store.list(team, listOptions),
+
+    trace(id: string, since = 0): { job: AgentJob; events: TraceEvent[] } {
+      const found = job(id);
+      return { job: found, events: store.events(team, found.id, since) };
+    },
+
+    snapshot(id: string, snapshotId: string): string {
+      const found = job(id);
+      const content = store.snapshot(team, found.id, snapshotId);
+      if (content === undefined) throw new WebwatchError(ERROR_MESSAGES.agentSnapshotNotFound, { status: 404, details: { id, snapshotId } });
+      return content;
+    },
+
+    /** Spec §3.2: a running job is asked to stop; 409 when it has ended or is already stopping. */
+    cancel(id: string): AgentJob {
+      const found = job(id);
+      const answer = store.requestCancel(found, options.now());
+      if (answer === 'finished') throw new WebwatchError(ERROR_MESSAGES.agentAlreadyFinished, { status: 409, details: { id } });
+      if (answer === 'cancelled') throw new WebwatchError(ERROR_MESSAGES.agentAlreadyCancelled, { status: 409, details: { id } });
+      return job(id);
+    },
+
+    /** Runs started here that have not ended. */
+    running: (): Promise<void>[] => [...running],
+  };
+}
+
+export type AgentJobs = ReturnType<typeof agentJobs>;

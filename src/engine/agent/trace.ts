@@ -1,0 +1,67 @@
+/**
+ * Agent trace events in the canonical schema v1 that the hosted SDK types (`AgentTraceEvent`):
+ * every event carries its schema version, id, run, time, producer sequence and the agent that
+ * produced it. The store assigns `producerSequence`, gapless per run.
+ */
+
+export type AgentRole = 'orchestrator' | 'subagent' | 'browser' | 'system';
+
+export interface AgentIdentity {
+  id: string;
+  role: AgentRole;
+  name: string;
+  parentId?: string;
+}
+
+/** Trace error codes of spec §7.4. */
+export type TraceErrorCode = 'cancelled' | 'credit_limit_reached' | 'parent_finished' | 'refused' | 'internal';
+
+export interface TraceError {
+  code: TraceErrorCode;
+  source: 'agent' | 'tool' | 'billing' | 'system';
+  retryable: boolean;
+  message: string;
+}
+
+export type RunOutcome = 'succeeded' | 'failed' | 'cancelled' | 'refused' | 'credit_limit_reached';
+
+export interface ArtifactChange {
+  kind: 'json' | 'markdown' | 'html' | 'screenshot' | 'text';
+  artifactId: string;
+  path?: string;
+  snapshotId: string;
+  change: 'init' | 'partial' | 'append' | 'modify' | 'update';
+  changedFields?: string[];
+  itemCount?: number;
+  sourceToolCallId?: string;
+}
+
+/** What a producer records: the store adds the envelope (ids, time, sequence). */
+export type TraceEventBody =
+  | { type: 'run.started' }
+  | { type: 'run.cancel_requested'; reason: 'user' }
+  | { type: 'run.finished'; outcome: RunOutcome; error: TraceError | null }
+  | { type: 'agent.started' }
+  | { type: 'agent.finished'; outcome: Exclude<RunOutcome, 'credit_limit_reached'>; durationMs: number; error: TraceError | null }
+  | { type: 'progress.reported'; phase: 'planning' | 'working' | 'finalizing'; message: string }
+  | { type: 'reasoning.summary'; text: string }
+  | { type: 'tool_call.started'; toolCallId: string; toolName: string; parameters: unknown }
+  | { type: 'tool_call.finished'; toolCallId: string; toolName: string; result: unknown }
+  | { type: 'artifact.updated'; artifact: ArtifactChange }
+  | { type: 'error.occurred'; error: TraceError };
+
+export type TraceEvent = TraceEventBody & {
+  schemaVersion: 1;
+  eventId: string;
+  runId: string;
+  occurredAt: string;
+  producerSequence: number;
+  agent: AgentIdentity;
+};
+
+/** Whether a trace error is worth retrying (spec §6.2: read like the retryable column of §7). */
+export const RETRYABLE_TRACE_CODES: ReadonlySet<TraceErrorCode> = new Set(['internal']);
+
+export function traceError(code: TraceErrorCode, message: string, source: TraceError['source'] = 'system'): TraceError {
+  return { code, source, retryable: RETRYABLE_TRACE_CODES.has(code), message };
+}

@@ -1,0 +1,75 @@
+/**
+ * The agent routes of `webwatch serve` (spec §4.2, shapes as the hosted SDK types them): jobs
+ * run in the background as one of the key's concurrent jobs, belong to the key's team, and
+ * answer with the messages of spec §7.3 to the letter.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LocalBackend } from '../../backend/local/local-backend.js';
+import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { isJobId, validateAgentRequest } from '../../spec/agent.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { formatPath } from '../../spec/issues.js';
+
+const LIST_PAGE = 50;
+
+export interface AgentRouteDeps {
+  backendOf(team: string): LocalBackend;
+  /** Answers 429 (and returns true) when the key runs all it may at once. */
+  tooBusy(request: FastifyRequest, reply: FastifyReply): boolean;
+  /** Runs `work` as one of the key's concurrent jobs, kept until the server drains. */
+  runInBackground(request: FastifyRequest, reply: FastifyReply, work: () => Promise<unknown>): void;
+}
+
+type JobRequest = FastifyRequest<{ Params: { id: string } }>;
+
+function jobId(request: JobRequest): string {
+  if (!isJobId(request.params.id)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidJobId, { status: 400 });
+  return request.params.id;
+}
+
+export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
+  const jobs = (request: FastifyRequest) => deps.backendOf(request.team).agents();
+
+  app.post('/v2/agent', async (request, reply) => {
+    const validation = validateAgentRequest(request.body ?? {});
+    if (!validation.ok) {
+      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
+    }
+    if (deps.tooBusy(request, reply)) return reply;
+    const { job, done } = await (await jobs(request)).start(validation.value);
+    deps.runInBackground(request, reply, () => done);
+    return { success: true, id: job.id };
+  });
+
+  app.get<{ Querystring: { before?: string } }>('/v2/agent', async (request) => {
+    const before = request.query.before === undefined ? undefined : Number(request.query.before);
+    if (before !== undefined && !Number.isFinite(before)) {
+      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'before', message: 'must be a time in milliseconds since 1970' }] });
+    }
+    const list = (await jobs(request)).list({ limit: LIST_PAGE, ...(before !== undefined && { before }) });
+    const last = list.length === LIST_PAGE ? list[list.length - 1] : undefined;
+    const next = last && new URL(`${request.protocol}://${request.host}/v2/agent?before=${Date.parse(last.createdAt)}`).href;
+    return { success: true, agents: list.map(agentListItem), ...(next && { next }) };
+  });
+
+  app.get<{ Params: { id: string } }>('/v2/agent/:id', async (request) => agentStatusDocument((await jobs(request)).get(jobId(request))));
+
+  app.get<{ Params: { id: string }; Querystring: { since?: string } }>('/v2/agent/:id/trace', async (request) => {
+    const id = jobId(request);
+    const since = Math.max(0, Number(request.query.since ?? 0) || 0);
+    const { job, events } = (await jobs(request)).trace(id, since);
+    return { success: true, id, events, creditsUsed: job.creditsUsed };
+  });
+
+  app.get<{ Params: { id: string; snapshotId: string } }>('/v2/agent/:id/snapshots/:snapshotId', async (request) => {
+    const id = jobId(request);
+    if (!isJobId(request.params.snapshotId)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidSnapshotId, { status: 400 });
+    return { success: true, id, snapshotId: request.params.snapshotId, snapshot: (await jobs(request)).snapshot(id, request.params.snapshotId) };
+  });
+
+  app.delete<{ Params: { id: string } }>('/v2/agent/:id', async (request) => {
+    (await jobs(request)).cancel(jobId(request));
+    return { success: true };
+  });
+}

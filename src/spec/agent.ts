@@ -1,0 +1,36 @@
+/**
+ * The agent job request (POST /v2/agent), as the hosted SDK sends it (`prepareAgentPayload`):
+ * a prompt, optional URLs, an optional JSON Schema for the result, a credit bound and an
+ * effort. Fields the local engine does not use (model, webhook, threadId, ...) are accepted
+ * and ignored, as the wire ignores unknown keys.
+ */
+import { z } from 'zod';
+import { describeIssue, type Problem } from './issues.js';
+import { httpUrl } from './fields.js';
+import { QUESTION_MAX_LENGTH } from './limits.js';
+
+/** URLs an agent job may start from: webwatch's bound. */
+export const AGENT_URLS_MAX = 100;
+
+export const AGENT_EFFORTS = ['low', 'medium', 'high'] as const;
+
+const agentRequestSchema = z.looseObject({
+  prompt: z.string().min(1).max(QUESTION_MAX_LENGTH),
+  urls: z.array(httpUrl()).max(AGENT_URLS_MAX).optional(),
+  schema: z.record(z.string(), z.unknown()).optional(),
+  maxCredits: z.number().int().min(1).optional(),
+  effort: z.enum(AGENT_EFFORTS).optional(),
+  strictConstrainToURLs: z.boolean().optional(),
+  origin: z.string().max(256).optional(),
+  integration: z.string().max(256).optional(),
+});
+
+export type AgentRequestInput = z.infer<typeof agentRequestSchema>;
+
+export function validateAgentRequest(input: unknown): { ok: true; value: AgentRequestInput } | { ok: false; problems: Problem[] } {
+  const result = agentRequestSchema.safeParse(input, { reportInput: true });
+  return result.success ? { ok: true, value: result.data } : { ok: false, problems: result.error.issues.flatMap((issue) => describeIssue(issue)) };
+}
+
+/** Job ids are UUIDs (spec §7.3). */
+export const isJobId = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
