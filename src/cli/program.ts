@@ -8,6 +8,7 @@ import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
 import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
+import { agentCommand } from './commands/agent.js';
 import { loginCommand, logoutCommand } from './commands/login.js';
 import type { Runtime } from './context.js';
 
@@ -34,6 +35,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
     .addCommand(crawlCommand(runtime))
+    .addCommand(agentCommand(runtime))
     .addCommand(loginCommand(runtime))
     .addCommand(logoutCommand(runtime))
     .addCommand(serveCommand(runtime))

@@ -10,6 +10,8 @@ export const EXIT = {
   limit: 6,
   timeout: 7,
   changesPending: 8,
+  agentRefused: 9,
+  agentCancelled: 10,
   interrupted: 130,
 } as const;
 
@@ -25,6 +27,8 @@ export const EXIT_CODE_TABLE: readonly { code: ExitCode; meaning: string }[] = [
   { code: EXIT.limit, meaning: 'credits, rate or concurrency limit still hit after retries: HTTP 402, 429' },
   { code: EXIT.timeout, meaning: 'timeout: HTTP 408, 504, or a local timeout' },
   { code: EXIT.changesPending, meaning: 'changes pending: only with --detailed-exitcode' },
+  { code: EXIT.agentRefused, meaning: 'the agent refused the task (agent run, agent trace --follow)' },
+  { code: EXIT.agentCancelled, meaning: 'the agent job was cancelled (agent run, agent trace --follow); a failed run is 1, one that hit maxCredits 6' },
   { code: EXIT.interrupted, meaning: 'interrupted (Ctrl-C)' },
 ];
 

@@ -4,9 +4,10 @@
  * cancel, with the messages of spec §7.3. Used by the command line's local backend and by
  * `webwatch serve`.
  */
+import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
-import type { AgentRequestInput } from '../../spec/agent.js';
+import { isJobId, type AgentRequestInput } from '../../spec/agent.js';
 import type { LlmSettings } from '../llm/chat.js';
 import type { ScrapeContext } from '../scrape/scrape.js';
 import type { SearchProvider } from '../search/search.js';
@@ -15,6 +16,7 @@ import { agentStore, type AgentJob, type AgentRequest } from './agent-store.js';
 import type { ResultValidator } from './run-agent.js';
 import type { TraceEvent } from './trace.js';
 
+export const MODEL_NOT_CONFIGURED_CODE = 'AGENT_MODEL_NOT_CONFIGURED';
 export const MODEL_NOT_CONFIGURED = 'no model is configured for agent jobs: set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
 
 export interface AgentJobsOptions {
@@ -49,13 +51,19 @@ export function agentJobs(options: AgentJobsOptions) {
   const { team } = options;
   const running = new Set<Promise<void>>();
 
-  const job = (id: string) => store.get(team, id) ?? (() => { throw notFound(id); })();
+  const job = (id: string) => {
+    if (!isJobId(id)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidJobId, { status: 400 });
+    const found = store.get(team, id);
+    if (!found) throw notFound(id);
+    return found;
+  };
 
   return {
     /** Records the job and starts its run in this process; `done` settles when the run ends. */
     async start(input: AgentRequestInput): Promise<{ job: AgentJob; done: Promise<void> }> {
       if (!options.llm) {
-        throw new WebwatchError(ERROR_MESSAGES.agentPassthroughFailed, { status: 500, code: 'AGENT_MODEL_NOT_CONFIGURED', details: { reason: MODEL_NOT_CONFIGURED }, suggestion: 'set llm.baseUrl and llm.model in the config (see "Agent jobs" in the README)' });
+        // A configuration problem of whoever runs the engine: serve answers it as spec §7.3's 500.
+        throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in the README for an example with Ollama' });
       }
       const validate = input.schema ? await resultValidator(input.schema) : undefined;
       const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LocalBackend } from '../../backend/local/local-backend.js';
+import { MODEL_NOT_CONFIGURED_CODE } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { isJobId, validateAgentRequest } from '../../spec/agent.js';
@@ -37,7 +38,16 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
     }
     if (deps.tooBusy(request, reply)) return reply;
-    const { job, done } = await (await jobs(request)).start(validation.value);
+    let started;
+    try {
+      started = await (await jobs(request)).start(validation.value);
+    } catch (error) {
+      if (error instanceof WebwatchError && error.code === MODEL_NOT_CONFIGURED_CODE) {
+        throw new WebwatchError(ERROR_MESSAGES.agentPassthroughFailed, { status: 500, code: error.code, details: { reason: error.message } });
+      }
+      throw error;
+    }
+    const { job, done } = started;
     deps.runInBackground(request, reply, () => done);
     return { success: true, id: job.id };
   });
