@@ -207,7 +207,7 @@ function searchSettings(config: Config, env: Readonly<Record<string, string | un
 export interface CheckServices {
   webhookSecret?: string;
   smtp?: { url: string; from: string };
-  llm?: { baseUrl: string; model: string; apiKey?: string };
+  llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
   search?: SearchSettings;
   onlyMeaningfulChanges?: boolean;
 }

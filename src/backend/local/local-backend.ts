@@ -42,7 +42,7 @@ export interface LocalBackendOptions {
   /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
   notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string }; onlyMeaningful?: boolean };
   /** The model that judges changes; the lexical judge without one. */
-  llm?: { baseUrl: string; model: string; apiKey?: string };
+  llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
   /** The provider of search targets. */
   search?: SearchSettings;
 }

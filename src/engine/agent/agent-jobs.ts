@@ -50,6 +50,8 @@ export function agentJobs(options: AgentJobsOptions) {
   const store = agentStore(options.db);
   const { team } = options;
   const running = new Set<Promise<void>>();
+  // Jobs left running by a process that died are finished as soon as anyone looks.
+  store.recoverInterrupted(options.now());
 
   const job = (id: string) => {
     if (!isJobId(id)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidJobId, { status: 400 });
@@ -68,7 +70,6 @@ export function agentJobs(options: AgentJobsOptions) {
       const validate = input.schema ? await resultValidator(input.schema) : undefined;
       const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
       const model = await chatModel(options.llm);
-      store.recoverInterrupted(options.now());
       store.purgeExpired(options.now());
       const request: AgentRequest = {
         prompt: input.prompt,
