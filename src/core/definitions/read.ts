@@ -1,5 +1,6 @@
 /** Reads definition files: named files, directories (their .yaml/.yml files, recursively) and stdin. */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 
 export const STDIN_NAME = '<stdin>';
@@ -20,6 +21,7 @@ async function definitionFilesIn(dir: string): Promise<string[]> {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await definitionFilesIn(path)));
+    // Whatever its type: readOne refuses what is not a regular file, and says so.
     else if (DEFINITION_EXTENSIONS.has(extname(entry.name).toLowerCase())) files.push(path);
   }
   return files;
@@ -33,9 +35,35 @@ function describeReadError(error: unknown): string {
   return (error as Error).message;
 }
 
+function specialFileKind(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'of an unknown type';
+}
+
+function notRegularFile(stats: Stats): string {
+  if (stats.isDirectory()) return 'cannot read: is a directory';
+  return `not a regular file (${specialFileKind(stats)}); definitions are read from regular files, or from standard input with -`;
+}
+
 async function readOne(file: string): Promise<DefinitionSource> {
   try {
-    return { file, text: await readFile(file, 'utf8') };
+    // Opening a FIFO waits for a writer, for ever if there is none, and opening a device can act
+    // on it: look at the path first and open only regular files.
+    const found = await stat(file);
+    if (!found.isFile()) return { file, error: notRegularFile(found) };
+    // Non-blocking, in case the path was replaced by a FIFO since: open returns at once, and
+    // the type is checked again on what was opened.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile()) return { file, error: notRegularFile(opened) };
+      return { file, text: await handle.readFile('utf8') };
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     return { file, error: `cannot read: ${describeReadError(error)}` };
   }

@@ -1,0 +1,86 @@
+/**
+ * What `monitor validate` and `monitor apply` refuse to read, and how they say so: special
+ * files, invalid UTF-8, files over the size limit, nesting beyond the depth limit.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { run, type Captured } from '../helpers/io.js';
+import { tempDir, writeFiles } from '../helpers/files.js';
+
+const VALID = `name: Pricing
+schedule: {cron: "0 * * * *"}
+targets:
+  - type: scrape
+    urls: [https://example.com/pricing]
+`;
+
+function mkfifo(path: string): string {
+  execFileSync('mkfifo', [path]);
+  return path;
+}
+
+/**
+ * Runs webwatch and fails the test when it has not returned within `seconds`. A reader left
+ * blocked on a FIFO is released afterwards by opening the FIFO for writing, so that a failing
+ * test ends instead of holding the test process open.
+ */
+async function runPromptly(argv: string[], fifos: string[], seconds = 5): Promise<Captured> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`webwatch ${argv.join(' ')} did not return within ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    return await Promise.race([run(argv), timeout]);
+  } finally {
+    clearTimeout(timer);
+    for (const fifo of fifos) {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is reading it, which is what should happen.
+      }
+    }
+  }
+}
+
+describe('special files', () => {
+  it('refuses a FIFO given by name at once, exit 2, without opening it', async () => {
+    const fifo = mkfifo(join(tempDir(), 'monitor.yaml'));
+    const result = await runPromptly(['monitor', 'validate', fifo], [fifo]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, `${fifo}  not a regular file (a FIFO); definitions are read from regular files, or from standard input with -\n`);
+  });
+
+  it('reports a FIFO named *.yaml inside a directory as an error of that path, and reads the rest', async () => {
+    const dir = writeFiles({ 'a.yaml': VALID });
+    const fifo = mkfifo(join(dir, 'b.yaml'));
+    const result = await runPromptly(['monitor', 'validate', '--json', dir], [fifo]);
+    assert.equal(result.code, 2);
+    const report = JSON.parse(result.stdout);
+    assert.deepEqual(report.files.map((f: { file: string }) => f.file), [join(dir, 'a.yaml'), fifo]);
+    assert.equal(report.files[0].monitors[0].valid, true);
+    assert.match(report.files[1].errors[0].message, /^not a regular file \(a FIFO\)/);
+  });
+
+  it('apply refuses a FIFO the same way and changes nothing', async () => {
+    const fifo = mkfifo(join(tempDir(), 'monitor.yaml'));
+    const result = await runPromptly(['monitor', 'apply', '-f', fifo], [fifo]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /monitor\.yaml  not a regular file \(a FIFO\)/);
+    assert.match(result.stderr, /nothing was changed/);
+  });
+
+  it('refuses a character device', async () => {
+    const result = await runPromptly(['monitor', 'validate', '/dev/null'], []);
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, /^\/dev\/null  not a regular file \(a character device\)/);
+  });
+
+  it('still reads standard input for -', async () => {
+    const result = await run(['monitor', 'validate', '-'], { stdin: VALID });
+    assert.equal(result.code, 0);
+  });
+});
