@@ -12,8 +12,10 @@ export interface OutputStream {
 export interface Io {
   stdout: OutputStream;
   stderr: OutputStream;
-  /** Reads all of standard input. */
+  /** Reads all of standard input as text. */
   readStdin(): Promise<string>;
+  /** Reads all of standard input as bytes, for callers that decode and check it themselves. */
+  readStdinBytes(): Promise<Uint8Array>;
   stdinIsTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   /** The working directory, where the project configuration is searched from. */
@@ -24,16 +26,19 @@ export interface Io {
   now(): Date;
 }
 
+async function stdinBytes(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 export function processIo(): Io {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     stdinIsTTY: Boolean(process.stdin.isTTY),
-    async readStdin() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    readStdin: async () => (await stdinBytes()).toString('utf8'),
+    readStdinBytes: stdinBytes,
     env: process.env,
     cwd: () => process.cwd(),
     async prompt(question) {

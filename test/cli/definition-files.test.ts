@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run, type Captured } from '../helpers/io.js';
@@ -81,6 +81,35 @@ describe('special files', () => {
 
   it('still reads standard input for -', async () => {
     const result = await run(['monitor', 'validate', '-'], { stdin: VALID });
+    assert.equal(result.code, 0);
+  });
+});
+
+describe('invalid UTF-8', () => {
+  // "Café" in Latin-1: the é is the single byte E9, not valid UTF-8.
+  const LATIN1 = Buffer.concat([Buffer.from(VALID.replace('Pricing', 'Caf')), Buffer.from('# caf'), Buffer.from([0xe9]), Buffer.from('\n')]);
+
+  it('is an error with the byte offset, line and column, exit 2', async () => {
+    const file = join(tempDir(), 'latin1.yaml');
+    writeFileSync(file, LATIN1);
+    const offset = LATIN1.indexOf(0xe9);
+    const result = await run(['monitor', 'validate', '--json', file]);
+    assert.equal(result.code, 2);
+    assert.deepEqual(JSON.parse(result.stdout).files[0].errors, [
+      { path: '', line: 6, column: 6, message: `invalid UTF-8 at byte ${offset} (line 6, column 6)` },
+    ]);
+    const human = await run(['monitor', 'validate', file]);
+    assert.equal(human.stdout, `${file}:6:6  invalid UTF-8 at byte ${offset} (line 6, column 6)\n`);
+  });
+
+  it('is checked on standard input too', async () => {
+    const result = await run(['monitor', 'validate', '-'], { stdin: LATIN1 });
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, /^<stdin>:6:6  invalid UTF-8 at byte \d+ \(line 6, column 6\)\n$/);
+  });
+
+  it('accepts a UTF-8 byte order mark', async () => {
+    const result = await run(['monitor', 'validate', '-'], { stdin: `\ufeff${VALID}` });
     assert.equal(result.code, 0);
   });
 });

@@ -2,14 +2,30 @@
 import { constants, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { decodeUtf8 } from './utf8.js';
 
 export const STDIN_NAME = '<stdin>';
+
+/** Why a source could not be read; line and column when the problem has a place in it. */
+export interface SourceProblem {
+  message: string;
+  line: number | null;
+  column: number | null;
+}
 
 export interface DefinitionSource {
   file: string;
   text?: string;
-  /** Why the file could not be read. */
-  error?: string;
+  error?: SourceProblem;
+}
+
+const unreadable = (file: string, message: string): DefinitionSource => ({ file, error: { message, line: null, column: null } });
+
+/** The source for `bytes`: its text, or the place of its first invalid UTF-8 byte. */
+function decoded(file: string, bytes: Uint8Array): DefinitionSource {
+  const result = decodeUtf8(bytes);
+  if (result.ok) return { file, text: result.text };
+  return { file, error: { message: result.message, line: result.line, column: result.column } };
 }
 
 const DEFINITION_EXTENSIONS = new Set(['.yaml', '.yml']);
@@ -53,19 +69,19 @@ async function readOne(file: string): Promise<DefinitionSource> {
     // Opening a FIFO waits for a writer, for ever if there is none, and opening a device can act
     // on it: look at the path first and open only regular files.
     const found = await stat(file);
-    if (!found.isFile()) return { file, error: notRegularFile(found) };
+    if (!found.isFile()) return unreadable(file, notRegularFile(found));
     // Non-blocking, in case the path was replaced by a FIFO since: open returns at once, and
     // the type is checked again on what was opened.
     const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const opened = await handle.stat();
-      if (!opened.isFile()) return { file, error: notRegularFile(opened) };
-      return { file, text: await handle.readFile('utf8') };
+      if (!opened.isFile()) return unreadable(file, notRegularFile(opened));
+      return decoded(file, await handle.readFile());
     } finally {
       await handle.close();
     }
   } catch (error) {
-    return { file, error: `cannot read: ${describeReadError(error)}` };
+    return unreadable(file, `cannot read: ${describeReadError(error)}`);
   }
 }
 
@@ -73,21 +89,21 @@ async function readOne(file: string): Promise<DefinitionSource> {
  * All sources named by `paths`, in order; `-` is standard input (read once). Problems reading a
  * path are returned as sources with an `error`, so they are reported with everything else.
  */
-export async function readDefinitionSources(paths: readonly string[], readStdin: () => Promise<string>): Promise<DefinitionSource[]> {
+export async function readDefinitionSources(paths: readonly string[], readStdin: () => Promise<Uint8Array>): Promise<DefinitionSource[]> {
   const sources: DefinitionSource[] = [];
   let stdinRead = false;
   for (const path of paths) {
     if (path === '-') {
       if (stdinRead) continue;
       stdinRead = true;
-      sources.push({ file: STDIN_NAME, text: await readStdin() });
+      sources.push(decoded(STDIN_NAME, await readStdin()));
       continue;
     }
     let isDirectory = false;
     try {
       isDirectory = (await stat(path)).isDirectory();
     } catch (error) {
-      sources.push({ file: path, error: `cannot read: ${describeReadError(error)}` });
+      sources.push(unreadable(path, `cannot read: ${describeReadError(error)}`));
       continue;
     }
     if (!isDirectory) {
@@ -95,7 +111,7 @@ export async function readDefinitionSources(paths: readonly string[], readStdin:
       continue;
     }
     const files = await definitionFilesIn(path);
-    if (files.length === 0) sources.push({ file: path, error: 'the directory holds no .yaml or .yml files' });
+    if (files.length === 0) sources.push(unreadable(path, 'the directory holds no .yaml or .yml files'));
     for (const file of files) sources.push(await readOne(file));
   }
   return sources;
