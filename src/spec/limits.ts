@@ -62,3 +62,10 @@ export const CREDITS = {
   pdfPerPage: 1,
   pdfBase64Flat: 1,
 } as const;
+
+/**
+ * The size of one definition file (or of standard input). The largest legitimate file is a
+ * monitor of 50 targets with 1,000 URLs each: about 5.5 MB. 8 MiB leaves room above it, while
+ * a file at the limit still validates in a few seconds instead of reading gigabytes.
+ */
+export const DEFINITION_FILE_MAX_BYTES = 8 * 1024 * 1024;

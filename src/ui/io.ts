@@ -14,8 +14,11 @@ export interface Io {
   stderr: OutputStream;
   /** Reads all of standard input as text. */
   readStdin(): Promise<string>;
-  /** Reads all of standard input as bytes, for callers that decode and check it themselves. */
-  readStdinBytes(): Promise<Uint8Array>;
+  /**
+   * Reads standard input as bytes, for callers that decode and check it themselves, and stops
+   * once more than `maxBytes` have come: a longer input yields `maxBytes + 1` bytes.
+   */
+  readStdinBytes(maxBytes: number): Promise<Uint8Array>;
   stdinIsTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   /** The working directory, where the project configuration is searched from. */
@@ -26,10 +29,16 @@ export interface Io {
   now(): Date;
 }
 
-async function stdinBytes(): Promise<Buffer> {
+async function stdinBytes(maxBytes = Infinity): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    // Leaving the loop destroys the stream: endless input (`yes |`) is not read to its end.
+    if (length > maxBytes) break;
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes + 1);
 }
 
 export function processIo(): Io {
@@ -38,7 +47,7 @@ export function processIo(): Io {
     stderr: process.stderr,
     stdinIsTTY: Boolean(process.stdin.isTTY),
     readStdin: async () => (await stdinBytes()).toString('utf8'),
-    readStdinBytes: stdinBytes,
+    readStdinBytes: (maxBytes) => stdinBytes(maxBytes),
     env: process.env,
     cwd: () => process.cwd(),
     async prompt(question) {

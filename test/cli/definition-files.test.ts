@@ -4,9 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { DEFINITION_FILE_MAX_BYTES } from '../../src/spec/limits.js';
 import { run, type Captured } from '../helpers/io.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 
@@ -111,5 +112,37 @@ describe('invalid UTF-8', () => {
   it('accepts a UTF-8 byte order mark', async () => {
     const result = await run(['monitor', 'validate', '-'], { stdin: `\ufeff${VALID}` });
     assert.equal(result.code, 0);
+  });
+});
+
+describe('file size limit', () => {
+  /** A valid definition padded with a comment to exactly `bytes` bytes. */
+  const padded = (bytes: number) => `${VALID}#${'x'.repeat(bytes - VALID.length - 2)}\n`;
+
+  it('accepts a file of exactly the limit and refuses one byte more', async () => {
+    const dir = writeFiles({ 'at.yaml': padded(DEFINITION_FILE_MAX_BYTES), 'over.yaml': padded(DEFINITION_FILE_MAX_BYTES + 1) });
+    const at = await run(['monitor', 'validate', join(dir, 'at.yaml')]);
+    assert.equal(at.code, 0, at.stdout);
+    const over = await run(['monitor', 'validate', join(dir, 'over.yaml')]);
+    assert.equal(over.code, 2);
+    assert.equal(over.stdout, `${join(dir, 'over.yaml')}  the file is 8.1 MiB, over the 8 MiB limit of a definition file\n`);
+  });
+
+  it('refuses a large file by its size, without reading it', async () => {
+    // Sparse: 52.4 MiB long, of which only the definition was written.
+    const file = join(tempDir(), 'huge.yaml');
+    writeFileSync(file, VALID);
+    truncateSync(file, Math.round(52.4 * 1024 * 1024));
+    const result = await run(['monitor', 'validate', '--json', file]);
+    assert.equal(result.code, 2);
+    assert.deepEqual(JSON.parse(result.stdout).files[0].errors, [
+      { path: '', line: null, column: null, message: 'the file is 52.4 MiB, over the 8 MiB limit of a definition file' },
+    ]);
+  });
+
+  it('applies to standard input', async () => {
+    const result = await run(['monitor', 'apply', '-f', '-'], { stdin: padded(DEFINITION_FILE_MAX_BYTES + 1) });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^<stdin>  standard input is over the 8 MiB limit of a definition file\n/);
   });
 });

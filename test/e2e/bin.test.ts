@@ -42,6 +42,25 @@ describe('bin/webwatch.js', () => {
     assert.equal(result.stderr, '✗ 1 error in 1 of 1 file\n');
   });
 
+  it('stops reading endless standard input at the size limit of a definition file', async () => {
+    const child = spawn(process.execPath, [BIN, 'monitor', 'validate', '-'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    // Like `yes | webwatch monitor validate -`: the input never ends, so only stopping ends the run.
+    const line = Buffer.from(`#${'x'.repeat(1022)}\n`.repeat(64));
+    const write = () => {
+      while (child.stdin.writable && child.stdin.write(line));
+    };
+    child.stdin.on('drain', write).on('error', () => {});
+    write();
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => (child.kill(), reject(new Error('still reading after 20 s'))), 20_000);
+      child.on('exit', (exitCode) => (clearTimeout(timer), resolve(exitCode)));
+    });
+    assert.equal(code, 2);
+    assert.equal(stdout, '<stdin>  standard input is over the 8 MiB limit of a definition file\n');
+  });
+
   it('exits 2 on an unknown command, with a suggestion', () => {
     const result = webwatch(['monitr', 'validate']);
     assert.equal(result.code, 2);

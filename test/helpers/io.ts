@@ -29,7 +29,7 @@ export function fakeIo(options: FakeIoOptions = {}) {
     stderr: { write: (chunk: string) => err.push(chunk), isTTY: options.tty ?? false },
     stdinIsTTY: options.tty ?? false,
     readStdin: async () => Buffer.from(options.stdin ?? '').toString('utf8'),
-    readStdinBytes: async () => Buffer.from(options.stdin ?? ''),
+    readStdinBytes: async (maxBytes: number) => Buffer.from(options.stdin ?? '').subarray(0, maxBytes + 1),
     // Each run gets its own engine home unless the test shares one on purpose.
     env: { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
     now: () => (typeof options.now === 'function' ? options.now() : options.now ?? new Date('2026-11-21T12:00:00Z')),

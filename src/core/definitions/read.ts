@@ -2,6 +2,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { DEFINITION_FILE_MAX_BYTES } from '../../spec/limits.js';
 import { decodeUtf8 } from './utf8.js';
 
 export const STDIN_NAME = '<stdin>';
@@ -20,6 +21,12 @@ export interface DefinitionSource {
 }
 
 const unreadable = (file: string, message: string): DefinitionSource => ({ file, error: { message, line: null, column: null } });
+
+const MIB = 1024 * 1024;
+const LIMIT_TEXT = `the ${DEFINITION_FILE_MAX_BYTES / MIB} MiB limit of a definition file`;
+/** Rounded up, so that a file just over the limit never reads as the limit itself. */
+const mebibytes = (bytes: number) => `${(Math.ceil((bytes / MIB) * 10) / 10).toFixed(1)} MiB`;
+const tooLarge = (file: string, bytes: number) => unreadable(file, `the file is ${mebibytes(bytes)}, over ${LIMIT_TEXT}`);
 
 /** The source for `bytes`: its text, or the place of its first invalid UTF-8 byte. */
 function decoded(file: string, bytes: Uint8Array): DefinitionSource {
@@ -70,13 +77,18 @@ async function readOne(file: string): Promise<DefinitionSource> {
     // on it: look at the path first and open only regular files.
     const found = await stat(file);
     if (!found.isFile()) return unreadable(file, notRegularFile(found));
+    // Checked before reading: a file of gigabytes costs nothing to refuse.
+    if (found.size > DEFINITION_FILE_MAX_BYTES) return tooLarge(file, found.size);
     // Non-blocking, in case the path was replaced by a FIFO since: open returns at once, and
     // the type is checked again on what was opened.
     const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const opened = await handle.stat();
       if (!opened.isFile()) return unreadable(file, notRegularFile(opened));
-      return decoded(file, await handle.readFile());
+      const bytes = await handle.readFile();
+      // The file may have grown since it was looked at.
+      if (bytes.length > DEFINITION_FILE_MAX_BYTES) return tooLarge(file, bytes.length);
+      return decoded(file, bytes);
     } finally {
       await handle.close();
     }
@@ -88,15 +100,17 @@ async function readOne(file: string): Promise<DefinitionSource> {
 /**
  * All sources named by `paths`, in order; `-` is standard input (read once). Problems reading a
  * path are returned as sources with an `error`, so they are reported with everything else.
+ * `readStdin(maxBytes)` returns at most `maxBytes + 1` bytes, so that endless input ends.
  */
-export async function readDefinitionSources(paths: readonly string[], readStdin: () => Promise<Uint8Array>): Promise<DefinitionSource[]> {
+export async function readDefinitionSources(paths: readonly string[], readStdin: (maxBytes: number) => Promise<Uint8Array>): Promise<DefinitionSource[]> {
   const sources: DefinitionSource[] = [];
   let stdinRead = false;
   for (const path of paths) {
     if (path === '-') {
       if (stdinRead) continue;
       stdinRead = true;
-      sources.push(decoded(STDIN_NAME, await readStdin()));
+      const bytes = await readStdin(DEFINITION_FILE_MAX_BYTES);
+      sources.push(bytes.length > DEFINITION_FILE_MAX_BYTES ? unreadable(STDIN_NAME, `standard input is over ${LIMIT_TEXT}`) : decoded(STDIN_NAME, bytes));
       continue;
     }
     let isDirectory = false;

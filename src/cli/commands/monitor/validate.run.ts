@@ -18,7 +18,7 @@ const NEXT_RUN_COUNT = 3;
 export async function runValidate(context: CommandContext, paths: string[], rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(flagsSchema, rawFlags);
   const { io, output } = context;
-  const sources = await readDefinitionSources(paths, () => io.readStdinBytes());
+  const sources = await readDefinitionSources(paths, (maxBytes) => io.readStdinBytes(maxBytes));
   const report = validateSources(sources, { env: io.env });
   const now = io.now();
 
