@@ -69,3 +69,11 @@ export const CREDITS = {
  * a file at the limit still validates in a few seconds instead of reading gigabytes.
  */
 export const DEFINITION_FILE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Levels of nested objects and arrays in one JSON value, the top-level value being depth 1: a
+ * monitor is at depth 1, its `webhook` at 2, `webhook.metadata` at 3. The same limit holds for
+ * definition files and for request bodies, so that a definition that validates is one the API
+ * accepts; it also keeps recursive parsers far from the call-stack limit.
+ */
+export const MAX_JSON_DEPTH = 64;

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFINITION_FILE_MAX_BYTES } from '../../src/spec/limits.js';
+import { DEFINITION_FILE_MAX_BYTES, MAX_JSON_DEPTH } from '../../src/spec/limits.js';
 import { run, type Captured } from '../helpers/io.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 
@@ -144,5 +144,51 @@ describe('file size limit', () => {
     const result = await run(['monitor', 'apply', '-f', '-'], { stdin: padded(DEFINITION_FILE_MAX_BYTES + 1) });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /^<stdin>  standard input is over the 8 MiB limit of a definition file\n/);
+  });
+});
+
+describe('nesting depth', () => {
+  const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
+  /** VALID with webhook metadata holding `lists` nested lists: the innermost is at depth 3 + lists. */
+  const withMetadata = (lists: number) =>
+    `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata: {a: ${'['.repeat(lists)}1${']'.repeat(lists)}}\n`;
+  const limitLists = MAX_JSON_DEPTH - 3;
+
+  it('accepts a monitor exactly at the limit, alone or in a list, and refuses one level more', async () => {
+    const atLimit = withMetadata(limitLists);
+    const inList = `- ${atLimit.trimEnd().replaceAll('\n', '\n  ')}\n`;
+    const dir = writeFiles({ 'at.yaml': atLimit, 'list.yaml': inList, 'over.yaml': withMetadata(limitLists + 1) });
+    assert.equal((await run(['monitor', 'validate', join(dir, 'at.yaml')])).code, 0);
+    assert.equal((await run(['monitor', 'validate', join(dir, 'list.yaml')])).code, 0);
+    const over = await run(['monitor', 'validate', '--json', join(dir, 'over.yaml')]);
+    assert.equal(over.code, 2);
+    const [error] = JSON.parse(over.stdout).files[0].errors;
+    assert.equal(error.message, TOO_DEEP);
+    assert.equal(error.path, `webhook.metadata.a${'[0]'.repeat(limitLists)}`);
+    assert.equal(error.line, 8);
+  });
+
+  it('reports 5,000 nested levels with their path instead of overflowing the stack', async () => {
+    const levels = 5000;
+    const flow = `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata: ${'['.repeat(levels)}${']'.repeat(levels)}\n`;
+    const block = `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata:\n    a:\n      ${'- '.repeat(levels)}1\n`;
+    const dir = writeFiles({ 'flow.yaml': flow, 'block.yaml': block });
+    const result = await run(['monitor', 'validate', join(dir, 'block.yaml'), join(dir, 'flow.yaml')]);
+    assert.equal(result.code, 2);
+    assert.doesNotMatch(result.stdout, /call stack/);
+    const lines = result.stdout.replaceAll(dir, '<dir>').trimEnd().split('\n');
+    assert.deepEqual(lines, [
+      // The list at depth 65, where it opens: the 62nd "- ", the 63rd "[".
+      `<dir>/block.yaml:10:${7 + 2 * limitLists}  webhook.metadata.a${'[0]'.repeat(limitLists)}  ${TOO_DEEP}`,
+      `<dir>/flow.yaml:8:${13 + limitLists + 1}  webhook.metadata${'[0]'.repeat(limitLists + 1)}  ${TOO_DEEP}`,
+    ]);
+  });
+
+  it('counts what aliases nest, too', async () => {
+    const half = Math.ceil(MAX_JSON_DEPTH / 2);
+    const text = `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata:\n    base: &deep ${'['.repeat(half)}1${']'.repeat(half)}\n    more: ${'['.repeat(half)}*deep${']'.repeat(half)}\n`;
+    const result = await run(['monitor', 'validate', '-'], { stdin: text });
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, new RegExp(`^<stdin>:10:\\d+  webhook\\.metadata\\.more(\\[0\\])+  nested more than ${MAX_JSON_DEPTH} levels deep`));
   });
 });
