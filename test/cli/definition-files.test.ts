@@ -52,7 +52,7 @@ describe('special files', () => {
     const fifo = mkfifo(join(tempDir(), 'monitor.yaml'));
     const result = await runPromptly(['monitor', 'validate', fifo], [fifo]);
     assert.equal(result.code, 2);
-    assert.equal(result.stdout, `${fifo}  not a regular file (a FIFO); definitions are read from regular files, or from standard input with -\n`);
+    assert.equal(result.stdout, `${fifo}  not a regular file (a FIFO)\n`);
   });
 
   it('reports a FIFO named *.yaml inside a directory as an error of that path, and reads the rest', async () => {
@@ -72,6 +72,13 @@ describe('special files', () => {
     assert.equal(result.code, 2);
     assert.match(result.stderr, /monitor\.yaml  not a regular file \(a FIFO\)/);
     assert.match(result.stderr, /nothing was changed/);
+  });
+
+  it('scrape --options reads its file with the same checks', async () => {
+    const fifo = mkfifo(join(tempDir(), 'options.yaml'));
+    const result = await runPromptly(['scrape', 'http://127.0.0.1:9/', '--options', fifo], [fifo]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, `error: invalid scrape options:\n${fifo}  not a regular file (a FIFO)\n`);
   });
 
   it('refuses a character device', async () => {

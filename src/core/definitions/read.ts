@@ -44,7 +44,7 @@ async function definitionFilesIn(dir: string): Promise<string[]> {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await definitionFilesIn(path)));
-    // Whatever its type: readOne refuses what is not a regular file, and says so.
+    // Whatever its type: readDefinitionFile refuses what is not a regular file, and says so.
     else if (DEFINITION_EXTENSIONS.has(extname(entry.name).toLowerCase())) files.push(path);
   }
   return files;
@@ -68,10 +68,11 @@ function specialFileKind(stats: Stats): string {
 
 function notRegularFile(stats: Stats): string {
   if (stats.isDirectory()) return 'cannot read: is a directory';
-  return `not a regular file (${specialFileKind(stats)}); definitions are read from regular files, or from standard input with -`;
+  return `not a regular file (${specialFileKind(stats)})`;
 }
 
-async function readOne(file: string): Promise<DefinitionSource> {
+/** One named file, with every check of a definition file: type, size, UTF-8. */
+export async function readDefinitionFile(file: string): Promise<DefinitionSource> {
   try {
     // Opening a FIFO waits for a writer, for ever if there is none, and opening a device can act
     // on it: look at the path first and open only regular files.
@@ -121,12 +122,12 @@ export async function readDefinitionSources(paths: readonly string[], readStdin:
       continue;
     }
     if (!isDirectory) {
-      sources.push(await readOne(path));
+      sources.push(await readDefinitionFile(path));
       continue;
     }
     const files = await definitionFilesIn(path);
     if (files.length === 0) sources.push(unreadable(path, 'the directory holds no .yaml or .yml files'));
-    for (const file of files) sources.push(await readOne(file));
+    for (const file of files) sources.push(await readDefinitionFile(file));
   }
   return sources;
 }
