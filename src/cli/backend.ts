@@ -7,6 +7,7 @@ import { readCredentials } from '../config/credentials.js';
 import { EXIT } from '../errors/exit-codes.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import type { CommandContext } from './context.js';
+import { escapeControls } from '../ui/terminal-text.js';
 import { version } from './program.js';
 
 /**
@@ -37,7 +38,7 @@ export async function backendFor(context: CommandContext, doing: string): Promis
       baseUrl: remote.apiUrl.url,
       apiKey: remote.apiKey,
       version: version(),
-      ...(globals.verbose && { log: (line: string) => io.stderr.write(`${line}\n`) }),
+      ...(globals.verbose && { log: (line: string) => io.stderr.write(`${escapeControls(line)}\n`) }),
     });
   } else {
     const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges } = checkServices(config, io.env);

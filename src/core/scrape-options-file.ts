@@ -2,21 +2,21 @@
  * `--options file.yaml`: ScrapeOptions checked by the same schemas as definition files, with
  * the same located errors (file:line:col path message).
  */
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors/webwatch-error.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import { validateScrapeOptions } from '../spec/schemas.js';
 import { formatLocated } from './definitions/located-line.js';
 import { parseDefinitionFile } from './definitions/parse.js';
+import { readDefinitionFile } from './definitions/read.js';
 
 export async function loadScrapeOptionsFile(file: string, env: Readonly<Record<string, string | undefined>>): Promise<ScrapeOptions> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  // Read as definition files are: never a FIFO or device, within the size limit, strict UTF-8.
+  const source = await readDefinitionFile(file);
+  if (source.text === undefined) {
+    const problem = source.error ?? { message: 'cannot read', line: null, column: null };
+    throw new UsageError(`invalid scrape options:\n${formatLocated(file, { ...problem, path: '' })}`);
   }
-  const parsed = parseDefinitionFile(text, env);
+  const parsed = parseDefinitionFile(source.text, env);
   const lines = parsed.problems.map((p) => formatLocated(file, p));
   if (parsed.monitors.length !== 1 && lines.length === 0) lines.push(`${file}: scrape options are one mapping of fields`);
   const candidate = parsed.monitors[0];

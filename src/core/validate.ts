@@ -54,7 +54,8 @@ const byPosition = (a: ValidationError, b: ValidationError) =>
 
 function validateFile(source: DefinitionSource, context: ValidateContext): FileReport {
   if (source.text === undefined) {
-    return { file: source.file, monitors: [], errors: [{ path: '', line: null, column: null, message: source.error ?? 'cannot read' }] };
+    const problem = source.error ?? { message: 'cannot read', line: null, column: null };
+    return { file: source.file, monitors: [], errors: [{ path: '', ...problem }] };
   }
   const parsed = parseDefinitionFile(source.text, context.env);
   const monitors = parsed.monitors.map((candidate): MonitorReport => {

@@ -1,17 +1,24 @@
-/** Nesting depth of parsed JSON or YAML values, measured without recursion. */
+/** How deeply objects and arrays nest in a value, against MAX_JSON_DEPTH. */
+import type { PathSegment } from './issues.js';
+import { MAX_JSON_DEPTH } from './limits.js';
 
 /**
- * The path of the first value nested deeper than `maxDepth` levels of objects and arrays (the
- * top-level value is level 1), or undefined when none is.
+ * The path of the first object or array (depth first, in order) that lies deeper than
+ * `maxDepth`, the top-level value being depth 1; undefined when none does. Iterative, so that
+ * it answers for any depth instead of overflowing the stack.
  */
-export function pathBeyondDepth(value: unknown, maxDepth: number): (string | number)[] | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
-  while (stack.length > 0) {
-    const { value: current, path } = stack.pop()!;
-    if (current === null || typeof current !== 'object') continue;
-    if (path.length >= maxDepth) return path;
-    const entries: [string | number, unknown][] = Array.isArray(current) ? current.map((item, index) => [index, item]) : Object.entries(current);
-    for (const [key, item] of entries) if (item !== null && typeof item === 'object') stack.push({ value: item, path: [...path, key] });
+export function pathBeyondDepth(value: unknown, maxDepth: number = MAX_JSON_DEPTH): PathSegment[] | undefined {
+  const pending: { value: unknown; path: PathSegment[] }[] = [{ value, path: [] }];
+  while (pending.length > 0) {
+    const { value: here, path } = pending.pop()!;
+    if (typeof here !== 'object' || here === null) continue;
+    if (path.length + 1 > maxDepth) return path;
+    const children: [PathSegment, unknown][] = Array.isArray(here) ? here.map((item, index) => [index, item]) : Object.entries(here);
+    // Pushed last to first, so that the first child is looked at first.
+    for (let i = children.length - 1; i >= 0; i--) {
+      const [segment, child] = children[i]!;
+      if (typeof child === 'object' && child !== null) pending.push({ value: child, path: [...path, segment] });
+    }
   }
   return undefined;
 }

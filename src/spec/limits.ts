@@ -64,9 +64,18 @@ export const CREDITS = {
 } as const;
 
 /**
- * Levels of nested objects and arrays in a request body or definition (the top-level value is
- * level 1). Not a limit of the interface: webwatch's bound, far above any real JSON Schema or
- * webhook metadata, so that no input can exhaust the stack.
+ * The size of one definition file (or of standard input). A monitor at the URL bound below
+ * (2,000 URLs of ~100 characters) is about 0.2 MB, so 8 MiB holds dozens of the largest
+ * monitors, while a file at the limit still validates in a few seconds instead of reading
+ * gigabytes.
+ */
+export const DEFINITION_FILE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Levels of nested objects and arrays in one JSON value, the top-level value being depth 1: a
+ * monitor is at depth 1, its `webhook` at 2, `webhook.metadata` at 3. The same limit holds for
+ * definition files and for request bodies, so that a definition that validates is one the API
+ * accepts; it also keeps recursive parsers far from the call-stack limit.
  */
 export const MAX_JSON_DEPTH = 64;
 

@@ -12,8 +12,13 @@ export interface OutputStream {
 export interface Io {
   stdout: OutputStream;
   stderr: OutputStream;
-  /** Reads all of standard input. */
+  /** Reads all of standard input as text. */
   readStdin(): Promise<string>;
+  /**
+   * Reads standard input as bytes, for callers that decode and check it themselves, and stops
+   * once more than `maxBytes` have come: a longer input yields `maxBytes + 1` bytes.
+   */
+  readStdinBytes(maxBytes: number): Promise<Uint8Array>;
   stdinIsTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   /** The working directory, where the project configuration is searched from. */
@@ -24,16 +29,25 @@ export interface Io {
   now(): Date;
 }
 
+async function stdinBytes(maxBytes = Infinity): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    // Leaving the loop destroys the stream: endless input (`yes |`) is not read to its end.
+    if (length > maxBytes) break;
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes + 1);
+}
+
 export function processIo(): Io {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     stdinIsTTY: Boolean(process.stdin.isTTY),
-    async readStdin() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    readStdin: async () => (await stdinBytes()).toString('utf8'),
+    readStdinBytes: (maxBytes) => stdinBytes(maxBytes),
     env: process.env,
     cwd: () => process.cwd(),
     async prompt(question) {

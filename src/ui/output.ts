@@ -1,9 +1,11 @@
 /**
  * Where everything a command prints goes: data on stdout, messages on stderr, colour only for
- * people (a TTY, no NO_COLOR, no TERM=dumb, no --no-color).
+ * people (a TTY, no NO_COLOR, no TERM=dumb, no --no-color). Text from outside never reaches a
+ * terminal with its control characters: messages are always escaped, data on a terminal.
  */
 import type { Io, OutputStream } from './io.js';
 import { colorStyle, plainStyle, type Style } from './style.js';
+import { escapeControls, Styled } from './terminal-text.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -47,28 +49,40 @@ export class Output {
     return new Output(io, options, outColor ? color : plainStyle, errColor ? color : plainStyle);
   }
 
-  /** Data for stdout. */
-  data(text: string): void {
-    this.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  /**
+   * A piece from outside for a Styled line of data: escaped on a terminal, as it is when piped,
+   * where data stays byte for byte what it was.
+   */
+  dataPiece(text: string): string {
+    return this.tty ? escapeControls(text) : text;
   }
 
-  /** One JSON document on stdout. */
+  /** Data for stdout. */
+  data(text: string | Styled): void {
+    const shown = text instanceof Styled ? text.text : this.dataPiece(text);
+    this.io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
+  }
+
+  /** One JSON document on stdout (JSON escapes control characters itself). */
   jsonDocument(value: unknown): void {
     this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   }
 
   /** A message for people on stderr; dropped with --quiet. */
-  info(text: string): void {
-    if (!this.quiet) this.io.stderr.write(`${text}\n`);
+  info(text: string | Styled): void {
+    if (!this.quiet) this.io.stderr.write(`${message(text)}\n`);
   }
 
   /** A note for a person at a terminal (which engine acts, say): stderr, TTY only. */
   notice(text: string): void {
-    if (!this.quiet && this.io.stderr.isTTY) this.io.stderr.write(`${this.errorStyle.dim(text)}\n`);
+    if (!this.quiet && this.io.stderr.isTTY) this.io.stderr.write(`${this.errorStyle.dim(escapeControls(text))}\n`);
   }
 
   /** A problem on stderr, shown even with --quiet. */
-  problem(text: string): void {
-    this.io.stderr.write(`${text}\n`);
+  problem(text: string | Styled): void {
+    this.io.stderr.write(`${message(text)}\n`);
   }
 }
+
+/** Messages are for people, wherever stderr goes (a CI log renders escapes too): always escaped. */
+const message = (text: string | Styled) => (text instanceof Styled ? text.text : escapeControls(text));

@@ -4,6 +4,7 @@
  */
 import type { Io } from './io.js';
 import type { Output } from './output.js';
+import { escapeControls } from './terminal-text.js';
 
 export interface Progress {
   update(text: string): void;
@@ -15,10 +16,11 @@ const silent: Progress = { update: () => {}, stop: () => {} };
 export async function startProgress(io: Io, output: Output, text: string): Promise<Progress> {
   if (!io.stderr.isTTY || output.quiet || output.json || io.env.CI) return silent;
   const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+  // The text names URLs and monitors, which come from outside.
+  const spinner = ora({ text: escapeControls(text), stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
   return {
     update: (next) => {
-      spinner.text = next;
+      spinner.text = escapeControls(next);
     },
     stop: () => spinner.stop(),
   };

@@ -2,6 +2,7 @@
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { EXIT, type ExitCode } from '../errors/exit-codes.js';
 import type { Output } from './output.js';
+import { escapeControls, styled } from './terminal-text.js';
 
 export function asWebwatchError(error: unknown): WebwatchError {
   if (error instanceof WebwatchError) return error;
@@ -19,9 +20,10 @@ export function renderError(error: unknown, output: Output): ExitCode {
       ...(failure.details !== undefined && { details: failure.details }),
     });
   } else {
+    // Messages carry text from outside: a server's error, a file's content, a flag's value.
     const style = output.errorStyle;
-    output.problem(`${style.red('error:')} ${failure.message}`);
-    if (failure.suggestion) output.problem(`${style.dim('hint:')} ${failure.suggestion}`);
+    output.problem(styled(`${style.red('error:')} ${escapeControls(failure.message)}`));
+    if (failure.suggestion) output.problem(styled(`${style.dim('hint:')} ${escapeControls(failure.suggestion)}`));
   }
   return failure.exitCode;
 }

@@ -3,18 +3,21 @@
  * rows without a header when piped, so `cut -f` and `awk -F'\t'` work.
  */
 import type { Output } from './output.js';
+import { escapeControls, styled, type Styled } from './terminal-text.js';
 
-export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[]): Promise<string> {
-  if (!output.tty) return rows.map((row) => row.join('\t')).join('\n');
+export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[]): Promise<Styled> {
+  if (!output.tty) return styled(rows.map((row) => row.join('\t')).join('\n'));
+  // Cells come from outside (monitor names, URLs, server errors); the header is ours.
+  const cells = rows.map((row) => row.map(escapeControls));
   const { default: Table } = await import('cli-table3');
   const table = new Table({
     head: head.map((title) => output.style.bold(title)),
     style: { head: [], border: [] },
     wordWrap: true,
-    ...(output.columns && { colWidths: fitColumns(rows, head, output.columns) }),
+    ...(output.columns && { colWidths: fitColumns(cells, head, output.columns) }),
   });
-  table.push(...rows.map((row) => [...row]));
-  return table.toString();
+  table.push(...cells);
+  return styled(table.toString());
 }
 
 /** Widths that fit the terminal: the last column takes what the others leave. */

@@ -14,7 +14,7 @@ import type { NormalizedMonitor } from '../../src/spec/monitor.js';
 const monitorYaml = (name: string, cron = '0 * * * *') => `name: ${name}\nschedule: {cron: "${cron}"}\ntargets: [{type: scrape, urls: ["https://example.com/${name}"]}]\n`;
 
 async function definitions(files: Record<string, string>): Promise<NormalizedMonitor[]> {
-  return loadDefinitions([writeFiles(files)], { readStdin: async () => '', env: {} });
+  return loadDefinitions([writeFiles(files)], { readStdinBytes: async () => new Uint8Array(), env: {} });
 }
 
 function twoProcesses() {

@@ -42,6 +42,25 @@ describe('bin/webwatch.js', () => {
     assert.equal(result.stderr, '✗ 1 error in 1 of 1 file\n');
   });
 
+  it('stops reading endless standard input at the size limit of a definition file', async () => {
+    const child = spawn(process.execPath, [BIN, 'monitor', 'validate', '-'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    // Like `yes | webwatch monitor validate -`: the input never ends, so only stopping ends the run.
+    const line = Buffer.from(`#${'x'.repeat(1022)}\n`.repeat(64));
+    const write = () => {
+      while (child.stdin.writable && child.stdin.write(line));
+    };
+    child.stdin.on('drain', write).on('error', () => {});
+    write();
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => (child.kill(), reject(new Error('still reading after 20 s'))), 20_000);
+      child.on('exit', (exitCode) => (clearTimeout(timer), resolve(exitCode)));
+    });
+    assert.equal(code, 2);
+    assert.equal(stdout, '<stdin>  standard input is over the 8 MiB limit of a definition file\n');
+  });
+
   it('exits 2 on an unknown command, with a suggestion', () => {
     const result = webwatch(['monitr', 'validate']);
     assert.equal(result.code, 2);
@@ -69,8 +88,8 @@ describe('bin/webwatch.js', () => {
     assert.equal(result.code, 0);
     // Piped: tab-separated rows, no header.
     const rows = result.stdout.trim().split('\n').map((line) => line.split('\t'));
-    assert.deepEqual(rows.map((row) => row[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '130']);
-    assert.deepEqual(rows[9], ['130', 'interrupted (Ctrl-C)']);
+    assert.deepEqual(rows.map((row) => row[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '130']);
+    assert.deepEqual(rows[11], ['130', 'interrupted (Ctrl-C)']);
     const json = JSON.parse(webwatch(['help', 'exit-codes', '--json']).stdout);
     assert.deepEqual(json[2], { code: 2, meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' });
   });

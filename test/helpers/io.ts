@@ -11,7 +11,8 @@ export interface Captured {
 
 export interface FakeIoOptions {
   env?: Record<string, string | undefined>;
-  stdin?: string;
+  /** Standard input: text, or bytes to test what is not valid UTF-8. */
+  stdin?: string | Uint8Array;
   tty?: boolean;
   /** A fixed instant, or a clock (a test of retries over real time passes () => new Date()). */
   now?: Date | (() => Date);
@@ -27,7 +28,8 @@ export function fakeIo(options: FakeIoOptions = {}) {
     stdout: { write: (chunk: string) => out.push(chunk), isTTY: options.tty ?? false },
     stderr: { write: (chunk: string) => err.push(chunk), isTTY: options.tty ?? false },
     stdinIsTTY: options.tty ?? false,
-    readStdin: async () => options.stdin ?? '',
+    readStdin: async () => Buffer.from(options.stdin ?? '').toString('utf8'),
+    readStdinBytes: async (maxBytes: number) => Buffer.from(options.stdin ?? '').subarray(0, maxBytes + 1),
     // Each run gets its own engine home unless the test shares one on purpose.
     env: { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
     now: () => (typeof options.now === 'function' ? options.now() : options.now ?? new Date('2026-11-21T12:00:00Z')),

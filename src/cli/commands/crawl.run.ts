@@ -78,7 +78,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
       await writeFile(join(flags.output, fileNameFor(page.url, output.json ? 'json' : 'md')), body);
     }
     if (output.json && !flags.output) io.stdout.write(`${JSON.stringify({ success: true, data: page.document })}\n`);
-    else if (!output.json) io.stdout.write(`${[page.url, String(page.document.metadata.statusCode), page.document.metadata.title ?? ''].join('\t')}\n`);
+    else if (!output.json) output.data([page.url, String(page.document.metadata.statusCode), page.document.metadata.title ?? ''].join('\t'));
   };
   let summary;
   try {

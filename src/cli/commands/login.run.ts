@@ -4,6 +4,7 @@ import { removeCredentials, saveCredentials } from '../../config/credentials.js'
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
+import { escapeControls } from '../../ui/terminal-text.js';
 import { version } from '../program.js';
 
 async function keyFrom(context: CommandContext): Promise<string> {
@@ -26,7 +27,7 @@ export async function runLogin(context: CommandContext): Promise<ExitCode> {
   if (apiUrl) {
     // A key the API refuses is not worth saving: 401 ends here with exit 3.
     const { remoteBackend } = await import('../../backend/remote/remote-backend.js');
-    const backend = remoteBackend({ baseUrl: apiUrl, apiKey, version: version(), ...(globals.verbose && { log: (line: string) => io.stderr.write(`${line}\n`) }) });
+    const backend = remoteBackend({ baseUrl: apiUrl, apiKey, version: version(), ...(globals.verbose && { log: (line: string) => io.stderr.write(`${escapeControls(line)}\n`) }) });
     try {
       await backend.listMonitors();
     } finally {

@@ -17,9 +17,9 @@ export class InvalidDefinitionsError extends UsageError {
 /** Every definition of the files, normalised, or InvalidDefinitionsError with the full report. */
 export async function loadDefinitions(
   paths: readonly string[],
-  io: { readStdin(): Promise<string>; env: Readonly<Record<string, string | undefined>> },
+  io: { readStdinBytes(maxBytes: number): Promise<Uint8Array>; env: Readonly<Record<string, string | undefined>> },
 ): Promise<NormalizedMonitor[]> {
-  const report = validateSources(await readDefinitionSources(paths, () => io.readStdin()), { env: io.env });
+  const report = validateSources(await readDefinitionSources(paths, (maxBytes) => io.readStdinBytes(maxBytes)), { env: io.env });
   if (!report.valid) throw new InvalidDefinitionsError(report);
   return report.files.flatMap((file) => file.monitors.map((monitor) => monitor.definition!));
 }

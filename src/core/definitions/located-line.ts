@@ -13,8 +13,13 @@ export interface LocatedLine {
 type Paint = (text: string) => string;
 const plain: Paint = (text) => text;
 
-export function formatLocated(file: string, problem: LocatedLine, style: { where?: Paint; path?: Paint } = {}): string {
-  const where = problem.line === null ? file : `${file}:${problem.line}:${problem.column}`;
-  const path = typeof problem.path === 'string' ? problem.path : formatPath(problem.path);
-  return `${(style.where ?? plain)(where)}${path === '' ? '' : `  ${(style.path ?? plain)(path)}`}  ${problem.message}`;
+/**
+ * `outside` is applied first to the pieces that come from the input (file name, path, message),
+ * `where` and `path` after it: a terminal escapes what it is given, then colours it.
+ */
+export function formatLocated(file: string, problem: LocatedLine, style: { outside?: Paint; where?: Paint; path?: Paint } = {}): string {
+  const outside = style.outside ?? plain;
+  const where = problem.line === null ? outside(file) : `${outside(file)}:${problem.line}:${problem.column}`;
+  const path = outside(typeof problem.path === 'string' ? problem.path : formatPath(problem.path));
+  return `${(style.where ?? plain)(where)}${path === '' ? '' : `  ${(style.path ?? plain)(path)}`}  ${outside(problem.message)}`;
 }

@@ -2,9 +2,12 @@
  * YAML definition files -> monitor candidates with source positions. A file holds one monitor
  * (a mapping), a list of monitors, or several `---` documents of either kind.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
+import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
+import { pathBeyondDepth } from '../../spec/depth.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
+import { MAX_JSON_DEPTH } from '../../spec/limits.js';
 import { interpolate } from './interpolate.js';
+import { scanYaml } from './nesting.js';
 
 export interface SourcePosition {
   line: number;
@@ -35,6 +38,7 @@ export interface ParsedFile {
 }
 
 const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields) or a list of monitors';
+const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
 
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
@@ -71,14 +75,15 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
   };
   const problems: LocatedProblem[] = [];
   const monitors: MonitorCandidate[] = [];
-  const documents = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: true, uniqueKeys: true });
-  const docs = Array.isArray(documents) ? documents : [documents];
+  // Too deep a file is refused whole: building any of its documents could exhaust the stack.
+  const scanned = scanYaml(text, lineCounter, MAX_JSON_DEPTH);
+  if (!scanned.ok) return { monitors, problems: [{ path: scanned.path, ...position(scanned.offset), message: TOO_DEEP }] };
+  const docs = Array.from(new Composer({ merge: true, uniqueKeys: true }).compose(scanned.tokens));
 
   for (const doc of docs) {
     if (doc.errors.length > 0) {
       for (const error of doc.errors) {
-        const at = error.linePos?.[0];
-        problems.push({ path: [], line: at?.line ?? null, column: at?.col ?? null, message: `YAML syntax: ${firstLine(error.message)}` });
+        problems.push({ path: [], ...position(error.pos[0]), message: `YAML syntax: ${firstLine(error.message)}` });
       }
       continue;
     }
@@ -117,6 +122,9 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
           }
         },
       } as Parameters<typeof visit>[1]);
+      // The file nests within the limit (scanYaml), but aliases can nest deeper than it.
+      const tooDeep = pathBeyondDepth(values[index]);
+      if (tooDeep) candidateProblems.push({ path: tooDeep, ...locate(tooDeep, false), message: TOO_DEEP });
       monitors.push({
         value: values[index],
         position: position(item?.range?.[0] ?? 0),

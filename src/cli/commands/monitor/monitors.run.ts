@@ -12,6 +12,7 @@ import type { Output } from '../../../ui/output.js';
 import { REDACTED, redactDefinition } from '../../../ui/redact.js';
 import { startProgress } from '../../../ui/progress.js';
 import { renderRows } from '../../../ui/table.js';
+import { escapeControls, styled } from '../../../ui/terminal-text.js';
 import { withBackend } from '../../backend.js';
 import type { CommandContext } from '../../context.js';
 import { parseFlags } from '../../flags.js';
@@ -34,7 +35,7 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError):
   for (const file of error.report.files) {
     for (const problem of [...file.errors, ...file.monitors.flatMap((m) => m.errors)]) output.problem(formatLocated(file.file, problem));
   }
-  output.problem(output.errorStyle.red(`error: ${error.message}`));
+  output.problem(styled(output.errorStyle.red(`error: ${escapeControls(error.message)}`)));
   return EXIT.usage;
 }
 
@@ -62,7 +63,8 @@ function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean
   const style = output.style;
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
   for (const entry of plan) {
-    output.data(colour[entry.action](`${SYMBOL[entry.action]} ${entry.action.padEnd(9)} ${entry.name}${entry.id ? `  (${entry.id})` : ''}`));
+    const line = `${SYMBOL[entry.action]} ${entry.action.padEnd(9)} ${entry.name}${entry.id ? `  (${entry.id})` : ''}`;
+    output.data(styled(colour[entry.action](output.dataPiece(line))));
     for (const change of entry.changes) {
       output.data(`    ${change.path}: ${JSON.stringify(shown(change.path, change.from))} -> ${JSON.stringify(shown(change.path, change.to))}`);
     }
@@ -104,7 +106,8 @@ const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
 async function confirm(context: CommandContext, question: string, yes: boolean, refusal: string): Promise<boolean> {
   if (yes) return true;
   if (!context.output.interactive) throw new UsageError(refusal, { suggestion: 'add --yes to confirm in scripts' });
-  const answer = await context.io.prompt(`${question} [y/N] `);
+  // The question names monitors, whose names come from files or a server.
+  const answer = await context.io.prompt(`${escapeControls(question)} [y/N] `);
   return /^y(es)?$/i.test(answer.trim());
 }
 
@@ -257,6 +260,8 @@ function colouredDiff(output: Output, text: string): string {
   return text
     .split('\n')
     .filter((line) => !/^={3,}$/.test(line))
+    // The lines are page content: escaped before our colours go around them.
+    .map((line) => output.dataPiece(line))
     .map((line) => (line.startsWith('+++') || line.startsWith('---') ? style.bold(line) : line.startsWith('+') ? style.green(line) : line.startsWith('-') ? style.red(line) : line.startsWith('@@') ? style.cyan(line) : line))
     .join('\n');
 }
@@ -275,8 +280,9 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     if (output.tty) {
       for (const page of check.pages) {
         if (!page.diff) continue;
-        const judged = page.judgment ? `\n${output.style.dim(`judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`)}` : '';
-        output.data(`\n${output.style.bold(page.url)}\n${colouredDiff(output, page.diff.text)}${judged}`);
+        const judgment = page.judgment && `judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`;
+        const judged = judgment ? `\n${output.style.dim(output.dataPiece(judgment))}` : '';
+        output.data(styled(`\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, page.diff.text)}${judged}`));
       }
     }
     return EXIT.ok;

@@ -8,6 +8,7 @@ import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { formatInZone } from '../../../schedule/next-runs.js';
 import type { Output } from '../../../ui/output.js';
 import { redactDefinition } from '../../../ui/redact.js';
+import { escapeControls, styled } from '../../../ui/terminal-text.js';
 import type { CommandContext } from '../../context.js';
 import { parseFlags } from '../../flags.js';
 
@@ -18,7 +19,7 @@ const NEXT_RUN_COUNT = 3;
 export async function runValidate(context: CommandContext, paths: string[], rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(flagsSchema, rawFlags);
   const { io, output } = context;
-  const sources = await readDefinitionSources(paths, () => io.readStdin());
+  const sources = await readDefinitionSources(paths, (maxBytes) => io.readStdinBytes(maxBytes));
   const report = validateSources(sources, { env: io.env });
   const now = io.now();
 
@@ -48,10 +49,12 @@ function jsonReport(report: ValidationReport, print: boolean, now: Date) {
 }
 
 function renderHuman(report: ValidationReport, output: Output, print: boolean, now: Date) {
-  // With --print, stdout carries the YAML, so problems move to stderr.
-  const problemLine = (text: string) => (print ? output.problem(text) : output.data(text));
+  // With --print, stdout carries the YAML, so problems move to stderr. Either way they are
+  // messages about the input, not data: escaped even when piped, since CI logs render escapes.
+  const problemLine = (text: string) => (print ? output.problem(styled(text)) : output.data(styled(text)));
   const style = print ? output.errorStyle : output.style;
-  const line = (file: string, error: ValidationError) => problemLine(formatLocated(file, error, { where: style.bold, path: style.yellow }));
+  const line = (file: string, error: ValidationError) =>
+    problemLine(formatLocated(file, error, { outside: escapeControls, where: style.bold, path: style.yellow }));
   let monitorCount = 0;
   let errorCount = 0;
   const invalidFiles = new Set<string>();
@@ -73,9 +76,9 @@ function renderHuman(report: ValidationReport, output: Output, print: boolean, n
   const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const summary = output.errorStyle;
   if (report.valid) {
-    output.info(summary.green(`✓ ${s(monitorCount, 'monitor')} in ${s(files, 'file')} valid`));
+    output.info(styled(summary.green(`✓ ${s(monitorCount, 'monitor')} in ${s(files, 'file')} valid`)));
   } else {
-    output.info(summary.red(`✗ ${s(errorCount, 'error')} in ${invalidFiles.size} of ${s(files, 'file')}`));
+    output.info(styled(summary.red(`✗ ${s(errorCount, 'error')} in ${invalidFiles.size} of ${s(files, 'file')}`)));
   }
 }
 

@@ -1,0 +1,201 @@
+/**
+ * What `monitor validate` and `monitor apply` refuse to read, and how they say so: special
+ * files, invalid UTF-8, files over the size limit, nesting beyond the depth limit.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DEFINITION_FILE_MAX_BYTES, MAX_JSON_DEPTH } from '../../src/spec/limits.js';
+import { run, type Captured } from '../helpers/io.js';
+import { tempDir, writeFiles } from '../helpers/files.js';
+
+const VALID = `name: Pricing
+schedule: {cron: "0 * * * *"}
+targets:
+  - type: scrape
+    urls: [https://example.com/pricing]
+`;
+
+function mkfifo(path: string): string {
+  execFileSync('mkfifo', [path]);
+  return path;
+}
+
+/**
+ * Runs webwatch and fails the test when it has not returned within `seconds`. A reader left
+ * blocked on a FIFO is released afterwards by opening the FIFO for writing, so that a failing
+ * test ends instead of holding the test process open.
+ */
+async function runPromptly(argv: string[], fifos: string[], seconds = 5): Promise<Captured> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`webwatch ${argv.join(' ')} did not return within ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    return await Promise.race([run(argv), timeout]);
+  } finally {
+    clearTimeout(timer);
+    for (const fifo of fifos) {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is reading it, which is what should happen.
+      }
+    }
+  }
+}
+
+describe('special files', () => {
+  it('refuses a FIFO given by name at once, exit 2, without opening it', async () => {
+    const fifo = mkfifo(join(tempDir(), 'monitor.yaml'));
+    const result = await runPromptly(['monitor', 'validate', fifo], [fifo]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, `${fifo}  not a regular file (a FIFO)\n`);
+  });
+
+  it('reports a FIFO named *.yaml inside a directory as an error of that path, and reads the rest', async () => {
+    const dir = writeFiles({ 'a.yaml': VALID });
+    const fifo = mkfifo(join(dir, 'b.yaml'));
+    const result = await runPromptly(['monitor', 'validate', '--json', dir], [fifo]);
+    assert.equal(result.code, 2);
+    const report = JSON.parse(result.stdout);
+    assert.deepEqual(report.files.map((f: { file: string }) => f.file), [join(dir, 'a.yaml'), fifo]);
+    assert.equal(report.files[0].monitors[0].valid, true);
+    assert.match(report.files[1].errors[0].message, /^not a regular file \(a FIFO\)/);
+  });
+
+  it('apply refuses a FIFO the same way and changes nothing', async () => {
+    const fifo = mkfifo(join(tempDir(), 'monitor.yaml'));
+    const result = await runPromptly(['monitor', 'apply', '-f', fifo], [fifo]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /monitor\.yaml  not a regular file \(a FIFO\)/);
+    assert.match(result.stderr, /nothing was changed/);
+  });
+
+  it('scrape --options reads its file with the same checks', async () => {
+    const fifo = mkfifo(join(tempDir(), 'options.yaml'));
+    const result = await runPromptly(['scrape', 'http://127.0.0.1:9/', '--options', fifo], [fifo]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, `error: invalid scrape options:\n${fifo}  not a regular file (a FIFO)\n`);
+  });
+
+  it('refuses a character device', async () => {
+    const result = await runPromptly(['monitor', 'validate', '/dev/null'], []);
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, /^\/dev\/null  not a regular file \(a character device\)/);
+  });
+
+  it('still reads standard input for -', async () => {
+    const result = await run(['monitor', 'validate', '-'], { stdin: VALID });
+    assert.equal(result.code, 0);
+  });
+});
+
+describe('invalid UTF-8', () => {
+  // "Café" in Latin-1: the é is the single byte E9, not valid UTF-8.
+  const LATIN1 = Buffer.concat([Buffer.from(VALID.replace('Pricing', 'Caf')), Buffer.from('# caf'), Buffer.from([0xe9]), Buffer.from('\n')]);
+
+  it('is an error with the byte offset, line and column, exit 2', async () => {
+    const file = join(tempDir(), 'latin1.yaml');
+    writeFileSync(file, LATIN1);
+    const offset = LATIN1.indexOf(0xe9);
+    const result = await run(['monitor', 'validate', '--json', file]);
+    assert.equal(result.code, 2);
+    assert.deepEqual(JSON.parse(result.stdout).files[0].errors, [
+      { path: '', line: 6, column: 6, message: `invalid UTF-8 at byte ${offset} (line 6, column 6)` },
+    ]);
+    const human = await run(['monitor', 'validate', file]);
+    assert.equal(human.stdout, `${file}:6:6  invalid UTF-8 at byte ${offset} (line 6, column 6)\n`);
+  });
+
+  it('is checked on standard input too', async () => {
+    const result = await run(['monitor', 'validate', '-'], { stdin: LATIN1 });
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, /^<stdin>:6:6  invalid UTF-8 at byte \d+ \(line 6, column 6\)\n$/);
+  });
+
+  it('accepts a UTF-8 byte order mark', async () => {
+    const result = await run(['monitor', 'validate', '-'], { stdin: `\ufeff${VALID}` });
+    assert.equal(result.code, 0);
+  });
+});
+
+describe('file size limit', () => {
+  /** A valid definition padded with a comment to exactly `bytes` bytes. */
+  const padded = (bytes: number) => `${VALID}#${'x'.repeat(bytes - VALID.length - 2)}\n`;
+
+  it('accepts a file of exactly the limit and refuses one byte more', async () => {
+    const dir = writeFiles({ 'at.yaml': padded(DEFINITION_FILE_MAX_BYTES), 'over.yaml': padded(DEFINITION_FILE_MAX_BYTES + 1) });
+    const at = await run(['monitor', 'validate', join(dir, 'at.yaml')]);
+    assert.equal(at.code, 0, at.stdout);
+    const over = await run(['monitor', 'validate', join(dir, 'over.yaml')]);
+    assert.equal(over.code, 2);
+    assert.equal(over.stdout, `${join(dir, 'over.yaml')}  the file is 8.1 MiB, over the 8 MiB limit of a definition file\n`);
+  });
+
+  it('refuses a large file by its size, without reading it', async () => {
+    // Sparse: 52.4 MiB long, of which only the definition was written.
+    const file = join(tempDir(), 'huge.yaml');
+    writeFileSync(file, VALID);
+    truncateSync(file, Math.round(52.4 * 1024 * 1024));
+    const result = await run(['monitor', 'validate', '--json', file]);
+    assert.equal(result.code, 2);
+    assert.deepEqual(JSON.parse(result.stdout).files[0].errors, [
+      { path: '', line: null, column: null, message: 'the file is 52.4 MiB, over the 8 MiB limit of a definition file' },
+    ]);
+  });
+
+  it('applies to standard input', async () => {
+    const result = await run(['monitor', 'apply', '-f', '-'], { stdin: padded(DEFINITION_FILE_MAX_BYTES + 1) });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^<stdin>  standard input is over the 8 MiB limit of a definition file\n/);
+  });
+});
+
+describe('nesting depth', () => {
+  const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
+  /** VALID with webhook metadata holding `lists` nested lists: the innermost is at depth 3 + lists. */
+  const withMetadata = (lists: number) =>
+    `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata: {a: ${'['.repeat(lists)}1${']'.repeat(lists)}}\n`;
+  const limitLists = MAX_JSON_DEPTH - 3;
+
+  it('accepts a monitor exactly at the limit, alone or in a list, and refuses one level more', async () => {
+    const atLimit = withMetadata(limitLists);
+    const inList = `- ${atLimit.trimEnd().replaceAll('\n', '\n  ')}\n`;
+    const dir = writeFiles({ 'at.yaml': atLimit, 'list.yaml': inList, 'over.yaml': withMetadata(limitLists + 1) });
+    assert.equal((await run(['monitor', 'validate', join(dir, 'at.yaml')])).code, 0);
+    assert.equal((await run(['monitor', 'validate', join(dir, 'list.yaml')])).code, 0);
+    const over = await run(['monitor', 'validate', '--json', join(dir, 'over.yaml')]);
+    assert.equal(over.code, 2);
+    const [error] = JSON.parse(over.stdout).files[0].errors;
+    assert.equal(error.message, TOO_DEEP);
+    assert.equal(error.path, `webhook.metadata.a${'[0]'.repeat(limitLists)}`);
+    assert.equal(error.line, 8);
+  });
+
+  it('reports 5,000 nested levels with their path instead of overflowing the stack', async () => {
+    const levels = 5000;
+    const flow = `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata: ${'['.repeat(levels)}${']'.repeat(levels)}\n`;
+    const block = `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata:\n    a:\n      ${'- '.repeat(levels)}1\n`;
+    const dir = writeFiles({ 'flow.yaml': flow, 'block.yaml': block });
+    const result = await run(['monitor', 'validate', join(dir, 'block.yaml'), join(dir, 'flow.yaml')]);
+    assert.equal(result.code, 2);
+    assert.doesNotMatch(result.stdout, /call stack/);
+    const lines = result.stdout.replaceAll(dir, '<dir>').trimEnd().split('\n');
+    assert.deepEqual(lines, [
+      // The list at depth 65, where it opens: the 62nd "- ", the 63rd "[".
+      `<dir>/block.yaml:10:${7 + 2 * limitLists}  webhook.metadata.a${'[0]'.repeat(limitLists)}  ${TOO_DEEP}`,
+      `<dir>/flow.yaml:8:${13 + limitLists + 1}  webhook.metadata${'[0]'.repeat(limitLists + 1)}  ${TOO_DEEP}`,
+    ]);
+  });
+
+  it('counts what aliases nest, too', async () => {
+    const half = Math.ceil(MAX_JSON_DEPTH / 2);
+    const text = `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata:\n    base: &deep ${'['.repeat(half)}1${']'.repeat(half)}\n    more: ${'['.repeat(half)}*deep${']'.repeat(half)}\n`;
+    const result = await run(['monitor', 'validate', '-'], { stdin: text });
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, new RegExp(`^<stdin>:10:\\d+  webhook\\.metadata\\.more(\\[0\\])+  nested more than ${MAX_JSON_DEPTH} levels deep`));
+  });
+});
