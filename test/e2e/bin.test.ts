@@ -140,7 +140,7 @@ describe('bin/webwatch.js', () => {
 
 describe('start-up', () => {
   /** The modules a command loads, recorded by a module hook in the child process. */
-  function loadedModules(args: string[]): string[] {
+  function loadedModules(args: string[], env: Record<string, string> = {}): string[] {
     const dir = tempDir();
     const log = join(dir, 'loaded.txt');
     writeFileSync(log, '');
@@ -151,7 +151,7 @@ export async function resolve(specifier, context, next) {
   return result;
 }`);
     writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);`);
-    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], { cwd: ROOT, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
     assert.equal(result.status, 0, result.stderr);
     return readFileSync(log, 'utf8').split('\n').filter(Boolean);
   }
@@ -168,6 +168,13 @@ export async function resolve(specifier, context, next) {
     for (const heavy of ['/zod/', '/yaml/', '/croner/', '/dist/src/spec/']) {
       assert.ok(!loaded.some((url) => url.includes(heavy)), `${heavy} was loaded to build the command tree`);
     }
+  });
+
+  it('monitor list does not load the model client, even with a model configured', () => {
+    const config = writeFiles({ 'webwatch/config.yaml': 'llm: {baseUrl: "http://127.0.0.1:9/v1", model: test-model}\n' });
+    const loaded = loadedModules(['monitor', 'list'], { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: config });
+    assert.ok(loaded.some((url) => url.includes('/better-sqlite3/')), 'the hook records the engine\'s modules');
+    assert.deepEqual(loaded.filter((url) => /\/node_modules\/openai\/|\/engine\/llm\/|\/engine\/judge\/llm-judge/.test(url)), []);
   });
 
   it('monitor validate loads what it needs and nothing of the engine', () => {

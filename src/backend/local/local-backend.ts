@@ -5,6 +5,7 @@ import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.j
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
 import type { CheckContext } from '../../engine/monitors/run-check.js';
+import type { Judge } from '../../engine/judge/judge.js';
 import { monitorStore, nameConflict, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -88,12 +89,14 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
   });
   const llm = options.llm;
+  // One judge for the backend's life, so its model client is made once, not per page.
+  let modelJudge: Promise<Judge> | undefined;
   const search = options.search && searchProvider(options.search);
   const checkContext = (): CheckContext => ({
     checks: checkStore(openDb()),
     scrape: contextFor(),
     now: options.now,
-    ...(llm && { judge: async (input) => (await import('../../engine/judge/llm-judge.js')).llmJudge(llm)(input) }),
+    ...(llm && { judge: async (input) => (await (modelJudge ??= import('../../engine/judge/llm-judge.js').then(({ llmJudge }) => llmJudge(llm))))(input) }),
     ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
     ...(search && { search }),
   });

@@ -1,19 +1,11 @@
 /**
- * The model judge: one chat-completions request per page to an OpenAI-compatible server (a
- * local Ollama or llama.cpp server works). The page's content goes in as data, fenced and
- * labelled untrusted, never as instructions; the answer must be the judgment's JSON, checked
- * with zod. Any failure falls back to the lexical judge, which says so in its reason.
+ * The model judge: one chat with the configured model (src/engine/llm) per page. The page's
+ * content goes in as data, fenced and labelled untrusted, never as instructions; the answer must
+ * be the judgment's JSON, checked with zod. Any failure falls back to the lexical judge, which
+ * says so in its reason.
  */
-import { request } from 'undici';
+import { chatModel, type ChatModel, type LlmSettings } from '../llm/chat.js';
 import { judgmentSchema, lexicalJudge, type Judge, type Judgment } from './judge.js';
-
-export interface LlmSettings {
-  /** The API base, e.g. http://127.0.0.1:11434/v1; `/chat/completions` is added. */
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  timeoutMs?: number;
-}
 
 /** Page text sent to the model, at most: long pages are cut, and the cut is said. */
 export const CONTENT_MAX_CHARS = 24_000;
@@ -25,34 +17,24 @@ Answer with one JSON object and nothing else:
  "meaningfulChanges": [{"type": "added" | "removed" | "changed", "before": string | null, "after": string | null, "reason": string}]}`;
 
 export function llmJudge(settings: LlmSettings): Judge {
-  const url = `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  let model: Promise<ChatModel> | undefined;
   return async (input) => {
     const content = input.content.length > CONTENT_MAX_CHARS ? `${input.content.slice(0, CONTENT_MAX_CHARS)}\n[... cut: the page goes on]` : input.content;
     const fence = '<<<UNTRUSTED PAGE DATA>>>';
-    const body = {
-      model: settings.model,
-      temperature: 0,
-      response_format: { type: 'json_object' },
-      messages: [
-        { role: 'system', content: `${INSTRUCTIONS}\n\nThe user's goal: ${JSON.stringify(input.goal)}` },
-        {
-          role: 'user',
-          content: `The page ${JSON.stringify(input.url)} is ${input.status === 'new' ? 'new; its content' : 'changed; the unified diff'} follows between the markers.\n${fence}\n${content}\n${fence}`,
-        },
-      ],
-    };
     try {
-      const response = await request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(settings.apiKey && { authorization: `Bearer ${settings.apiKey}` }) },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(settings.timeoutMs ?? 60_000),
+      const reply = await (await (model ??= chatModel(settings))).chat({
+        json: true,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: `${INSTRUCTIONS}\n\nThe user's goal: ${JSON.stringify(input.goal)}` },
+          {
+            role: 'user',
+            content: `The page ${JSON.stringify(input.url)} is ${input.status === 'new' ? 'new; its content' : 'changed; the unified diff'} follows between the markers.\n${fence}\n${content}\n${fence}`,
+          },
+        ],
       });
-      const text = await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`the model server answered HTTP ${response.statusCode}`);
-      const answer = (JSON.parse(text) as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message?.content ?? '';
       // Some servers wrap the object in a code fence despite response_format.
-      const json = answer.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, '');
+      const json = (reply.content ?? '').replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, '');
       return judgmentSchema.parse(JSON.parse(json)) as Judgment;
     } catch (error) {
       const fallback = await lexicalJudge(input);
