@@ -48,5 +48,5 @@ const time = (iso: string) => new Date(iso).toTimeString().slice(0, 8);
 export function timelineLine(event: TraceEvent, style: Style): string {
   const failed = event.type === 'error.occurred' || ((event.type === 'run.finished' || event.type === 'agent.finished') && event.outcome !== 'succeeded');
   const name = event.type.padEnd(18);
-  return `${style.dim(time(event.occurredAt))}  ${event.agent.name.padEnd(12)}  ${failed ? style.red(name) : style.bold(name)}  ${eventSummary(event)}`;
+  return `${style.dim(time(event.occurredAt))}  ${event.agent.name.padEnd(12)}  ${failed ? style.red(name) : style.bold(name)}  ${eventSummary(event)}`.trimEnd();
 }
