@@ -477,6 +477,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     async drain() {
       await app.close();
       await scheduler?.stop();
+      // Agent runs can take many minutes: they end now, failed with `internal`, as after a crash.
+      await Promise.all([...backends.values()].map((backend) => backend.stopAgents()));
       while (running.size > 0) await Promise.all([...running]);
       // The last checks' notifications get their first attempt; retries wait for the next start.
       await delivering;

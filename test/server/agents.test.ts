@@ -217,6 +217,22 @@ describe('agent jobs on webwatch serve', () => {
     assert.equal(badSchema.status, 422);
   });
 
+  it('stopping serve ends its running jobs at once, failed with internal', async () => {
+    script = () => 'hang';
+    const own = await serve({ llm: { baseUrl: model.url, model: 'scripted', timeoutMs: 60_000 } });
+    const key = own.keys.create('acme', new Date()).key;
+    const response = await fetch(`${own.url}/agent`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'forever' }) });
+    const { id } = (await response.json()) as Body;
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = performance.now();
+    await own.server.drain();
+    assert.ok(performance.now() - t0 < 5000, 'drain does not wait for the model');
+    const row = own.db.prepare('SELECT status, error FROM agent_jobs WHERE id = ?').get(id) as { status: string; error: string };
+    assert.equal(row.status, 'failed');
+    assert.match(row.error, /the server stopped/);
+    own.db.close();
+  });
+
   it('without a model, serve answers 500 Failed to passthrough agent request.', async () => {
     const bare = await serve();
     const key = bare.keys.create('acme', new Date()).key;

@@ -53,6 +53,8 @@ export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
 export interface LocalBackend extends Backend {
   /** The team's agent jobs on this engine (serve answers the agent routes with them). */
   agents(): Promise<AgentJobs>;
+  /** Ends the agent runs of this process (serve stopping): they finish failed, `internal`. */
+  stopAgents(): Promise<void>;
   /** Starts a check and returns at once with the running check; `done` settles when it ends. */
   startRun(idOrName: string): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }>;
   /** Runs the scheduled check of a slot the scheduler claimed. */
@@ -174,6 +176,9 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     },
     deleteMonitor: async (id) => resource(openMonitors().setStatus(team, alive(id).id, 'deleted', options.now())),
     agents,
+    stopAgents: async () => {
+      await agentJobs?.stopAll();
+    },
     startAgent: async (request) => ({ id: (await (await agents()).start(request)).job.id }),
     getAgent: async (id) => agentStatusDocument((await agents()).get(id)),
     listAgents: async (list = {}) => {

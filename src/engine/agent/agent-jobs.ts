@@ -50,6 +50,7 @@ export function agentJobs(options: AgentJobsOptions) {
   const store = agentStore(options.db);
   const { team } = options;
   const running = new Set<Promise<void>>();
+  const shutdown = new AbortController();
   // Jobs left running by a process that died are finished as soon as anyone looks.
   store.recoverInterrupted(options.now());
 
@@ -82,7 +83,7 @@ export function agentJobs(options: AgentJobsOptions) {
         ...(input.integration && { integration: input.integration }),
       };
       const created = store.create(team, request, options.llm.model, options.now());
-      const done = runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, ...(validate && { validate }) }, created);
+      const done = runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) }, created);
       const tracked = done.finally(() => running.delete(tracked));
       running.add(tracked);
       return { job: created, done: tracked };
@@ -115,6 +116,12 @@ export function agentJobs(options: AgentJobsOptions) {
 
     /** Runs started here that have not ended. */
     running: (): Promise<void>[] => [...running],
+
+    /** Ends every run of this process now (failed, `internal`), and waits until they have. */
+    async stopAll(): Promise<void> {
+      shutdown.abort();
+      await Promise.allSettled([...running]);
+    },
   };
 }
 

@@ -39,6 +39,8 @@ export interface AgentContext {
   now(): Date;
   /** Built from the job's schema; absent without one. */
   validate?: ResultValidator;
+  /** Aborted when the process stops (serve's SIGTERM): the run ends failed, `internal`. */
+  shutdown?: AbortSignal;
 }
 
 const FENCE = '<<<UNTRUSTED WEB DATA>>>';
@@ -71,6 +73,9 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
     if (store.cancelRequested(job.id)) controller.abort(new StopRun('cancelled', traceError('cancelled', 'the run was cancelled by the caller', 'agent')));
   }, CANCEL_POLL_MS);
   watcher.unref();
+  const onShutdown = () => controller.abort(new StopRun('failed', traceError('internal', 'the server stopped while the run was going', 'system')));
+  if (context.shutdown?.aborted) onShutdown();
+  context.shutdown?.addEventListener('abort', onShutdown, { once: true });
 
   const stopIfAborted = (signal: AbortSignal) => {
     if (!signal.aborted) return;
@@ -255,6 +260,7 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
     if (outcome !== 'cancelled' && outcome !== 'credit_limit_reached') record(orchestrator, { type: 'error.occurred', error: failure });
   } finally {
     clearInterval(watcher);
+    context.shutdown?.removeEventListener('abort', onShutdown);
   }
   const agentOutcome = outcome === 'credit_limit_reached' ? 'failed' : outcome;
   record(orchestrator, { type: 'agent.finished', outcome: agentOutcome, durationMs: Date.now() - started, error: failure });
