@@ -126,6 +126,39 @@ describe('agent jobs from the clients', () => {
     await served.stop();
   });
 
+  it("the hosted service's CLI starts, waits for, reads and cancels agent jobs on serve", async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { createRequire } = await import('node:module');
+    const cli = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
+    const served = await serveWebwatch({ llm: { baseUrl: model.url, model: 'scripted' } });
+    const key = served.keys.create('acme', new Date()).key;
+    const home = tempDir();
+    const firecrawl = async (...args: string[]) =>
+      (await promisify(execFile)(process.execPath, [cli, '--api-url', served.origin, '--api-key', key, ...args], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home })).stdout;
+
+    try {
+      script = scrapeThenFinish({ founded: 1999 });
+      const waited = JSON.parse(await firecrawl('agent', 'When was it founded?', '--urls', `${site.origin}/about`, '--wait', '--poll-interval', '0.2', '--json'));
+      assert.deepEqual([waited.status, waited.data], ['completed', { founded: 1999 }]);
+
+      const started = JSON.parse(await firecrawl('agent', 'When was it founded?', '--json'));
+      const id: string = started.data.jobId;
+      assert.match(id, /^[0-9a-f-]{36}$/);
+      for (let i = 0; i < 100 && served.db.prepare("SELECT status FROM agent_jobs WHERE id = ? AND status = 'processing'").get(id); i++) await new Promise((r) => setTimeout(r, 20));
+      const status = JSON.parse(await firecrawl('agent', id, '--status', '--json'));
+      assert.deepEqual([status.status, status.data], ['completed', { founded: 1999 }]);
+
+      script = () => 'hang';
+      const slow: string = JSON.parse(await firecrawl('agent', 'slow one', '--json')).data.jobId;
+      await firecrawl('agent', slow, '--cancel');
+      const row = served.db.prepare('SELECT cancel_requested_at FROM agent_jobs WHERE id = ?').get(slow) as { cancel_requested_at: string | null };
+      assert.notEqual(row.cancel_requested_at, null);
+    } finally {
+      await served.stop();
+    }
+  });
+
   it('a job whose serve was killed is finished failed, internal, when serve comes back', async () => {
     script = () => 'hang';
     const home = tempDir();
