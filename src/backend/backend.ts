@@ -42,8 +42,11 @@ export interface Backend {
   getAgent(id: string): Promise<AgentStatusDocument>;
   /** Newest first; `before` (ms) pages back. */
   listAgents(options?: { before?: number }): Promise<{ agents: AgentListItem[]; next?: string }>;
-  /** The job's trace events after `since` (a producerSequence), in order. */
-  agentTrace(id: string, since?: number): Promise<{ events: TraceEvent[]; creditsUsed?: number }>;
+  /**
+   * The job's trace events after `since` (a producerSequence), in order. With `waitMs`, an API
+   * that can (webwatch serve, the local engine) answers as soon as the next event is recorded.
+   */
+  agentTrace(id: string, since?: number, wait?: { waitMs?: number; signal?: AbortSignal }): Promise<{ events: TraceEvent[]; creditsUsed?: number }>;
   agentSnapshot(id: string, snapshotId: string): Promise<string>;
   cancelAgent(id: string): Promise<void>;
   close(): Promise<void>;

@@ -158,7 +158,14 @@ describe('agent jobs on webwatch serve', () => {
     script = () => 'hang';
     const start = await call(acme, 'POST', '/agent', { prompt: 'wait for me' });
     await new Promise((r) => setTimeout(r, 100));
-    const cancelled = await call(acme, 'DELETE', `/agent/${start.body.id}`);
+    // A follower waiting for the next event gets it as soon as it is recorded.
+    const t0 = performance.now();
+    const waiting = call(acme, 'GET', `/agent/${start.body.id}/trace?since=2&waitMs=20000`);
+    const cancelling = new Promise<{ status: number; body: Body }>((resolve) => setTimeout(() => resolve(call(acme, 'DELETE', `/agent/${start.body.id}`)), 200));
+    const woken = await waiting;
+    assert.ok(performance.now() - t0 < 2000, 'answered when the event came, not after waitMs');
+    assert.deepEqual(woken.body.events.map((e: Body) => e.type)[0], 'run.cancel_requested');
+    const cancelled = await cancelling;
     assert.deepEqual([cancelled.status, cancelled.body], [200, { success: true }]);
     const again = await call(acme, 'DELETE', `/agent/${start.body.id}`);
     assert.deepEqual([again.status, again.body.error], [409, 'Agent is already cancelled']);

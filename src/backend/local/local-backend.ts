@@ -186,8 +186,8 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       const last = jobs.length === AGENT_LIST_PAGE ? jobs[jobs.length - 1] : undefined;
       return { agents: jobs.map(agentListItem), ...(last && { next: `?before=${Date.parse(last.createdAt)}` }) };
     },
-    agentTrace: async (id, since) => {
-      const { job, events } = (await agents()).trace(id, since);
+    agentTrace: async (id, since, wait) => {
+      const { job, events } = await (await agents()).trace(id, since, wait);
       return { events, creditsUsed: job.creditsUsed };
     },
     agentSnapshot: async (id, snapshotId) => (await agents()).snapshot(id, snapshotId),

@@ -8,6 +8,8 @@ import type { RunOutcome, TraceEvent } from '../../engine/agent/trace.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 
 export const FOLLOW_POLL_MS = 100;
+/** How long one request may wait for the next event (an API that cannot wait answers at once). */
+export const FOLLOW_WAIT_MS = 2000;
 
 export interface FollowOptions {
   /** Events after this producerSequence (0: from the start). */
@@ -24,7 +26,7 @@ export async function* followTrace(backend: Backend, id: string, options: Follow
   let last = options.since ?? 0;
   for (;;) {
     if (options.signal?.aborted) return;
-    const { events } = await backend.agentTrace(id, last);
+    const { events } = await backend.agentTrace(id, last, { waitMs: FOLLOW_WAIT_MS, ...(options.signal && { signal: options.signal }) });
     for (const event of events) {
       // A server that answers the whole trace every time: what was seen is skipped.
       if (event.producerSequence <= last) continue;
@@ -32,7 +34,8 @@ export async function* followTrace(backend: Backend, id: string, options: Follow
       yield event;
       if (event.type === 'run.finished') return;
     }
-    await sleep(options.pollMs ?? FOLLOW_POLL_MS);
+    // Nothing new: an API that waited had nothing for a while; one that did not is asked again shortly.
+    if (events.length === 0) await sleep(options.pollMs ?? FOLLOW_POLL_MS);
   }
 }
 

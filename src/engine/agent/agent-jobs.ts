@@ -4,17 +4,21 @@
  * cancel, with the messages of spec §7.3. Used by the command line's local backend and by
  * `webwatch serve`.
  */
+import { setMaxListeners } from 'node:events';
 import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { isJobId, type AgentRequestInput } from '../../spec/agent.js';
-import type { LlmSettings } from '../llm/chat.js';
+import type { ChatModel, LlmSettings } from '../llm/chat.js';
 import type { ScrapeContext } from '../scrape/scrape.js';
 import type { SearchProvider } from '../search/search.js';
 import type { Db } from '../store/database.js';
 import { agentStore, type AgentJob, type AgentRequest } from './agent-store.js';
 import type { ResultValidator } from './run-agent.js';
 import type { TraceEvent } from './trace.js';
+
+/** The longest a trace request waits for the next event. */
+export const TRACE_WAIT_MAX_MS = 25_000;
 
 export const MODEL_NOT_CONFIGURED_CODE = 'AGENT_MODEL_NOT_CONFIGURED';
 export const MODEL_NOT_CONFIGURED = 'no model is configured for agent jobs: set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
@@ -51,6 +55,9 @@ export function agentJobs(options: AgentJobsOptions) {
   const { team } = options;
   const running = new Set<Promise<void>>();
   const shutdown = new AbortController();
+  let modelClient: Promise<ChatModel> | undefined;
+  // Every run of the process listens to it: many at once are expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
   // Jobs left running by a process that died are finished as soon as anyone looks.
   store.recoverInterrupted(options.now());
 
@@ -70,7 +77,8 @@ export function agentJobs(options: AgentJobsOptions) {
       }
       const validate = input.schema ? await resultValidator(input.schema) : undefined;
       const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
-      const model = await chatModel(options.llm);
+      // One client for the team's jobs: building one per job costs each start its setup.
+      const model = await (modelClient ??= chatModel(options.llm));
       store.purgeExpired(options.now());
       const request: AgentRequest = {
         prompt: input.prompt,
@@ -93,9 +101,11 @@ export function agentJobs(options: AgentJobsOptions) {
 
     list: (listOptions: { before?: number; limit: number }) => store.list(team, listOptions),
 
-    trace(id: string, since = 0): { job: AgentJob; events: TraceEvent[] } {
-      const found = job(id);
-      return { job: found, events: store.events(team, found.id, since) };
+    /** Events after `since`; with `waitMs`, waits that long for the next one when there is none yet. */
+    async trace(id: string, since = 0, wait: { waitMs?: number; signal?: AbortSignal } = {}): Promise<{ job: AgentJob; events: TraceEvent[] }> {
+      job(id);
+      if (wait.waitMs) await store.waitForEvents(team, id, since, Math.min(wait.waitMs, TRACE_WAIT_MAX_MS), wait.signal);
+      return { job: job(id), events: store.events(team, id, since) };
     },
 
     snapshot(id: string, snapshotId: string): string {

@@ -5,6 +5,7 @@
  * writing transaction, so readers in any process see each event once and in order.
  */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import type { Db } from '../store/database.js';
 import { processAlive } from '../store/owner-process.js';
 import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type TraceEventBody } from './trace.js';
@@ -64,6 +65,13 @@ const fromRow = (row: Row): AgentJob => ({
   cancelRequestedAt: row.cancel_requested_at, createdAt: row.created_at, finishedAt: row.finished_at, expiresAt: row.expires_at,
 });
 
+/**
+ * Events recorded by this process, by job id: a reader waiting for a job's next event (a
+ * trace followed through serve) is woken at once instead of polling.
+ */
+const recorded = new EventEmitter();
+recorded.setMaxListeners(0);
+
 /** The system agent that records what happens to a run from outside it (cancel, recovery). */
 export const SYSTEM_AGENT: AgentIdentity = { id: 'system', role: 'system', name: 'webwatch' };
 
@@ -95,17 +103,41 @@ export function agentStore(db: Db) {
 
     /** Appends an event, numbered after the job's last one. */
     record(job: Pick<AgentJob, 'id' | 'team'>, agent: AgentIdentity, body: TraceEventBody, now: Date): TraceEvent {
-      return db.transaction(() => {
+      const recordedEvent = db.transaction(() => {
         const producerSequence = (lastSequence.get(job.id)?.n ?? 0) + 1;
         const event = { schemaVersion: 1, eventId: randomUUID(), runId: job.id, occurredAt: now.toISOString(), producerSequence, agent, ...body } as TraceEvent;
         insertEvent.run(job.id, job.team, producerSequence, JSON.stringify(event));
         return event;
       }).immediate();
+      // Committed: whoever waits for this job's events may read it now.
+      queueMicrotask(() => recorded.emit(job.id));
+      return recordedEvent;
     },
 
     /** Events after `since` (a producerSequence), in order, at most `limit`. */
     events(team: string, jobId: string, since = 0, limit = 10_000): TraceEvent[] {
       return eventsAfter.all(team, jobId, since, limit).map((row) => JSON.parse(row.event) as TraceEvent);
+    },
+
+    /**
+     * Waits until the job has events after `since`, up to `ms`; events recorded by other
+     * processes are seen when the wait ends. True when there are some.
+     */
+    async waitForEvents(team: string, jobId: string, since: number, ms: number, signal?: AbortSignal): Promise<boolean> {
+      const hasEvents = () => eventsAfter.all(team, jobId, since, 1).length > 0;
+      if (ms <= 0 || hasEvents()) return hasEvents();
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          recorded.removeListener(jobId, done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        recorded.on(jobId, done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+      return hasEvents();
     },
 
     putSnapshot(job: Pick<AgentJob, 'id' | 'team'>, content: string, now: Date): string {

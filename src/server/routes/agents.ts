@@ -65,10 +65,14 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
 
   app.get<{ Params: { id: string } }>('/v2/agent/:id', async (request) => agentStatusDocument((await jobs(request)).get(jobId(request))));
 
-  app.get<{ Params: { id: string }; Querystring: { since?: string } }>('/v2/agent/:id/trace', async (request) => {
+  app.get<{ Params: { id: string }; Querystring: { since?: string; waitMs?: string } }>('/v2/agent/:id/trace', async (request) => {
     const id = jobId(request);
     const since = Math.max(0, Number(request.query.since ?? 0) || 0);
-    const { job, events } = (await jobs(request)).trace(id, since);
+    // A follower waits here for the next event instead of asking again and again.
+    const waitMs = Math.max(0, Number(request.query.waitMs ?? 0) || 0);
+    const closed = new AbortController();
+    request.raw.once('close', () => closed.abort());
+    const { job, events } = await (await jobs(request)).trace(id, since, { waitMs, signal: closed.signal });
     return { success: true, id, events, creditsUsed: job.creditsUsed };
   });
 
