@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { LOCAL_TEAM, localBackend, type LocalBackend } from '../backend/local/local-backend.js';
-import type { CrawlPage } from '../engine/crawl/crawl.js';
 import { crawlJobStore } from '../engine/crawl/crawl-jobs.js';
 import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import { keyStore } from '../engine/keys/key-store.js';
@@ -20,12 +19,15 @@ import type { OrganizationThreatPolicy } from '../engine/threat/threat-protectio
 import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
-import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../spec/monitor.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
-import { refusePrivateHosts, targetUrls } from './target-hosts.js';
 import { agentRoutes } from './routes/agents.js';
-import { formatPath, monitorSchemas, validateCrawlOptions, validateMonitorRequest, validateScrapeOptions, type Problem } from '../spec/schemas.js';
+import { crawlRoutes } from './routes/crawls.js';
+import type { RouteDeps } from './routes/deps.js';
+import { monitorRoutes } from './routes/monitors.js';
+import { scrapeRoutes } from './routes/scrape.js';
+import { errorBody } from './http.js';
+import { formatPath } from '../spec/schemas.js';
 
 /** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
 export interface ServerOptions extends CheckServices {
@@ -64,42 +66,11 @@ export interface WebwatchServer {
   drain(): Promise<void>;
 }
 
-const errorBody = (error: string, details?: unknown, code?: string) => ({ success: false, error, ...(code && { code }), ...(details !== undefined && { details }) });
 
-const problemDetails = (problems: readonly Problem[]) => problems.map((problem) => ({ path: formatPath(problem.path), message: problem.message }));
-
-function invalid(problems: readonly Problem[]): WebwatchError {
-  return new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: problemDetails(problems) });
-}
-
-const asObject = (body: unknown): Record<string, unknown> => {
-  if (body === undefined || body === null) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'a JSON object body is required' }] });
-  if (typeof body !== 'object' || Array.isArray(body)) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'the body must be a JSON object' }] });
-  return body as Record<string, unknown>;
-};
-
-function targetUrl(value: unknown): URL {
-  if (typeof value !== 'string') throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 });
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
-  } catch {
-    // Falls through to the error.
-  }
-  throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 });
-}
-
-const CHECK_PAGES_DEFAULT = 1000;
 /** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
 const MAX_PATH_PARAM_LENGTH = 256;
-const CRAWL_NOT_FOUND = 'no crawl job with this id for this key\'s team (crawl results are kept for 24 hours)';
 export const LOCAL_TEAM_REFUSED = 'keys of team "local" reach the command line\'s own monitors and are refused unless created with --allow-local-team';
 
-
-/** A crawl page's failure as stored: its message and code. */
-function failureOf(error: unknown): { error: string; code: string | null } {
-  return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? error.code ?? null : null };
-}
 
 /** Request log lines: method, path without its query (which can hold tokens), and status. */
 const LOG_SERIALIZERS = {
@@ -139,19 +110,6 @@ function parseJsonBody(_request: FastifyRequest, text: string, done: (error: Err
     return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: formatPath(tooDeep), message: `nests deeper than ${MAX_JSON_DEPTH} levels` }] }));
   }
   done(null, body);
-}
-
-function whole(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: name, message: 'must be a whole number, 0 or more' }] });
-  return parsed;
-}
-
-/** `offset` and `limit` of a list route. */
-function page<T>(items: readonly T[], offset: string | undefined, limit: string | undefined): T[] {
-  const from = whole(offset, 'offset', 0);
-  return items.slice(from, from + whole(limit, 'limit', items.length));
 }
 
 export function buildServer(options: ServerOptions): WebwatchServer {
@@ -330,144 +288,18 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   app.get('/health', health);
   app.get('/v2/health', health);
 
-  app.post('/v2/scrape', async (request, reply) => {
-    const { url, ...rest } = asObject(request.body);
-    const target = targetUrl(url);
-    const validation = validateScrapeOptions(rest, 'wire');
-    if (!validation.ok) throw invalid(validation.problems);
-    return limited(request, reply, async () => ({ success: true, data: await backendOf(request.team).scrape(target.href, validation.value) }));
-  });
-
-  app.post('/v2/crawl', async (request, reply) => {
-    const { url, scrapeOptions, ...rest } = asObject(request.body);
-    const target = targetUrl(url);
-    const crawlOptions = validateCrawlOptions(rest, 'wire');
-    if (!crawlOptions.ok) throw invalid(crawlOptions.problems);
-    const pageOptions = validateScrapeOptions(scrapeOptions ?? {}, 'wire');
-    if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
-    if (checkUrl) await checkUrl(target);
-    if (tooBusy(request, reply)) return reply;
-    crawls.purgeExpired(options.now());
-    const job = crawls.start(request.team, target.href, options.now());
-    // The crawl runs after the response, as one of the key's concurrent jobs; each page goes
-    // to the store as it is crawled, so a crawl holds no documents in memory.
-    track(limited(request, reply, async () => {
-      try {
-        await backendOf(request.team).crawl(target.href, crawlOptions.value, pageOptions.value, (page: CrawlPage) => {
-          crawls.addPage(job.id, 'document' in page ? page : { url: page.url, ...failureOf(page.error) }, options.now());
-        });
-        crawls.finish(job.id, 'completed');
-      } catch (error) {
-        crawls.finish(job.id, 'failed', failureOf(error).error);
-      }
-    }));
-    return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}` };
-  });
-
-  const crawlOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
-    const job = crawls.get(request.team, request.params.id, options.now());
-    if (!job) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { crawl: request.params.id, reason: CRAWL_NOT_FOUND } });
-    return job;
-  };
-
-  app.get<{ Params: { id: string }; Querystring: { skip?: string } }>('/v2/crawl/:id', async (request) => {
-    const job = crawlOf(request);
-    const { data, nextSkip } = crawls.documents(job.id, whole(request.query.skip, 'skip', 0));
-    const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
-    rest.searchParams.set('skip', String(nextSkip));
-    return {
-      success: true, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
-      next: nextSkip === null ? null : rest.href, data, ...(job.error && { error: job.error }),
-    };
-  });
-
-  app.get<{ Params: { id: string } }>('/v2/crawl/:id/errors', async (request) => {
-    const job = crawlOf(request);
-    return { success: true, errors: crawls.errors(job.id).map(({ code, ...error }) => ({ ...error, ...(code && { code }) })), robotsBlocked: [] };
-  });
-
-  /**
-   * Every scrape, crawl and webhook URL of a definition passes the private-network rule: each
-   * host once, a few at a time, so that a monitor with many URLs is judged in the time of a
-   * few lookups. The rule is applied again to every fetch and delivery.
-   */
-  const checkTargets = async (definition: NormalizedMonitor) => {
-    if (checkUrl) await refusePrivateHosts(targetUrls(definition), checkUrl);
-  };
-
-  app.post('/v2/monitor', async (request) => {
-    const validation = validateMonitorRequest(asObject(request.body), 'wire');
-    if (!validation.ok) throw invalid(validation.problems);
-    const definition = normalizeMonitor(validation.value);
-    await checkTargets(definition);
-    return { success: true, data: await backendOf(request.team).createMonitor(definition) };
-  });
-
-  app.get<{ Querystring: { includeDeleted?: string; limit?: string; offset?: string } }>('/v2/monitor', async (request) => {
-    const monitors = await backendOf(request.team).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
-    return { success: true, data: page(monitors, request.query.offset, request.query.limit) };
-  });
-
-  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).getMonitor(request.params.id) }));
-
-  app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
-    const body = asObject(request.body);
-    const patch = monitorSchemas('wire').updateRequest.safeParse(body);
-    if (!patch.success) {
-      const validation = validateMonitorRequest(body, 'wire');
-      throw invalid(validation.ok ? [] : validation.problems);
-    }
-    const backend = backendOf(request.team);
-    const existing = await backend.getMonitor(request.params.id);
-    const { status, ...fields } = body as { status?: 'active' | 'paused' };
-    let definition: NormalizedMonitor | undefined;
-    if (Object.keys(fields).length > 0) {
-      const merged = { ...createRequestOf(existing), ...fields };
-      const validation = validateMonitorRequest(merged, 'wire');
-      if (!validation.ok) throw invalid(validation.problems);
-      definition = normalizeMonitor(validation.value);
-      await checkTargets(definition);
-    }
-    return { success: true, data: await backend.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
-  });
-
-  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).deleteMonitor(request.params.id) }));
-
-  app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
-    const backend = backendOf(request.team);
-    if (tooBusy(request, reply)) return reply;
-    const { check, done } = await backend.startRun(request.params.id);
-    track(limited(request, reply, () => afterCheck(done)));
-    return { success: true, data: check };
-  });
-
-  app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/v2/monitor/:id/checks', async (request) => ({
-    success: true,
-    data: page(await backendOf(request.team).listChecks(request.params.id), request.query.offset, request.query.limit),
-  }));
-
-  app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
-    const { status, limit, skip } = request.query;
-    const statuses = ['new', 'same', 'changed', 'removed', 'error'] as const;
-    if (status !== undefined && !statuses.includes(status as never)) {
-      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'status', message: `must be one of ${statuses.join(', ')}` }] });
-    }
-    const from = whole(skip, 'skip', 0);
-    const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
-    const check = await backendOf(request.team).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
-    // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
-    const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
-    rest.searchParams.set('skip', String(from + count));
-    rest.searchParams.set('limit', String(count));
-    const next = count > 0 && from + count < check.pages.length ? rest.href : null;
-    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), next } };
-  });
-
-  agentRoutes(app, {
+  const routes: RouteDeps = {
     backendOf: (team) => backendOf(team),
     tooBusy,
+    limited,
     runInBackground: (request, reply, work) => track(limited(request, reply, work)),
-  });
+    now: options.now,
+    ...(checkUrl && { checkUrl }),
+  };
+  scrapeRoutes(app, routes);
+  crawlRoutes(app, routes, crawls);
+  monitorRoutes(app, { ...routes, afterCheck });
+  agentRoutes(app, routes);
 
   scheduler?.tick();
   deliver();

@@ -3,24 +3,17 @@
  * run in the background as one of the key's concurrent jobs, belong to the key's team, and
  * answer with the messages of spec §7.3 to the letter.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LocalBackend } from '../../backend/local/local-backend.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MODEL_NOT_CONFIGURED_CODE } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { isJobId, validateAgentRequest } from '../../spec/agent.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { formatPath } from '../../spec/issues.js';
+import type { RouteDeps } from './deps.js';
 
 const LIST_PAGE = 50;
 
-export interface AgentRouteDeps {
-  backendOf(team: string): LocalBackend;
-  /** Answers 429 (and returns true) when the key runs all it may at once. */
-  tooBusy(request: FastifyRequest, reply: FastifyReply): boolean;
-  /** Runs `work` as one of the key's concurrent jobs, kept until the server drains. */
-  runInBackground(request: FastifyRequest, reply: FastifyReply, work: () => Promise<unknown>): void;
-}
 
 type JobRequest = FastifyRequest<{ Params: { id: string } }>;
 
@@ -29,7 +22,7 @@ function jobId(request: JobRequest): string {
   return request.params.id;
 }
 
-export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
+export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const jobs = (request: FastifyRequest) => deps.backendOf(request.team).agents();
 
   app.post('/v2/agent', async (request, reply) => {

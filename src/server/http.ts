@@ -1,0 +1,43 @@
+/** Request and answer helpers of the routes of `webwatch serve`: §7.1 bodies, bodies, URLs, paging. */
+import { WebwatchError } from '../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../spec/errors.js';
+import { formatPath, type Problem } from '../spec/schemas.js';
+
+export const errorBody = (error: string, details?: unknown, code?: string) => ({ success: false, error, ...(code && { code }), ...(details !== undefined && { details }) });
+
+export const problemDetails = (problems: readonly Problem[]) => problems.map((problem) => ({ path: formatPath(problem.path), message: problem.message }));
+
+export function invalid(problems: readonly Problem[]): WebwatchError {
+  return new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: problemDetails(problems) });
+}
+
+export const asObject = (body: unknown): Record<string, unknown> => {
+  if (body === undefined || body === null) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'a JSON object body is required' }] });
+  if (typeof body !== 'object' || Array.isArray(body)) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'the body must be a JSON object' }] });
+  return body as Record<string, unknown>;
+};
+
+export function targetUrl(value: unknown): URL {
+  if (typeof value !== 'string') throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 });
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {
+    // Falls through to the error.
+  }
+  throw new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 });
+}
+
+export function whole(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: name, message: 'must be a whole number, 0 or more' }] });
+  return parsed;
+}
+
+/** `offset` and `limit` of a list route. */
+export function page<T>(items: readonly T[], offset: string | undefined, limit: string | undefined): T[] {
+  const from = whole(offset, 'offset', 0);
+  return items.slice(from, from + whole(limit, 'limit', items.length));
+}
+

@@ -1,0 +1,91 @@
+/** The monitor routes of `webwatch serve`: monitors, their runs, checks and page results. */
+import type { FastifyInstance } from 'fastify';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../../spec/monitor.js';
+import { monitorSchemas, validateMonitorRequest } from '../../spec/schemas.js';
+import { asObject, invalid, page, whole } from '../http.js';
+import { refusePrivateHosts, targetUrls } from '../target-hosts.js';
+import type { RouteDeps } from './deps.js';
+
+/** Page results in one answer of a check, unless `limit` says otherwise. */
+const CHECK_PAGES_DEFAULT = 1000;
+
+export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInBackground, checkUrl, afterCheck }: RouteDeps & { afterCheck<T>(work: Promise<T>): Promise<T> }): void {
+  /**
+   * Every scrape, crawl and webhook URL of a definition passes the private-network rule: each
+   * host once, a few at a time, so that a monitor with many URLs is judged in the time of a
+   * few lookups. The rule is applied again to every fetch and delivery.
+   */
+  const checkTargets = async (definition: NormalizedMonitor) => {
+    if (checkUrl) await refusePrivateHosts(targetUrls(definition), checkUrl);
+  };
+
+  app.post('/v2/monitor', async (request) => {
+    const validation = validateMonitorRequest(asObject(request.body), 'wire');
+    if (!validation.ok) throw invalid(validation.problems);
+    const definition = normalizeMonitor(validation.value);
+    await checkTargets(definition);
+    return { success: true, data: await backendOf(request.team).createMonitor(definition) };
+  });
+
+  app.get<{ Querystring: { includeDeleted?: string; limit?: string; offset?: string } }>('/v2/monitor', async (request) => {
+    const monitors = await backendOf(request.team).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
+    return { success: true, data: page(monitors, request.query.offset, request.query.limit) };
+  });
+
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).getMonitor(request.params.id) }));
+
+  app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
+    const body = asObject(request.body);
+    const patch = monitorSchemas('wire').updateRequest.safeParse(body);
+    if (!patch.success) {
+      const validation = validateMonitorRequest(body, 'wire');
+      throw invalid(validation.ok ? [] : validation.problems);
+    }
+    const backend = backendOf(request.team);
+    const existing = await backend.getMonitor(request.params.id);
+    const { status, ...fields } = body as { status?: 'active' | 'paused' };
+    let definition: NormalizedMonitor | undefined;
+    if (Object.keys(fields).length > 0) {
+      const merged = { ...createRequestOf(existing), ...fields };
+      const validation = validateMonitorRequest(merged, 'wire');
+      if (!validation.ok) throw invalid(validation.problems);
+      definition = normalizeMonitor(validation.value);
+      await checkTargets(definition);
+    }
+    return { success: true, data: await backend.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
+  });
+
+  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).deleteMonitor(request.params.id) }));
+
+  app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
+    const backend = backendOf(request.team);
+    if (tooBusy(request, reply)) return reply;
+    const { check, done } = await backend.startRun(request.params.id);
+    runInBackground(request, reply, () => afterCheck(done));
+    return { success: true, data: check };
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/v2/monitor/:id/checks', async (request) => ({
+    success: true,
+    data: page(await backendOf(request.team).listChecks(request.params.id), request.query.offset, request.query.limit),
+  }));
+
+  app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
+    const { status, limit, skip } = request.query;
+    const statuses = ['new', 'same', 'changed', 'removed', 'error'] as const;
+    if (status !== undefined && !statuses.includes(status as never)) {
+      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'status', message: `must be one of ${statuses.join(', ')}` }] });
+    }
+    const from = whole(skip, 'skip', 0);
+    const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
+    const check = await backendOf(request.team).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
+    // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
+    const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
+    rest.searchParams.set('skip', String(from + count));
+    rest.searchParams.set('limit', String(count));
+    const next = count > 0 && from + count < check.pages.length ? rest.href : null;
+    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), next } };
+  });
+}
