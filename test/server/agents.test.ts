@@ -101,6 +101,20 @@ describe('agent jobs on webwatch serve', () => {
     assert.deepEqual(JSON.parse(resultSnapshot.body.snapshot), status.data);
   });
 
+  it('strictConstrainToURLs: pages of other sites are not fetched', async () => {
+    script = (request) => (turnsOf(request) === 0
+      ? { toolCalls: [{ name: 'scrape', arguments: { url: 'http://127.0.0.2:9/elsewhere' } }] }
+      : { toolCalls: [{ name: 'finish', arguments: { result: 'ok' } }] });
+    const start = await call(acme, 'POST', '/agent', { prompt: 'stay here', urls: [`${site.origin}/pricing`], strictConstrainToURLs: true });
+    const status = await finished(start.body.id);
+    assert.equal(status.status, 'completed');
+    assert.equal(status.creditsUsed, 2 * AGENT_CREDITS.modelCall, 'the refused fetch is not charged');
+    const finishedCall = (await trace(start.body.id)).find((e) => e.type === 'tool_call.finished');
+    assert.deepEqual(finishedCall.result, { error: 'outside the URLs this job is constrained to' });
+    const lastRequest: Body = model.requests.at(-1)!.body;
+    assert.match(lastRequest.messages.find((m: Body) => m.role === 'tool').content, /strictConstrainToURLs/);
+  });
+
   it('a result that does not match the schema is sent back, then accepted', async () => {
     script = (request) => (turnsOf(request) === 0 ? { toolCalls: [{ name: 'finish', arguments: { result: { price: 'twelve' } } }] } : { toolCalls: [{ name: 'finish', arguments: { result: { price: 12 } } }] });
     const start = await call(acme, 'POST', '/agent', { prompt: 'price?', schema: { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] } });

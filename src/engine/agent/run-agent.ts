@@ -107,13 +107,27 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
     { name: 'wait_for_subagents', description: 'Wait until every subagent you started has finished, and get their results.', parameters: { type: 'object', properties: {} } },
   ];
 
+  // With strictConstrainToURLs, pages are fetched only from the sites of the given URLs.
+  const allowedHosts = new Set(job.request.strictConstrainToURLs ? (job.request.urls ?? []).map((url) => new URL(url).hostname) : []);
+  const allowedUrl = (url: string) => {
+    if (allowedHosts.size === 0) return true;
+    try {
+      return allowedHosts.has(new URL(url).hostname);
+    } catch {
+      return false;
+    }
+  };
+
   /** One tool call of the engine's tools: traced, charged, its text fenced. */
   async function useTool(agent: AgentIdentity, call: ChatToolCall, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
     record(agent, { type: 'tool_call.started', toolCallId: call.id, toolName: call.name, parameters: args });
     let result: unknown;
     let text: string;
     try {
-      if (call.name === 'scrape') {
+      if ((call.name === 'scrape' || call.name === 'map') && !allowedUrl(String(args.url ?? ''))) {
+        result = { error: 'outside the URLs this job is constrained to' };
+        text = `Only pages of ${[...allowedHosts].join(', ')} may be fetched in this job (strictConstrainToURLs).`;
+      } else if (call.name === 'scrape') {
         charge(AGENT_CREDITS.scrape);
         const page = await context.tools.scrape(String(args.url ?? ''), signal);
         const snapshotId = store.putSnapshot(job, page.markdown, context.now());
