@@ -37,7 +37,7 @@ _webwatch() {
     "agent cancel") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "login") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "logout") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
-    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --drain-timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys") words="create list revoke"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys create") words=""; flags="--team --allow-local-team --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;

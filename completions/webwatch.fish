@@ -116,6 +116,7 @@ complete -c webwatch -n '__fish_seen_subcommand_from serve' -l concurrency -d 's
 complete -c webwatch -n '__fish_seen_subcommand_from serve' -l scheduler-only -d 'run monitors on their schedules without serving the API'
 complete -c webwatch -n '__fish_seen_subcommand_from serve' -l check-concurrency -d 'scheduled checks running at once, across all teams (default 8)'
 complete -c webwatch -n '__fish_seen_subcommand_from serve' -l jitter -d 'up to this random delay before a scheduled check starts (default 0)'
+complete -c webwatch -n '__fish_seen_subcommand_from serve' -l drain-timeout -d 'on SIGTERM, how long running crawls may go on before they are stopped (default 30)'
 complete -c webwatch -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke' -a create -d 'create a key for a team; the key is printed once and cannot be shown again'
 complete -c webwatch -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke' -a list -d 'list keys: id, team, created, revoked (never the keys themselves)'
 complete -c webwatch -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke' -a revoke -d 'revoke a key by id; requests with it get 401 from then on'

@@ -39,6 +39,7 @@ const configSchema = closedObject({
     bodyLimit: z.number().int().min(1024).optional(),
     rateLimitPerMinute: z.number().int().min(1).optional(),
     concurrencyPerKey: z.number().int().min(1).optional(),
+    drainTimeoutSeconds: z.number().min(0).optional(),
   }).optional(),
   /** The HMAC key that signs webhook deliveries (X-Webwatch-Signature); also WEBWATCH_WEBHOOK_SECRET. */
   webhookSecret: z.string().min(1).optional(),

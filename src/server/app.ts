@@ -44,13 +44,15 @@ export interface ServerOptions extends CheckServices {
   rateLimitPerMinute: number;
   /** Scrapes, crawls and check runs per key at once: beyond it, 429 Concurrency limit reached. */
   concurrencyPerKey: number;
+  /** On drain, how long running crawls may go on before they are stopped (failed, with the reason). */
+  drainTimeoutMs?: number;
   /** Request log lines (method, path, status, time; never headers) go here. */
   log?: NodeJS.WritableStream;
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
 }
 
-export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20 } as const;
+export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20, drainTimeoutMs: 30_000 } as const;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,6 +71,7 @@ export interface WebwatchServer {
 
 /** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
 const MAX_PATH_PARAM_LENGTH = 256;
+const ROUTE_NOT_OFFERED = 'webwatch serve answers the routes listed in its README ("Serving the API"); this one is not among them';
 export const LOCAL_TEAM_REFUSED = 'keys of team "local" reach the command line\'s own monitors and are refused unless created with --allow-local-team';
 
 
@@ -114,6 +117,10 @@ function parseJsonBody(_request: FastifyRequest, text: string, done: (error: Err
 
 export function buildServer(options: ServerOptions): WebwatchServer {
   const keys = keyStore(options.db);
+  const keyOf = (authorization: string | undefined) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    return match ? keys.identify(match[1]!) : undefined;
+  };
   const backends = new Map<string, LocalBackend>();
   const checkUrl = options.allowPrivateTargets ? undefined : refusePrivateTargets;
   /**
@@ -154,8 +161,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Failures found before routing answer with the §7.1 body like every other answer.
-    frameworkErrors: (error, _request, frameworkReply) => {
+    frameworkErrors: (error, frameworkRequest, frameworkReply) => {
       const reply = frameworkReply as unknown as FastifyReply;
+      // The key is checked first, as for every other request: a stranger learns nothing of the routes.
+      if (!keyOf(frameworkRequest.headers.authorization)) return reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
       if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
         return reply.code(414).send(errorBody('URI Too Long', { reason: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters` }));
       }
@@ -172,8 +181,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
     if (path === '/health' || path === '/v2/health') return;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    const key = match ? keys.identify(match[1]!) : undefined;
+    const key = keyOf(request.headers.authorization);
     if (!key) {
       await reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
       return reply;
@@ -239,7 +247,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorBody(ERROR_MESSAGES.internal));
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(ERROR_MESSAGES.notFound)));
+  // A route this server does not have says so, unlike an unknown id of a route it has.
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(`${ERROR_MESSAGES.notFound}: this server does not offer ${request.method} ${request.url.split('?', 1)[0]}`, { reason: ROUTE_NOT_OFFERED })));
 
   // Notifications: delivered after each check, retried when their next attempt is due.
   const outbox = outboxStore(options.db);
@@ -297,7 +307,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     ...(checkUrl && { checkUrl }),
   };
   scrapeRoutes(app, routes);
-  crawlRoutes(app, routes, crawls);
+  const runningCrawls = crawlRoutes(app, routes, crawls);
   monitorRoutes(app, { ...routes, afterCheck });
   agentRoutes(app, routes);
 
@@ -311,6 +321,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       await scheduler?.stop();
       // Agent runs can take many minutes: they end now, failed with `internal`, as after a crash.
       await Promise.all([...backends.values()].map((backend) => backend.stopAgents()));
+      // Crawls may take long too: they get the drain time, then are stopped and say why.
+      const drained = Promise.all([...running]).then(() => true);
+      const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), options.drainTimeoutMs ?? SERVER_DEFAULTS.drainTimeoutMs).unref());
+      if (!(await Promise.race([drained, timeout]))) runningCrawls.stopAll('the server stopped before the crawl finished');
       while (running.size > 0) await Promise.all([...running]);
       // The last checks' notifications get their first attempt; retries wait for the next start.
       await delivering;

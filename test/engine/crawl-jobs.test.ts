@@ -16,7 +16,7 @@ describe('crawl job store', () => {
     const db = openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
     const jobs = crawlJobStore(db);
     const now = new Date('2026-11-22T10:00:00Z');
-    const job = jobs.start('acme', 'https://example.com/', now);
+    const job = jobs.start('acme', 'https://example.com/', { limit: 10 }, now);
     for (let i = 0; i < 5; i++) jobs.addPage(job.id, { url: `https://example.com/${i}`, document: documentOf(`https://example.com/${i}`, 400) }, now);
     jobs.addPage(job.id, { url: 'https://example.com/broken', error: 'connection refused by example.com', code: 'SCRAPE_CONNECTION_FAILED' }, now);
     jobs.finish(job.id, 'completed');

@@ -275,7 +275,8 @@ describe('bad requests get the §7.1 body', () => {
     const long = await call(started.url, key, 'GET', `/monitor/${'x'.repeat(300)}`);
     assert.equal(long.status, 414);
     assert.equal(long.body.success, false);
-    const bad = await call(started.url, undefined, 'GET', '/monitor/%E0%A4%A');
+    assert.equal((await call(started.url, undefined, 'GET', '/monitor/%E0%A4%A')).status, 401, 'the key is checked first');
+    const bad = await call(started.url, key, 'GET', '/monitor/%E0%A4%A');
     assert.equal(bad.status, 400);
     assert.deepEqual(Object.keys(bad.body).sort(), ['details', 'error', 'success']);
     assert.equal((await call(started.url.replace(/\/v2$/, ''), undefined, 'GET', '/health?x=1')).status, 200);

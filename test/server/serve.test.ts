@@ -122,7 +122,9 @@ describe('webwatch serve with the CLI in remote mode', () => {
 
     const missing = await api(started.url, acme, '/nothing-here');
     assert.equal(missing.status, 404);
-    assert.deepEqual(await body(missing), { success: false, error: 'Not Found' });
+    assert.equal((await body(missing)).error, 'Not Found: this server does not offer GET /v2/nothing-here');
+    const unknownId = await api(started.url, acme, '/monitor/00000000-0000-4000-8000-000000000000');
+    assert.equal((await body(unknownId)).error, 'Not Found', 'an unknown id of an offered route is a plain Not Found');
 
     const tooLarge = await api(started.url, acme, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(SERVER_DEFAULTS.bodyLimit) }) });
     assert.equal(tooLarge.status, 413);

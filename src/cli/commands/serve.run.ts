@@ -18,6 +18,7 @@ const serveFlags = z.object({
   schedulerOnly: z.boolean().optional(),
   checkConcurrency: count(1),
   jitter: z.coerce.number().min(0).optional(),
+  drainTimeout: z.coerce.number().min(0).optional(),
 });
 
 export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 3002 } as const;
@@ -39,6 +40,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     bodyLimit: flags.bodyLimit ?? config.serve.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
+    drainTimeoutMs: (flags.drainTimeout ?? config.serve.drainTimeoutSeconds ?? SERVER_DEFAULTS.drainTimeoutMs / 1000) * 1000,
     ...(!output.quiet && { log: process.stderr }),
     ...checkServices(config, io.env),
     scheduler: {

@@ -13,9 +13,11 @@ export function serveCommand(runtime: Runtime): Command {
     .option('--scheduler-only', 'run monitors on their schedules without serving the API')
     .option('--check-concurrency <n>', 'scheduled checks running at once, across all teams (default 8)')
     .option('--jitter <seconds>', 'up to this random delay before a scheduled check starts (default 0)')
+    .option('--drain-timeout <seconds>', 'on SIGTERM, how long running crawls may go on before they are stopped (default 30)')
     .addHelpText('after', `
 Keys: create one with "webwatch keys create --team <team>"; clients send it as a bearer token.
-SIGTERM or Ctrl-C stops taking requests and lets running requests, crawls and checks finish.
+SIGTERM or Ctrl-C stops taking requests, ends running agent jobs, lets running requests, crawls and
+checks finish within --drain-timeout, then stops the crawls still running.
 
 Examples:
   $ webwatch keys create --team acme

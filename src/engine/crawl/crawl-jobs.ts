@@ -41,6 +41,7 @@ interface Row {
   id: string;
   team: string;
   url: string;
+  options: string | null;
   status: CrawlJobStatus;
   total: number;
   completed: number;
@@ -60,11 +61,11 @@ export function crawlJobStore(db: Db) {
   const insertPage = db.prepare('INSERT INTO crawl_pages (job_id, position, url, document, error, error_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const countPage = db.prepare('UPDATE crawl_jobs SET total = total + 1, completed = completed + ?, credits_used = credits_used + ? WHERE id = ? RETURNING total');
   return {
-    start(team: string, url: string, now: Date): CrawlJobRecord {
+    start(team: string, url: string, options: unknown, now: Date): CrawlJobRecord {
       const id = randomUUID();
       const expiresAt = new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString();
-      db.prepare("INSERT INTO crawl_jobs (id, team, url, status, created_at, expires_at, owner_pid) VALUES (?, ?, ?, 'scraping', ?, ?, ?)")
-        .run(id, team, url, now.toISOString(), expiresAt, process.pid);
+      db.prepare("INSERT INTO crawl_jobs (id, team, url, options, status, created_at, expires_at, owner_pid) VALUES (?, ?, ?, ?, 'scraping', ?, ?, ?)")
+        .run(id, team, url, JSON.stringify(options), now.toISOString(), expiresAt, process.pid);
       return this.get(team, id, now)!;
     },
 
@@ -82,6 +83,11 @@ export function crawlJobStore(db: Db) {
         const { total } = countPage.get(done ? 1 : 0, credits, jobId) as { total: number };
         insertPage.run(jobId, total - 1, page.url, done ? JSON.stringify(page.document) : null, done ? null : page.error, done ? null : page.code, now.toISOString());
       })();
+    },
+
+    /** Marks a running job cancelled (its crawl is stopped by the caller); false when it had ended. */
+    cancel(jobId: string): boolean {
+      return db.prepare("UPDATE crawl_jobs SET status = 'cancelled', owner_pid = NULL WHERE id = ? AND status = 'scraping'").run(jobId).changes === 1;
     },
 
     /** Ends a running job; a job already ended (cancelled, say) keeps its status. */
@@ -117,8 +123,8 @@ export function crawlJobStore(db: Db) {
     },
 
     /** The team's crawls still running. */
-    active(team: string, now: Date): CrawlJobRecord[] {
-      return db.prepare<[string, string], Row>("SELECT * FROM crawl_jobs WHERE team = ? AND status = 'scraping' AND expires_at > ? ORDER BY created_at").all(team, now.toISOString()).map(fromRow);
+    active(team: string, now: Date): (CrawlJobRecord & { options: unknown })[] {
+      return db.prepare<[string, string], Row>("SELECT * FROM crawl_jobs WHERE team = ? AND status = 'scraping' AND expires_at > ? ORDER BY created_at").all(team, now.toISOString()).map((row) => ({ ...fromRow(row), options: row.options === null ? null : JSON.parse(row.options) }));
     },
 
     /** Deletes expired jobs with their pages; returns how many. */

@@ -195,6 +195,7 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
         id            TEXT PRIMARY KEY,
         team          TEXT NOT NULL,
         url           TEXT NOT NULL,
+        options       TEXT,
         status        TEXT NOT NULL CHECK (status IN ('scraping', 'completed', 'failed', 'cancelled')),
         total         INTEGER NOT NULL DEFAULT 0,
         completed     INTEGER NOT NULL DEFAULT 0,
