@@ -59,11 +59,29 @@ export interface CheckRecord {
   scheduledFor: string | null;
   startedAt: string | null;
   finishedAt: string | null;
-  summary: MonitorSummary | null;
+  /** Zeroed until the check has finished. */
+  summary: MonitorSummary;
   error: string | null;
   /** Deliveries of the check's notifications, per channel; null when it has none. */
   notificationStatus: NotificationStatus | null;
+  /** The embedded engine bills nothing: credits are counted (a page fetched is 1), never charged. */
+  billingStatus: 'not_applicable';
+  estimatedCredits: number | null;
+  reservedCredits: number | null;
+  /** Pages fetched, once the check has finished. */
+  actualCredits: number | null;
+  createdAt: string;
+  updatedAt: string;
 }
+
+/** A page result as a check's answer carries it: with its id and time. */
+export interface CheckPage extends PageResult {
+  /** `<checkId>:<position>`, stable for the life of the check. */
+  id: string;
+  createdAt: string;
+}
+
+const ZERO_SUMMARY: MonitorSummary = { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 };
 
 interface CheckRow {
   id: string;
@@ -78,18 +96,28 @@ interface CheckRow {
   owner_pid: number | null;
 }
 
-const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | null): CheckRecord => ({
-  id: row.id,
-  monitorId: row.monitor_id,
-  status: row.status,
-  trigger: row.trigger,
-  scheduledFor: row.scheduled_for,
-  startedAt: row.started_at,
-  finishedAt: row.finished_at,
-  summary: row.summary ? (JSON.parse(row.summary) as MonitorSummary) : null,
-  error: row.error,
-  notificationStatus,
-});
+const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | null): CheckRecord => {
+  const summary = row.summary ? (JSON.parse(row.summary) as MonitorSummary) : null;
+  const createdAt = row.started_at ?? row.scheduled_for ?? new Date(0).toISOString();
+  return {
+    id: row.id,
+    monitorId: row.monitor_id,
+    status: row.status,
+    trigger: row.trigger,
+    scheduledFor: row.scheduled_for,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    summary: summary ?? ZERO_SUMMARY,
+    error: row.error,
+    notificationStatus,
+    billingStatus: 'not_applicable',
+    estimatedCredits: null,
+    reservedCredits: null,
+    actualCredits: summary ? summary.totalPages - summary.error : null,
+    createdAt,
+    updatedAt: row.finished_at ?? createdAt,
+  };
+};
 
 /** The notifications a finished check sends: built inside finish's transaction, from the finished check. */
 export type Notify = (check: CheckRecord, pages: readonly PageResult[]) => NewDelivery[];
@@ -176,13 +204,16 @@ export function checkStore(db: Db) {
       return db.prepare<[string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? ORDER BY started_at DESC').all(monitorId).map(record);
     },
 
-    pages(checkId: string, status?: PageStatus): PageResult[] {
+    pages(checkId: string, status?: PageStatus): CheckPage[] {
+      const createdAt = db.prepare<[string], { at: string | null }>('SELECT coalesce(finished_at, started_at) AS at FROM checks WHERE id = ?').get(checkId)?.at ?? new Date(0).toISOString();
       const rows = db
-        .prepare<unknown[], { target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null }>(
+        .prepare<unknown[], { position: number; target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null }>(
           `SELECT * FROM page_results WHERE check_id = ? ${status ? 'AND status = ?' : ''} ORDER BY position`,
         )
         .all(...(status ? [checkId, status] : [checkId]));
       return rows.map((row) => ({
+        id: `${checkId}:${row.position}`,
+        createdAt,
         url: row.url,
         targetId: row.target_id,
         status: row.status,

@@ -76,7 +76,7 @@ export function crawlRoutes(app: FastifyInstance, { backendOf, tooBusy, runInBac
     const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
     rest.searchParams.set('skip', String(nextSkip));
     return {
-      success: true, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
+      success: true, id: job.id, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
       next: nextSkip === null ? null : rest.href, data, ...(job.error && { error: job.error }),
     };
   });

@@ -205,7 +205,8 @@ export async function runStateChange(context: CommandContext, idOrName: string, 
 }
 
 const checkLine = (check: CheckRecord) => {
-  const s = check.summary;
+  // A check that has not finished has no counts yet (its summary is zeroed).
+  const s = check.finishedAt ? check.summary : undefined;
   const counts = s ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${s.error} errors (${s.totalPages} pages)` : '';
   return `check ${check.id} ${check.status}${counts ? `: ${counts}` : ''}`;
 };
@@ -245,7 +246,7 @@ export async function runChecks(context: CommandContext, idOrName: string): Prom
     const checks = await backend.listChecks(idOrName);
     const { output } = context;
     if (output.json) return (output.jsonDocument(checks), EXIT.ok);
-    const rows = checks.map((c) => [c.id, c.status, c.trigger, c.startedAt ?? '', c.summary ? `${c.summary.changed}/${c.summary.new}/${c.summary.removed}/${c.summary.same}/${c.summary.error}` : '']);
+    const rows = checks.map((c) => [c.id, c.status, c.trigger, c.startedAt ?? '', c.finishedAt && c.summary ? `${c.summary.changed}/${c.summary.new}/${c.summary.removed}/${c.summary.same}/${c.summary.error}` : '']);
     if (rows.length > 0) output.data(await renderRows(output, ['id', 'status', 'trigger', 'started', 'changed/new/removed/same/error'], rows));
     else output.info('no checks yet');
     return EXIT.ok;
