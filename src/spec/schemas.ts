@@ -33,6 +33,12 @@ export function validateMonitorRequest(input: unknown, mode: SchemaMode): Valida
   return { ok: true, value: result.data as MonitorCreateRequest };
 }
 
+/** Validates a monitor PATCH body on its own: each field as given, so an error names that field. */
+export function validateMonitorUpdate(input: unknown, mode: SchemaMode): Validation<Partial<MonitorCreateRequest> & { status?: 'active' | 'paused' }> {
+  const result = monitorSchemas(mode).updateRequest.safeParse(input, { reportInput: true });
+  return result.success ? { ok: true, value: result.data as Partial<MonitorCreateRequest> } : { ok: false, problems: problemsOf(result.error) };
+}
+
 /** Validates scrape options (the body of POST /scrape without `url`, or `--options`). */
 export function validateScrapeOptions(input: unknown, mode: SchemaMode): Validation<ScrapeOptions> {
   const result = monitorSchemas(mode).scrapeOptions.safeParse(input, { reportInput: true });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../../spec/monitor.js';
-import { monitorSchemas, validateMonitorRequest } from '../../spec/schemas.js';
+import { validateMonitorRequest, validateMonitorUpdate } from '../../spec/schemas.js';
 import { asObject, invalid, page, whole } from '../http.js';
 import { refusePrivateHosts, targetUrls } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
@@ -38,11 +38,10 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInB
 
   app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
     const body = asObject(request.body);
-    const patch = monitorSchemas('wire').updateRequest.safeParse(body);
-    if (!patch.success) {
-      const validation = validateMonitorRequest(body, 'wire');
-      throw invalid(validation.ok ? [] : validation.problems);
-    }
+    // The fields sent are judged first, alone, so that a bad one is named (not a missing field
+    // of the whole definition); the merged definition is then judged as a whole.
+    const patch = validateMonitorUpdate(body, 'wire');
+    if (!patch.ok) throw invalid(patch.problems);
     const backend = backendOf(request.team);
     const existing = await backend.getMonitor(request.params.id);
     const { status, ...fields } = body as { status?: 'active' | 'paused' };
