@@ -60,9 +60,63 @@ function changedLines(input: JudgeInput): { added: string[]; removed: string[] }
   };
 }
 
+/** Goal words that make it about money or quantities: a changed amount then matters by itself. */
+const AMOUNT_GOAL = /^(?:pric|cost|plan|fee|credit|charg|bill|subscri|tier|rate|amount|pay|salar|budget|discount|quot|usd|eur|gbp|dollar|euro|pound|spend|invoice|tariff|quota|limit)/;
+
+/** Is the goal about prices, costs, plans, fees, credits and the like (or does it name a currency)? */
+export function isAmountGoal(goal: string): boolean {
+  return /[$€£¥]/.test(goal) || goalTerms(goal).some((term) => AMOUNT_GOAL.test(term));
+}
+
+/** Amounts in a line: a number, with its currency sign or code and its period when it has them. */
+const AMOUNT = /(?:[$€£¥]\s?)?\d(?:[\d,.\u00a0\u202f']*\d)?(?:\s?(?:[kKmM]\b|%|[$€£¥]|USD|EUR|GBP|credits?))?(?:\s?\/\s?(?:mo(?:nth)?|yr|year|user|seat|day|hour|h))?/g;
+/** Dates, times, relative times and bare years are not amounts: a page's "updated" line changes daily. */
+const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?';
+const DATES = new RegExp([
+  '\\b\\d{4}-\\d{1,2}-\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?',
+  '\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b',
+  '\\b\\d{1,2}:\\d{2}(?::\\d{2})?\\s?(?:[ap]\\.?m\\.?)?',
+  `\\b${MONTH}\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`,
+  `\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?:\\s+\\d{4})?\\b`,
+  '\\b\\d+\\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\\s+ago\\b',
+].join('|'), 'gi');
+const withoutDates = (line: string) => line.replace(DATES, ' · ');
+const isBareYear = (amount: string) => /^(?:19|20)\d\d$/.test(amount);
+const amountsOf = (line: string) => (withoutDates(line).match(AMOUNT) ?? []).map((amount) => amount.trim()).filter((amount) => !isBareYear(amount));
+/** A line with its amounts masked: two lines alike but for their amounts show an amount that changed. */
+const withoutNumbers = (line: string) => withoutDates(line).replace(AMOUNT, (amount) => (isBareYear(amount.trim()) ? amount : '#')).replace(/\s+/g, ' ').trim().toLowerCase();
+const hasCurrency = (amount: string) => /[$€£¥]|USD|EUR|GBP|credit|\//.test(amount);
+
+/**
+ * For a goal about amounts: a removed line and an added line that differ only in their numbers
+ * is an amount that changed (`$50/month` → `$65/month`); a new page or an added line that shows
+ * prices is an amount that appeared.
+ */
+function amountChanges(added: readonly string[], removed: readonly string[]): MeaningfulChange[] {
+  const changes: MeaningfulChange[] = [];
+  const removedByShape = new Map<string, string>();
+  for (const line of removed) if (amountsOf(line).length > 0) removedByShape.set(withoutNumbers(line), line);
+  for (const line of added) {
+    const after = amountsOf(line);
+    if (after.length === 0) continue;
+    const previous = removedByShape.get(withoutNumbers(line));
+    if (previous !== undefined) {
+      const before = amountsOf(previous);
+      const pairs = after.map((amount, i) => [before[i], amount] as const).filter(([was, now]) => was !== now);
+      if (pairs.length === 0) continue;
+      removedByShape.delete(withoutNumbers(line));
+      changes.push({ type: 'changed', before: previous.trim(), after: line.trim(), reason: `an amount changed: ${pairs.map(([was, now]) => `${was} → ${now}`).join(', ')}` });
+    } else if (after.some(hasCurrency)) {
+      changes.push({ type: 'added', before: null, after: line.trim(), reason: `shows an amount: ${after.filter(hasCurrency).join(', ')}` });
+    }
+  }
+  return changes;
+}
+
 /**
  * The deterministic judge: a change is meaningful when the lines it adds or removes mention the
- * goal's terms. Two or more distinct terms make it confident; one, less so.
+ * goal's terms (two or more distinct terms make it confident; one, less so), or, for a goal about
+ * prices, costs, plans, fees or credits, when an amount changed or appeared.
  */
 export const lexicalJudge: Judge = async (input) => {
   const terms = goalTerms(input.goal);
@@ -70,6 +124,7 @@ export const lexicalJudge: Judge = async (input) => {
   const mentions = (line: string) => terms.filter((term) => line.toLowerCase().includes(term));
   const changes: MeaningfulChange[] = [];
   const found = new Set<string>();
+  const amounts = isAmountGoal(input.goal) ? amountChanges(added, removed) : [];
   for (const [type, lines] of [['added', added], ['removed', removed]] as const) {
     for (const line of lines) {
       const hits = mentions(line);
@@ -79,8 +134,20 @@ export const lexicalJudge: Judge = async (input) => {
     }
   }
   const prefix = 'lexical judge (no model configured or the model failed): ';
-  if (found.size === 0) {
+  if (found.size === 0 && amounts.length === 0) {
     return { meaningful: false, confidence: terms.length === 0 ? 'low' : 'medium', reason: `${prefix}${terms.length === 0 ? 'the goal has no terms to look for' : `none of the goal's terms (${terms.slice(0, 8).join(', ')}) appear in what changed`}`, meaningfulChanges: [] };
   }
-  return { meaningful: true, confidence: found.size >= 2 ? 'high' : 'medium', reason: `${prefix}what changed mentions ${[...found].map((term) => `"${term}"`).join(', ')}`, meaningfulChanges: changes };
+  // An amount that changed is the news for a goal about amounts: it leads, and it is confident.
+  const changed = amounts.filter((change) => change.type === 'changed');
+  const lead = changed.length > 0 ? changed : amounts;
+  const reasons = [
+    ...(lead.length > 0 ? [`${lead.slice(0, 3).map((change) => change.reason).join('; ')}${lead.length > 3 ? ` (and ${lead.length - 3} more)` : ''}`] : []),
+    ...(found.size > 0 ? [`what changed mentions ${[...found].map((term) => `"${term}"`).join(', ')}`] : []),
+  ];
+  return {
+    meaningful: true,
+    confidence: changed.length > 0 || found.size >= 2 ? 'high' : 'medium',
+    reason: `${prefix}${reasons.join('; ')}`,
+    meaningfulChanges: [...amounts, ...changes].slice(0, 20),
+  };
 };
