@@ -6,20 +6,21 @@ _webwatch() {
     [[ "$w" == -* ]] && continue
     case "$cmdpath" in
       "") case "$w" in monitor|scrape|crawl|agent|login|logout|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
-      "monitor") case "$w" in validate|apply|diff|create|list|get|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "monitor") case "$w" in validate|apply|diff|create|list|get|export|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "agent") case "$w" in run|status|list|trace|snapshot|cancel) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "keys") case "$w" in create|list|revoke) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
     esac
   done
   case "$cmdpath" in
     "") words="monitor scrape crawl agent login logout serve keys schema completion help"; flags="--version --json --no-color --quiet --api-url --api-key --local --verbose --help"; files=0;;
-    "monitor") words="validate apply diff create list get pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=1;;
     "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor diff") words=""; flags="--file --prune --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor create") words=""; flags="--file --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor list") words=""; flags="--all --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor get") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "monitor export") words=""; flags="--show-secrets --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor pause") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor resume") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor delete") words=""; flags="--yes --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;

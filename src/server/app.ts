@@ -134,7 +134,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     let backend = backends.get(id);
     if (!backend) {
       backend = localBackend({
-        version: options.version, env: options.env, now: options.now, team, db: options.db,
+        version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true,
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
         ...(guarded && { checkUrl, publicAddressesOnly: true }),
         ...(options.llm && { llm: options.llm }),

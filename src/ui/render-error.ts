@@ -10,6 +10,33 @@ export function asWebwatchError(error: unknown): WebwatchError {
   return new WebwatchError(`internal error: ${message}`, { exitCode: EXIT.failure, cause: error });
 }
 
+/** Generic messages of an HTTP status: on their own they say neither what nor why. */
+const BARE = new Set(['Bad Request', 'Unauthorized', 'Forbidden', 'Not Found', 'Conflict', 'Payment Required', 'Internal Server Error', 'Bad Gateway', 'Service Unavailable', 'Gateway Timeout', 'Too Many Requests']);
+
+/**
+ * What the details of an error say, in one line for a terminal: `monitor "Nope": no monitor has
+ * this id, id prefix or name`. Field problems (a list) are shown one per line instead.
+ */
+export function detailLine(details: unknown): string | undefined {
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) return undefined;
+  const { reason, ...rest } = details as Record<string, unknown>;
+  const what = Object.entries(rest)
+    .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
+    .slice(0, 2)
+    .map(([key, value]) => `${key} ${JSON.stringify(value)}`)
+    .join(', ');
+  const why = typeof reason === 'string' ? reason : '';
+  return [what, why].filter(Boolean).join(': ') || undefined;
+}
+
+const problemLines = (details: unknown): string[] =>
+  Array.isArray(details)
+    ? details.slice(0, 10).flatMap((problem) => {
+        const { path, message } = (problem ?? {}) as { path?: unknown; message?: unknown };
+        return typeof message === 'string' ? [`  ${typeof path === 'string' && path ? `${path}: ` : ''}${message}`] : [];
+      })
+    : [];
+
 export function renderError(error: unknown, output: Output): ExitCode {
   const failure = asWebwatchError(error);
   if (output.json) {
@@ -22,7 +49,10 @@ export function renderError(error: unknown, output: Output): ExitCode {
   } else {
     // Messages carry text from outside: a server's error, a file's content, a flag's value.
     const style = output.errorStyle;
-    output.problem(styled(`${style.red('error:')} ${escapeControls(failure.message)}`));
+    const detail = detailLine(failure.details);
+    const message = detail && BARE.has(failure.message) ? `${failure.message}: ${detail}` : failure.message;
+    output.problem(styled(`${style.red('error:')} ${escapeControls(message)}`));
+    for (const line of problemLines(failure.details)) output.problem(escapeControls(line));
     if (failure.suggestion) output.problem(styled(`${style.dim('hint:')} ${escapeControls(failure.suggestion)}`));
   }
   return failure.exitCode;

@@ -8,6 +8,7 @@ import type { CheckContext } from '../../engine/monitors/run-check.js';
 import type { Judge } from '../../engine/judge/judge.js';
 import { monitorStore, nameConflict, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
+import { resolveMonitorRef } from '../../core/monitor-ref.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
@@ -46,6 +47,11 @@ export interface LocalBackendOptions {
   llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
   /** The provider of search targets. */
   search?: SearchSettings;
+  /**
+   * Monitors by id or exact name only (serve: an API takes ids), rather than also by unique id
+   * prefix and case-insensitive name, with suggestions (the command line).
+   */
+  exactMonitorRefs?: boolean;
 }
 
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
@@ -71,14 +77,16 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   const openStore = () => (store ??= scrapeStore(openDb(), team));
   const openMonitors = () => (monitors ??= monitorStore(openDb()));
   const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
-  const existing = (idOrName: string) => {
+  const existing = (idOrName: string): StoredMonitor => {
     const monitor = openMonitors().find(team, idOrName);
-    if (!monitor) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName } });
-    return monitor;
+    if (monitor) return monitor;
+    if (options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName, reason: "no monitor of this key's team has this id or name" } });
+    const all = openMonitors().list(team, { includeDeleted: true }).map((stored) => ({ ...stored, name: stored.definition.name }));
+    return resolveMonitorRef(idOrName, all);
   };
   const alive = (id: string) => {
     const monitor = existing(id);
-    if (monitor.status === 'deleted') throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: 'the monitor is deleted' } });
+    if (monitor.status === 'deleted') throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: `monitor "${monitor.definition.name}" is deleted` } });
     return monitor;
   };
   const contextFor = (signal?: AbortSignal): ScrapeContext => ({
@@ -129,7 +137,11 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   async function startRun(idOrName: string) {
     const monitor = alive(idOrName);
     if (monitor.status === 'paused') {
-      throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: 'the monitor is paused' } });
+      throw new WebwatchError(ERROR_MESSAGES.conflict, {
+        status: 409,
+        details: { monitor: monitor.id, reason: `monitor "${monitor.definition.name}" is paused` },
+        suggestion: `resume it with: webwatch monitor resume "${monitor.definition.name}"`,
+      });
     }
     return (await checkRunner()).beginCheck(checkContext(), monitor, 'manual');
   }

@@ -3,6 +3,7 @@ import type { CrawlPage, CrawlSummary } from '../../engine/crawl/crawl.js';
 import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../engine/monitors/resource.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
+import { resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf } from '../../spec/monitor.js';
@@ -48,9 +49,7 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
   /** The id of a monitor given by id or by name; names are looked up in the list. */
   const idOf = async (idOrName: string): Promise<string> => {
     if (UUID.test(idOrName)) return idOrName;
-    const match = (await data<MonitorResource[]>('GET', '/monitor')).find((monitor) => monitor.name === idOrName && monitor.status !== 'deleted');
-    if (!match) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName } });
-    return match.id;
+    return resolveMonitorRef(idOrName, await data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: true } })).id;
   };
   const path = (id: string) => `/monitor/${encodeURIComponent(id)}`;
 

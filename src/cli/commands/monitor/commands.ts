@@ -62,6 +62,20 @@ export function getCommand(runtime: Runtime): Command {
     });
 }
 
+export function exportCommand(runtime: Runtime): Command {
+  return new Command('export')
+    .description('print monitors as YAML definitions that apply reads back as unchanged (all, or those named)')
+    .argument('[monitors...]', 'ids or names (default: every monitor that is not deleted)')
+    .option('--show-secrets', 'write header values instead of ${VARIABLE} references')
+    .addHelpText('after', `
+Examples:
+  $ webwatch monitor export > monitors.yaml
+  $ webwatch monitor export "Pricing pages" > pricing.yaml && webwatch monitor diff -f pricing.yaml`)
+    .action(async (monitors: string[], options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runExport(await contextFor(command, runtime), monitors, options);
+    });
+}
+
 export function stateCommand(runtime: Runtime, change: 'pause' | 'resume' | 'delete'): Command {
   const description = { pause: 'pause a monitor: no scheduled checks', resume: 'resume a paused monitor', delete: 'delete a monitor (asks first on a terminal)' }[change];
   const command = new Command(change).description(description).argument('<monitor>', 'id or name');

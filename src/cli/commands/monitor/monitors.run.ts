@@ -183,6 +183,30 @@ export async function runGet(context: CommandContext, idOrName: string): Promise
   });
 }
 
+/** `monitor export`: definitions that `apply` reads back as unchanged, secrets as references. */
+export async function runExport(context: CommandContext, idsOrNames: string[], rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ showSecrets: z.boolean().default(false) }), rawFlags);
+  return withBackend(context, 'exporting', async (backend) => {
+    const monitors = idsOrNames.length > 0
+      ? await Promise.all([...new Set(idsOrNames)].map((idOrName) => backend.getMonitor(idOrName)))
+      : await backend.listMonitors();
+    const { exportDefinitions } = await import('../../../core/export.js');
+    const exported = await exportDefinitions(monitors, { showSecrets: flags.showSecrets });
+    const { output } = context;
+    if (output.json) {
+      const { parseAllDocuments } = await import('yaml');
+      output.jsonDocument({ definitions: parseAllDocuments(exported.yaml).map((document) => document.toJS()), secrets: exported.secrets });
+    } else if (monitors.length > 0) {
+      output.data(exported.yaml);
+    }
+    if (monitors.length === 0) output.info('no monitors to export');
+    if (exported.secrets.length > 0) {
+      output.info(`${exported.secrets.length} header value(s) written as \${VARIABLE} references (set them before applying; --show-secrets writes the values)`);
+    }
+    return EXIT.ok;
+  });
+}
+
 export async function runStateChange(context: CommandContext, idOrName: string, change: 'pause' | 'resume' | 'delete', rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ yes: z.boolean().default(false) }), rawFlags);
   return withBackend(context, change === 'delete' ? 'deleting' : change === 'pause' ? 'pausing' : 'resuming', async (backend) => {

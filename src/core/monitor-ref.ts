@@ -1,0 +1,41 @@
+/**
+ * A monitor named on the command line: by id, by a unique id prefix (as git and docker take
+ * them), or by name, exactly or, when only one matches, ignoring case. What matches nothing is
+ * a Not Found that suggests the closest name; an ambiguous prefix lists its candidates.
+ */
+import { WebwatchError } from '../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../spec/errors.js';
+import { closestMatch } from '../spec/suggest.js';
+
+interface Named {
+  id: string;
+  name: string;
+  status: string;
+}
+
+/** Shortest prefix taken: shorter ones match too much to be meant. */
+const MIN_PREFIX = 4;
+
+export function resolveMonitorRef<T extends Named>(ref: string, monitors: readonly T[]): T {
+  const live = monitors.filter((monitor) => monitor.status !== 'deleted');
+  const exact = monitors.find((monitor) => monitor.id === ref.toLowerCase()) ?? live.find((monitor) => monitor.name === ref);
+  if (exact) return exact;
+  const byName = live.filter((monitor) => monitor.name.toLowerCase() === ref.toLowerCase());
+  if (byName.length === 1) return byName[0]!;
+  const byPrefix = /^[0-9a-f-]+$/i.test(ref) && ref.length >= MIN_PREFIX ? monitors.filter((monitor) => monitor.id.startsWith(ref.toLowerCase())) : [];
+  if (byPrefix.length === 1) return byPrefix[0]!;
+  const candidates = byName.length > 1 ? byName : byPrefix;
+  if (candidates.length > 1) {
+    throw new WebwatchError(`"${ref}" matches ${candidates.length} monitors: ${candidates.slice(0, 5).map((m) => `${m.id.slice(0, 8)} (${m.name})`).join(', ')}${candidates.length > 5 ? ', …' : ''}`, {
+      status: 400,
+      details: { monitor: ref, reason: 'ambiguous', candidates: candidates.map((m) => ({ id: m.id, name: m.name })) },
+      suggestion: 'give more of the id, or the whole name',
+    });
+  }
+  const closest = closestMatch(ref, live.map((monitor) => monitor.name));
+  throw new WebwatchError(ERROR_MESSAGES.notFound, {
+    status: 404,
+    details: { monitor: ref, reason: 'no monitor has this id, id prefix or name' },
+    suggestion: closest !== undefined ? `did you mean "${closest}"?` : live.length === 0 ? 'there are no monitors yet: create some with webwatch monitor apply -f <file>' : 'webwatch monitor list shows them',
+  });
+}
