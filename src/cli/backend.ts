@@ -14,13 +14,21 @@ import { version } from './program.js';
  * The remote API to use (flags > env > saved login > config), or undefined for the local engine.
  * Its address never carries a user name or password (see apiUrlOf).
  */
-export function remoteSettings(context: CommandContext, config: Config): { apiUrl: ApiUrl; apiKey: string | undefined } | undefined {
+/** Where a setting came from, for `auth status`. */
+export type SettingSource = '--api-url' | '--api-key' | 'WEBWATCH_API_URL' | 'WEBWATCH_API_KEY' | 'webwatch login' | 'config apiUrl';
+
+export function remoteSettings(context: CommandContext, config: Config): { apiUrl: ApiUrl; apiKey: string | undefined; sources: { apiUrl: SettingSource; apiKey?: SettingSource } } | undefined {
   const { io, globals } = context;
   if (globals.local) return undefined;
   const saved = readCredentials(io.env);
-  const apiUrl = globals.apiUrl ?? (io.env.WEBWATCH_API_URL || undefined) ?? saved?.apiUrl ?? config.apiUrl;
+  const first = <T extends string>(...candidates: [T | undefined, SettingSource][]) => {
+    const found = candidates.find(([value]) => value !== undefined && value !== '');
+    return found && { value: found[0]!, source: found[1] };
+  };
+  const apiUrl = first([globals.apiUrl, '--api-url'], [io.env.WEBWATCH_API_URL, 'WEBWATCH_API_URL'], [saved?.apiUrl, 'webwatch login'], [config.apiUrl, 'config apiUrl']);
   if (!apiUrl) return undefined;
-  return { apiUrl: apiUrlOf(apiUrl), apiKey: globals.apiKey ?? (io.env.WEBWATCH_API_KEY || undefined) ?? saved?.apiKey };
+  const apiKey = first([globals.apiKey, '--api-key'], [io.env.WEBWATCH_API_KEY, 'WEBWATCH_API_KEY'], [saved?.apiKey, 'webwatch login']);
+  return { apiUrl: apiUrlOf(apiUrl.value), apiKey: apiKey?.value, sources: { apiUrl: apiUrl.source, ...(apiKey && { apiKey: apiKey.source }) } };
 }
 
 export async function backendFor(context: CommandContext, doing: string): Promise<Backend> {
@@ -39,6 +47,8 @@ export async function backendFor(context: CommandContext, doing: string): Promis
       apiKey: remote.apiKey,
       version: version(),
       ...(globals.verbose && { log: (line: string) => io.stderr.write(`${escapeControls(line)}\n`) }),
+      // Without --verbose a person still sees why nothing happens for a while (quiet drops it).
+      ...(!globals.verbose && { onRetry: (line: string) => output.info(line) }),
     });
   } else {
     const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges } = checkServices(config, io.env);

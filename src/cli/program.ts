@@ -10,6 +10,7 @@ import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
 import { agentCommand } from './commands/agent.js';
 import { loginCommand, logoutCommand } from './commands/login.js';
+import { authCommand, whoamiCommand } from './commands/auth.js';
 import type { Runtime } from './context.js';
 
 /** Read from package.json so the two never disagree (dist/src/cli -> project root). */
@@ -38,6 +39,8 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(agentCommand(runtime))
     .addCommand(loginCommand(runtime))
     .addCommand(logoutCommand(runtime))
+    .addCommand(authCommand(runtime))
+    .addCommand(whoamiCommand(runtime))
     .addCommand(serveCommand(runtime))
     .addCommand(keysCommand(runtime))
     .addCommand(schemaCommand(runtime))

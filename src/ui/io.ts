@@ -23,8 +23,8 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>;
   /** The working directory, where the project configuration is searched from. */
   cwd(): string;
-  /** Asks a person a question on the terminal and returns the answer. */
-  prompt(question: string): Promise<string>;
+  /** Asks a person a question on the terminal and returns the answer; a secret one is not echoed. */
+  prompt(question: string, options?: { secret?: boolean }): Promise<string>;
   /** The current time; injectable so output with times is testable. */
   now(): Date;
 }
@@ -41,6 +41,44 @@ async function stdinBytes(maxBytes = Infinity): Promise<Buffer> {
   return Buffer.concat(chunks).subarray(0, maxBytes + 1);
 }
 
+/**
+ * A line typed on the terminal without echo (a key, a password): raw mode, so nothing typed or
+ * pasted is shown; backspace edits, Enter ends, Ctrl-C interrupts as it would anywhere else.
+ */
+function readHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  return new Promise((resolve) => {
+    let value = '';
+    const finish = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+    };
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n' || char === '\u0004') {
+          finish();
+          resolve(value);
+          return;
+        }
+        if (char === '\u0003') {
+          finish();
+          process.kill(process.pid, 'SIGINT');
+          return;
+        }
+        if (char === '\u007f' || char === '\b') value = value.slice(0, -1);
+        else if (char >= ' ') value += char;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
 export function processIo(): Io {
   return {
     stdout: process.stdout,
@@ -50,7 +88,8 @@ export function processIo(): Io {
     readStdinBytes: (maxBytes) => stdinBytes(maxBytes),
     env: process.env,
     cwd: () => process.cwd(),
-    async prompt(question) {
+    async prompt(question, options = {}) {
+      if (options.secret && process.stdin.isTTY) return readHidden(question);
       const { createInterface } = await import('node:readline/promises');
       const reader = createInterface({ input: process.stdin, output: process.stderr });
       try {

@@ -33,7 +33,7 @@ export function fakeIo(options: FakeIoOptions = {}) {
     // Each run gets its own engine home unless the test shares one on purpose.
     env: { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
     now: () => (typeof options.now === 'function' ? options.now() : options.now ?? new Date('2026-11-21T12:00:00Z')),
-    prompt: async (question: string) => {
+    prompt: async (question: string, _options?: { secret?: boolean }) => {
       err.push(question);
       return options.answers?.shift() ?? '';
     },

@@ -24,6 +24,10 @@ export interface ApiClientOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /** Attempts per request, the first included (spec §7.5: 5). */
+  maxAttempts?: number;
+  /** One line for a person before each retry: what failed, how long until the next attempt. */
+  onRetry?: (line: string) => void;
 }
 
 export interface RequestOptions {
@@ -111,10 +115,12 @@ export class ApiClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const log = this.options.log;
+    const maxAttempts = this.options.maxAttempts ?? RETRY.maxAttempts;
+    const retrying = (what: string, wait: number, attempt: number) => this.options.onRetry?.(`${what}; retrying in ${seconds(wait)} (${attempt + 1} of ${maxAttempts})`);
 
     for (let attempt = 1; ; attempt++) {
       const started = Date.now();
-      log?.(`-> ${method} ${url.href}${attempt > 1 ? ` (attempt ${attempt} of ${RETRY.maxAttempts})` : ''}${this.options.apiKey ? ' [authorization: Bearer <redacted>]' : ''}`);
+      log?.(`-> ${method} ${url.href}${attempt > 1 ? ` (attempt ${attempt} of ${maxAttempts})` : ''}${this.options.apiKey ? ' [authorization: Bearer <redacted>]' : ''}`);
       let status: number;
       let text: string;
       let retryAfter: number | undefined;
@@ -128,9 +134,10 @@ export class ApiClient {
         log?.(`<- ${failure.message} after ${seconds(Date.now() - started)}`);
         // A request that may have reached the server is resent only when resending is harmless.
         const resendable = IDEMPOTENT.has(method) || (error as { code?: string }).code === 'ECONNREFUSED';
-        if (!resendable || attempt >= RETRY.maxAttempts) throw failure;
+        if (!resendable || attempt >= maxAttempts) throw failure;
         const wait = retryDelayMs(attempt, undefined, this.random);
         log?.(`   retrying in ${seconds(wait)}`);
+        retrying(failure.message, wait, attempt);
         await this.sleep(wait);
         continue;
       }
@@ -143,9 +150,10 @@ export class ApiClient {
           throw new WebwatchError(`the API answered HTTP ${status} with malformed JSON`, { code: 'MALFORMED_RESPONSE', details: { body: text.slice(0, 200) } });
         }
       }
-      if (!RETRYABLE_STATUSES.has(status) || attempt >= RETRY.maxAttempts || targetFailedForGood(text)) throw apiError(status, text);
+      if (!RETRYABLE_STATUSES.has(status) || attempt >= maxAttempts || targetFailedForGood(text)) throw apiError(status, text);
       const wait = retryDelayMs(attempt, retryAfter, this.random);
       log?.(`   ${status} is retryable: waiting ${seconds(wait)}${retryAfter !== undefined ? ' (Retry-After)' : ''}`);
+      retrying(`${url.origin} answered ${status}`, wait, attempt);
       await this.sleep(wait);
     }
   }

@@ -11,7 +11,7 @@ async function keyFrom(context: CommandContext): Promise<string> {
   const { io, globals } = context;
   if (globals.apiKey) return globals.apiKey;
   if (!io.stdinIsTTY) return (await io.readStdin()).trim();
-  return (await io.prompt('API key: ')).trim();
+  return (await io.prompt('API key (not shown): ', { secret: true })).trim();
 }
 
 export async function runLogin(context: CommandContext): Promise<ExitCode> {
