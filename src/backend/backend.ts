@@ -5,6 +5,7 @@
 import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
 import type { CheckRecord, PageResult, PageStatus } from '../engine/monitors/check-store.js';
+import type { DeliveryState } from '../engine/notify/outbox.js';
 import type { MonitorResource } from '../engine/monitors/resource.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
@@ -35,8 +36,11 @@ export interface Backend {
   /** Runs, once, a scheduled check of every active monitor whose next run time has come. */
   runDue(): Promise<CheckRecord[]>;
   listChecks(idOrName: string): Promise<CheckRecord[]>;
-  /** A check with its page results, optionally only those of one status. */
-  getCheck(idOrName: string, checkId: string, status?: PageStatus): Promise<CheckRecord & { pages: PageResult[] }>;
+  /**
+   * A check (by id, id prefix or `latest` on the command line) with its page results, optionally
+   * only those of one status, and, where the engine knows them, its deliveries.
+   */
+  getCheck(idOrName: string, checkId: string, status?: PageStatus): Promise<CheckRecord & { pages: PageResult[]; deliveries?: DeliveryState[] }>;
   /** Starts an agent job; it runs on the API, or in this process on the local engine. */
   startAgent(request: AgentRequestInput): Promise<{ id: string }>;
   getAgent(id: string): Promise<AgentStatusDocument>;

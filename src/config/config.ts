@@ -4,7 +4,7 @@
  * webwatch.config.*, package.json#webwatch). Checked with zod; errors name the file.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { cosmiconfig } from 'cosmiconfig';
 import { z } from 'zod';
@@ -181,11 +181,14 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
   };
 }
 
-/** The SMTP server and sender, environment first; undefined unless both are known. */
+/**
+ * The SMTP server and sender, environment first; undefined without a server. Without a sender,
+ * mail goes from webwatch@<this host's name>, as cron and most mailers do.
+ */
 function smtpSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { url: string; from: string } | undefined {
   const url = env.WEBWATCH_SMTP_URL || config.smtp.url;
-  const from = env.WEBWATCH_SMTP_FROM || config.smtp.from;
-  return url && from ? { url, from } : undefined;
+  const from = env.WEBWATCH_SMTP_FROM || config.smtp.from || `webwatch@${hostname()}`;
+  return url ? { url, from } : undefined;
 }
 
 /** The judge's model, with its key from the environment; undefined without a configured model. */

@@ -39,3 +39,24 @@ export function resolveMonitorRef<T extends Named>(ref: string, monitors: readon
     suggestion: closest !== undefined ? `did you mean "${closest}"?` : live.length === 0 ? 'there are no monitors yet: create some with webwatch monitor apply -f <file>' : 'webwatch monitor list shows them',
   });
 }
+
+/** A check named on the command line: its id, a unique id prefix, or `latest` (the newest). */
+export function resolveCheckRef<T extends { id: string; startedAt: string | null; createdAt?: string }>(ref: string, checks: readonly T[], monitorName: string): T {
+  if (ref === 'latest') {
+    const newest = [...checks].sort((a, b) => (b.startedAt ?? b.createdAt ?? '').localeCompare(a.startedAt ?? a.createdAt ?? ''))[0];
+    if (newest) return newest;
+    throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: ref, reason: `monitor "${monitorName}" has no checks yet` }, suggestion: `run one with: webwatch monitor run "${monitorName}"` });
+  }
+  const exact = checks.find((check) => check.id === ref.toLowerCase());
+  if (exact) return exact;
+  const byPrefix = ref.length >= MIN_PREFIX ? checks.filter((check) => check.id.startsWith(ref.toLowerCase())) : [];
+  if (byPrefix.length === 1) return byPrefix[0]!;
+  if (byPrefix.length > 1) {
+    throw new WebwatchError(`"${ref}" matches ${byPrefix.length} checks: ${byPrefix.slice(0, 5).map((c) => c.id.slice(0, 8)).join(', ')}`, { status: 400, details: { check: ref, reason: 'ambiguous' }, suggestion: 'give more of the id' });
+  }
+  throw new WebwatchError(ERROR_MESSAGES.notFound, {
+    status: 404,
+    details: { check: ref, reason: `monitor "${monitorName}" has no check with this id or id prefix` },
+    suggestion: `webwatch monitor checks "${monitorName}" lists them; "latest" is the newest`,
+  });
+}

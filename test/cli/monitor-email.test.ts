@@ -1,5 +1,6 @@
 /** E-mail summaries of checks through a real SMTP server on loopback (smtp-server). */
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
@@ -96,13 +97,27 @@ describe('e-mail summaries', () => {
     const env2 = { WEBWATCH_HOME: tempDir(), WEBWATCH_SMTP_URL: smtpUrl, WEBWATCH_SMTP_FROM: 'webwatch@example.com' };
     await run(['monitor', 'apply', '-f', monitorFile(false)], { env: env2 });
     replies = [Object.assign(new Error('no such mailbox'), { responseCode: 550 })];
-    const refused = JSON.parse((await run(['monitor', 'run', 'Pricing watch', '--json'], { env: env2 })).stdout);
-    assert.deepEqual(refused.notificationStatus, { email: { pending: 0, delivered: 0, failed: 1 } });
+    const refusedRun = await run(['monitor', 'run', 'Pricing watch', '--json'], { env: env2 });
+    const refused = JSON.parse(refusedRun.stdout);
+    assert.deepEqual({ ...refused.notificationStatus.email, lastError: undefined }, { pending: 0, delivered: 0, failed: 1, attempts: 1, lastError: undefined });
+    assert.match(refused.notificationStatus.email.lastError, /no such mailbox/);
+    assert.match(refusedRun.stderr, /warning: email: 1 delivery failed after 1 attempt: .*no such mailbox/);
 
     const env3 = { WEBWATCH_HOME: tempDir() };
     await run(['monitor', 'apply', '-f', monitorFile(false)], { env: env3 });
     const unconfigured = await run(['monitor', 'run', 'Pricing watch', '--json'], { env: env3 });
     assert.equal(unconfigured.code, EXIT.ok, 'a notification problem does not fail the check');
-    assert.deepEqual(JSON.parse(unconfigured.stdout).notificationStatus, { email: { pending: 0, delivered: 0, failed: 1 } });
+    assert.equal(JSON.parse(unconfigured.stdout).notificationStatus.email.failed, 1);
+    assert.match(unconfigured.stderr, /warning: email: 1 delivery failed after 1 attempt: .*SMTP/i);
+  });
+
+  it('without a configured sender, mails go from webwatch@<host name>', async () => {
+    const env = { WEBWATCH_HOME: tempDir(), WEBWATCH_SMTP_URL: smtpUrl };
+    await run(['monitor', 'apply', '-f', monitorFile(false)], { env });
+    const before = mails.length;
+    const result = await run(['monitor', 'run', 'Pricing watch', '--json'], { env });
+    assert.equal(JSON.parse(result.stdout).notificationStatus.email.delivered, 1, result.stderr);
+    assert.equal(mails.length, before + 1);
+    assert.equal(mails.at(-1)!.from, `webwatch@${hostname()}`);
   });
 });

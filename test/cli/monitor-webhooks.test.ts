@@ -88,8 +88,12 @@ describe('webhooks', () => {
     await down.close();
     const file = monitorFile('Later', `  url: ${downUrl}\n  events: [monitor.check.completed]\n`);
     await run(['monitor', 'apply', '-f', file], { env });
-    const first = JSON.parse((await run(['monitor', 'run', 'Later', '--json'], { env })).stdout);
-    assert.deepEqual(first.notificationStatus, { webhook: { pending: 1, delivered: 0, failed: 0 } });
+    const firstRun = await run(['monitor', 'run', 'Later', '--json'], { env });
+    const first = JSON.parse(firstRun.stdout);
+    const { lastError, ...counts } = first.notificationStatus.webhook;
+    assert.deepEqual(counts, { pending: 1, delivered: 0, failed: 0, attempts: 1 });
+    assert.match(lastError, /ECONNREFUSED|refused/i);
+    assert.match(firstRun.stderr, /warning: webhook: 1 delivery not made yet \(retried later by the scheduler or monitor run --due\): .*refused/i);
 
     // The receiver moves to a live address; the pending delivery still targets the old one and
     // is retried when due. A new check's delivery goes to the new address and is delivered.
@@ -98,12 +102,18 @@ describe('webhooks', () => {
     const second = JSON.parse((await run(['monitor', 'run', 'Later', '--json'], { env })).stdout);
     assert.deepEqual(second.notificationStatus, { webhook: { pending: 0, delivered: 1, failed: 0 } });
     const checks = JSON.parse((await run(['monitor', 'check', 'Later', first.id, '--json'], { env })).stdout);
-    assert.deepEqual(checks.notificationStatus, { webhook: { pending: 1, delivered: 0, failed: 0 } });
+    assert.equal(checks.notificationStatus.webhook.pending, 1);
+    assert.deepEqual(checks.deliveries.map((d: { status: string; target: string; attempts: number }) => [d.status, d.target, d.attempts]), [['pending', downUrl, 1]]);
+    // On a terminal, `check` lists each delivery with its last error (on stderr: stdout stays the pages).
+    const shown = await run(['monitor', 'check', 'Later', first.id.slice(0, 8)], { env });
+    assert.match(shown.stderr, /notifications:\n[\s\S]*webhook\s+monitor\.check\.completed\s+pending\s+1\s+\S+\/hook\s+.*refused/i);
 
     answers = [(response) => void response.writeHead(400).end('bad')];
     await run(['monitor', 'apply', '-f', monitorFile('Refused', `  url: ${receiver.origin}/hook\n  events: [monitor.check.completed]\n`)], { env });
-    const refused = JSON.parse((await run(['monitor', 'run', 'Refused', '--json'], { env })).stdout);
-    assert.deepEqual(refused.notificationStatus, { webhook: { pending: 0, delivered: 0, failed: 1 } });
+    const refusedRun = await run(['monitor', 'run', 'Refused', '--quiet'], { env });
+    assert.match(refusedRun.stderr, /^warning: webhook: 1 delivery failed after 1 attempt: .*400/m);
+    const refused = JSON.parse((await run(['monitor', 'check', 'Refused', 'latest', '--json'], { env })).stdout);
+    assert.deepEqual({ ...refused.notificationStatus.webhook, lastError: undefined }, { pending: 0, delivered: 0, failed: 1, attempts: 1, lastError: undefined });
   });
 
   it('backs off exponentially with jitter, honours Retry-After, and gives up after the last attempt', () => {

@@ -4,11 +4,12 @@ import { databasePath, openDatabase, type Db } from '../../engine/store/database
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
+import { outboxStore } from '../../engine/notify/outbox.js';
 import type { CheckContext } from '../../engine/monitors/run-check.js';
 import type { Judge } from '../../engine/judge/judge.js';
 import { monitorStore, nameConflict, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
-import { resolveMonitorRef } from '../../core/monitor-ref.js';
+import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
@@ -113,7 +114,6 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   /** Delivers what the outbox holds (this check's and older ones), for a bounded time. */
   async function deliverNotifications() {
     const { deliverUntil } = await import('../../engine/notify/deliver.js');
-    const { outboxStore } = await import('../../engine/notify/outbox.js');
     const waitSeconds = options.notifications?.waitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS;
     await deliverUntil({
       outbox: outboxStore(openDb()),
@@ -182,9 +182,10 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     getCheck: async (idOrName, checkId, status) => {
       const monitor = existing(idOrName);
       const checks = checkStore(openDb());
-      const check = checks.get(monitor.id, checkId);
-      if (!check) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
-      return { ...check, pages: checks.pages(check.id, status) };
+      let check = checks.get(monitor.id, checkId);
+      if (!check && options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
+      check ??= resolveCheckRef(checkId, checks.list(monitor.id), monitor.definition.name);
+      return { ...check, pages: checks.pages(check.id, status), deliveries: outboxStore(openDb()).deliveries(check.id) };
     },
     deleteMonitor: async (id) => resource(openMonitors().setStatus(team, alive(id).id, 'deleted', options.now())),
     agents,

@@ -3,7 +3,7 @@ import type { CrawlPage, CrawlSummary } from '../../engine/crawl/crawl.js';
 import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../engine/monitors/resource.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
-import { resolveMonitorRef } from '../../core/monitor-ref.js';
+import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf } from '../../spec/monitor.js';
@@ -53,8 +53,10 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
   };
   const path = (id: string) => `/monitor/${encodeURIComponent(id)}`;
 
-  const getCheck: Backend['getCheck'] = async (idOrName, checkId, status) => {
+  const getCheck: Backend['getCheck'] = async (idOrName, ref, status) => {
     const id = await idOf(idOrName);
+    // `latest` and id prefixes are the command line's: the API takes whole ids.
+    const checkId = UUID.test(ref) ? ref : resolveCheckRef(ref, await data<CheckRecord[]>('GET', `${path(id)}/checks`), idOrName).id;
     const pages: PageResult[] = [];
     for (let skip = 0; ; skip += CHECK_PAGE_SIZE) {
       const check = await data<CheckRecord & { pages?: PageResult[] }>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}`, { query: { status, limit: CHECK_PAGE_SIZE, skip } });

@@ -60,7 +60,18 @@ export type NewDelivery = Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>
 export type Notification = Omit<NewDelivery, 'privateTargetsAllowed'>;
 
 /** Per channel, how many deliveries of a check are pending, delivered and failed. */
-export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: number; delivered: number; failed: number }>>;
+/** Per channel: deliveries by state, and the last error of one that failed or is being retried. */
+export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: number; delivered: number; failed: number; lastError?: string; attempts?: number }>>;
+
+/** One delivery of a check, as `monitor check` shows it: no headers, no body. */
+export interface DeliveryState {
+  channel: 'webhook' | 'email';
+  event: string;
+  target: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastError: string | null;
+}
 
 /**
  * The webhook deliveries a finished check causes (DESIGN §6): `monitor.page` for each page that
@@ -128,6 +139,16 @@ export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: 
   return [{ id, team: monitor.team, monitorId: monitor.id, checkId: check.id, channel: 'email', event: 'monitor.check.summary', target: email.recipients.join(', '), headers: {}, body: JSON.stringify(message), nextAttemptAt: now.toISOString() }];
 }
 
+/** A webhook URL as shown: tokens often ride in the query string. */
+const withoutQuery = (target: string) => {
+  try {
+    const url = new URL(target);
+    return url.search ? `${url.origin}${url.pathname}?…` : target;
+  } catch {
+    return target;
+  }
+};
+
 export function outboxStore(db: Db) {
   return {
     /** Inside the caller's transaction: the check's deliveries, pending. */
@@ -167,7 +188,18 @@ export function outboxStore(db: Db) {
         const channel = (status[row.channel] ??= { pending: 0, delivered: 0, failed: 0 });
         channel[row.status] = row.n;
       }
+      const errors = db.prepare<[string], { channel: 'webhook' | 'email'; last_error: string; attempts: number }>(
+        "SELECT channel, last_error, attempts FROM outbox WHERE check_id = ? AND last_error IS NOT NULL AND status != 'delivered' ORDER BY rowid",
+      ).all(checkId);
+      for (const row of errors) Object.assign(status[row.channel]!, { lastError: row.last_error, attempts: row.attempts });
       return status;
+    },
+
+    /** The deliveries of a check, their state and last error; a webhook URL without its query. */
+    deliveries(checkId: string): DeliveryState[] {
+      return db.prepare<[string], { channel: 'webhook' | 'email'; event: string; target: string; status: DeliveryState['status']; attempts: number; last_error: string | null }>(
+        'SELECT channel, event, target, status, attempts, last_error FROM outbox WHERE check_id = ? ORDER BY created_at, rowid',
+      ).all(checkId).map((row) => ({ channel: row.channel, event: row.event, target: withoutQuery(row.target), status: row.status, attempts: row.attempts, lastError: row.last_error }));
     },
   };
 }

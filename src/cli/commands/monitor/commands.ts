@@ -114,7 +114,7 @@ export function checkCommand(runtime: Runtime): Command {
   return new Command('check')
     .description('show one check: its pages, and on a terminal the diff of each changed page')
     .argument('<monitor>', 'id or name')
-    .argument('<checkId>', 'the check id')
+    .argument('<check>', 'check id, unique id prefix, or latest')
     .addOption(new Option('--status <status>', 'only pages with this status').choices(['new', 'same', 'changed', 'removed', 'error']))
     .action(async (monitor: string, checkId: string, options: unknown, command: Command) => {
       runtime.exitCode = await (await run()).runCheckShow(await contextFor(command, runtime), monitor, checkId, options);

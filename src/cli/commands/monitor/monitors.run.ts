@@ -228,6 +228,20 @@ export async function runStateChange(context: CommandContext, idOrName: string, 
   });
 }
 
+/**
+ * Notifications that failed, or are being retried after an error, are said on stderr (also with
+ * --json and --quiet): a check whose webhook never arrived must not look like a success.
+ */
+function reportDeliveryFailures(output: Output, check: CheckRecord): void {
+  for (const [channel, state] of Object.entries(check.notificationStatus ?? {})) {
+    if (!state?.lastError) continue;
+    const what = state.failed > 0
+      ? `${state.failed} deliver${state.failed === 1 ? 'y' : 'ies'} failed${state.attempts ? ` after ${state.attempts} attempt${state.attempts === 1 ? '' : 's'}` : ''}`
+      : `${state.pending} deliver${state.pending === 1 ? 'y' : 'ies'} not made yet (retried later by the scheduler or monitor run --due)`;
+    output.problem(styled(`${output.errorStyle.yellow('warning:')} ${channel}: ${what}: ${escapeControls(state.lastError)}`));
+  }
+}
+
 const checkLine = (check: CheckRecord) => {
   // A check that has not finished has no counts yet (its summary is zeroed).
   const s = check.finishedAt ? check.summary : undefined;
@@ -250,6 +264,7 @@ export async function runRun(context: CommandContext, idOrName: string | undefin
     }
     if (context.output.json) context.output.jsonDocument(check);
     else context.output.data(checkLine(check));
+    reportDeliveryFailures(context.output, check);
     return check.status === 'failed' ? EXIT.failure : EXIT.ok;
   });
 }
@@ -302,6 +317,12 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     const meaningful = (page: (typeof check.pages)[number]) => (page.judgment ? (page.judgment.meaningful ? 'yes' : 'no') : '');
     const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '']);
     if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error'], rows));
+    if (check.deliveries && check.deliveries.length > 0) {
+      output.info('\nnotifications:');
+      const deliveries = check.deliveries.map((d) => [d.channel, d.event, d.status, String(d.attempts), d.target, d.lastError ?? '']);
+      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries));
+    }
+    reportDeliveryFailures(output, check);
     if (output.tty) {
       for (const page of check.pages) {
         if (!page.diff) continue;
