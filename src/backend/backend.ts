@@ -10,6 +10,8 @@ import type { MonitorResource } from '../engine/monitors/resource.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
+import type { MapRequest } from '../spec/map.js';
+import type { MapLink } from '../engine/map/map.js';
 import type { AgentRequestInput } from '../spec/agent.js';
 import type { TraceEvent } from '../engine/agent/trace.js';
 import type { AgentListItem, AgentStatusDocument } from '../engine/agent/wire.js';
@@ -20,6 +22,8 @@ export interface Backend {
   scrape(url: string, options: ScrapeOptions, signal?: AbortSignal): Promise<ScrapeDocument>;
   /** Crawls from `url`, calling `onPage` for each page as it is done. */
   crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal): Promise<CrawlSummary>;
+  /** The URLs of a site, from its sitemaps and start page, without scraping each page. */
+  map(request: MapRequest, signal?: AbortSignal): Promise<{ links: MapLink[] }>;
   listMonitors(options?: { includeDeleted?: boolean }): Promise<MonitorResource[]>;
   /** By id or name; 404 Not Found when there is none. */
   getMonitor(idOrName: string): Promise<MonitorResource>;

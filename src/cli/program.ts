@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { completionCommand } from './commands/completion.js';
 import { crawlCommand } from './commands/crawl.js';
+import { mapCommand } from './commands/map.js';
 import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
@@ -36,6 +37,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
     .addCommand(crawlCommand(runtime))
+    .addCommand(mapCommand(runtime))
     .addCommand(agentCommand(runtime))
     .addCommand(loginCommand(runtime))
     .addCommand(logoutCommand(runtime))

@@ -87,3 +87,11 @@ export const MAX_JSON_DEPTH = 64;
  */
 export const SCRAPE_URLS_PER_TARGET_MAX = 1000;
 export const SCRAPE_URLS_PER_MONITOR_MAX = 2000;
+
+/**
+ * Map (POST /v2/map): links per answer, as the hosted service bounds them (default 5,000, at
+ * most 100,000), and its timeout, as a scrape's.
+ */
+export const MAP_LIMIT_DEFAULT = 5000;
+export const MAP_LIMIT_MAX = 100_000;
+export const MAP_SEARCH_MAX_LENGTH = 500;

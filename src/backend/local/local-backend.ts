@@ -149,6 +149,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     description: 'the local engine',
     scrape: async (url, scrapeOptions, signal) => (await scrapeModule()).scrape({ url, options: scrapeOptions }, contextFor(signal)),
     crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
+    map: async (request, signal) => ({ links: await (await import('../../engine/map/map.js')).mapSite(request, contextFor(signal)) }),
     listMonitors: async (list = {}) => openMonitors().list(team, list).map(resource),
     getMonitor: async (idOrName) => resource(existing(idOrName)),
     createMonitor: async (definition) => {

@@ -3,6 +3,7 @@ import type { CrawlPage, CrawlSummary } from '../../engine/crawl/crawl.js';
 import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../engine/monitors/resource.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
+import type { MapLink } from '../../engine/map/map.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
@@ -89,6 +90,8 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
       }
     },
 
+    // The hosted API has answered with bare URLs as well as objects.
+    map: async (request) => ({ links: ((await client.request<{ links?: (MapLink | string)[] }>('POST', '/map', { body: request })).links ?? []).map((link) => (typeof link === 'string' ? { url: link } : link)) }),
     listMonitors: async (list = {}) => data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined } }),
     getMonitor: async (idOrName) => data<MonitorResource>('GET', path(await idOf(idOrName))),
     createMonitor: async (definition) => data<MonitorResource>('POST', '/monitor', { body: createRequestOf(definition) }),

@@ -34,7 +34,7 @@ export interface CrawlOptions {
 }
 
 const SITEMAP_FILES_MAX = 20;
-const ROBOTS_AGENT = 'webwatch';
+export const ROBOTS_AGENT = 'webwatch';
 
 export type CrawlPage = { url: string; depth: number; document: ScrapeDocument } | { url: string; depth: number; error: unknown };
 
@@ -44,7 +44,7 @@ export interface CrawlSummary {
   skippedByRobots: number;
 }
 
-interface Robots {
+export interface Robots {
   isAllowed(url: string, agent?: string): boolean | undefined;
   getCrawlDelay(agent?: string): number | undefined;
   getSitemaps(): string[];
@@ -71,14 +71,14 @@ async function fetchText(url: string, context: ScrapeContext, options: ScrapeOpt
   }
 }
 
-async function loadRobots(root: URL, context: ScrapeContext, options: ScrapeOptions): Promise<Robots | undefined> {
+export async function loadRobots(root: URL, context: ScrapeContext, options: ScrapeOptions): Promise<Robots | undefined> {
   const url = new URL('/robots.txt', root).href;
   const text = await fetchText(url, context, options);
   return text === undefined ? undefined : robotsParser(url, text);
 }
 
 /** URLs of a sitemap, following sitemap indexes (bounded). */
-async function sitemapUrls(start: string[], context: ScrapeContext, options: ScrapeOptions): Promise<string[]> {
+export async function sitemapUrls(start: string[], context: ScrapeContext, options: ScrapeOptions): Promise<string[]> {
   const queue = [...start];
   const seen = new Set<string>();
   const pages: string[] = [];

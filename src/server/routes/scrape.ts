@@ -1,5 +1,6 @@
-/** POST /v2/scrape: one page, as one of the key's concurrent jobs. */
+/** POST /v2/scrape and POST /v2/map: one answer per request, each one of the key's concurrent jobs. */
 import type { FastifyInstance } from 'fastify';
+import { validateMapRequest } from '../../spec/map.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid, targetUrl } from '../http.js';
 import type { RouteDeps } from './deps.js';
@@ -11,5 +12,13 @@ export function scrapeRoutes(app: FastifyInstance, { backendOf, limited }: Route
     const validation = validateScrapeOptions(rest, 'wire');
     if (!validation.ok) throw invalid(validation.problems);
     return limited(request, reply, async () => ({ success: true, data: await backendOf(request.team).scrape(target.href, validation.value) }));
+  });
+
+  app.post('/v2/map', async (request, reply) => {
+    const body = asObject(request.body);
+    const target = targetUrl(body.url);
+    const validation = validateMapRequest({ ...body, url: target.href });
+    if (!validation.ok) throw invalid(validation.problems);
+    return limited(request, reply, async () => ({ success: true, ...(await backendOf(request.team).map(validation.value)) }));
   });
 }

@@ -1,0 +1,82 @@
+/**
+ * Map: the URLs of a site, fast — from its sitemaps (sitemap.xml, or those robots.txt names)
+ * and the links of its start page, without scraping every page. Titles come from the anchors'
+ * text where a link was found on the start page.
+ */
+import { load } from 'cheerio/slim';
+import { loadRobots, sitemapUrls } from '../crawl/crawl.js';
+import { normalizeUrl } from '../crawl/urls.js';
+import { parseTargetUrl } from '../fetch/fetch-page.js';
+import { scrape, type ScrapeContext } from '../scrape/scrape.js';
+import type { MapRequest } from '../../spec/map.js';
+
+export interface MapLink {
+  url: string;
+  title?: string;
+  description?: string;
+}
+
+const TEXT_MAX = 300;
+const registrable = (host: string) => host.split('.').slice(-2).join('.');
+
+export async function mapSite(request: MapRequest, context: ScrapeContext): Promise<MapLink[]> {
+  const root = parseTargetUrl(request.url);
+  const ignoreQuery = request.ignoreQueryParameters ?? true;
+  const limit = request.limit;
+  const onSite = (url: URL) =>
+    url.hostname === root.hostname || (request.includeSubdomains === true && url.hostname.endsWith(`.${registrable(root.hostname)}`));
+  const found = new Map<string, MapLink>();
+  const add = (value: string, base: string, text?: { title?: string; description?: string }) => {
+    let absolute: URL;
+    try {
+      absolute = new URL(value, base);
+    } catch {
+      return;
+    }
+    const url = normalizeUrl(absolute.href, ignoreQuery);
+    if (!url || !onSite(new URL(url))) return;
+    const known = found.get(url);
+    if (known) {
+      if (!known.title && text?.title) known.title = text.title;
+      return;
+    }
+    found.set(url, { url, ...(text?.title && { title: text.title }), ...(text?.description && { description: text.description }) });
+  };
+
+  const signal = request.timeout ? AbortSignal.timeout(request.timeout) : undefined;
+  const scoped: ScrapeContext = signal ? { ...context, signal: context.signal ? AbortSignal.any([context.signal, signal]) : signal } : context;
+  const pageOptions = { formats: ['rawHtml' as const], onlyMainContent: false, ...(request.timeout && { timeout: request.timeout }) };
+
+  const sitemap = request.sitemap ?? 'include';
+  if (sitemap !== 'only') {
+    // The start page: itself, with its title and description, and the links it has.
+    const document = await scrape({ url: root.href, options: pageOptions }, scoped);
+    const base = document.metadata.url ?? root.href;
+    add(base, base, { ...(document.metadata.title && { title: document.metadata.title }), ...(document.metadata.description && { description: document.metadata.description }) });
+    const $ = load(document.rawHtml ?? '');
+    $('a[href]').each((_, element) => {
+      const title = $(element).text().replace(/\s+/g, ' ').trim().slice(0, TEXT_MAX) || $(element).attr('title')?.trim().slice(0, TEXT_MAX);
+      add($(element).attr('href')!, base, title ? { title } : undefined);
+    });
+  }
+  if (sitemap !== 'skip') {
+    const robots = await loadRobots(root, scoped, {});
+    const declared = robots?.getSitemaps() ?? [];
+    for (const url of await sitemapUrls(declared.length > 0 ? declared : [new URL('/sitemap.xml', root).href], scoped, {})) {
+      add(url, root.href);
+      if (found.size >= limit * 4 && !request.search) break;
+    }
+  }
+
+  let links = [...found.values()];
+  if (request.search) {
+    // Relevance: the more of the search's words a URL or its title holds, the earlier it comes.
+    const words = request.search.toLowerCase().split(/\s+/).filter(Boolean);
+    const score = (link: MapLink) => {
+      const haystack = `${link.url} ${link.title ?? ''} ${link.description ?? ''}`.toLowerCase();
+      return words.filter((word) => haystack.includes(word)).length;
+    };
+    links = links.map((link) => ({ link, score: score(link) })).filter(({ score }) => score > 0).sort((a, b) => b.score - a.score).map(({ link }) => link);
+  }
+  return links.slice(0, limit);
+}
