@@ -5,7 +5,7 @@ _webwatch() {
     w="${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     case "$cmdpath" in
-      "") case "$w" in monitor|scrape|crawl|map|agent|login|logout|auth|whoami|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "") case "$w" in monitor|scrape|crawl|map|search|agent|login|logout|auth|whoami|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "monitor") case "$w" in validate|apply|diff|create|list|get|export|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "agent") case "$w" in run|status|list|trace|snapshot|cancel) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "auth") case "$w" in status) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
@@ -13,7 +13,7 @@ _webwatch() {
     esac
   done
   case "$cmdpath" in
-    "") words="monitor scrape crawl map agent login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --api-url --api-key --local --verbose --help"; files=0;;
+    "") words="monitor scrape crawl map search agent login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --api-url --api-key --local --verbose --help"; files=0;;
     "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=1;;
     "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
@@ -31,6 +31,7 @@ _webwatch() {
     "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "crawl") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "map") words=""; flags="--search --sitemap --include-subdomains --keep-query-parameters --limit --timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "search") words=""; flags="--limit --sources --tbs --include-domain --exclude-domain --scrape --format --timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "agent") words="run status list trace snapshot cancel"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "agent run") words=""; flags="--url --schema --max-credits --effort --detach --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "agent status") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;

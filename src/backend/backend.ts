@@ -11,6 +11,8 @@ import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import type { MapRequest } from '../spec/map.js';
+import type { SearchRequest } from '../spec/search.js';
+import type { SearchAnswer } from '../engine/search/web-search.js';
 import type { MapLink } from '../engine/map/map.js';
 import type { AgentRequestInput } from '../spec/agent.js';
 import type { TraceEvent } from '../engine/agent/trace.js';
@@ -24,6 +26,8 @@ export interface Backend {
   crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal): Promise<CrawlSummary>;
   /** The URLs of a site, from its sitemaps and start page, without scraping each page. */
   map(request: MapRequest, signal?: AbortSignal): Promise<{ links: MapLink[] }>;
+  /** A web search over the configured provider; with `scrapeOptions`, each result scraped. */
+  search(request: SearchRequest, scrapeOptions?: ScrapeOptions, signal?: AbortSignal): Promise<SearchAnswer>;
   listMonitors(options?: { includeDeleted?: boolean }): Promise<MonitorResource[]>;
   /** By id or name; 404 Not Found when there is none. */
   getMonitor(idOrName: string): Promise<MonitorResource>;

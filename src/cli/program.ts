@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { completionCommand } from './commands/completion.js';
 import { crawlCommand } from './commands/crawl.js';
 import { mapCommand } from './commands/map.js';
+import { searchCommand } from './commands/search.js';
 import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
@@ -38,6 +39,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(scrapeCommand(runtime))
     .addCommand(crawlCommand(runtime))
     .addCommand(mapCommand(runtime))
+    .addCommand(searchCommand(runtime))
     .addCommand(agentCommand(runtime))
     .addCommand(loginCommand(runtime))
     .addCommand(logoutCommand(runtime))

@@ -26,6 +26,7 @@ import { crawlRoutes } from './routes/crawls.js';
 import type { RouteDeps } from './routes/deps.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { scrapeRoutes } from './routes/scrape.js';
+import { searchRoutes } from './routes/search.js';
 import { errorBody } from './http.js';
 import { formatPath } from '../spec/schemas.js';
 
@@ -307,6 +308,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     ...(checkUrl && { checkUrl }),
   };
   scrapeRoutes(app, routes);
+  searchRoutes(app, routes);
   const runningCrawls = crawlRoutes(app, routes, crawls);
   monitorRoutes(app, { ...routes, afterCheck });
   agentRoutes(app, routes);

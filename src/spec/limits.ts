@@ -95,3 +95,13 @@ export const SCRAPE_URLS_PER_MONITOR_MAX = 2000;
 export const MAP_LIMIT_DEFAULT = 5000;
 export const MAP_LIMIT_MAX = 100_000;
 export const MAP_SEARCH_MAX_LENGTH = 500;
+
+/**
+ * Web search (POST /v2/search): results per request, as the hosted API bounds them (default 5, at
+ * most 100), and the query's length.
+ */
+export const SEARCH_LIMIT_DEFAULT = 5;
+export const SEARCH_LIMIT_MAX = 100;
+export const SEARCH_REQUEST_QUERY_MAX_LENGTH = 500;
+/** Results scraped at once when a search asks for their content. */
+export const SEARCH_SCRAPE_CONCURRENCY = 4;

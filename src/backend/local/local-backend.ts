@@ -150,6 +150,15 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     scrape: async (url, scrapeOptions, signal) => (await scrapeModule()).scrape({ url, options: scrapeOptions }, contextFor(signal)),
     crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
     map: async (request, signal) => ({ links: await (await import('../../engine/map/map.js')).mapSite(request, contextFor(signal)) }),
+    search: async (request, scrapeOptions, signal) => {
+      const [{ webSearch }, { scrape }] = await Promise.all([import('../../engine/search/web-search.js'), scrapeModule()]);
+      return webSearch(request, {
+        provider: search,
+        now: options.now,
+        ...(signal && { signal }),
+        ...(scrapeOptions && { scrape: (url: string, each: AbortSignal) => scrape({ url, options: scrapeOptions }, contextFor(each)) }),
+      });
+    },
     listMonitors: async (list = {}) => openMonitors().list(team, list).map(resource),
     getMonitor: async (idOrName) => resource(existing(idOrName)),
     createMonitor: async (definition) => {

@@ -4,6 +4,7 @@ import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.
 import type { MonitorResource } from '../../engine/monitors/resource.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
 import type { MapLink } from '../../engine/map/map.js';
+import type { SearchAnswer } from '../../engine/search/web-search.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
@@ -92,6 +93,10 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
 
     // The hosted API has answered with bare URLs as well as objects.
     map: async (request) => ({ links: ((await client.request<{ links?: (MapLink | string)[] }>('POST', '/map', { body: request })).links ?? []).map((link) => (typeof link === 'string' ? { url: link } : link)) }),
+    search: async (request, scrapeOptions) => {
+      const answer = await client.request<{ data?: SearchAnswer; warning?: string }>('POST', '/search', { body: { ...request, ...(scrapeOptions && { scrapeOptions }) } });
+      return { ...answer.data, ...(answer.warning && { warning: answer.warning }) };
+    },
     listMonitors: async (list = {}) => data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined } }),
     getMonitor: async (idOrName) => data<MonitorResource>('GET', path(await idOf(idOrName))),
     createMonitor: async (definition) => data<MonitorResource>('POST', '/monitor', { body: createRequestOf(definition) }),

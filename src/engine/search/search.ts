@@ -16,17 +16,23 @@ export interface SearchResult {
 
 export interface SearchProvider {
   readonly name: string;
-  /** Results published within `window`, or of any time without one (the agent's searches). */
-  search(query: string, options: { window?: SearchWindow; limit: number }): Promise<SearchResult[]>;
+  /**
+   * Results published within `window`, or of any time without one (the agent's searches);
+   * `category` news asks for news, `timeRange` for the past day, week, month or year.
+   */
+  search(query: string, options: { window?: SearchWindow; limit: number; category?: 'general' | 'news'; timeRange?: 'day' | 'week' | 'month' | 'year'; signal?: AbortSignal }): Promise<SearchResult[]>;
 }
 
 export type SearchWindow = '5m' | '15m' | '1h' | '6h' | '24h' | '7d';
 export const WINDOW_MS: Record<SearchWindow, number> = { '5m': 5 * 60_000, '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
 
 const SEARCH_TIMEOUT_MS = 30_000;
+const SEARXNG_FULL_PAGE = 10;
+const SEARXNG_PAGES_MAX = 10;
 
-async function getJson(url: URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}): Promise<unknown> {
-  const response = await request(url, { method: init.method ?? 'GET', headers: { accept: 'application/json', ...init.headers }, ...(init.body && { body: init.body }), signal: AbortSignal.timeout(SEARCH_TIMEOUT_MS) });
+async function getJson(url: URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<unknown> {
+  const timeout = AbortSignal.timeout(SEARCH_TIMEOUT_MS);
+  const response = await request(url, { method: init.method ?? 'GET', headers: { accept: 'application/json', ...init.headers }, ...(init.body && { body: init.body }), signal: init.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
   const text = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`the search provider answered HTTP ${response.statusCode}`);
   try {
@@ -46,14 +52,24 @@ const isoOrNull = (value: unknown) => {
 export function searxngProvider(baseUrl: string): SearchProvider {
   return {
     name: 'SearXNG',
-    async search(query, { window }) {
-      const url = new URL(`${baseUrl.replace(/\/+$/, '')}/search`);
-      url.searchParams.set('q', query);
-      url.searchParams.set('format', 'json');
-      // SearXNG's coarsest filter that still covers the window; finer windows are cut here.
-      if (window) url.searchParams.set('time_range', window === '7d' ? 'week' : 'day');
-      const body = (await getJson(url)) as { results?: { url?: string; title?: string; content?: string; publishedDate?: string | null }[] };
-      return (body.results ?? []).filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.content ?? '', publishedAt: isoOrNull(r.publishedDate) }));
+    async search(query, { window, limit, category, timeRange, signal }) {
+      const results: SearchResult[] = [];
+      // SearXNG answers about 10 results a page: further pages while full ones come and more are wanted.
+      for (let page = 1; page <= SEARXNG_PAGES_MAX; page++) {
+        const url = new URL(`${baseUrl.replace(/\/+$/, '')}/search`);
+        url.searchParams.set('q', query);
+        url.searchParams.set('format', 'json');
+        if (page > 1) url.searchParams.set('pageno', String(page));
+        // SearXNG's coarsest filter that still covers the window; finer windows are cut here.
+        if (window) url.searchParams.set('time_range', window === '7d' ? 'week' : 'day');
+        else if (timeRange) url.searchParams.set('time_range', timeRange);
+        if (category === 'news') url.searchParams.set('categories', 'news');
+        const body = (await getJson(url, { ...(signal && { signal }) })) as { results?: { url?: string; title?: string; content?: string; publishedDate?: string | null }[] };
+        const found = (body.results ?? []).filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.content ?? '', publishedAt: isoOrNull(r.publishedDate) }));
+        results.push(...found);
+        if (found.length < SEARXNG_FULL_PAGE || results.length >= limit) break;
+      }
+      return results;
     },
   };
 }
@@ -63,13 +79,19 @@ export function v2SearchProvider(apiUrl: string, apiKey: string | undefined): Se
   const tbs: Record<SearchWindow, string> = { '5m': 'qdr:h', '15m': 'qdr:h', '1h': 'qdr:h', '6h': 'qdr:d', '24h': 'qdr:d', '7d': 'qdr:w' };
   return {
     name: 'the v2 API',
-    async search(query, { window, limit }) {
+    async search(query, { window, limit, category, timeRange, signal }) {
       const base = apiUrl.replace(/\/+$/, '');
       const url = new URL(`${/\/v2$/.test(base) ? base : `${base}/v2`}/search`);
-      const body = (await getJson(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) }, body: JSON.stringify({ query, limit, ...(window && { tbs: tbs[window] }) }) })) as {
-        data?: { web?: { url?: string; title?: string; description?: string; date?: string }[] } | { url?: string; title?: string; description?: string }[];
+      const range = window ? tbs[window] : timeRange && { day: 'qdr:d', week: 'qdr:w', month: 'qdr:m', year: 'qdr:y' }[timeRange];
+      const body = (await getJson(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) },
+        body: JSON.stringify({ query, limit, ...(range && { tbs: range }), ...(category === 'news' && { sources: ['news'] }) }),
+        ...(signal && { signal }),
+      })) as {
+        data?: { web?: { url?: string; title?: string; description?: string; date?: string }[]; news?: { url?: string; title?: string; snippet?: string; date?: string }[] } | { url?: string; title?: string; description?: string }[];
       };
-      const items = Array.isArray(body.data) ? body.data : body.data?.web ?? [];
+      const items = Array.isArray(body.data) ? body.data : (category === 'news' ? body.data?.news?.map((n) => ({ ...n, description: n.snippet })) : body.data?.web) ?? [];
       return items.filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.description ?? '', publishedAt: isoOrNull((r as { date?: string }).date) }));
     },
   };
