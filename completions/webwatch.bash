@@ -5,7 +5,7 @@ _webwatch() {
     w="${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     case "$cmdpath" in
-      "") case "$w" in monitor|scrape|crawl|map|search|agent|login|logout|auth|whoami|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "") case "$w" in monitor|scrape|crawl|map|search|agent|usage|login|logout|auth|whoami|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "monitor") case "$w" in validate|apply|diff|create|list|get|export|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "agent") case "$w" in run|status|list|trace|snapshot|cancel) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "auth") case "$w" in status) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
@@ -13,7 +13,7 @@ _webwatch() {
     esac
   done
   case "$cmdpath" in
-    "") words="monitor scrape crawl map search agent login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --api-url --api-key --local --verbose --help"; files=0;;
+    "") words="monitor scrape crawl map search agent usage login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --api-url --api-key --local --verbose --help"; files=0;;
     "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=1;;
     "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
@@ -39,12 +39,13 @@ _webwatch() {
     "agent trace") words=""; flags="--follow --since --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "agent snapshot") words=""; flags="--output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "agent cancel") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "usage") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "login") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "logout") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "auth") words="status"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "auth status") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "whoami") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
-    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --drain-timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --monthly-credits --monthly-tokens --drain-timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys") words="create list revoke"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys create") words=""; flags="--team --allow-local-team --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "keys list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;

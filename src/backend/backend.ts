@@ -18,6 +18,14 @@ import type { AgentRequestInput } from '../spec/agent.js';
 import type { TraceEvent } from '../engine/agent/trace.js';
 import type { AgentListItem, AgentStatusDocument } from '../engine/agent/wire.js';
 
+export interface UsageReport {
+  periodStart: string;
+  periodEnd: string;
+  credits: { used: number | null; remaining: number | null; plan: number | null };
+  tokens: { used: number | null; remaining: number | null; plan: number | null };
+  months: { startDate: string | null; endDate: string | null; creditsUsed: number; tokensUsed: number }[];
+}
+
 export interface Backend {
   /** Which engine this is, for the one-line notice on a terminal. */
   readonly description: string;
@@ -28,6 +36,8 @@ export interface Backend {
   map(request: MapRequest, signal?: AbortSignal): Promise<{ links: MapLink[] }>;
   /** A web search over the configured provider; with `scrapeOptions`, each result scraped. */
   search(request: SearchRequest, scrapeOptions?: ScrapeOptions, signal?: AbortSignal): Promise<SearchAnswer>;
+  /** Credits and model tokens used this month and by month (the team's, on an API). */
+  usage(): Promise<UsageReport>;
   listMonitors(options?: { includeDeleted?: boolean }): Promise<MonitorResource[]>;
   /** By id or name; 404 Not Found when there is none. */
   getMonitor(idOrName: string): Promise<MonitorResource>;

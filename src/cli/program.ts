@@ -5,6 +5,7 @@ import { completionCommand } from './commands/completion.js';
 import { crawlCommand } from './commands/crawl.js';
 import { mapCommand } from './commands/map.js';
 import { searchCommand } from './commands/search.js';
+import { usageCommand } from './commands/usage.js';
 import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
@@ -41,6 +42,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(mapCommand(runtime))
     .addCommand(searchCommand(runtime))
     .addCommand(agentCommand(runtime))
+    .addCommand(usageCommand(runtime))
     .addCommand(loginCommand(runtime))
     .addCommand(logoutCommand(runtime))
     .addCommand(authCommand(runtime))

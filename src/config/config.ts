@@ -40,6 +40,8 @@ const configSchema = closedObject({
     rateLimitPerMinute: z.number().int().min(1).optional(),
     concurrencyPerKey: z.number().int().min(1).optional(),
     drainTimeoutSeconds: z.number().min(0).optional(),
+    monthlyCredits: z.number().int().min(1).optional(),
+    monthlyTokens: z.number().int().min(1).optional(),
   }).optional(),
   /** The HMAC key that signs webhook deliveries (X-Webwatch-Signature); also WEBWATCH_WEBHOOK_SECRET. */
   webhookSecret: z.string().min(1).optional(),

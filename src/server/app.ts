@@ -27,6 +27,8 @@ import type { RouteDeps } from './routes/deps.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { scrapeRoutes } from './routes/scrape.js';
 import { searchRoutes } from './routes/search.js';
+import { usageRoutes } from './routes/usage.js';
+import { monthOf, usageKey, usageStore } from '../engine/usage/usage-store.js';
 import { errorBody } from './http.js';
 import { formatPath } from '../spec/schemas.js';
 
@@ -47,6 +49,10 @@ export interface ServerOptions extends CheckServices {
   concurrencyPerKey: number;
   /** On drain, how long running crawls may go on before they are stopped (failed, with the reason). */
   drainTimeoutMs?: number;
+  /** Credits each team may use per calendar month (UTC); beyond them, new work is 402. None: no limit. */
+  monthlyCredits?: number;
+  /** Model tokens each team may use per calendar month; beyond them, agent jobs are 402. */
+  monthlyTokens?: number;
   /** Request log lines (method, path, status, time; never headers) go here. */
   log?: NodeJS.WritableStream;
   /** Runs every team's monitors on their schedules; off when omitted. */
@@ -208,8 +214,31 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     return undefined;
   });
 
-  /** Whether the key has all the jobs it may run at once; answers 429 when it has. */
+  // Work a request starts, in the background too, is counted in the usage ledger under its key.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.keyId) usageKey.run({ keyId: request.keyId }, done);
+    else done();
+  });
+
+  const usage = usageStore(options.db);
+  /** Whether the team has used its month's credits (or tokens); answers 402 when it has. */
+  const outOfCredits = (request: FastifyRequest, reply: FastifyReply) => {
+    if (options.monthlyCredits === undefined && options.monthlyTokens === undefined) return false;
+    const { start, end } = monthOf(options.now());
+    const used = usage.totals(request.team, start, end);
+    const credits = options.monthlyCredits !== undefined && used.credits >= options.monthlyCredits;
+    const tokens = options.monthlyTokens !== undefined && used.tokens >= options.monthlyTokens && request.url.startsWith('/v2/agent');
+    if (!credits && !tokens) return false;
+    void reply.code(402).send(errorBody(ERROR_MESSAGES.paymentRequired, {
+      reason: credits ? `the team has used its ${options.monthlyCredits} credits of this month` : `the team has used its ${options.monthlyTokens} model tokens of this month`,
+      periodEnd: end.toISOString(),
+    }));
+    return true;
+  };
+
+  /** Whether the key has all the jobs it may run at once (429), or its team no credits left (402). */
   const tooBusy = (request: FastifyRequest, reply: FastifyReply) => {
+    if (outOfCredits(request, reply)) return true;
     if ((inFlight.get(request.keyId) ?? 0) < options.concurrencyPerKey) return false;
     void reply.code(429).header('retry-after', '1').send(errorBody(ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerKey }));
     return true;
@@ -312,6 +341,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   const runningCrawls = crawlRoutes(app, routes, crawls);
   monitorRoutes(app, { ...routes, afterCheck });
   agentRoutes(app, routes);
+  usageRoutes(app, routes, {
+    db: options.db, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens,
+    concurrencyPerKey: options.concurrencyPerKey, inFlight: (keyId) => inFlight.get(keyId) ?? 0,
+  });
 
   scheduler?.tick();
   deliver();

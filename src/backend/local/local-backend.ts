@@ -5,6 +5,8 @@ import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.j
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
 import { outboxStore } from '../../engine/notify/outbox.js';
+import { MAP_CREDITS, searchCredits } from '../../spec/credits.js';
+import { monthOf, usageStore, type UsageKind } from '../../engine/usage/usage-store.js';
 import type { CheckContext } from '../../engine/monitors/run-check.js';
 import type { Judge } from '../../engine/judge/judge.js';
 import { monitorStore, nameConflict, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
@@ -99,7 +101,16 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
   });
-  const llm = options.llm;
+  /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
+  const usage = () => usageStore(openDb());
+  const spent = (kind: UsageKind, credits: number, tokens = 0) => usage().record(team, { kind, credits, tokens }, options.now());
+  const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('judge', 0, tokens) };
+  const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('agent', 0, tokens) };
+  /** A check's pages fetched are its credits, counted once it has finished. */
+  const countCheck = (check: CheckRecord) => {
+    spent('check', check.actualCredits ?? 0);
+    return check;
+  };
   // One judge for the backend's life, so its model client is made once, not per page.
   let modelJudge: Promise<Judge> | undefined;
   const search = options.search && searchProvider(options.search);
@@ -129,7 +140,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   const agents = async () => {
     if (!agentJobs) {
       const { agentJobs: jobsOf } = await import('../../engine/agent/agent-jobs.js');
-      agentJobs = jobsOf({ db: openDb(), team, now: options.now, scrape: contextFor(), ...(llm && { llm }), ...(search && { search }) });
+      agentJobs = jobsOf({ db: openDb(), team, now: options.now, scrape: contextFor(), ...(agentLlm && { llm: agentLlm }), ...(search && { search }) });
     }
     return agentJobs;
   };
@@ -143,21 +154,62 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
         suggestion: `resume it with: webwatch monitor resume "${monitor.definition.name}"`,
       });
     }
-    return (await checkRunner()).beginCheck(checkContext(), monitor, 'manual');
+    const started = await (await checkRunner()).beginCheck(checkContext(), monitor, 'manual');
+    return { ...started, done: started.done.then(countCheck) };
   }
   return {
     description: 'the local engine',
-    scrape: async (url, scrapeOptions, signal) => (await scrapeModule()).scrape({ url, options: scrapeOptions }, contextFor(signal)),
-    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, contextFor(signal), onPage),
-    map: async (request, signal) => ({ links: await (await import('../../engine/map/map.js')).mapSite(request, contextFor(signal)) }),
+    scrape: async (url, scrapeOptions, signal) => {
+      const document = await (await scrapeModule()).scrape({ url, options: scrapeOptions }, contextFor(signal));
+      spent('scrape', document.metadata.creditsUsed);
+      return document;
+    },
+    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => {
+      // Counted as the pages come, and written once: a crawl stopped half-way pays for what it did.
+      let credits = 0;
+      try {
+        return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, contextFor(signal), (page) => {
+          if ('document' in page) credits += page.document.metadata.creditsUsed;
+          return onPage(page);
+        });
+      } finally {
+        spent('crawl', credits);
+      }
+    },
+    map: async (request, signal) => {
+      const links = await (await import('../../engine/map/map.js')).mapSite(request, contextFor(signal));
+      spent('map', MAP_CREDITS);
+      return { links };
+    },
     search: async (request, scrapeOptions, signal) => {
       const [{ webSearch }, { scrape }] = await Promise.all([import('../../engine/search/web-search.js'), scrapeModule()]);
-      return webSearch(request, {
+      let scraped = 0;
+      const answer = await webSearch(request, {
         provider: search,
         now: options.now,
         ...(signal && { signal }),
-        ...(scrapeOptions && { scrape: (url: string, each: AbortSignal) => scrape({ url, options: scrapeOptions }, contextFor(each)) }),
+        ...(scrapeOptions && {
+          scrape: async (url: string, each: AbortSignal) => {
+            const document = await scrape({ url, options: scrapeOptions }, contextFor(each));
+            scraped += document.metadata.creditsUsed;
+            return document;
+          },
+        }),
       });
+      spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0)) + scraped);
+      return answer;
+    },
+    usage: async () => {
+      const { start, end } = monthOf(options.now());
+      const used = usage().totals(team, start, end);
+      return {
+        periodStart: start.toISOString(),
+        periodEnd: end.toISOString(),
+        // The engine has no plan: nothing runs out.
+        credits: { used: used.credits, remaining: null, plan: null },
+        tokens: { used: used.tokens, remaining: null, plan: null },
+        months: usage().byMonth(team, false).map(({ startDate, endDate, creditsUsed, tokensUsed }) => ({ startDate, endDate, creditsUsed, tokensUsed })),
+      };
     },
     listMonitors: async (list = {}) => openMonitors().list(team, list).map(resource),
     getMonitor: async (idOrName) => resource(existing(idOrName)),
@@ -183,11 +235,11 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     runDue: async () => {
       const [{ runCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../../engine/scheduler/scheduler.js')]);
       const context = checkContext();
-      const ran = await runDueOnce({ db: openDb(), checks: context.checks, now: options.now, team, run: (monitor, slot) => runCheck(context, monitor, 'scheduled', slot) });
+      const ran = await runDueOnce({ db: openDb(), checks: context.checks, now: options.now, team, run: async (monitor, slot) => countCheck(await runCheck(context, monitor, 'scheduled', slot)) });
       await deliverNotifications();
       return ran.map((check) => checkStore(openDb()).get(check.monitorId, check.id) ?? check);
     },
-    startScheduled: async (monitor: StoredMonitor, slot: string) => (await checkRunner()).runCheck(checkContext(), monitor, 'scheduled', slot),
+    startScheduled: async (monitor: StoredMonitor, slot: string) => countCheck(await (await checkRunner()).runCheck(checkContext(), monitor, 'scheduled', slot)),
     listChecks: async (idOrName) => checkStore(openDb()).list(existing(idOrName).id),
     getCheck: async (idOrName, checkId, status) => {
       const monitor = existing(idOrName);

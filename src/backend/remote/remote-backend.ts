@@ -9,7 +9,7 @@ import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf } from '../../spec/monitor.js';
-import type { Backend } from '../backend.js';
+import type { Backend, UsageReport } from '../backend.js';
 import type { TraceEvent } from '../../engine/agent/trace.js';
 import type { AgentListItem, AgentStatusDocument } from '../../engine/agent/wire.js';
 import { ApiClient, type ApiClientOptions } from './api-client.js';
@@ -96,6 +96,31 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     search: async (request, scrapeOptions) => {
       const answer = await client.request<{ data?: SearchAnswer; warning?: string }>('POST', '/search', { body: { ...request, ...(scrapeOptions && { scrapeOptions }) } });
       return { ...answer.data, ...(answer.warning && { warning: answer.warning }) };
+    },
+    usage: async () => {
+      type Usage = { remainingCredits?: number; planCredits?: number; creditsUsed?: number; remainingTokens?: number; planTokens?: number; tokensUsed?: number; billingPeriodStart?: string | null; billingPeriodEnd?: string | null };
+      type Periods = { periods?: { startDate: string | null; endDate: string | null; creditsUsed?: number; tokensUsed?: number }[] };
+      const [credits, tokens, creditMonths, tokenMonths] = await Promise.all([
+        data<Usage>('GET', '/team/credit-usage'),
+        data<Usage>('GET', '/team/token-usage'),
+        client.request<Periods>('GET', '/team/credit-usage/historical'),
+        client.request<Periods>('GET', '/team/token-usage/historical'),
+      ]);
+      const months = new Map<string, UsageReport['months'][number]>();
+      for (const period of [...(creditMonths.periods ?? []), ...(tokenMonths.periods ?? [])]) {
+        const key = `${period.startDate}|${period.endDate}`;
+        const month = months.get(key) ?? { startDate: period.startDate, endDate: period.endDate, creditsUsed: 0, tokensUsed: 0 };
+        month.creditsUsed += period.creditsUsed ?? 0;
+        month.tokensUsed += period.tokensUsed ?? 0;
+        months.set(key, month);
+      }
+      return {
+        periodStart: credits.billingPeriodStart ?? '',
+        periodEnd: credits.billingPeriodEnd ?? '',
+        credits: { used: credits.creditsUsed ?? null, remaining: credits.remainingCredits ?? null, plan: credits.planCredits ?? null },
+        tokens: { used: tokens.tokensUsed ?? null, remaining: tokens.remainingTokens ?? null, plan: tokens.planTokens ?? null },
+        months: [...months.values()].sort((a, b) => (b.startDate ?? '').localeCompare(a.startDate ?? '')),
+      };
     },
     listMonitors: async (list = {}) => data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined } }),
     getMonitor: async (idOrName) => data<MonitorResource>('GET', path(await idOf(idOrName))),

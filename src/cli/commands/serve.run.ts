@@ -19,7 +19,11 @@ const serveFlags = z.object({
   checkConcurrency: count(1),
   jitter: z.coerce.number().min(0).optional(),
   drainTimeout: z.coerce.number().min(0).optional(),
+  monthlyCredits: count(1),
+  monthlyTokens: count(1),
 });
+
+const optional = <K extends string>(key: K, value: number | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, number>));
 
 export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 3002 } as const;
 export const SCHEDULER_DEFAULTS = { maxConcurrent: 8 } as const;
@@ -41,6 +45,8 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
     drainTimeoutMs: (flags.drainTimeout ?? config.serve.drainTimeoutSeconds ?? SERVER_DEFAULTS.drainTimeoutMs / 1000) * 1000,
+    ...optional('monthlyCredits', flags.monthlyCredits ?? config.serve.monthlyCredits),
+    ...optional('monthlyTokens', flags.monthlyTokens ?? config.serve.monthlyTokens),
     ...(!output.quiet && { log: process.stderr }),
     ...checkServices(config, io.env),
     scheduler: {

@@ -13,6 +13,8 @@ export function serveCommand(runtime: Runtime): Command {
     .option('--scheduler-only', 'run monitors on their schedules without serving the API')
     .option('--check-concurrency <n>', 'scheduled checks running at once, across all teams (default 8)')
     .option('--jitter <seconds>', 'up to this random delay before a scheduled check starts (default 0)')
+    .option('--monthly-credits <n>', 'credits each team may use per calendar month (UTC): beyond them, 402 (default: no limit)')
+    .option('--monthly-tokens <n>', 'model tokens each team may use per month for agent jobs: beyond them, 402 (default: no limit)')
     .option('--drain-timeout <seconds>', 'on SIGTERM, how long running crawls may go on before they are stopped (default 30)')
     .addHelpText('after', `
 Keys: create one with "webwatch keys create --team <team>"; clients send it as a bearer token.

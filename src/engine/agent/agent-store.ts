@@ -4,6 +4,7 @@
  * team's job reads as unknown. Events get a gapless `producerSequence` per job, assigned in the
  * writing transaction, so readers in any process see each event once and in order.
  */
+import { usageStore } from '../usage/usage-store.js';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter, setMaxListeners } from 'node:events';
 import type { Db } from '../store/database.js';
@@ -179,8 +180,10 @@ export function agentStore(db: Db) {
      */
     finish(job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): void {
       const succeeded = outcome === 'succeeded';
-      db.prepare(`UPDATE agent_jobs SET status = ?, outcome = ?, error = ?, data = ?, finished_at = ?, owner_pid = NULL${succeeded ? '' : ', credits_used = 0'} WHERE id = ? AND status = 'processing'`)
-        .run(succeeded ? 'completed' : 'failed', outcome, succeeded ? null : result.error ?? outcome, succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, now.toISOString(), job.id);
+      const ended = db.prepare(`UPDATE agent_jobs SET status = ?, outcome = ?, error = ?, data = ?, finished_at = ?, owner_pid = NULL${succeeded ? '' : ', credits_used = 0'} WHERE id = ? AND status = 'processing' RETURNING team, credits_used`)
+        .get(succeeded ? 'completed' : 'failed', outcome, succeeded ? null : result.error ?? outcome, succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, now.toISOString(), job.id) as { team: string; credits_used: number } | undefined;
+      // What a succeeded run charged goes to the usage ledger; a failed run is charged nothing.
+      if (ended && succeeded) usageStore(db).record(ended.team, { kind: 'agent', credits: ended.credits_used }, now);
     },
 
     /** Jobs whose process died mid-run are finished `failed` with `internal`, their trace closed. */

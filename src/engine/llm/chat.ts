@@ -20,6 +20,8 @@ export interface LlmSettings {
   apiKey?: string;
   /** How long one chat may take, retries included; LLM_TIMEOUT_DEFAULT_MS when absent. */
   timeoutMs?: number;
+  /** Told the tokens (prompt and completion) of each reply that reports them: the usage ledger. */
+  onTokens?: (tokens: number) => void;
 }
 
 export interface ChatTool {
@@ -158,7 +160,9 @@ export async function chatModel(settings: LlmSettings): Promise<ChatModel> {
           await sleep(wait, undefined, { signal }).catch(() => undefined);
           continue;
         }
-        return replyOf(completion, server);
+        const reply = replyOf(completion, server);
+        if (reply.usage) settings.onTokens?.(reply.usage.promptTokens + reply.usage.completionTokens);
+        return reply;
       }
     },
   };

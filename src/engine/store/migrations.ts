@@ -262,4 +262,20 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       );
     `,
   },
+  {
+    version: 9,
+    description: 'the usage ledger: credits and model tokens per team (and key, on serve), as the work is done',
+    sql: `
+      CREATE TABLE usage (
+        id       INTEGER PRIMARY KEY,
+        team     TEXT NOT NULL,
+        key_id   TEXT,
+        kind     TEXT NOT NULL,
+        credits  INTEGER NOT NULL DEFAULT 0,
+        tokens   INTEGER NOT NULL DEFAULT 0,
+        at       TEXT NOT NULL
+      );
+      CREATE INDEX usage_team_at ON usage (team, at);
+    `,
+  },
 ];
