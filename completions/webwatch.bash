@@ -7,6 +7,7 @@ _webwatch() {
     case "$cmdpath" in
       "") case "$w" in monitor|scrape|crawl|map|search|agent|usage|login|logout|auth|whoami|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "monitor") case "$w" in validate|apply|diff|create|list|get|export|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+      "crawl") case "$w" in status|cancel|errors|list) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "agent") case "$w" in run|status|list|trace|snapshot|cancel) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "auth") case "$w" in status) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       "keys") case "$w" in create|list|revoke) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
@@ -29,7 +30,11 @@ _webwatch() {
     "monitor checks") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "monitor check") words=""; flags="--status --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
-    "crawl") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "crawl") words="status cancel errors list"; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --detach --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "crawl status") words=""; flags="--documents --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "crawl cancel") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "crawl errors") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
+    "crawl list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "map") words=""; flags="--search --sitemap --include-subdomains --keep-query-parameters --limit --timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "search") words=""; flags="--limit --sources --tbs --include-domain --exclude-domain --scrape --format --timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;
     "agent") words="run status list trace snapshot cancel"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; files=0;;

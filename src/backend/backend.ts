@@ -18,6 +18,18 @@ import type { AgentRequestInput } from '../spec/agent.js';
 import type { TraceEvent } from '../engine/agent/trace.js';
 import type { AgentListItem, AgentStatusDocument } from '../engine/agent/wire.js';
 
+export interface CrawlJobStatus {
+  id: string;
+  status: 'scraping' | 'completed' | 'failed' | 'cancelled';
+  total: number;
+  completed: number;
+  creditsUsed?: number;
+  expiresAt?: string;
+  next?: string | null;
+  data: ScrapeDocument[];
+  error?: string;
+}
+
 export interface UsageReport {
   periodStart: string;
   periodEnd: string;
@@ -38,6 +50,13 @@ export interface Backend {
   search(request: SearchRequest, scrapeOptions?: ScrapeOptions, signal?: AbortSignal): Promise<SearchAnswer>;
   /** Credits and model tokens used this month and by month (the team's, on an API). */
   usage(): Promise<UsageReport>;
+  /** Crawl jobs of an API (serve, or a remote one): start without waiting, read, cancel, list. */
+  startCrawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions): Promise<{ id: string; url: string }>;
+  /** A crawl job's status with documents from `skip` (an answer holds at most 10 MB; `next` says more). */
+  crawlStatus(id: string, skip?: number): Promise<CrawlJobStatus>;
+  cancelCrawl(id: string): Promise<void>;
+  crawlErrors(id: string): Promise<{ errors: { id: string; timestamp?: string; url: string; code?: string; error: string }[]; robotsBlocked: string[] }>;
+  activeCrawls(): Promise<{ id: string; url: string }[]>;
   listMonitors(options?: { includeDeleted?: boolean }): Promise<MonitorResource[]>;
   /** By id or name; 404 Not Found when there is none. */
   getMonitor(idOrName: string): Promise<MonitorResource>;

@@ -12,7 +12,7 @@ import type { Judge } from '../../engine/judge/judge.js';
 import { monitorStore, nameConflict, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
-import { WebwatchError } from '../../errors/webwatch-error.js';
+import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
 import type { SearchSettings } from '../../config/config.js';
@@ -69,6 +69,13 @@ export interface LocalBackend extends Backend {
   /** Runs the scheduled check of a slot the scheduler claimed. */
   startScheduled(monitor: StoredMonitor, slot: string): Promise<CheckRecord>;
 }
+
+/** Crawl jobs are stored by serve: the command line's crawls run in its own process. */
+const notStored = async (): Promise<never> => {
+  throw new UsageError('on the embedded engine a crawl runs inside the command that started it and is not stored, so it has no id to read or cancel', {
+    suggestion: 'run webwatch serve and give --api-url (or WEBWATCH_API_URL) to start crawl jobs you can detach from, read and cancel',
+  });
+};
 
 export function localBackend(options: LocalBackendOptions): LocalBackend {
   const team = options.team ?? LOCAL_TEAM;
@@ -199,6 +206,11 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0)) + scraped);
       return answer;
     },
+    startCrawl: notStored,
+    crawlStatus: notStored,
+    cancelCrawl: notStored,
+    crawlErrors: notStored,
+    activeCrawls: notStored,
     usage: async () => {
       const { start, end } = monthOf(options.now());
       const used = usage().totals(team, start, end);

@@ -5,11 +5,12 @@ import type { MonitorResource } from '../../engine/monitors/resource.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
 import type { MapLink } from '../../engine/map/map.js';
 import type { SearchAnswer } from '../../engine/search/web-search.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf } from '../../spec/monitor.js';
-import type { Backend, UsageReport } from '../backend.js';
+import type { Backend, CrawlJobStatus, UsageReport } from '../backend.js';
 import type { TraceEvent } from '../../engine/agent/trace.js';
 import type { AgentListItem, AgentStatusDocument } from '../../engine/agent/wire.js';
 import { ApiClient, type ApiClientOptions } from './api-client.js';
@@ -75,21 +76,46 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     description: `the API at ${client.base}`,
     scrape: async (url, scrapeOptions) => data<ScrapeDocument>('POST', '/scrape', { body: { url, ...scrapeOptions } }),
 
-    async crawl(url, crawlOptions, scrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>): Promise<CrawlSummary> {
+    async crawl(url, crawlOptions, scrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal): Promise<CrawlSummary> {
       const started = await client.request<{ id: string }>('POST', '/crawl', { body: { url, ...crawlOptions, scrapeOptions } });
       let seen = 0;
-      for (;;) {
-        // Documents from the first one not yet seen: a large crawl's answers are paged (`next`).
-        const status = await client.request<CrawlStatus>('GET', `/crawl/${encodeURIComponent(started.id)}`, { query: { skip: seen } });
-        const documents = status.data ?? [];
-        for (const document of documents) await onPage({ url: document.metadata?.url ?? document.metadata?.sourceURL ?? url, depth: 0, document });
-        seen += documents.length;
-        if (status.next) continue;
-        if (status.status === 'failed') throw new WebwatchError(`the crawl failed: ${status.error ?? 'no reason given'}`);
-        if (status.status === 'completed') return { pages: seen, errors: Math.max(0, (status.total ?? seen) - seen), skippedByRobots: 0 };
-        await sleep(POLL_INTERVAL_MS);
+      try {
+        for (;;) {
+          signal?.throwIfAborted();
+          // Documents from the first one not yet seen: a large crawl's answers are paged (`next`).
+          const status = await client.request<CrawlStatus>('GET', `/crawl/${encodeURIComponent(started.id)}`, { query: { skip: seen } });
+          const documents = status.data ?? [];
+          for (const document of documents) await onPage({ url: document.metadata?.url ?? document.metadata?.sourceURL ?? url, depth: 0, document });
+          seen += documents.length;
+          if (status.next) continue;
+          if (status.status === 'failed') throw new WebwatchError(`the crawl failed: ${status.error ?? 'no reason given'}`);
+          if (status.status === 'cancelled') throw new WebwatchError(`crawl ${started.id} was cancelled`, { code: 'CRAWL_CANCELLED' });
+          if (status.status === 'completed') return { pages: seen, errors: Math.max(0, (status.total ?? seen) - seen), skippedByRobots: 0 };
+          await sleep(POLL_INTERVAL_MS);
+        }
+      } catch (error) {
+        // Interrupted: the API's crawl stops too, rather than run on for no one.
+        if (signal?.aborted) {
+          await client.request('DELETE', `/crawl/${encodeURIComponent(started.id)}`).catch(() => undefined);
+          throw new WebwatchError(`interrupted: crawl ${started.id} was cancelled on the API`, { code: 'CRAWL_CANCELLED', exitCode: EXIT.interrupted });
+        }
+        throw error;
       }
     },
+    startCrawl: async (url, crawlOptions, scrapeOptions) => client.request<{ id: string; url: string }>('POST', '/crawl', { body: { url, ...crawlOptions, scrapeOptions } }),
+    crawlStatus: async (id, skip) => {
+      const status = await client.request<CrawlJobStatus>('GET', `/crawl/${encodeURIComponent(id)}`, { query: { skip } });
+      return { ...status, id: status.id ?? id, data: status.data ?? [] };
+    },
+    cancelCrawl: async (id) => {
+      await client.request('DELETE', `/crawl/${encodeURIComponent(id)}`);
+    },
+    crawlErrors: async (id) => {
+      const answer = await client.request<{ errors?: []; robotsBlocked?: string[]; data?: { errors?: []; robotsBlocked?: string[] } }>('GET', `/crawl/${encodeURIComponent(id)}/errors`);
+      const body = answer.data ?? answer;
+      return { errors: body.errors ?? [], robotsBlocked: body.robotsBlocked ?? [] };
+    },
+    activeCrawls: async () => (await client.request<{ crawls?: { id: string; url: string }[] }>('GET', '/crawl/active')).crawls ?? [],
 
     // The hosted API has answered with bare URLs as well as objects.
     map: async (request) => ({ links: ((await client.request<{ links?: (MapLink | string)[] }>('POST', '/map', { body: request })).links ?? []).map((link) => (typeof link === 'string' ? { url: link } : link)) }),

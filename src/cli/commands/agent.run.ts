@@ -1,4 +1,5 @@
 /** `agent run|status|list|trace|snapshot|cancel`: flags -> backend -> a timeline, JSON lines or the result. */
+import { interruptible } from '../interrupt.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { z } from 'zod';
@@ -50,12 +51,7 @@ function timelinePrinter(context: CommandContext): (event: TraceEvent) => void {
 }
 
 /** Ctrl-C while following: stop following and say how to cancel, unless the job runs here. */
-function stopOnInterrupt(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', stop) };
-}
+const stopOnInterrupt = interruptible;
 
 export async function runAgentRun(context: CommandContext, prompt: string, rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;

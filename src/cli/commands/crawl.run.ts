@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { CrawlPage } from '../../engine/crawl/crawl.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { UsageError } from '../../errors/webwatch-error.js';
+import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { formatPath } from '../../spec/issues.js';
 import { validateCrawlOptions, type CrawlOptions } from '../../spec/schemas.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
-import { backendFor } from '../backend.js';
+import { backendFor, withBackend } from '../backend.js';
+import { interruptible } from '../interrupt.js';
+import { renderRows } from '../../ui/table.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
@@ -29,6 +31,7 @@ const flagsSchema = scrapeFlagsSchema.extend({
   delay: z.coerce.number().optional(),
   maxConcurrency: z.coerce.number().int().optional(),
   output: z.string().optional(),
+  detach: z.boolean().optional(),
 });
 
 function crawlOptionsOf(flags: z.infer<typeof flagsSchema>): CrawlOptions {
@@ -60,6 +63,19 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   const crawlOptions = crawlOptionsOf(flags);
   const scrapeOptions = await scrapeOptionsFromFlags(flags, io.env);
   const backend = await backendFor(context, 'crawling');
+  if (flags.detach) {
+    try {
+      const started = await backend.startCrawl(url, crawlOptions, scrapeOptions);
+      if (output.json) output.jsonDocument(started);
+      else {
+        output.data(started.id);
+        output.info(`crawl started; follow it with: webwatch crawl status ${started.id}`);
+      }
+      return EXIT.ok;
+    } finally {
+      await backend.close();
+    }
+  }
   if (flags.output) await mkdir(flags.output, { recursive: true });
 
   const progress = await startProgress(io, output, `crawling ${url}`);
@@ -81,13 +97,79 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
     else if (!output.json) output.data([page.url, String(page.document.metadata.statusCode), page.document.metadata.title ?? ''].join('\t'));
   };
   let summary;
+  const interrupt = interruptible();
   try {
-    summary = await backend.crawl(url, crawlOptions, scrapeOptions, onPage);
+    summary = await backend.crawl(url, crawlOptions, scrapeOptions, onPage, interrupt.signal);
+  } catch (error) {
+    const cancelled = error instanceof WebwatchError && error.code === 'CRAWL_CANCELLED';
+    if (interrupt.signal.aborted && !cancelled) throw new WebwatchError('interrupted: the crawl stopped', { exitCode: EXIT.interrupted });
+    throw error;
   } finally {
+    interrupt.dispose();
     progress.stop();
     await backend.close();
   }
   const robots = summary.skippedByRobots > 0 ? `, ${summary.skippedByRobots} skipped by robots.txt` : '';
   output.info(`${summary.pages} page${summary.pages === 1 ? '' : 's'} crawled, ${summary.errors} error${summary.errors === 1 ? '' : 's'}${robots}`);
   return summary.pages === 0 && summary.errors > 0 ? EXIT.failure : EXIT.ok;
+}
+
+/** `crawl status|cancel|errors <id>`: a crawl job of the API. */
+export async function runCrawlJob(context: CommandContext, action: 'status' | 'cancel' | 'errors', id: string, rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ documents: z.boolean().optional() }), rawFlags);
+  const { io, output } = context;
+  return withBackend(context, 'reading the crawl', async (backend) => {
+    if (action === 'cancel') {
+      await backend.cancelCrawl(id);
+      if (output.json) output.jsonDocument({ id, status: 'cancelled' });
+      else output.info(`crawl ${id} cancelled`);
+      return EXIT.ok;
+    }
+    if (action === 'errors') {
+      const { errors, robotsBlocked } = await backend.crawlErrors(id);
+      if (output.json) return (output.jsonDocument({ errors, robotsBlocked }), EXIT.ok);
+      if (errors.length > 0) output.data(await renderRows(output, ['url', 'code', 'error'], errors.map((e) => [e.url, e.code ?? '', e.error])));
+      for (const url of robotsBlocked) output.data(`${url}\trobots.txt`);
+      if (errors.length === 0 && robotsBlocked.length === 0) output.info('no errors');
+      return EXIT.ok;
+    }
+    let status = await backend.crawlStatus(id);
+    const { data: first, ...summary } = status;
+    if (!flags.documents) {
+      if (output.json) output.jsonDocument({ ...summary, next: undefined });
+      else {
+        output.data(`crawl ${id}: ${summary.status}, ${summary.completed} of ${summary.total} pages${summary.creditsUsed !== undefined ? `, ${summary.creditsUsed} credits` : ''}`);
+        if (summary.error) output.data(`error: ${summary.error}`);
+        if (summary.expiresAt) output.info(`results kept until ${summary.expiresAt}`);
+      }
+      return summary.status === 'failed' ? EXIT.failure : EXIT.ok;
+    }
+    // Every document, page after page of the API's answers.
+    let documents = first;
+    let seen = 0;
+    for (;;) {
+      for (const document of documents) {
+        if (output.json) io.stdout.write(`${JSON.stringify({ success: true, data: document })}\n`);
+        else output.data([document.metadata?.url ?? '', String(document.metadata?.statusCode ?? ''), document.metadata?.title ?? ''].join('\t'));
+      }
+      seen += documents.length;
+      if (!status.next || documents.length === 0) break;
+      status = await backend.crawlStatus(id, seen);
+      documents = status.data;
+    }
+    output.info(`crawl ${id}: ${summary.status}, ${summary.completed} of ${summary.total} pages`);
+    return summary.status === 'failed' ? EXIT.failure : EXIT.ok;
+  });
+}
+
+/** `crawl list`: the running crawl jobs of the key's team. */
+export async function runCrawlList(context: CommandContext): Promise<ExitCode> {
+  return withBackend(context, 'listing crawls', async (backend) => {
+    const crawls = await backend.activeCrawls();
+    const { output } = context;
+    if (output.json) output.jsonDocument(crawls);
+    else if (crawls.length > 0) output.data(await renderRows(output, ['id', 'url'], crawls.map((c) => [c.id, c.url])));
+    else output.info('no running crawls');
+    return EXIT.ok;
+  });
 }
