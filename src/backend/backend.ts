@@ -4,6 +4,7 @@
  */
 import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { ScrapeResult } from '../core/scrape.js';
 import type { CheckRecord, PageResult, PageStatus } from '../engine/monitors/check-store.js';
 import type { DeliveryState } from '../engine/notify/outbox.js';
 import type { MonitorResource } from '../engine/monitors/resource.js';
@@ -44,6 +45,11 @@ export interface Backend {
   scrape(url: string, options: ScrapeOptions, signal?: AbortSignal): Promise<ScrapeDocument>;
   /** Crawls from `url`, calling `onPage` for each page as it is done. */
   crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal): Promise<CrawlSummary>;
+  /**
+   * Many pages with the same options, results in the order of `urls`: on an API, one batch
+   * scrape job (cancelled when `signal` aborts); on the engine, a few scrapes at a time.
+   */
+  scrapeMany(urls: readonly string[], options: ScrapeOptions, onResult?: (done: number) => void, signal?: AbortSignal): Promise<ScrapeResult[]>;
   /** The URLs of a site, from its sitemaps and start page, without scraping each page. */
   map(request: MapRequest, signal?: AbortSignal): Promise<{ links: MapLink[] }>;
   /** A web search over the configured provider; with `scrapeOptions`, each result scraped. */

@@ -8,19 +8,20 @@ export type ScrapeResult = { url: string; document: ScrapeDocument } | { url: st
 export const SCRAPE_CONCURRENCY = 4;
 
 export async function scrapeUrls(
-  backend: Backend,
+  backend: Pick<Backend, 'scrape'>,
   urls: readonly string[],
   options: ScrapeOptions,
   onResult?: (result: ScrapeResult, index: number) => void,
+  signal?: AbortSignal,
 ): Promise<ScrapeResult[]> {
   const results: ScrapeResult[] = new Array(urls.length);
   let next = 0;
   async function worker() {
-    while (next < urls.length) {
+    while (next < urls.length && !signal?.aborted) {
       const index = next++;
       const url = urls[index]!;
       try {
-        results[index] = { url, document: await backend.scrape(url, options) };
+        results[index] = { url, document: await backend.scrape(url, options, signal) };
       } catch (error) {
         results[index] = { url, error };
       }
@@ -28,5 +29,6 @@ export async function scrapeUrls(
     }
   }
   await Promise.all(Array.from({ length: Math.min(SCRAPE_CONCURRENCY, urls.length) }, worker));
+  signal?.throwIfAborted();
   return results;
 }

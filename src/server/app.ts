@@ -23,6 +23,7 @@ import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { agentRoutes } from './routes/agents.js';
 import { crawlRoutes } from './routes/crawls.js';
+import { batchRoutes } from './routes/batch.js';
 import type { RouteDeps } from './routes/deps.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { scrapeRoutes } from './routes/scrape.js';
@@ -159,6 +160,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   };
   const crawls = crawlJobStore(options.db);
   crawls.recoverInterrupted();
+  const batches = crawlJobStore(options.db, 'batch');
+  batches.recoverInterrupted();
   crawls.purgeExpired(options.now());
 
   const app = Fastify({
@@ -339,6 +342,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   scrapeRoutes(app, routes);
   searchRoutes(app, routes);
   const runningCrawls = crawlRoutes(app, routes, crawls);
+  const runningBatches = batchRoutes(app, routes, batches, options.concurrencyPerKey);
   monitorRoutes(app, { ...routes, afterCheck });
   agentRoutes(app, routes);
   usageRoutes(app, routes, {
@@ -359,7 +363,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       // Crawls may take long too: they get the drain time, then are stopped and say why.
       const drained = Promise.all([...running]).then(() => true);
       const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), options.drainTimeoutMs ?? SERVER_DEFAULTS.drainTimeoutMs).unref());
-      if (!(await Promise.race([drained, timeout]))) runningCrawls.stopAll('the server stopped before the crawl finished');
+      if (!(await Promise.race([drained, timeout]))) {
+        runningCrawls.stopAll('the server stopped before the crawl finished');
+        runningBatches.stopAll('the server stopped before the batch scrape finished');
+      }
       while (running.size > 0) await Promise.all([...running]);
       // The last checks' notifications get their first attempt; retries wait for the next start.
       await delivering;

@@ -105,3 +105,11 @@ export const SEARCH_LIMIT_MAX = 100;
 export const SEARCH_REQUEST_QUERY_MAX_LENGTH = 500;
 /** Results scraped at once when a search asks for their content. */
 export const SEARCH_SCRAPE_CONCURRENCY = 4;
+
+/**
+ * Batch scrape (POST /v2/batch/scrape): URLs per job, and pages fetched at once by default (as
+ * many as a crawl fetches), never more than the key's concurrency allows.
+ */
+export const BATCH_URLS_MAX = 10_000;
+export const BATCH_CONCURRENCY_DEFAULT = 4;
+export const BATCH_CONCURRENCY_MAX = 20;

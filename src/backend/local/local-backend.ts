@@ -183,6 +183,11 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
         spent('crawl', credits);
       }
     },
+    async scrapeMany(urls, scrapeOptions, onResult, signal) {
+      const { scrapeUrls } = await import('../../core/scrape.js');
+      let done = 0;
+      return scrapeUrls(this, urls, scrapeOptions, () => onResult?.(++done), signal);
+    },
     map: async (request, signal) => {
       const links = await (await import('../../engine/map/map.js')).mapSite(request, contextFor(signal));
       spent('map', MAP_CREDITS);

@@ -6,6 +6,7 @@ import type { ScrapeDocument } from '../../engine/scrape/document.js';
 import type { MapLink } from '../../engine/map/map.js';
 import type { SearchAnswer } from '../../engine/search/web-search.js';
 import { EXIT } from '../../errors/exit-codes.js';
+import type { ScrapeResult } from '../../core/scrape.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
@@ -90,7 +91,7 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
           if (status.next) continue;
           if (status.status === 'failed') throw new WebwatchError(`the crawl failed: ${status.error ?? 'no reason given'}`);
           if (status.status === 'cancelled') throw new WebwatchError(`crawl ${started.id} was cancelled`, { code: 'CRAWL_CANCELLED' });
-          if (status.status === 'completed') return { pages: seen, errors: Math.max(0, (status.total ?? seen) - seen), skippedByRobots: 0 };
+          if (status.status === 'completed') return { pages: seen, errors: Math.max(0, (status.total ?? seen) - seen), skippedByRobots: 0, robotsBlocked: [] };
           await sleep(POLL_INTERVAL_MS);
         }
       } catch (error) {
@@ -101,6 +102,46 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
         }
         throw error;
       }
+    },
+    async scrapeMany(urls, scrapeOptions, onResult, signal) {
+      const started = await client.request<{ id: string; invalidURLs?: string[] }>('POST', '/batch/scrape', { body: { urls, ...scrapeOptions, ignoreInvalidURLs: true } });
+      const path = `/batch/scrape/${encodeURIComponent(started.id)}`;
+      const byUrl = new Map<string, ScrapeResult>();
+      for (const url of started.invalidURLs ?? []) byUrl.set(url, { url, error: new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 }) });
+      try {
+        let seen = 0;
+        for (;;) {
+          signal?.throwIfAborted();
+          const status = await client.request<CrawlStatus>('GET', path, { query: { skip: seen } });
+          for (const document of status.data ?? []) {
+            const url = document.metadata?.sourceURL ?? document.metadata?.url ?? '';
+            byUrl.set(url, { url, document });
+            onResult?.(byUrl.size);
+          }
+          seen += status.data?.length ?? 0;
+          if (status.next) continue;
+          if (status.status === 'failed' || status.status === 'cancelled') throw new WebwatchError(`the batch scrape ${status.status === 'failed' ? 'failed' : 'was cancelled'}: ${status.error ?? 'no reason given'}`);
+          if (status.status === 'completed') break;
+          await sleep(POLL_INTERVAL_MS);
+        }
+      } catch (error) {
+        if (signal?.aborted) {
+          await client.request('DELETE', path).catch(() => undefined);
+          throw new WebwatchError(`interrupted: batch scrape ${started.id} was cancelled on the API`, { code: 'BATCH_CANCELLED', exitCode: EXIT.interrupted });
+        }
+        throw error;
+      }
+      const failed = await client.request<{ errors?: { url: string; error: string; code?: string }[] }>('GET', `${path}/errors`);
+      for (const failure of failed.errors ?? []) byUrl.set(failure.url, { url: failure.url, error: new WebwatchError(failure.error, { ...(failure.code && { code: failure.code }) }) });
+      // In the order asked; a URL the API normalised is found by its normal form.
+      const normal = (url: string) => {
+        try {
+          return new URL(url).href;
+        } catch {
+          return url;
+        }
+      };
+      return urls.map((url) => byUrl.get(url) ?? byUrl.get(normal(url)) ?? { url, error: new WebwatchError('the batch scrape did not return this URL') });
     },
     startCrawl: async (url, crawlOptions, scrapeOptions) => client.request<{ id: string; url: string }>('POST', '/crawl', { body: { url, ...crawlOptions, scrapeOptions } }),
     crawlStatus: async (id, skip) => {

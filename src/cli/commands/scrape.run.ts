@@ -1,5 +1,5 @@
 /** `scrape`: flags and --options -> ScrapeOptions -> backend -> markdown, JSON or files. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
@@ -8,11 +8,27 @@ import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
 import { backendFor } from '../backend.js';
+import { interruptible } from '../interrupt.js';
+import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
 
-const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional() });
+const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional(), input: z.string().optional() });
+
+/** URLs of an --input file: one per line; blank lines and # comments skipped. */
+async function urlsFromInput(input: string, io: CommandContext['io']): Promise<string[]> {
+  let text: string;
+  if (input === '-') text = await io.readStdin();
+  else {
+    try {
+      text = await readFile(input, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --input ${input}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+  }
+  return text.split(/\r?\n/).map((line) => line.replace(/(^|\s)#.*$/, '').trim()).filter(Boolean);
+}
 
 /** What a person piping one page wants: the markdown, else the first format asked for. */
 function primaryText(document: ScrapeDocument): string {
@@ -36,18 +52,25 @@ const errorLine = (result: { url: string; error: unknown }) => {
   return { success: false, url: result.url, error: error.message, ...(error.code && { code: error.code }), ...(error.details !== undefined && { details: error.details }) };
 };
 
-export async function runScrape(context: CommandContext, urls: string[], rawFlags: unknown): Promise<ExitCode> {
+export async function runScrape(context: CommandContext, given: string[], rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;
   const flags = parseFlags(flagsSchema, rawFlags);
+  const urls = [...given, ...(flags.input ? await urlsFromInput(flags.input, io) : [])];
+  if (urls.length === 0) throw new UsageError(flags.input ? `--input ${flags.input} has no URL` : 'give one or more URLs, or --input <file>');
   const options = await scrapeOptionsFromFlags(flags, io.env);
   const backend = await backendFor(context, 'scraping');
 
   const progress = await startProgress(io, output, urls.length === 1 ? `scraping ${urls[0]}` : `scraping 0/${urls.length}`);
-  let done = 0;
   let results: ScrapeResult[];
+  const interrupt = interruptible();
   try {
-    results = await scrapeUrls(backend, urls, options, () => progress.update(`scraping ${++done}/${urls.length}`));
+    if (urls.length === 1) results = await scrapeUrls(backend, urls, options, undefined, interrupt.signal);
+    else results = await backend.scrapeMany(urls, options, (done) => progress.update(`scraping ${done}/${urls.length}`), interrupt.signal);
+  } catch (error) {
+    if (interrupt.signal.aborted && !(error instanceof WebwatchError && error.exitCode === EXIT.interrupted)) throw new WebwatchError('interrupted', { exitCode: EXIT.interrupted });
+    throw error;
   } finally {
+    interrupt.dispose();
     progress.stop();
     await backend.close();
   }

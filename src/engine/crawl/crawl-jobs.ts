@@ -1,8 +1,8 @@
 /**
- * Crawl jobs of `webwatch serve`, stored in the engine's database rather than in memory: each
- * page is written as it is crawled, read back in pages of bounded size, and the whole job
- * expires a day after it started (as the hosted API keeps crawl results). Every job belongs to
- * the team that started it; another team's id reads as unknown.
+ * Crawl and batch scrape jobs of `webwatch serve`, stored in the engine's database rather than in
+ * memory: each page is written as it is done, read back in pages of bounded size, and the whole
+ * job expires a day after it started (as the hosted API keeps crawl results). Every job belongs
+ * to the team that started it; another team's id, or a job of the other kind, reads as unknown.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/database.js';
@@ -10,6 +10,9 @@ import { processAlive } from '../store/owner-process.js';
 import type { ScrapeDocument } from '../scrape/document.js';
 
 export type CrawlJobStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
+export type JobKind = 'crawl' | 'batch';
+/** URLs kept of those robots.txt kept a crawl from. */
+export const ROBOTS_BLOCKED_KEPT = 1000;
 
 /** How long a crawl's results are kept after it started. */
 export const CRAWL_RESULTS_TTL_MS = 24 * 60 * 60 * 1000;
@@ -49,6 +52,7 @@ interface Row {
   error: string | null;
   created_at: string;
   expires_at: string;
+  robots_blocked: string | null;
 }
 
 const fromRow = (row: Row): CrawlJobRecord => ({
@@ -56,22 +60,22 @@ const fromRow = (row: Row): CrawlJobRecord => ({
   creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at,
 });
 
-export function crawlJobStore(db: Db) {
-  const byId = db.prepare<[string, string, string], Row>('SELECT * FROM crawl_jobs WHERE team = ? AND id = ? AND expires_at > ?');
+export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
+  const byId = db.prepare<[string, string, string, JobKind], Row>('SELECT * FROM crawl_jobs WHERE team = ? AND id = ? AND expires_at > ? AND kind = ?');
   const insertPage = db.prepare('INSERT INTO crawl_pages (job_id, position, url, document, error, error_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const countPage = db.prepare('UPDATE crawl_jobs SET total = total + 1, completed = completed + ?, credits_used = credits_used + ? WHERE id = ? RETURNING total');
   return {
     start(team: string, url: string, options: unknown, now: Date): CrawlJobRecord {
       const id = randomUUID();
       const expiresAt = new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString();
-      db.prepare("INSERT INTO crawl_jobs (id, team, url, options, status, created_at, expires_at, owner_pid) VALUES (?, ?, ?, ?, 'scraping', ?, ?, ?)")
-        .run(id, team, url, JSON.stringify(options), now.toISOString(), expiresAt, process.pid);
+      db.prepare("INSERT INTO crawl_jobs (id, team, kind, url, options, status, created_at, expires_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'scraping', ?, ?, ?)")
+        .run(id, team, kind, url, JSON.stringify(options), now.toISOString(), expiresAt, process.pid);
       return this.get(team, id, now)!;
     },
 
     /** The job, unless it is unknown, another team's, or expired. */
     get(team: string, id: string, now: Date): CrawlJobRecord | undefined {
-      const row = byId.get(team, id, now.toISOString());
+      const row = byId.get(team, id, now.toISOString(), kind);
       return row && fromRow(row);
     },
 
@@ -116,15 +120,25 @@ export function crawlJobStore(db: Db) {
       return { data, nextSkip: null };
     },
 
+    /** The URLs robots.txt kept the crawl from (the first ROBOTS_BLOCKED_KEPT). */
+    setRobotsBlocked(jobId: string, urls: readonly string[]): void {
+      db.prepare('UPDATE crawl_jobs SET robots_blocked = ? WHERE id = ?').run(JSON.stringify(urls.slice(0, ROBOTS_BLOCKED_KEPT)), jobId);
+    },
+
+    robotsBlocked(jobId: string): string[] {
+      const row = db.prepare<[string], { robots_blocked: string | null }>('SELECT robots_blocked FROM crawl_jobs WHERE id = ?').get(jobId);
+      return row?.robots_blocked ? (JSON.parse(row.robots_blocked) as string[]) : [];
+    },
+
     errors(jobId: string): CrawlPageError[] {
       return db.prepare<[string], { position: number; url: string; error: string; error_code: string | null; created_at: string }>(
         'SELECT position, url, error, error_code, created_at FROM crawl_pages WHERE job_id = ? AND error IS NOT NULL ORDER BY position',
       ).all(jobId).map((row) => ({ id: `${jobId}:${row.position}`, timestamp: row.created_at, url: row.url, error: row.error, code: row.error_code }));
     },
 
-    /** The team's crawls still running. */
+    /** The team's jobs of this kind still running. */
     active(team: string, now: Date): (CrawlJobRecord & { options: unknown })[] {
-      return db.prepare<[string, string], Row>("SELECT * FROM crawl_jobs WHERE team = ? AND status = 'scraping' AND expires_at > ? ORDER BY created_at").all(team, now.toISOString()).map((row) => ({ ...fromRow(row), options: row.options === null ? null : JSON.parse(row.options) }));
+      return db.prepare<[string, JobKind, string], Row>("SELECT * FROM crawl_jobs WHERE team = ? AND kind = ? AND status = 'scraping' AND expires_at > ? ORDER BY created_at").all(team, kind, now.toISOString()).map((row) => ({ ...fromRow(row), options: row.options === null ? null : JSON.parse(row.options) }));
     },
 
     /** Deletes expired jobs with their pages; returns how many. */
@@ -134,9 +148,9 @@ export function crawlJobStore(db: Db) {
 
     /** Jobs whose process is gone (a crash, kill -9) can never finish: they are failed. */
     recoverInterrupted(): number {
-      const stale = db.prepare<[], { id: string; owner_pid: number | null }>("SELECT id, owner_pid FROM crawl_jobs WHERE status = 'scraping'").all()
+      const stale = db.prepare<[JobKind], { id: string; owner_pid: number | null }>("SELECT id, owner_pid FROM crawl_jobs WHERE status = 'scraping' AND kind = ?").all(kind)
         .filter((row) => row.owner_pid !== process.pid && !processAlive(row.owner_pid));
-      const fail = db.prepare("UPDATE crawl_jobs SET status = 'failed', error = 'interrupted: the process running the crawl ended before it finished', owner_pid = NULL WHERE id = ?");
+      const fail = db.prepare(`UPDATE crawl_jobs SET status = 'failed', error = 'interrupted: the process running the ${kind === 'crawl' ? 'crawl' : 'batch scrape'} ended before it finished', owner_pid = NULL WHERE id = ?`);
       db.transaction(() => stale.forEach((row) => fail.run(row.id)))();
       return stale.length;
     },

@@ -42,7 +42,11 @@ export interface CrawlSummary {
   pages: number;
   errors: number;
   skippedByRobots: number;
+  /** The URLs robots.txt kept the crawl from, the first ROBOTS_BLOCKED_LISTED of them. */
+  robotsBlocked: string[];
 }
+
+export const ROBOTS_BLOCKED_LISTED = 1000;
 
 export interface Robots {
   isAllowed(url: string, agent?: string): boolean | undefined;
@@ -120,7 +124,7 @@ export async function crawl(
 
   const seen = new Set<string>();
   const queue: { url: string; depth: number }[] = [];
-  const summary: CrawlSummary = { pages: 0, errors: 0, skippedByRobots: 0 };
+  const summary: CrawlSummary = { pages: 0, errors: 0, skippedByRobots: 0, robotsBlocked: [] };
   let scheduled = 0;
   const enqueue = (value: string, depth: number) => {
     const url = normalizeUrl(value, ignoreQuery);
@@ -130,6 +134,7 @@ export async function crawl(
     seen.add(url);
     if (robots && robots.isAllowed(url, ROBOTS_AGENT) === false) {
       summary.skippedByRobots++;
+      if (summary.robotsBlocked.length < ROBOTS_BLOCKED_LISTED) summary.robotsBlocked.push(url);
       return;
     }
     scheduled++;

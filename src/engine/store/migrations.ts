@@ -278,4 +278,13 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       CREATE INDEX usage_team_at ON usage (team, at);
     `,
   },
+  {
+    version: 10,
+    description: 'batch scrape jobs stored as crawl jobs are (a kind column); URLs robots.txt kept a crawl from',
+    sql: `
+      ALTER TABLE crawl_jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'crawl' CHECK (kind IN ('crawl', 'batch'));
+      ALTER TABLE crawl_jobs ADD COLUMN robots_blocked TEXT;
+      CREATE INDEX crawl_jobs_team_kind ON crawl_jobs (team, kind, status);
+    `,
+  },
 ];
