@@ -22,6 +22,7 @@ import { ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { agentRoutes } from './routes/agents.js';
+import websocket from '@fastify/websocket';
 import { crawlRoutes } from './routes/crawls.js';
 import { batchRoutes } from './routes/batch.js';
 import type { RouteDeps } from './routes/deps.js';
@@ -125,6 +126,8 @@ function parseJsonBody(_request: FastifyRequest, text: string, done: (error: Err
 
 export function buildServer(options: ServerOptions): WebwatchServer {
   const keys = keyStore(options.db);
+  const isUpgrade = (request: FastifyRequest) => request.headers.upgrade?.toLowerCase() === 'websocket';
+  const subprotocolKey = (header: string | string[] | undefined) => (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim() ?? '';
   const keyOf = (authorization: string | undefined) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     return match ? keys.identify(match[1]!) : undefined;
@@ -183,6 +186,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     clientErrorHandler: answerClientError,
   });
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  // The crawl and batch watchers (WebSocket); clients send nothing but the handshake.
+  void app.register(websocket, { options: { maxPayload: 1024 } });
 
   // Per-key rate (fixed one-minute windows) and concurrency.
   const windows = new Map<string, { start: number; count: number }>();
@@ -191,7 +196,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
     if (path === '/health' || path === '/v2/health') return;
-    const key = keyOf(request.headers.authorization);
+    // A WebSocket cannot carry an Authorization header from a browser or undici: the hosted SDK's
+    // watcher sends the key as the subprotocol, so an upgrade may present it there.
+    const key = keyOf(request.headers.authorization) ?? (isUpgrade(request) ? keyOf(`Bearer ${subprotocolKey(request.headers['sec-websocket-protocol'])}`) : undefined);
     if (!key) {
       await reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
       return reply;

@@ -19,7 +19,7 @@ const types = readFileSync(typesFile, 'utf8');
 
 /** The keys an interface of the SDK declares without `?` (its own body only, not what it extends). */
 function requiredKeys(name: string): string[] {
-  const start = types.search(new RegExp(`interface ${name}(?:<[^>]*>)? (?:extends [^{]+)?\\{`));
+  const start = types.search(new RegExp(`interface ${name.replace(/[$]/g, '\\$&')}(?:<[^>]*>)? (?:extends [^{]+)?\\{`));
   assert.ok(start >= 0, `the SDK declares ${name}`);
   let depth = 0;
   let body = '';
@@ -84,5 +84,26 @@ describe('serve answers what the SDK types require', () => {
     }
     for (const key of requiredKeys('CrawlJob')) assert.ok(key in status, `crawl status: ${key}`);
     assert.ok('expiresAt' in status && 'next' in status);
+  });
+
+  it('batch scrapes, maps, searches, errors and usage carry every required key', async () => {
+    const batch = await call('POST', '/batch/scrape', { urls: [`${site.origin}/a`] });
+    for (const key of requiredKeys('BatchScrapeResponse$1')) assert.ok(key in batch, `batch start: ${key}`);
+    let status: Body;
+    for (let i = 0; i < 100; i++) {
+      status = await call('GET', `/batch/scrape/${batch.id}`);
+      if (status.status !== 'scraping') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    for (const key of requiredKeys('BatchScrapeJob')) assert.ok(key in status, `batch status: ${key}`);
+    for (const key of requiredKeys('CrawlErrorsResponse$1')) assert.ok(key in (await call('GET', `/batch/scrape/${batch.id}/errors`)), `errors: ${key}`);
+    const map = await call('POST', '/map', { url: `${site.origin}/a`, sitemap: 'skip' });
+    for (const key of requiredKeys('MapData')) assert.ok(key in map, `map: ${key}`);
+    for (const key of requiredKeys('SearchResultWeb')) assert.ok(map.links.every((link: Body) => key in link), `map link: ${key}`);
+    for (const key of requiredKeys('ConcurrencyCheck')) assert.ok(key in (await call('GET', '/concurrency-check')).data, `concurrency: ${key}`);
+    for (const key of requiredKeys('CreditUsage')) assert.ok(key in (await call('GET', '/team/credit-usage')).data, `credit usage: ${key}`);
+    for (const key of requiredKeys('TokenUsage')) assert.ok(key in (await call('GET', '/team/token-usage')).data, `token usage: ${key}`);
+    for (const key of requiredKeys('QueueStatusResponse$1')) assert.ok(key in (await call('GET', '/team/queue-status')), `queue status: ${key}`);
+    for (const key of requiredKeys('ActiveCrawlsResponse')) assert.ok(key in (await call('GET', '/crawl/active')), `active crawls: ${key}`);
   });
 });

@@ -79,6 +79,36 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
       return row && fromRow(row);
     },
 
+    /** The job by id alone, for a watcher whose key was checked when it opened. */
+    getById(id: string, now: Date): CrawlJobRecord | undefined {
+      const row = db.prepare<[string, string], Row>('SELECT * FROM crawl_jobs WHERE id = ? AND expires_at > ?').get(id, now.toISOString());
+      return row && fromRow(row);
+    },
+
+    /**
+     * The stored documents of positions `from` on (errors skipped), at most `maxBytes` of them,
+     * the last position read, and whether more follow (`nextSkip`).
+     */
+    documentsAfter(jobId: string, from: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: ScrapeDocument[]; nextSkip: number | null; lastPosition: number | null } {
+      const rows = db.prepare<[string, number], { position: number; document: string | null }>(
+        'SELECT position, document FROM crawl_pages WHERE job_id = ? AND position >= ? ORDER BY position',
+      ).iterate(jobId, from);
+      const data: ScrapeDocument[] = [];
+      let bytes = 0;
+      let lastPosition: number | null = null;
+      for (const row of rows) {
+        const size = row.document?.length ?? 0;
+        if (data.length > 0 && bytes + size > maxBytes) {
+          rows.return?.();
+          return { data, nextSkip: row.position, lastPosition };
+        }
+        bytes += size;
+        lastPosition = row.position;
+        if (row.document !== null) data.push(JSON.parse(row.document) as ScrapeDocument);
+      }
+      return { data, nextSkip: null, lastPosition };
+    },
+
     /** One crawled page (a document, or the error that stopped it), counted and stored at once. */
     addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): void {
       db.transaction(() => {

@@ -4,6 +4,7 @@
  * their fetching at once when they are cancelled or the server stops.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import type { CrawlJobRecord, CrawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
@@ -28,8 +29,9 @@ export interface JobRoutes extends RunningJobs {
 }
 
 /** GET, DELETE and GET errors of `base/:id`; the POST that starts a job is the caller's. */
-export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJobStore, base: '/v2/crawl' | '/v2/batch/scrape', noun: string): JobRoutes {
+export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJobStore, base: '/v2/crawl' | '/v2/batch/scrape', noun: string, watchLimitPerKey = WATCHERS_PER_KEY): JobRoutes {
   const running = new Map<string, AbortController>();
+  const watchers = jobWatchers(jobs, now, watchLimitPerKey);
   const notFound = `no ${noun} job with this id for this key's team (results are kept for 24 hours)`;
 
   const jobOf = (request: FastifyRequest<{ Params: { id: string } }>): CrawlJobRecord => {
@@ -38,15 +40,32 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
     return job;
   };
 
-  app.get<{ Params: { id: string }; Querystring: { skip?: string } }>(`${base}/:id`, async (request) => {
-    const job = jobOf(request);
-    const { data, nextSkip } = jobs.documents(job.id, whole(request.query.skip, 'skip', 0));
-    const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
-    rest.searchParams.set('skip', String(nextSkip));
-    return {
-      success: true, id: job.id, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
-      next: nextSkip === null ? null : rest.href, data, ...(job.error && { error: job.error }),
-    };
+  // The status route answers plain GETs, and upgrades to the watcher the hosted SDK opens
+  // (`watcher()`); registered in its own context, after the WebSocket plugin has loaded.
+  void app.register(async (scoped) => {
+    scoped.route<{ Params: { id: string }; Querystring: { skip?: string } }>({
+      method: 'GET',
+      url: `${base}/:id`,
+      handler: async (request) => {
+        const job = jobOf(request);
+        const { data, nextSkip } = jobs.documents(job.id, whole(request.query.skip, 'skip', 0));
+        const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
+        rest.searchParams.set('skip', String(nextSkip));
+        return {
+          success: true, id: job.id, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
+          next: nextSkip === null ? null : rest.href, data, ...(job.error && { error: job.error }),
+        };
+      },
+      wsHandler: (socket, request) => {
+        const job = jobs.get(request.team, request.params.id, now());
+        if (!job) {
+          socket.send(JSON.stringify({ type: 'error', error: notFound }));
+          socket.close(4404, 'not found');
+          return;
+        }
+        watchers.open(request.keyId, socket, job.id);
+      },
+    });
   });
 
   app.delete<{ Params: { id: string } }>(`${base}/:id`, async (request) => {
@@ -72,6 +91,70 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
     untrack: (jobId) => void running.delete(jobId),
     stopAll(reason) {
       for (const controller of running.values()) controller.abort(reason);
+    },
+  };
+}
+
+/** Sockets watching jobs, per key at most; more are closed with a reason. */
+export const WATCHERS_PER_KEY = 20;
+/** How often a watcher looks for new pages: the store is shared with other processes. */
+const WATCH_POLL_MS = 200;
+/** A client that reads slower than this much buffered output is waited for, not buffered for. */
+const WATCH_BUFFER_MAX = 4 * 1024 * 1024;
+
+/**
+ * The watcher: each stored page as a `document` message as soon as it is stored (those stored
+ * before the socket opened first), then `done` with the job's counts when it completed, or
+ * `error` when it failed or was cancelled, and the socket closes. Pages are read from the store
+ * in bounded pages, and sending waits while the client is behind, so a watcher holds little.
+ */
+function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) {
+  const open = new Map<string, number>();
+  return {
+    open(keyId: string, socket: WebSocket, jobId: string) {
+      if ((open.get(keyId) ?? 0) >= limitPerKey) {
+        socket.close(1013, `at most ${limitPerKey} watchers per key`);
+        return;
+      }
+      open.set(keyId, (open.get(keyId) ?? 0) + 1);
+      let closed = false;
+      socket.on('close', () => {
+        closed = true;
+        const left = (open.get(keyId) ?? 1) - 1;
+        if (left === 0) open.delete(keyId);
+        else open.set(keyId, left);
+      });
+      const drained = () => new Promise<void>((resolve) => {
+        const check = () => (closed || socket.bufferedAmount < WATCH_BUFFER_MAX ? resolve() : setTimeout(check, 20));
+        check();
+      });
+      void (async () => {
+        let position = 0;
+        while (!closed) {
+          const job = jobs.getById(jobId, now());
+          if (!job) return socket.close(1011, 'the job expired');
+          // Pages from the first not yet sent; the status is read before, so a page stored
+          // after it is still sent before `done`.
+          const ended = job.status !== 'scraping';
+          for (;;) {
+            const { data, nextSkip, lastPosition } = jobs.documentsAfter(jobId, position);
+            for (const document of data) {
+              if (closed) return;
+              socket.send(JSON.stringify({ type: 'document', data: document }));
+              await drained();
+            }
+            if (lastPosition !== null) position = lastPosition + 1;
+            if (nextSkip === null) break;
+          }
+          if (ended) {
+            const counts = { status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed };
+            if (job.status === 'completed') socket.send(JSON.stringify({ type: 'done', data: { ...counts, data: [] } }));
+            else socket.send(JSON.stringify({ type: 'error', error: job.error ?? job.status, data: counts }));
+            return socket.close(1000, job.status);
+          }
+          await new Promise((resolve) => setTimeout(resolve, WATCH_POLL_MS));
+        }
+      })().catch(() => socket.terminate());
     },
   };
 }

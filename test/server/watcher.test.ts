@@ -1,0 +1,114 @@
+/** The crawl and batch watcher: the hosted SDK's WebSocket on a job's status route. */
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { WebSocket } from 'undici';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Body = any;
+
+describe('the job watcher', () => {
+  let site: TestServer;
+  let served: ServingWebwatch;
+  let acme: string;
+  let rival: string;
+  let log = '';
+  const held: (() => void)[] = [];
+  before(async () => {
+    const page = (body: string) => (_q: unknown, r: import('node:http').ServerResponse) => void r.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    site = await startServer({
+      '/': page('<main><p>home</p><a href="/one">one</a><a href="/two">two</a><a href="/held">held</a></main>'),
+      '/one': page('<main><p>one</p></main>'),
+      '/two': page('<main><p>two</p></main>'),
+      '/held': (_q, r) => void held.push(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>held</p></main>')),
+    });
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    served = await serveWebwatch({ log: stream });
+    acme = served.keys.create('acme', new Date()).key;
+    rival = served.keys.create('rival', new Date()).key;
+  });
+  after(async () => {
+    for (const release of held) release();
+    await served.stop();
+    await site.close();
+  });
+  const until = async (check: () => boolean | Promise<boolean>) => {
+    for (let i = 0; i < 300; i++) {
+      if (await check()) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('timed out');
+  };
+  const wsUrl = (path: string) => `${served.origin.replace(/^http/, 'ws')}/v2${path}`;
+
+  it('streams every document of a crawl, the ones before it opened and after, then done', async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const { id } = await client.startCrawl(`${site.origin}/`, { sitemap: 'skip', ignoreRobotsTxt: true, limit: 10 });
+    await until(() => held.length === 1);
+    const watcher = client.watcher(id, { kind: 'crawl', pollInterval: 60 });
+    const documents: Body[] = [];
+    let done: Body;
+    watcher.on('document', (document) => documents.push(document));
+    watcher.on('done', (state) => (done = state));
+    const finished = watcher.start();
+    await until(() => documents.length === 3);
+    held.shift()!();
+    await finished;
+    assert.deepEqual(documents.map((d) => new URL(d.metadata.url).pathname).sort(), ['/', '/held', '/one', '/two']);
+    assert.equal(done.status, 'completed');
+    assert.deepEqual([done.total, done.completed], [4, 4]);
+    assert.ok(!log.includes(acme), 'the key, sent as the subprotocol, is never logged');
+    assert.match(log, /"statusCode":101|\/v2\/crawl\//);
+  });
+
+  it('a cancelled crawl ends its watchers with an error', async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const { id } = await client.startCrawl(`${site.origin}/held?cancelled`, { sitemap: 'skip', ignoreRobotsTxt: true, limit: 1 });
+    await until(() => held.length === 1);
+    const messages: Body[] = [];
+    const socket = new WebSocket(wsUrl(`/crawl/${id}`), acme);
+    socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
+    const closed = new Promise<number>((resolve) => (socket.onclose = (event) => resolve(event.code)));
+    await new Promise((resolve) => (socket.onopen = resolve));
+    assert.equal(socket.protocol, acme, 'the subprotocol is accepted');
+    await client.cancelCrawl(id);
+    assert.equal(await closed, 1000);
+    assert.deepEqual(messages.at(-1), { type: 'error', error: 'cancelled', data: { status: 'cancelled', total: 0, completed: 0, creditsUsed: 0 } });
+    held.shift()!();
+  });
+
+  it('refuses a bad key before the upgrade, and another team\'s job as unknown', async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const { id } = await client.startCrawl(`${site.origin}/one`, { sitemap: 'skip', ignoreRobotsTxt: true, limit: 1 });
+    const bad = new WebSocket(wsUrl(`/crawl/${id}`), 'ww_not_a_key_0000000000');
+    let opened = false;
+    bad.onopen = () => (opened = true);
+    await new Promise((resolve) => (bad.onclose = resolve));
+    assert.equal(opened, false);
+    const other = new WebSocket(wsUrl(`/crawl/${id}`), rival);
+    const messages: Body[] = [];
+    other.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
+    const code = await new Promise<number>((resolve) => (other.onclose = (event) => resolve(event.code)));
+    assert.equal(code, 4404);
+    assert.match(messages[0].error, /no crawl job with this id for this key's team/);
+    // The plain status route still answers on the same path.
+    assert.equal((await fetch(`${served.url}/crawl/${id}`, { headers: { authorization: `Bearer ${acme}` } })).status, 200);
+  });
+
+  it('watches batch scrapes too', async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const { id } = await client.startBatchScrape([`${site.origin}/one`, `${site.origin}/two`]);
+    const watcher = client.watcher(id, { kind: 'batch', pollInterval: 60 });
+    const documents: Body[] = [];
+    watcher.on('document', (document) => documents.push(document));
+    let done: Body;
+    watcher.on('done', (state) => (done = state));
+    await watcher.start();
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(documents.map((d) => new URL(d.metadata.url).pathname).sort(), ['/one', '/two']);
+  });
+});
