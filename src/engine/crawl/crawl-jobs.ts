@@ -89,11 +89,11 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
      * The stored documents of positions `from` on (errors skipped), at most `maxBytes` of them,
      * the last position read, and whether more follow (`nextSkip`).
      */
-    documentsAfter(jobId: string, from: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: ScrapeDocument[]; nextSkip: number | null; lastPosition: number | null } {
+    documentsAfter(jobId: string, from: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: string[]; nextSkip: number | null; lastPosition: number | null } {
       const rows = db.prepare<[string, number], { position: number; document: string | null }>(
         'SELECT position, document FROM crawl_pages WHERE job_id = ? AND position >= ? ORDER BY position',
       ).iterate(jobId, from);
-      const data: ScrapeDocument[] = [];
+      const data: string[] = [];
       let bytes = 0;
       let lastPosition: number | null = null;
       for (const row of rows) {
@@ -104,7 +104,7 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
         }
         bytes += size;
         lastPosition = row.position;
-        if (row.document !== null) data.push(JSON.parse(row.document) as ScrapeDocument);
+        if (row.document !== null) data.push(row.document);
       }
       return { data, nextSkip: null, lastPosition };
     },
@@ -130,24 +130,31 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
     },
 
     /**
-     * Documents from position `skip` on, up to `maxBytes` of them (at least one), and the
-     * position where the next answer begins, or null when these are the last so far.
+     * Documents from position `skip` on, up to `maxBytes` of them (at least one), as the JSON
+     * text they are stored as (an answer splices them in, parsing nothing), and the position
+     * where the next answer begins, or null when these are the last so far.
      */
-    documents(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: ScrapeDocument[]; nextSkip: number | null } {
+    documentTexts(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { texts: string[]; nextSkip: number | null } {
       const rows = db.prepare<[string, number], { position: number; document: string }>(
         'SELECT position, document FROM crawl_pages WHERE job_id = ? AND position >= ? AND document IS NOT NULL ORDER BY position',
       ).iterate(jobId, skip);
-      const data: ScrapeDocument[] = [];
+      const texts: string[] = [];
       let bytes = 0;
       for (const row of rows) {
-        if (data.length > 0 && bytes + row.document.length > maxBytes) {
+        if (texts.length > 0 && bytes + row.document.length > maxBytes) {
           rows.return?.();
-          return { data, nextSkip: row.position };
+          return { texts, nextSkip: row.position };
         }
         bytes += row.document.length;
-        data.push(JSON.parse(row.document) as ScrapeDocument);
+        texts.push(row.document);
       }
-      return { data, nextSkip: null };
+      return { texts, nextSkip: null };
+    },
+
+    /** The same, parsed. */
+    documents(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: ScrapeDocument[]; nextSkip: number | null } {
+      const { texts, nextSkip } = this.documentTexts(jobId, skip, maxBytes);
+      return { data: texts.map((text) => JSON.parse(text) as ScrapeDocument), nextSkip };
     },
 
     /** The URLs robots.txt kept the crawl from (the first ROBOTS_BLOCKED_KEPT). */

@@ -46,15 +46,17 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
     scoped.route<{ Params: { id: string }; Querystring: { skip?: string } }>({
       method: 'GET',
       url: `${base}/:id`,
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const job = jobOf(request);
-        const { data, nextSkip } = jobs.documents(job.id, whole(request.query.skip, 'skip', 0));
+        const { texts, nextSkip } = jobs.documentTexts(job.id, whole(request.query.skip, 'skip', 0));
         const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
         rest.searchParams.set('skip', String(nextSkip));
-        return {
+        const head = JSON.stringify({
           success: true, id: job.id, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
-          next: nextSkip === null ? null : rest.href, data, ...(job.error && { error: job.error }),
-        };
+          next: nextSkip === null ? null : rest.href, ...(job.error && { error: job.error }),
+        });
+        // The documents are spliced in as stored: up to 10 MB never parsed and serialised again.
+        return reply.type('application/json; charset=utf-8').send(`${head.slice(0, -1)},"data":[${texts.join(',')}]}`);
       },
       wsHandler: (socket, request) => {
         const job = jobs.get(request.team, request.params.id, now());
@@ -140,7 +142,7 @@ function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) 
             const { data, nextSkip, lastPosition } = jobs.documentsAfter(jobId, position);
             for (const document of data) {
               if (closed) return;
-              socket.send(JSON.stringify({ type: 'document', data: document }));
+              socket.send(`{"type":"document","data":${document}}`);
               await drained();
             }
             if (lastPosition !== null) position = lastPosition + 1;
