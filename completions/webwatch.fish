@@ -70,6 +70,7 @@ complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l max-age -d 'use 
 complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l min-age -d 'answer only from the cache, with data at least this old (1: any)'
 complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l lockdown -d 'answer only from the cache and never contact the site'
 complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l verify-tls -d 'verify TLS certificates (by default they are not checked, as in the v2 API)'
+complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l input -d 'read URLs from this file, one per line (# comments; - for standard input)'
 complete -c webwatch -n '__fish_seen_subcommand_from scrape' -l output -d 'write to a file (one URL) or into a directory (several URLs)'
 complete -c webwatch -n '__fish_seen_subcommand_from crawl; and not __fish_seen_subcommand_from status cancel errors list' -a status -d 'a crawl job: its state and counts; --documents prints its pages'
 complete -c webwatch -n '__fish_seen_subcommand_from crawl; and not __fish_seen_subcommand_from status cancel errors list' -a cancel -d 'stop a running crawl job at once'
