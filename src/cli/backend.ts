@@ -31,7 +31,7 @@ export function remoteSettings(context: CommandContext, config: Config): { apiUr
   return { apiUrl: apiUrlOf(apiUrl.value), apiKey: apiKey?.value, sources: { apiUrl: apiUrl.source, ...(apiKey && { apiKey: apiKey.source }) } };
 }
 
-export async function backendFor(context: CommandContext, doing: string): Promise<Backend> {
+export async function backendFor(context: CommandContext, doing: string, options: { quick?: boolean } = {}): Promise<Backend> {
   const { io, output, globals } = context;
   const config = await loadConfig(io.env, io.cwd());
   const remote = remoteSettings(context, config);
@@ -46,6 +46,8 @@ export async function backendFor(context: CommandContext, doing: string): Promis
       baseUrl: remote.apiUrl.url,
       apiKey: remote.apiKey,
       version: version(),
+      // Completion waits for nobody: one attempt, short timeouts.
+      ...(options.quick && { maxAttempts: 1, connectTimeoutMs: 1000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000 }),
       ...(globals.verbose && { log: (line: string) => io.stderr.write(`${escapeControls(line)}\n`) }),
       // Without --verbose a person still sees why nothing happens for a while (quiet drops it).
       ...(!globals.verbose && { onRetry: (line: string) => output.info(line) }),

@@ -1,7 +1,7 @@
 /** The command tree. Building it loads no heavy module: actions import theirs when they run. */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { completionCommand } from './commands/completion.js';
+import { completeCommand, completionCommand } from './commands/completion.js';
 import { crawlCommand } from './commands/crawl.js';
 import { mapCommand } from './commands/map.js';
 import { searchCommand } from './commands/search.js';
@@ -51,6 +51,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(keysCommand(runtime))
     .addCommand(schemaCommand(runtime))
     .addCommand(completionCommand(runtime, root))
-    .addCommand(helpCommand(runtime, root));
+    .addCommand(helpCommand(runtime, root))
+    .addCommand(completeCommand(runtime), { hidden: true });
   return program;
 }

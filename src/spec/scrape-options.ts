@@ -5,10 +5,9 @@ import { z } from 'zod';
 import { closedObject, domainName, modeObject, nonEmptyString, topLevelDomain, type SchemaMode } from './fields.js';
 import * as limits from './limits.js';
 
-export const FORMAT_NAMES = [
-  'markdown', 'summary', 'html', 'rawHtml', 'rawBase64', 'links', 'images', 'branding', 'product',
-  'menu', 'screenshot', 'json', 'changeTracking', 'audio', 'video', 'question', 'highlights',
-] as const;
+import { FORMAT_NAMES } from './names.js';
+
+export { FORMAT_NAMES };
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** Formats whose options have a required field, so they cannot be named by a bare string. */

@@ -8,7 +8,9 @@ import { describeIssue, type Problem } from './issues.js';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_REQUEST_QUERY_MAX_LENGTH } from './limits.js';
 import type { Validation } from './schemas.js';
 
-export const SEARCH_SOURCES = ['web', 'news'] as const;
+import { SEARCH_SOURCES } from './names.js';
+
+export { SEARCH_SOURCES };
 export type SearchSource = (typeof SEARCH_SOURCES)[number];
 
 /** `tbs` values the engine understands: the past hour, day, week, month or year. */
