@@ -14,6 +14,8 @@ export interface GlobalOptions {
   local: boolean;
   apiUrl?: string;
   apiKey?: string;
+  /** false with --no-pager. */
+  pager?: boolean;
 }
 
 /** Shared by the command tree of one `main` call: the streams, and the exit code an action sets. */
@@ -29,13 +31,14 @@ export interface CommandContext {
 }
 
 export function globalOptionsOf(command: Command): GlobalOptions {
-  const raw = command.optsWithGlobals<{ json?: boolean; color?: boolean; quiet?: boolean; verbose?: boolean; local?: boolean; apiUrl?: string; apiKey?: string }>();
+  const raw = command.optsWithGlobals<{ json?: boolean; color?: boolean; quiet?: boolean; verbose?: boolean; local?: boolean; apiUrl?: string; apiKey?: string; pager?: boolean }>();
   return {
     json: raw.json === true,
     color: raw.color !== false,
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     local: raw.local === true,
+    pager: raw.pager !== false,
     ...(raw.apiUrl !== undefined && { apiUrl: raw.apiUrl }),
     ...(raw.apiKey !== undefined && { apiKey: raw.apiKey }),
   };

@@ -19,6 +19,8 @@ const SHOWN = new Set(['commander.helpDisplayed', 'commander.version', 'commande
 function applyToTree(command: Command, io: Io) {
   command.exitOverride();
   command.helpOption('-h, --help', 'show help').helpCommand(false);
+  // A subcommand's help lists the global flags too (--json, --api-url...), which it takes.
+  command.configureHelp({ showGlobalOptions: true });
   command.configureOutput({
     writeOut: (text) => io.stdout.write(text),
     writeErr: (text) => io.stderr.write(text),

@@ -30,6 +30,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addOption(new Option('--json', 'print one JSON document on stdout (errors too)'))
     .addOption(new Option('--no-color', 'no colour (also NO_COLOR=1 or TERM=dumb)'))
     .addOption(new Option('-q, --quiet', 'no messages on stderr, only data and errors'))
+    .addOption(new Option('--no-pager', 'never show long output (diffs) through $PAGER'))
     .addOption(new Option('--api-url <url>', 'act on this remote v2 API (also WEBWATCH_API_URL, config apiUrl)'))
     .addOption(new Option('--api-key <key>', 'key for the remote API (also WEBWATCH_API_KEY, webwatch login)'))
     .addOption(new Option('--local', 'act on the local engine even when an API URL is configured'))

@@ -56,7 +56,7 @@ export interface ServerOptions extends CheckServices {
   /** Model tokens each team may use per calendar month; beyond them, agent jobs are 402. */
   monthlyTokens?: number;
   /** Request log lines (method, path, status, time; never headers) go here. */
-  log?: NodeJS.WritableStream;
+  log?: { write(line: string): unknown };
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
 }

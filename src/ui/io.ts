@@ -7,6 +7,7 @@ export interface OutputStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
 }
 
 export interface Io {
@@ -27,6 +28,12 @@ export interface Io {
   prompt(question: string, options?: { secret?: boolean }): Promise<string>;
   /** The current time; injectable so output with times is testable. */
   now(): Date;
+  /**
+   * Shows text through a pager command (run by the shell, on the terminal); false when the
+   * command could not be run, so the caller prints the text itself. Absent where there is no
+   * terminal to page on.
+   */
+  runPager?(command: string, text: string): Promise<boolean>;
 }
 
 async function stdinBytes(maxBytes = Infinity): Promise<Buffer> {
@@ -99,5 +106,18 @@ export function processIo(): Io {
       }
     },
     now: () => new Date(),
+    async runPager(command, text) {
+      const { spawn } = await import('node:child_process');
+      return new Promise((resolve) => {
+        // less: quit when the text fits (-F), keep colours (-R), leave the text on screen (-X).
+        const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', LV: '-c', ...process.env } });
+        child.on('error', () => resolve(false));
+        // A pager quit before reading everything (q in less) is not a failure.
+        child.stdin.on('error', () => {});
+        // 127: the shell found no such command, and nothing was shown.
+        child.on('close', (code) => resolve(code !== 127));
+        child.stdin.end(text);
+      });
+    },
   };
 }

@@ -11,6 +11,8 @@ export interface OutputOptions {
   json: boolean;
   color: boolean;
   quiet: boolean;
+  /** false with --no-pager. */
+  pager?: boolean;
 }
 
 /** Colour only when it reaches a person's terminal and nobody asked for none. */
@@ -31,8 +33,9 @@ export class Output {
   /** Whether stdout is a terminal (tables) or a pipe (tab-separated rows). */
   readonly tty: boolean;
   readonly columns: number | undefined;
+  private live: LiveLine | undefined;
 
-  private constructor(private readonly io: Io, options: OutputOptions, style: Style, errorStyle: Style) {
+  private constructor(private readonly io: Io, private readonly options: OutputOptions, style: Style, errorStyle: Style) {
     this.json = options.json;
     this.quiet = options.quiet;
     this.style = style;
@@ -57,31 +60,70 @@ export class Output {
     return this.tty ? escapeControls(text) : text;
   }
 
+  /** The command's clock (tables show times relative to it). */
+  now(): Date {
+    return this.io.now();
+  }
+
+  /**
+   * A line redrawn in place on stderr (a spinner) while the command runs: cleared before
+   * anything else is written and drawn again after, so it never glues itself to a line of output.
+   */
+  setLive(live: LiveLine | undefined): void {
+    this.live = live;
+  }
+
+  private write(stream: OutputStream, text: string): void {
+    if (!this.live) return void stream.write(text);
+    this.live.clear();
+    stream.write(text);
+    this.live.render();
+  }
+
   /** Data for stdout. */
   data(text: string | Styled): void {
     const shown = text instanceof Styled ? text.text : this.dataPiece(text);
-    this.io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
+    this.write(this.io.stdout, shown.endsWith('\n') ? shown : `${shown}\n`);
+  }
+
+  /**
+   * Long data for a person (diffs): through $PAGER (less by default) when stdout and stdin are
+   * a terminal and the text is taller than it; printed as data otherwise, or with --no-pager,
+   * or when the pager cannot be run.
+   */
+  async page(text: Styled): Promise<void> {
+    const { io } = this;
+    const command = io.env.WEBWATCH_PAGER ?? io.env.PAGER ?? 'less';
+    const fits = text.text.split('\n').length < (io.stdout.rows ?? Infinity);
+    const paging = this.options.pager !== false && this.tty && io.stdinIsTTY && !fits && command.trim() !== '' && command.trim() !== 'cat' && io.runPager;
+    if (paging && (await io.runPager!(command, text.text.endsWith('\n') ? text.text : `${text.text}\n`))) return;
+    this.data(text);
   }
 
   /** One JSON document on stdout (JSON escapes control characters itself). */
   jsonDocument(value: unknown): void {
-    this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    this.write(this.io.stdout, `${JSON.stringify(value, null, 2)}\n`);
   }
 
   /** A message for people on stderr; dropped with --quiet. */
   info(text: string | Styled): void {
-    if (!this.quiet) this.io.stderr.write(`${message(text)}\n`);
+    if (!this.quiet) this.write(this.io.stderr, `${message(text)}\n`);
   }
 
   /** A note for a person at a terminal (which engine acts, say): stderr, TTY only. */
   notice(text: string): void {
-    if (!this.quiet && this.io.stderr.isTTY) this.io.stderr.write(`${this.errorStyle.dim(escapeControls(text))}\n`);
+    if (!this.quiet && this.io.stderr.isTTY) this.write(this.io.stderr, `${this.errorStyle.dim(escapeControls(text))}\n`);
   }
 
   /** A problem on stderr, shown even with --quiet. */
   problem(text: string | Styled): void {
-    this.io.stderr.write(`${message(text)}\n`);
+    this.write(this.io.stderr, `${message(text)}\n`);
   }
+}
+
+export interface LiveLine {
+  clear(): void;
+  render(): void;
 }
 
 /** Messages are for people, wherever stderr goes (a CI log renders escapes too): always escaped. */

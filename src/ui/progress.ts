@@ -14,14 +14,20 @@ export interface Progress {
 const silent: Progress = { update: () => {}, stop: () => {} };
 
 export async function startProgress(io: Io, output: Output, text: string): Promise<Progress> {
-  if (!io.stderr.isTTY || output.quiet || output.json || io.env.CI) return silent;
+  // A terminal that reports no width (0 columns) would make ora clear lines without end.
+  if (!io.stderr.isTTY || !io.stderr.columns || output.quiet || output.json || io.env.CI) return silent;
   const { default: ora } = await import('ora');
   // The text names URLs and monitors, which come from outside.
   const spinner = ora({ text: escapeControls(text), stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+  // Whatever the command prints while it spins goes through Output, which clears the spinner first.
+  output.setLive({ clear: () => spinner.clear(), render: () => spinner.render() });
   return {
     update: (next) => {
       spinner.text = escapeControls(next);
     },
-    stop: () => spinner.stop(),
+    stop: () => {
+      output.setLive(undefined);
+      spinner.stop();
+    },
   };
 }

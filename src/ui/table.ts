@@ -1,29 +1,105 @@
 /**
- * Rows for people and for scripts: a bordered table (cli-table3) on a terminal, tab-separated
- * rows without a header when piped, so `cut -f` and `awk -F'\t'` work.
+ * Rows for people and for scripts. On a terminal: plain columns under a bold header, as gh and
+ * kubectl print them, fitted to the terminal's width (the widest columns give way first, cut
+ * with …), ids shortened to their shortest unique prefix of at least 8 characters (every command
+ * takes a prefix), and times relative to now. Piped: tab-separated rows without a header, every
+ * value whole, so `cut -f` and `awk -F'\t'` work.
  */
+import stringWidth from 'string-width';
 import type { Output } from './output.js';
 import { escapeControls, styled, type Styled } from './terminal-text.js';
 
-export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[]): Promise<Styled> {
-  if (!output.tty) return styled(rows.map((row) => row.join('\t')).join('\n'));
-  // Cells come from outside (monitor names, URLs, server errors); the header is ours.
-  const cells = rows.map((row) => row.map(escapeControls));
-  const { default: Table } = await import('cli-table3');
-  const table = new Table({
-    head: head.map((title) => output.style.bold(title)),
-    style: { head: [], border: [] },
-    wordWrap: true,
-    ...(output.columns && { colWidths: fitColumns(cells, head, output.columns) }),
-  });
-  table.push(...cells);
-  return styled(table.toString());
+export interface TableOptions {
+  /** Rows to highlight (changed checks, say), by index. */
+  emphasize?: readonly boolean[];
 }
 
-/** Widths that fit the terminal: the last column takes what the others leave. */
-function fitColumns(rows: readonly (readonly string[])[], head: readonly string[], columns: number): number[] {
-  const widths = head.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)) + 2);
-  const fixed = widths.slice(0, -1).reduce((sum, w) => sum + w, 0) + widths.length + 1;
-  widths[widths.length - 1] = Math.max(10, Math.min(widths[widths.length - 1]!, columns - fixed));
+const GAP = '  ';
+const ELLIPSIS = '…';
+/** A column is never cut narrower than this. */
+const MIN_WIDTH = 6;
+const LAST_MIN = 16;
+const SHORT_ID = 8;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[], options: TableOptions = {}): Promise<Styled> {
+  if (!output.tty) return styled(rows.map((row) => row.join('\t')).join('\n'));
+  const columns = head.map((_, i) => readable(rows.map((row) => row[i] ?? ''), output.now()));
+  // Cells come from outside (monitor names, URLs, server errors); the header is ours.
+  const cells = rows.map((_, r) => head.map((__, i) => escapeControls(columns[i]![r]!).replace(/\s*\n\s*/g, ' ')));
+  // An id cut short is no id: id columns keep their width.
+  const rigid = head.map((_, i) => rows.some((row) => UUID.test(row[i] ?? '')));
+  const widths = fitWidths(head.map((title, i) => Math.max(stringWidth(title), ...cells.map((row) => stringWidth(row[i]!)))), output.columns, rigid);
+  const line = (row: readonly string[]) => row.map((cell, i) => (i === row.length - 1 ? cut(cell, widths[i]!) : pad(cut(cell, widths[i]!), widths[i]!))).join(GAP).trimEnd();
+  const { style } = output;
+  return styled([
+    style.bold(line(head)),
+    ...cells.map((row, r) => (options.emphasize?.[r] ? style.yellow(line(row)) : line(row))),
+  ].join('\n'));
+}
+
+/** One column for people: ids shortened (still unique), instants made relative. */
+function readable(values: readonly string[], now: Date): string[] {
+  const ids = values.filter((v) => UUID.test(v));
+  const length = shortestUniqueLength(ids);
+  return values.map((v) => (UUID.test(v) ? v.slice(0, length) : INSTANT.test(v) ? relativeTime(new Date(v), now) : v));
+}
+
+function shortestUniqueLength(ids: readonly string[]): number {
+  for (let length = SHORT_ID; length < 36; length++) {
+    if (new Set(ids.map((id) => id.slice(0, length))).size === new Set(ids).size) return length;
+  }
+  return 36;
+}
+
+/** `just now`, `42 s ago`, `3 min ago`, `5 h ago`, `2 days ago`, `in 10 min`; a date past a month. */
+export function relativeTime(then: Date, now: Date): string {
+  const seconds = Math.round((now.getTime() - then.getTime()) / 1000);
+  if (Number.isNaN(seconds)) return '';
+  const ago = Math.abs(seconds);
+  const say = (n: number, unit: string) => (seconds >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`);
+  if (ago < 5) return 'just now';
+  if (ago < 60) return say(ago, 's');
+  if (ago < 3600) return say(Math.round(ago / 60), 'min');
+  if (ago < 86_400) return say(Math.round(ago / 3600), 'h');
+  if (ago < 30 * 86_400) {
+    const days = Math.round(ago / 86_400);
+    return say(days, days === 1 ? 'day' : 'days');
+  }
+  return then.toISOString().slice(0, 10);
+}
+
+/**
+ * Widths that fit the terminal. The last column (free text: a summary, an error) gives way
+ * first, down to LAST_MIN; then, while the row is still too wide, the widest column gives up a
+ * character (never below MIN_WIDTH), so a long URL or name is cut before a short status.
+ */
+export function fitWidths(natural: readonly number[], terminalColumns: number | undefined, rigid: readonly boolean[] = []): number[] {
+  const widths = [...natural];
+  if (!terminalColumns) return widths;
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + GAP.length * (widths.length - 1);
+  const last = widths.length - 1;
+  widths[last] = Math.max(Math.min(widths[last]!, LAST_MIN), widths[last]! - (total() - terminalColumns));
+  while (total() > terminalColumns) {
+    const flexible = widths.map((w, i) => (rigid[i] ? 0 : w));
+    const widest = flexible.indexOf(Math.max(...flexible));
+    if (widths[widest]! <= MIN_WIDTH) break;
+    widths[widest]!--;
+  }
   return widths;
 }
+
+function cut(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  let kept = '';
+  let used = 0;
+  for (const character of text) {
+    used += stringWidth(character);
+    if (used > width - 1) break;
+    kept += character;
+  }
+  return kept + ELLIPSIS;
+}
+
+const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - stringWidth(text)));

@@ -21,6 +21,7 @@ const serveFlags = z.object({
   drainTimeout: z.coerce.number().min(0).optional(),
   monthlyCredits: count(1),
   monthlyTokens: count(1),
+  logFormat: z.enum(['text', 'json']).optional(),
 });
 
 const optional = <K extends string>(key: K, value: number | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, number>));
@@ -34,6 +35,9 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
   const config = await loadConfig(io.env, io.cwd());
   const { buildServer, SERVER_DEFAULTS } = await import('../../server/app.js');
   const db = openDatabase(databasePath(io.env));
+  // A line a person reads on a terminal; JSON lines for pipes and log collectors.
+  const logFormat = flags.logFormat ?? (io.stderr.isTTY ? 'text' : 'json');
+  const log = logFormat === 'text' ? (await import('../../ui/serve-log.js')).readableServeLog(io.stderr, output.errorStyle) : io.stderr;
   const server = buildServer({
     db,
     version: version(),
@@ -47,7 +51,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     drainTimeoutMs: (flags.drainTimeout ?? config.serve.drainTimeoutSeconds ?? SERVER_DEFAULTS.drainTimeoutMs / 1000) * 1000,
     ...optional('monthlyCredits', flags.monthlyCredits ?? config.serve.monthlyCredits),
     ...optional('monthlyTokens', flags.monthlyTokens ?? config.serve.monthlyTokens),
-    ...(!output.quiet && { log: process.stderr }),
+    ...(!output.quiet && { log }),
     ...checkServices(config, io.env),
     scheduler: {
       maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { contextFor, type Runtime } from '../context.js';
 
 export function serveCommand(runtime: Runtime): Command {
@@ -15,6 +15,7 @@ export function serveCommand(runtime: Runtime): Command {
     .option('--jitter <seconds>', 'up to this random delay before a scheduled check starts (default 0)')
     .option('--monthly-credits <n>', 'credits each team may use per calendar month (UTC): beyond them, 402 (default: no limit)')
     .option('--monthly-tokens <n>', 'model tokens each team may use per month for agent jobs: beyond them, 402 (default: no limit)')
+    .addOption(new Option('--log-format <format>', 'request log: text, a line per request (default on a terminal), or json lines (default otherwise)').choices(['text', 'json']))
     .option('--drain-timeout <seconds>', 'on SIGTERM, how long running crawls may go on before they are stopped (default 30)')
     .addHelpText('after', `
 Keys: create one with "webwatch keys create --team <team>"; clients send it as a bearer token.

@@ -155,7 +155,11 @@ export async function runCreate(context: CommandContext, rawFlags: unknown): Pro
 
 const summaryText = (monitor: MonitorResource) => {
   const s = monitor.lastCheckSummary;
-  return s ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.error} errors of ${s.totalPages}` : '';
+  if (!s) return '';
+  // What happened, briefly: only the counts that are not zero.
+  const parts = [[s.changed, 'changed'], [s.new, 'new'], [s.removed, 'removed'], [s.error, s.error === 1 ? 'error' : 'errors']]
+    .filter(([count]) => count !== 0).map(([count, what]) => `${count} ${what}`);
+  return `${parts.length > 0 ? parts.join(', ') : 'no change'} (${s.totalPages} page${s.totalPages === 1 ? '' : 's'})`;
 };
 
 export async function runList(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
@@ -286,7 +290,9 @@ export async function runChecks(context: CommandContext, idOrName: string): Prom
     const { output } = context;
     if (output.json) return (output.jsonDocument(checks), EXIT.ok);
     const rows = checks.map((c) => [c.id, c.status, c.trigger, c.startedAt ?? '', c.finishedAt && c.summary ? `${c.summary.changed}/${c.summary.new}/${c.summary.removed}/${c.summary.same}/${c.summary.error}` : '']);
-    if (rows.length > 0) output.data(await renderRows(output, ['id', 'status', 'trigger', 'started', 'changed/new/removed/same/error'], rows));
+    // A check that found something is the row a person looks for.
+    const emphasize = checks.map((c) => Boolean(c.summary && c.summary.changed + c.summary.new + c.summary.removed > 0));
+    if (rows.length > 0) output.data(await renderRows(output, ['id', 'status', 'trigger', 'started', 'changed/new/removed/same/error'], rows, { emphasize }));
     else output.info('no checks yet');
     return EXIT.ok;
   });
@@ -324,12 +330,13 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     }
     reportDeliveryFailures(output, check);
     if (output.tty) {
-      for (const page of check.pages) {
-        if (!page.diff) continue;
+      const diffs = check.pages.filter((page) => page.diff).map((page) => {
         const judgment = page.judgment && `judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`;
         const judged = judgment ? `\n${output.style.dim(output.dataPiece(judgment))}` : '';
-        output.data(styled(`\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, page.diff.text)}${judged}`));
-      }
+        return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, page.diff!.text)}${judged}`;
+      });
+      // Diffs run long: a pager on a terminal, as git does.
+      if (diffs.length > 0) await output.page(styled(diffs.join('\n')));
     }
     return EXIT.ok;
   });
