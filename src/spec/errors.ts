@@ -53,6 +53,12 @@ export const TARGET_FAILURES_NOT_RETRIED: ReadonlySet<string> = new Set([
   'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_TLS_ERROR', 'SCRAPE_REDIRECT_LOOP', 'SCRAPE_TOO_MANY_REDIRECTS', 'SCRAPE_RESPONSE_TOO_LARGE', 'SCRAPE_DECODING_ERROR',
 ]);
 
+/** Code of a server without a model for agent jobs (its 500 is configuration, not a fault). */
+export const AGENT_MODEL_NOT_CONFIGURED = 'AGENT_MODEL_NOT_CONFIGURED';
+
+/** Error codes that asking again will not change, whatever the status: a client does not retry them. */
+export const CODES_NOT_RETRIED: ReadonlySet<string> = new Set([...TARGET_FAILURES_NOT_RETRIED, AGENT_MODEL_NOT_CONFIGURED]);
+
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
 export function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;

@@ -26,6 +26,8 @@ export function detailLine(details: unknown): string | undefined {
     .map(([key, value]) => `${key} ${JSON.stringify(value)}`)
     .join(', ');
   const why = typeof reason === 'string' ? reason : '';
+  // A reason that names its subject itself (`monitor "Acme blog" is paused`) needs no ids before it.
+  if (why.includes('"')) return why;
   return [what, why].filter(Boolean).join(': ') || undefined;
 }
 
@@ -50,8 +52,11 @@ export function renderError(error: unknown, output: Output): ExitCode {
     // Messages carry text from outside: a server's error, a file's content, a flag's value.
     const style = output.errorStyle;
     const detail = detailLine(failure.details);
-    const message = detail && BARE.has(failure.message) ? `${failure.message}: ${detail}` : failure.message;
+    // The details say what and why; the bare status word adds nothing to them (the exit code keeps the class).
+    const message = detail && BARE.has(failure.message) ? detail : failure.message;
     output.problem(styled(`${style.red('error:')} ${escapeControls(message)}`));
+    // A server's own message with a reason beside it (an API's 501, an agent passthrough): both are shown.
+    if (detail && message !== detail && !message.includes(detail) && detail !== failure.suggestion) output.problem(escapeControls(`  ${detail}`));
     for (const line of problemLines(failure.details)) output.problem(escapeControls(line));
     if (failure.suggestion) output.problem(styled(`${style.dim('hint:')} ${escapeControls(failure.suggestion)}`));
   }

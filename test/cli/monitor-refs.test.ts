@@ -52,12 +52,12 @@ describe('monitor commands by prefix and name', () => {
 
     const unknown = await ww(['monitor', 'get', 'Acme pricng']);
     assert.equal(unknown.code, 4);
-    assert.equal(unknown.stderr, 'error: Not Found: monitor "Acme pricng": no monitor has this id, id prefix or name\nhint: did you mean "Acme pricing"?\n');
+    assert.equal(unknown.stderr, 'error: monitor "Acme pricng": no monitor has this id, id prefix or name\nhint: did you mean "Acme pricing"?\n');
 
     assert.equal((await ww(['monitor', 'pause', 'acme pricing'])).code, 0);
     const paused = await ww(['monitor', 'run', 'Acme pricing']);
     assert.equal(paused.code, 5);
-    assert.match(paused.stderr, /^error: Conflict: monitor "[0-9a-f-]{36}": monitor "Acme pricing" is paused\nhint: resume it with: webwatch monitor resume "Acme pricing"\n$/);
+    assert.match(paused.stderr, /^error: monitor "Acme pricing" is paused\nhint: resume it with: webwatch monitor resume "Acme pricing"\n$/);
   });
 
   it('serve takes ids and exact names only; the command line resolves prefixes against it', async () => {

@@ -7,7 +7,7 @@ import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici'
 import { apiUrlOf } from '../../config/api-url.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
-import { errorBodySchema, retryAfterSeconds, RETRYABLE_STATUSES, TARGET_FAILURES_NOT_RETRIED } from '../../spec/errors.js';
+import { errorBodySchema, retryAfterSeconds, RETRYABLE_STATUSES, CODES_NOT_RETRIED } from '../../spec/errors.js';
 
 export const RETRY = { maxAttempts: 5, capSeconds: 30 } as const;
 export const TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 300_000 } as const;
@@ -73,18 +73,30 @@ function apiError(status: number, text: string): WebwatchError {
   }
   const body = errorBodySchema.safeParse(parsed);
   if (!body.success) return new WebwatchError(`the API answered HTTP ${status}`, { status, details: parsed });
+  const suggestion = STATUS_HINTS[status];
   return new WebwatchError(body.data.error, {
     status,
     ...(body.data.code !== undefined && { code: body.data.code }),
     ...(body.data.details !== undefined && { details: body.data.details }),
+    ...(suggestion && { suggestion }),
   });
 }
 
-/** Retry decisions follow the error, not the status alone (spec §7.2): an unknown host stays unknown. */
-function targetFailedForGood(text: string): boolean {
+/** What to do about an API's answer, where its status says enough (others name their reason). */
+const STATUS_HINTS: Partial<Record<number, string>> = {
+  401: 'the API refused the key: webwatch auth status shows which key is used and where it comes from; webwatch login saves another',
+  402: "the team's credits for this period are used up: webwatch usage shows them",
+  429: "the API's rate or concurrency limit for this key: try again later, or run fewer at once",
+};
+
+/**
+ * Retry decisions follow the error, not the status alone (spec §7.2): an unknown host stays
+ * unknown, a server without a model stays without one.
+ */
+function failedForGood(text: string): boolean {
   try {
     const code = (JSON.parse(text) as { code?: unknown }).code;
-    return typeof code === 'string' && TARGET_FAILURES_NOT_RETRIED.has(code);
+    return typeof code === 'string' && CODES_NOT_RETRIED.has(code);
   } catch {
     return false;
   }
@@ -150,7 +162,7 @@ export class ApiClient {
           throw new WebwatchError(`the API answered HTTP ${status} with malformed JSON`, { code: 'MALFORMED_RESPONSE', details: { body: text.slice(0, 200) } });
         }
       }
-      if (!RETRYABLE_STATUSES.has(status) || attempt >= maxAttempts || targetFailedForGood(text)) throw apiError(status, text);
+      if (!RETRYABLE_STATUSES.has(status) || attempt >= maxAttempts || failedForGood(text)) throw apiError(status, text);
       const wait = retryDelayMs(attempt, retryAfter, this.random);
       log?.(`   ${status} is retryable: waiting ${seconds(wait)}${retryAfter !== undefined ? ' (Retry-After)' : ''}`);
       retrying(`${url.origin} answered ${status}`, wait, attempt);

@@ -44,6 +44,15 @@ const agentPath = (id: string) => `/agent/${encodeURIComponent(id)}`;
 
 const finished = (check: CheckRecord) => check.status !== 'queued' && check.status !== 'running';
 
+/** A 409 for a paused monitor says how to resume it, as the local engine's does. */
+function withPausedHint(error: unknown): unknown {
+  if (!(error instanceof WebwatchError) || error.status !== 409 || error.suggestion) return error;
+  const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+  const name = typeof reason === 'string' ? /^monitor "(.*)" is paused$/.exec(reason)?.[1] : undefined;
+  if (name === undefined) return error;
+  return new WebwatchError(error.message, { status: 409, ...(error.code && { code: error.code }), details: error.details, suggestion: `resume it with: webwatch monitor resume "${name}"` });
+}
+
 export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number) => Promise<void> }): Backend {
   const client = new ApiClient(options);
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -198,7 +207,12 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
 
     async runMonitor(idOrName, run = { wait: true }) {
       const id = await idOf(idOrName);
-      let check = await data<CheckRecord>('POST', `${path(id)}/run`);
+      let check: CheckRecord;
+      try {
+        check = await data<CheckRecord>('POST', `${path(id)}/run`);
+      } catch (error) {
+        throw withPausedHint(error);
+      }
       while (run.wait && !finished(check)) {
         await sleep(POLL_INTERVAL_MS);
         const { pages: _, ...record } = await data<CheckRecord & { pages?: unknown }>('GET', `${path(id)}/checks/${encodeURIComponent(check.id)}`, { query: { limit: 0 } });

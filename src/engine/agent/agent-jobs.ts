@@ -4,6 +4,7 @@
  * cancel, with the messages of spec §7.3. Used by the command line's local backend and by
  * `webwatch serve`.
  */
+import { AGENT_MODEL_NOT_CONFIGURED } from '../../spec/errors.js';
 import { setMaxListeners } from 'node:events';
 import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -20,7 +21,7 @@ import type { TraceEvent } from './trace.js';
 /** The longest a trace request waits for the next event. */
 export const TRACE_WAIT_MAX_MS = 25_000;
 
-export const MODEL_NOT_CONFIGURED_CODE = 'AGENT_MODEL_NOT_CONFIGURED';
+export const MODEL_NOT_CONFIGURED_CODE = AGENT_MODEL_NOT_CONFIGURED;
 export const MODEL_NOT_CONFIGURED = 'no model is configured for agent jobs: set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
 
 export interface AgentJobsOptions {
