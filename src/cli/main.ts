@@ -30,6 +30,20 @@ function applyToTree(command: Command, io: Io) {
   for (const sub of command.commands) applyToTree(sub, io);
 }
 
+/** The words of argv that name commands (`monitor check`), for a usage error's hint. */
+function commandPath(program: Command, argv: readonly string[]): string {
+  const path: string[] = [];
+  let command = program;
+  for (const word of argv) {
+    if (word.startsWith('-')) continue;
+    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) break;
+    path.push(sub.name());
+    command = sub;
+  }
+  return path.join(' ');
+}
+
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const runtime: Runtime = { io, exitCode: EXIT.ok };
   const program = buildProgram(runtime);
@@ -47,8 +61,11 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (error instanceof CommanderError) {
       if (SHOWN.has(error.code) && error.exitCode === 0) return EXIT.ok;
       if (error.code === 'commander.help' || error.code === 'commander.helpDisplayed') return EXIT.usage;
-      const message = error.message.replace(/^error: /, '');
-      return renderError(new UsageError(message, { suggestion: 'run webwatch help, or add --help to a command' }), output);
+      // "(Did you mean monitor?)" on its own line becomes the hint; else the failing command's help.
+      const [said, guess] = error.message.replace(/^error: /, '').split(/\n\(Did you mean (.+)\?\)/);
+      const path = commandPath(program, argv);
+      const suggestion = guess ? `did you mean ${guess}? (webwatch ${path ? `${path} ` : ''}--help lists them)` : `webwatch ${path ? `${path} ` : ''}--help shows the usage`;
+      return renderError(new UsageError(said!.trim(), { suggestion }), output);
     }
     return renderError(error, output);
   }

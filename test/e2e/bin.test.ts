@@ -65,7 +65,15 @@ describe('bin/webwatch.js', () => {
     const result = webwatch(['monitr', 'validate']);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /^error: unknown command 'monitr'\n\(Did you mean monitor\?\)/);
+    assert.equal(result.stderr, "error: unknown command 'monitr'\nhint: did you mean monitor? (webwatch --help lists them)\n");
+  });
+
+  it('a usage error points at the help of the command that failed', () => {
+    const missing = webwatch(['monitor', 'check', 'Acme']);
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr, "error: missing required argument 'check'\nhint: webwatch monitor check --help shows the usage\n");
+    const option = webwatch(['scrape', '--formt', 'x']);
+    assert.equal(option.stderr, "error: unknown option '--formt'\nhint: did you mean --format? (webwatch scrape --help lists them)\n");
   });
 
   it('with --json, a usage error is one JSON error body on stdout', () => {
