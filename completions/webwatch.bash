@@ -29,7 +29,7 @@ _webwatch() {
     if [[ "$w" == -* ]]; then
       [[ "$w" == --local ]] && globals+=("$w")
       case "$cmdpath $w" in
-        *" --api-url"|*" --api-key"|"monitor apply -f"|"monitor apply --file"|"monitor diff -f"|"monitor diff --file"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --check-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --drain-timeout"|"keys create --team") skip=1;;
+        *" --api-url"|*" --api-key"|"monitor apply -f"|"monitor apply --file"|"monitor diff -f"|"monitor diff --file"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --check-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --log-format"|"serve --drain-timeout"|"keys create --team") skip=1;;
       esac
       continue
     fi
@@ -47,50 +47,50 @@ _webwatch() {
     [[ "$cmdpath" == "$before" ]] && args+=("$(_webwatch_dequote "$w")")
   done
   case "$cmdpath" in
-    "") words="monitor scrape crawl map search agent usage login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --api-url --api-key --local --verbose --help"; argkinds=""; variadic=0;;
-    "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="files"; variadic=1;;
-    "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "monitor diff") words=""; flags="--file --prune --detailed-exitcode --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "monitor create") words=""; flags="--file --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "monitor list") words=""; flags="--all --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "monitor get") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
-    "monitor export") words=""; flags="--show-secrets --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=1;;
-    "monitor pause") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
-    "monitor resume") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
-    "monitor delete") words=""; flags="--yes --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
-    "monitor run") words=""; flags="--wait --due --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
-    "monitor checks") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
-    "monitor check") words=""; flags="--status --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="monitors checks"; variadic=0;;
-    "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --input --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
-    "crawl") words="status cancel errors list"; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --detach --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "crawl status") words=""; flags="--documents --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "crawl cancel") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "crawl errors") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "crawl list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "map") words=""; flags="--search --sitemap --include-subdomains --keep-query-parameters --limit --timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "search") words=""; flags="--limit --sources --tbs --include-domain --exclude-domain --scrape --format --timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
-    "agent") words="run status list trace snapshot cancel"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "agent run") words=""; flags="--url --schema --max-credits --effort --detach --output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "agent status") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "agent list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "agent trace") words=""; flags="--follow --since --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "agent snapshot") words=""; flags="--output --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free free"; variadic=0;;
-    "agent cancel") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "usage") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "login") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "logout") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "auth") words="status"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "auth status") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "whoami") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --monthly-credits --monthly-tokens --drain-timeout --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "keys") words="create list revoke"; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "keys create") words=""; flags="--team --allow-local-team --help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "keys list") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "keys revoke") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
-    "schema") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="choices=monitor,scrape-options"; variadic=0;;
-    "completion") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="choices=bash,zsh,fish"; variadic=0;;
-    "help") words=""; flags="--help --version --json --no-color --quiet --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
+    "") words="monitor scrape crawl map search agent usage login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose --help"; argkinds=""; variadic=0;;
+    "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="files"; variadic=1;;
+    "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "monitor diff") words=""; flags="--file --prune --detailed-exitcode --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "monitor create") words=""; flags="--file --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "monitor list") words=""; flags="--all --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "monitor get") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
+    "monitor export") words=""; flags="--show-secrets --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=1;;
+    "monitor pause") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
+    "monitor resume") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
+    "monitor delete") words=""; flags="--yes --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
+    "monitor run") words=""; flags="--wait --due --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
+    "monitor checks") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
+    "monitor check") words=""; flags="--status --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors checks"; variadic=0;;
+    "scrape") words=""; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --input --output --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
+    "crawl") words="status cancel errors list"; flags="--format --options --only-main-content --no-only-main-content --include-tag --exclude-tag --header --timeout --mobile --country --language --max-age --min-age --lockdown --verify-tls --limit --max-depth --include-path --exclude-path --allow-subdomains --allow-external-links --crawl-entire-domain --ignore-robots-txt --ignore-query-parameters --sitemap --delay --max-concurrency --output --detach --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "crawl status") words=""; flags="--documents --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "crawl cancel") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "crawl errors") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "crawl list") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "map") words=""; flags="--search --sitemap --include-subdomains --keep-query-parameters --limit --timeout --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "search") words=""; flags="--limit --sources --tbs --include-domain --exclude-domain --scrape --format --timeout --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
+    "agent") words="run status list trace snapshot cancel"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "agent run") words=""; flags="--url --schema --max-credits --effort --detach --output --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "agent status") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "agent list") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "agent trace") words=""; flags="--follow --since --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "agent snapshot") words=""; flags="--output --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free free"; variadic=0;;
+    "agent cancel") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "usage") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "login") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "logout") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "auth") words="status"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "auth status") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "whoami") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --monthly-credits --monthly-tokens --log-format --drain-timeout --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "keys") words="create list revoke"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "keys create") words=""; flags="--team --allow-local-team --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "keys list") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "keys revoke") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "schema") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="choices=monitor,scrape-options"; variadic=0;;
+    "completion") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="choices=bash,zsh,fish"; variadic=0;;
+    "help") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
   esac
   COMPREPLY=()
   if ((skip)); then
@@ -115,6 +115,7 @@ _webwatch() {
       "agent run --effort") kind="choices=low,medium,high";;
       "agent run -o"|"agent run --output") kind="files";;
       "agent snapshot -o"|"agent snapshot --output") kind="files";;
+      "serve --log-format") kind="choices=text,json";;
     esac
   elif [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$flags" -- "$cur"))

@@ -56,7 +56,8 @@ export function renderError(error: unknown, output: Output): ExitCode {
     const message = detail && BARE.has(failure.message) ? detail : failure.message;
     output.problem(styled(`${style.red('error:')} ${escapeControls(message)}`));
     // A server's own message with a reason beside it (an API's 501, an agent passthrough): both are shown.
-    if (detail && message !== detail && !message.includes(detail) && detail !== failure.suggestion) output.problem(escapeControls(`  ${detail}`));
+    const reason = (failure.details as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason === 'string' && detail && message !== detail && !message.includes(reason) && reason !== failure.suggestion) output.problem(escapeControls(`  ${reason}`));
     for (const line of problemLines(failure.details)) output.problem(escapeControls(line));
     if (failure.suggestion) output.problem(styled(`${style.dim('hint:')} ${escapeControls(failure.suggestion)}`));
   }
