@@ -30,7 +30,7 @@ describe('bin/webwatch.js', () => {
     const result = webwatch(['monitor', 'validate', 'examples/']);
     assert.equal(result.code, 0);
     assert.equal(result.stdout, '');
-    assert.equal(result.stderr, '✓ 2 monitors in 1 file valid\n');
+    assert.equal(result.stderr, '✓ 3 monitors in 2 files valid\n');
   });
 
   it('exits 2 with located errors for an invalid definition from stdin', () => {
