@@ -54,8 +54,9 @@ async function stdinBytes(maxBytes = Infinity): Promise<Buffer> {
  */
 function readHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Raw before the question shows: a key typed or pasted the moment it appears is not echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve) => {
