@@ -53,7 +53,7 @@ export async function backendFor(context: CommandContext, doing: string, options
       ...(!globals.verbose && { onRetry: (line: string) => output.info(line) }),
     });
   } else {
-    const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges } = checkServices(config, io.env);
+    const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges, browser } = checkServices(config, io.env);
     backend = localBackend({
       version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
       notifications: {
@@ -64,6 +64,8 @@ export async function backendFor(context: CommandContext, doing: string, options
       },
       ...(llm && { llm }),
       ...(search && { search }),
+      ...(browser && { browser }),
+      closesBrowser: true,
     });
   }
   output.notice(`${doing} with ${backend.description}`);

@@ -62,6 +62,11 @@ const configSchema = closedObject({
   ]).optional(),
   /** Page notifications only for changes judged meaningful. */
   onlyMeaningfulChanges: z.boolean().optional(),
+  /** The browser of pages that need one: which Chromium, and whether script-drawn pages get it unasked. */
+  browser: closedObject({
+    executablePath: z.string().min(1).optional(),
+    autoRender: z.boolean().optional(),
+  }).optional(),
   /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
   deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
   /** The scheduler of `webwatch serve`. */
@@ -84,6 +89,7 @@ export interface Config {
   llm?: NonNullable<ConfigFile['llm']>;
   search?: NonNullable<ConfigFile['search']>;
   onlyMeaningfulChanges?: boolean;
+  browser: NonNullable<ConfigFile['browser']>;
   /** The files read, user's first. */
   files: string[];
 }
@@ -172,6 +178,7 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
     serve: Object.assign({}, ...layers.map((layer) => layer.config.serve ?? {})),
     scheduler: Object.assign({}, ...layers.map((layer) => layer.config.scheduler ?? {})),
     smtp: Object.assign({}, ...layers.map((layer) => layer.config.smtp ?? {})),
+    browser: Object.assign({}, ...layers.map((layer) => layer.config.browser ?? {})),
     ...Object.assign({}, ...layers.map((layer) => ({
       ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
       ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
@@ -216,6 +223,13 @@ export interface CheckServices {
   llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
   search?: SearchSettings;
   onlyMeaningfulChanges?: boolean;
+  browser?: BrowserSettings;
+}
+
+/** Which Chromium (else WEBWATCH_CHROMIUM, else the usual paths) and whether script-drawn pages get it unasked (default yes). */
+export interface BrowserSettings {
+  executablePath?: string;
+  autoRender?: boolean;
 }
 
 export function checkServices(config: Config, env: Readonly<Record<string, string | undefined>>): CheckServices {
@@ -229,5 +243,6 @@ export function checkServices(config: Config, env: Readonly<Record<string, strin
     ...(llm && { llm }),
     ...(search && { search }),
     ...(config.onlyMeaningfulChanges && { onlyMeaningfulChanges: true }),
+    ...(Object.keys(config.browser).length > 0 && { browser: config.browser }),
   };
 }

@@ -12,6 +12,7 @@ export const EXIT = {
   changesPending: 8,
   agentRefused: 9,
   agentCancelled: 10,
+  browserMissing: 11,
   interrupted: 130,
 } as const;
 
@@ -29,6 +30,7 @@ export const EXIT_CODE_TABLE: readonly { code: ExitCode; meaning: string }[] = [
   { code: EXIT.changesPending, meaning: 'changes pending: only with --detailed-exitcode' },
   { code: EXIT.agentRefused, meaning: 'the agent refused the task (agent run, agent trace --follow)' },
   { code: EXIT.agentCancelled, meaning: 'the agent job was cancelled (agent run, agent trace --follow); a failed run is 1, one that hit maxCredits 6' },
+  { code: EXIT.browserMissing, meaning: 'the request needs a browser (actions, screenshot, waitFor, mobile) and no Chromium was found' },
   { code: EXIT.interrupted, meaning: 'interrupted (Ctrl-C)' },
 ];
 

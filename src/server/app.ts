@@ -22,6 +22,7 @@ import { ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { agentRoutes } from './routes/agents.js';
+import { closeBrowserIfOpen } from '../engine/browser/lifetime.js';
 import websocket from '@fastify/websocket';
 import { crawlRoutes } from './routes/crawls.js';
 import { batchRoutes } from './routes/batch.js';
@@ -150,6 +151,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         ...(guarded && { checkUrl, publicAddressesOnly: true }),
         ...(options.llm && { llm: options.llm }),
         ...(options.search && { search: options.search }),
+        ...(options.browser && { browser: options.browser }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
       backends.set(id, backend);
@@ -381,6 +383,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       await delivering;
       closing = true;
       if (deliveryTimer) clearTimeout(deliveryTimer);
+      await closeBrowserIfOpen();
     },
   };
 }

@@ -1,6 +1,7 @@
 /** The Backend of the embedded engine: engine functions called in this process. */
+import { join } from 'node:path';
 import type { ScrapeContext } from '../../engine/scrape/scrape.js';
-import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
+import { databasePath, engineHome, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
@@ -15,7 +16,8 @@ import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
-import type { SearchSettings } from '../../config/config.js';
+import type { BrowserSettings, SearchSettings } from '../../config/config.js';
+import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
@@ -55,6 +57,10 @@ export interface LocalBackendOptions {
    * prefix and case-insensitive name, with suggestions (the command line).
    */
   exactMonitorRefs?: boolean;
+  /** Which Chromium, and whether script-drawn pages are rendered unasked. */
+  browser?: BrowserSettings;
+  /** close() also stops the process's browser (the command line; serve stops it when it drains). */
+  closesBrowser?: boolean;
 }
 
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
@@ -107,6 +113,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
+    browser: { env: options.env, ...options.browser, artifactsDir: join(engineHome(options.env), 'artifacts', team) },
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
   const usage = () => usageStore(openDb());
@@ -289,6 +296,8 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     close: async () => {
       // Agent runs of this process end before the database closes.
       if (agentJobs) await Promise.allSettled(agentJobs.running());
+      // The command line's one backend ends with it; serve closes the browser when it drains.
+      if (options.closesBrowser) await closeBrowserIfOpen();
       if (!options.db) db?.close();
       db = undefined;
       store = undefined;

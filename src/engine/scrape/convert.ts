@@ -87,7 +87,6 @@ export async function convertPage(page: ConvertInput, options: ScrapeOptions, fo
   const wanted = new Set(formats);
   const content = isHtml(contentType) ? htmlContent(page, options, wanted) : pdfAsFile ? otherContent(page, 'application/octet-stream') : otherContent(page, contentType);
   const warnings = [content.warning];
-  if (options.waitFor) warnings.push('waitFor has no effect on the local engine, which fetches pages without a browser');
   const kept = options.removeBase64Images === false ? content.markdown : removeBase64Images(content.markdown);
   const redaction = options.redactPII === true ? {} : options.redactPII || undefined;
   const markdown = redaction ? await redactPii(kept, redaction) : kept;

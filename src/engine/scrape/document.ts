@@ -1,5 +1,6 @@
 /** The v2 scrape result (DESIGN §5), as the engine returns it. */
 import type { PageMetadata } from '../content/metadata.js';
+import type { ActionResults } from '../browser/render.js';
 
 export interface DocumentMetadata extends PageMetadata {
   sourceURL: string;
@@ -28,6 +29,9 @@ export interface ScrapeDocument {
   links?: string[];
   images?: string[];
   changeTracking?: ChangeTracking;
+  /** file:// URL of the screenshot (the local engine writes it under its home). */
+  screenshot?: string;
+  actions?: ActionResults;
   warning?: string;
   metadata: DocumentMetadata;
 }

@@ -8,6 +8,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
+import type { Rendered } from '../browser/render.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
 import type { ScrapeStore, TrackingKey } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
@@ -28,6 +29,15 @@ export interface ScrapeContext {
   /** Sockets connect only to public addresses (serve without --allow-private-targets). */
   publicAddressesOnly?: boolean;
   signal?: AbortSignal;
+  /** The browser for pages that need one; without it such a scrape fails with the install hint. */
+  browser?: {
+    env: Readonly<Record<string, string | undefined>>;
+    executablePath?: string;
+    /** Script-drawn pages are rendered unasked (default true). */
+    autoRender?: boolean;
+    /** Screenshots and PDFs go here (the engine's home, per team). */
+    artifactsDir: string;
+  };
 }
 
 export interface ScrapeRequest {
@@ -157,6 +167,53 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   return { document: withTracking(document), fingerprint: fetched.fingerprint };
 }
 
+/** Why a request needs a browser, or undefined when a plain fetch does it. */
+export function browserNeed(options: ScrapeOptions): string | undefined {
+  if (options.actions && options.actions.length > 0) return 'actions';
+  if (requestedFormats(options).has('screenshot')) return 'the screenshot format';
+  if (options.waitFor) return 'waitFor';
+  if (options.mobile) return 'mobile';
+  return undefined;
+}
+
+/**
+ * An HTML page whose text is almost all missing until scripts run: little visible text, and an
+ * empty application root (`<div id="root"></div>`, app, __next, __nuxt) or a notice that asks
+ * for JavaScript. Cheap, on the raw bytes, so that plain pages pay nothing.
+ */
+export function looksDrawnByScript(page: FetchedPage): boolean {
+  if (!/html/i.test(page.contentType ?? 'text/html') || page.body.length > 2_000_000) return false;
+  const html = page.body.toString('utf8');
+  if (!/<script\b/i.test(html)) return false;
+  const text = html
+    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&[a-z#0-9]+;/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text.length > 400) return false;
+  const emptyRoot = /<(div|main|section|body)\b[^>]*\bid=["']?(root|app|__next|__nuxt|main-app|application)["']?[^>]*>\s*<\/\1>/i.test(html);
+  const asksForScript = /<noscript\b[^>]*>[\s\S]*?(enable|requires?|need)[\s\S]*?javascript[\s\S]*?<\/noscript>/i.test(html);
+  return emptyRoot || asksForScript;
+}
+
+async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: string, why: string): Promise<Rendered> {
+  const { findChromium } = await import('../browser/chromium.js');
+  const executablePath = findChromium(context.browser?.env ?? {}, context.browser?.executablePath, why);
+  const { renderPage } = await import('../browser/render.js');
+  return renderPage({
+    url: request.url,
+    options: request.options,
+    headers: requestHeaders(request.options, context.version),
+    timeoutMs: request.options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS,
+    executablePath,
+    artifactsDir: context.browser?.artifactsDir ?? '.',
+    scrapeId,
+    ...(context.checkUrl && { checkUrl: context.checkUrl }),
+    ...(context.signal && { signal: context.signal }),
+  });
+}
+
 function responseFingerprint(version: string, cacheKey: string, page: FetchedPage): string {
   const hash = createHash('sha256').update(`${version}\n${cacheKey}\n${page.statusCode}\n${page.contentType ?? ''}\n${page.finalUrl}\n`);
   return hash.update(page.body).digest('base64url');
@@ -165,19 +222,40 @@ function responseFingerprint(version: string, cacheKey: string, page: FetchedPag
 async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
-  const page = await fetchPage({
-    url: request.url,
-    timeoutMs: options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS,
-    headers: requestHeaders(options, context.version),
-    skipTlsVerification: options.skipTlsVerification ?? true,
-    ...(context.checkUrl && { checkUrl: context.checkUrl }),
-    ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
-    ...(context.signal && { signal: context.signal }),
-  });
+  const scrapeId = randomUUID();
+  const needs = browserNeed(options);
+  let rendered: Rendered | undefined;
+  let page: FetchedPage;
+  let browserWarning: string | undefined;
+  if (needs) {
+    rendered = await render(request, context, scrapeId, needs);
+    page = rendered.page;
+  } else {
+    page = await fetchPage({
+      url: request.url,
+      timeoutMs: options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS,
+      headers: requestHeaders(options, context.version),
+      skipTlsVerification: options.skipTlsVerification ?? true,
+      ...(context.checkUrl && { checkUrl: context.checkUrl }),
+      ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
+      ...(context.signal && { signal: context.signal }),
+    });
+    // A page drawn by script is rendered unasked, unless turned off; a plain page never pays for a browser.
+    if (context.browser && context.browser.autoRender !== false && looksDrawnByScript(page)) {
+      try {
+        rendered = await render(request, context, scrapeId, 'a page drawn by script');
+        page = rendered.page;
+      } catch (error) {
+        if (!(error instanceof WebwatchError) || error.code !== 'BROWSER_NOT_FOUND') throw error;
+        browserWarning = `the page looks drawn by script and no browser was found to render it (${error.suggestion ?? ''})`;
+      }
+    }
+  }
   const fingerprint = responseFingerprint(context.version, fingerprinting.cacheKey, page);
-  if (fingerprint === fingerprinting.known) return { unchanged: { statusCode: page.statusCode, scrapeId: randomUUID(), fingerprint } };
+  if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions) return { unchanged: { statusCode: page.statusCode, scrapeId, fingerprint } };
   const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats]);
-  const { markdown, warning } = content;
+  const { markdown } = content;
+  const warning = [content.warning, browserWarning].filter(Boolean).join('; ') || undefined;
   const want = (format: FormatName) => formats.has(format);
   const document: ScrapeDocument = {
     // Change tracking compares markdown, so it comes along.
@@ -187,6 +265,8 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
     ...(want('rawBase64') && { rawBase64: page.body.toString('base64') }),
     ...(want('links') && { links: content.links }),
     ...(want('images') && { images: content.images }),
+    ...(rendered?.screenshot && { screenshot: rendered.screenshot }),
+    ...(rendered?.actions && { actions: rendered.actions }),
     ...(warning && { warning }),
     metadata: {
       ...content.metadata,
@@ -194,7 +274,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       url: page.finalUrl,
       statusCode: page.statusCode,
       ...(page.contentType && { contentType: page.contentType }),
-      scrapeId: randomUUID(),
+      scrapeId,
       cacheState: 'miss',
       creditsUsed: 1,
     },

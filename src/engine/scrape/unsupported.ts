@@ -8,7 +8,6 @@ const NEEDS_BROWSER = 'a browser';
 const NEEDS_MODEL = 'a language model';
 
 const FORMAT_NEEDS: Record<string, string> = {
-  screenshot: NEEDS_BROWSER,
   branding: NEEDS_BROWSER,
   summary: NEEDS_MODEL,
   json: NEEDS_MODEL,
@@ -31,8 +30,7 @@ export function unsupportedFeatures(options: ScrapeOptions): string[] {
       missing.push(`changeTracking json mode (needs ${NEEDS_MODEL})`);
     }
   }
-  if (options.actions && options.actions.length > 0) missing.push(`actions (need ${NEEDS_BROWSER})`);
   if (options.onlyCleanContent) missing.push(`onlyCleanContent (needs ${NEEDS_MODEL})`);
-  if (options.profile) missing.push(`profile (needs ${NEEDS_BROWSER})`);
+  if (options.profile) missing.push(`profile (needs ${NEEDS_BROWSER} with persistent storage)`);
   return missing;
 }

@@ -1,0 +1,39 @@
+/**
+ * Which Chromium to drive: the configured one (`browser.executablePath`), WEBWATCH_CHROMIUM, or
+ * the usual places of Debian's package and of Chrome. Never a download.
+ */
+import { accessSync, constants } from 'node:fs';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { EXIT } from '../../errors/exit-codes.js';
+
+export const USUAL_CHROMIUM_PATHS = [
+  '/usr/bin/chromium', '/usr/bin/chromium-headless-shell', '/usr/lib/chromium/chromium', '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome',
+];
+
+export const BROWSER_INSTALL_HINT = 'install Debian\'s chromium (apt-get install chromium), or name one with browser.executablePath in the config or WEBWATCH_CHROMIUM';
+
+const executable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The Chromium to run, or a clear error (exit 11) naming why a browser was needed and how to get one. */
+export function findChromium(env: Readonly<Record<string, string | undefined>>, configured: string | undefined, why: string): string {
+  const named = configured ?? env.WEBWATCH_CHROMIUM;
+  if (named) {
+    if (executable(named)) return named;
+    throw new WebwatchError(`${why} needs a browser, and ${named} (${configured ? 'browser.executablePath' : 'WEBWATCH_CHROMIUM'}) cannot be run`, {
+      status: 501, code: 'BROWSER_NOT_FOUND', exitCode: EXIT.browserMissing, suggestion: BROWSER_INSTALL_HINT,
+    });
+  }
+  const found = USUAL_CHROMIUM_PATHS.find(executable);
+  if (found) return found;
+  throw new WebwatchError(`${why} needs a browser, and no Chromium was found`, {
+    status: 501, code: 'BROWSER_NOT_FOUND', exitCode: EXIT.browserMissing, suggestion: BROWSER_INSTALL_HINT,
+  });
+}

@@ -1,0 +1,274 @@
+/**
+ * A page rendered by Chromium (playwright-core, driving the system's Chromium by its path; it
+ * never downloads a browser): one shared browser per process, a fresh context per scrape (no
+ * cookies cross scrapes or teams), at most MAX_OPEN_PAGES at once, and a new browser after a
+ * crash. Every request the page makes, sub-resources and redirects included, passes the same
+ * URL check as a plain fetch (serve's private-address rule, threat protection).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import type { Action, ScrapeOptions } from '../../spec/scrape-options.js';
+import type { FetchedPage } from '../fetch/fetch-page.js';
+import { browserClosed, browserOpened } from './lifetime.js';
+
+export const MAX_OPEN_PAGES = 4;
+const DESKTOP_VIEWPORT = { width: 1280, height: 800 };
+const MOBILE_VIEWPORT = { width: 412, height: 915 };
+
+export interface ActionResults {
+  screenshots: string[];
+  scrapes: { url: string; html: string }[];
+  javascriptReturns: { type: string; value: unknown }[];
+  pdfs: string[];
+}
+
+export interface RenderRequest {
+  url: string;
+  options: ScrapeOptions;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  executablePath: string;
+  /** Where screenshots and PDFs are written (a directory of the engine's home, per team). */
+  artifactsDir: string;
+  scrapeId: string;
+  checkUrl?: (url: URL) => void | Promise<void>;
+  signal?: AbortSignal;
+}
+
+export interface Rendered {
+  page: FetchedPage;
+  screenshot?: string;
+  actions?: ActionResults;
+}
+
+let shared: { path: string; browser: Promise<Browser> } | undefined;
+let open = 0;
+const waiting: (() => void)[] = [];
+
+async function browserAt(executablePath: string): Promise<Browser> {
+  if (shared && shared.path === executablePath) {
+    const browser = await shared.browser.catch(() => undefined);
+    if (browser?.isConnected()) return browser;
+  }
+  const { chromium } = await import('playwright-core');
+  const launching = chromium.launch({
+    executablePath,
+    // Root (containers, CI) cannot use Chromium's sandbox; the page's requests are checked here instead.
+    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+  });
+  shared = { path: executablePath, browser: launching };
+  const browser = await launching.catch((error: Error) => {
+    shared = undefined;
+    throw new WebwatchError(`cannot start the browser ${executablePath}: ${error.message.split('\n')[0]}`, { code: 'BROWSER_FAILED', exitCode: EXIT.browserMissing });
+  });
+  // A crashed or killed browser is replaced by the next scrape, never waited on.
+  browser.on('disconnected', () => {
+    if (shared?.browser === launching) shared = undefined;
+  });
+  browserOpened(async () => {
+    shared = undefined;
+    browserClosed();
+    await browser.close().catch(() => undefined);
+  });
+  return browser;
+}
+
+async function slot(): Promise<() => void> {
+  if (open >= MAX_OPEN_PAGES) await new Promise<void>((resolve) => waiting.push(resolve));
+  open++;
+  return () => {
+    open--;
+    waiting.shift()?.();
+  };
+}
+
+export async function renderPage(request: RenderRequest): Promise<Rendered> {
+  const release = await slot();
+  let context: BrowserContext | undefined;
+  try {
+    const browser = await browserAt(request.executablePath);
+    const created = await newContext(browser, request);
+    context = created.context;
+    const session = render(created.context, created.refused, request);
+    // The timeout covers the whole session: load, waits and actions.
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new WebwatchError(`the browser did not finish ${request.url} within ${request.timeoutMs} ms`, { status: 408, code: 'SCRAPE_TIMEOUT' })), request.timeoutMs);
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      request.signal?.addEventListener('abort', () => reject(new WebwatchError('the scrape was cancelled', { code: 'SCRAPE_CANCELLED' })), { once: true });
+    });
+    try {
+      return await Promise.race([session, expired, aborted]);
+    } finally {
+      clearTimeout(timer);
+    }
+  } catch (error) {
+    if (error instanceof WebwatchError) throw error;
+    const message = (error as Error).message?.split('\n')[0] ?? String(error);
+    // A browser that died mid-scrape fails this page only; the next one starts a new browser.
+    if (/Target (page, context or browser )?closed|Browser has been closed|browser has disconnected/i.test(message)) {
+      throw new WebwatchError(`the browser stopped while rendering ${request.url}`, { status: 502, code: 'BROWSER_CRASHED' });
+    }
+    throw new WebwatchError(`the browser could not render ${request.url}: ${message}`, { status: 502, code: 'SCRAPE_BROWSER_ERROR' });
+  } finally {
+    await context?.close().catch(() => undefined);
+    release();
+  }
+}
+
+async function newContext(browser: Browser, request: RenderRequest): Promise<{ context: BrowserContext; refused: () => unknown }> {
+  const { options, headers } = request;
+  const { 'user-agent': userAgent, ...extraHTTPHeaders } = headers;
+  const screenshotFormat = options.formats?.find((f): f is Extract<typeof f, { type: 'screenshot' }> => typeof f !== 'string' && f.type === 'screenshot');
+  const viewport = screenshotFormat?.viewport ?? (options.mobile ? MOBILE_VIEWPORT : DESKTOP_VIEWPORT);
+  const context = await browser.newContext({
+    ...(userAgent && { userAgent }),
+    extraHTTPHeaders,
+    viewport,
+    ...(options.mobile && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }),
+    ignoreHTTPSErrors: options.skipTlsVerification ?? true,
+    ...(options.location?.languages?.[0] && { locale: options.location.languages[0] }),
+    // Downloads and service workers would bypass the request check below.
+    acceptDownloads: false,
+    serviceWorkers: 'block',
+  });
+  let refused: unknown;
+  await context.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (/^(data|blob|about):/.test(url)) return route.continue();
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new WebwatchError(`the page asked for ${parsed.protocol} URL, which is not fetched`, { status: 403 });
+      await request.checkUrl?.(parsed);
+      return await route.continue();
+    } catch (error) {
+      // The page itself refused fails the scrape; a refused sub-resource is only left out.
+      if (route.request().isNavigationRequest() && route.request().frame() === route.request().frame().page().mainFrame()) refused = error;
+      return route.abort('blockedbyclient');
+    }
+  });
+  return { context, refused: () => refused };
+}
+
+async function render(context: BrowserContext, refused: () => unknown, request: RenderRequest): Promise<Rendered> {
+  const { options } = request;
+  const page = await context.newPage();
+  const response = await page.goto(request.url, { waitUntil: 'load', timeout: request.timeoutMs }).catch((error: Error) => {
+    throw refused() ?? error;
+  });
+  if (refused()) throw refused();
+  if (options.waitFor) await page.waitForTimeout(options.waitFor);
+  const artifacts = artifactWriter(request);
+  const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;
+  const screenshotFormat = options.formats?.find((f) => (typeof f === 'string' ? f : f.type) === 'screenshot');
+  let screenshot: string | undefined;
+  if (screenshotFormat) {
+    const settings = typeof screenshotFormat === 'string' ? {} : (screenshotFormat as { fullPage?: boolean; quality?: number });
+    screenshot = await artifacts.screenshot(page, settings);
+  }
+  const html = await page.content();
+  return {
+    page: {
+      requestedUrl: request.url,
+      finalUrl: page.url(),
+      statusCode: response?.status() ?? 200,
+      headers: response ? await response.allHeaders() : {},
+      // What the browser drew is HTML, whatever the first response was.
+      contentType: 'text/html; charset=utf-8',
+      body: Buffer.from(html, 'utf8'),
+      redirects: [],
+    },
+    ...(screenshot && { screenshot }),
+    ...(actions && { actions }),
+  };
+}
+
+function artifactWriter(request: RenderRequest) {
+  let count = 0;
+  const save = async (extension: string, bytes: Buffer) => {
+    await mkdir(request.artifactsDir, { recursive: true, mode: 0o700 });
+    const path = join(request.artifactsDir, `${request.scrapeId}-${++count}.${extension}`);
+    await writeFile(path, bytes, { mode: 0o600 });
+    return pathToFileURL(path).href;
+  };
+  return {
+    async screenshot(page: Page, settings: { fullPage?: boolean; quality?: number; viewport?: { width: number; height: number } }) {
+      if (settings.viewport) await page.setViewportSize(settings.viewport);
+      const jpeg = settings.quality !== undefined;
+      return save(jpeg ? 'jpg' : 'png', await page.screenshot({ fullPage: settings.fullPage ?? false, type: jpeg ? 'jpeg' : 'png', ...(jpeg && { quality: settings.quality }) }));
+    },
+    async pdf(page: Page, settings: { format?: string; landscape?: boolean; scale?: number }) {
+      return save('pdf', await page.pdf({ format: settings.format ?? 'Letter', landscape: settings.landscape ?? false, scale: settings.scale ?? 1 }));
+    },
+  };
+}
+
+/** How long an action waits for its selector before it fails. */
+const SELECTOR_WAIT_MS = 5000;
+
+async function runActions(page: Page, actions: readonly Action[], artifacts: ReturnType<typeof artifactWriter>): Promise<ActionResults> {
+  const results: ActionResults = { screenshots: [], scrapes: [], javascriptReturns: [], pdfs: [] };
+  for (const [index, action] of actions.entries()) {
+    const failed = (reason: string) =>
+      new WebwatchError(`action ${index + 1} (${action.type}) failed: ${reason}`, { status: 400, code: 'SCRAPE_ACTION_ERROR', details: { action: index, type: action.type, reason } });
+    const element = async (selector: string) => {
+      const found = await page.waitForSelector(selector, { state: 'attached', timeout: SELECTOR_WAIT_MS }).catch(() => null);
+      if (!found) throw failed(`no element matches the selector ${JSON.stringify(selector)}`);
+      return found;
+    };
+    switch (action.type) {
+      case 'wait':
+        if (action.selector) await element(action.selector);
+        else await page.waitForTimeout(action.milliseconds!);
+        break;
+      case 'click':
+        if (action.all) {
+          for (const match of await page.$$(action.selector)) await match.click().catch(() => undefined);
+        } else {
+          await (await element(action.selector)).click();
+        }
+        break;
+      case 'write':
+        // Typed into whatever the previous click focused, key by key, as a person would.
+        await page.keyboard.type(action.text);
+        break;
+      case 'press':
+        await page.keyboard.press(action.key).catch((error: Error) => {
+          throw failed(`the key ${JSON.stringify(action.key)} cannot be pressed: ${error.message.split('\n')[0]}`);
+        });
+        break;
+      case 'scroll': {
+        const down = (action.direction ?? 'down') === 'down';
+        if (action.selector) await (await element(action.selector)).evaluate((node, d) => node.scrollBy(0, d ? node.clientHeight : -node.clientHeight), down);
+        else await page.evaluate(`window.scrollBy(0, ${down ? '' : '-'}window.innerHeight)`);
+        // Content loaded on scroll gets a moment to arrive.
+        await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
+        break;
+      }
+      case 'screenshot':
+        results.screenshots.push(await artifacts.screenshot(page, action));
+        break;
+      case 'scrape':
+        results.scrapes.push({ url: page.url(), html: await page.content() });
+        break;
+      case 'executeJavascript': {
+        // A script with `return` is a function body (as the hosted API runs them); else an expression.
+        const source = /\breturn\b/.test(action.script) ? `(async () => { ${action.script}\n})()` : action.script;
+        const value = await page.evaluate(source).catch((error: Error) => {
+          throw failed(`the script threw: ${error.message.split('\n')[0]}`);
+        });
+        results.javascriptReturns.push({ type: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value, value: value ?? null });
+        break;
+      }
+      case 'pdf':
+        results.pdfs.push(await artifacts.pdf(page, action));
+        break;
+    }
+  }
+  return results;
+}
