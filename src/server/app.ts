@@ -23,6 +23,8 @@ import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { agentRoutes } from './routes/agents.js';
 import { closeBrowserIfOpen } from '../engine/browser/lifetime.js';
+import { pruneArtifacts } from '../engine/browser/artifacts.js';
+import { artifactRoutes } from './routes/artifacts.js';
 import websocket from '@fastify/websocket';
 import { crawlRoutes } from './routes/crawls.js';
 import { batchRoutes } from './routes/batch.js';
@@ -297,6 +299,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   const outbox = outboxStore(options.db);
   let delivering: Promise<void> | undefined;
   let deliveryTimer: NodeJS.Timeout | undefined;
+  // Screenshots and PDFs are kept a day, like crawl results.
+  const pruning = setInterval(() => void pruneArtifacts(options.env, options.now().getTime()), 60 * 60 * 1000).unref();
+  void pruneArtifacts(options.env, options.now().getTime());
   let closing = false;
   const planDeliveries = () => {
     if (deliveryTimer) clearTimeout(deliveryTimer);
@@ -348,7 +353,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     now: options.now,
     ...(checkUrl && { checkUrl }),
   };
-  scrapeRoutes(app, routes);
+  scrapeRoutes(app, routes, options.env);
+  artifactRoutes(app, options.env);
   searchRoutes(app, routes);
   const runningCrawls = crawlRoutes(app, routes, crawls);
   const runningBatches = batchRoutes(app, routes, batches, options.concurrencyPerKey);
@@ -383,6 +389,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       await delivering;
       closing = true;
       if (deliveryTimer) clearTimeout(deliveryTimer);
+      clearInterval(pruning);
       await closeBrowserIfOpen();
     },
   };

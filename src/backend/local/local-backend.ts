@@ -1,7 +1,6 @@
 /** The Backend of the embedded engine: engine functions called in this process. */
-import { join } from 'node:path';
 import type { ScrapeContext } from '../../engine/scrape/scrape.js';
-import { databasePath, engineHome, openDatabase, type Db } from '../../engine/store/database.js';
+import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
@@ -18,6 +17,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
 import type { BrowserSettings, SearchSettings } from '../../config/config.js';
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
+import { artifactsDir } from '../../engine/browser/artifacts.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
@@ -113,7 +113,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
-    browser: { env: options.env, ...options.browser, artifactsDir: join(engineHome(options.env), 'artifacts', team) },
+    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team) },
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
   const usage = () => usageStore(openDb());

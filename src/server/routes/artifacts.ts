@@ -1,0 +1,25 @@
+/** GET /v2/artifacts/{name}: a screenshot or PDF of the browser, to the key of the team that made it. */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { ARTIFACT_NAME, ARTIFACT_TYPES, artifactsDir } from '../../engine/browser/artifacts.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+
+export function artifactRoutes(app: FastifyInstance, env: Readonly<Record<string, string | undefined>>): void {
+  app.get<{ Params: { name: string } }>('/v2/artifacts/:name', async (request, reply) => {
+    const { name } = request.params;
+    const notFound = () => new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { artifact: name, reason: 'no such screenshot or PDF for this key\'s team (they are kept 24 hours)' } });
+    // Only names the browser writes: no path, no other team's directory.
+    if (!ARTIFACT_NAME.test(name)) throw notFound();
+    const path = join(artifactsDir(env, request.team), name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) throw notFound();
+    return reply
+      .header('content-type', ARTIFACT_TYPES[name.split('.').pop()!]!)
+      .header('content-length', info.size)
+      .header('cache-control', 'private, max-age=3600')
+      .send(createReadStream(path));
+  });
+}
