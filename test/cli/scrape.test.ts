@@ -92,9 +92,9 @@ describe('webwatch scrape', () => {
   });
 
   it('names what the local engine cannot do, exit 2', async () => {
-    const result = await run(['scrape', `${server.origin}/a`, '--format', 'markdown,screenshot']);
+    const result = await run(['scrape', `${server.origin}/a`, '--format', 'markdown,branding']);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /cannot do the screenshot format \(needs a browser\)/);
+    assert.match(result.stderr, /cannot do the branding format \(needs a browser\)/);
   });
 
   it('keeps the cache in the engine home between runs', async () => {

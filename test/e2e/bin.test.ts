@@ -96,8 +96,8 @@ describe('bin/webwatch.js', () => {
     assert.equal(result.code, 0);
     // Piped: tab-separated rows, no header.
     const rows = result.stdout.trim().split('\n').map((line) => line.split('\t'));
-    assert.deepEqual(rows.map((row) => row[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '130']);
-    assert.deepEqual(rows[11], ['130', 'interrupted (Ctrl-C)']);
+    assert.deepEqual(rows.map((row) => row[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '130']);
+    assert.deepEqual(rows[12], ['130', 'interrupted (Ctrl-C)']);
     const json = JSON.parse(webwatch(['help', 'exit-codes', '--json']).stdout);
     assert.deepEqual(json[2], { code: 2, meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' });
   });

@@ -154,7 +154,7 @@ describe('scrape (local engine)', () => {
     const plain = await seen({});
     assert.match(plain['user-agent'], /X11; Linux.* webwatch\/9\.9\.9$/);
     assert.equal(plain['accept-language'], 'en-US,en;q=0.9');
-    assert.match((await seen({ mobile: true }))['user-agent'], /Mobile Safari.* webwatch\/9\.9\.9$/);
+    // mobile goes through the browser, whose agent test/engine/browser.test.ts checks.
     assert.equal((await seen({ location: { country: 'DE' } }))['accept-language'], 'de-DE,de;q=0.9');
     assert.equal((await seen({ location: { languages: ['fr-CA', 'en'] } }))['accept-language'], 'fr-CA,fr;q=0.9,en;q=0.8');
     const custom = await seen({ headers: { 'User-Agent': 'mine/1', Cookie: 'a=b' } });
@@ -170,13 +170,13 @@ describe('scrape (local engine)', () => {
   });
 
   it('refuses what needs a browser or a model, naming it', async () => {
-    await assert.rejects(at('/article', { formats: ['markdown', 'screenshot', 'summary'] }), (error: WebwatchError) => {
+    await assert.rejects(at('/article', { formats: ['markdown', 'branding', 'summary'] }), (error: WebwatchError) => {
       assert.equal(error.status, 400);
       assert.equal(error.code, 'UNSUPPORTED_BY_LOCAL_ENGINE');
-      assert.match(error.message, /the screenshot format \(needs a browser\), the summary format \(needs a language model\)/);
+      assert.match(error.message, /the branding format \(needs a browser\), the summary format \(needs a language model\)/);
       return true;
     });
-    await assert.rejects(at('/article', { actions: [{ type: 'scrape' }] }), /actions \(need a browser\)/);
+    await assert.rejects(at('/article', { profile: { name: 'shop' } }), /profile \(needs a browser with persistent storage\)/);
     await assert.rejects(at('/article', { formats: [{ type: 'changeTracking', modes: ['json'] }] }), /changeTracking json mode/);
     assert.equal(server.requests.filter((r) => r.path === '/article').length > 0, true);
   });

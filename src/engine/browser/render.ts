@@ -77,13 +77,35 @@ async function browserAt(executablePath: string): Promise<Browser> {
   return browser;
 }
 
+/**
+ * An idle browser closes itself after this long: a long-running server does not keep its memory,
+ * and a process that never closed it (a library caller) can still exit.
+ */
+export const BROWSER_IDLE_MS = 10_000;
+let idleTimer: NodeJS.Timeout | undefined;
+
 async function slot(): Promise<() => void> {
   if (open >= MAX_OPEN_PAGES) await new Promise<void>((resolve) => waiting.push(resolve));
   open++;
+  clearTimeout(idleTimer);
   return () => {
     open--;
     waiting.shift()?.();
+    if (open === 0) {
+      // Unref'd: Chromium's pipes keep the process alive until it fires; nothing else waits for it.
+      idleTimer = setTimeout(() => {
+        if (open === 0) void closeIdle();
+      }, BROWSER_IDLE_MS).unref();
+    }
   };
+}
+
+async function closeIdle(): Promise<void> {
+  const current = shared;
+  if (!current) return;
+  shared = undefined;
+  browserClosed();
+  await (await current.browser.catch(() => undefined))?.close().catch(() => undefined);
 }
 
 export async function renderPage(request: RenderRequest): Promise<Rendered> {
