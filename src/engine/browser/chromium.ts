@@ -6,12 +6,16 @@ import { accessSync, constants } from 'node:fs';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
 
+/**
+ * The headless shell first: it opens a page three to four times faster than the full browser.
+ * Debian's binaries before their /usr/bin wrapper scripts, so the browser is our own child.
+ */
 export const USUAL_CHROMIUM_PATHS = [
-  '/usr/bin/chromium', '/usr/bin/chromium-headless-shell', '/usr/lib/chromium/chromium', '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome',
+  '/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell', '/usr/lib/chromium/chromium', '/usr/bin/chromium',
+  '/usr/bin/chromium-browser', '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome',
 ];
 
-export const BROWSER_INSTALL_HINT = 'install Debian\'s chromium (apt-get install chromium), or name one with browser.executablePath in the config or WEBWATCH_CHROMIUM';
+export const BROWSER_INSTALL_HINT = 'install Debian\'s Chromium (apt-get install chromium-headless-shell, or chromium), or name one with browser.executablePath in the config or WEBWATCH_CHROMIUM';
 
 const executable = (path: string) => {
   try {

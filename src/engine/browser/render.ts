@@ -54,12 +54,12 @@ async function browserAt(executablePath: string): Promise<Browser> {
     const browser = await shared.browser.catch(() => undefined);
     if (browser?.isConnected()) return browser;
   }
-  const { chromium } = await import('playwright-core');
-  const launching = chromium.launch({
+  // Set before any await: concurrent first scrapes share one launch rather than each starting a browser.
+  const launching = import('playwright-core').then(({ chromium }) => chromium.launch({
     executablePath,
     // Root (containers, CI) cannot use Chromium's sandbox; the page's requests are checked here instead.
     args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
-  });
+  }));
   shared = { path: executablePath, browser: launching };
   const browser = await launching.catch((error: Error) => {
     shared = undefined;
@@ -111,8 +111,9 @@ async function closeIdle(): Promise<void> {
 export async function renderPage(request: RenderRequest): Promise<Rendered> {
   const release = await slot();
   let context: BrowserContext | undefined;
+  let browser: Browser | undefined;
   try {
-    const browser = await browserAt(request.executablePath);
+    browser = await browserAt(request.executablePath);
     const created = await newContext(browser, request);
     context = created.context;
     const session = render(created.context, created.refused, request);
@@ -121,19 +122,23 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new WebwatchError(`the browser did not finish ${request.url} within ${request.timeoutMs} ms`, { status: 408, code: 'SCRAPE_TIMEOUT' })), request.timeoutMs);
     });
+    let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
-      request.signal?.addEventListener('abort', () => reject(new WebwatchError('the scrape was cancelled', { code: 'SCRAPE_CANCELLED' })), { once: true });
+      onAbort = () => reject(new WebwatchError('the scrape was cancelled', { code: 'SCRAPE_CANCELLED' }));
+      request.signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
       return await Promise.race([session, expired, aborted]);
     } finally {
       clearTimeout(timer);
+      // A crawl's one signal serves every page: each page's listener goes with it.
+      request.signal?.removeEventListener('abort', onAbort!);
     }
   } catch (error) {
     if (error instanceof WebwatchError) throw error;
     const message = (error as Error).message?.split('\n')[0] ?? String(error);
     // A browser that died mid-scrape fails this page only; the next one starts a new browser.
-    if (/Target (page, context or browser )?closed|Browser has been closed|browser has disconnected/i.test(message)) {
+    if (browser && !browser.isConnected()) {
       throw new WebwatchError(`the browser stopped while rendering ${request.url}`, { status: 502, code: 'BROWSER_CRASHED' });
     }
     throw new WebwatchError(`the browser could not render ${request.url}: ${message}`, { status: 502, code: 'SCRAPE_BROWSER_ERROR' });
