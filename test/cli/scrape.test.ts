@@ -110,6 +110,12 @@ describe('webwatch scrape', () => {
     assert.ok(!server.requests.some((r) => r.path === '/never'));
   });
 
+  it('shows no spinner on a terminal that reports a width of 0, and ends', { timeout: 10_000 }, async () => {
+    const result = await run(['scrape', `${server.origin}/a`], { tty: true, columns: 0, env: { NO_COLOR: '1' } });
+    assert.equal(result.code, 0);
+    assert.equal(result.stderr, 'scraping with the local engine\n');
+  });
+
   it('says which engine acts, on a terminal only', async () => {
     const tty = await run(['scrape', `${server.origin}/a`], { tty: true, env: { NO_COLOR: '1' } });
     assert.match(tty.stderr, /scraping with the local engine/);
