@@ -1,11 +1,33 @@
 /** `webwatch scrape` in-process against a local site. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
+
+/** bin/webwatch.js on a pseudo-terminal (`script` gives it one: stdout and stderr both reach it), or piped. */
+function spawnWebwatch(args: string[], env: Record<string, string>, terminal: boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
+  const child = terminal
+    ? spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A command that hangs on the terminal fails the test instead of the whole run.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => {
+    clearTimeout(timer);
+    resolve({ code, stdout, stderr });
+  }));
+}
 
 describe('webwatch scrape', () => {
   let server: TestServer;
@@ -119,5 +141,88 @@ describe('webwatch scrape', () => {
   it('says which engine acts, on a terminal only', async () => {
     const tty = await run(['scrape', `${server.origin}/a`], { tty: true, env: { NO_COLOR: '1' } });
     assert.match(tty.stderr, /scraping with the local engine/);
+  });
+});
+
+describe('webwatch scrape answered from the cache', () => {
+  let server: TestServer;
+  let api: TestServer;
+  before(async () => {
+    server = await startServer({
+      '/a': html('<title>A</title><main><h1>Page A</h1></main>'),
+      '/b': html('<title>B</title><main><h1>Page B</h1></main>'),
+    });
+    // A v2 API whose documents come from its cache, one saying when it was cached and one not.
+    api = await startServer({
+      '/v2/scrape': (_q, r) => {
+        const dated = api.requests.filter((q) => q.path === '/v2/scrape').length === 1;
+        const metadata = { sourceURL: 'https://a.example/', url: 'https://a.example/', statusCode: 200, scrapeId: 's1', cacheState: 'hit', ...(dated && { cachedAt: '2026-11-21T10:30:00.000Z' }), creditsUsed: 1 };
+        r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { markdown: '# Remote', metadata } }));
+      },
+    });
+  });
+  after(async () => {
+    await server.close();
+    await api.close();
+  });
+
+  // CI keeps the spinner off the fake terminal; the note does not depend on it.
+  const cached = new Date('2026-11-21T12:00:00Z');
+  const later = new Date(cached.getTime() + 3 * 60_000 + 20_000);
+
+  it('says so on a terminal, with its age and how to fetch anew; never on stdout', async () => {
+    const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '1', CI: '1' };
+    const first = await run(['scrape', `${server.origin}/a`], { env, tty: true, now: cached });
+    assert.doesNotMatch(first.stderr, /cache/);
+    const hit = await run(['scrape', `${server.origin}/a`], { env, tty: true, now: later });
+    assert.equal(hit.code, 0);
+    assert.equal(hit.stdout, '# Page A\n');
+    assert.match(hit.stderr, /^from cache, 3 min old; --max-age 0 fetches anew$/m);
+    // Asked for the cache only: nothing to suggest.
+    const lockdown = await run(['scrape', `${server.origin}/a`, '--lockdown'], { env, tty: true, now: later });
+    assert.match(lockdown.stderr, /^from cache, 3 min old$/m);
+    const fresh = await run(['scrape', `${server.origin}/a`, '--max-age', '0'], { env, tty: true, now: later });
+    assert.doesNotMatch(fresh.stderr, /cache/);
+    assert.doesNotMatch((await run(['scrape', `${server.origin}/a`, '--quiet'], { env, tty: true, now: later })).stderr, /cache/);
+  });
+
+  it('counts the pages from the cache when there are several', async () => {
+    const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '1', CI: '1' };
+    await run(['scrape', `${server.origin}/a`], { env, now: cached });
+    const both = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`], { env, tty: true, now: later });
+    assert.match(both.stderr, /^1 of 2 pages from cache, up to 3 min old; --max-age 0 fetches anew$/m);
+  });
+
+  it('is silent when piped, and --json keeps it to the document', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    await run(['scrape', `${server.origin}/a`], { env, now: cached });
+    const piped = await run(['scrape', `${server.origin}/a`], { env, now: later });
+    assert.deepEqual([piped.stdout, piped.stderr], ['# Page A\n', '']);
+    const json = await run(['scrape', `${server.origin}/a`, '--json'], { env, now: later });
+    assert.equal(json.stderr, '');
+    const { metadata } = JSON.parse(json.stdout).data;
+    assert.deepEqual([metadata.cacheState, metadata.cachedAt], ['hit', cached.toISOString()]);
+  });
+
+  it('reads the same marks in an API\'s documents', async () => {
+    const env = { WEBWATCH_API_URL: `${api.origin}/v2`, WEBWATCH_API_KEY: 'ww_key_of_the_fake_api', NO_COLOR: '1', CI: '1' };
+    const dated = await run(['scrape', 'https://a.example/'], { env, tty: true, now: cached });
+    assert.equal(dated.stdout, '# Remote\n');
+    assert.match(dated.stderr, /^from cache, 1 h old; --max-age 0 fetches anew$/m);
+    const undated = await run(['scrape', 'https://a.example/'], { env, tty: true, now: cached });
+    assert.match(undated.stderr, /^from cache; --max-age 0 fetches anew$/m);
+  });
+
+  it('on a real terminal and piped, from the command itself', { skip: process.platform !== 'linux' }, async () => {
+    const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), NO_COLOR: '1' };
+    const url = `${server.origin}/b`;
+    const miss = await spawnWebwatch(['scrape', url], env, true);
+    assert.equal(miss.code, 0, miss.stdout);
+    assert.doesNotMatch(miss.stdout, /from cache/);
+    const hit = await spawnWebwatch(['scrape', url], env, true);
+    assert.match(hit.stdout, /# Page B/);
+    assert.match(hit.stdout, /from cache, under a minute old; --max-age 0 fetches anew/);
+    const piped = await spawnWebwatch(['scrape', url], env, false);
+    assert.deepEqual([piped.code, piped.stdout, piped.stderr], [0, '# Page B\n', '']);
   });
 });

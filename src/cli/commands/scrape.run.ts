@@ -13,6 +13,7 @@ import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
+import { cacheNote } from '../scrape-output.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional(), input: z.string().optional() });
 
@@ -77,6 +78,8 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
 
   const failures = results.filter((r): r is { url: string; error: unknown } => 'error' in r);
   if (urls.length === 1 && failures.length === 1) throw failures[0]!.error;
+  const note = cacheNote(results.flatMap((r) => ('document' in r ? [r.document] : [])), io.now(), options);
+  if (note) output.notice(note);
 
   if (flags.output) await writeOutputs(flags.output, results, output.json);
   else if (output.json && urls.length === 1) output.jsonDocument({ success: true, data: (results[0] as { document: ScrapeDocument }).document });
