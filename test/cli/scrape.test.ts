@@ -71,6 +71,40 @@ describe('webwatch scrape', () => {
     assert.equal(result.stdout, `${server.origin}/b\n`);
   });
 
+  it('prints every format asked for, each under a heading, in the order asked', async () => {
+    const result = await run(['scrape', `${server.origin}/a`, '--format', 'links,markdown']);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, `<!-- links -->\n\n${server.origin}/b\n\n<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n`);
+    assert.equal(result.stderr, '');
+    const tty = await run(['scrape', `${server.origin}/a`, '-f', 'markdown,links', '-f', 'images'], { tty: true, env: { NO_COLOR: '1', CI: '1' } });
+    assert.equal(tty.stdout, `<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n\n<!-- links -->\n\n${server.origin}/b\n\n<!-- images -->\n`, 'an empty format is its heading alone');
+  });
+
+  it('names the URL in each heading when there are several', async () => {
+    const result = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, '--format', 'markdown,links']);
+    assert.equal(result.stdout, [
+      `<!-- markdown of ${server.origin}/a -->`, `# Page A\n\nAlpha [b](${server.origin}/b)`, `<!-- links of ${server.origin}/a -->`, `${server.origin}/b`,
+      `<!-- markdown of ${server.origin}/b -->`, '# Page B', `<!-- links of ${server.origin}/b -->`,
+    ].join('\n\n') + '\n');
+  });
+
+  it('leaves rawBase64 out of text with other formats, and says how to get it', async () => {
+    const result = await run(['scrape', `${server.origin}/b`, '--format', 'markdown,rawBase64']);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '<!-- markdown -->\n\n# Page B\n');
+    assert.match(result.stderr, /^rawBase64 is not printed with other formats: --json includes it$/m);
+    assert.equal((await run(['scrape', `${server.origin}/b`, '--format', 'markdown,rawBase64', '--quiet'])).stderr, '');
+    // Alone, it is printed as it always was.
+    const alone = await run(['scrape', `${server.origin}/b`, '--format', 'rawBase64']);
+    assert.equal(Buffer.from(alone.stdout.trim(), 'base64').toString(), '<title>B</title><main><h1>Page B</h1></main>');
+  });
+
+  it('-o <file> holds what would be printed', async () => {
+    const file = join(tempDir(), 'a.txt');
+    assert.equal((await run(['scrape', `${server.origin}/a`, '-f', 'markdown,links', '-o', file])).code, 0);
+    assert.equal(readFileSync(file, 'utf8'), `<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n\n<!-- links -->\n\n${server.origin}/b\n`);
+  });
+
   it('-o writes a file for one URL and a directory of files for several', async () => {
     const dir = tempDir();
     assert.equal((await run(['scrape', `${server.origin}/a`, '-o', join(dir, 'a.md')])).code, 0);

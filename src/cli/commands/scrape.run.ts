@@ -13,7 +13,7 @@ import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
-import { cacheNote } from '../scrape-output.js';
+import { cacheNote, documentsText, formatNames } from '../scrape-output.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional(), input: z.string().optional() });
 
@@ -29,16 +29,6 @@ async function urlsFromInput(input: string, io: CommandContext['io']): Promise<s
     }
   }
   return text.split(/\r?\n/).map((line) => line.replace(/(^|\s)#.*$/, '').trim()).filter(Boolean);
-}
-
-/** What a person piping one page wants: the markdown, else the first format asked for. */
-function primaryText(document: ScrapeDocument): string {
-  if (document.markdown !== undefined) return document.markdown;
-  if (document.html !== undefined) return document.html;
-  if (document.rawHtml !== undefined) return document.rawHtml;
-  if (document.links) return document.links.join('\n');
-  if (document.images) return document.images.join('\n');
-  return document.rawBase64 ?? '';
 }
 
 /** A file name for a URL: host and path, made safe. */
@@ -81,21 +71,24 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
   const note = cacheNote(results.flatMap((r) => ('document' in r ? [r.document] : [])), io.now(), options);
   if (note) output.notice(note);
 
-  if (flags.output) await writeOutputs(flags.output, results, output.json);
-  else if (output.json && urls.length === 1) output.jsonDocument({ success: true, data: (results[0] as { document: ScrapeDocument }).document });
+  const pages = results.filter((r): r is { url: string; document: ScrapeDocument } => 'document' in r);
+  const formats = formatNames(options);
+  if (flags.output) await writeOutputs(flags.output, results, output.json, formats);
+  else if (output.json && urls.length === 1) output.jsonDocument({ success: true, data: pages[0]!.document });
   else if (output.json) {
     for (const result of results) io.stdout.write(`${JSON.stringify('error' in result ? errorLine(result) : { success: true, data: result.document })}\n`);
   } else {
-    const texts = results.filter((r): r is { url: string; document: ScrapeDocument } => 'document' in r);
-    output.data(texts.map((r) => (urls.length > 1 ? `<!-- ${r.url} -->\n\n${primaryText(r.document)}` : primaryText(r.document))).join('\n\n'));
+    const { text, leftOut } = documentsText(pages, formats);
+    output.data(text);
+    for (const format of leftOut) output.info(`${format} is not printed with other formats: --json includes it`);
   }
   for (const failure of failures) if (!output.json || flags.output) output.problem(`error: ${failure.url}: ${asWebwatchError(failure.error).message}`);
   return failures.length > 0 ? asWebwatchError(failures[0]!.error).exitCode : EXIT.ok;
 }
 
-async function writeOutputs(target: string, results: ScrapeResult[], json: boolean) {
+async function writeOutputs(target: string, results: ScrapeResult[], json: boolean, formats: readonly string[]) {
   const render = (result: ScrapeResult) =>
-    'error' in result ? '' : json ? `${JSON.stringify({ success: true, data: result.document }, null, 2)}\n` : `${primaryText(result.document)}\n`;
+    'error' in result ? '' : json ? `${JSON.stringify({ success: true, data: result.document }, null, 2)}\n` : `${documentsText([result], formats).text}\n`;
   const successes = results.filter((r) => 'document' in r);
   if (results.length === 1) {
     if (successes.length === 1) await writeFile(target, render(results[0]!));
