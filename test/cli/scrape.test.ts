@@ -1,13 +1,15 @@
 /** `webwatch scrape` in-process against a local site. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
 
 const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 
@@ -35,6 +37,7 @@ describe('webwatch scrape', () => {
     server = await startServer({
       '/a': html('<title>A</title><main><h1>Page A</h1><p>Alpha <a href="/b">b</a></p></main>'),
       '/b': html('<title>B</title><main><h1>Page B</h1></main>'),
+      '/logo.png': (_q, r) => void r.writeHead(200, { 'content-type': 'image/png' }).end(PNG),
       '/echo': (request, response) => void response.writeHead(200, { 'content-type': 'text/plain' }).end(`${request.headers['x-token']}|${request.headers['accept-language']}`),
     });
   });
@@ -92,7 +95,7 @@ describe('webwatch scrape', () => {
     const result = await run(['scrape', `${server.origin}/b`, '--format', 'markdown,rawBase64']);
     assert.equal(result.code, 0);
     assert.equal(result.stdout, '<!-- markdown -->\n\n# Page B\n');
-    assert.match(result.stderr, /^rawBase64 is not printed with other formats: --json includes it$/m);
+    assert.match(result.stderr, /^rawBase64 is not printed with other formats: --json includes it, -o <directory> writes the file itself$/m);
     assert.equal((await run(['scrape', `${server.origin}/b`, '--format', 'markdown,rawBase64', '--quiet'])).stderr, '');
     // Alone, it is printed as it always was.
     const alone = await run(['scrape', `${server.origin}/b`, '--format', 'rawBase64']);
@@ -113,6 +116,52 @@ describe('webwatch scrape', () => {
     assert.equal((await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, '-o', out, '--json'])).code, 0);
     assert.deepEqual(readdirSync(out).sort(), ['127.0.0.1_a.json', '127.0.0.1_b.json']);
     assert.equal(JSON.parse(readFileSync(join(out, '127.0.0.1_b.json'), 'utf8')).data.metadata.title, 'B');
+  });
+
+  it('-o <existing directory> writes into it, named after the URL, and says what it wrote', async () => {
+    const dir = tempDir();
+    const result = await run(['scrape', `${server.origin}/a`, '-o', dir]);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.deepEqual(readdirSync(dir), ['127.0.0.1_a.md']);
+    assert.equal(readFileSync(join(dir, '127.0.0.1_a.md'), 'utf8'), `# Page A\n\nAlpha [b](${server.origin}/b)\n`);
+    assert.equal(result.stderr, `wrote ${join(dir, '127.0.0.1_a.md')}\n`);
+    assert.equal((await run(['scrape', `${server.origin}/a`, '-o', dir, '--quiet'])).stderr, '');
+    // A name ending in a slash is a directory, made when missing.
+    const fresh = join(tempDir(), 'new', 'pages/');
+    assert.equal((await run(['scrape', `${server.origin}/b`, '-o', fresh, '--json'])).code, 0);
+    assert.equal(JSON.parse(readFileSync(join(fresh, '127.0.0.1_b.json'), 'utf8')).data.metadata.title, 'B');
+  });
+
+  it('-o <directory> writes one file per format, bytes as the bytes they are', async () => {
+    const dir = tempDir();
+    const result = await run(['scrape', `${server.origin}/a`, '-f', 'markdown,links,html', '-o', dir]);
+    assert.equal(result.code, 0);
+    assert.deepEqual(readdirSync(dir).sort(), ['127.0.0.1_a.html', '127.0.0.1_a.links.txt', '127.0.0.1_a.md']);
+    assert.equal(readFileSync(join(dir, '127.0.0.1_a.links.txt'), 'utf8'), `${server.origin}/b\n`);
+    assert.equal(result.stderr, `wrote ${['127.0.0.1_a.md', '127.0.0.1_a.links.txt', '127.0.0.1_a.html'].map((name) => join(dir, name)).join(', ')}\n`);
+    const image = await run(['scrape', `${server.origin}/logo.png`, '-f', 'markdown,rawBase64', '-o', dir]);
+    assert.equal(image.code, 0);
+    assert.deepEqual(readFileSync(join(dir, '127.0.0.1_logo.png')), PNG, 'named by its content type, the extension not doubled');
+    assert.ok(readdirSync(dir).includes('127.0.0.1_logo.png.md'));
+    // Printed with other formats, the bytes are left out; stderr says how to get them.
+    assert.match((await run(['scrape', `${server.origin}/logo.png`, '-f', 'markdown,rawBase64'])).stderr, /rawBase64 is not printed with other formats: --json includes it, -o <directory> writes the file itself/);
+  });
+
+  it('-o with several URLs: one file each, names kept apart, and a file in the way is a usage error', async () => {
+    const dir = tempDir();
+    const result = await run(['scrape', `${server.origin}/a`, `${server.origin}/a/`, `${server.origin}/b`, '-o', dir]);
+    assert.equal(result.code, 0);
+    assert.deepEqual(readdirSync(dir).sort(), ['127.0.0.1_a-2.md', '127.0.0.1_a.md', '127.0.0.1_b.md']);
+    assert.equal(result.stderr, `wrote 3 files into ${dir}\n`);
+    const file = join(tempDir(), 'taken');
+    writeFileSync(file, 'mine');
+    const requests = server.requests.length;
+    const refused = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, '-o', file]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /-o .*taken: a file is in the way; give a directory/);
+    assert.equal(readFileSync(file, 'utf8'), 'mine');
+    assert.equal(server.requests.length, requests, 'refused before anything was fetched');
   });
 
   it('takes --options from YAML and lets flags win', async () => {
