@@ -14,8 +14,10 @@ export interface Progress {
 const silent: Progress = { update: () => {}, stop: () => {} };
 
 export async function startProgress(io: Io, output: Output, text: string): Promise<Progress> {
-  // A terminal that reports no width (0 columns) would make ora clear lines without end.
-  if (!io.stderr.isTTY || !io.stderr.columns || output.quiet || output.json || io.env.CI) return silent;
+  if (!io.stderr.isTTY || output.quiet || output.json || io.env.CI) return silent;
+  // A terminal of width 0 (a pseudo-terminal nobody sized, as `script` makes without one) has
+  // ora clear endless lines, forever: no spinner there.
+  if (io.stderr.columns === 0) return silent;
   const { default: ora } = await import('ora');
   // The text names URLs and monitors, which come from outside.
   const spinner = ora({ text: escapeControls(text), stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();

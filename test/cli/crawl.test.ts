@@ -1,6 +1,6 @@
 /** `webwatch crawl` in-process against a small local site. */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempDir } from '../helpers/files.js';
@@ -42,6 +42,25 @@ describe('webwatch crawl', () => {
     assert.equal(files.length, 2);
     assert.ok(files.includes('127.0.0.1.md'));
     assert.match(readFileSync(join(dir, '127.0.0.1.md'), 'utf8'), /^Home \[one\]/);
+  });
+
+  it('-o writes every format asked for, like scrape, and says how many files', async () => {
+    const dir = tempDir(); // exists already
+    const result = await run(['crawl', server.url, '-o', dir, '--sitemap', 'skip', '--format', 'markdown,links']);
+    assert.equal(result.code, 0);
+    assert.deepEqual(readdirSync(dir).sort(), ['127.0.0.1.links.txt', '127.0.0.1.md', '127.0.0.1_one.links.txt', '127.0.0.1_one.md', '127.0.0.1_two.links.txt', '127.0.0.1_two.md']);
+    assert.equal(readFileSync(join(dir, '127.0.0.1.links.txt'), 'utf8'), `${server.origin}/one\n${server.origin}/two\n`);
+    assert.match(result.stderr, new RegExp(`3 pages crawled, 0 errors; wrote 6 files into ${dir}\n$`));
+  });
+
+  it('-o naming a file is a usage error, before crawling', async () => {
+    const file = join(tempDir(), 'taken');
+    writeFileSync(file, 'mine');
+    const requests = server.requests.length;
+    const result = await run(['crawl', server.url, '-o', file, '--sitemap', 'skip']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /-o .*taken: a file is in the way; give a directory/);
+    assert.equal(server.requests.length, requests);
   });
 
   it('checks crawl flags by the same rules as definition files', async () => {

@@ -265,3 +265,57 @@ describe('unchanged responses', () => {
     assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.changed, 1);
   });
 });
+
+describe('a page that is gone', () => {
+  let server: TestServer;
+  const page = { status: 200, body: '<main><p>Offer: $10</p></main>', linked: true, deadLinked: true };
+  before(async () => {
+    server = await startServer({
+      '/offer': (_q, r) => void r.writeHead(page.status, { 'content-type': 'text/html' }).end(page.status === 200 ? page.body : `<p>Not here (${page.status})</p>`),
+      '/hub/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><p>Hub</p>${page.linked ? '<a href="/hub/leaf">leaf</a>' : ''}${page.deadLinked ? '<a href="/hub/dead">dead</a>' : ''}</main>`),
+      '/hub/leaf': html('<main><p>Leaf</p></main>'),
+    });
+  });
+  after(() => server.close());
+
+  it('is removed once, same while it stays gone, and new when it comes back', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    let minute = 0;
+    const at = () => ({ env, now: new Date(Date.UTC(2026, 10, 21, 12, minute++)) });
+    const dir = writeFiles({
+      'm.yaml': `name: Gone\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: ["${server.origin}/offer"]\n  - type: crawl\n    url: ${server.origin}/hub/\n    crawlOptions: {sitemap: skip, ignoreRobotsTxt: true}\n`,
+    });
+    await run(['monitor', 'apply', '-f', dir], at());
+    const check = async () => {
+      const done = JSON.parse((await run(['monitor', 'run', 'Gone', '--json'], at())).stdout);
+      const pages = JSON.parse((await run(['monitor', 'check', 'Gone', done.id, '--json'], at())).stdout).pages as { url: string; status: string; statusCode: number | null; previousScrapeId: string | null }[];
+      return { summary: done.summary, pages: Object.fromEntries(pages.map((p) => [p.url.replace(server.origin, ''), `${p.status} ${p.statusCode}`])), raw: pages };
+    };
+
+    // A link to a page that answers 404 from the start: removed on first sight.
+    assert.deepEqual((await check()).pages, { '/offer': 'new 200', '/hub/': 'new 200', '/hub/leaf': 'new 200', '/hub/dead': 'removed 404' });
+
+    page.status = 404;
+    page.linked = false;
+    page.deadLinked = false; // its link goes too: it was gone already, so it is not removed again
+    const removed = await check();
+    assert.deepEqual(removed.pages, { '/offer': 'removed 404', '/hub/': 'changed 200', '/hub/leaf': 'removed null' });
+    assert.equal(removed.summary.removed, 2);
+
+    // Still gone: nothing new to report. The scraped URL is still fetched (same, 404); the
+    // crawl no longer finds its page, which is not listed again.
+    const stillGone = await check();
+    assert.deepEqual(stillGone.pages, { '/offer': 'same 404', '/hub/': 'same 200' });
+    assert.deepEqual(stillGone.summary, { changed: 0, error: 0, new: 0, removed: 0, same: 2, totalPages: 2 });
+    page.status = 410; // another answer that says gone, with other bytes
+    assert.deepEqual((await check()).pages, { '/offer': 'same 410', '/hub/': 'same 200' });
+
+    // Back with exactly the content it had before it went: new again, with nothing to compare to.
+    page.status = 200;
+    page.linked = true;
+    const back = await check();
+    assert.deepEqual(back.pages, { '/offer': 'new 200', '/hub/': 'changed 200', '/hub/leaf': 'new 200' });
+    assert.ok(back.raw.filter((p) => p.status === 'new').every((p) => p.previousScrapeId === null));
+    assert.deepEqual((await check()).pages, { '/offer': 'same 200', '/hub/': 'same 200', '/hub/leaf': 'same 200' });
+  });
+});

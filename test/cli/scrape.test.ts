@@ -1,11 +1,35 @@
 /** `webwatch scrape` in-process against a local site. */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+
+const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
+
+/** bin/webwatch.js on a pseudo-terminal (`script` gives it one: stdout and stderr both reach it), or piped. */
+function spawnWebwatch(args: string[], env: Record<string, string>, terminal: boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
+  const child = terminal
+    ? spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A command that hangs on the terminal fails the test instead of the whole run.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => {
+    clearTimeout(timer);
+    resolve({ code, stdout, stderr });
+  }));
+}
 
 describe('webwatch scrape', () => {
   let server: TestServer;
@@ -13,6 +37,7 @@ describe('webwatch scrape', () => {
     server = await startServer({
       '/a': html('<title>A</title><main><h1>Page A</h1><p>Alpha <a href="/b">b</a></p></main>'),
       '/b': html('<title>B</title><main><h1>Page B</h1></main>'),
+      '/logo.png': (_q, r) => void r.writeHead(200, { 'content-type': 'image/png' }).end(PNG),
       '/echo': (request, response) => void response.writeHead(200, { 'content-type': 'text/plain' }).end(`${request.headers['x-token']}|${request.headers['accept-language']}`),
     });
   });
@@ -49,6 +74,40 @@ describe('webwatch scrape', () => {
     assert.equal(result.stdout, `${server.origin}/b\n`);
   });
 
+  it('prints every format asked for, each under a heading, in the order asked', async () => {
+    const result = await run(['scrape', `${server.origin}/a`, '--format', 'links,markdown']);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, `<!-- links -->\n\n${server.origin}/b\n\n<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n`);
+    assert.equal(result.stderr, '');
+    const tty = await run(['scrape', `${server.origin}/a`, '-f', 'markdown,links', '-f', 'images'], { tty: true, env: { NO_COLOR: '1', CI: '1' } });
+    assert.equal(tty.stdout, `<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n\n<!-- links -->\n\n${server.origin}/b\n\n<!-- images -->\n`, 'an empty format is its heading alone');
+  });
+
+  it('names the URL in each heading when there are several', async () => {
+    const result = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, '--format', 'markdown,links']);
+    assert.equal(result.stdout, [
+      `<!-- markdown of ${server.origin}/a -->`, `# Page A\n\nAlpha [b](${server.origin}/b)`, `<!-- links of ${server.origin}/a -->`, `${server.origin}/b`,
+      `<!-- markdown of ${server.origin}/b -->`, '# Page B', `<!-- links of ${server.origin}/b -->`,
+    ].join('\n\n') + '\n');
+  });
+
+  it('leaves rawBase64 out of text with other formats, and says how to get it', async () => {
+    const result = await run(['scrape', `${server.origin}/b`, '--format', 'markdown,rawBase64']);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '<!-- markdown -->\n\n# Page B\n');
+    assert.match(result.stderr, /^rawBase64 is not printed with other formats: --json includes it, -o <directory> writes the file itself$/m);
+    assert.equal((await run(['scrape', `${server.origin}/b`, '--format', 'markdown,rawBase64', '--quiet'])).stderr, '');
+    // Alone, it is printed as it always was.
+    const alone = await run(['scrape', `${server.origin}/b`, '--format', 'rawBase64']);
+    assert.equal(Buffer.from(alone.stdout.trim(), 'base64').toString(), '<title>B</title><main><h1>Page B</h1></main>');
+  });
+
+  it('-o <file> holds what would be printed', async () => {
+    const file = join(tempDir(), 'a.txt');
+    assert.equal((await run(['scrape', `${server.origin}/a`, '-f', 'markdown,links', '-o', file])).code, 0);
+    assert.equal(readFileSync(file, 'utf8'), `<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n\n<!-- links -->\n\n${server.origin}/b\n`);
+  });
+
   it('-o writes a file for one URL and a directory of files for several', async () => {
     const dir = tempDir();
     assert.equal((await run(['scrape', `${server.origin}/a`, '-o', join(dir, 'a.md')])).code, 0);
@@ -57,6 +116,52 @@ describe('webwatch scrape', () => {
     assert.equal((await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, '-o', out, '--json'])).code, 0);
     assert.deepEqual(readdirSync(out).sort(), ['127.0.0.1_a.json', '127.0.0.1_b.json']);
     assert.equal(JSON.parse(readFileSync(join(out, '127.0.0.1_b.json'), 'utf8')).data.metadata.title, 'B');
+  });
+
+  it('-o <existing directory> writes into it, named after the URL, and says what it wrote', async () => {
+    const dir = tempDir();
+    const result = await run(['scrape', `${server.origin}/a`, '-o', dir]);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.deepEqual(readdirSync(dir), ['127.0.0.1_a.md']);
+    assert.equal(readFileSync(join(dir, '127.0.0.1_a.md'), 'utf8'), `# Page A\n\nAlpha [b](${server.origin}/b)\n`);
+    assert.equal(result.stderr, `wrote ${join(dir, '127.0.0.1_a.md')}\n`);
+    assert.equal((await run(['scrape', `${server.origin}/a`, '-o', dir, '--quiet'])).stderr, '');
+    // A name ending in a slash is a directory, made when missing.
+    const fresh = join(tempDir(), 'new', 'pages/');
+    assert.equal((await run(['scrape', `${server.origin}/b`, '-o', fresh, '--json'])).code, 0);
+    assert.equal(JSON.parse(readFileSync(join(fresh, '127.0.0.1_b.json'), 'utf8')).data.metadata.title, 'B');
+  });
+
+  it('-o <directory> writes one file per format, bytes as the bytes they are', async () => {
+    const dir = tempDir();
+    const result = await run(['scrape', `${server.origin}/a`, '-f', 'markdown,links,html', '-o', dir]);
+    assert.equal(result.code, 0);
+    assert.deepEqual(readdirSync(dir).sort(), ['127.0.0.1_a.html', '127.0.0.1_a.links.txt', '127.0.0.1_a.md']);
+    assert.equal(readFileSync(join(dir, '127.0.0.1_a.links.txt'), 'utf8'), `${server.origin}/b\n`);
+    assert.equal(result.stderr, `wrote ${['127.0.0.1_a.md', '127.0.0.1_a.links.txt', '127.0.0.1_a.html'].map((name) => join(dir, name)).join(', ')}\n`);
+    const image = await run(['scrape', `${server.origin}/logo.png`, '-f', 'markdown,rawBase64', '-o', dir]);
+    assert.equal(image.code, 0);
+    assert.deepEqual(readFileSync(join(dir, '127.0.0.1_logo.png')), PNG, 'named by its content type, the extension not doubled');
+    assert.ok(readdirSync(dir).includes('127.0.0.1_logo.png.md'));
+    // Printed with other formats, the bytes are left out; stderr says how to get them.
+    assert.match((await run(['scrape', `${server.origin}/logo.png`, '-f', 'markdown,rawBase64'])).stderr, /rawBase64 is not printed with other formats: --json includes it, -o <directory> writes the file itself/);
+  });
+
+  it('-o with several URLs: one file each, names kept apart, and a file in the way is a usage error', async () => {
+    const dir = tempDir();
+    const result = await run(['scrape', `${server.origin}/a`, `${server.origin}/a/`, `${server.origin}/b`, '-o', dir]);
+    assert.equal(result.code, 0);
+    assert.deepEqual(readdirSync(dir).sort(), ['127.0.0.1_a-2.md', '127.0.0.1_a.md', '127.0.0.1_b.md']);
+    assert.equal(result.stderr, `wrote 3 files into ${dir}\n`);
+    const file = join(tempDir(), 'taken');
+    writeFileSync(file, 'mine');
+    const requests = server.requests.length;
+    const refused = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, '-o', file]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /-o .*taken: a file is in the way; give a directory/);
+    assert.equal(readFileSync(file, 'utf8'), 'mine');
+    assert.equal(server.requests.length, requests, 'refused before anything was fetched');
   });
 
   it('takes --options from YAML and lets flags win', async () => {
@@ -110,8 +215,97 @@ describe('webwatch scrape', () => {
     assert.ok(!server.requests.some((r) => r.path === '/never'));
   });
 
+  it('shows no spinner on a terminal that reports a width of 0, and ends', { timeout: 10_000 }, async () => {
+    const result = await run(['scrape', `${server.origin}/a`], { tty: true, columns: 0, env: { NO_COLOR: '1' } });
+    assert.equal(result.code, 0);
+    assert.equal(result.stderr, 'scraping with the local engine\n');
+  });
+
   it('says which engine acts, on a terminal only', async () => {
     const tty = await run(['scrape', `${server.origin}/a`], { tty: true, env: { NO_COLOR: '1' } });
     assert.match(tty.stderr, /scraping with the local engine/);
+  });
+});
+
+describe('webwatch scrape answered from the cache', () => {
+  let server: TestServer;
+  let api: TestServer;
+  before(async () => {
+    server = await startServer({
+      '/a': html('<title>A</title><main><h1>Page A</h1></main>'),
+      '/b': html('<title>B</title><main><h1>Page B</h1></main>'),
+    });
+    // A v2 API whose documents come from its cache, one saying when it was cached and one not.
+    api = await startServer({
+      '/v2/scrape': (_q, r) => {
+        const dated = api.requests.filter((q) => q.path === '/v2/scrape').length === 1;
+        const metadata = { sourceURL: 'https://a.example/', url: 'https://a.example/', statusCode: 200, scrapeId: 's1', cacheState: 'hit', ...(dated && { cachedAt: '2026-11-21T10:30:00.000Z' }), creditsUsed: 1 };
+        r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { markdown: '# Remote', metadata } }));
+      },
+    });
+  });
+  after(async () => {
+    await server.close();
+    await api.close();
+  });
+
+  // CI keeps the spinner off the fake terminal; the note does not depend on it.
+  const cached = new Date('2026-11-21T12:00:00Z');
+  const later = new Date(cached.getTime() + 3 * 60_000 + 20_000);
+
+  it('says so on a terminal, with its age and how to fetch anew; never on stdout', async () => {
+    const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '1', CI: '1' };
+    const first = await run(['scrape', `${server.origin}/a`], { env, tty: true, now: cached });
+    assert.doesNotMatch(first.stderr, /cache/);
+    const hit = await run(['scrape', `${server.origin}/a`], { env, tty: true, now: later });
+    assert.equal(hit.code, 0);
+    assert.equal(hit.stdout, '# Page A\n');
+    assert.match(hit.stderr, /^from cache, 3 min old; --max-age 0 fetches anew$/m);
+    // Asked for the cache only: nothing to suggest.
+    const lockdown = await run(['scrape', `${server.origin}/a`, '--lockdown'], { env, tty: true, now: later });
+    assert.match(lockdown.stderr, /^from cache, 3 min old$/m);
+    const fresh = await run(['scrape', `${server.origin}/a`, '--max-age', '0'], { env, tty: true, now: later });
+    assert.doesNotMatch(fresh.stderr, /cache/);
+    assert.doesNotMatch((await run(['scrape', `${server.origin}/a`, '--quiet'], { env, tty: true, now: later })).stderr, /cache/);
+  });
+
+  it('counts the pages from the cache when there are several', async () => {
+    const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '1', CI: '1' };
+    await run(['scrape', `${server.origin}/a`], { env, now: cached });
+    const both = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`], { env, tty: true, now: later });
+    assert.match(both.stderr, /^1 of 2 pages from cache, up to 3 min old; --max-age 0 fetches anew$/m);
+  });
+
+  it('is silent when piped, and --json keeps it to the document', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    await run(['scrape', `${server.origin}/a`], { env, now: cached });
+    const piped = await run(['scrape', `${server.origin}/a`], { env, now: later });
+    assert.deepEqual([piped.stdout, piped.stderr], ['# Page A\n', '']);
+    const json = await run(['scrape', `${server.origin}/a`, '--json'], { env, now: later });
+    assert.equal(json.stderr, '');
+    const { metadata } = JSON.parse(json.stdout).data;
+    assert.deepEqual([metadata.cacheState, metadata.cachedAt], ['hit', cached.toISOString()]);
+  });
+
+  it('reads the same marks in an API\'s documents', async () => {
+    const env = { WEBWATCH_API_URL: `${api.origin}/v2`, WEBWATCH_API_KEY: 'ww_key_of_the_fake_api', NO_COLOR: '1', CI: '1' };
+    const dated = await run(['scrape', 'https://a.example/'], { env, tty: true, now: cached });
+    assert.equal(dated.stdout, '# Remote\n');
+    assert.match(dated.stderr, /^from cache, 1 h old; --max-age 0 fetches anew$/m);
+    const undated = await run(['scrape', 'https://a.example/'], { env, tty: true, now: cached });
+    assert.match(undated.stderr, /^from cache; --max-age 0 fetches anew$/m);
+  });
+
+  it('on a real terminal and piped, from the command itself', { skip: process.platform !== 'linux' }, async () => {
+    const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), NO_COLOR: '1' };
+    const url = `${server.origin}/b`;
+    const miss = await spawnWebwatch(['scrape', url], env, true);
+    assert.equal(miss.code, 0, miss.stdout);
+    assert.doesNotMatch(miss.stdout, /from cache/);
+    const hit = await spawnWebwatch(['scrape', url], env, true);
+    assert.match(hit.stdout, /# Page B/);
+    assert.match(hit.stdout, /from cache, under a minute old; --max-age 0 fetches anew/);
+    const piped = await spawnWebwatch(['scrape', url], env, false);
+    assert.deepEqual([piped.code, piped.stdout, piped.stderr], [0, '# Page B\n', '']);
   });
 });

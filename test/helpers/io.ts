@@ -14,6 +14,8 @@ export interface FakeIoOptions {
   /** Standard input: text, or bytes to test what is not valid UTF-8. */
   stdin?: string | Uint8Array;
   tty?: boolean;
+  /** The terminal's width, when tty (a pseudo-terminal nobody sized says 0). */
+  columns?: number;
   /** A fixed instant, or a clock (a test of retries over real time passes () => new Date()). */
   now?: Date | (() => Date);
   cwd?: string;
@@ -26,7 +28,7 @@ export function fakeIo(options: FakeIoOptions = {}) {
   const err: string[] = [];
   const io: Io = {
     stdout: { write: (chunk: string) => out.push(chunk), isTTY: options.tty ?? false },
-    stderr: { write: (chunk: string) => err.push(chunk), isTTY: options.tty ?? false },
+    stderr: { write: (chunk: string) => err.push(chunk), isTTY: options.tty ?? false, ...(options.columns !== undefined && { columns: options.columns }) },
     stdinIsTTY: options.tty ?? false,
     readStdin: async () => Buffer.from(options.stdin ?? '').toString('utf8'),
     readStdinBytes: async (maxBytes: number) => Buffer.from(options.stdin ?? '').subarray(0, maxBytes + 1),

@@ -1,6 +1,4 @@
 /** `crawl`: flags -> crawl options -> backend; pages stream out as rows, JSON lines or files. */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { CrawlPage } from '../../engine/crawl/crawl.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
@@ -15,7 +13,8 @@ import { renderRows } from '../../ui/table.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
-import { fileNameFor } from './scrape.run.js';
+import { outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
+import { formatNames } from '../scrape-output.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({
   limit: z.coerce.number().int().optional(),
@@ -76,7 +75,10 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
       await backend.close();
     }
   }
-  if (flags.output) await mkdir(flags.output, { recursive: true });
+  if (flags.output) await outputDirectory(flags.output);
+  const slugFor = slugNamer();
+  const formats = formatNames(scrapeOptions);
+  let filesWritten = 0;
 
   const progress = await startProgress(io, output, `crawling ${url}`);
   let done = 0;
@@ -90,8 +92,9 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
       return;
     }
     if (flags.output) {
-      const body = output.json ? `${JSON.stringify({ success: true, data: page.document }, null, 2)}\n` : `${page.document.markdown ?? ''}\n`;
-      await writeFile(join(flags.output, fileNameFor(page.url, output.json ? 'json' : 'md')), body);
+      // Pages finish concurrently: count after the await, not across it.
+      const written = await writePageFiles(flags.output, pageFiles(slugFor(page.url), page.document, formats, output.json));
+      filesWritten += written.length;
     }
     if (output.json && !flags.output) io.stdout.write(`${JSON.stringify({ success: true, data: page.document })}\n`);
     else if (!output.json) output.data([page.url, String(page.document.metadata.statusCode), page.document.metadata.title ?? ''].join('\t'));
@@ -110,7 +113,8 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
     await backend.close();
   }
   const robots = summary.skippedByRobots > 0 ? `, ${summary.skippedByRobots} skipped by robots.txt` : '';
-  output.info(`${summary.pages} page${summary.pages === 1 ? '' : 's'} crawled, ${summary.errors} error${summary.errors === 1 ? '' : 's'}${robots}`);
+  const files = flags.output ? `; wrote ${filesWritten} file${filesWritten === 1 ? '' : 's'} into ${flags.output}` : '';
+  output.info(`${summary.pages} page${summary.pages === 1 ? '' : 's'} crawled, ${summary.errors} error${summary.errors === 1 ? '' : 's'}${robots}${files}`);
   return summary.pages === 0 && summary.errors > 0 ? EXIT.failure : EXIT.ok;
 }
 

@@ -18,7 +18,7 @@ export function crawlCommand(runtime: Runtime): Command {
     .addOption(new Option('--sitemap <mode>', 'use the sitemap: include (default), skip, or only').choices(['include', 'skip', 'only']))
     .option('--delay <seconds>', 'wait between two requests to the same host')
     .option('--max-concurrency <n>', 'pages fetched at once (default 4)')
-    .option('-o, --output <dir>', 'write each page into this directory (markdown, or JSON with --json)')
+    .option('-o, --output <dir>', 'write each page into this directory: a file per format, named after the URL (JSON with --json)')
     .option('--detach', 'start the crawl on the API and print its id without waiting (see crawl status)')
     .addHelpText('after', `
 Examples:

@@ -1,6 +1,5 @@
 /** `scrape`: flags and --options -> ScrapeOptions -> backend -> markdown, JSON or files. */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
 import type { ScrapeDocument } from '../../engine/scrape/document.js';
@@ -13,6 +12,8 @@ import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
+import { isDirectoryTarget, outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
+import { cacheNote, documentsText, formatNames } from '../scrape-output.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional(), input: z.string().optional() });
 
@@ -30,23 +31,6 @@ async function urlsFromInput(input: string, io: CommandContext['io']): Promise<s
   return text.split(/\r?\n/).map((line) => line.replace(/(^|\s)#.*$/, '').trim()).filter(Boolean);
 }
 
-/** What a person piping one page wants: the markdown, else the first format asked for. */
-function primaryText(document: ScrapeDocument): string {
-  if (document.markdown !== undefined) return document.markdown;
-  if (document.html !== undefined) return document.html;
-  if (document.rawHtml !== undefined) return document.rawHtml;
-  if (document.links) return document.links.join('\n');
-  if (document.images) return document.images.join('\n');
-  return document.rawBase64 ?? '';
-}
-
-/** A file name for a URL: host and path, made safe. */
-export function fileNameFor(url: string, extension: string): string {
-  const { hostname, pathname, search } = new URL(url);
-  const slug = `${hostname}${pathname === '/' ? '' : pathname}${search}`.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/_+$/, '');
-  return `${slug.slice(0, 180) || 'page'}.${extension}`;
-}
-
 const errorLine = (result: { url: string; error: unknown }) => {
   const error = asWebwatchError(result.error);
   return { success: false, url: result.url, error: error.message, ...(error.code && { code: error.code }), ...(error.details !== undefined && { details: error.details }) };
@@ -58,6 +42,8 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
   const urls = [...given, ...(flags.input ? await urlsFromInput(flags.input, io) : [])];
   if (urls.length === 0) throw new UsageError(flags.input ? `--input ${flags.input} has no URL` : 'give one or more URLs, or --input <file>');
   const options = await scrapeOptionsFromFlags(flags, io.env);
+  const intoDirectory = flags.output !== undefined && (await isDirectoryTarget(flags.output, urls.length > 1));
+  if (intoDirectory) await outputDirectory(flags.output!);
   const backend = await backendFor(context, 'scraping');
 
   const progress = await startProgress(io, output, urls.length === 1 ? `scraping ${urls[0]}` : `scraping 0/${urls.length}`);
@@ -77,27 +63,28 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
 
   const failures = results.filter((r): r is { url: string; error: unknown } => 'error' in r);
   if (urls.length === 1 && failures.length === 1) throw failures[0]!.error;
+  const note = cacheNote(results.flatMap((r) => ('document' in r ? [r.document] : [])), io.now(), options);
+  if (note) output.notice(note);
 
-  if (flags.output) await writeOutputs(flags.output, results, output.json);
-  else if (output.json && urls.length === 1) output.jsonDocument({ success: true, data: (results[0] as { document: ScrapeDocument }).document });
+  const pages = results.filter((r): r is { url: string; document: ScrapeDocument } => 'document' in r);
+  const formats = formatNames(options);
+  if (intoDirectory) {
+    const slugFor = slugNamer();
+    const written: string[] = [];
+    for (const { url, document } of pages) written.push(...(await writePageFiles(flags.output!, pageFiles(slugFor(url), document, formats, output.json))));
+    // The names were made here, so say them (a count, for several pages).
+    if (urls.length === 1 && written.length > 0) output.info(`wrote ${written.join(', ')}`);
+    else if (written.length > 0) output.info(`wrote ${written.length} file${written.length === 1 ? '' : 's'} into ${flags.output}`);
+  } else if (flags.output && output.json) await writeFile(flags.output, `${JSON.stringify({ success: true, data: pages[0]!.document }, null, 2)}\n`);
+  else if (output.json && urls.length === 1) output.jsonDocument({ success: true, data: pages[0]!.document });
   else if (output.json) {
     for (const result of results) io.stdout.write(`${JSON.stringify('error' in result ? errorLine(result) : { success: true, data: result.document })}\n`);
   } else {
-    const texts = results.filter((r): r is { url: string; document: ScrapeDocument } => 'document' in r);
-    output.data(texts.map((r) => (urls.length > 1 ? `<!-- ${r.url} -->\n\n${primaryText(r.document)}` : primaryText(r.document))).join('\n\n'));
+    const { text, leftOut } = documentsText(pages, formats);
+    if (flags.output) await writeFile(flags.output, `${text}\n`);
+    else output.data(text);
+    for (const format of leftOut) output.info(`${format} is not printed with other formats: --json includes it, -o <directory> writes the file itself`);
   }
   for (const failure of failures) if (!output.json || flags.output) output.problem(`error: ${failure.url}: ${asWebwatchError(failure.error).message}`);
   return failures.length > 0 ? asWebwatchError(failures[0]!.error).exitCode : EXIT.ok;
-}
-
-async function writeOutputs(target: string, results: ScrapeResult[], json: boolean) {
-  const render = (result: ScrapeResult) =>
-    'error' in result ? '' : json ? `${JSON.stringify({ success: true, data: result.document }, null, 2)}\n` : `${primaryText(result.document)}\n`;
-  const successes = results.filter((r) => 'document' in r);
-  if (results.length === 1) {
-    if (successes.length === 1) await writeFile(target, render(results[0]!));
-    return;
-  }
-  await mkdir(target, { recursive: true });
-  for (const result of successes) await writeFile(join(target, fileNameFor(result.url, json ? 'json' : 'md')), render(result));
 }

@@ -34,6 +34,8 @@ export interface Snapshot {
   fingerprint: string | null;
   /** contentHash of the markdown. */
   contentHash: string;
+  /** The page was found gone (404, 410, or no longer found by a crawl): the markdown is empty. */
+  gone?: boolean;
 }
 
 /** What a check compares a page with; the markdown is read only when a diff needs it. */
@@ -42,6 +44,8 @@ export interface LastSnapshot {
   fingerprint: string | null;
   /** Null for snapshots written before hashes were kept. */
   contentHash: string | null;
+  /** The last check reported the page removed. */
+  gone: boolean;
 }
 
 /** A same page seen through a new response: its snapshot learns the response's fingerprint. */
@@ -126,8 +130,9 @@ export function checkStore(db: Db) {
   const outbox = outboxStore(db);
   const record = (row: CheckRow) => checkFromRow(row, outbox.notificationStatus(row.id));
   // Asked once per page of a check: prepared once.
-  const lastSnapshotQuery = db.prepare<[string, string, string], { scrape_id: string; fingerprint: string | null; content_hash: string | null }>(
-    'SELECT scrape_id, fingerprint, content_hash FROM snapshots WHERE monitor_id = ? AND target_id = ? AND url = ? ORDER BY scraped_at DESC LIMIT 1',
+  // Snapshots of checks started in the same millisecond are told apart by the order of writing.
+  const lastSnapshotQuery = db.prepare<[string, string, string], { scrape_id: string; fingerprint: string | null; content_hash: string | null; gone: number }>(
+    'SELECT scrape_id, fingerprint, content_hash, gone FROM snapshots WHERE monitor_id = ? AND target_id = ? AND url = ? ORDER BY scraped_at DESC, rowid DESC LIMIT 1',
   );
   return {
     /**
@@ -168,11 +173,11 @@ export function checkStore(db: Db) {
 
     /** Page results and the end of the check, written together. */
     finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[] }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
-      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash, gone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
       const fingerprint = db.prepare('UPDATE snapshots SET fingerprint = ? WHERE scrape_id = ?');
       const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       db.transaction(() => {
-        for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash);
+        for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash, s.gone ? 1 : 0);
         for (const update of written.fingerprints) fingerprint.run(update.fingerprint, update.scrapeId);
         pages.forEach((page, position) =>
           insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error),
@@ -235,7 +240,7 @@ export function checkStore(db: Db) {
 
     lastSnapshot(monitorId: string, targetId: string, url: string): LastSnapshot | undefined {
       const row = lastSnapshotQuery.get(monitorId, targetId, url);
-      return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash };
+      return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 };
     },
 
     snapshotMarkdown(scrapeId: string): string {
@@ -248,7 +253,7 @@ export function checkStore(db: Db) {
       db.transaction(() => {
         db.prepare("DELETE FROM checks WHERE monitor_id = ? AND finished_at IS NOT NULL AND finished_at < ?").run(monitorId, cutoff);
         db.prepare(`DELETE FROM snapshots WHERE monitor_id = ? AND scraped_at < ? AND scrape_id NOT IN (
-          SELECT scrape_id FROM snapshots s WHERE s.monitor_id = snapshots.monitor_id AND s.target_id = snapshots.target_id AND s.url = snapshots.url ORDER BY scraped_at DESC LIMIT 1)`).run(monitorId, cutoff);
+          SELECT scrape_id FROM snapshots s WHERE s.monitor_id = snapshots.monitor_id AND s.target_id = snapshots.target_id AND s.url = snapshots.url ORDER BY s.scraped_at DESC, s.rowid DESC LIMIT 1)`).run(monitorId, cutoff);
       }).immediate();
     },
   };

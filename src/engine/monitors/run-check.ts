@@ -2,8 +2,10 @@
  * One check of a monitor: every target's pages fetched (with bounded concurrency, through the
  * same scraper and crawler as `scrape` and `crawl`), each compared with the page's last
  * snapshot: new, same (whitespace aside), changed (with diffs), removed (gone from a crawl, or
- * HTTP 404/410) or error. Results and the summary are written in one transaction at the end,
- * so an interrupted check leaves nothing half-written.
+ * HTTP 404/410) or error. A removal is a change, reported once: its snapshot records the page
+ * as gone, so a page still gone is same and a page that comes back is new. Results and the
+ * summary are written in one transaction at the end, so an interrupted check leaves nothing
+ * half-written.
  */
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
@@ -67,9 +69,21 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
   const { document, fingerprint } = outcome;
   const statusCode = document.metadata.statusCode;
   const currentScrapeId = document.metadata.scrapeId;
-  if (statusCode === 404 || statusCode === 410) return { ...base, status: 'removed', statusCode, currentScrapeId };
+  if (statusCode === 404 || statusCode === 410) {
+    if (previous?.gone) {
+      if (fingerprint && fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint });
+      return { ...base, status: 'same', statusCode, currentScrapeId };
+    }
+    pending.snapshots.push(goneSnapshot(targetId, url, currentScrapeId, fingerprint));
+    return { ...base, status: 'removed', statusCode, currentScrapeId };
+  }
   const markdown = document.markdown ?? '';
   const hash = contentHash(markdown);
+  // A page back after being gone is new: what it was before it went is no longer the reference.
+  if (previous?.gone) {
+    pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
+    return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null };
+  }
   if (previous && (previous.contentHash ?? contentHash(context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
     // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
     if (fingerprint && fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint });
@@ -79,6 +93,8 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
   if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId };
   return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(context.checks.snapshotMarkdown(previous.scrapeId), markdown) };
 }
+
+const goneSnapshot = (targetId: string, url: string, scrapeId: string, fingerprint: string | null): Snapshot => ({ targetId, url, scrapeId, markdown: '', fingerprint, contentHash: contentHash(''), gone: true });
 
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0;
@@ -124,13 +140,15 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
   } catch (error) {
     found.push(pageResult(context, pending, monitor, target, target.url, context.checks.lastSnapshot(monitor.id, targetId, target.url), { error }));
   }
-  // A page of the previous check that the crawl no longer finds has been removed.
+  // A page of the previous check that the crawl no longer finds has been removed, unless it
+  // was gone already (still linked, answering 404).
   const seen = new Set(found.map((page) => page.url));
   for (const url of context.checks.previousUrls(monitor.id, targetId)) {
-    if (!seen.has(url)) {
-      const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
-      found.push({ url, targetId, status: 'removed', statusCode: null, previousScrapeId: previous?.scrapeId ?? null, currentScrapeId: null, diff: null, judgment: null, error: null });
-    }
+    if (seen.has(url)) continue;
+    const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+    if (previous?.gone) continue;
+    pending.snapshots.push(goneSnapshot(targetId, url, randomUUID(), null));
+    found.push({ url, targetId, status: 'removed', statusCode: null, previousScrapeId: previous?.scrapeId ?? null, currentScrapeId: null, diff: null, judgment: null, error: null });
   }
   return found.sort((a, b) => a.url.localeCompare(b.url));
 }

@@ -287,4 +287,11 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       CREATE INDEX crawl_jobs_team_kind ON crawl_jobs (team, kind, status);
     `,
   },
+  {
+    version: 11,
+    description: 'snapshots that record a page as gone, so that a check reports it removed once',
+    sql: `
+      ALTER TABLE snapshots ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
