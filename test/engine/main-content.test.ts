@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { load } from 'cheerio/slim';
 import { cleanHtml } from '../../src/engine/content/clean.js';
 import { htmlToMarkdown } from '../../src/engine/content/markdown.js';
+import { prepareForMarkdown, rewriteMaths } from '../../src/engine/content/markup.js';
 
 const prose = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `<p>${topic} paragraph ${i}, with enough words, commas, and detail to read as prose rather than a caption.</p>`).join('');
@@ -11,6 +12,13 @@ const prose = (topic: string, n: number) =>
 function mainText(html: string): string {
   const $ = load(html);
   cleanHtml($, 'https://example.com/', { onlyMainContent: true, blockAds: true });
+  return markdownOf($);
+}
+
+/** What convertPage does after cleaning. */
+function markdownOf($: ReturnType<typeof load>): string {
+  rewriteMaths($.root().toArray());
+  prepareForMarkdown($.root().toArray());
   return htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
 }
 
@@ -41,7 +49,7 @@ describe('markdown conversion of broken HTML', () => {
   it('turns table parts outside a table into blocks instead of stray pipes', () => {
     const $ = load('<body><div><tr><td>a cell</td><td>b</td></tr><p>para</p></div></body>');
     cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
-    const markdown = htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
+    const markdown = markdownOf($);
     assert.ok(!markdown.includes('|'), markdown);
     assert.match(markdown, /a cell[\s\S]*b[\s\S]*para/);
   });
@@ -60,7 +68,7 @@ describe('markdown conversion of broken HTML', () => {
   it('fences code with the language from lang-x or from <pre>', () => {
     const $ = load('<body><pre class="lang-python"><code>print(1)</code></pre><pre class="language-rust"><code>fn main() {}</code></pre></body>');
     cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
-    const markdown = htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
+    const markdown = markdownOf($);
     assert.match(markdown, /```python\nprint\(1\)\n```/);
     assert.match(markdown, /```rust\nfn main\(\) \{\}\n```/);
   });
@@ -68,6 +76,6 @@ describe('markdown conversion of broken HTML', () => {
   it('uses the real source of lazy-loaded images', () => {
     const $ = load('<body><p>x</p><img alt="Lazy" src="data:image/gif;base64,R0lGOD" data-src="/real.png"></body>');
     cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
-    assert.match(htmlToMarkdown($('body').html() ?? '', 'https://example.com/'), /!\[Lazy\]\(https:\/\/example\.com\/real\.png\)/);
+    assert.match(markdownOf($), /!\[Lazy\]\(https:\/\/example\.com\/real\.png\)/);
   });
 });

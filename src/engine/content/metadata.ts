@@ -59,18 +59,80 @@ export function baseUrlOf(root: AnyNode[], pageUrl: string): string {
   return absoluteUrl(selectIn(root, 'base[href]')[0]?.attribs.href, pageUrl) ?? pageUrl;
 }
 
+/** The document's <title>: the first one outside SVG, whose <title> elements name icons. */
+function documentTitle($: CheerioAPI): string | undefined {
+  for (const element of selectIn($.root().toArray(), 'title')) {
+    let inSvg = false;
+    for (let node = element.parent; node; node = node.parent) if ((node as { name?: string }).name === 'svg') inSvg = true;
+    if (!inSvg) return clean($(element).text());
+  }
+  return undefined;
+}
+
+const ARTICLE_TYPES = /^(?:Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|OpinionNewsArticle|ReportageNewsArticle|AnalysisNewsArticle|LiveBlogPosting|SocialMediaPosting|WebPage|Recipe|HowTo|Review)$/;
+
+/**
+ * The headline the page declares in schema.org JSON-LD for its article, the title search
+ * engines show. Only article-like types: an Organization's or a BreadcrumbList's name is not it.
+ */
+function structuredHeadline($: CheerioAPI, documentTitle: string | undefined, siteName: string | undefined): string | undefined {
+  for (const script of selectIn($.root().toArray(), 'script[type="application/ld+json"]')) {
+    const source = $(script).text().replace(/^\s*(?:<!\[CDATA\[|\/\/\s*<!\[CDATA\[)/, '').replace(/(?:\]\]>|\/\/\s*\]\]>)\s*$/, '');
+    let data: unknown;
+    try {
+      data = JSON.parse(source);
+    } catch {
+      continue;
+    }
+    const queue: unknown[] = [data];
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
+      if (Array.isArray(item)) {
+        queue.push(...item);
+        continue;
+      }
+      if (!item || typeof item !== 'object') continue;
+      const node = item as Record<string, unknown>;
+      if (Array.isArray(node['@graph'])) queue.push(...node['@graph']);
+      const types = ([] as unknown[]).concat(node['@type'] ?? []);
+      if (!types.some((type) => typeof type === 'string' && ARTICLE_TYPES.test(type))) continue;
+      const text = (value: unknown) => (typeof value === 'string' ? clean(decodeEntities(value)) : undefined);
+      const publisher = node.publisher && typeof node.publisher === 'object' ? text((node.publisher as Record<string, unknown>).name) : undefined;
+      // Some sites put the site's name in `name`, others a description in `headline`: the
+      // one the page's <title> repeats wins, and the publisher's name is never the title.
+      const name = types.includes('WebPage') || text(node.name) === publisher || text(node.name) === siteName ? undefined : text(node.name);
+      const headline = text(node.headline);
+      if (name && headline && name !== headline) return documentTitle?.includes(headline) && !documentTitle.includes(name) ? headline : name;
+      if (name ?? headline) return name ?? headline;
+    }
+  }
+  return undefined;
+}
+
+/** JSON-LD strings sometimes carry HTML entities (`&amp;`, `&#8217;`). */
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|nbsp);/gi, (_, entity: string) => {
+    const lower = entity.toLowerCase();
+    if (lower.startsWith('#x')) return String.fromCodePoint(parseInt(lower.slice(2), 16));
+    if (lower.startsWith('#')) return String.fromCodePoint(Number(lower.slice(1)));
+    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' } as Record<string, string>)[lower] ?? _;
+  });
+}
+
 export function extractMetadata($: CheerioAPI, pageUrl: string): PageMetadata {
   const base = baseUrlOf($.root().toArray(), pageUrl);
   const metas = new Map<string, string[]>();
   for (const element of selectIn($.root().toArray(), 'meta')) {
     const attributes = element.attribs;
-    const keys = (attributes.property ?? attributes.name ?? attributes.itemprop ?? attributes['http-equiv'])?.trim().toLowerCase();
     const content = clean(attributes.content);
-    if (!keys || content === undefined) continue;
-    // `property="og:title twitter:title"` names several properties at once; `dc:title` is `DC.title`.
-    for (const key of keys.split(/\s+/).map((k) => k.replace(/^(dc|dcterms):/, '$1.'))) {
-      metas.set(key, [...(metas.get(key) ?? []), content]);
+    if (content === undefined) continue;
+    // RDFa names a field in `property`, HTML in `name`: a tag may carry both, and Dublin Core
+    // comes either way (`property="dc:title"`, `name="DC.title"`). `property="og:title
+    // twitter:title"` names several at once.
+    const keys = new Set<string>();
+    for (const attribute of [attributes.property, attributes.name, attributes.itemprop, attributes['http-equiv']]) {
+      for (const key of attribute?.trim().toLowerCase().split(/\s+/) ?? []) if (key) keys.add(key.replace(/^(dc|dcterms?):/, (_, prefix: string) => (prefix === 'dc' ? 'dc.' : 'dcterms.')));
     }
+    for (const key of keys) metas.set(key, [...(metas.get(key) ?? []), content]);
   }
   const meta = (...keys: string[]) => {
     for (const key of keys) {
@@ -86,7 +148,12 @@ export function extractMetadata($: CheerioAPI, pageUrl: string): PageMetadata {
     // The title and description a reader would give: declared metadata first (Dublin Core,
     // Open Graph, Twitter), then <title> and the plain description, which often carry the
     // site's name or boilerplate.
-    title: meta('dc.title', 'dcterms.title', 'og:title', 'twitter:title') ?? clean(select($, 'title').first().text()),
+    title:
+      structuredHeadline($, documentTitle($), meta('og:site_name')) ??
+      meta('dc.title', 'dcterms.title', 'og:title', 'twitter:title') ??
+      documentTitle($) ??
+      meta('parsely-title', 'title') ??
+      clean(select($, 'h1').first().text()),
     description: meta('dc.description', 'dcterms.description', 'og:description', 'twitter:description', 'description'),
     language: clean(select($, 'html').attr('lang')) ?? meta('content-language', 'dc.language', 'og:locale'),
     keywords: meta('keywords'),

@@ -15,6 +15,11 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 
 function decode(body: Uint8Array, label: string | undefined): DecodedText {
   const encoding = label && iconv.encodingExists(label) ? label.toLowerCase() : 'utf-8';
+  // Node's own UTF-8 decoding is faster than iconv-lite's for the common case; the BOM goes as iconv-lite drops it.
+  if (encoding === 'utf-8' || encoding === 'utf8') {
+    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, encoding };
+  }
   return { text: iconv.decode(Buffer.from(body.buffer, body.byteOffset, body.byteLength), encoding), encoding };
 }
 

@@ -10,6 +10,7 @@ import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
 import { extractImages, extractLinks } from '../content/links.js';
 import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
+import { prepareForMarkdown, rewriteMaths } from '../content/markup.js';
 import { extractMetadata, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
 import { redactPii } from '../pii/redact.js';
@@ -47,9 +48,14 @@ function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<st
     ...(options.includeTags && { includeTags: options.includeTags }),
     ...(options.excludeTags && { excludeTags: options.excludeTags }),
   });
-  const body = $('body');
-  const html = (body.length > 0 ? body.html() : $.root().html()) ?? '';
-  return { markdown: htmlToMarkdown(html, page.finalUrl), html: html.trim(), rawHtml: text, links, images, metadata };
+  const serialize = () => {
+    const body = $('body');
+    return (body.length > 0 ? body.html() : $.root().html()) ?? '';
+  };
+  const html = formats.has('html') ? serialize().trim() : undefined;
+  rewriteMaths($.root().toArray());
+  prepareForMarkdown($.root().toArray());
+  return { markdown: htmlToMarkdown(serialize(), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata };
 }
 
 function otherContent(page: ConvertInput, contentType: string): Content {
