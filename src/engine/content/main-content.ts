@@ -353,8 +353,10 @@ export function findMainContent(root: Element): MainContent {
   for (let parent = parentElement(content); parent && parent !== root && parent.name !== 'body' && parent.name !== 'html'; parent = parentElement(parent)) {
     const parentProse = proseOf(parent, content);
     const extra = measures.textLength(parent) - measures.textLength(content);
-    const spread = parentProse >= 1.25 * contentProse;
-    const addsLittle = extra <= (SEMANTIC_TAGS.has(parent.name) ? 1 : 0.3) * measures.textLength(content);
+    const spread = parentProse >= 1.5 * contentProse;
+    // An <article> or <main> is the whole composition: past it, only more prose widens.
+    const whole = SEMANTIC_TAGS.has(content.name) || content.attribs.role === 'main';
+    const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) ? 1 : 0.3) * measures.textLength(content);
     if (!spread && !addsLittle) break;
     content = parent;
     contentProse = Math.max(contentProse, parentProse);

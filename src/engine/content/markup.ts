@@ -219,6 +219,24 @@ function rewriteDefinitionList(list: Element) {
 
 const MARKUP_IN_TEXT = /<\/?[a-z][^>]*>/i;
 
+const FILE_NAME = /^[\w\s().,~+-]+\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?|heic)$/i;
+const normalized = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * The alt text worth writing: markup inside it (escaped in the page) would come out as tags;
+ * a bare file name describes nothing; the caption of the same figure says it right after.
+ */
+function altText(image: Element): string {
+  let alt = image.attribs.alt ?? '';
+  if (MARKUP_IN_TEXT.test(alt)) alt = alt.replace(new RegExp(MARKUP_IN_TEXT, 'gi'), ' ');
+  alt = alt.replace(/\s+/g, ' ').trim();
+  if (FILE_NAME.test(alt)) return '';
+  const figure = closestOf(image, 'figure');
+  const caption = figure && allElements(figure.children, 'figcaption')[0];
+  if (caption && alt && normalized(textOf(caption)).includes(normalized(alt))) return '';
+  return alt;
+}
+
 export function prepareForMarkdown(root: AnyNode[]) {
   for (const table of allElements(root, 'table')) {
     if (isLayoutTable(table)) {
@@ -234,7 +252,8 @@ export function prepareForMarkdown(root: AnyNode[]) {
   }
   for (const element of allElements(root)) {
     const name = element.name;
-    if (name === 'a' && element.parent && hasBlockInside(element)) linkInsideBlocks(element);
+    if (name === 'a' && element.parent && isEmptyLink(element)) removeElement(element);
+    else if (name === 'a' && element.parent && hasBlockInside(element)) linkInsideBlocks(element);
     else if (name === 'dl') rewriteDefinitionList(element);
     else if (name === 'summary') element.name = 'p';
     else if (PLAIN_BLOCK.has(name)) element.name = 'div';
@@ -249,10 +268,14 @@ export function prepareForMarkdown(root: AnyNode[]) {
       const lazy = lazySource(element.attribs);
       const src = element.attribs.src;
       if (lazy && (!src || src.startsWith('data:'))) element.attribs.src = lazy;
-      // Alt text is text; markup inside it (escaped in the page) would come out as tags.
-      if (element.attribs.alt && MARKUP_IN_TEXT.test(element.attribs.alt)) element.attribs.alt = element.attribs.alt.replace(new RegExp(MARKUP_IN_TEXT, 'gi'), ' ').replace(/\s+/g, ' ').trim();
+      if (element.attribs.alt) element.attribs.alt = altText(element);
     }
   }
+}
+
+/** A link with nothing to read or see (an icon anchor beside a heading): the converter would name it by its aria-label. */
+function isEmptyLink(link: Element): boolean {
+  return textOf(link).trim() === '' && !allElements(link.children).some((element) => element.name === 'img' || element.name === 'picture' || element.name === 'video');
 }
 
 function hasBlockInsideOrBreak(cell: Element): boolean {
