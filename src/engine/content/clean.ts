@@ -6,12 +6,12 @@
  */
 import type { CheerioAPI } from 'cheerio/slim';
 import { type AnyNode, type Element, Element as ElementNode } from 'domhandler';
-import { appendChild, isTag, removeElement } from 'domutils';
-import { removeHidden } from './hidden.js';
+import { appendChild, hasChildren, isTag, removeElement } from 'domutils';
+import { isHidden, removeHidden, textLength } from './hidden.js';
 import { findMainContent } from './main-content.js';
 import { lazySource } from './markup.js';
-import { absoluteUrl, baseUrlOf } from './metadata.js';
-import { select, selectIn } from './select.js';
+import { absoluteUrl } from './metadata.js';
+import { selectIn } from './select.js';
 
 export interface CleanOptions {
   onlyMainContent: boolean;
@@ -22,20 +22,52 @@ export interface CleanOptions {
 
 const ALWAYS_DROPPED = new Set(['head', 'title', 'script', 'style', 'noscript', 'meta', 'link', 'template', 'svg', 'canvas', 'object', 'embed', 'base']);
 
-const AD_SELECTORS = [
-  'ins.adsbygoogle', '[id^=google_ads]', '[id^=div-gpt-ad]', '[data-ad]', '[data-ad-slot]', '[data-adunit]',
-  'iframe[src*=doubleclick]', 'iframe[src*=googlesyndication]', 'iframe[src*=amazon-adsystem]',
-  '[class*=cookie-banner]', '[id*=cookie-banner]', '[class*=cookie-consent]', '[id*=cookie-consent]',
-  '#onetrust-consent-sdk', '#CybotCookiebotDialog', '.cc-window',
-].join(', ');
-
-/** Drops always-dropped tags and comments in one walk. */
-function dropNonContent(nodes: AnyNode[]) {
-  for (const node of [...nodes]) {
-    if (node.type === 'comment' || (isTag(node) && ALWAYS_DROPPED.has(node.name))) removeElement(node);
-    else if (isTag(node)) dropNonContent(node.children);
-    else if (node.type === 'root') dropNonContent((node as unknown as { children: AnyNode[] }).children);
+/** Ad slots and consent dialogs, by the marks ad and consent scripts leave. */
+function isAd(element: Element): boolean {
+  const { attribs } = element;
+  const id = attribs.id;
+  if (id !== undefined && (id.startsWith('google_ads') || id.startsWith('div-gpt-ad') || id === 'onetrust-consent-sdk' || id === 'CybotCookiebotDialog' || id.includes('cookie-banner') || id.includes('cookie-consent'))) return true;
+  const className = attribs.class;
+  if (className !== undefined) {
+    if (element.name === 'ins' && /(?:^|\s)adsbygoogle(?:\s|$)/.test(className)) return true;
+    if (className.includes('cookie-banner') || className.includes('cookie-consent') || /(?:^|\s)cc-window(?:\s|$)/.test(className)) return true;
   }
+  if (attribs['data-ad'] !== undefined || attribs['data-ad-slot'] !== undefined || attribs['data-adunit'] !== undefined) return true;
+  return element.name === 'iframe' && /doubleclick|googlesyndication|amazon-adsystem/.test(attribs.src ?? '');
+}
+
+interface Walk {
+  blockAds: boolean;
+  /** Hidden elements found, when onlyMainContent asks for them. */
+  hidden?: Element[];
+  /** The first <base href>, read before it goes. */
+  baseHref?: string;
+}
+
+/**
+ * One walk: always-dropped tags, comments and (with blockAds) ad slots go; hidden elements
+ * are collected, and the page's text is measured for them. Returns the characters of text.
+ */
+function dropNonContent(nodes: AnyNode[], walk: Walk, collectHidden: boolean): number {
+  let text = 0;
+  // Backwards, so that removing a node does not skip the next one.
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const node = nodes[i]!;
+    if (node.type === 'text') text += (node as { data: string }).data.trim().length;
+    else if (node.type === 'comment') removeElement(node);
+    else if (isTag(node)) {
+      if (ALWAYS_DROPPED.has(node.name) || (walk.blockAds && isAd(node))) {
+        if (node.name === 'base' && node.attribs.href !== undefined) walk.baseHref = node.attribs.href;
+        else if (node.name === 'head') dropNonContent(node.children, walk, false);
+        removeElement(node);
+      } else if (collectHidden && walk.hidden && isHidden(node) && node.name !== 'html' && node.name !== 'body') {
+        walk.hidden.push(node);
+        text += textLength(node);
+        dropNonContent(node.children, walk, false);
+      } else if (node.children.length > 0) text += dropNonContent(node.children, walk, collectHidden);
+    } else if (hasChildren(node)) text += dropNonContent(node.children, walk, collectHidden);
+  }
+  return text;
 }
 
 function keepOnly($: CheerioAPI, selectors: readonly string[]) {
@@ -50,16 +82,25 @@ function keepElements($: CheerioAPI, elements: Element[]) {
     for (let parent = element.parent; parent; parent = parent.parent) if (keptSet.has(parent)) return false;
     return true;
   });
-  const container = select($, 'body')[0] ?? $.root()[0]!;
+  const container = findBody($) ?? $.root()[0]!;
   if (outermost.length === 1 && outermost[0] === container) return;
   for (const element of outermost) removeElement(element);
   for (const node of [...container.children]) removeElement(node);
   for (const element of outermost) appendChild(container, element);
 }
 
+function findBody($: CheerioAPI): Element | undefined {
+  for (const node of $.root()[0]!.children) {
+    if (!isTag(node)) continue;
+    if (node.name === 'body') return node;
+    if (node.name === 'html') return node.children.find((child): child is Element => isTag(child) && child.name === 'body');
+  }
+  return undefined;
+}
+
 /** The <body>; a fragment without one gets one around its nodes. */
 function bodyOf($: CheerioAPI): Element {
-  const body = select($, 'body')[0];
+  const body = findBody($);
   if (body) return body;
   const document = $.root()[0]!;
   const created = new ElementNode('body', {}, []);
@@ -73,29 +114,39 @@ function bodyOf($: CheerioAPI): Element {
 
 export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions): void {
   const root = () => $.root().toArray();
-  const base = baseUrlOf(root(), pageUrl);
-  dropNonContent(root());
+  const walk: Walk = { blockAds: options.blockAds, ...(options.onlyMainContent && { hidden: [] }) };
+  const text = dropNonContent(root(), walk, true);
+  // Backwards, the last <base> seen is the document's first.
+  const base = absoluteUrl(walk.baseHref, pageUrl) ?? pageUrl;
+  const hidden = walk.hidden;
 
   if (options.includeTags && options.includeTags.length > 0) keepOnly($, options.includeTags);
   if (options.excludeTags && options.excludeTags.length > 0) for (const element of selectIn(root(), options.excludeTags.join(', '))) removeElement(element);
-  if (options.blockAds) for (const element of selectIn(root(), AD_SELECTORS)) removeElement(element);
 
-  if (options.onlyMainContent) {
-    removeHidden(root());
+  if (hidden) {
+    removeHidden(hidden, text);
     keepElements($, findMainContent(bodyOf($)).keep);
   }
+  absoluteUrls(root(), base);
+}
 
-  for (const element of selectIn(root(), 'a[href], img')) {
-    if (element.name === 'a') {
-      const href = absoluteUrl(element.attribs.href, base);
-      if (href) element.attribs.href = href;
+/** Links and images point where the page meant (its <base>), and lazy images at their real source. */
+function absoluteUrls(nodes: AnyNode[], base: string) {
+  for (const node of nodes) {
+    if (!isTag(node)) {
+      if (hasChildren(node)) absoluteUrls(node.children, base);
       continue;
     }
-    const lazy = lazySource(element.attribs);
-    if (lazy && (!element.attribs.src || element.attribs.src.startsWith('data:'))) element.attribs.src = lazy;
-    const src = element.attribs.src;
-    if (!src || src.startsWith('data:')) continue;
-    const absolute = absoluteUrl(src, base);
-    if (absolute) element.attribs.src = absolute;
+    if (node.name === 'a' && node.attribs.href !== undefined) {
+      const href = absoluteUrl(node.attribs.href, base);
+      if (href) node.attribs.href = href;
+    } else if (node.name === 'img') {
+      const lazy = lazySource(node.attribs);
+      if (lazy && (!node.attribs.src || node.attribs.src.startsWith('data:'))) node.attribs.src = lazy;
+      const src = node.attribs.src;
+      const absolute = src && !src.startsWith('data:') ? absoluteUrl(src, base) : undefined;
+      if (absolute) node.attribs.src = absolute;
+    }
+    if (node.children.length > 0) absoluteUrls(node.children, base);
   }
 }

@@ -13,7 +13,8 @@ export function isHidden(element: Element): boolean {
   return attribs.style !== undefined && HIDDEN_STYLE.test(attribs.style);
 }
 
-function textLength(node: AnyNode): number {
+/** Characters of text under `node`, spacing trimmed per text node. */
+export function textLength(node: AnyNode): number {
   if (node.type === 'text') return (node as { data: string }).data.trim().length;
   return hasChildren(node) ? node.children.reduce((sum, child) => sum + textLength(child), 0) : 0;
 }
@@ -23,26 +24,15 @@ function containsMaths(element: Element): boolean {
 }
 
 /**
- * Removes hidden elements under `root`. Two exceptions: a hidden block holding most of the
- * page's text is shown by a script (a page revealed once loaded), and hidden MathML is the
- * source of the formula that markdown writes as TeX.
+ * Removes the hidden elements found (outermost ones) of a page with `pageText` characters of
+ * text. Two exceptions: a hidden block holding most of the page's text is shown by a script (a
+ * page revealed once loaded), and hidden MathML is the source of the formula that markdown
+ * writes as TeX.
  */
-export function removeHidden(root: AnyNode[]): void {
-  const hidden: Element[] = [];
-  const visit = (nodes: AnyNode[]) => {
-    for (const node of nodes) {
-      if (isTag(node)) {
-        if (isHidden(node) && node.name !== 'html' && node.name !== 'body') hidden.push(node);
-        else visit(node.children);
-      } else if (hasChildren(node)) visit(node.children);
-    }
-  };
-  visit(root);
-  if (hidden.length === 0) return;
-  const total = root.reduce((sum, node) => sum + textLength(node), 0);
+export function removeHidden(hidden: Element[], pageText: number): void {
   for (const element of hidden) {
     if (containsMaths(element)) continue;
-    if (textLength(element) > total / 2) continue;
+    if (textLength(element) > pageText / 2) continue;
     removeElement(element);
   }
 }

@@ -87,23 +87,36 @@ type Flag = 'chrome' | 'comments' | 'clutter';
 
 const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0xfeff || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0x1680;
 
-function countCommas(text: string): number {
-  let count = 0;
-  for (const comma of [',', '\uff0c', '\u3001']) for (let at = text.indexOf(comma); at >= 0; at = text.indexOf(comma, at + 1)) count++;
-  return count;
-}
+/** Commas (Latin, full-width, ideographic) of the text last given to scanText. */
+let scannedCommas = 0;
 
-/** The length of `text` with each run of whitespace counted as one character (0 for whitespace alone), without building the string. */
-function collapsedLength(text: string): number {
+/**
+ * The length of `text` with each run of whitespace counted as one character (0 for whitespace
+ * alone), without building the string; counts its commas on the way.
+ */
+function scanText(text: string): number {
   let length = 0;
+  let commas = 0;
   let inSpace = false;
   let visible = false;
   for (let i = 0; i < text.length; i++) {
-    const space = isSpace(text.charCodeAt(i));
+    const code = text.charCodeAt(i);
+    if (code > 32 && code < 127) {
+      length++;
+      if (code === 44) commas++;
+      visible = true;
+      inSpace = false;
+      continue;
+    }
+    const space = isSpace(code);
     if (!space || !inSpace) length++;
-    if (!space) visible = true;
+    if (!space) {
+      visible = true;
+      if (code === 0xff0c || code === 0x3001) commas++;
+    }
     inSpace = space;
   }
+  scannedCommas = commas;
   return visible ? length : 0;
 }
 
@@ -121,86 +134,100 @@ interface InlineText {
  * Everything the choice needs, each measured once per element: text and link-text lengths,
  * own inline text, flags and prose. Re-reading subtrees for every question made it quadratic.
  */
-class PageMeasures {
-  private readonly text = new Map<Element, number>();
-  private readonly links = new Map<Element, number>();
-  private readonly flags = new Map<Element, Flag | undefined>();
-  readonly inline = new Map<Element, InlineText>();
+/** What is measured of each element. */
+interface Stats {
+  text: number;
+  links: number;
   /** Characters of good paragraphs inside, flagged blocks below counting for nothing. */
-  readonly prose = new Map<Element, number>();
+  prose: number;
   /** Headings inside that are links to other pages: the mark of teaser cards. */
-  readonly linkHeadings = new Map<Element, number>();
+  linkHeadings: number;
+  /** A block's own inline text; undefined for inline elements. */
+  inline: InlineText | undefined;
+}
+
+const NO_STATS: Stats = { text: 0, links: 0, prose: 0, linkHeadings: 0, inline: undefined };
+
+class PageMeasures {
+  private readonly stats = new Map<Element, Stats>();
+  private readonly flags = new Map<Element, Flag | undefined>();
+  /** Blocks in document order (parents after their children), with their own inline text. */
+  readonly blocks: Element[] = [];
 
   constructor(root: Element) {
-    this.measure(root, this.open(root), false);
-  }
-
-  private open(element: Element): InlineText {
-    const inline = { length: 0, linkLength: 0, commas: 0 };
-    this.inline.set(element, inline);
-    return inline;
+    this.measure(root, { length: 0, linkLength: 0, commas: 0 }, false, true);
   }
 
   /** One walk, children before parents: lengths, each block's own inline text, prose, link headings. */
-  private measure(element: Element, enclosing: InlineText, inLink: boolean) {
-    const block = BLOCK.has(element.name) && this.inline.get(element) === undefined ? this.open(element) : enclosing;
+  private measure(element: Element, enclosing: InlineText, inLink: boolean, isRoot = false): Stats {
+    const ownBlock = isRoot || BLOCK.has(element.name);
+    const block = ownBlock && !isRoot ? { length: 0, linkLength: 0, commas: 0 } : enclosing;
     const linked = inLink || element.name === 'a';
-    let text = 0;
-    let links = 0;
-    let prose = 0;
-    let headings = 0;
-    for (const child of element.children) {
-      if (child.type === 'text') {
-        const data = (child as { data: string }).data;
-        const length = collapsedLength(data);
+    const stats: Stats = { text: 0, links: 0, prose: 0, linkHeadings: 0, inline: ownBlock ? block : undefined };
+    const children = element.children;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      const type = child.type;
+      if (type === 'text') {
+        const length = scanText((child as { data: string }).data);
         if (length === 0) continue;
-        text += length;
+        stats.text += length;
         block.length += length;
+        block.commas += scannedCommas;
         if (linked) {
-          links += length;
+          stats.links += length;
           block.linkLength += length;
         }
-        block.commas += countCommas(data);
-      } else if (isTag(child)) {
-        this.measure(child, block, linked);
-        text += this.text.get(child)!;
-        links += this.links.get(child)!;
-        const inside = this.prose.get(child)!;
-        if (inside > 0 && !this.flag(child)) prose += inside;
-        headings += this.linkHeadings.get(child)!;
+      } else if (type === 'tag' || type === 'script' || type === 'style') {
+        const inside = this.measure(child as Element, block, linked);
+        stats.text += inside.text;
+        stats.links += inside.links;
+        if (inside.prose > 0 && !this.flag(child as Element)) stats.prose += inside.prose;
+        stats.linkHeadings += inside.linkHeadings;
       }
     }
-    this.text.set(element, text);
-    this.links.set(element, links);
-    if (block !== enclosing) {
-      if (this.isParagraph(element)) prose += block.length;
-      if (this.isLinkHeading(element)) headings++;
+    this.stats.set(element, stats);
+    if (ownBlock) {
+      this.blocks.push(element);
+      if (this.isParagraph(element)) stats.prose += block.length;
+      if (this.isLinkHeading(element)) stats.linkHeadings++;
     }
-    this.prose.set(element, prose);
-    this.linkHeadings.set(element, headings);
+    return stats;
+  }
+
+  of(element: Element): Stats {
+    return this.stats.get(element) ?? NO_STATS;
+  }
+
+  inline(element: Element): InlineText | undefined {
+    return this.stats.get(element)?.inline;
+  }
+
+  prose(element: Element): number {
+    return this.of(element).prose;
   }
 
   /** A block that reads as a paragraph: enough text of its own, mostly not links. */
   isParagraph(element: Element): boolean {
-    const inline = this.inline.get(element);
+    const inline = this.inline(element);
     return !!inline && inline.length >= MIN_TEXT && inline.linkLength <= inline.length * PARAGRAPH_LINKS && !HEADINGS.has(element.name);
   }
 
   /** A heading that is (mostly) a link to another page, as in a card pointing to a story. */
   private isLinkHeading(element: Element): boolean {
     if (!HEADINGS.has(element.name)) return false;
-    const inline = this.inline.get(element);
+    const inline = this.inline(element);
     if (!inline || inline.length === 0 || inline.linkLength < 0.6 * inline.length) return false;
     const href = closestLink(element)?.attribs.href ?? findLink(element)?.attribs.href ?? '';
     return href !== '' && !href.startsWith('#');
   }
 
   textLength(element: Element): number {
-    return this.text.get(element) ?? 0;
+    return this.of(element).text;
   }
 
   linkTextLength(element: Element): number {
-    return this.links.get(element) ?? 0;
+    return this.of(element).links;
   }
 
   linkDensity(element: Element): number {
@@ -301,8 +328,9 @@ export function findMainContent(root: Element): MainContent {
 
   // Scores: points from each paragraph to the containers above it.
   const raw = new Map<Element, number>();
-  for (const [element, inline] of measures.inline) {
+  for (const element of measures.blocks) {
     if (element === root || !measures.isParagraph(element)) continue;
+    const inline = measures.inline(element)!;
     const points = paragraphPoints(inline);
     // A cell with prose of its own is the container (layout tables); a <p> is held by its parent.
     let container = element.name === 'td' || element.name === 'th' ? element : parentElement(paragraphUnit(element, root));
@@ -346,7 +374,7 @@ export function findMainContent(root: Element): MainContent {
   for (let node = parentElement(core); node; node = parentElement(node)) ancestorsOfCore.add(node);
   const proseOf = (element: Element, pathChild: Element | undefined) =>
     // A flagged block on the way to the core is part of it, not clutter beside it.
-    (measures.prose.get(element) ?? 0) + (pathChild && measures.flag(pathChild) ? measures.prose.get(pathChild) ?? 0 : 0);
+    (measures.prose(element)) + (pathChild && measures.flag(pathChild) ? measures.prose(pathChild) : 0);
 
   let content = core;
   let contentProse = proseOf(core, undefined);
@@ -384,10 +412,10 @@ function keptSiblings(content: Element, root: Element, measures: PageMeasures, c
     if (index === at || measures.flag(sibling)) return;
     const text = measures.textLength(sibling);
     const links = measures.linkDensity(sibling);
-    const prose = measures.prose.get(sibling) ?? 0;
+    const prose = measures.prose(sibling);
     if (prose >= 200 && links < 0.25) return void kept.push(sibling);
     // A short paragraph of plain sentences: no links, ending like a sentence.
-    const inline = measures.inline.get(sibling);
+    const inline = measures.inline(sibling);
     if (sibling.name === 'p' && inline && (inline.length >= 80 ? links < 0.25 : inline.length > 0 && links === 0 && /[.!?。！？"”»)]\s*$/.test(textOf(sibling)))) return void kept.push(sibling);
     if (prose > 0 && prose >= contentProse * 0.2 && links < 0.25) return void kept.push(sibling);
     void text;
@@ -415,7 +443,7 @@ function textOf(element: Element): string {
 
 /** Teaser cards: several headings linking elsewhere, each with little text of its own. */
 function isFeed(element: Element, measures: PageMeasures): boolean {
-  const headings = measures.linkHeadings.get(element) ?? 0;
+  const headings = measures.of(element).linkHeadings;
   return headings >= 2 && measures.textLength(element) < headings * FEED_TEXT_PER_CARD;
 }
 
@@ -438,7 +466,7 @@ function sweep(element: Element, measures: PageMeasures, core: Element | undefin
       continue;
     }
     const flag = measures.flag(child);
-    const substantial = flag !== 'comments' && core !== undefined && (measures.prose.get(child) ?? 0) >= 0.5 * coreProse;
+    const substantial = flag !== 'comments' && core !== undefined && measures.prose(child) >= 0.5 * coreProse;
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
     if ((flag && !substantial) || headerOfLinks || linkList || (core !== undefined && isFeed(child, measures))) {

@@ -4,7 +4,7 @@
  * iconv-lite decodes: Node 20's TextDecoder takes a Latin-1 shortcut for windows-1252 and turns
  * 0x80-0x9F (€, curly quotes, dashes) into control characters.
  */
-import { TextDecoder } from 'node:util';
+import { isUtf8 } from 'node:buffer';
 import sniffHtmlEncoding from 'html-encoding-sniffer';
 import iconv from 'iconv-lite';
 
@@ -32,12 +32,7 @@ const UNDECLARED = 'undeclared';
 
 /** Undeclared HTML: UTF-8 when the bytes are valid UTF-8 (most of today's web), else windows-1252. */
 function guessUndeclared(body: Uint8Array): string {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(body);
-    return 'utf-8';
-  } catch {
-    return 'windows-1252';
-  }
+  return isUtf8(body) ? 'utf-8' : 'windows-1252';
 }
 
 export function decodeBody(body: Uint8Array, contentType: string | undefined, isHtml: boolean): DecodedText {
