@@ -365,7 +365,7 @@ export function findMainContent(root: Element): MainContent {
     }
   }
   if (!core || coreScore < MIN_SCORE) {
-    sweep(root, measures, undefined, false);
+    sweep(root, { measures, linkLists: false, ancestorsOfCore: new Set(), coreProse: 0 });
     return { keep: [root] };
   }
   core = wholeStructure(core, measures);
@@ -391,7 +391,8 @@ export function findMainContent(root: Element): MainContent {
   }
 
   const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
-  for (const element of keep) sweep(element, measures, core, true, ancestorsOfCore, proseOf(core, undefined));
+  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined) };
+  for (const element of keep) sweep(element, context);
   return { keep, core };
 }
 
@@ -454,11 +455,21 @@ const LINK_LIST_CONTAINERS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table
  * they hold the core, or prose on the core's scale), link lists and form controls. The core
  * and the blocks around it are never removed.
  */
-function sweep(element: Element, measures: PageMeasures, core: Element | undefined, linkLists: boolean, ancestorsOfCore = new Set<Element>(), coreProse = 0) {
+interface Sweep {
+  measures: PageMeasures;
+  core?: Element;
+  /** Link lists go too (not when the page has no core: they may be all it has). */
+  linkLists: boolean;
+  ancestorsOfCore: Set<Element>;
+  coreProse: number;
+}
+
+function sweep(element: Element, context: Sweep) {
+  const { measures, core, linkLists, ancestorsOfCore, coreProse } = context;
   for (const child of [...element.children]) {
     if (!isTag(child)) continue;
     if (child === core || ancestorsOfCore.has(child)) {
-      sweep(child, measures, core, linkLists, ancestorsOfCore, coreProse);
+      sweep(child, context);
       continue;
     }
     if (FORM_CONTROLS.has(child.name)) {
@@ -473,6 +484,6 @@ function sweep(element: Element, measures: PageMeasures, core: Element | undefin
       removeElement(child);
       continue;
     }
-    sweep(child, measures, core, linkLists, ancestorsOfCore, coreProse);
+    sweep(child, context);
   }
 }
