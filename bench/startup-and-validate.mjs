@@ -15,7 +15,7 @@
  * bench/results/startup-and-validate.json. Only Node built-ins; needs hyperfine on PATH.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,10 @@ function fail(message) {
 
 if (!existsSync(at('dist/src/cli/main.js'))) {
   fail('dist/src/cli/main.js is missing: build first with `npm run build`, then run this again.');
+}
+// The launcher runs the bundle only when it is newer than dist/src: say when it will not.
+if (!existsSync(at('dist/webwatch.cjs')) || statSync(at('dist/webwatch.cjs')).mtimeMs < statSync(at('dist/src/cli/main.js')).mtimeMs) {
+  console.warn('bench: dist/webwatch.cjs is missing or older than dist/src (tsc without the bundle step): this times the separate modules; run `npm run build` to time what users run.');
 }
 
 const hyperfineVersion = (() => {
