@@ -35,7 +35,7 @@ const FORM_CONTROLS = new Set(['button', 'select', 'input', 'textarea', 'option'
  * unambiguous (`relatedposts`, `sharedaddy`, `commentlist`).
  */
 const CHROME_STEMS = stems('sidebar menu menus navbar nav navigation masthead toolbar footer banner breadcrumb* pagination* pager skip');
-const COMMENT_STEMS = stems('comment* disqus* respond');
+const COMMENT_STEMS = stems('comment* disqus* respond responses');
 const CLUTTER_STEMS = stems(
   'cookie* consent* gdpr share* social* newsletter* subscribe* subscription* related* recommend* promo* advert* ad ads sponsor* popup* modal overlay signup paywall* outbrain* taboola* trending* popular*',
 );
