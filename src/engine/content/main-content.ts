@@ -411,7 +411,6 @@ function keptSiblings(content: Element, root: Element, measures: PageMeasures, c
   const kept: Element[] = [];
   siblings.forEach((sibling, index) => {
     if (index === at || measures.flag(sibling)) return;
-    const text = measures.textLength(sibling);
     const links = measures.linkDensity(sibling);
     const prose = measures.prose(sibling);
     if (prose >= 200 && links < 0.25) return void kept.push(sibling);
@@ -419,7 +418,6 @@ function keptSiblings(content: Element, root: Element, measures: PageMeasures, c
     const inline = measures.inline(sibling);
     if (sibling.name === 'p' && inline && (inline.length >= 80 ? links < 0.25 : inline.length > 0 && links === 0 && /[.!?。！？"”»)]\s*$/.test(textOf(sibling)))) return void kept.push(sibling);
     if (prose > 0 && prose >= contentProse * 0.2 && links < 0.25) return void kept.push(sibling);
-    void text;
   });
   // The heading (and byline, date) right before the content.
   for (let index = at - 1, steps = 0; index >= 0 && steps < 3; index--, steps++) {
