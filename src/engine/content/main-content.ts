@@ -7,11 +7,13 @@
  * 2. Scores: each paragraph gives points (length, commas) to its container and, less and less,
  *    to the containers above; a container's score is cut by its link density and by class or
  *    id words of page chrome, comments and clutter (its own or an ancestor's).
- * 3. The best container is the core. It widens to an ancestor that holds clearly more prose
- *    (an article split over sections) or that adds little besides (its heading, byline,
- *    a second short block), and siblings that are prose or the heading just before it come along.
- * 4. Inside what is kept, chrome, comments, clutter and link lists go, but never the core or a
- *    block that holds it: a wrapper named like a share bar can still be the article.
+ * 3. The best container is the core. It widens to an ancestor that holds half again as much
+ *    prose (an article split over sections) or that adds little besides (its heading, byline,
+ *    a second short block), up to an article or main, and siblings that are prose or the
+ *    heading just before it come along.
+ * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
+ *    never the core or a block that holds it: a wrapper named like a share bar can still be
+ *    the article.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -31,8 +33,8 @@ const FORM_CONTROLS = new Set(['button', 'select', 'input', 'textarea', 'option'
 
 /**
  * Class and id words. Names are split on spaces, dashes, underscores, digits and camelCase;
- * a word matches a stem exactly, or starts with it when the stem is long enough to be
- * unambiguous (`relatedposts`, `sharedaddy`, `commentlist`).
+ * a word matches a stem exactly, or, for a stem marked `*` (long enough to be unambiguous),
+ * starts with it (`relatedposts`, `sharedaddy`, `commentlist`).
  */
 const CHROME_STEMS = stems('sidebar menu menus navbar nav navigation masthead toolbar footer banner breadcrumb* pagination* pager skip');
 const COMMENT_STEMS = stems('comment* disqus* respond responses');
