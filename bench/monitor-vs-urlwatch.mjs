@@ -3,8 +3,9 @@
 // pages new) and an unchanged second check, wall time and peak memory, side by side with
 // urlwatch checking the same pages (url jobs with the html2text filter) in the same run.
 // Goal: webwatch's wall time at most half of urlwatch's.
-// Needs GNU time and urlwatch (Debian: apt-get install time urlwatch).
-// Usage: npm run build && node bench/monitor-vs-urlwatch.mjs [--pages 500]
+// Needs GNU time and urlwatch (Debian: apt-get install time urlwatch). Without urlwatch, it
+// says so and times webwatch alone (no ratio), so that its own figures can still be followed.
+// Usage: npm run build && node bench/monitor-vs-urlwatch.mjs [--pages 500] [--rounds 1]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -18,12 +19,13 @@ const arg = (name, fallback) => {
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
 const pages = Number(arg('--pages', 500));
-for (const [tool, hint] of [['/usr/bin/time', 'apt-get install time'], ['urlwatch', 'apt-get install urlwatch']]) {
-  if (spawnSync(tool, ['--version']).error) {
-    console.error(`${tool} is needed: ${hint}`);
-    process.exit(2);
-  }
+const rounds = Number(arg('--rounds', 1));
+if (spawnSync('/usr/bin/time', ['--version']).error) {
+  console.error('/usr/bin/time is needed: apt-get install time');
+  process.exit(2);
 }
+const haveUrlwatch = !spawnSync('urlwatch', ['--version']).error;
+if (!haveUrlwatch) console.error('urlwatch is not installed (apt-get install urlwatch): timing webwatch alone, no ratio');
 if (!existsSync(join(root, 'dist/src/cli/main.js'))) {
   console.error('dist/ is missing: run npm run build first');
   process.exit(2);
@@ -59,26 +61,69 @@ function timed(command, args, env) {
   });
 }
 
-// webwatch: one monitor, one scrape target with every page.
-const home = join(work, 'webwatch');
-mkdirSync(home, { recursive: true });
-const wwEnv = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
 writeFileSync(join(work, 'monitor.yaml'), `name: Bench\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls:\n${urls.map((u) => `      - ${u}`).join('\n')}\n`);
 const bin = join(root, 'bin/webwatch.js');
-const apply = spawnSync(process.execPath, [bin, 'monitor', 'apply', '-f', join(work, 'monitor.yaml')], { env: { PATH: process.env.PATH, ...wwEnv } });
-if (apply.status !== 0) throw new Error(apply.stderr.toString());
-const webwatch = [];
-for (let i = 0; i < 2; i++) webwatch.push(await timed(process.execPath, [bin, 'monitor', 'run', 'Bench', '--quiet'], wwEnv));
-
-// urlwatch: the same pages as url jobs with html2text, its own cache and config.
-const uw = join(work, 'urlwatch');
-mkdirSync(uw, { recursive: true });
-writeFileSync(join(uw, 'urls.yaml'), urls.map((url) => `url: ${url}\nfilter:\n  - html2text\n`).join('---\n'));
-writeFileSync(join(uw, 'config.yaml'), 'display:\n  new: true\n  error: true\n  unchanged: false\nreport:\n  text:\n    details: true\n  stdout:\n    enabled: true\n    color: false\n');
-const uwArgs = ['--urls', join(uw, 'urls.yaml'), '--config', join(uw, 'config.yaml'), '--cache', join(uw, 'cache.db')];
-const urlwatch = [];
-for (let i = 0; i < 2; i++) urlwatch.push(await timed('urlwatch', uwArgs, { HOME: uw }));
+/** webwatch: one monitor, one scrape target with every page, first and unchanged check, from a fresh home. */
+async function webwatchRound(round) {
+  const home = join(work, `webwatch-${round}`);
+  mkdirSync(home, { recursive: true });
+  const wwEnv = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
+  const apply = spawnSync(process.execPath, [bin, 'monitor', 'apply', '-f', join(work, 'monitor.yaml')], { env: { PATH: process.env.PATH, ...wwEnv } });
+  if (apply.status !== 0) throw new Error(apply.stderr.toString());
+  const runs = [];
+  for (let i = 0; i < 2; i++) runs.push(await timed(process.execPath, [bin, 'monitor', 'run', 'Bench', '--quiet'], wwEnv));
+  return runs;
+}
+/** urlwatch: the same pages as url jobs with html2text, its own cache and config. */
+async function urlwatchRound(round) {
+  const uw = join(work, `urlwatch-${round}`);
+  mkdirSync(uw, { recursive: true });
+  writeFileSync(join(uw, 'urls.yaml'), urls.map((url) => `url: ${url}\nfilter:\n  - html2text\n`).join('---\n'));
+  writeFileSync(join(uw, 'config.yaml'), 'display:\n  new: true\n  error: true\n  unchanged: false\nreport:\n  text:\n    details: true\n  stdout:\n    enabled: true\n    color: false\n');
+  const uwArgs = ['--urls', join(uw, 'urls.yaml'), '--config', join(uw, 'config.yaml'), '--cache', join(uw, 'cache.db')];
+  const runs = [];
+  for (let i = 0; i < 2; i++) runs.push(await timed('urlwatch', uwArgs, { HOME: uw }));
+  return runs;
+}
+// Rounds alternate which tool goes first, so that a machine whose speed drifts favours neither.
+const webwatchRounds = [];
+const urlwatchRounds = [];
+for (let round = 0; round < rounds; round++) {
+  if (haveUrlwatch && round % 2 === 1) urlwatchRounds.push(await urlwatchRound(round));
+  webwatchRounds.push(await webwatchRound(round));
+  if (haveUrlwatch && round % 2 === 0) urlwatchRounds.push(await urlwatchRound(round));
+}
 server.close();
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+const summary = (all, phase) => ({
+  seconds: median(all.map((runs) => runs[phase].seconds)),
+  range: [Math.min(...all.map((runs) => runs[phase].seconds)), Math.max(...all.map((runs) => runs[phase].seconds))],
+  peakRssMiB: median(all.map((runs) => runs[phase].peakRssMiB)),
+});
+const webwatch = webwatchRounds.flat();
+
+if (!haveUrlwatch) {
+  if (webwatch.some((r) => r.code !== 0)) {
+    console.error(`webwatch failed:\n${webwatch.map((r) => r.stderr).join('\n')}`);
+    process.exit(1);
+  }
+  const alone = { first: summary(webwatchRounds, 0), unchanged: summary(webwatchRounds, 1) };
+  const result = {
+    date: new Date().toISOString(),
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
+    pages,
+    rounds,
+    urlwatch: 'not installed',
+    webwatch: alone,
+  };
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, 'bench/results/monitor-vs-urlwatch.json'), `${JSON.stringify(result, null, 2)}\n`);
+  for (const phase of ['first', 'unchanged']) {
+    console.log(`${phase.padEnd(9)} webwatch ${alone[phase].seconds.toFixed(2)} s (${alone[phase].range.map((x) => x.toFixed(2)).join('-')} s over ${rounds} rounds) ${alone[phase].peakRssMiB} MiB | urlwatch not installed`);
+  }
+  process.exit(0);
+}
+const urlwatch = urlwatchRounds.flat();
 
 for (const [name, runs] of [['webwatch', webwatch], ['urlwatch', urlwatch]]) {
   if (runs.some((r) => r.code !== 0)) {
@@ -92,8 +137,9 @@ const result = {
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
   versions: { webwatch: version(process.execPath, [bin, '--version']), urlwatch: version('urlwatch', ['--version']) },
   pages,
-  webwatch: { first: { seconds: webwatch[0].seconds, peakRssMiB: webwatch[0].peakRssMiB }, unchanged: { seconds: webwatch[1].seconds, peakRssMiB: webwatch[1].peakRssMiB } },
-  urlwatch: { first: { seconds: urlwatch[0].seconds, peakRssMiB: urlwatch[0].peakRssMiB }, unchanged: { seconds: urlwatch[1].seconds, peakRssMiB: urlwatch[1].peakRssMiB } },
+  rounds,
+  webwatch: { first: summary(webwatchRounds, 0), unchanged: summary(webwatchRounds, 1) },
+  urlwatch: { first: summary(urlwatchRounds, 0), unchanged: summary(urlwatchRounds, 1) },
 };
 result.ratio = { first: +(result.webwatch.first.seconds / result.urlwatch.first.seconds).toFixed(2), unchanged: +(result.webwatch.unchanged.seconds / result.urlwatch.unchanged.seconds).toFixed(2) };
 result.goalMet = result.ratio.first <= 0.5 && result.ratio.unchanged <= 0.5;

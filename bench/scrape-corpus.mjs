@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Scraper quality and speed on the saved real pages of ../shared/corpus/pages, served from
-// 127.0.0.1. Measures: title agreement with expected-metadata.json, word-level recall and
-// precision of the markdown against expected.html (link targets and URLs left out), HTML ->
-// markdown time against turndown + GFM on the same cleaned HTML, and scrape throughput.
+// 127.0.0.1. Measures: title agreement with expected-metadata.json, word-level recall,
+// precision and F1 of the markdown against expected.html per page (link targets and URLs left
+// out) with their medians and 10th percentiles, the time to convert a fetched page (parse,
+// clean, metadata, markdown), HTML -> markdown time against turndown + GFM on the same cleaned
+// HTML, and scrape throughput.
 // Usage: npm run build && node bench/scrape-corpus.mjs [--corpus DIR] [--rounds N]
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -30,6 +32,7 @@ if (!existsSync(corpus)) {
 const { scrape } = await import(join(root, 'dist/src/engine/scrape/scrape.js'));
 const { htmlToMarkdown } = await import(join(root, 'dist/src/engine/content/markdown.js'));
 const { cleanHtml } = await import(join(root, 'dist/src/engine/content/clean.js'));
+const { convertPage } = await import(join(root, 'dist/src/engine/scrape/convert.js'));
 const { load } = await import('cheerio/slim');
 const { default: TurndownService } = await import('turndown');
 const { gfm } = await import('turndown-plugin-gfm');
@@ -97,6 +100,14 @@ const median = (values) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
+/** The q-th quantile, linear between closest ranks (q = 0.1: the 10th percentile). */
+const quantile = (values, q) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  return sorted[low] + (sorted[Math.min(low + 1, sorted.length - 1)] - sorted[low]) * (position - low);
+};
+const f1 = ({ recall, precision }) => (recall + precision === 0 ? 0 : (2 * recall * precision) / (recall + precision));
 
 // --- quality ------------------------------------------------------------------------------
 const perPage = [];
@@ -108,6 +119,7 @@ for (const name of pages) {
   const expectedFile = join(corpus, name, 'expected.html');
   if (existsSync(expectedFile)) {
     Object.assign(row, overlap(words(markdownText(document.markdown)), words(htmlText(readFileSync(expectedFile, 'utf8')))));
+    row.f1 = f1(row);
   }
   perPage.push(row);
 }
@@ -119,8 +131,35 @@ const quality = {
   titlesCompared: titled.length,
   recallMedian: median(withContent.map((p) => p.recall)),
   precisionMedian: median(withContent.map((p) => p.precision)),
+  precisionP10: quantile(withContent.map((p) => p.precision), 0.1),
+  f1Median: median(withContent.map((p) => p.f1)),
+  f1P10: quantile(withContent.map((p) => p.f1), 0.1),
+  below90: withContent.filter((p) => p.f1 < 0.9).sort((a, b) => a.f1 - b.f1).map((p) => ({ name: p.name, f1: p.f1, recall: p.recall, precision: p.precision })),
+  titlesMissed: titled.filter((p) => !p.titleAgrees).map((p) => ({ name: p.name, title: p.title, expected: p.expectedTitle })),
   contentCompared: withContent.length,
 };
+
+// --- conversion of a fetched page: parse, clean, metadata, markdown -------------------------
+const bodies = pages.map((name) => ({ name, body: readFileSync(join(corpus, name, 'source.html')), finalUrl: `${origin}/${name}/` }));
+const convertAll = async () => {
+  for (const page of bodies) await convertPage({ body: page.body, contentType: 'text/html; charset=utf-8', finalUrl: page.finalUrl }, {}, ['markdown']);
+};
+await convertAll(); // warm-up
+const conversionTimes = [];
+const pageTimes = new Map(bodies.map((page) => [page.name, []]));
+for (let round = 0; round < rounds; round++) {
+  const started = process.hrtime.bigint();
+  for (const page of bodies) {
+    const pageStarted = process.hrtime.bigint();
+    await convertPage({ body: page.body, contentType: 'text/html; charset=utf-8', finalUrl: page.finalUrl }, {}, ['markdown']);
+    pageTimes.get(page.name).push(Number(process.hrtime.bigint() - pageStarted) / 1e6);
+  }
+  conversionTimes.push(Number(process.hrtime.bigint() - started) / 1e6 / bodies.length);
+}
+// Per page, the median of its rounds; the mean over pages is what a crawl of these pages costs, the median page what a typical one does.
+const pageConversions = bodies.map((page) => ({ name: page.name, ms: median(pageTimes.get(page.name)), kB: Math.round(page.body.length / 1024) }));
+const slowest = [...pageConversions].sort((a, b) => b.ms - a.ms);
+const conversion = { perPageMs: median(conversionTimes), medianPageMs: median(pageConversions.map((p) => p.ms)), rounds: conversionTimes, slowest: slowest.slice(0, 5) };
 
 // --- converter speed and quality on the same cleaned HTML ----------------------------------
 const cleaned = pages.map((name) => {
@@ -180,6 +219,7 @@ const result = {
   date: new Date().toISOString(),
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
   quality,
+  conversion,
   converters: speed,
   throughputPagesPerSecond: median(throughputRuns),
   perPage,
@@ -188,9 +228,15 @@ mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/scrape-corpus.json'), `${JSON.stringify(result, null, 2)}\n`);
 const pct = (x) => `${(x * 100).toFixed(1)} %`;
 console.log(`corpus: ${pages.length} pages (${titled.length} with a title, ${withContent.length} with expected content)`);
-console.log(`title agreement        ${pct(quality.titleAgreement)}   (goal >= 95 %)`);
+console.log(`title agreement        ${pct(quality.titleAgreement)}   (goal >= 97 %)`);
 console.log(`content recall median  ${quality.recallMedian.toFixed(3)}    (goal >= 0.95)`);
 console.log(`precision median       ${quality.precisionMedian.toFixed(3)}    (goal >= 0.90)`);
+console.log(`precision p10          ${quality.precisionP10.toFixed(3)}`);
+console.log(`F1 median              ${quality.f1Median.toFixed(3)}    (goal >= 0.98)`);
+console.log(`F1 p10                 ${quality.f1P10.toFixed(3)}    (goal >= 0.90)`);
+console.log(`pages below F1 0.9     ${quality.below90.length}${quality.below90.length ? `: ${quality.below90.map((p) => `${p.name} ${p.f1.toFixed(2)}`).join(', ')}` : ''}`);
+if (quality.titlesMissed.length) console.log(`titles missed          ${quality.titlesMissed.map((p) => `${p.name} (${JSON.stringify(p.title)}, expected ${JSON.stringify(p.expected)})`).join('; ')}`);
+console.log(`conversion             ${conversion.perPageMs.toFixed(2)} ms/page mean, ${conversion.medianPageMs.toFixed(2)} ms the median page (decode, parse, clean, metadata, markdown; goal < 6 ms)`);
 console.log(`html->markdown: webwatch ${speed.webwatch.perPageMs.toFixed(2)} ms/page, turndown+gfm ${speed['turndown+gfm'].perPageMs.toFixed(2)} ms/page: ${speed.ratio.toFixed(2)}x (goal >= 3x)`);
 console.log(`  same cleaned HTML, recall/precision medians: webwatch ${speed.webwatch.recallMedian.toFixed(3)}/${speed.webwatch.precisionMedian.toFixed(3)}, turndown ${speed['turndown+gfm'].recallMedian.toFixed(3)}/${speed['turndown+gfm'].precisionMedian.toFixed(3)}`);
 console.log(`scrape throughput      ${result.throughputPagesPerSecond.toFixed(1)} pages/s (4 at a time, local server)`);

@@ -14,8 +14,8 @@
  * Builds nothing. Writes scratch files to bench/.work/ and the results to
  * bench/results/startup-and-validate.json. Only Node built-ins; needs hyperfine on PATH.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,7 @@ const WORK = 'bench/.work';
 const RESULTS = 'bench/results/startup-and-validate.json';
 const at = (relative) => join(ROOT, relative);
 
-const GOALS = { startupRatio: 1.3, validateMs: 1000 };
+const GOALS = { startupRatio: 1.3, validateMs: 1000, scrapeMs: 250 };
 
 const { values: args } = parseArgs({
   options: {
@@ -34,6 +34,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '4' },
     'validate-runs': { type: 'string', default: '15' },
+    'scrape-runs': { type: 'string', default: '20' },
     monitors: { type: 'string', default: '1000' },
   },
 });
@@ -53,6 +54,10 @@ function fail(message) {
 
 if (!existsSync(at('dist/src/cli/main.js'))) {
   fail('dist/src/cli/main.js is missing: build first with `npm run build`, then run this again.');
+}
+// The launcher runs the bundle only when it is newer than dist/src: say when it will not.
+if (!existsSync(at('dist/webwatch.cjs')) || statSync(at('dist/webwatch.cjs')).mtimeMs < statSync(at('dist/src/cli/main.js')).mtimeMs) {
+  console.warn('bench: dist/webwatch.cjs is missing or older than dist/src (tsc without the bundle step): this times the separate modules; run `npm run build` to time what users run.');
 }
 
 const hyperfineVersion = (() => {
@@ -404,6 +409,30 @@ const fileContents = {
 console.log(`\n== ${VALIDATE} (${monitorCount} monitors, exit code 0 checked; 2 warm-up, ${validateRuns} runs)`);
 const [validate] = hyperfine('validate', [VALIDATE], { warmup: 2, runs: validateRuns });
 
+// 3. A one-off scrape of a small page on 127.0.0.1, end to end (fetch, conversion, the scrape
+// cache, output), against bare node and against the hosted service's CLI answering --version.
+// The page is served by a separate process: hyperfine runs while this one waits.
+const server = spawn(process.execPath, ['-e', `
+  const page = '<!doctype html><html><head><title>Start-up</title></head><body><main><h1>Start-up</h1><p>A small page, with a paragraph of text, scraped to time a one-off command.</p></main></body></html>';
+  require('node:http').createServer((q, r) => r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page))
+    .listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });
+`], { stdio: ['ignore', 'pipe', 'inherit'] });
+const port = await new Promise((done) => server.stdout.once('data', (chunk) => done(Number(String(chunk).trim()))));
+const scrapeHome = at(`${WORK}/scrape-home`);
+const scrapeEnv = { ...cleanEnv, WEBWATCH_HOME: join(scrapeHome, 'data'), XDG_CONFIG_HOME: join(scrapeHome, 'config') };
+delete scrapeEnv.WEBWATCH_API_URL;
+// --max-age 0: every run fetches and converts, as a first scrape does, instead of answering from the cache.
+const WEBWATCH_SCRAPE = `node bin/webwatch.js scrape --max-age 0 http://127.0.0.1:${port}/`;
+const FIRECRAWL_VERSION = 'node node_modules/firecrawl-cli/dist/index.js --version';
+const scrapeCheck = run('node', WEBWATCH_SCRAPE.split(' ').slice(1), { env: scrapeEnv });
+if (scrapeCheck.status !== 0 || !scrapeCheck.stdout.includes('A small page')) fail(`\`${WEBWATCH_SCRAPE}\` failed (${scrapeCheck.status}):\n${scrapeCheck.stderr}`);
+const haveFirecrawl = existsSync(at('node_modules/firecrawl-cli/dist/index.js')) && run('node', FIRECRAWL_VERSION.split(' ').slice(1)).status === 0;
+const scrapeRuns = positiveInt('scrape-runs');
+console.log(`\n== One-off scrape: ${WEBWATCH_SCRAPE} vs ${NODE_BARE}${haveFirecrawl ? ` and ${FIRECRAWL_VERSION}` : ''} (${scrapeRuns} runs in ${rounds} rounds)`);
+const scrapeTimes = hyperfine('scrape', [NODE_BARE, WEBWATCH_SCRAPE, ...(haveFirecrawl ? [FIRECRAWL_VERSION] : [])], { warmup: 3, runs: scrapeRuns, rounds, env: scrapeEnv });
+server.kill();
+const [scrapeBare, scrape, firecrawl] = scrapeTimes;
+
 const rssMethod = gnuTimeWorks() ? 'gnu-time' : 'resource-usage-hook';
 const rssSamples = Array.from({ length: 5 }, () => peakRssKb(validateArgs.slice(), rssMethod));
 const bareRssSamples = Array.from({ length: 5 }, () => peakRssKb(['-e', '0'], rssMethod));
@@ -428,6 +457,13 @@ const results = {
     goalMet: startupRatio.value <= GOALS.startupRatio,
     helpForReference: { ...help, ratioOfMeans: round3(helpRatio.value), ratioError: round3(helpRatio.error) },
     ...(inherited && { withCallerEnvironment: inherited }),
+  },
+  scrape: {
+    goal: `mean of a one-off scrape of a local page under ${GOALS.scrapeMs} ms`,
+    bare: scrapeBare,
+    webwatch: scrape,
+    ...(firecrawl && { firecrawlVersion: firecrawl }),
+    goalMet: scrape.meanMs < GOALS.scrapeMs,
   },
   validate: {
     goal: `mean under ${GOALS.validateMs} ms`,
@@ -471,6 +507,8 @@ const rows = [
   ...(inherited
     ? [[`  same, with ${inherited.variables.join(', ')}`, `${ms(inherited.bare)} vs ${ms(inherited.webwatch)}: ${inherited.ratio.value.toFixed(2)}x`, '(reference)']]
     : []),
+  ['scrape of a local page', `${ms(scrape)} (median ${scrape.medianMs.toFixed(1)}); node -e 0 ${ms(scrapeBare)}`, `< ${GOALS.scrapeMs} ms: ${verdict(results.scrape.goalMet)}`],
+  ...(firecrawl ? [['firecrawl-cli --version', `${ms(firecrawl)} (median ${firecrawl.medianMs.toFixed(1)})`, '(reference)']] : []),
   [`validate, ${monitorCount} monitors`, `${ms(validate)} (median ${validate.medianMs.toFixed(1)})`, `< ${GOALS.validateMs} ms: ${verdict(results.validate.goalMet)}`],
   ['validate peak RSS', `${mib(results.validate.peakRss.medianMiB)} median, ${mib(results.validate.peakRss.maxMiB)} max`, `(node -e 0: ${mib(results.validate.peakRss.bareNodeMedianMiB)})`],
 ];

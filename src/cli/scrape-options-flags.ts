@@ -1,6 +1,5 @@
 /** Scrape option flags and --options -> checked ScrapeOptions. Flags win over the file. */
 import { z } from 'zod';
-import { loadScrapeOptionsFile } from '../core/scrape-options-file.js';
 import { UsageError } from '../errors/webwatch-error.js';
 import { formatPath } from '../spec/issues.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
@@ -57,6 +56,7 @@ function mergeOptions(fromFile: ScrapeOptions, flags: ScrapeFlags): ScrapeOption
 }
 
 export async function scrapeOptionsFromFlags(flags: ScrapeFlags, env: Readonly<Record<string, string | undefined>>): Promise<ScrapeOptions> {
-  const fromFile = flags.options ? await loadScrapeOptionsFile(flags.options, env) : {};
+  // The YAML reader loads only for --options.
+  const fromFile = flags.options ? await (await import('../core/scrape-options-file.js')).loadScrapeOptionsFile(flags.options, env) : {};
   return mergeOptions(fromFile, flags);
 }

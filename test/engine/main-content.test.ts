@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { load } from 'cheerio/slim';
 import { cleanHtml } from '../../src/engine/content/clean.js';
 import { htmlToMarkdown } from '../../src/engine/content/markdown.js';
+import { prepareForMarkdown, rewriteMaths } from '../../src/engine/content/markup.js';
 
 const prose = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `<p>${topic} paragraph ${i}, with enough words, commas, and detail to read as prose rather than a caption.</p>`).join('');
@@ -11,6 +12,13 @@ const prose = (topic: string, n: number) =>
 function mainText(html: string): string {
   const $ = load(html);
   cleanHtml($, 'https://example.com/', { onlyMainContent: true, blockAds: true });
+  return markdownOf($);
+}
+
+/** What convertPage does after cleaning. */
+function markdownOf($: ReturnType<typeof load>): string {
+  rewriteMaths($.root().toArray());
+  prepareForMarkdown($.root().toArray());
   return htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
 }
 
@@ -37,11 +45,104 @@ describe('main content', () => {
   });
 });
 
+/** Page furniture the patterns below share: a site header, menu and footer around the content. */
+const site = (inner: string) => `<body><header class="site-header"><a href="/">Site</a><nav><a href="/a">A</a> <a href="/b">B</a></nav></header>
+  <div id="page">${inner}</div><footer><p>Copyright notice of the site, with its address, its terms, and its privacy policy.</p></footer></body>`;
+const comments = (n: number) =>
+  `<section class="comments"><h2>${n} comments</h2>${Array.from({ length: n }, (_, i) => `<div class="comment"><p>Reader ${i} wrote a long reply, agreeing with some points, disputing others, and adding an anecdote of their own.</p><p>They went on, at length, about the details.</p></div>`).join('')}</section>`;
+const teasers = (n: number) =>
+  `<div class="more-stories"><h2>More from the site</h2>${Array.from({ length: n }, (_, i) => `<div class="card"><h3><a href="/story-${i}">Another story number ${i}</a></h3><p>A teaser for that story, one sentence, to tempt a click.</p></div>`).join('')}</div>`;
+
+describe('main content patterns', () => {
+  it('1. keeps the article wrapper even when its class says share or sidebar', () => {
+    const markdown = mainText(site(`<div class="l-sidebar-fixed"><div id="share-root" class="post-share-wrapper"><h1>The headline</h1>${prose('Wrapped', 6)}</div></div>
+      <div class="sidebar"><p>About this blog: a sidebar paragraph, long enough to be read as prose, about the author.</p></div>`));
+    assert.match(markdown, /# The headline/);
+    assert.match(markdown, /Wrapped paragraph 0[\s\S]*Wrapped paragraph 5/);
+    assert.ok(!markdown.includes('About this blog'), markdown);
+    assert.ok(!markdown.includes('Copyright'), markdown);
+  });
+
+  it('2. scores a post written as bullet lists above its comment section', () => {
+    const items = Array.from({ length: 8 }, (_, i) => `<li>Point ${i}: a full sentence of advice, with a reason, an example, and a caveat.</li>`).join('');
+    const markdown = mainText(site(`<main id="main"><div class="post"><h1>Eight tips</h1><ul>${items}</ul><ul>${items.replace(/Point/g, 'Bonus')}</ul></div>${comments(12)}</main>`));
+    assert.match(markdown, /- Point 0[\s\S]*- Bonus 7/);
+    assert.ok(!markdown.includes('Reader 0'), markdown);
+  });
+
+  it('3. drops sidebars, comments, teaser feeds and share lists inside the site\'s main wrapper', () => {
+    const share = '<ul class="share-list"><li><a href="https://twitter.example/share">Share on Twitter</a></li><li><a href="https://facebook.example/share">Share on Facebook</a></li></ul>';
+    const markdown = mainText(site(`<main id="main-content"><article><h1>The story</h1>${prose('Story', 6)}${share}</article>
+      <aside><h3>Popular</h3><p>A sidebar blurb that reads like prose, with commas, words, and a full stop.</p></aside>
+      ${teasers(4)}${comments(3)}</main>`));
+    assert.match(markdown, /Story paragraph 0[\s\S]*Story paragraph 5/);
+    for (const gone of ['Share on', 'sidebar blurb', 'Another story', 'More from the site', 'Reader 0', 'comments']) assert.ok(!markdown.includes(gone), `${gone} in:\n${markdown}`);
+  });
+
+  it('4. widens to the whole article: its heading, a second text block and short paragraphs', () => {
+    const markdown = mainText(site(`<div class="entry"><h1>Whole article</h1><p class="byline">By A. Writer</p>
+      <div class="intro">${prose('Intro', 1)}</div><div class="body">${prose('Body', 6)}</div><p>Short closing line.</p></div>${teasers(3)}`));
+    for (const kept of ['# Whole article', 'By A. Writer', 'Intro paragraph 0', 'Body paragraph 5', 'Short closing line.']) assert.ok(markdown.includes(kept), `${kept} missing in:\n${markdown}`);
+    assert.ok(!markdown.includes('Another story'), markdown);
+  });
+
+  it('5. drops content hidden by inline styles, the hidden attribute and aria-hidden', () => {
+    const html = site(`<article>${prose('Seen', 4)}<p style="display: none">Invisible paragraph, hidden by display none, never shown.</p>
+      <div style="color: red; visibility:hidden">Invisible block hidden by visibility.</div><p hidden>Invisible by attribute.</p>
+      <div aria-hidden="true"><p>Invisible to assistive technology, a duplicated block.</p></div></article>`);
+    const markdown = mainText(html);
+    assert.match(markdown, /Seen paragraph 3/);
+    assert.ok(!markdown.includes('Invisible'), markdown);
+    // The whole page, on request, is the page as written.
+    const $ = load(html);
+    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    assert.match(markdownOf($), /Invisible by attribute/);
+  });
+
+  it('5. keeps a page whose body a script reveals (the hidden block holds most of the text)', () => {
+    assert.match(mainText(`<body><div id="app" style="display:none">${prose('Revealed', 5)}</div></body>`), /Revealed paragraph 4/);
+  });
+
+  it('6. writes markdown without leaked tags: headings in links, dl, sup, br, details, layout tables', () => {
+    const html = `<body><article>${prose('Text', 3)}
+      <a href="/next"><h2>Linked heading</h2></a>
+      <dl><dt>Term</dt><dd>Its definition, <b>bold</b> in part.</dd></dl>
+      <p>E = mc<sup>2</sup>, H<sub>2</sub>O, <u>underlined</u>, <mark>marked</mark>, <ins>inserted</ins>.</p>
+      <h3>Broken<br>heading</h3>
+      <details><summary>More</summary><p>Details text.</p></details>
+      <address>1 Main Street</address>
+      <table><tr><td><table><tr><th>Name</th><th>Count</th></tr><tr><td>a<br>b</td><td><ul><li>x</li><li>y</li></ul></td></tr></table></td><td><p>Layout cell text.</p></td></tr></table>
+      <p><img src="/i.png" alt="&lt;span style=&quot;x&quot;&gt;Caption&lt;/span&gt;"></p>
+      </article></body>`;
+    const $ = load(html);
+    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    const markdown = markdownOf($);
+    assert.doesNotMatch(markdown.replace(/```[\s\S]*?```/g, ''), /<\/?[a-z][a-z0-9]*[\s>/]/i, markdown);
+    assert.match(markdown, /## \[Linked heading\]\(https:\/\/example\.com\/next\)/);
+    assert.match(markdown, /\*\*Term\*\*\s+Its definition, \*\*bold\*\* in part\./);
+    assert.match(markdown, /E = mc2, H2O, underlined, marked, inserted\./);
+    assert.match(markdown, /### Broken heading/);
+    assert.match(markdown, /\| a; b \| x; y \|/);
+    assert.match(markdown, /Layout cell text\./);
+    assert.match(markdown, /!\[Caption\]/);
+  });
+
+  it('6. writes a formula once, as TeX when the page has it', () => {
+    const formula = (tex: string) => `<span class="mwe-math-element"><span class="mwe-math-mathml-inline" style="display: none;"><math xmlns="http://www.w3.org/1998/Math/MathML" alttext="{\\displaystyle ${tex}}"><semantics><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow><annotation encoding="application/x-tex">{\\displaystyle ${tex}}</annotation></semantics></math></span><img src="/math.svg" class="mwe-math-fallback-image-inline" aria-hidden="true" alt="{\\displaystyle ${tex}}"></span>`;
+    const markdown = mainText(`<body><article>${prose('Maths', 3)}<p>The square ${formula('x^{2}')} grows, as does ${formula('y^{3}')}.</p>
+      <p>Plain MathML: <math><mi>a</mi><mo>+</mo><mi>b</mi></math>.</p></article></body>`);
+    assert.equal(markdown.match(/x\^\{2\}/g)?.length, 1, markdown);
+    assert.match(markdown, /The square \$x\^\{2\}\$ grows, as does \$y\^\{3\}\$\./);
+    assert.match(markdown, /Plain MathML: a\+b\./);
+    assert.ok(!markdown.includes('math.svg'), markdown);
+  });
+});
+
 describe('markdown conversion of broken HTML', () => {
   it('turns table parts outside a table into blocks instead of stray pipes', () => {
     const $ = load('<body><div><tr><td>a cell</td><td>b</td></tr><p>para</p></div></body>');
     cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
-    const markdown = htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
+    const markdown = markdownOf($);
     assert.ok(!markdown.includes('|'), markdown);
     assert.match(markdown, /a cell[\s\S]*b[\s\S]*para/);
   });
@@ -60,7 +161,7 @@ describe('markdown conversion of broken HTML', () => {
   it('fences code with the language from lang-x or from <pre>', () => {
     const $ = load('<body><pre class="lang-python"><code>print(1)</code></pre><pre class="language-rust"><code>fn main() {}</code></pre></body>');
     cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
-    const markdown = htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
+    const markdown = markdownOf($);
     assert.match(markdown, /```python\nprint\(1\)\n```/);
     assert.match(markdown, /```rust\nfn main\(\) \{\}\n```/);
   });
@@ -68,6 +169,6 @@ describe('markdown conversion of broken HTML', () => {
   it('uses the real source of lazy-loaded images', () => {
     const $ = load('<body><p>x</p><img alt="Lazy" src="data:image/gif;base64,R0lGOD" data-src="/real.png"></body>');
     cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
-    assert.match(htmlToMarkdown($('body').html() ?? '', 'https://example.com/'), /!\[Lazy\]\(https:\/\/example\.com\/real\.png\)/);
+    assert.match(markdownOf($), /!\[Lazy\]\(https:\/\/example\.com\/real\.png\)/);
   });
 });

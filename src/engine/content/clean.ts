@@ -1,15 +1,17 @@
 /**
  * The HTML-level content filter: always-dropped tags, includeTags / excludeTags (CSS
- * selectors), onlyMainContent (page chrome and common non-main blocks removed, while any
- * element that holds the main content is kept), blockAds, and absolute link and image URLs.
- * Deterministic: no model involved.
+ * selectors), blockAds, onlyMainContent (hidden content, then everything but the main content
+ * as main-content.ts finds it), and absolute link and image URLs. Deterministic: no model
+ * involved. What markdown needs on top of this is in markup.ts.
  */
 import type { CheerioAPI } from 'cheerio/slim';
-import type { AnyNode, Element } from 'domhandler';
-import { filter, isComment, removeElement, textContent } from 'domutils';
+import { type AnyNode, type Element, Element as ElementNode } from 'domhandler';
+import { appendChild, hasChildren, isTag, removeElement } from 'domutils';
+import { isHidden, removeHidden, textLength } from './hidden.js';
 import { findMainContent } from './main-content.js';
-import { absoluteUrl, baseUrlOf } from './metadata.js';
-import { closest, select, selectIn } from './select.js';
+import { lazySource } from './markup.js';
+import { absoluteUrl } from './metadata.js';
+import { selectIn } from './select.js';
 
 export interface CleanOptions {
   onlyMainContent: boolean;
@@ -18,66 +20,61 @@ export interface CleanOptions {
   blockAds: boolean;
 }
 
-const ALWAYS_DROPPED = 'head, title, script, style, noscript, meta, link, template, svg, canvas, object, embed, base';
+const ALWAYS_DROPPED = new Set(['head', 'title', 'script', 'style', 'noscript', 'meta', 'link', 'template', 'svg', 'canvas', 'object', 'embed', 'base']);
 
-const CHROME_TAGS = 'header, footer, nav, aside, form[role=search], dialog';
-const CHROME_ROLES = '[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], [role=dialog], [role=alertdialog]';
-
-/** Class and id words of page chrome: removed outside the main content, kept inside it. */
-const CHROME_WORDS = /(?:^|[\s_-])(?:sidebar|menu|menus|navbar|nav|navigation|masthead|toolbar|footer|header|banner|comments?|disqus)(?:$|[\s_-])/i;
-
-/** Class and id words of blocks that are never content, wherever they sit. */
-const CLUTTER_WORDS = /(?:^|[\s_-])(?:breadcrumbs?|cookies?|consent|gdpr|share|sharing|social|newsletter|subscribe|subscription|related|recommended|promo|promotions?|advert|adverts|advertisement|ads?|sponsor|sponsored|popup|modal|overlay|skip|signup|paywall)(?:$|[\s_-])/i;
-
-const AD_SELECTORS = [
-  'ins.adsbygoogle', '[id^=google_ads]', '[id^=div-gpt-ad]', '[data-ad]', '[data-ad-slot]', '[data-adunit]',
-  'iframe[src*=doubleclick]', 'iframe[src*=googlesyndication]', 'iframe[src*=amazon-adsystem]',
-  '[class*=cookie-banner]', '[id*=cookie-banner]', '[class*=cookie-consent]', '[id*=cookie-consent]',
-  '#onetrust-consent-sdk', '#CybotCookiebotDialog', '.cc-window',
-].join(', ');
-
-const MAIN_CANDIDATES = 'main, [role=main], article, #content, #main, #main-content, .main-content, .post-content, .entry-content, .article-body';
-
-function hasWord(element: Element, words: RegExp): boolean {
-  const { class: className = '', id = '' } = element.attribs;
-  return words.test(className) || words.test(id);
+/** Ad slots and consent dialogs, by the marks ad and consent scripts leave. */
+function isAd(element: Element): boolean {
+  const { attribs } = element;
+  const id = attribs.id;
+  if (id !== undefined && (id.startsWith('google_ads') || id.startsWith('div-gpt-ad') || id === 'onetrust-consent-sdk' || id === 'CybotCookiebotDialog' || id.includes('cookie-banner') || id.includes('cookie-consent'))) return true;
+  const className = attribs.class;
+  if (className !== undefined) {
+    if (element.name === 'ins' && /(?:^|\s)adsbygoogle(?:\s|$)/.test(className)) return true;
+    if (className.includes('cookie-banner') || className.includes('cookie-consent') || /(?:^|\s)cc-window(?:\s|$)/.test(className)) return true;
+  }
+  if (attribs['data-ad'] !== undefined || attribs['data-ad-slot'] !== undefined || attribs['data-adunit'] !== undefined) return true;
+  return element.name === 'iframe' && /doubleclick|googlesyndication|amazon-adsystem/.test(attribs.src ?? '');
 }
 
-/** The element most likely to hold the main content: the candidate with the most text. */
-function mainContent($: CheerioAPI): Element | undefined {
-  let best: Element | undefined;
-  let bestLength = 0;
-  for (const element of selectIn($.root().toArray(), MAIN_CANDIDATES)) {
-    const length = textContent(element).length;
-    if (length > bestLength) {
-      best = element;
-      bestLength = length;
-    }
-  }
-  return best;
+interface Walk {
+  blockAds: boolean;
+  /** Hidden elements found, when onlyMainContent asks for them. */
+  hidden?: Element[];
+  /** The first <base href>, read before it goes. */
+  baseHref?: string;
 }
 
-const contains = (ancestor: AnyNode, node: AnyNode) => {
-  for (let current: AnyNode | null = node; current; current = current.parent) if (current === ancestor) return true;
-  return false;
-};
-
-/** Removes `elements` except those that are, or contain, or sit inside `keep`. */
-function removeUnlessMain(elements: readonly Element[], keep: Element | undefined, insideKeepToo: boolean) {
-  for (const element of elements) {
-    if (keep) {
-      if (contains(element, keep)) continue;
-      if (!insideKeepToo && contains(keep, element)) continue;
-    }
-    // An element inside one removed before is already gone with it.
-    removeElement(element);
+/**
+ * One walk: always-dropped tags, comments and (with blockAds) ad slots go; hidden elements
+ * are collected, and the page's text is measured for them. Returns the characters of text.
+ */
+function dropNonContent(nodes: AnyNode[], walk: Walk, collectHidden: boolean): number {
+  let text = 0;
+  // Backwards, so that removing a node does not skip the next one.
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const node = nodes[i]!;
+    if (node.type === 'text') text += (node as { data: string }).data.trim().length;
+    else if (node.type === 'comment') removeElement(node);
+    else if (isTag(node)) {
+      if (ALWAYS_DROPPED.has(node.name) || (walk.blockAds && isAd(node))) {
+        if (node.name === 'base' && node.attribs.href !== undefined) walk.baseHref = node.attribs.href;
+        else if (node.name === 'head') dropNonContent(node.children, walk, false);
+        removeElement(node);
+      } else if (collectHidden && walk.hidden && isHidden(node) && node.name !== 'html' && node.name !== 'body') {
+        walk.hidden.push(node);
+        text += textLength(node);
+        dropNonContent(node.children, walk, false);
+      } else if (node.children.length > 0) text += dropNonContent(node.children, walk, collectHidden);
+    } else if (hasChildren(node)) text += dropNonContent(node.children, walk, collectHidden);
   }
+  return text;
 }
 
 function keepOnly($: CheerioAPI, selectors: readonly string[]) {
   keepElements($, selectIn($.root().toArray(), selectors.join(', ')));
 }
 
+/** The body (or the document) holds only `elements`, in document order. */
 function keepElements($: CheerioAPI, elements: Element[]) {
   // An element inside another kept one comes along with its ancestor.
   const keptSet = new Set<AnyNode>(elements);
@@ -85,77 +82,71 @@ function keepElements($: CheerioAPI, elements: Element[]) {
     for (let parent = element.parent; parent; parent = parent.parent) if (keptSet.has(parent)) return false;
     return true;
   });
-  const clones = outermost.map((element) => $(element).clone());
-  const body = select($, 'body');
-  if (body.length > 0) {
-    body.empty();
-    for (const clone of clones) body.append(clone);
-  } else {
-    $.root().empty();
-    for (const clone of clones) $.root().append(clone);
-  }
+  const container = findBody($) ?? $.root()[0]!;
+  if (outermost.length === 1 && outermost[0] === container) return;
+  for (const element of outermost) removeElement(element);
+  for (const node of [...container.children]) removeElement(node);
+  for (const element of outermost) appendChild(container, element);
 }
 
-const LAZY_SOURCES = ['data-src', 'data-lazy-src', 'data-original'];
-
-/** Lazy-loaded images name their real source in a data attribute. */
-export function lazySource(attributes: Record<string, string>): string | undefined {
-  return LAZY_SOURCES.map((name) => attributes[name]).find((value) => value && !value.startsWith('data:'));
+function findBody($: CheerioAPI): Element | undefined {
+  for (const node of $.root()[0]!.children) {
+    if (!isTag(node)) continue;
+    if (node.name === 'body') return node;
+    if (node.name === 'html') return node.children.find((child): child is Element => isTag(child) && child.name === 'body');
+  }
+  return undefined;
 }
 
-/**
- * Fixes that make markdown come out right: table parts outside a table become blocks (the
- * converter would emit stray pipes), `lang-x` and a language on <pre> reach <code>, and lazy
- * images get their real source.
- */
-function prepareForMarkdown($: CheerioAPI) {
-  for (const element of selectIn($.root().toArray(), 'td, th, tr, tbody, thead, tfoot, caption')) {
-    if (!closest(element, 'table')) element.name = 'div';
+/** The <body>; a fragment without one gets one around its nodes. */
+function bodyOf($: CheerioAPI): Element {
+  const body = findBody($);
+  if (body) return body;
+  const document = $.root()[0]!;
+  const created = new ElementNode('body', {}, []);
+  for (const node of [...document.children]) {
+    removeElement(node);
+    appendChild(created, node);
   }
-  select($, 'pre').each((_, pre) => {
-    const code = $(pre).children('code').first();
-    const language = /(?:^|\s)(?:lang|language)-([\w+#.-]+)/.exec(`${code.attr('class') ?? ''} ${pre.attribs.class ?? ''}`)?.[1];
-    if (language && code.length > 0 && !/(?:^|\s)language-/.test(code.attr('class') ?? '')) code.addClass(`language-${language}`);
-  });
-  for (const element of selectIn($.root().toArray(), 'img')) {
-    const lazy = lazySource(element.attribs);
-    const src = element.attribs.src;
-    if (lazy && (!src || src.startsWith('data:'))) element.attribs.src = lazy;
-  }
+  appendChild(document, created);
+  return created;
 }
 
 export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions): void {
   const root = () => $.root().toArray();
-  const base = baseUrlOf(root(), pageUrl);
-  for (const element of selectIn(root(), ALWAYS_DROPPED)) removeElement(element);
-  for (const comment of filter(isComment, root(), true)) removeElement(comment);
+  const walk: Walk = { blockAds: options.blockAds, ...(options.onlyMainContent && { hidden: [] }) };
+  const text = dropNonContent(root(), walk, true);
+  // Backwards, the last <base> seen is the document's first.
+  const base = absoluteUrl(walk.baseHref, pageUrl) ?? pageUrl;
+  const hidden = walk.hidden;
 
   if (options.includeTags && options.includeTags.length > 0) keepOnly($, options.includeTags);
   if (options.excludeTags && options.excludeTags.length > 0) for (const element of selectIn(root(), options.excludeTags.join(', '))) removeElement(element);
-  if (options.blockAds) for (const element of selectIn(root(), AD_SELECTORS)) removeElement(element);
 
-  if (options.onlyMainContent) {
-    const main = mainContent($);
-    // Page chrome inside the main content (an article's own header) stays; outside, it goes.
-    removeUnlessMain(selectIn(root(), `${CHROME_TAGS}, ${CHROME_ROLES}`), main, false);
-    const named = selectIn(root(), '[class], [id]');
-    removeUnlessMain(named.filter((element) => hasWord(element, CHROME_WORDS)), main, false);
-    removeUnlessMain(named.filter((element) => hasWord(element, CLUTTER_WORDS)), main, true);
-    // What is left around the scored main content (teasers, link lists) goes too.
-    const kept = findMainContent($);
-    if (kept) keepElements($, kept);
+  if (hidden) {
+    removeHidden(hidden, text);
+    keepElements($, findMainContent(bodyOf($)).keep);
   }
+  absoluteUrls(root(), base);
+}
 
-  prepareForMarkdown($);
-
-  for (const element of selectIn(root(), 'a[href]')) {
-    const href = absoluteUrl(element.attribs.href, base);
-    if (href) element.attribs.href = href;
-  }
-  for (const element of selectIn(root(), 'img[src]')) {
-    const src = element.attribs.src!;
-    if (src.startsWith('data:')) continue;
-    const absolute = absoluteUrl(src, base);
-    if (absolute) element.attribs.src = absolute;
+/** Links and images point where the page meant (its <base>), and lazy images at their real source. */
+function absoluteUrls(nodes: AnyNode[], base: string) {
+  for (const node of nodes) {
+    if (!isTag(node)) {
+      if (hasChildren(node)) absoluteUrls(node.children, base);
+      continue;
+    }
+    if (node.name === 'a' && node.attribs.href !== undefined) {
+      const href = absoluteUrl(node.attribs.href, base);
+      if (href) node.attribs.href = href;
+    } else if (node.name === 'img') {
+      const lazy = lazySource(node.attribs);
+      if (lazy && (!node.attribs.src || node.attribs.src.startsWith('data:'))) node.attribs.src = lazy;
+      const src = node.attribs.src;
+      const absolute = src && !src.startsWith('data:') ? absoluteUrl(src, base) : undefined;
+      if (absolute) node.attribs.src = absolute;
+    }
+    if (node.children.length > 0) absoluteUrls(node.children, base);
   }
 }

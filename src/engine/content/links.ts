@@ -1,6 +1,6 @@
 /** The `links` and `images` formats: absolute http(s) URLs, de-duplicated, in page order. */
 import type { CheerioAPI } from 'cheerio/slim';
-import { lazySource } from './clean.js';
+import { lazySource } from './markup.js';
 import { absoluteUrl, baseUrlOf } from './metadata.js';
 import { selectIn } from './select.js';
 

@@ -1,118 +1,489 @@
 /**
- * Finding the main content of a page, deterministically: paragraphs score the blocks that
- * hold them (longer text and more commas score more, link-heavy text less), the best block
- * wins, and a semantic container (article, main) around it is preferred when it adds little
- * besides. Siblings that score well too come along, so split articles stay whole.
+ * Finding the main content of a page, deterministically, in one place:
+ *
+ * 1. Paragraphs: every block whose own inline text (text not inside a nested block) is long
+ *    enough: <p>, but also list items, cells, and divs used as paragraphs. Link-heavy ones
+ *    are navigation and do not count.
+ * 2. Scores: each paragraph gives points (length, commas) to its container and, less and less,
+ *    to the containers above; a container's score is cut by its link density and by class or
+ *    id words of page chrome, comments and clutter (its own or an ancestor's).
+ * 3. The best container is the core. It widens to an ancestor that holds half again as much
+ *    prose (an article split over sections) or that adds little besides (its heading, byline,
+ *    a second short block), up to an article or main, and siblings that are prose or the
+ *    heading just before it come along.
+ * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
+ *    never the core or a block that holds it: a wrapper named like a share bar can still be
+ *    the article.
  */
-import type { CheerioAPI } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
-import { textContent } from 'domutils';
-import { closest, selectIn } from './select.js';
+import { isTag, removeElement } from 'domutils';
 
-const SCORED = 'p, pre, td, blockquote';
-const SEMANTIC = 'article, main, [role=main], [itemprop=articleBody]';
+const BLOCK = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'dialog', 'div', 'dl', 'dt',
+  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr',
+  'html', 'li', 'main', 'menu', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th',
+  'thead', 'tr', 'ul',
+]);
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+/** Blocks that are sentences or headings: judged by what they say, never as link lists. */
+const TEXT_BLOCKS = new Set(['p', 'pre', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'td', 'th', 'li', 'dt', 'dd', 'figcaption', 'caption', 'summary']);
+const CHROME_TAGS = new Set(['nav', 'aside', 'footer', 'dialog']);
+const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar']);
+const FORM_CONTROLS = new Set(['button', 'select', 'input', 'textarea', 'option']);
+
+/**
+ * Class and id words. Names are split on spaces, dashes, underscores, digits and camelCase;
+ * a word matches a stem exactly, or, for a stem marked `*` (long enough to be unambiguous),
+ * starts with it (`relatedposts`, `sharedaddy`, `commentlist`).
+ */
+const CHROME_STEMS = stems('sidebar menu menus navbar nav navigation masthead toolbar footer banner breadcrumb* pagination* pager skip');
+const COMMENT_STEMS = stems('comment* disqus* respond responses');
+const CLUTTER_STEMS = stems(
+  'cookie* consent* gdpr share* social* newsletter* subscribe* subscription* related* recommend* promo* advert* ad ads sponsor* popup* modal overlay signup paywall* outbrain* taboola* trending* popular*',
+);
+const CONTENT_STEMS = stems('article* body content entry hentry main post text blog story prose');
+/** Words that start like a flagged stem but name content. */
+const NOT_FLAGGED = new Set(['commentary', 'shared']);
+
+interface Stems {
+  exact: Set<string>;
+  prefixes: string[];
+}
+
+function stems(list: string): Stems {
+  const words = list.split(/\s+/);
+  return { exact: new Set(words.filter((w) => !w.endsWith('*'))), prefixes: words.filter((w) => w.endsWith('*')).map((w) => w.slice(0, -1)) };
+}
+
+/** Pages of one site repeat their class names: split once per process (bounded). */
+const wordsOfNames = new Map<string, string[]>();
+
+function nameWords(names: string): string[] {
+  return names
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
+}
+
+function matches(words: string[], set: Stems): boolean {
+  return words.some((word) => !NOT_FLAGGED.has(word) && (set.exact.has(word) || set.prefixes.some((prefix) => word.startsWith(prefix))));
+}
+
+const SEMANTIC_TAGS = new Set(['article', 'main']);
+
 const MIN_TEXT = 25;
-const SIBLING_SHARE = 0.2;
+/** A paragraph whose text is more than this share of links is navigation. */
+const PARAGRAPH_LINKS = 0.5;
+/** A container whose text is more than this share of links is a link list. */
+const LIST_LINKS = 0.5;
+const MIN_SCORE = 5;
+/** Text per card below which headings linking elsewhere make a block a feed of teasers. */
+const FEED_TEXT_PER_CARD = 400;
+const FLAGGED_FACTOR = 0.35;
+const CONTENT_FACTOR = 1.25;
+/** Ancestors that receive a paragraph's points, nearest first, and the divisor of each. */
+const LEVEL_DIVISORS = [1, 2, 6, 9, 12];
+
+type Flag = 'chrome' | 'comments' | 'clutter';
 
 const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0xfeff || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0x1680;
 
-/** The length of `text` with each run of whitespace counted as one character, without building the string. */
-function collapsedLength(text: string): number {
+/** Commas (Latin, full-width, ideographic) of the text last given to scanText. */
+let scannedCommas = 0;
+
+/**
+ * The length of `text` with each run of whitespace counted as one character (0 for whitespace
+ * alone), without building the string; counts its commas on the way.
+ */
+function scanText(text: string): number {
   let length = 0;
+  let commas = 0;
   let inSpace = false;
+  let visible = false;
   for (let i = 0; i < text.length; i++) {
-    const space = isSpace(text.charCodeAt(i));
+    const code = text.charCodeAt(i);
+    if (code > 32 && code < 127) {
+      length++;
+      if (code === 44) commas++;
+      visible = true;
+      inSpace = false;
+      continue;
+    }
+    const space = isSpace(code);
     if (!space || !inSpace) length++;
+    if (!space) {
+      visible = true;
+      if (code === 0xff0c || code === 0x3001) commas++;
+    }
     inSpace = space;
   }
-  return length;
+  scannedCommas = commas;
+  return visible ? length : 0;
+}
+
+const elementChildren = (element: Element) => element.children.filter(isTag);
+const parentElement = (node: AnyNode): Element | undefined => (node.parent && isTag(node.parent) ? node.parent : undefined);
+
+/** A block's own inline text: what it says itself, not its nested blocks. */
+interface InlineText {
+  length: number;
+  linkLength: number;
+  commas: number;
 }
 
 /**
- * Text and link-text lengths of every element, each computed once: the scoring asks for them
- * many times over nested elements, and re-reading subtrees made it quadratic.
+ * Everything the choice needs, each measured once per element: text and link-text lengths,
+ * own inline text, flags and prose. Re-reading subtrees for every question made it quadratic.
  */
-class Measures {
-  private readonly text = new Map<AnyNode, number>();
-  private readonly links = new Map<AnyNode, number>();
+/** What is measured of each element. */
+interface Stats {
+  text: number;
+  links: number;
+  /** Characters of good paragraphs inside, flagged blocks below counting for nothing. */
+  prose: number;
+  /** Headings inside that are links to other pages: the mark of teaser cards. */
+  linkHeadings: number;
+  /** A block's own inline text; undefined for inline elements. */
+  inline: InlineText | undefined;
+}
 
-  textLength(node: AnyNode): number {
-    let length = this.text.get(node);
-    if (length === undefined) {
-      if (node.type === 'text') length = collapsedLength((node as { data: string }).data);
-      else length = ((node as Element).children ?? []).reduce((sum, child) => sum + this.textLength(child), 0);
-      this.text.set(node, length);
-    }
-    return length;
+const NO_STATS: Stats = { text: 0, links: 0, prose: 0, linkHeadings: 0, inline: undefined };
+
+class PageMeasures {
+  private readonly stats = new Map<Element, Stats>();
+  private readonly flags = new Map<Element, Flag | undefined>();
+  /** Blocks in document order (parents after their children), with their own inline text. */
+  readonly blocks: Element[] = [];
+
+  constructor(root: Element) {
+    this.measure(root, { length: 0, linkLength: 0, commas: 0 }, false, true);
   }
 
-  linkTextLength(node: AnyNode): number {
-    let length = this.links.get(node);
-    if (length === undefined) {
-      if (node.type !== 'tag') length = 0;
-      else if ((node as Element).name === 'a') length = this.textLength(node);
-      else length = (node as Element).children.reduce((sum, child) => sum + this.linkTextLength(child), 0);
-      this.links.set(node, length);
+  /** One walk, children before parents: lengths, each block's own inline text, prose, link headings. */
+  private measure(element: Element, enclosing: InlineText, inLink: boolean, isRoot = false): Stats {
+    const ownBlock = isRoot || BLOCK.has(element.name);
+    const block = ownBlock && !isRoot ? { length: 0, linkLength: 0, commas: 0 } : enclosing;
+    const linked = inLink || element.name === 'a';
+    const stats: Stats = { text: 0, links: 0, prose: 0, linkHeadings: 0, inline: ownBlock ? block : undefined };
+    const children = element.children;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      const type = child.type;
+      if (type === 'text') {
+        const length = scanText((child as { data: string }).data);
+        if (length === 0) continue;
+        stats.text += length;
+        block.length += length;
+        block.commas += scannedCommas;
+        if (linked) {
+          stats.links += length;
+          block.linkLength += length;
+        }
+      } else if (type === 'tag' || type === 'script' || type === 'style') {
+        const inside = this.measure(child as Element, block, linked);
+        stats.text += inside.text;
+        stats.links += inside.links;
+        if (inside.prose > 0 && !this.flag(child as Element)) stats.prose += inside.prose;
+        stats.linkHeadings += inside.linkHeadings;
+      }
     }
-    return length;
+    this.stats.set(element, stats);
+    if (ownBlock) {
+      this.blocks.push(element);
+      if (this.isParagraph(element)) stats.prose += block.length;
+      if (this.isLinkHeading(element)) stats.linkHeadings++;
+    }
+    return stats;
   }
 
-  linkDensity(node: AnyNode): number {
-    const total = this.textLength(node);
-    return total === 0 ? 0 : Math.min(1, this.linkTextLength(node) / total);
+  of(element: Element): Stats {
+    return this.stats.get(element) ?? NO_STATS;
+  }
+
+  inline(element: Element): InlineText | undefined {
+    return this.stats.get(element)?.inline;
+  }
+
+  prose(element: Element): number {
+    return this.of(element).prose;
+  }
+
+  /** A block that reads as a paragraph: enough text of its own, mostly not links. */
+  isParagraph(element: Element): boolean {
+    const inline = this.inline(element);
+    return !!inline && inline.length >= MIN_TEXT && inline.linkLength <= inline.length * PARAGRAPH_LINKS && !HEADINGS.has(element.name);
+  }
+
+  /** A heading that is (mostly) a link to another page, as in a card pointing to a story. */
+  private isLinkHeading(element: Element): boolean {
+    if (!HEADINGS.has(element.name)) return false;
+    const inline = this.inline(element);
+    if (!inline || inline.length === 0 || inline.linkLength < 0.6 * inline.length) return false;
+    const href = closestLink(element)?.attribs.href ?? findLink(element)?.attribs.href ?? '';
+    return href !== '' && !href.startsWith('#');
+  }
+
+  textLength(element: Element): number {
+    return this.of(element).text;
+  }
+
+  linkTextLength(element: Element): number {
+    return this.of(element).links;
+  }
+
+  linkDensity(element: Element): number {
+    const total = this.textLength(element);
+    return total === 0 ? 0 : Math.min(1, this.linkTextLength(element) / total);
+  }
+
+  words(element: Element): string[] {
+    const { class: className = '', id = '' } = element.attribs;
+    if (className === '' && id === '') return [];
+    const names = `${className} ${id}`;
+    let words = wordsOfNames.get(names);
+    if (!words) {
+      words = nameWords(names);
+      if (wordsOfNames.size >= 5000) wordsOfNames.clear();
+      wordsOfNames.set(names, words);
+    }
+    return words;
+  }
+
+  /** What the element's own tag, role, class or id says it is, if not content. */
+  flag(element: Element): Flag | undefined {
+    if (this.flags.has(element)) return this.flags.get(element);
+    const { class: className = '', id = '', role = '' } = element.attribs;
+    let flag: Flag | undefined;
+    if (CHROME_TAGS.has(element.name) || CHROME_ROLES.has(role.trim().toLowerCase()) || element.name === 'form') flag = 'chrome';
+    else if (className !== '' || id !== '') {
+      const words = this.words(element);
+      if (matches(words, COMMENT_STEMS)) flag = 'comments';
+      else if (matches(words, CHROME_STEMS)) flag = 'chrome';
+      else if (matches(words, CLUTTER_STEMS)) flag = 'clutter';
+    }
+    this.flags.set(element, flag);
+    return flag;
   }
 }
 
-/** Characters of real prose inside an element: paragraphs that are not mostly links. */
-function proseLength(measures: Measures, element: Element): number {
-  let total = 0;
-  for (const block of selectIn(element, 'p, pre, blockquote')) {
-    const length = measures.textLength(block);
-    if (length >= MIN_TEXT && measures.linkDensity(block) < 0.5) total += length;
+function findLink(element: Element): Element | undefined {
+  for (const child of element.children) {
+    if (!isTag(child)) continue;
+    if (child.name === 'a') return child;
+    const inside = findLink(child);
+    if (inside) return inside;
   }
-  return total;
+  return undefined;
 }
 
-/** The element to keep as the main content, with its well-scoring siblings; undefined when unsure. */
-export function findMainContent($: CheerioAPI): Element[] | undefined {
-  const measures = new Measures();
-  const scores = new Map<Element, number>();
-  for (const element of selectIn($.root().toArray(), SCORED)) {
-    const text = textContent(element).replace(/\s+/g, ' ').trim();
-    if (text.length < MIN_TEXT) continue;
-    const points = 1 + (text.match(/[,，、]/g)?.length ?? 0) + Math.min(Math.floor(text.length / 100), 3);
-    const parent = element.parent as Element | null;
-    if (parent?.type === 'tag') scores.set(parent, (scores.get(parent) ?? 0) + points);
-    const grandparent = parent?.parent as Element | null;
-    if (grandparent?.type === 'tag') scores.set(grandparent, (scores.get(grandparent) ?? 0) + points / 2);
+function closestLink(element: Element): Element | undefined {
+  for (let node = parentElement(element); node; node = parentElement(node)) if (node.name === 'a') return node;
+  return undefined;
+}
+
+function paragraphPoints(inline: InlineText): number {
+  return 1 + inline.commas + Math.min(Math.floor(inline.length / 100), 3);
+}
+
+/** A paragraph wrapped in blocks that hold nothing else counts from the outermost wrapper. */
+function paragraphUnit(element: Element, root: Element): Element {
+  let unit = element;
+  for (let level = 0; level < 3; level++) {
+    const parent = parentElement(unit);
+    if (!parent || parent === root) break;
+    const onlyChild = parent.children.every((child) => child === unit || (child.type === 'text' && !(child as { data: string }).data.trim()) || child.type === 'comment');
+    if (!onlyChild) break;
+    unit = parent;
   }
-  let best: Element | undefined;
-  let bestScore = 0;
-  for (const [element, score] of scores) {
-    const adjusted = score * (1 - measures.linkDensity(element));
-    scores.set(element, adjusted);
-    if (adjusted > bestScore) {
-      best = element;
-      bestScore = adjusted;
+  return unit;
+}
+
+/**
+ * Rows and list items make sense inside their table or list, unless that is much bigger than
+ * the part (a layout). A cell that scores is a container of its own.
+ */
+function wholeStructure(element: Element, measures: PageMeasures): Element {
+  const structure: Record<string, string[]> = { tr: ['table'], tbody: ['table'], thead: ['table'], tfoot: ['table'], li: ['ul', 'ol', 'menu'], dt: ['dl'], dd: ['dl'] };
+  const wanted = structure[element.name];
+  if (!wanted) return element;
+  for (let node = parentElement(element); node; node = parentElement(node)) {
+    if (wanted.includes(node.name)) return measures.textLength(node) <= 3 * measures.textLength(element) ? node : element;
+  }
+  return element;
+}
+
+export interface MainContent {
+  /** The elements to keep, in document order; cleaned inside. */
+  keep: Element[];
+  /** The best-scoring block, when the page had one. */
+  core?: Element;
+}
+
+/**
+ * Chooses the main content under `root` (the body) and removes chrome, comments, clutter and
+ * link lists inside it. Without a clear core (no prose), the whole root is kept, cleaned the
+ * same way except for link lists, which may be all the page has.
+ */
+export function findMainContent(root: Element): MainContent {
+  const measures = new PageMeasures(root);
+
+  // Scores: points from each paragraph to the containers above it.
+  const raw = new Map<Element, number>();
+  for (const element of measures.blocks) {
+    if (element === root || !measures.isParagraph(element)) continue;
+    const inline = measures.inline(element)!;
+    const points = paragraphPoints(inline);
+    // A cell with prose of its own is the container (layout tables); a <p> is held by its parent.
+    let container = element.name === 'td' || element.name === 'th' ? element : parentElement(paragraphUnit(element, root));
+    for (const divisor of LEVEL_DIVISORS) {
+      if (!container) break;
+      raw.set(container, (raw.get(container) ?? 0) + points / divisor);
+      if (container === root) break;
+      container = parentElement(container);
     }
   }
-  if (!best || bestScore < 5) return undefined;
-  // Table parts only make sense inside their table.
-  if (['tr', 'tbody', 'thead', 'tfoot', 'td', 'th'].includes(best.name)) best = closest(best, 'table') ?? best;
-
-  // Content split over several blocks: an ancestor holding clearly more prose is the content.
-  for (let ancestor = best.parent as Element | null; ancestor?.type === 'tag' && ancestor.name !== 'body'; ancestor = ancestor.parent as Element | null) {
-    if (proseLength(measures, ancestor) > 1.25 * proseLength(measures, best)) best = ancestor;
+  const flaggedWithin = new Map<Element, boolean>();
+  const underFlag = (element: Element): boolean => {
+    if (element === root) return false;
+    let result = flaggedWithin.get(element);
+    if (result === undefined) {
+      const parent = parentElement(element);
+      result = !!measures.flag(element) || (!!parent && underFlag(parent));
+      flaggedWithin.set(element, result);
+    }
+    return result;
+  };
+  let core: Element | undefined;
+  let coreScore = 0;
+  for (const [element, points] of raw) {
+    if (element === root) continue;
+    let score = points * (1 - measures.linkDensity(element));
+    if (underFlag(element)) score *= FLAGGED_FACTOR;
+    else if (matches(measures.words(element), CONTENT_STEMS) || SEMANTIC_TAGS.has(element.name) || element.attribs.itemprop === 'articleBody') score *= CONTENT_FACTOR;
+    if (score > coreScore) {
+      core = element;
+      coreScore = score;
+    }
   }
-  // A semantic container around the winner that is not much bigger keeps its title and byline.
-  const semantic = closest(best, SEMANTIC);
-  if (semantic && semantic !== best && measures.textLength(semantic) <= 1.5 * measures.textLength(best)) best = semantic;
-  if (best.name === 'body' || best.name === 'html') return undefined;
+  if (!core || coreScore < MIN_SCORE) {
+    sweep(root, { measures, linkLists: false, ancestorsOfCore: new Set(), coreProse: 0 });
+    return { keep: [root] };
+  }
+  core = wholeStructure(core, measures);
 
+  const ancestorsOfCore = new Set<Element>();
+  for (let node = parentElement(core); node; node = parentElement(node)) ancestorsOfCore.add(node);
+  const proseOf = (element: Element, pathChild: Element | undefined) =>
+    // A flagged block on the way to the core is part of it, not clutter beside it.
+    (measures.prose(element)) + (pathChild && measures.flag(pathChild) ? measures.prose(pathChild) : 0);
+
+  let content = core;
+  let contentProse = proseOf(core, undefined);
+  for (let parent = parentElement(content); parent && parent !== root && parent.name !== 'body' && parent.name !== 'html'; parent = parentElement(parent)) {
+    const parentProse = proseOf(parent, content);
+    const extra = measures.textLength(parent) - measures.textLength(content);
+    const spread = parentProse >= 1.5 * contentProse;
+    // An <article> or <main> is the whole composition: past it, only more prose widens.
+    const whole = SEMANTIC_TAGS.has(content.name) || content.attribs.role === 'main';
+    const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) ? 1 : 0.3) * measures.textLength(content);
+    if (!spread && !addsLittle) break;
+    content = parent;
+    contentProse = Math.max(contentProse, parentProse);
+  }
+
+  const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
+  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined) };
+  for (const element of keep) sweep(element, context);
+  return { keep, core };
+}
+
+function documentOrder(a: Element, b: Element): number {
+  const parent = a.parent;
+  if (!parent || parent !== b.parent) return 0;
+  return parent.children.indexOf(a) - parent.children.indexOf(b);
+}
+
+/** Siblings of the content that belong with it: prose blocks, and the heading or byline just before it. */
+function keptSiblings(content: Element, root: Element, measures: PageMeasures, contentProse: number): Element[] {
+  const parent = parentElement(content);
+  if (!parent || content === root) return [];
+  const siblings = elementChildren(parent);
+  const at = siblings.indexOf(content);
   const kept: Element[] = [];
-  const threshold = Math.max(5, bestScore * SIBLING_SHARE);
-  for (const sibling of $(best).parent().children().toArray() as Element[]) {
-    if (sibling === best || (scores.get(sibling) ?? 0) >= threshold) kept.push(sibling);
+  siblings.forEach((sibling, index) => {
+    if (index === at || measures.flag(sibling)) return;
+    const links = measures.linkDensity(sibling);
+    const prose = measures.prose(sibling);
+    if (prose >= 200 && links < 0.25) return void kept.push(sibling);
+    // A short paragraph of plain sentences: no links, ending like a sentence.
+    const inline = measures.inline(sibling);
+    if (sibling.name === 'p' && inline && (inline.length >= 80 ? links < 0.25 : inline.length > 0 && links === 0 && /[.!?。！？"”»)]\s*$/.test(textOf(sibling)))) return void kept.push(sibling);
+    if (prose > 0 && prose >= contentProse * 0.2 && links < 0.25) return void kept.push(sibling);
+  });
+  // The heading (and byline, date) right before the content.
+  for (let index = at - 1, steps = 0; index >= 0 && steps < 3; index--, steps++) {
+    const sibling = siblings[index]!;
+    if (measures.flag(sibling) || measures.linkDensity(sibling) > 0.5) break;
+    const heading = HEADINGS.has(sibling.name) || (sibling.name === 'header' || sibling.name === 'hgroup');
+    if (!heading && measures.textLength(sibling) > 200) break;
+    if (!kept.includes(sibling)) kept.push(sibling);
+    if (heading) break;
   }
   return kept;
+}
+
+function textOf(element: Element): string {
+  let text = '';
+  for (const child of element.children) {
+    if (child.type === 'text') text += (child as { data: string }).data;
+    else if (isTag(child)) text += textOf(child);
+  }
+  return text;
+}
+
+/** Teaser cards: several headings linking elsewhere, each with little text of its own. */
+function isFeed(element: Element, measures: PageMeasures): boolean {
+  const headings = measures.of(element).linkHeadings;
+  return headings >= 2 && measures.textLength(element) < headings * FEED_TEXT_PER_CARD;
+}
+
+const LINK_LIST_CONTAINERS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table', 'menu', 'header', 'form', 'details', 'center']);
+
+/**
+ * Removes, under `element`, what is not content: chrome, comments and clutter blocks (unless
+ * they hold the core, or prose on the core's scale), link lists and form controls. The core
+ * and the blocks around it are never removed.
+ */
+interface Sweep {
+  measures: PageMeasures;
+  core?: Element;
+  /** Link lists go too (not when the page has no core: they may be all it has). */
+  linkLists: boolean;
+  ancestorsOfCore: Set<Element>;
+  coreProse: number;
+}
+
+function sweep(element: Element, context: Sweep) {
+  const { measures, core, linkLists, ancestorsOfCore, coreProse } = context;
+  for (const child of [...element.children]) {
+    if (!isTag(child)) continue;
+    if (child === core || ancestorsOfCore.has(child)) {
+      sweep(child, context);
+      continue;
+    }
+    if (FORM_CONTROLS.has(child.name)) {
+      removeElement(child);
+      continue;
+    }
+    const flag = measures.flag(child);
+    const substantial = flag !== 'comments' && core !== undefined && measures.prose(child) >= 0.5 * coreProse;
+    const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
+    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
+    if ((flag && !substantial) || headerOfLinks || linkList || (core !== undefined && isFeed(child, measures))) {
+      removeElement(child);
+      continue;
+    }
+    sweep(child, context);
+  }
 }

@@ -5,11 +5,14 @@
  * page has to be converted, so that commands and checks that convert nothing stay light.
  */
 import { load } from 'cheerio/slim';
+import type { Document, Element } from 'domhandler';
+import { isTag } from 'domutils';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
 import { extractImages, extractLinks } from '../content/links.js';
 import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
+import { prepareForMarkdown, rewriteMaths } from '../content/markup.js';
 import { extractMetadata, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
 import { redactPii } from '../pii/redact.js';
@@ -47,9 +50,22 @@ function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<st
     ...(options.includeTags && { includeTags: options.includeTags }),
     ...(options.excludeTags && { excludeTags: options.excludeTags }),
   });
-  const body = $('body');
-  const html = (body.length > 0 ? body.html() : $.root().html()) ?? '';
-  return { markdown: htmlToMarkdown(html, page.finalUrl), html: html.trim(), rawHtml: text, links, images, metadata };
+  // The body found by hand: $('body') runs a selector over the whole page, twice per page.
+  const body = bodyElement($.root()[0]!);
+  const serialize = () => (body ? $(body).html() : $.root().html()) ?? '';
+  const html = formats.has('html') ? serialize().trim() : undefined;
+  rewriteMaths($.root().toArray());
+  prepareForMarkdown($.root().toArray());
+  return { markdown: htmlToMarkdown(serialize(), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata };
+}
+
+function bodyElement(document: Document): Element | undefined {
+  for (const node of document.children) {
+    if (!isTag(node)) continue;
+    if (node.name === 'body') return node;
+    if (node.name === 'html') return node.children.find((child): child is Element => isTag(child) && child.name === 'body');
+  }
+  return undefined;
 }
 
 function otherContent(page: ConvertInput, contentType: string): Content {

@@ -3,7 +3,6 @@
  * and domains, de-duplicated across queries and capped at maxResults. Providers: SearXNG
  * (self-hosted, JSON API) and the search route of a remote v2 API.
  */
-import { request } from 'undici';
 import type { Target } from '../../spec/monitor.js';
 
 export interface SearchResult {
@@ -32,6 +31,8 @@ const SEARXNG_PAGES_MAX = 10;
 
 async function getJson(url: URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<unknown> {
   const timeout = AbortSignal.timeout(SEARCH_TIMEOUT_MS);
+  // undici loads with the first search, not with every check that might run one.
+  const { request } = await import('undici');
   const response = await request(url, { method: init.method ?? 'GET', headers: { accept: 'application/json', ...init.headers }, ...(init.body && { body: init.body }), signal: init.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
   const text = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`the search provider answered HTTP ${response.statusCode}`);
