@@ -9,7 +9,7 @@ import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { UsageError } from '../../../errors/webwatch-error.js';
 import type { NormalizedMonitor } from '../../../spec/monitor.js';
 import type { Output } from '../../../ui/output.js';
-import { REDACTED, redactDefinition } from '../../../ui/redact.js';
+import { redactChange, redactDefinition } from '../../../ui/redact.js';
 import { startProgress } from '../../../ui/progress.js';
 import { renderRows } from '../../../ui/table.js';
 import { escapeControls, styled } from '../../../ui/terminal-text.js';
@@ -56,17 +56,14 @@ async function definitionsOrReport(context: CommandContext, files: string[]): Pr
 
 const SYMBOL = { create: '+', update: '~', unchanged: '=', delete: '-' } as const;
 
-/** Changes of header values are shown redacted, like everywhere else. */
-const shown = (path: string, value: unknown) => (/\.headers\b/.test(path) ? (value === null ? null : REDACTED) : value);
-
 function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean) {
   const style = output.style;
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
   for (const entry of plan) {
     const line = `${SYMBOL[entry.action]} ${entry.action.padEnd(9)} ${entry.name}${entry.id ? `  (${entry.id})` : ''}`;
     output.data(styled(colour[entry.action](output.dataPiece(line))));
-    for (const change of entry.changes) {
-      output.data(`    ${change.path}: ${JSON.stringify(shown(change.path, change.from))} -> ${JSON.stringify(shown(change.path, change.to))}`);
+    for (const change of entry.changes.map(redactChange)) {
+      output.data(`    ${change.path}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
     }
   }
   const s = planSummary(plan);
@@ -97,7 +94,7 @@ const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
     action: entry.action,
     name: entry.name,
     id: entry.id,
-    changes: entry.changes.map((c) => ({ path: c.path, from: shown(c.path, c.from), to: shown(c.path, c.to) })),
+    changes: entry.changes.map((c) => redactChange({ path: c.path, from: c.from, to: c.to })),
   })),
   applied,
   summary: planSummary(plan),
