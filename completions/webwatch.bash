@@ -29,7 +29,7 @@ _webwatch() {
     if [[ "$w" == -* ]]; then
       [[ "$w" == --local ]] && globals+=("$w")
       case "$cmdpath $w" in
-        *" --api-url"|*" --api-key"|"monitor apply -f"|"monitor apply --file"|"monitor diff -f"|"monitor diff --file"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --check-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --log-format"|"serve --drain-timeout"|"keys create --team") skip=1;;
+        *" --api-url"|*" --api-key"|"monitor validate --format"|"monitor apply -f"|"monitor apply --file"|"monitor apply --format"|"monitor diff -f"|"monitor diff --file"|"monitor diff --format"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --check-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --log-format"|"serve --drain-timeout"|"keys create --team") skip=1;;
       esac
       continue
     fi
@@ -49,9 +49,9 @@ _webwatch() {
   case "$cmdpath" in
     "") words="monitor scrape crawl map search agent usage login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose --help"; argkinds=""; variadic=0;;
     "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "monitor validate") words=""; flags="--print --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="files"; variadic=1;;
-    "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "monitor diff") words=""; flags="--file --prune --detailed-exitcode --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "monitor validate") words=""; flags="--print --format --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="files"; variadic=1;;
+    "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --format --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "monitor diff") words=""; flags="--file --prune --detailed-exitcode --format --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "monitor create") words=""; flags="--file --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "monitor list") words=""; flags="--all --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "monitor get") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="monitors"; variadic=0;;
@@ -95,8 +95,11 @@ _webwatch() {
   COMPREPLY=()
   if ((skip)); then
     case "$cmdpath $prev" in
+      "monitor validate --format") kind="choices=text,github,sarif";;
       "monitor apply -f"|"monitor apply --file") kind="files";;
+      "monitor apply --format") kind="choices=text,markdown,github";;
       "monitor diff -f"|"monitor diff --file") kind="files";;
+      "monitor diff --format") kind="choices=text,markdown,github";;
       "monitor create -f"|"monitor create --file") kind="files";;
       "monitor check --status") kind="choices=new,same,changed,removed,error";;
       "scrape -f"|"scrape --format") kind="list=markdown,summary,html,rawHtml,rawBase64,links,images,branding,product,menu,screenshot,json,changeTracking,audio,video,question,highlights";;

@@ -22,3 +22,21 @@ export function redactDefinition<T>(definition: T): T {
   };
   return walk(definition) as T;
 }
+
+/** `webhook.headers`: the mapping itself. */
+const HEADERS = /(^|\.)headers$/;
+/** `webhook.headers.Authorization`, `...headers["X Y"]`: one header's value. */
+const ONE_HEADER = /(^|\.)headers(\.|\[)/;
+
+function redactAt(path: string, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (ONE_HEADER.test(path)) return REDACTED;
+  if (HEADERS.test(path)) return maskValues(value);
+  // A whole webhook or target that appears or goes carries its headers inside it.
+  return redactDefinition(value);
+}
+
+/** A field change of a plan as it may be shown: header values masked wherever they sit. */
+export function redactChange<T extends { path: string; from: unknown; to: unknown }>(change: T): T {
+  return { ...change, from: redactAt(change.path, change.from), to: redactAt(change.path, change.to) };
+}

@@ -64,6 +64,26 @@ describe('monitor apply', () => {
     assert.equal(after.schedule.cron, '*/30 * * * *');
   });
 
+  it('a webhook or target that appears in the plan whole keeps its header values out of it', async () => {
+    const { dir, ww } = workspace({ 'news.yaml': NEWS });
+    await ww(['monitor', 'apply', '-f', dir]);
+    const grown = `${NEWS}  - type: scrape
+    urls: [https://example.com/members]
+    scrapeOptions: {headers: {Cookie: "session=\${TOKEN}"}}
+webhook: {url: https://hooks.example.com/x, headers: {Authorization: "Bearer \${TOKEN}"}}
+`.replace('targets: [{type: search, queries: [webwatch launch]}]', 'targets:\n  - {type: search, queries: [webwatch launch]}');
+    writeFileSync(join(dir, 'news.yaml'), grown);
+    const text = await ww(['monitor', 'diff', '-f', dir]);
+    const json = await ww(['monitor', 'diff', '-f', dir, '--json']);
+    for (const output of [text.stdout, json.stdout]) {
+      assert.ok(!output.includes('secret-token-1'), output);
+      assert.match(output, /<redacted>/);
+    }
+    const changes = JSON.parse(json.stdout).plan[0].changes;
+    assert.deepEqual(changes.find((c: { path: string }) => c.path === 'webhook').to.headers, { Authorization: '<redacted>' });
+    assert.deepEqual(changes.find((c: { path: string }) => c.path === 'targets[1]').to.scrapeOptions.headers, { Cookie: '<redacted>' });
+  });
+
   it('--dry-run and diff change nothing', async () => {
     const { dir, ww } = workspace();
     const dry = await ww(['monitor', 'apply', '-f', dir, '--dry-run', '--json']);

@@ -93,7 +93,16 @@ export function openDatabase(path: string): Db {
     prepareFiles(path);
     db = new Database(path);
   } catch (error) {
-    throw new WebwatchError(`cannot open the engine database ${path}: ${(error as Error).message}`, { cause: error });
+    const message = (error as Error).message;
+    // better-sqlite3 finds its compiled module only when opening: an install with
+    // --ignore-scripts, enough for validate and for an API, has none.
+    if (message.startsWith('Could not locate the bindings file')) {
+      throw new WebwatchError(`cannot open the engine database ${path}: the native SQLite module (better-sqlite3) was never built`, {
+        cause: error,
+        suggestion: 'the local engine needs it: install webwatch without --ignore-scripts, or run npm rebuild better-sqlite3 where webwatch is installed',
+      });
+    }
+    throw new WebwatchError(`cannot open the engine database ${path}: ${message}`, { cause: error });
   }
   // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
   // first: switching to WAL takes a lock too.

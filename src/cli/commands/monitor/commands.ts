@@ -9,6 +9,11 @@ function withFiles(command: Command): Command {
   return command.requiredOption('-f, --file <path>', 'YAML file, directory of .yaml/.yml files, or - for standard input (repeatable)', collect);
 }
 
+function formatOption(): Option {
+  return new Option('--format <format>', 'the plan as text or as Markdown for a pull-request comment (markdown); invalid files as GitHub Actions annotations (github; the default when GITHUB_ACTIONS=true)')
+    .choices(['text', 'markdown', 'github']);
+}
+
 export function applyCommand(runtime: Runtime): Command {
   return withFiles(new Command('apply'))
     .description('create or update monitors to match the files, matched by name; idempotent')
@@ -16,6 +21,7 @@ export function applyCommand(runtime: Runtime): Command {
     .option('--prune', 'delete monitors that are not in the files (asks first, or --yes)')
     .option('-y, --yes', 'do not ask before deleting')
     .option('--detailed-exitcode', 'exit 8 when the plan has changes')
+    .addOption(formatOption())
     .addHelpText('after', `
 Examples:
   $ webwatch monitor apply -f monitors/
@@ -31,6 +37,11 @@ export function diffCommand(runtime: Runtime): Command {
     .description('show what apply would change, field by field; changes nothing')
     .option('--prune', 'include the monitors apply --prune would delete')
     .option('--detailed-exitcode', 'exit 8 when there are changes')
+    .addOption(formatOption())
+    .addHelpText('after', `
+Examples:
+  $ webwatch monitor diff -f monitors/
+  $ webwatch monitor diff -f monitors/ --prune --format markdown --detailed-exitcode > plan.md   # a pull-request comment`)
     .action(async (options: unknown, command: Command) => {
       runtime.exitCode = await (await run()).runApply(await contextFor(command, runtime), options, 'diff');
     });

@@ -3,19 +3,23 @@ import { z } from 'zod';
 import { formatLocated } from '../../../core/definitions/located-line.js';
 import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
+import { reportedProblems } from '../../../core/reported-problems.js';
 import type { CheckRecord } from '../../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../../engine/monitors/resource.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { UsageError } from '../../../errors/webwatch-error.js';
 import type { NormalizedMonitor } from '../../../spec/monitor.js';
+import { invalidDefinitionsMarkdown, planMarkdown } from '../../../ui/formats/plan-markdown.js';
+import { validationAnnotations } from '../../../ui/formats/validation-annotations.js';
 import type { Output } from '../../../ui/output.js';
-import { REDACTED, redactDefinition } from '../../../ui/redact.js';
+import { redactChange, redactDefinition } from '../../../ui/redact.js';
 import { startProgress } from '../../../ui/progress.js';
 import { renderRows } from '../../../ui/table.js';
 import { escapeControls, styled } from '../../../ui/terminal-text.js';
 import { withBackend } from '../../backend.js';
 import type { CommandContext } from '../../context.js';
 import { parseFlags } from '../../flags.js';
+import { problemFormat, reportRoot } from '../../problem-format.js';
 
 const applyFlags = z.object({
   file: z.array(z.string()).min(1, 'give at least one file, directory or -'),
@@ -23,18 +27,38 @@ const applyFlags = z.object({
   prune: z.boolean().default(false),
   yes: z.boolean().default(false),
   detailedExitcode: z.boolean().default(false),
+  format: z.enum(['text', 'markdown', 'github']).optional(),
 });
 
-/** Invalid files: the same located lines as `monitor validate`, then exit 2. */
-function reportInvalid(context: CommandContext, error: InvalidDefinitionsError): ExitCode {
-  const { output } = context;
+type ApplyFormat = z.infer<typeof applyFlags>['format'];
+
+/** What the output of apply and diff looks like: the plan's form, and the form of file problems. */
+function applyOutput(context: CommandContext, format: ApplyFormat) {
+  if (format !== undefined && context.output.json) throw new UsageError('give --format or --json, not both');
+  return {
+    plan: format === 'markdown' ? ('markdown' as const) : ('text' as const),
+    // Markdown is for the plan on stdout; the problems on stderr are annotations on GitHub Actions.
+    problems: problemFormat(format === 'markdown' ? undefined : format, context.io.env, context.output.json),
+  };
+}
+
+/**
+ * Invalid files: the same located lines as `monitor validate` (or annotations) on stderr, with
+ * --format markdown the same problems as a comment on stdout, then exit 2.
+ */
+function reportInvalid(context: CommandContext, error: InvalidDefinitionsError, format: ApplyFormat, consequence: string): ExitCode {
+  const { io, output } = context;
   if (output.json) {
     output.jsonDocument({ success: false, error: error.message, details: error.report });
     return EXIT.usage;
   }
-  for (const file of error.report.files) {
-    for (const problem of [...file.errors, ...file.monitors.flatMap((m) => m.errors)]) output.problem(formatLocated(file.file, problem));
+  const shape = applyOutput(context, format);
+  if (shape.problems === 'github') {
+    for (const annotation of validationAnnotations(error.report, reportRoot(io), io.cwd())) output.problem(styled(annotation));
+  } else {
+    for (const { file, error: problem } of reportedProblems(error.report)) output.problem(formatLocated(file, problem));
   }
+  if (shape.plan === 'markdown') output.data(styled(invalidDefinitionsMarkdown(error.report, consequence)));
   output.problem(styled(output.errorStyle.red(`error: ${escapeControls(error.message)}`)));
   return EXIT.usage;
 }
@@ -44,20 +68,17 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError):
 // commands that take files: `run`, `list` and the others start faster without it.
 const applying = () => import('../../../core/apply/apply.js');
 
-async function definitionsOrReport(context: CommandContext, files: string[]): Promise<NormalizedMonitor[] | ExitCode> {
+async function definitionsOrReport(context: CommandContext, files: string[], format?: ApplyFormat, consequence = 'Nothing was changed'): Promise<NormalizedMonitor[] | ExitCode> {
   const { InvalidDefinitionsError, loadDefinitions } = await applying();
   try {
     return await loadDefinitions(files, context.io);
   } catch (error) {
-    if (error instanceof InvalidDefinitionsError) return reportInvalid(context, error);
+    if (error instanceof InvalidDefinitionsError) return reportInvalid(context, error, format, consequence);
     throw error;
   }
 }
 
 const SYMBOL = { create: '+', update: '~', unchanged: '=', delete: '-' } as const;
-
-/** Changes of header values are shown redacted, like everywhere else. */
-const shown = (path: string, value: unknown) => (/\.headers\b/.test(path) ? (value === null ? null : REDACTED) : value);
 
 function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean) {
   const style = output.style;
@@ -65,10 +86,15 @@ function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean
   for (const entry of plan) {
     const line = `${SYMBOL[entry.action]} ${entry.action.padEnd(9)} ${entry.name}${entry.id ? `  (${entry.id})` : ''}`;
     output.data(styled(colour[entry.action](output.dataPiece(line))));
-    for (const change of entry.changes) {
-      output.data(`    ${change.path}: ${JSON.stringify(shown(change.path, change.from))} -> ${JSON.stringify(shown(change.path, change.to))}`);
+    for (const change of entry.changes.map(redactChange)) {
+      output.data(`    ${change.path}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
     }
   }
+  renderPlanSummary(output, plan, applied);
+}
+
+/** The counts, on stderr whatever form the plan takes on stdout. */
+function renderPlanSummary(output: Output, plan: readonly PlanEntry[], applied: boolean) {
   const s = planSummary(plan);
   output.info(
     applied
@@ -97,7 +123,7 @@ const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
     action: entry.action,
     name: entry.name,
     id: entry.id,
-    changes: entry.changes.map((c) => ({ path: c.path, from: shown(c.path, c.from), to: shown(c.path, c.to) })),
+    changes: entry.changes.map((c) => redactChange({ path: c.path, from: c.from, to: c.to })),
   })),
   applied,
   summary: planSummary(plan),
@@ -114,12 +140,13 @@ async function confirm(context: CommandContext, question: string, yes: boolean, 
 export async function runApply(context: CommandContext, rawFlags: unknown, mode: 'apply' | 'diff'): Promise<ExitCode> {
   const flags = parseFlags(applyFlags, rawFlags);
   const { output } = context;
-  const definitions = await definitionsOrReport(context, flags.file);
+  const shape = applyOutput(context, flags.format);
+  const dryRun = mode === 'diff' || flags.dryRun;
+  const definitions = await definitionsOrReport(context, flags.file, flags.format, dryRun ? 'There is no plan' : 'Nothing was changed');
   if (typeof definitions === 'number') return definitions;
   const { executePlan, makePlan } = await applying();
   return withBackend(context, mode === 'apply' ? 'applying' : 'comparing', async (backend) => {
     let plan = await makePlan(backend, definitions, flags.prune);
-    const dryRun = mode === 'diff' || flags.dryRun;
     const deletions = plan.filter((entry) => entry.action === 'delete');
     let applied = false;
     if (!dryRun) {
@@ -135,7 +162,10 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
       applied = true;
     }
     if (output.json) output.jsonDocument(planJson(plan, applied));
-    else renderPlan(output, plan, applied);
+    else if (shape.plan === 'markdown') {
+      output.data(styled(planMarkdown(plan, { applied })));
+      renderPlanSummary(output, plan, applied);
+    } else renderPlan(output, plan, applied);
     return flags.detailedExitcode && hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   });
 }

@@ -1,0 +1,188 @@
+/**
+ * The package as users get it: `npm pack` holds exactly what webwatch needs, and the tarball
+ * installs globally into a temporary prefix and runs from any directory, with its native SQLite
+ * module built here (never downloaded) and, as the CI recipes install it, without install scripts.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { tempDir, writeFiles } from '../helpers/files.js';
+import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string>; dependencies: Record<string, string>; engines: { node: string } };
+const run = promisify(execFile);
+
+/** npm's own lifecycle variables (npm test sets them) would point npm back at this checkout. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/**
+ * Where node-gyp finds Node's headers without downloading them: beside this node (Debian's
+ * /usr/include/node, or an official build's include/), or node-gyp's cache.
+ */
+function nodeHeaders(): string | undefined {
+  const beside = dirname(dirname(process.execPath));
+  if (existsSync(join(beside, 'include', 'node', 'node.h'))) return beside;
+  const cached = join(homedir(), '.cache', 'node-gyp', process.versions.node);
+  if (existsSync(join(cached, 'include', 'node', 'node.h'))) return cached;
+  return undefined;
+}
+
+const onPath = (program: string) => (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(join(dir, program)));
+
+const VALID = `name: Pricing
+schedule: {cron: "0 * * * *"}
+targets: [{type: scrape, urls: [https://example.com/pricing]}]
+`;
+
+describe('the npm package', () => {
+  const scratch: string[] = [];
+  const scratchDir = () => {
+    const dir = tempDir();
+    scratch.push(dir);
+    return dir;
+  };
+  let tarball: string;
+  let packed: string[];
+
+  before(async () => {
+    const destination = scratchDir();
+    // Scripts off: the tests run on the build they were compiled with, and a pack's prepack
+    // (a clean build) would remove dist/ under the other test files.
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], { cwd: ROOT, env: cleanEnv({}), maxBuffer: 64 * 1024 * 1024 });
+    const [result] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+    tarball = join(destination, result!.filename);
+    packed = result!.files.map((file) => file.path).sort();
+    console.log(`${result!.filename}: ${(result!.size / 1024).toFixed(0)} KiB packed, ${(result!.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packed.length} files`);
+  });
+
+  after(() => {
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds exactly the launcher, the compiled sources, the completions, the README and package.json', () => {
+    const compiled = filesUnder(join(ROOT, 'src'))
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+      .map((file) => `dist/${relative(ROOT, file).split(sep).join('/').replace(/\.ts$/, '.js')}`);
+    const expected = [
+      'package.json',
+      'README.md',
+      ...readdirSync(join(ROOT, 'bin')).map((name) => `bin/${name}`),
+      ...readdirSync(join(ROOT, 'completions')).map((name) => `completions/${name}`),
+      ...compiled,
+    ].sort();
+    const extra = packed.filter((file) => !expected.includes(file));
+    const missing = expected.filter((file) => !packed.includes(file));
+    assert.deepEqual({ extra, missing }, { extra: [], missing: [] }, 'an extra dist/ file may be stale output: rm -rf dist and build again');
+    assert.ok(Object.values(PACKAGE.bin).every((bin) => packed.includes(bin)));
+  });
+
+  it('depends on exactly the packages its code imports', () => {
+    const imported = new Set<string>();
+    const specifier = /^(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)|\brequire\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
+    for (const file of packed.filter((path) => path.endsWith('.js'))) {
+      for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(specifier)) {
+        const spec = match[1] ?? match[2] ?? match[3]!;
+        if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+        imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    assert.deepEqual([...imported].sort(), Object.keys(PACKAGE.dependencies).sort());
+  });
+
+  it('installs globally from the tarball, building its native module here, and runs from any directory', { timeout: 600_000 }, async (t) => {
+    const headers = nodeHeaders();
+    const tools = ['make', 'python3'].filter((tool) => !onPath(tool)).concat(onPath('g++') || onPath('c++') ? [] : ['a C++ compiler']);
+    if (!headers || tools.length > 0) {
+      t.skip(`better-sqlite3 cannot be built here without a download: ${!headers ? "no Node.js headers (node-gyp would fetch them)" : `missing ${tools.join(', ')}`}`);
+      return;
+    }
+    const prefix = scratchDir();
+    const started = Date.now();
+    await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--allow-scripts=better-sqlite3', tarball], {
+      cwd: scratchDir(),
+      // prebuild-install would fetch a binary from GitHub: build from source instead, with local
+      // headers. Unoptimised (-O0), it builds in a third of the time; the test needs it to load, not to be fast.
+      env: cleanEnv({ npm_config_build_from_source: 'better-sqlite3', npm_config_nodedir: headers, CFLAGS: '-O0', CXXFLAGS: '-O0' }),
+      timeout: 540_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    console.log(`npm install --global (better-sqlite3 built from source, -O0): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    assert.ok(existsSync(join(prefix, 'lib', 'node_modules', 'webwatch', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')));
+
+    const elsewhere = writeFiles({ 'monitors/pricing.yaml': VALID });
+    const env = cleanEnv({ PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, WEBWATCH_HOME: scratchDir(), XDG_CONFIG_HOME: scratchDir() });
+    const webwatch = (...args: string[]) => run('webwatch', args, { cwd: elsewhere, env });
+    assert.equal((await webwatch('--version')).stdout, `${PACKAGE.version}\n`);
+    assert.equal((await webwatch('monitor', 'validate', 'monitors/')).stderr, '✓ 1 monitor in 1 file valid\n');
+    // The local engine: SQLite through the module just built.
+    await webwatch('monitor', 'apply', '-f', 'monitors/', '--quiet');
+    assert.deepEqual(JSON.parse((await webwatch('monitor', 'list', '--json')).stdout).map((m: { name: string }) => m.name), ['Pricing']);
+    // npx finds the installed command and runs it without installing anything.
+    const npx = await run('npx', ['--no', '--', 'webwatch', '--version'], { cwd: elsewhere, env: { ...env, npm_config_prefix: prefix } });
+    assert.equal(npx.stdout, `${PACKAGE.version}\n`);
+  });
+
+  describe('installed without install scripts, as the CI recipes do', () => {
+    let api: ServingWebwatch;
+    before(async () => {
+      api = await serveWebwatch();
+    });
+    after(async () => {
+      await api.stop();
+    });
+
+    it('validates, and plans and applies on an API; only the local engine needs the native module', { timeout: 300_000 }, async () => {
+      const prefix = scratchDir();
+      await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', tarball], { cwd: scratchDir(), env: cleanEnv({}), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+      assert.ok(!existsSync(join(prefix, 'lib', 'node_modules', 'webwatch', 'node_modules', 'better-sqlite3', 'build')));
+
+      const elsewhere = writeFiles({ 'monitors/pricing.yaml': VALID });
+      const key = api.keys.create('acme', new Date()).key;
+      const env = cleanEnv({ PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, WEBWATCH_HOME: scratchDir(), XDG_CONFIG_HOME: scratchDir() });
+      const remote = { ...env, WEBWATCH_API_URL: api.url, WEBWATCH_API_KEY: key };
+      const webwatch = (args: string[], environment = env) => run('webwatch', args, { cwd: elsewhere, env: environment });
+      assert.equal((await webwatch(['monitor', 'validate', 'monitors/'])).stderr, '✓ 1 monitor in 1 file valid\n');
+      await assert.rejects(webwatch(['monitor', 'diff', '-f', 'monitors/', '--detailed-exitcode'], remote), (error: { code: number; stdout: string }) => {
+        assert.equal(error.code, 8);
+        assert.match(error.stdout, /^\+ create +Pricing$/m);
+        return true;
+      });
+      await webwatch(['monitor', 'apply', '-f', 'monitors/', '--quiet'], remote);
+      assert.match((await webwatch(['monitor', 'diff', '-f', 'monitors/', '--detailed-exitcode'], remote)).stdout, /^= unchanged +Pricing {2}\([0-9a-f-]{36}\)\n$/);
+      await assert.rejects(webwatch(['monitor', 'list']), (error: { code: number; stderr: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(error.stderr, /the native SQLite module \(better-sqlite3\) was never built/);
+        assert.match(error.stderr, /hint: the local engine needs it: install webwatch without --ignore-scripts/);
+        return true;
+      });
+    });
+  });
+
+  it('declares the Node.js it needs, and the launcher says so plainly on an older one', async () => {
+    assert.equal(PACKAGE.engines.node, '>=20');
+    // An older Node, as the launcher sees it: process.versions says 18.
+    const preload = join(scratchDir(), 'node18.cjs');
+    writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v18.19.0' }); Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\n");
+    await assert.rejects(run(process.execPath, ['--require', preload, join(ROOT, 'bin', 'webwatch.js'), 'monitor', 'list']), (error: { code: number; stderr: string }) => {
+      assert.equal(error.code, 1);
+      assert.equal(error.stderr, 'webwatch needs Node.js 20 or newer; this is v18.19.0\n');
+      return true;
+    });
+  });
+});
