@@ -82,6 +82,9 @@ describe('the npm package', () => {
     const expected = [
       'package.json',
       'README.md',
+      // The bundled CLI and its V8 code cache (build/bundle.mjs), which the launcher prefers.
+      'dist/webwatch.cjs',
+      'dist/webwatch.cjs.cache',
       ...readdirSync(join(ROOT, 'bin')).map((name) => `bin/${name}`),
       ...readdirSync(join(ROOT, 'completions')).map((name) => `completions/${name}`),
       ...compiled,
@@ -94,10 +97,11 @@ describe('the npm package', () => {
 
   it('depends on exactly the packages its code imports', () => {
     const imported = new Set<string>();
-    const specifier = /^(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)|\brequire\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
+    // Static and dynamic imports, require, and createRequire(...)('name') of modules loaded on demand.
+    const specifier = /^(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)|\brequire\(\s*['"]([^'"\s]+)['"]\s*\)|\bcreateRequire\([^)]*\)\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
     for (const file of packed.filter((path) => path.endsWith('.js'))) {
       for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(specifier)) {
-        const spec = match[1] ?? match[2] ?? match[3]!;
+        const spec = match[1] ?? match[2] ?? match[3] ?? match[4]!;
         if (spec.startsWith('.') || spec.startsWith('node:')) continue;
         imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
       }
