@@ -31,9 +31,9 @@ export function remoteSettings(context: CommandContext, config: Config): { apiUr
   return { apiUrl: apiUrlOf(apiUrl.value), apiKey: apiKey?.value, sources: { apiUrl: apiUrl.source, ...(apiKey && { apiKey: apiKey.source }) } };
 }
 
-export async function backendFor(context: CommandContext, doing: string, options: { quick?: boolean } = {}): Promise<Backend> {
+export async function backendFor(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config } = {}): Promise<Backend> {
   const { io, output, globals } = context;
-  const config = await loadConfig(io.env, io.cwd());
+  const config = options.config ?? (await loadConfig(io.env, io.cwd()));
   const remote = remoteSettings(context, config);
   let backend: Backend;
   if (remote) {

@@ -16,9 +16,9 @@ const field = (text: string) => text.replace(/[\t\r\n]/g, ' ');
 
 export async function runComplete(context: CommandContext, what: string, monitor: string | undefined): Promise<ExitCode> {
   const { io } = context;
-  const remote = remoteSettings(context, await loadConfig(io.env, io.cwd()));
-  if (!remote && !existsSync(databasePath(io.env))) return EXIT.ok;
-  const backend = await backendFor(context, 'completing', { quick: true });
+  const config = await loadConfig(io.env, io.cwd());
+  if (!remoteSettings(context, config) && !existsSync(databasePath(io.env))) return EXIT.ok;
+  const backend = await backendFor(context, 'completing', { quick: true, config });
   try {
     const lines: string[] = [];
     if (what === 'monitors') {

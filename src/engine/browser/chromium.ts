@@ -28,16 +28,14 @@ const executable = (path: string) => {
 
 /** The Chromium to run, or a clear error (exit 11) naming why a browser was needed and how to get one. */
 export function findChromium(env: Readonly<Record<string, string | undefined>>, configured: string | undefined, why: string): string {
+  const missing = (what: string) =>
+    new WebwatchError(`${why} needs a browser, and ${what}`, { status: 501, code: 'BROWSER_NOT_FOUND', exitCode: EXIT.browserMissing, suggestion: BROWSER_INSTALL_HINT });
   const named = configured ?? env.WEBWATCH_CHROMIUM;
   if (named) {
     if (executable(named)) return named;
-    throw new WebwatchError(`${why} needs a browser, and ${named} (${configured ? 'browser.executablePath' : 'WEBWATCH_CHROMIUM'}) cannot be run`, {
-      status: 501, code: 'BROWSER_NOT_FOUND', exitCode: EXIT.browserMissing, suggestion: BROWSER_INSTALL_HINT,
-    });
+    throw missing(`${named} (${configured ? 'browser.executablePath' : 'WEBWATCH_CHROMIUM'}) cannot be run`);
   }
   const found = USUAL_CHROMIUM_PATHS.find(executable);
   if (found) return found;
-  throw new WebwatchError(`${why} needs a browser, and no Chromium was found`, {
-    status: 501, code: 'BROWSER_NOT_FOUND', exitCode: EXIT.browserMissing, suggestion: BROWSER_INSTALL_HINT,
-  });
+  throw missing('no Chromium was found');
 }

@@ -13,7 +13,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { Action, ScrapeOptions } from '../../spec/scrape-options.js';
 import type { FetchedPage } from '../fetch/fetch-page.js';
-import { browserClosed, browserOpened } from './lifetime.js';
+import { browserClosed, browserOpened, closeBrowserIfOpen } from './lifetime.js';
 
 export const MAX_OPEN_PAGES = 4;
 const DESKTOP_VIEWPORT = { width: 1280, height: 800 };
@@ -94,18 +94,10 @@ async function slot(): Promise<() => void> {
     if (open === 0) {
       // Unref'd: Chromium's pipes keep the process alive until it fires; nothing else waits for it.
       idleTimer = setTimeout(() => {
-        if (open === 0) void closeIdle();
+        if (open === 0) void closeBrowserIfOpen();
       }, BROWSER_IDLE_MS).unref();
     }
   };
-}
-
-async function closeIdle(): Promise<void> {
-  const current = shared;
-  if (!current) return;
-  shared = undefined;
-  browserClosed();
-  await (await current.browser.catch(() => undefined))?.close().catch(() => undefined);
 }
 
 export async function renderPage(request: RenderRequest): Promise<Rendered> {
@@ -151,8 +143,7 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
 async function newContext(browser: Browser, request: RenderRequest): Promise<{ context: BrowserContext; refused: () => unknown }> {
   const { options, headers } = request;
   const { 'user-agent': userAgent, ...extraHTTPHeaders } = headers;
-  const screenshotFormat = options.formats?.find((f): f is Extract<typeof f, { type: 'screenshot' }> => typeof f !== 'string' && f.type === 'screenshot');
-  const viewport = screenshotFormat?.viewport ?? (options.mobile ? MOBILE_VIEWPORT : DESKTOP_VIEWPORT);
+  const viewport = screenshotFormatOf(options)?.viewport ?? (options.mobile ? MOBILE_VIEWPORT : DESKTOP_VIEWPORT);
   const context = await browser.newContext({
     ...(userAgent && { userAgent }),
     extraHTTPHeaders,
@@ -192,12 +183,8 @@ async function render(context: BrowserContext, refused: () => unknown, request: 
   if (options.waitFor) await page.waitForTimeout(options.waitFor);
   const artifacts = artifactWriter(request);
   const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;
-  const screenshotFormat = options.formats?.find((f) => (typeof f === 'string' ? f : f.type) === 'screenshot');
-  let screenshot: string | undefined;
-  if (screenshotFormat) {
-    const settings = typeof screenshotFormat === 'string' ? {} : (screenshotFormat as { fullPage?: boolean; quality?: number });
-    screenshot = await artifacts.screenshot(page, settings);
-  }
+  const screenshotSettings = screenshotFormatOf(options);
+  const screenshot = screenshotSettings && (await artifacts.screenshot(page, screenshotSettings));
   const html = await page.content();
   return {
     page: {
@@ -215,6 +202,17 @@ async function render(context: BrowserContext, refused: () => unknown, request: 
   };
 }
 
+type ScreenshotSettings = { fullPage?: boolean; quality?: number; viewport?: { width: number; height: number } };
+
+/** The screenshot format's settings when it is asked for (`{}` for the bare name). */
+function screenshotFormatOf(options: ScrapeOptions): ScreenshotSettings | undefined {
+  for (const format of options.formats ?? []) {
+    if (format === 'screenshot') return {};
+    if (typeof format !== 'string' && format.type === 'screenshot') return format;
+  }
+  return undefined;
+}
+
 function artifactWriter(request: RenderRequest) {
   let count = 0;
   const save = async (extension: string, bytes: Buffer) => {
@@ -224,7 +222,7 @@ function artifactWriter(request: RenderRequest) {
     return pathToFileURL(path).href;
   };
   return {
-    async screenshot(page: Page, settings: { fullPage?: boolean; quality?: number; viewport?: { width: number; height: number } }) {
+    async screenshot(page: Page, settings: ScreenshotSettings) {
       if (settings.viewport) await page.setViewportSize(settings.viewport);
       const jpeg = settings.quality !== undefined;
       return save(jpeg ? 'jpg' : 'png', await page.screenshot({ fullPage: settings.fullPage ?? false, type: jpeg ? 'jpeg' : 'png', ...(jpeg && { quality: settings.quality }) }));
