@@ -75,13 +75,14 @@ describe('the npm package', () => {
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('holds exactly the launcher, the compiled sources, the completions, the README and package.json', () => {
+  it('holds exactly the launcher, the compiled sources, the completions, the README, the licence and package.json', () => {
     const compiled = filesUnder(join(ROOT, 'src'))
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
       .map((file) => `dist/${relative(ROOT, file).split(sep).join('/').replace(/\.ts$/, '.js')}`);
     const expected = [
       'package.json',
       'README.md',
+      'LICENSE',
       // The bundled CLI and its V8 code cache (build/bundle.mjs), which the launcher prefers.
       'dist/webwatch.cjs',
       'dist/webwatch.cjs.cache',
