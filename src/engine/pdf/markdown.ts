@@ -36,13 +36,19 @@ const NUMBERED = /^(\d{1,3}|[a-z])[.)]\s+/;
 const PAGE_NUMBER = /^(page\s+)?\d{1,5}(\s*(of|\/)\s*\d{1,5})?$/i;
 
 const height = (box: Box) => box.y1 - box.y0;
+
+/**
+ * The size of a line's type: the text layer's line box is the font's; OCR's is the ink, so
+ * tesseract's own estimate (x_size) is taken when there is one.
+ */
+const typeSize = (line: Line) => line.size ?? height(line);
 const lineText = (line: Line) => line.words.map((word) => word.text).join(' ');
 const wordCount = (lines: readonly Line[]) => lines.reduce((sum, line) => sum + line.words.length, 0);
 
 /** The height of a line of body text: the median line height, each line weighted by its words. */
 export function bodyLineHeight(pages: readonly PageLayout[]): number {
   const heights: [number, number][] = [];
-  for (const page of pages) for (const block of page.blocks) for (const line of block.lines) heights.push([height(line), line.words.length]);
+  for (const page of pages) for (const block of page.blocks) for (const line of block.lines) heights.push([typeSize(line), line.words.length]);
   if (heights.length === 0) return 12;
   heights.sort((a, b) => a[0] - b[0]);
   const half = heights.reduce((sum, [, weight]) => sum + weight, 0) / 2;
@@ -61,21 +67,13 @@ export function escapeMarkdown(text: string, atLineStart = true): string {
   return escaped;
 }
 
-/**
- * Lines of one block as text: a line that wrapped is joined to the next with a space (a word
- * split by a hyphen at the wrap is joined again), a line that broke early keeps its break.
- */
-function joinLines(lines: readonly Line[], rightEdge: number, escape: boolean): string {
+/** Lines of one block as one paragraph; a word split by a hyphen at a line's end is joined again. */
+function joinLines(lines: readonly Line[], escape: boolean): string {
   let out = '';
   lines.forEach((line, index) => {
     const text = lineText(line);
-    const shown = escape ? escapeMarkdown(text, index === 0 || out.endsWith('\n')) : text;
-    if (index === 0) {
-      out = shown;
-      return;
-    }
-    const previous = lines[index - 1]!;
-    if (!wrapped(previous, line, rightEdge)) out += `\n${shown}`;
+    const shown = escape ? escapeMarkdown(text, index === 0) : text;
+    if (index === 0) out = shown;
     else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(text)) out = out.slice(0, -1) + shown;
     else out += ` ${shown}`;
   });
@@ -90,6 +88,7 @@ function wrapped(line: Line, next: Line, rightEdge: number): boolean {
 }
 
 function meanConfidence(lines: readonly Line[]): number | null {
+  if (lines[0]?.words[0]?.confidence === null) return null;
   const words = lines.flatMap((line) => line.words);
   const scored = words.filter((word): word is Word & { confidence: number } => word.confidence !== null);
   if (scored.length === 0) return null;
@@ -119,19 +118,25 @@ function cells(line: Line): Word[][] {
   const out: Word[][] = [[line.words[0]!]];
   for (let i = 1; i < line.words.length; i++) {
     const word = line.words[i]!;
-    if (word.x0 - line.words[i - 1]!.x1 > gap) out.push([word]);
+    // A bullet set apart from its item is not a cell of its own.
+    const afterBullet = i === 1 && /^[•◦▪●○■-]$/u.test(line.words[0]!.text);
+    if (word.x0 - line.words[i - 1]!.x1 > gap && !afterBullet) out.push([word]);
     else out[out.length - 1]!.push(word);
   }
   return out;
 }
 
-/** A block of wrapped prose: three lines or more of five words or more on average. */
-const isProse = (block: TextBlock) => block.lines.length >= 3 && wordCount(block.lines) / block.lines.length >= 5;
+/**
+ * A block of running text: three lines or more of three words or more on average. Table cells
+ * that poppler or tesseract group into one block hold a word or two a line; text does not, and
+ * the wide gaps of justified text in narrow columns must not read as table columns.
+ */
+const isProse = (block: TextBlock) => block.lines.length >= 3 && wordCount(block.lines) / block.lines.length >= 3;
 
 /**
  * Tables of a page: runs of two rows or more, each of two cells or more, cells short (six words
- * at most on average), rows made of lines at the same height across the page's blocks. Columns
- * follow the row with the most cells; lines of wrapped prose never take part.
+ * at most on average) and lined up with the columns of the row with the most cells, rows made
+ * of lines at the same height across the page's blocks; lines of wrapped prose never take part.
  */
 function findTables(page: PageLayout): Table[] {
   const candidates = page.blocks.filter((block) => !isProse(block)).flatMap((block) => block.lines);
@@ -166,6 +171,20 @@ function tableOf(run: { cells: Word[][]; lines: Line[] }[]): Table | undefined {
   const allCells = run.flatMap((row) => row.cells);
   if (allCells.reduce((sum, cell) => sum + cell.length, 0) / allCells.length > 6) return undefined;
   const template = run.reduce((best, row) => (row.cells.length > best.cells.length ? row : best));
+  // Cells of a table line up with cells of other rows (left, right or centre); the gaps of
+  // justified text do not. Each row is compared with its neighbours only, so that a long table costs little.
+  const tolerance = height(template.lines[0]!) * 0.5;
+  const spans = run.map((row) => row.cells.map((cell) => [cell[0]!.x0, cell[cell.length - 1]!.x1] as const));
+  let aligned = 0;
+  let total = 0;
+  spans.forEach((row, r) => {
+    for (const [x0, x1] of row) {
+      total++;
+      const near = spans.slice(Math.max(0, r - 8), r + 9).filter((other) => other !== row).flat();
+      if (near.some(([left, right]) => Math.abs(x0 - left) <= tolerance || Math.abs(x1 - right) <= tolerance || Math.abs(x0 + x1 - left - right) <= 2 * tolerance)) aligned++;
+    }
+  });
+  if (aligned < total * 0.8) return undefined;
   const starts = template.cells.map((cell) => cell[0]!.x0);
   const columnOf = (cell: Word[]) => {
     const center = (cell[0]!.x0 + cell[cell.length - 1]!.x1) / 2;
@@ -246,11 +265,11 @@ function classify(
   flow: { left: number; right: number }, state: { titleSeen: boolean },
 ): LaidOutItem[] {
   const box = unionBox(lines);
-  const text = joinLines(lines, flow.right, false);
+  const text = joinLines(lines, false);
   const ocrConfidence = meanConfidence(lines);
   const item = (type: BlockType, label: string | null, markdown: string, layoutConfidence: number, itemLines = lines): LaidOutItem => ({
     type, label, box: itemLines === lines ? box : unionBox(itemLines), markdown,
-    text: itemLines === lines ? text : joinLines(itemLines, flow.right, false), layoutConfidence, ocrConfidence: itemLines === lines ? ocrConfidence : meanConfidence(itemLines),
+    text: itemLines === lines ? text : joinLines(itemLines, false), layoutConfidence, ocrConfidence: itemLines === lines ? ocrConfidence : meanConfidence(itemLines),
   });
 
   // A lone page number near the top or bottom edge.
@@ -259,7 +278,7 @@ function classify(
     if (box.y0 < page.height * 0.06) return [item('page_header', null, '', 0.8)];
   }
 
-  const sizes = lines.map(height).sort((a, b) => a - b);
+  const sizes = lines.map(typeSize).sort((a, b) => a - b);
   const ratio = sizes[Math.floor(sizes.length / 2)]! / bodyHeight;
   if (lines.length <= 3 && wordCount(lines) <= 24 && ratio >= 1.12) {
     const level = ratio >= 1.75 ? 1 : ratio >= 1.3 ? 2 : 3;
@@ -277,7 +296,7 @@ function classify(
     return groups.map((group) => {
       const first = lineText(group[0]!);
       const ordered = NUMBERED.exec(first);
-      const body = joinLines(group, flow.right, true).replace(ordered ? /^\S+?\\?[.)]\s+/ : /^\\?\S\s+/u, '');
+      const body = joinLines(group, true).replace(ordered ? /^\S+?\\?[.)]\s+/ : /^\\?\S\s+/u, '');
       return item('list_item', ordered ? 'ordered' : 'unordered', `${ordered ? `${ordered[1]}.` : '-'} ${body}`, 0.9, group);
     });
   }
@@ -290,9 +309,9 @@ function classify(
       if (wrapped(lines[i - 1]!, lines[i]!, flow.right)) groups[groups.length - 1]!.push(lines[i]!);
       else groups.push([lines[i]!]);
     }
-    if (groups.length >= 2) return groups.map((group) => item('list_item', 'unordered', `- ${joinLines(group, flow.right, true)}`, 0.6, group));
+    if (groups.length >= 2) return groups.map((group) => item('list_item', 'unordered', `- ${joinLines(group, true)}`, 0.6, group));
   }
-  return [item('text', null, joinLines(lines, flow.right, true), 0.9)];
+  return [item('text', null, joinLines(lines, true), 0.9)];
 }
 
 /** The left edge most lines of the page start at. */

@@ -5,13 +5,15 @@
  * `tesseract`. Poppler was measured against pdf.js (and unpdf) and mupdf: it reads faster than
  * pdf.js with better word recall, and mupdf's licence (AGPL) does not fit webwatch (bench/README).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebwatchError } from '../../errors/webwatch-error.js';
+import { PDF_MAX_PAGES_MAX } from '../../spec/limits.js';
 import { hasPdfSignature } from './detect.js';
-import { parseLayoutTsv, type PageLayout } from './layout.js';
+import { hocrLineSizes, parseLayoutTsv, tidyOcr, type PageLayout } from './layout.js';
 import { bodyLineHeight, itemsMarkdown, layOutPage, type LaidOutPage } from './markdown.js';
+import { eraseRules } from './rules.js';
 import { runTool, ToolStopped, type PdfTool, type ToolLimits } from './tools.js';
 
 export interface PdfParseOptions {
@@ -73,6 +75,10 @@ const MAX_TEXT_OUTPUT_BYTES = 256 * 1024 ** 2;
 const PAGES_PER_RUN = 100;
 /** Resolution pages are rendered at for OCR: tesseract reads body text best around 300 dpi. */
 export const OCR_DPI = 300;
+/** The longest side of a page image for OCR (A4 at 300 dpi is 3508): bounds its memory. */
+const MAX_OCR_IMAGE_PIXELS = 7000;
+/** Rules (table borders, underlines) at least this long are erased before OCR. */
+const RULE_MIN_INCHES = 0.4;
 /** A page with fewer letters and digits than this in its text layer is read by OCR in `auto`. */
 export const MIN_USABLE_CHARACTERS = 32;
 const PAGE_MARKER = (page: number) => `\n\n---\n\n<!-- page ${page} -->\n\n`;
@@ -120,6 +126,8 @@ async function run(tool: PdfTool, args: string[], limits: PdfLimits, memoryBytes
 interface PdfInfo {
   pages: number;
   title?: string;
+  /** Width and height in points of the pages asked for, by page number. */
+  sizes: Map<number, [number, number]>;
 }
 
 function parseInfo(text: string): PdfInfo {
@@ -127,7 +135,15 @@ function parseInfo(text: string): PdfInfo {
   const pages = Number(field('Pages'));
   if (!Number.isInteger(pages) || pages < 0) throw unreadable('it states no page count');
   const title = field('Title');
-  return { pages, ...(title && { title }) };
+  const sizes = new Map<number, [number, number]>();
+  for (const match of text.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+) pts/gm)) sizes.set(Number(match[1]), [Number(match[2]), Number(match[3])]);
+  return { pages, ...(title && { title }), sizes };
+}
+
+/** The resolution a page is rendered at for OCR: OCR_DPI, lower for a page so large that its image would be huge. */
+export function ocrDpi(size: [number, number] | undefined): number {
+  const longest = Math.max(...(size ?? [0, 0]));
+  return longest > 0 ? Math.min(OCR_DPI, Math.floor((MAX_OCR_IMAGE_PIXELS * 72) / longest)) : OCR_DPI;
 }
 
 const usableCharacters = (page: PageLayout) => {
@@ -136,27 +152,28 @@ const usableCharacters = (page: PageLayout) => {
   return count;
 };
 
-async function readTextLayer(file: string, pages: number, limits: PdfLimits): Promise<{ layouts: PageLayout[]; warnings: string[] }> {
-  const layouts: PageLayout[] = [];
-  const warnings = new Set<string>();
-  for (let first = 1; first <= pages; first += PAGES_PER_RUN) {
-    const last = Math.min(pages, first + PAGES_PER_RUN - 1);
-    const { stdout, stderr } = await run('pdftotext', ['-q', '-tsv', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), file, '-'], limits, POPPLER_MEMORY_BYTES);
-    if (/error/i.test(stderr)) warnings.add(`the PDF has errors (${firstError(stderr)}); its text may be incomplete`);
-    layouts.push(...parseLayoutTsv(stdout.toString('utf8'), 'text'));
-  }
-  return { layouts, warnings: [...warnings] };
+/** Pages `first` to `last` of the text layer, and a warning when poppler met errors on the way. */
+async function readTextLayer(file: string, first: number, last: number, limits: PdfLimits): Promise<{ layouts: PageLayout[]; warning?: string }> {
+  const { stdout, stderr } = await run('pdftotext', ['-q', '-tsv', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), file, '-'], limits, POPPLER_MEMORY_BYTES);
+  const layouts = parseLayoutTsv(stdout.toString('utf8'), 'text');
+  return /error/i.test(stderr) ? { layouts, warning: `the PDF has errors (${firstError(stderr)}); its text may be incomplete` } : { layouts };
 }
 
-async function ocrPage(file: string, dir: string, page: number, limits: PdfLimits): Promise<PageLayout | undefined> {
+async function ocrPage(file: string, dir: string, page: number, dpi: number, limits: PdfLimits): Promise<PageLayout | undefined> {
   const root = join(dir, `page-${page}`);
-  await run('pdftoppm', ['-q', '-r', String(OCR_DPI), '-gray', '-f', String(page), '-l', String(page), '-singlefile', file, root], limits, POPPLER_MEMORY_BYTES);
+  await run('pdftoppm', ['-q', '-r', String(dpi), '-gray', '-f', String(page), '-l', String(page), '-singlefile', file, root], limits, POPPLER_MEMORY_BYTES);
   try {
-    const { stdout } = await run('tesseract', [`${root}.pgm`, 'stdout', '-l', 'eng', '--psm', '3', 'tsv'], limits, TESSERACT_MEMORY_BYTES);
-    const [layout] = parseLayoutTsv(stdout.toString('utf8'), 'ocr', OCR_DPI);
+    const image = await readFile(`${root}.pgm`);
+    if (eraseRules(image, Math.round(RULE_MIN_INCHES * dpi))) await writeFile(`${root}.pgm`, image);
+    // TSV for the words and their boxes, hOCR for the type size of each line.
+    await run('tesseract', [`${root}.pgm`, root, '-l', 'eng', '--psm', '3', 'tsv', 'hocr'], limits, TESSERACT_MEMORY_BYTES);
+    const [tsv, hocr] = await Promise.all([readFile(`${root}.tsv`, 'utf8'), readFile(`${root}.hocr`, 'utf8')]);
+    const layouts = parseLayoutTsv(tsv, 'ocr', dpi, hocrLineSizes(hocr));
+    tidyOcr(layouts);
+    const [layout] = layouts;
     return layout && { ...layout, pageNumber: page };
   } finally {
-    await rm(`${root}.pgm`, { force: true });
+    await Promise.all(['pgm', 'tsv', 'hocr'].map((extension) => rm(`${root}.${extension}`, { force: true })));
   }
 }
 
@@ -180,16 +197,29 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
   try {
     const file = join(dir, 'document.pdf');
     await writeFile(file, bytes, { mode: 0o600 });
-    const info = parseInfo((await run('pdfinfo', ['-enc', 'UTF-8', file], limits, POPPLER_MEMORY_BYTES)).stdout.toString('utf8'));
+    // The first pages' text is read while pdfinfo counts the pages: a PDF of a few pages then
+    // costs one tool's time, not two.
+    const firstRun = Math.min(PAGES_PER_RUN, options.maxPages ?? PAGES_PER_RUN);
+    const [infoRun, firstText] = await Promise.allSettled([
+      run('pdfinfo', ['-enc', 'UTF-8', '-f', '1', '-l', String(options.maxPages ?? PDF_MAX_PAGES_MAX), file], limits, POPPLER_MEMORY_BYTES),
+      options.mode === 'ocr' ? Promise.resolve(undefined) : readTextLayer(file, 1, firstRun, limits),
+    ]);
+    if (infoRun.status === 'rejected') throw infoRun.reason;
+    if (firstText.status === 'rejected') throw firstText.reason;
+    const info = parseInfo(infoRun.value.stdout.toString('utf8'));
     const pagesParsed = Math.min(info.pages, options.maxPages ?? Infinity);
-    const warnings: string[] = [];
-    if (pagesParsed < info.pages) warnings.push(`only the first ${pagesParsed} of ${info.pages} pages were read (maxPages)`);
+    const warnings = new Set<string>();
+    if (pagesParsed < info.pages) warnings.add(`only the first ${pagesParsed} of ${info.pages} pages were read (maxPages)`);
 
-    let layouts: PageLayout[] = [];
-    if (options.mode !== 'ocr') {
-      const text = await readTextLayer(file, pagesParsed, limits);
-      layouts = text.layouts;
-      warnings.push(...text.warnings);
+    const layouts: PageLayout[] = [];
+    if (firstText.value) {
+      layouts.push(...firstText.value.layouts);
+      if (firstText.value.warning) warnings.add(firstText.value.warning);
+      for (let first = firstRun + 1; first <= pagesParsed; first += PAGES_PER_RUN) {
+        const text = await readTextLayer(file, first, Math.min(pagesParsed, first + PAGES_PER_RUN - 1), limits);
+        layouts.push(...text.layouts);
+        if (text.warning) warnings.add(text.warning);
+      }
     }
     const byNumber = new Map(layouts.map((layout) => [layout.pageNumber, layout]));
     const allPages = Array.from({ length: pagesParsed }, (_, i) => i + 1);
@@ -198,18 +228,18 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
         : [];
     if (toOcr.length > 0) {
       try {
-        const read = await inParallel(toOcr, Math.max(1, Math.min(2, availableParallelism())), (page) => ocrPage(file, dir, page, limits));
+        const read = await inParallel(toOcr, Math.max(1, Math.min(2, availableParallelism())), (page) => ocrPage(file, dir, page, ocrDpi(info.sizes.get(page)), limits));
         for (const layout of read) if (layout) byNumber.set(layout.pageNumber, layout);
       } catch (error) {
         // `auto` without tesseract still returns the text layer, saying what it could not read.
         if (options.mode !== 'auto' || !(error instanceof WebwatchError) || error.code !== 'PDF_TOOLS_NOT_FOUND') throw error;
-        warnings.push(`${toOcr.length} page(s) have no usable text and were not read by OCR: ${error.message} (${error.suggestion ?? ''})`);
+        warnings.add(`${toOcr.length} page(s) have no usable text and were not read by OCR: ${error.message} (${error.suggestion ?? ''})`);
       }
     }
     const ordered = allPages.map((n) => byNumber.get(n) ?? { pageNumber: n, width: 0, height: 0, source: 'text' as const, blocks: [] });
     const laidOut = layOutPages(ordered);
     if (options.rewrite) await rewriteItems(laidOut, options.rewrite);
-    return { ...joinPages(laidOut, options.pageMarkers), ...(info.title && { title: info.title }), numPages: info.pages, pagesParsed, warnings };
+    return { ...joinPages(laidOut, options.pageMarkers), ...(info.title && { title: info.title }), numPages: info.pages, pagesParsed, warnings: [...warnings] };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
