@@ -67,14 +67,18 @@ export function escapeMarkdown(text: string, atLineStart = true): string {
   return escaped;
 }
 
-/** Lines of one block as one paragraph; a word split by a hyphen at a line's end is joined again. */
+/**
+ * Lines of one block as one paragraph. A line that ends in a hyphen joins the next without a
+ * space and keeps its hyphen: whether it split a word (re-viewed) or was part of one
+ * (non-software) cannot be told without a dictionary, and keeping it loses no letter.
+ */
 function joinLines(lines: readonly Line[], escape: boolean): string {
   let out = '';
   lines.forEach((line, index) => {
     const text = lineText(line);
     const shown = escape ? escapeMarkdown(text, index === 0) : text;
     if (index === 0) out = shown;
-    else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(text)) out = out.slice(0, -1) + shown;
+    else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(text)) out += shown;
     else out += ` ${shown}`;
   });
   return out;
@@ -247,13 +251,13 @@ export function layOutPage(page: PageLayout, bodyHeight: number, state: { titleS
   return { pageNumber: page.pageNumber, width: page.width, height: page.height, source: page.source, items, markdown };
 }
 
-/** Items' markdown in order: blank lines between blocks, one line break between items of a list. */
+/** Items' markdown in order: blank lines between blocks, one line break between items of one list. */
 export function itemsMarkdown(items: readonly LaidOutItem[]): string {
   let out = '';
   let previous: LaidOutItem | undefined;
   for (const item of items) {
     if (item.markdown === '') continue;
-    if (previous) out += previous.type === 'list_item' && item.type === 'list_item' ? '\n' : '\n\n';
+    if (previous) out += previous.type === 'list_item' && item.type === 'list_item' && previous.label === item.label ? '\n' : '\n\n';
     out += item.markdown;
     previous = item;
   }
