@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl, { type Document, type PdfPageBlocks } from '@mendable/firecrawl-js';
 import { findTool } from '../../src/engine/pdf/tools.js';
-import { PdfPrinter } from '../helpers/pdf-corpus.js';
+import { encryptPdf, PdfPrinter } from '../helpers/pdf-corpus.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
@@ -35,7 +35,11 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     printer = await PdfPrinter.open();
     priceList = await printPriceList();
     // No .pdf in the URL: the content type says what it is.
-    site = await startServer({ '/prices': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(priceList) });
+    const secret = encryptPdf(priceList, 'open sesame', 'owner');
+    site = await startServer({
+      '/prices': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(priceList),
+      '/secret': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(secret),
+    });
     served = await serveWebwatch();
     client = new Firecrawl({ apiKey: served.keys.create('acme', new Date()).key, apiUrl: served.origin });
   });
@@ -68,6 +72,19 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     const file = await client.scrape(`${site.origin}/prices`, { formats: ['markdown'], parsers: [] });
     assert.deepEqual(Buffer.from(file.markdown!, 'base64'), priceList);
     assert.equal(file.metadata?.creditsUsed, 1);
+  });
+
+  it('an encrypted PDF is a failure of the target: 502 with the code and the reason', async () => {
+    const response = await fetch(`${served.url}/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${served.keys.create('acme', new Date()).key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${site.origin}/secret` }),
+    });
+    assert.equal(response.status, 502);
+    const body = await response.json() as { success: boolean; code: string; error: string };
+    assert.equal(body.success, false);
+    assert.equal(body.code, 'SCRAPE_PDF_ENCRYPTED');
+    assert.match(body.error, /encrypted and needs a password/);
   });
 
   it('a monitor of a PDF: the first check sees it new, a changed price is a changed page with its diff', async () => {
