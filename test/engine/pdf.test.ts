@@ -15,7 +15,7 @@ import { deflateSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { crawl, type CrawlPage } from '../../src/engine/crawl/crawl.js';
 import { parsePdf, type ParsedPdf, type PdfParseOptions } from '../../src/engine/pdf/parse-pdf.js';
-import { findTool } from '../../src/engine/pdf/tools.js';
+import { findTool, runTool, ToolStopped } from '../../src/engine/pdf/tools.js';
 import { scrape } from '../../src/engine/scrape/scrape.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
@@ -241,6 +241,17 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       const started = Date.now();
       await fails(read(bomb, { mode: 'ocr' }, 1500), 'SCRAPE_TIMEOUT', /took longer than the scrape's timeout \(1500 ms\)/);
       assert.ok(Date.now() - started < 4000, `stopped after ${Date.now() - started} ms`);
+    });
+
+    it('each tool runs within its address-space cap, its output cap and its deadline', async () => {
+      const limits = { deadline: Date.now() + 10_000, memoryBytes: 1024 ** 3, maxOutputBytes: 1024 ** 2 };
+      assert.equal((await runTool('pdftotext', ['-v'], limits)).code, 0);
+      const starved = await runTool('pdftotext', ['-v'], { ...limits, memoryBytes: 4 * 1024 ** 2 });
+      assert.notEqual(starved.code, 0, 'a tool that cannot have the memory it asks for fails, and webwatch goes on');
+      const dir = tempDir();
+      writeFileSync(join(dir, 'in.pdf'), corpus['price-list']!.pdf);
+      await assert.rejects(runTool('pdftotext', [join(dir, 'in.pdf'), '-'], { ...limits, maxOutputBytes: 100 }), (error: unknown) => error instanceof ToolStopped && error.reason === 'output');
+      await assert.rejects(runTool('pdftotext', [join(dir, 'in.pdf'), '-'], { ...limits, deadline: Date.now() - 1 }), (error: unknown) => error instanceof ToolStopped && error.reason === 'deadline');
     });
 
     it('a page 200 inches wide is read by OCR at a resolution its image fits in', async () => {

@@ -76,7 +76,8 @@ export function runTool(tool: PdfTool, args: readonly string[], limits: ToolLimi
     const child = spawn('/bin/sh', ['-c', LIMITED, 'sh', String(Math.floor(limits.memoryBytes / 1024)), path, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       // One thread per tesseract: pages are read in parallel instead, and the machine is shared.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', OMP_THREAD_LIMIT: '1' },
+      // Nothing of webwatch's own environment (keys) reaches a tool; tesseract's data path does.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', OMP_THREAD_LIMIT: '1', ...(process.env.TESSDATA_PREFIX && { TESSDATA_PREFIX: process.env.TESSDATA_PREFIX }) },
     });
     const stdout: Buffer[] = [];
     let size = 0;
