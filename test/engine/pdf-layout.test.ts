@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { isPdf } from '../../src/engine/pdf/detect.js';
 import { hocrLineSizes, parseLayoutTsv, readingOrder, type PageLayout } from '../../src/engine/pdf/layout.js';
 import { escapeMarkdown } from '../../src/engine/pdf/markdown.js';
-import { assemble } from '../../src/engine/pdf/parse-pdf.js';
+import { assemble, splitHtmlMeta } from '../../src/engine/pdf/parse-pdf.js';
 import { eraseRules } from '../../src/engine/pdf/rules.js';
 
 const HEADER = 'level\tpage_num\tpar_num\tblock_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext';
@@ -193,5 +193,22 @@ describe('rules erased before OCR', () => {
     assert.equal(after[5 * width + 10], 255);
     assert.ok(after[10 * width + 30]! < 10, 'the stroke stays dark');
     assert.equal(eraseRules(Buffer.from('not an image'), 120), false);
+  });
+});
+
+describe("pdftotext's page of TSV with the document's head", () => {
+  const page = (title: string, tsv: string) => `<!DOCTYPE html><html>\n<head>\n${title}<meta name="Creator" content="x"/>\n</head>\n<body>\n<pre>\n${tsv}</pre>\n</body>\n</html>\n`;
+  const tsv = 'level\tpage_num\n5\t1\t0\t0\t0\t0\t1\t2\t3\t4\t100\t</pre>\n5\t1\t0\t0\t0\t1\t1\t2\t3\t4\t100\t&amp;\n';
+
+  it('the TSV as written (words are not escaped, even one that reads </pre>), the title unescaped', () => {
+    const split = splitHtmlMeta(page('<title>Tools &amp; prices &lt;2026&gt; &quot;A&quot;</title>', tsv));
+    assert.equal(split.tsv, tsv);
+    assert.equal(split.title, 'Tools & prices <2026> "A"');
+  });
+
+  it('no title when the PDF states none; plain TSV passes through', () => {
+    assert.equal(splitHtmlMeta(page('', tsv)).title, undefined);
+    assert.equal(splitHtmlMeta(page('<title></title>', tsv)).title, undefined);
+    assert.deepEqual(splitHtmlMeta(tsv), { tsv });
   });
 });

@@ -217,7 +217,7 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
 
     it('truncated: a clear error, or what could be read with a warning', async () => {
       const pdf = corpus['price-list']!.pdf;
-      await fails(read(pdf.subarray(0, 2000)), 'SCRAPE_PDF_UNREADABLE', /the PDF cannot be read: pdfinfo failed: /);
+      await fails(read(pdf.subarray(0, 2000)), 'SCRAPE_PDF_UNREADABLE', /the PDF cannot be read: pdftotext failed: /);
       // Cut before its end, the file loses its cross-reference table; poppler rebuilds it.
       const cut = await read(pdf.subarray(0, pdf.length - 40)).then((parsed) => parsed, (error: unknown) => error);
       if (cut instanceof WebwatchError) assert.equal(cut.code, 'SCRAPE_PDF_UNREADABLE');
@@ -328,7 +328,7 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       assert.equal(failed?.code, 1);
       const body = JSON.parse(failed!.stdout);
       assert.equal(body.code, 'PDF_TOOLS_NOT_FOUND');
-      assert.match(body.error, /reading PDFs needs pdfinfo \(Debian package poppler-utils\)/);
+      assert.match(body.error, /reading PDFs needs pdftotext \(Debian package poppler-utils\)/);
     });
   });
 });

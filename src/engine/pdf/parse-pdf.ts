@@ -152,11 +152,27 @@ const usableCharacters = (page: PageLayout) => {
   return count;
 };
 
-/** Pages `first` to `last` of the text layer, and a warning when poppler met errors on the way. */
-async function readTextLayer(file: string, first: number, last: number, limits: PdfLimits): Promise<{ layouts: PageLayout[]; warning?: string }> {
-  const { stdout, stderr } = await run('pdftotext', ['-q', '-tsv', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), file, '-'], limits, POPPLER_MEMORY_BYTES);
-  const layouts = parseLayoutTsv(stdout.toString('utf8'), 'text');
-  return /error/i.test(stderr) ? { layouts, warning: `the PDF has errors (${firstError(stderr)}); its text may be incomplete` } : { layouts };
+/** Pages `first` to `last` of the text layer, the document's title, and a warning when poppler met errors on the way. */
+async function readTextLayer(file: string, first: number, last: number, limits: PdfLimits): Promise<{ layouts: PageLayout[]; title?: string; warning?: string }> {
+  // -htmlmeta wraps the TSV in an HTML page whose head has the document's title: one run gives
+  // what would otherwise take pdfinfo as well.
+  const { stdout, stderr } = await run('pdftotext', ['-tsv', '-htmlmeta', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), file, '-'], limits, POPPLER_MEMORY_BYTES);
+  const { tsv, title } = splitHtmlMeta(stdout.toString('utf8'));
+  const layouts = parseLayoutTsv(tsv, 'text');
+  const warning = /error/i.test(stderr) ? `the PDF has errors (${firstError(stderr)}); its text may be incomplete` : undefined;
+  return { layouts, ...(title && { title }), ...(warning && { warning }) };
+}
+
+const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'" };
+
+/** The TSV inside `pdftotext -htmlmeta -tsv`'s page (words are not escaped there) and the title of its head (escaped). */
+export function splitHtmlMeta(html: string): { tsv: string; title?: string } {
+  const open = html.indexOf('<pre>\n');
+  const close = html.lastIndexOf('</pre>');
+  if (open < 0 || close < open) return { tsv: html };
+  const head = html.slice(0, open);
+  const title = /<title>([^<]*)<\/title>/.exec(head)?.[1]?.replace(/&(amp|lt|gt|quot|apos|#39);/g, (_, name: string) => HTML_ENTITIES[name]!).trim();
+  return { tsv: html.slice(open + '<pre>\n'.length, close), ...(title && { title }) };
 }
 
 async function ocrPage(file: string, dir: string, page: number, dpi: number, limits: PdfLimits): Promise<PageLayout | undefined> {
@@ -197,30 +213,30 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
   try {
     const file = join(dir, 'document.pdf');
     await writeFile(file, bytes, { mode: 0o600 });
-    // The first pages' text is read while pdfinfo counts the pages: a PDF of a few pages then
-    // costs one tool's time, not two.
+    // The text layer's first run also gives the title and each page's size; when it returns
+    // fewer pages than it asked for, it has counted them too, and pdfinfo is not needed.
     const firstRun = Math.min(PAGES_PER_RUN, options.maxPages ?? PAGES_PER_RUN);
-    const [infoRun, firstText] = await Promise.allSettled([
-      run('pdfinfo', ['-enc', 'UTF-8', '-f', '1', '-l', String(options.maxPages ?? PDF_MAX_PAGES_MAX), file], limits, POPPLER_MEMORY_BYTES),
-      options.mode === 'ocr' ? Promise.resolve(undefined) : readTextLayer(file, 1, firstRun, limits),
-    ]);
-    if (infoRun.status === 'rejected') throw infoRun.reason;
-    if (firstText.status === 'rejected') throw firstText.reason;
-    const info = parseInfo(infoRun.value.stdout.toString('utf8'));
+    const firstText = options.mode === 'ocr' ? undefined : await readTextLayer(file, 1, firstRun, limits);
+    const counted = firstText && firstText.layouts.length < firstRun ? firstText.layouts.length : undefined;
+    const info = counted !== undefined
+      ? { pages: counted, ...(firstText?.title && { title: firstText.title }), sizes: new Map<number, [number, number]>() }
+      : parseInfo((await run('pdfinfo', ['-enc', 'UTF-8', ...(options.mode === 'ocr' ? ['-f', '1', '-l', String(options.maxPages ?? PDF_MAX_PAGES_MAX)] : []), file], limits, POPPLER_MEMORY_BYTES)).stdout.toString('utf8'));
     const pagesParsed = Math.min(info.pages, options.maxPages ?? Infinity);
     const warnings = new Set<string>();
     if (pagesParsed < info.pages) warnings.add(`only the first ${pagesParsed} of ${info.pages} pages were read (maxPages)`);
 
     const layouts: PageLayout[] = [];
-    if (firstText.value) {
-      layouts.push(...firstText.value.layouts);
-      if (firstText.value.warning) warnings.add(firstText.value.warning);
+    if (firstText) {
+      layouts.push(...firstText.layouts);
+      if (firstText.warning) warnings.add(firstText.warning);
       for (let first = firstRun + 1; first <= pagesParsed; first += PAGES_PER_RUN) {
         const text = await readTextLayer(file, first, Math.min(pagesParsed, first + PAGES_PER_RUN - 1), limits);
         layouts.push(...text.layouts);
         if (text.warning) warnings.add(text.warning);
       }
     }
+    // Page sizes for OCR's resolution: pdfinfo's in `ocr` mode, the text layer's otherwise.
+    for (const layout of layouts) if (layout.width > 0) info.sizes.set(layout.pageNumber, [layout.width, layout.height]);
     const byNumber = new Map(layouts.map((layout) => [layout.pageNumber, layout]));
     const allPages = Array.from({ length: pagesParsed }, (_, i) => i + 1);
     const toOcr = options.mode === 'ocr' ? allPages
