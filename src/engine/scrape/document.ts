@@ -1,6 +1,7 @@
 /** The v2 scrape result (DESIGN §5), as the engine returns it. */
 import type { PageMetadata } from '../content/metadata.js';
 import type { ActionResults } from '../browser/render.js';
+import type { PdfPageBlocks } from '../pdf/parse-pdf.js';
 
 export interface DocumentMetadata extends PageMetadata {
   sourceURL: string;
@@ -11,6 +12,8 @@ export interface DocumentMetadata extends PageMetadata {
   cacheState: 'hit' | 'miss';
   cachedAt?: string;
   creditsUsed: number;
+  /** Pages of a PDF. */
+  numPages?: number;
   error?: string;
 }
 
@@ -32,6 +35,10 @@ export interface ScrapeDocument {
   /** file:// URL of the screenshot (the local engine writes it under its home). */
   screenshot?: string;
   actions?: ActionResults;
+  /** A PDF's pages, with `parsers: [{type: pdf, pages: true}]`. */
+  pages?: { pageNumber: number; markdown: string }[];
+  /** A PDF's typed layout blocks, with `parsers: [{type: pdf, blocks: true}]`. */
+  blocks?: PdfPageBlocks[];
   warning?: string;
   metadata: DocumentMetadata;
 }

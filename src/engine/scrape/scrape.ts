@@ -223,6 +223,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   const { options } = request;
   const formats = requestedFormats(options);
   const scrapeId = randomUUID();
+  const startedAt = Date.now();
   const needs = browserNeed(options);
   let rendered: Rendered | undefined;
   let page: FetchedPage;
@@ -253,7 +254,10 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   }
   const fingerprint = responseFingerprint(context.version, fingerprinting.cacheKey, page);
   if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions) return { unchanged: { statusCode: page.statusCode, scrapeId, fingerprint } };
-  const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats]);
+  // A PDF is read within what is left of the scrape's timeout.
+  const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
+  const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
+  const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
   const { markdown } = content;
   const warning = [content.warning, browserWarning].filter(Boolean).join('; ') || undefined;
   const want = (format: FormatName) => formats.has(format);
@@ -267,6 +271,8 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
     ...(want('images') && { images: content.images }),
     ...(rendered?.screenshot && { screenshot: rendered.screenshot }),
     ...(rendered?.actions && { actions: rendered.actions }),
+    ...(content.pdf?.pages && { pages: content.pdf.pages }),
+    ...(content.pdf?.blocks && { blocks: content.pdf.blocks }),
     ...(warning && { warning }),
     metadata: {
       ...content.metadata,
@@ -274,9 +280,10 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       url: page.finalUrl,
       statusCode: page.statusCode,
       ...(page.contentType && { contentType: page.contentType }),
+      ...(content.pdf?.numPages !== undefined && { numPages: content.pdf.numPages }),
       scrapeId,
       cacheState: 'miss',
-      creditsUsed: 1,
+      creditsUsed: content.pdf?.creditsUsed ?? 1,
     },
   };
   return { document, fingerprint };
