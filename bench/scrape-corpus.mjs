@@ -164,7 +164,7 @@ const conversion = { perPageMs: median(conversionTimes), medianPageMs: median(pa
 // --- converter speed and quality on the same cleaned HTML ----------------------------------
 const cleaned = pages.map((name) => {
   const $ = load(readFileSync(join(corpus, name, 'source.html'), 'utf8'));
-  cleanHtml($, `${origin}/${name}/`, { onlyMainContent: true, blockAds: true });
+  cleanHtml($.root()[0], `${origin}/${name}/`, { onlyMainContent: true, blockAds: true });
   return { name, url: `${origin}/${name}/`, html: $('body').html() ?? $.root().html() ?? '' };
 });
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
