@@ -4,8 +4,7 @@
 // loaded some 330 files one by one (zod alone is 95), and resolving, reading and linking them
 // was most of its start-up. Modules still run only when first required, as before; packages
 // that are large and rarely needed (the server, mail, the model client, native SQLite, the
-// browser driver, 6.8 of the 10.7 MiB the bundle had with it) stay
-// outside and load from node_modules when a command needs them.
+// browser driver) stay outside and load from node_modules when a command needs them.
 // ES modules are turned into CommonJS with TypeScript's transpiler, already a dev dependency.
 // Last, it runs one scrape of a page on 127.0.0.1 through bin/webwatch.js, which leaves V8's
 // code cache of the bundle beside it (dist/webwatch.cjs.cache), so that the next command

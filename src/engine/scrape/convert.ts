@@ -4,15 +4,17 @@
  * and images are handled as themselves (README: "Non-HTML responses"). Loaded only when a
  * page has to be converted, so that commands and checks that convert nothing stay light.
  */
-import { load } from 'cheerio/slim';
+import render from 'dom-serializer';
 import type { Document, Element } from 'domhandler';
 import { isTag } from 'domutils';
+import { parseDocument } from 'htmlparser2';
+import { WebwatchError } from '../../errors/webwatch-error.js';
 import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
 import { extractImages, extractLinks } from '../content/links.js';
 import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
-import { prepareForMarkdown, rewriteMaths } from '../content/markup.js';
+import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../content/markup.js';
 import { extractMetadata, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
 import { isPdf } from '../pdf/detect.js';
@@ -44,23 +46,21 @@ const isText = (contentType: string) => contentType.startsWith('text/') || /^app
 
 function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>): Content {
   const { text } = decodeBody(page.body, page.contentType, true);
-  const $ = load(text);
-  const metadata = extractMetadata($, page.finalUrl);
-  const links = formats.has('links') ? extractLinks($, page.finalUrl) : [];
-  const images = formats.has('images') ? extractImages($, page.finalUrl) : [];
-  cleanHtml($, page.finalUrl, {
+  const document = parseDocument(text);
+  const metadata = extractMetadata(document, page.finalUrl);
+  const links = formats.has('links') ? extractLinks(document, page.finalUrl) : [];
+  const images = formats.has('images') ? extractImages(document, page.finalUrl) : [];
+  cleanHtml(document, page.finalUrl, {
     onlyMainContent: options.onlyMainContent ?? true,
     blockAds: options.blockAds ?? true,
     ...(options.includeTags && { includeTags: options.includeTags }),
     ...(options.excludeTags && { excludeTags: options.excludeTags }),
   });
-  // The body found by hand: $('body') runs a selector over the whole page, twice per page.
-  const body = bodyElement($.root()[0]!);
-  const serialize = () => (body ? $(body).html() : $.root().html()) ?? '';
-  const html = formats.has('html') ? serialize().trim() : undefined;
-  rewriteMaths($.root().toArray());
-  prepareForMarkdown($.root().toArray());
-  return { markdown: htmlToMarkdown(serialize(), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata };
+  const kept = bodyElement(document) ?? document;
+  const html = formats.has('html') ? render(kept.children).trim() : undefined;
+  rewriteMaths([document]);
+  prepareForMarkdown([document]);
+  return { markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata };
 }
 
 function bodyElement(document: Document): Element | undefined {
