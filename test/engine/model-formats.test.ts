@@ -292,6 +292,17 @@ describe('model formats (local engine, scripted model)', () => {
     await assert.rejects(at('/plain', { formats: ['product'] }, { llm: undefined }), /the product format needs a language model \(this page states no schema\.org Product data to read it from\), and none is configured/);
   });
 
+  it('menu read by the model from a page that states none, marked as the model\'s and less sure', async () => {
+    queued.json = [jsonReply({ isMenu: true, merchantName: 'Corner Café', currency: 'EUR', sections: [{ name: 'Drinks', items: [{ name: 'Espresso', price: 2.5, dietary: ['vegan'] }] }] })];
+    const menu = (await at('/plain', { formats: ['menu'] })).menu!;
+    assert.equal(menu.isMenu, true);
+    assert.equal(menu.confidence, 0.6);
+    assert.deepEqual(menu.merchant, { name: 'Corner Café', type: null });
+    assert.deepEqual(menu.sections[0]!.items[0]!.price, { amount: 2.5, currency: 'EUR', formatted: '€2.50' });
+    assert.deepEqual(menu.fieldSources, { sections: 'model', merchant: 'model', currency: 'model' });
+    assert.match(systemOf(model.requests[0]!.body), /Read the menu of food or drinks/);
+  });
+
   it('menu from a restaurant\'s JSON-LD, with no model', async () => {
     const menu = (await at('/menu', { formats: ['menu'] }, { llm: undefined })).menu!;
     assert.equal(menu.isMenu, true);
