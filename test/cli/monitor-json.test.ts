@@ -47,11 +47,15 @@ describe('JSON monitors', () => {
     assert.equal(applied.code, 0, applied.stderr);
     return env;
   };
+  /** What the last check cost. */
+  let credits: number | undefined;
   const check = async (env: Record<string, string>) => {
     const ran = await run(['monitor', 'run', 'Plans', '--json'], { env });
     assert.equal(ran.code, 0, ran.stderr);
     const id = JSON.parse(ran.stdout).id as string;
-    return JSON.parse((await run(['monitor', 'check', 'Plans', id, '--json'], { env })).stdout).pages[0];
+    const detail = JSON.parse((await run(['monitor', 'check', 'Plans', id, '--json'], { env })).stdout);
+    credits = detail.actualCredits;
+    return detail.pages[0];
   };
 
   it('the json format: fields decide, a changed price is one leaf, and the JSON is the snapshot', async () => {
@@ -59,6 +63,7 @@ describe('JSON monitors', () => {
     const first = await check(env);
     assert.equal(first.status, 'new');
     assert.deepEqual(first.snapshot, { json: { plan: 'Pro', price: 10 } });
+    assert.equal(credits, 5, 'the page and its extraction');
 
     updated = 'Tuesday';
     const reworded = await check(env);
@@ -76,6 +81,7 @@ describe('JSON monitors', () => {
     // The same response again: not converted, not asked of the model, still the snapshot it had.
     const unchanged = await check(env);
     assert.equal(unchanged.status, 'same');
+    assert.equal(credits, 1, 'the page only: nothing was extracted');
     assert.deepEqual(unchanged.snapshot, { json: { plan: 'Pro', price: 12 } });
     assert.equal(model.requests.length, 3);
   });

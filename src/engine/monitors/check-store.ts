@@ -83,7 +83,7 @@ export interface CheckRecord {
   billingStatus: 'not_applicable';
   estimatedCredits: number | null;
   reservedCredits: number | null;
-  /** Pages fetched, once the check has finished. */
+  /** What the check's pages cost, once it has finished: each what its scrape reported (a page not fetched again, 1). */
   actualCredits: number | null;
   createdAt: string;
   updatedAt: string;
@@ -109,6 +109,8 @@ interface CheckRow {
   summary: string | null;
   error: string | null;
   owner_pid: number | null;
+  /** Null for checks finished before credits were written: their pages counted 1 each. */
+  credits: number | null;
 }
 
 const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | null): CheckRecord => {
@@ -128,7 +130,7 @@ const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | nu
     billingStatus: 'not_applicable',
     estimatedCredits: null,
     reservedCredits: null,
-    actualCredits: summary ? summary.totalPages - summary.error : null,
+    actualCredits: summary ? row.credits ?? summary.totalPages - summary.error : null,
     createdAt,
     updatedAt: row.finished_at ?? createdAt,
   };
@@ -183,7 +185,7 @@ export function checkStore(db: Db) {
     },
 
     /** Page results and the end of the check, written together. */
-    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[] }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
+    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
       const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash, gone, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       const fingerprint = db.prepare('UPDATE snapshots SET fingerprint = ? WHERE scrape_id = ?');
       const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -193,7 +195,7 @@ export function checkStore(db: Db) {
         pages.forEach((page, position) =>
           insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error, page.snapshot ? JSON.stringify(page.snapshot) : null),
         );
-        db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, checkId);
+        db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ?, credits = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, written.credits ?? null, checkId);
         const started = db.prepare<[string], { started_at: string }>('SELECT started_at FROM checks WHERE id = ?').get(checkId)!.started_at;
         const current = db.prepare<[string], { status: StoredMonitor['status'] }>('SELECT status FROM monitors WHERE id = ?').get(monitor.id)!;
         db.prepare('UPDATE monitors SET current_check_id = NULL, last_run_at = ?, last_check_summary = ?, next_run_at = ? WHERE id = ?')

@@ -56,6 +56,8 @@ async function judgePages(context: CheckContext, monitor: StoredMonitor, pages: 
 interface Pending {
   snapshots: Snapshot[];
   fingerprints: FingerprintUpdate[];
+  /** Credits of fetched pages beyond 1 each (a model's extraction, threat protection). */
+  extraCredits: number;
 }
 
 type Outcome = FingerprintedScrape | { error: unknown };
@@ -72,6 +74,7 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
     return target.type !== 'search' && extractsJson(target.scrapeOptions ?? {}) && previous ? { ...same, snapshot: { json: context.checks.snapshotJson(previous.scrapeId) } } : same;
   }
   const { document, fingerprint } = outcome;
+  pending.extraCredits += Math.max(0, (document.metadata.creditsUsed ?? 1) - 1);
   const statusCode = document.metadata.statusCode;
   const currentScrapeId = document.metadata.scrapeId;
   if (statusCode === 404 || statusCode === 410) {
@@ -242,7 +245,7 @@ export async function runCheck(context: CheckContext, monitor: StoredMonitor, tr
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
   let pages: PageResult[] = [];
-  const pending: Pending = { snapshots: [], fingerprints: [] };
+  const pending: Pending = { snapshots: [], fingerprints: [], extraCredits: 0 };
   let failure: string | null = null;
   try {
     for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
@@ -252,11 +255,14 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
     pages = [];
     pending.snapshots.length = 0;
     pending.fingerprints.length = 0;
+    pending.extraCredits = 0;
   }
   const summary = summarize(pages);
   const status = failure !== null || (summary.error > 0 && summary.error === summary.totalPages) ? 'failed' : summary.error > 0 ? 'partial' : 'completed';
   const now = context.now();
-  const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => {
+  // A page costs 1, and what its scrape reported beyond that; a failed one nothing.
+  const credits = summary.totalPages - summary.error + pending.extraCredits;
+  const finished = context.checks.finish(monitor, check.id, status, pages, { ...pending, credits }, summary, failure, now, (done, results) => {
     // With onlyMeaningful, pages judged not meaningful are left out of notifications.
     const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
     // Each delivery keeps this process's private-address rule, whoever delivers it later.

@@ -301,6 +301,7 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       ALTER TABLE tracked_pages ADD COLUMN json TEXT;
       ALTER TABLE snapshots ADD COLUMN json TEXT;
       ALTER TABLE page_results ADD COLUMN snapshot TEXT;
+      ALTER TABLE checks ADD COLUMN credits INTEGER;
     `,
   },
 ];
