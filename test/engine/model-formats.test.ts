@@ -12,6 +12,7 @@ import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { diffJson } from '../../src/engine/diff/json-diff.js';
 import { injectionByPattern, PAGE_MAX_CHARS } from '../../src/engine/extract/model-formats.js';
+import { amountOf, schemaOrgNodes } from '../../src/engine/extract/structured-data.js';
 import { fencedPageOf, jsonReply, startFakeLlm, systemOf, type FakeLlm, type FakeLlmRequestBody, type FakeReply } from '../helpers/fake-llm.js';
 import { tempDir } from '../helpers/files.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
@@ -337,5 +338,18 @@ describe('json field diffs and injection patterns', () => {
     for (const text of ['Follow the instructions in the manual.', 'Our AI assistant answers questions about orders.', 'Previous versions ignored the rules of chess.']) {
       assert.equal(injectionByPattern(text).injection, false, text);
     }
+  });
+});
+
+describe('schema.org data of untrusted pages', () => {
+  it('skips broken JSON-LD and keeps the page\'s other data; a hostile nesting neither throws nor overflows', () => {
+    const found = schemaOrgNodes('<script type="application/ld+json">{"@type": "Product", "name": </script><div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Kettle</span></div>', 'https://a.example/');
+    assert.deepEqual(found.map((node) => [node.types, node.source]), [[['Product'], 'microdata']]);
+    const nested = `<script type="application/ld+json">${'{"@type":"Thing","x":'.repeat(3000)}1${'}'.repeat(3000)}</script>`;
+    assert.ok(schemaOrgNodes(nested, 'https://a.example/').length <= 40);
+  });
+
+  it('reads prices as pages write them', () => {
+    assert.deepEqual(['12.50', '$1,299.00', '12,50 €', '1.299,00', 'free'].map(amountOf), [12.5, 1299, 12.5, 1299, undefined]);
   });
 });
