@@ -51,8 +51,16 @@ export function nodes(node: Record<string, unknown>, property: string): Record<s
   return values(node, property).filter(isRecord);
 }
 
+/**
+ * What a page needs to state a typed schema.org node: a JSON-LD script, a microdata itemscope,
+ * an RDFa typeof. Most pages have none, and then the parse (as slow as the page's whole
+ * conversion to markdown: bench/structured-data.mjs) is skipped.
+ */
+const MAY_STATE_DATA = /application\/ld\+json|\bitemscope\b|\btypeof\s*=/i;
+
 /** Every typed node of the page's schema.org data, in document order, nested ones after their parent. */
 export function schemaOrgNodes(html: string, pageUrl: string): SchemaNode[] {
+  if (!MAY_STATE_DATA.test(html)) return [];
   let result: { jsonld?: unknown[]; microdata?: unknown[]; rdfa?: unknown[] } | undefined;
   let failure: Error | null = null;
   const handler = new Handler((error, parsed) => {
