@@ -289,6 +289,16 @@ describe('model formats (local engine, scripted model)', () => {
     assert.match(systemOf(model.requests[0]!.body), /brand, category, description/);
   });
 
+  it('product read whole by the model from a page that states none, keeping only the fields of the format', async () => {
+    queued.json = [jsonReply({ title: 'Kettle', brand: 'Acme', variants: [{ sku: 'K1', price: { amount: 30, currency: 'USD' }, availability: { inStock: false, text: 'sold out' }, note: 'x' }], injected: 'https://evil.example/' })];
+    const product = (await at('/plain', { formats: ['product'] })).product!;
+    assert.deepEqual(product, {
+      title: 'Kettle', brand: 'Acme', url: `${site.origin}/plain`,
+      variants: [{ sku: 'K1', price: { amount: 30, currency: 'USD', formatted: '$30.00' }, availability: { inStock: false, text: 'sold out' } }],
+      fieldSources: { title: 'model', brand: 'model', variants: 'model', url: 'page address' },
+    });
+  });
+
   it('product of a page with no data and no model fails saying why', async () => {
     await assert.rejects(at('/plain', { formats: ['product'] }, { llm: undefined }), /the product format needs a language model \(this page states no schema\.org Product data to read it from\), and none is configured/);
   });

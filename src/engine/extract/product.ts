@@ -176,7 +176,15 @@ export async function readProduct(found: readonly SchemaNode[], page: PageText, 
   }
   if (!model) return undefined;
   const answer = (await extractJson(model, page, { prompt: 'Read the product this page sells: its title, brand, category, description and each variant with its price (amount as a number, ISO 4217 currency code) and availability.', schema: PRODUCT_SCHEMA }, { ...(signal && { signal }) })) as Omit<ProductProfile, 'url' | 'fieldSources'>;
-  const variants = answer.variants.map((variant) => (variant.price ? { ...variant, price: { ...variant.price, formatted: formattedPrice(variant.price.amount, variant.price.currency) } } : variant));
-  const fieldSources = Object.fromEntries(Object.keys(answer).map((field) => [field, 'model']));
-  return { ...answer, variants, url: page.url, fieldSources: { ...fieldSources, url: 'page address' } };
+  // Only the fields of the schema: whatever else the model adds is dropped.
+  const variants = answer.variants.map(({ sku, title, price, availability }): ProductVariant => ({
+    ...(sku && { sku }),
+    ...(title && { title }),
+    ...(price && { price: { amount: price.amount, ...(price.currency && { currency: price.currency }), formatted: formattedPrice(price.amount, price.currency) } }),
+    availability: { inStock: availability.inStock, ...(availability.text && { text: availability.text }) },
+  }));
+  const { title, brand, category, description } = answer;
+  const fields = { title, ...(brand && { brand }), ...(category && { category }), ...(description && { description }) };
+  const fieldSources = Object.fromEntries([...Object.keys(fields), 'variants'].map((field) => [field, 'model']));
+  return { ...fields, url: page.url, variants, fieldSources: { ...fieldSources, url: 'page address' } };
 }
