@@ -47,12 +47,14 @@ describe('JSON monitors', () => {
     assert.equal(applied.code, 0, applied.stderr);
     return env;
   };
-  /** What the last check cost. */
+  /** What the last check cost, and its id. */
   let credits: number | undefined;
+  let checkId = '';
   const check = async (env: Record<string, string>) => {
     const ran = await run(['monitor', 'run', 'Plans', '--json'], { env });
     assert.equal(ran.code, 0, ran.stderr);
     const id = JSON.parse(ran.stdout).id as string;
+    checkId = id;
     const detail = JSON.parse((await run(['monitor', 'check', 'Plans', id, '--json'], { env })).stdout);
     credits = detail.actualCredits;
     return detail.pages[0];
@@ -76,6 +78,8 @@ describe('JSON monitors', () => {
     assert.equal(changed.status, 'changed');
     assert.deepEqual(changed.diff, { json: { price: { previous: 10, current: 12 } } }, 'no markdown diff without git-diff mode');
     assert.deepEqual(changed.snapshot, { json: { plan: 'Pro', price: 12 } });
+    const shown = await run(['monitor', 'check', 'Plans', checkId], { env: { ...env, NO_COLOR: '1' }, tty: true });
+    assert.match(shown.stdout, /^-price: 10\n\+price: 12$/m, 'the changed fields, as diff lines');
     assert.equal(model.requests.length, 3, 'one extraction per fetched page');
 
     // The same response again: not converted, not asked of the model, still the snapshot it had.
