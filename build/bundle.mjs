@@ -27,6 +27,8 @@ const output = join(root, 'dist/webwatch.cjs');
 const EXTERNAL = new Set([
   'better-sqlite3', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core',
 ]);
+// The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
+EXTERNAL.add('htmlmetaparser');
 const builtins = new Set(builtinModules);
 const isBuiltin = (spec) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]);
 const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);

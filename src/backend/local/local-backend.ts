@@ -48,7 +48,7 @@ export interface LocalBackendOptions {
   publicAddressesOnly?: boolean;
   /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
   notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string }; onlyMeaningful?: boolean };
-  /** The model that judges changes; the lexical judge without one. */
+  /** The model that judges changes (the lexical judge without one) and writes the model formats. */
   llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
   /** The provider of search targets. */
   search?: SearchSettings;
@@ -107,6 +107,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   };
   const contextFor = (signal?: AbortSignal): ScrapeContext => ({
     version: options.version,
+    ...(extractLlm && { llm: extractLlm }),
     now: options.now,
     store: openStore(),
     ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
@@ -120,6 +121,8 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   const spent = (kind: UsageKind, credits: number, tokens = 0) => usage().record(team, { kind, credits, tokens }, options.now());
   const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('judge', 0, tokens) };
   const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('agent', 0, tokens) };
+  // One settings object for the backend's life: the model formats keep one client per settings.
+  const extractLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('extract', 0, tokens) };
   /** A check's pages fetched are its credits, counted once it has finished. */
   const countCheck = (check: CheckRecord) => {
     spent('check', check.actualCredits ?? 0);

@@ -14,6 +14,7 @@ import { EXIT } from '../../errors/exit-codes.js';
 import type { Action, ScrapeOptions } from '../../spec/scrape-options.js';
 import type { FetchedPage } from '../fetch/fetch-page.js';
 import { browserClosed, browserOpened, closeBrowserIfOpen } from './lifetime.js';
+import { BRANDING_PROBE, wantsBranding, type BrandingSample } from './branding-probe.js';
 
 export const MAX_OPEN_PAGES = 4;
 const DESKTOP_VIEWPORT = { width: 1280, height: 800 };
@@ -43,6 +44,8 @@ export interface Rendered {
   page: FetchedPage;
   screenshot?: string;
   actions?: ActionResults;
+  /** The page's computed styles, fonts and logo candidates, when the branding format is asked for. */
+  branding?: BrandingSample;
 }
 
 let shared: { path: string; browser: Promise<Browser> } | undefined;
@@ -185,6 +188,7 @@ async function render(context: BrowserContext, refused: () => unknown, request: 
   const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;
   const screenshotSettings = screenshotFormatOf(options);
   const screenshot = screenshotSettings && (await artifacts.screenshot(page, screenshotSettings));
+  const branding = wantsBranding(options.formats) ? (await page.evaluate(BRANDING_PROBE)) as BrandingSample : undefined;
   const html = await page.content();
   return {
     page: {
@@ -199,6 +203,7 @@ async function render(context: BrowserContext, refused: () => unknown, request: 
     },
     ...(screenshot && { screenshot }),
     ...(actions && { actions }),
+    ...(branding && { branding }),
   };
 }
 

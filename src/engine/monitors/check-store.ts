@@ -4,6 +4,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
 import type { PageDiff } from '../diff/markdown-diff.js';
+import type { JsonFieldDiff } from '../diff/json-diff.js';
 import type { Judgment } from '../judge/judge.js';
 import type { Db } from '../store/database.js';
 import { outboxStore, type NewDelivery, type NotificationStatus } from '../notify/outbox.js';
@@ -20,9 +21,17 @@ export interface PageResult {
   statusCode: number | null;
   previousScrapeId: string | null;
   currentScrapeId: string | null;
-  diff: PageDiff | null;
+  /** The markdown's diff; for a target that extracts JSON, `{json}` of its changed fields (and the markdown's `text` in mixed mode). */
+  diff: PageDiff | JsonPageDiff | null;
   judgment: Judgment | null;
   error: string | null;
+  /** The JSON extracted this time, for a target that extracts JSON. */
+  snapshot?: { json: unknown } | null;
+}
+
+export interface JsonPageDiff {
+  text?: string;
+  json: JsonFieldDiff;
 }
 
 export interface Snapshot {
@@ -36,6 +45,8 @@ export interface Snapshot {
   contentHash: string;
   /** The page was found gone (404, 410, or no longer found by a crawl): the markdown is empty. */
   gone?: boolean;
+  /** The JSON extracted from it (targets that extract JSON). */
+  json?: unknown;
 }
 
 /** What a check compares a page with; the markdown is read only when a diff needs it. */
@@ -72,7 +83,7 @@ export interface CheckRecord {
   billingStatus: 'not_applicable';
   estimatedCredits: number | null;
   reservedCredits: number | null;
-  /** Pages fetched, once the check has finished. */
+  /** What the check's pages cost, once it has finished: each what its scrape reported (a page not fetched again, 1). */
   actualCredits: number | null;
   createdAt: string;
   updatedAt: string;
@@ -98,6 +109,8 @@ interface CheckRow {
   summary: string | null;
   error: string | null;
   owner_pid: number | null;
+  /** Null for checks finished before credits were written: their pages counted 1 each. */
+  credits: number | null;
 }
 
 const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | null): CheckRecord => {
@@ -117,7 +130,7 @@ const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | nu
     billingStatus: 'not_applicable',
     estimatedCredits: null,
     reservedCredits: null,
-    actualCredits: summary ? summary.totalPages - summary.error : null,
+    actualCredits: summary ? row.credits ?? summary.totalPages - summary.error : null,
     createdAt,
     updatedAt: row.finished_at ?? createdAt,
   };
@@ -172,17 +185,17 @@ export function checkStore(db: Db) {
     },
 
     /** Page results and the end of the check, written together. */
-    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[] }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
-      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash, gone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
+      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash, gone, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       const fingerprint = db.prepare('UPDATE snapshots SET fingerprint = ? WHERE scrape_id = ?');
-      const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       db.transaction(() => {
-        for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash, s.gone ? 1 : 0);
+        for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash, s.gone ? 1 : 0, s.json === undefined ? null : JSON.stringify(s.json));
         for (const update of written.fingerprints) fingerprint.run(update.fingerprint, update.scrapeId);
         pages.forEach((page, position) =>
-          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error),
+          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error, page.snapshot ? JSON.stringify(page.snapshot) : null),
         );
-        db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, checkId);
+        db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ?, credits = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, written.credits ?? null, checkId);
         const started = db.prepare<[string], { started_at: string }>('SELECT started_at FROM checks WHERE id = ?').get(checkId)!.started_at;
         const current = db.prepare<[string], { status: StoredMonitor['status'] }>('SELECT status FROM monitors WHERE id = ?').get(monitor.id)!;
         db.prepare('UPDATE monitors SET current_check_id = NULL, last_run_at = ?, last_check_summary = ?, next_run_at = ? WHERE id = ?')
@@ -212,7 +225,7 @@ export function checkStore(db: Db) {
     pages(checkId: string, status?: PageStatus): CheckPage[] {
       const createdAt = db.prepare<[string], { at: string | null }>('SELECT coalesce(finished_at, started_at) AS at FROM checks WHERE id = ?').get(checkId)?.at ?? new Date(0).toISOString();
       const rows = db
-        .prepare<unknown[], { position: number; target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null }>(
+        .prepare<unknown[], { position: number; target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null; snapshot: string | null }>(
           `SELECT * FROM page_results WHERE check_id = ? ${status ? 'AND status = ?' : ''} ORDER BY position`,
         )
         .all(...(status ? [checkId, status] : [checkId]));
@@ -225,9 +238,10 @@ export function checkStore(db: Db) {
         statusCode: row.status_code,
         previousScrapeId: row.previous_scrape_id,
         currentScrapeId: row.current_scrape_id,
-        diff: row.diff ? (JSON.parse(row.diff) as PageDiff) : null,
+        diff: row.diff ? (JSON.parse(row.diff) as PageDiff | JsonPageDiff) : null,
         judgment: row.judgment ? (JSON.parse(row.judgment) as Judgment) : null,
         error: row.error,
+        ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as { json: unknown } }),
       }));
     },
 
@@ -241,6 +255,12 @@ export function checkStore(db: Db) {
     lastSnapshot(monitorId: string, targetId: string, url: string): LastSnapshot | undefined {
       const row = lastSnapshotQuery.get(monitorId, targetId, url);
       return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 };
+    },
+
+    /** The JSON a snapshot kept; null when it kept none (written before its target extracted JSON). */
+    snapshotJson(scrapeId: string): unknown {
+      const json = db.prepare<[string], { json: string | null }>('SELECT json FROM snapshots WHERE scrape_id = ?').get(scrapeId)?.json;
+      return json === null || json === undefined ? null : JSON.parse(json);
     },
 
     snapshotMarkdown(scrapeId: string): string {

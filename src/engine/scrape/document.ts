@@ -2,6 +2,10 @@
 import type { PageMetadata } from '../content/metadata.js';
 import type { ActionResults } from '../browser/render.js';
 import type { PdfPageBlocks } from '../pdf/parse-pdf.js';
+import type { JsonFieldDiff } from '../diff/json-diff.js';
+import type { BrandingProfile } from '../extract/branding.js';
+import type { MenuProfile } from '../extract/menu.js';
+import type { ProductProfile } from '../extract/product.js';
 
 export interface DocumentMetadata extends PageMetadata {
   sourceURL: string;
@@ -21,7 +25,10 @@ export interface ChangeTracking {
   previousScrapeAt: string | null;
   changeStatus: 'new' | 'same' | 'changed' | 'removed';
   visibility: 'visible' | 'hidden';
+  /** The markdown's line diff (git-diff mode, the default), when changed. */
   diff?: { text: string; json: unknown };
+  /** json mode: each changed leaf path of the extracted JSON, `{previous, current}`, when changed. */
+  json?: JsonFieldDiff;
 }
 
 export interface ScrapeDocument {
@@ -31,6 +38,13 @@ export interface ScrapeDocument {
   rawBase64?: string;
   links?: string[];
   images?: string[];
+  summary?: string;
+  json?: unknown;
+  answer?: string;
+  highlights?: string;
+  product?: ProductProfile;
+  menu?: MenuProfile;
+  branding?: BrandingProfile;
   changeTracking?: ChangeTracking;
   /** file:// URL of the screenshot (the local engine writes it under its home). */
   screenshot?: string;

@@ -10,6 +10,10 @@ import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
 import type { Rendered } from '../browser/render.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
+import { diffJson } from '../diff/json-diff.js';
+import { extractionWanted, modelNeeds, modelNotConfigured, trackingSettings, type TrackingSettings } from '../extract/needs.js';
+import type { LlmSettings } from '../llm/chat.js';
+import { pageCredits } from '../../spec/credits.js';
 import type { ScrapeStore, TrackingKey } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey, isSensitive, privateScope } from './cache-key.js';
@@ -29,6 +33,8 @@ export interface ScrapeContext {
   /** Sockets connect only to public addresses (serve without --allow-private-targets). */
   publicAddressesOnly?: boolean;
   signal?: AbortSignal;
+  /** The model of the model formats (summary, json...); without it they fail saying how to configure one. */
+  llm?: LlmSettings;
   /** The browser for pages that need one; without it such a scrape fails with the install hint. */
   browser?: {
     env: Readonly<Record<string, string | undefined>>;
@@ -52,24 +58,22 @@ export function requestedFormats(options: ScrapeOptions): Set<string> {
   return new Set(formats.map((format) => (typeof format === 'string' ? format : format.type)));
 }
 
-/** The changeTracking format's options, when it is asked for. */
-function changeTrackingFormat(options: ScrapeOptions): { tag: string } | undefined {
-  for (const format of options.formats ?? []) {
-    if (format === 'changeTracking') return { tag: '' };
-    if (typeof format !== 'string' && format.type === 'changeTracking') return { tag: format.tag ?? '' };
-  }
-  return undefined;
-}
-
 /** Compares with the previous scrape of the same history (team, URL, tag, private scope), then remembers this one. */
-function trackChanges(store: ScrapeStore, key: TrackingKey, document: ScrapeDocument, now: number): ChangeTracking {
+function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: TrackingSettings, document: ScrapeDocument, trackedJson: unknown, now: number): ChangeTracking {
   const previous = store.getTracked(key);
   const markdown = document.markdown ?? '';
   const gone = document.metadata.statusCode === 404 || document.metadata.statusCode === 410;
-  store.putTracked(key, markdown, now);
+  store.putTracked(key, markdown, now, tracking.json ? trackedJson ?? null : undefined);
   const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
   if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
   if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
+  // In json mode the extracted fields decide: a page whose JSON is the same is same, whatever its markdown did.
+  if (tracking.json) {
+    const fields = diffJson(previous.json ?? null, trackedJson ?? null);
+    if (Object.keys(fields).length === 0) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
+    const lines = tracking.gitDiff && !sameContent(previous.markdown, markdown) ? { diff: diffMarkdown(previous.markdown, markdown) } : {};
+    return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', json: fields, ...lines };
+  }
   if (sameContent(previous.markdown, markdown)) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
   return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', diff: diffMarkdown(previous.markdown, markdown) };
 }
@@ -87,19 +91,22 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
  * it; a page served from the cache has no fingerprint.
  */
 export type FingerprintedScrape =
-  | { document: ScrapeDocument; fingerprint: string | null }
+  | { document: ScrapeDocument; fingerprint: string | null; trackedJson?: unknown }
   | { unchanged: { statusCode: number; scrapeId: string; fingerprint: string } };
 
 export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined): Promise<FingerprintedScrape> {
   const { options } = request;
   const missing = unsupportedFeatures(options);
   if (missing.length > 0) {
-    throw new WebwatchError(`the local engine cannot do ${missing.join(', ')} yet; use a remote v2 API for these`, {
+    throw new WebwatchError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not available on the local engine; use a remote v2 API for ${missing.length > 1 ? 'these' : 'it'} (--api-url or WEBWATCH_API_URL)`, {
       status: 400,
       code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
       details: { unsupported: missing },
     });
   }
+  // Before any request: a scrape that cannot be finished is not started.
+  const needs = modelNeeds(options);
+  if (needs.length > 0 && !context.llm) throw modelNotConfigured(needs);
   const { store } = context;
   const now = context.now().getTime();
   // Threat protection and the caller's rule (serve's private addresses) make one URL check.
@@ -116,12 +123,12 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     const warning = [document.warning, ...threatWarnings].filter(Boolean).join('; ');
     return warning ? { ...document, warning } : document;
   };
-  const tracking = changeTrackingFormat(options);
+  const tracking = trackingSettings(options);
   const cacheOnly = options.lockdown === true || options.minAge !== undefined;
   const key = cacheKey(request.url, options);
   const trackingKey = tracking && { url: request.url, tag: tracking.tag, scope: privateScope(options) };
-  const withTracking = (document: ScrapeDocument): ScrapeDocument =>
-    warned(trackingKey && store ? { ...document, changeTracking: trackChanges(store, trackingKey, document, now) } : document);
+  const withTracking = (document: ScrapeDocument, trackedJson: unknown = document.json): ScrapeDocument =>
+    warned(tracking && trackingKey && store ? { ...document, changeTracking: trackChanges(store, trackingKey, tracking, document, trackedJson, now) } : document);
 
   // The network rules (serve's private-address rule, threat protection) judge the URL before
   // the cache is read: a page that may not be fetched may not be read from the cache either.
@@ -164,13 +171,14 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   if (store && (options.storeInCache ?? true) && !isSensitive(options) && document.metadata.statusCode < 500) {
     store.putCached(key, request.url, document, now);
   }
-  return { document: withTracking(document), fingerprint: fetched.fingerprint };
+  return { document: withTracking(document, fetched.trackedJson), fingerprint: fetched.fingerprint, ...('trackedJson' in fetched && { trackedJson: fetched.trackedJson }) };
 }
 
 /** Why a request needs a browser, or undefined when a plain fetch does it. */
 export function browserNeed(options: ScrapeOptions): string | undefined {
   if (options.actions && options.actions.length > 0) return 'actions';
   if (requestedFormats(options).has('screenshot')) return 'the screenshot format';
+  if (requestedFormats(options).has('branding')) return 'the branding format';
   if (options.waitFor) return 'waitFor';
   if (options.mobile) return 'mobile';
   return undefined;
@@ -258,8 +266,17 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
   const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
-  const { markdown } = content;
-  const warning = [content.warning, browserWarning].filter(Boolean).join('; ') || undefined;
+  const extracted = extractionWanted(options)
+    ? await (await import('../extract/formats.js')).extractFormats(options, {
+        url: page.finalUrl,
+        markdown: content.markdown,
+        ...(content.rawHtml !== undefined && /html/i.test(page.contentType ?? 'text/html') && { html: content.rawHtml }),
+        metadata: content.metadata,
+        ...(rendered?.branding && { branding: rendered.branding }),
+      }, { ...(context.llm && { llm: context.llm }), ...(context.signal && { signal: context.signal }) })
+    : undefined;
+  const markdown = extracted?.markdown ?? content.markdown;
+  const warning = [content.warning, browserWarning, ...(extracted?.warnings ?? [])].filter(Boolean).join('; ') || undefined;
   const want = (format: FormatName) => formats.has(format);
   const document: ScrapeDocument = {
     // Change tracking compares markdown, so it comes along.
@@ -269,6 +286,14 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
     ...(want('rawBase64') && { rawBase64: page.body.toString('base64') }),
     ...(want('links') && { links: content.links }),
     ...(want('images') && { images: content.images }),
+    ...(extracted?.summary !== undefined && { summary: extracted.summary }),
+    // The json format's answer; else what changeTracking's json mode extracted.
+    ...(extracted && ('json' in extracted ? { json: extracted.json } : 'trackedJson' in extracted && { json: extracted.trackedJson })),
+    ...(extracted?.answer !== undefined && { answer: extracted.answer }),
+    ...(extracted?.highlights !== undefined && { highlights: extracted.highlights }),
+    ...(extracted?.product && { product: extracted.product }),
+    ...(extracted?.menu && { menu: extracted.menu }),
+    ...(extracted?.branding && { branding: extracted.branding }),
     ...(rendered?.screenshot && { screenshot: rendered.screenshot }),
     ...(rendered?.actions && { actions: rendered.actions }),
     ...(content.pdf?.pages && { pages: content.pdf.pages }),
@@ -283,8 +308,9 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       ...(content.pdf?.numPages !== undefined && { numPages: content.pdf.numPages }),
       scrapeId,
       cacheState: 'miss',
-      creditsUsed: content.pdf?.creditsUsed ?? 1,
+      // A PDF costs its pages instead of the page's 1; formats add to either.
+      creditsUsed: pageCredits(options, content.pdf?.creditsUsed),
     },
   };
-  return { document, fingerprint };
+  return { document, fingerprint, ...(extracted && 'trackedJson' in extracted && { trackedJson: extracted.trackedJson }) };
 }

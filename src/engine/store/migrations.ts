@@ -294,4 +294,14 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       ALTER TABLE snapshots ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 12,
+    description: 'JSON extracted by a model, kept beside the markdown: changeTracking json mode and JSON monitors compare it field by field',
+    sql: `
+      ALTER TABLE tracked_pages ADD COLUMN json TEXT;
+      ALTER TABLE snapshots ADD COLUMN json TEXT;
+      ALTER TABLE page_results ADD COLUMN snapshot TEXT;
+      ALTER TABLE checks ADD COLUMN credits INTEGER;
+    `,
+  },
 ];

@@ -26,18 +26,18 @@ export interface ScrapeStore {
   readonly team: string;
   getCached(key: string): CachedDocument | undefined;
   putCached(key: string, url: string, document: ScrapeDocument, at: number): void;
-  /** The last markdown seen under a tracking key. */
-  getTracked(key: TrackingKey): { markdown: string; scrapedAt: number } | undefined;
-  putTracked(key: TrackingKey, markdown: string, at: number): void;
+  /** The last markdown (and JSON of changeTracking's json mode, when it ran) seen under a tracking key. */
+  getTracked(key: TrackingKey): { markdown: string; json?: unknown; scrapedAt: number } | undefined;
+  putTracked(key: TrackingKey, markdown: string, at: number, json?: unknown): void;
 }
 
 export function scrapeStore(db: Db, team: string): ScrapeStore {
   const getCached = db.prepare<[string, string], { document: string; cached_at: number }>('SELECT document, cached_at FROM scrape_cache WHERE team = ? AND cache_key = ?');
   const putCached = db.prepare('INSERT OR REPLACE INTO scrape_cache (team, cache_key, url, document, cached_at) VALUES (?, ?, ?, ?, ?)');
-  const getTracked = db.prepare<[string, string, string, string], { markdown: string; scraped_at: number }>(
-    'SELECT markdown, scraped_at FROM tracked_pages WHERE team = ? AND url = ? AND tag = ? AND scope = ?',
+  const getTracked = db.prepare<[string, string, string, string], { markdown: string; json: string | null; scraped_at: number }>(
+    'SELECT markdown, json, scraped_at FROM tracked_pages WHERE team = ? AND url = ? AND tag = ? AND scope = ?',
   );
-  const putTracked = db.prepare('INSERT OR REPLACE INTO tracked_pages (team, url, tag, scope, markdown, scraped_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const putTracked = db.prepare('INSERT OR REPLACE INTO tracked_pages (team, url, tag, scope, markdown, json, scraped_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   return {
     team,
     getCached(key) {
@@ -49,10 +49,10 @@ export function scrapeStore(db: Db, team: string): ScrapeStore {
     },
     getTracked({ url, tag, scope }) {
       const row = getTracked.get(team, url, tag, scope);
-      return row && { markdown: row.markdown, scrapedAt: row.scraped_at };
+      return row && { markdown: row.markdown, ...(row.json !== null && { json: JSON.parse(row.json) as unknown }), scrapedAt: row.scraped_at };
     },
-    putTracked({ url, tag, scope }, markdown, at) {
-      putTracked.run(team, url, tag, scope, markdown, at);
+    putTracked({ url, tag, scope }, markdown, at, json) {
+      putTracked.run(team, url, tag, scope, markdown, json === undefined ? null : JSON.stringify(json), at);
     },
   };
 }

@@ -28,6 +28,8 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
       throw invalid(invalidUrls.slice(0, 20).map(({ index }) => ({ path: ['urls', index], message: 'must be an absolute http(s) URL (or set ignoreInvalidURLs to skip such entries)' })));
     }
     if (valid.length === 0) throw invalid([{ path: ['urls'], message: 'has no valid URL' }]);
+    // Spec §2.7: the cleaning pass sends the page to a model, which zero data retention rules out.
+    if (fields.zeroDataRetention && options.value.onlyCleanContent) throw invalid([{ path: ['onlyCleanContent'], message: 'is not supported with zeroDataRetention' }]);
     // Each host once, a few at a time: a batch of a thousand pages of one site is one lookup.
     if (checkUrl) await refusePrivateHosts(valid.map((url) => new URL(url)), checkUrl);
     if (tooBusy(request, reply)) return reply;

@@ -1,4 +1,5 @@
 /** The monitor commands that act on a backend: apply, diff, create, list, get, pause, resume, delete. */
+import { diffText } from '../../../engine/diff/json-diff.js';
 import { z } from 'zod';
 import { formatLocated } from '../../../core/definitions/located-line.js';
 import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
@@ -363,7 +364,7 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
       const diffs = check.pages.filter((page) => page.diff).map((page) => {
         const judgment = page.judgment && `judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`;
         const judged = judgment ? `\n${output.style.dim(output.dataPiece(judgment))}` : '';
-        return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, page.diff!.text)}${judged}`;
+        return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, diffText(page.diff!))}${judged}`;
       });
       // Diffs run long: a pager on a terminal, as git does.
       if (diffs.length > 0) await output.page(styled(diffs.join('\n')));
