@@ -18,6 +18,7 @@ import type { Backend } from '../backend.js';
 import type { BrowserSettings, SearchSettings } from '../../config/config.js';
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
 import { artifactsDir } from '../../engine/browser/artifacts.js';
+import { profilesDir } from '../../engine/browser/profiles.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
@@ -113,7 +114,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
-    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team) },
+    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) },
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
   const usage = () => usageStore(openDb());

@@ -31,6 +31,5 @@ export function unsupportedFeatures(options: ScrapeOptions): string[] {
     }
   }
   if (options.onlyCleanContent) missing.push(`onlyCleanContent (needs ${NEEDS_MODEL})`);
-  if (options.profile) missing.push(`profile (needs ${NEEDS_BROWSER} with persistent storage)`);
   return missing;
 }
