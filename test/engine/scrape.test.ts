@@ -176,7 +176,6 @@ describe('scrape (local engine)', () => {
       assert.match(error.message, /the branding format \(needs a browser\), the summary format \(needs a language model\)/);
       return true;
     });
-    await assert.rejects(at('/article', { profile: { name: 'shop' } }), /profile \(needs a browser with persistent storage\)/);
     await assert.rejects(at('/article', { formats: [{ type: 'changeTracking', modes: ['json'] }] }), /changeTracking json mode/);
     assert.equal(server.requests.filter((r) => r.path === '/article').length > 0, true);
   });
