@@ -93,6 +93,21 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
     assert.match(await visit(keys.acme!), /cookie visits 2/);
   });
 
+  it('a monitor check under serve keeps the screenshot of a new page, as a URL of serve for the team\'s key', async () => {
+    const create = await post(served, keys.acme!, { name: 'Shop shots', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.origin], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] }, '/monitor');
+    const monitor = ((await create.json()) as { data: { id: string } }).data;
+    const running = ((await (await post(served, keys.acme!, {}, `/monitor/${monitor.id}/run`)).json()) as { data: { id: string } }).data;
+    let check: { status: string; pages: { status: string; screenshot?: string }[] } | undefined;
+    for (let tries = 0; tries < 300 && (!check || check.status === 'running'); tries++) {
+      if (check) await new Promise((resolve) => setTimeout(resolve, 100));
+      check = ((await (await get(`${served.url}/monitor/${monitor.id}/checks/${running.id}`, keys.acme)).json()) as { data: NonNullable<typeof check> }).data;
+    }
+    assert.equal(check!.status, 'completed');
+    assert.equal(check!.pages[0]!.status, 'new');
+    assert.match(check!.pages[0]!.screenshot!, /\/artifacts\/kept\//);
+    await readableByItsTeamOnly(check!.pages[0]!.screenshot!, 'image/png');
+  });
+
   it('without --allow-private-targets, the browser does not reach a private page either', async () => {
     const seen = site.requests.length;
     const answer = await post(guarded, keys.guarded!, { url: site.origin, formats: ['screenshot'] });

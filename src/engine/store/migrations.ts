@@ -294,4 +294,11 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       ALTER TABLE snapshots ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 12,
+    description: 'the screenshot a check kept of a new or changed page (a file name under the team\'s artifacts/kept)',
+    sql: `
+      ALTER TABLE page_results ADD COLUMN screenshot TEXT;
+    `,
+  },
 ];
