@@ -92,6 +92,9 @@ describe('browser sessions', { skip: !chromium && 'no Chromium: apt-get install 
     assert.match((await visit({ name: '../../shop' })).markdown!, /cookie visits 0/, 'another name is another profile, whatever its characters');
     // Without a profile, nothing is kept: a fresh context each time.
     assert.match((await at('/visit', { mobile: true })).markdown!, /cookie visits 0/);
+    // A context without the team's profile storage refuses a profile rather than write it elsewhere.
+    const bare: ScrapeContext = { version: 'test', now: () => new Date(), browser: { env: process.env, artifactsDir: tempDir() } };
+    await assert.rejects(at('/visit', { profile: { name: 'shop' } }, bare), /profile "shop" needs the engine's profile storage/);
   });
 
   it('profiles of different directories (teams) with the same name do not share', async () => {

@@ -112,7 +112,9 @@ async function slot(): Promise<() => void> {
 export async function renderPage(request: RenderRequest): Promise<Rendered> {
   // The profile first: a scrape waiting for another one's profile holds no page of the browser.
   const { profile: wanted } = request.options;
-  const profile = wanted && (await openProfile(request.profilesDir ?? '.', wanted, Math.min(PROFILE_WAIT_MS, request.timeoutMs), request.signal));
+  // Never a directory by default: without the team's, a profile is refused, not written elsewhere.
+  if (wanted && !request.profilesDir) throw new WebwatchError(`profile "${wanted.name}" needs the engine's profile storage, which this scrape was not given`, { status: 400, code: 'UNSUPPORTED_BY_LOCAL_ENGINE' });
+  const profile = wanted && (await openProfile(request.profilesDir!, wanted, Math.min(PROFILE_WAIT_MS, request.timeoutMs), request.signal));
   let release: (() => void) | undefined;
   let context: BrowserContext | undefined;
   let browser: Browser | undefined;
