@@ -89,7 +89,7 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
     const db = openDatabase(join(home, 'webwatch.db'));
     const artifactsDir = join(home, 'artifacts', 'acme');
     let now = new Date('2026-11-01T12:00:00Z');
-    const definition = { name: 'Kept', schedule: { cron: '0 * * * *', timezone: 'UTC' }, goal: null, judgeEnabled: false, retentionDays: 7, targets: [{ type: 'scrape', urls: [`${site.origin}/price`], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] } as unknown as NormalizedMonitor;
+    const definition = { name: 'Kept', schedule: { cron: '0 * * * *', timezone: 'UTC' }, goal: null, judgeEnabled: false, retentionDays: 7, webhook: { url: 'http://127.0.0.1:9/hook' }, targets: [{ type: 'scrape', urls: [`${site.origin}/price`], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] } as unknown as NormalizedMonitor;
     const monitor = monitorStore(db).insert('acme', definition, now);
     const context = { checks: checkStore(db), now: () => now, scrape: { version: 'test', now: () => now, browser: { env: process.env, artifactsDir } } };
 
@@ -99,6 +99,11 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
     assert.ok(kept!.screenshot, 'the store holds the kept file name');
     const path = join(artifactsDir, 'kept', kept!.screenshot!);
     assert.ok(existsSync(path));
+    // The webhook's page event leaves the kept file out: it names a file of this machine.
+    const [event] = db.prepare<[string], { body: string }>("SELECT body FROM outbox WHERE check_id = ? AND event = 'monitor.page'").all(first.id);
+    const sent = JSON.parse(event!.body) as { data: Record<string, unknown>[] };
+    assert.equal(sent.data[0]!.status, 'new');
+    assert.equal('screenshot' in sent.data[0]!, false);
 
     now = new Date('2026-11-05T12:00:00Z');
     await runCheck(context, monitor, 'manual');
