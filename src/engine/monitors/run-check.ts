@@ -95,8 +95,10 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
 }
 
 /** The screenshot of a scraped page: the screenshot format's, else the last screenshot action's. */
-const screenshotOf = (document: { screenshot?: string; actions?: { screenshots?: string[] } }) =>
-  (document.screenshot ?? document.actions?.screenshots?.at(-1)) ? { screenshot: document.screenshot ?? document.actions!.screenshots!.at(-1)! } : {};
+function screenshotOf(document: { screenshot?: string; actions?: { screenshots?: string[] } }): { screenshot?: string } {
+  const screenshot = document.screenshot ?? document.actions?.screenshots?.at(-1);
+  return screenshot ? { screenshot } : {};
+}
 
 /**
  * The screenshots of new and changed pages kept with the check (their file names); any other
