@@ -4,7 +4,7 @@
  * check output shows where it is. Pages on loopback, the system's Chromium.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
@@ -64,6 +64,7 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
       const path = fileURLToPath(result.screenshot!);
       assert.equal(join(path, '..'), kept, 'kept apart from the artifacts pruned after 24 hours');
       assert.deepEqual(readFileSync(path).subarray(0, 4), PNG);
+      assert.equal(statSync(kept).mode & 0o777, 0o700, 'the kept directory is its owner\'s only');
     }
     // A person reading the check sees where each screenshot is.
     const shown = await run(['monitor', 'check', 'Shots', first.id], { env });

@@ -30,7 +30,7 @@ export async function keepArtifact(fileUrl: string, directory: string): Promise<
   const name = basename(path);
   if (dirname(path) !== directory || !ARTIFACT_NAME.test(name)) return undefined;
   const kept = join(directory, KEPT_DIR);
-  await mkdir(kept, { recursive: true });
+  await mkdir(kept, { recursive: true, mode: 0o700 });
   // A second name for the same bytes; a copy where links are not possible.
   await link(path, join(kept, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? undefined : copyFile(path, join(kept, name))));
   return name;
