@@ -176,7 +176,6 @@ describe('scrape (local engine)', () => {
       assert.match(error.message, /the audio format \(needs the hosted service's media extractor\), the video format \(needs the hosted service's media extractor\) are not available on the local engine/);
       return true;
     });
-    await assert.rejects(at('/article', { profile: { name: 'shop' } }), /profile \(needs a browser with persistent storage\)/);
     await assert.rejects(at('/article', { formats: ['markdown', 'summary'] }), (error: WebwatchError) => {
       assert.equal(error.code, 'MODEL_NOT_CONFIGURED');
       assert.match(error.message, /^the summary format needs a language model, and none is configured: set llm\.baseUrl and llm\.model/);

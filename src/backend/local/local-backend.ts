@@ -1,4 +1,6 @@
 /** The Backend of the embedded engine: engine functions called in this process. */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
@@ -17,7 +19,8 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
 import type { BrowserSettings, SearchSettings } from '../../config/config.js';
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
-import { artifactsDir } from '../../engine/browser/artifacts.js';
+import { artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
+import { profilesDir } from '../../engine/browser/profiles.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
@@ -114,7 +117,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
-    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team) },
+    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) },
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
   const usage = () => usageStore(openDb());
@@ -274,7 +277,10 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       let check = checks.get(monitor.id, checkId);
       if (!check && options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
       check ??= resolveCheckRef(checkId, checks.list(monitor.id), monitor.definition.name);
-      return { ...check, pages: checks.pages(check.id, status), deliveries: outboxStore(openDb()).deliveries(check.id) };
+      // A kept screenshot as the file URL of this machine (serve turns it into a URL of its own).
+      const kept = join(artifactsDir(options.env, team), KEPT_DIR);
+      const pages = checks.pages(check.id, status).map((page) => (page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page));
+      return { ...check, pages, deliveries: outboxStore(openDb()).deliveries(check.id) };
     },
     deleteMonitor: async (id) => resource(openMonitors().setStatus(team, alive(id).id, 'deleted', options.now())),
     agents,

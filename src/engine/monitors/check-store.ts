@@ -27,6 +27,11 @@ export interface PageResult {
   error: string | null;
   /** The JSON extracted this time, for a target that extracts JSON. */
   snapshot?: { json: unknown } | null;
+  /**
+   * The screenshot of a new or changed page, kept with the check: in the store its file name
+   * under the team's `artifacts/kept`; in a check's answer its file URL (a URL of serve under serve).
+   */
+  screenshot?: string;
 }
 
 export interface JsonPageDiff {
@@ -188,12 +193,12 @@ export function checkStore(db: Db) {
     finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
       const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash, gone, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       const fingerprint = db.prepare('UPDATE snapshots SET fingerprint = ? WHERE scrape_id = ?');
-      const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error, snapshot, screenshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       db.transaction(() => {
         for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash, s.gone ? 1 : 0, s.json === undefined ? null : JSON.stringify(s.json));
         for (const update of written.fingerprints) fingerprint.run(update.fingerprint, update.scrapeId);
         pages.forEach((page, position) =>
-          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error, page.snapshot ? JSON.stringify(page.snapshot) : null),
+          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error, page.snapshot ? JSON.stringify(page.snapshot) : null, page.screenshot ?? null),
         );
         db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ?, credits = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, written.credits ?? null, checkId);
         const started = db.prepare<[string], { started_at: string }>('SELECT started_at FROM checks WHERE id = ?').get(checkId)!.started_at;
@@ -225,7 +230,7 @@ export function checkStore(db: Db) {
     pages(checkId: string, status?: PageStatus): CheckPage[] {
       const createdAt = db.prepare<[string], { at: string | null }>('SELECT coalesce(finished_at, started_at) AS at FROM checks WHERE id = ?').get(checkId)?.at ?? new Date(0).toISOString();
       const rows = db
-        .prepare<unknown[], { position: number; target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null; snapshot: string | null }>(
+        .prepare<unknown[], { position: number; target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null; snapshot: string | null; screenshot: string | null }>(
           `SELECT * FROM page_results WHERE check_id = ? ${status ? 'AND status = ?' : ''} ORDER BY position`,
         )
         .all(...(status ? [checkId, status] : [checkId]));
@@ -242,6 +247,7 @@ export function checkStore(db: Db) {
         judgment: row.judgment ? (JSON.parse(row.judgment) as Judgment) : null,
         error: row.error,
         ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as { json: unknown } }),
+        ...(row.screenshot && { screenshot: row.screenshot }),
       }));
     },
 
@@ -267,13 +273,21 @@ export function checkStore(db: Db) {
       return db.prepare<[string], { markdown: string }>('SELECT markdown FROM snapshots WHERE scrape_id = ?').get(scrapeId)?.markdown ?? '';
     },
 
-    /** Checks and snapshots older than the retention go; the newest snapshot of a page stays for comparison. */
-    prune(monitorId: string, retentionDays: number, now: Date): void {
+    /**
+     * Checks and snapshots older than the retention go; the newest snapshot of a page stays for
+     * comparison. Returns the screenshot file names the pruned checks kept, for the caller to delete.
+     */
+    prune(monitorId: string, retentionDays: number, now: Date): string[] {
       const cutoff = new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000).toISOString();
-      db.transaction(() => {
+      return db.transaction(() => {
+        const screenshots = db
+          .prepare<[string, string], { screenshot: string }>('SELECT screenshot FROM page_results WHERE screenshot IS NOT NULL AND check_id IN (SELECT id FROM checks WHERE monitor_id = ? AND finished_at IS NOT NULL AND finished_at < ?)')
+          .all(monitorId, cutoff)
+          .map((row) => row.screenshot);
         db.prepare("DELETE FROM checks WHERE monitor_id = ? AND finished_at IS NOT NULL AND finished_at < ?").run(monitorId, cutoff);
         db.prepare(`DELETE FROM snapshots WHERE monitor_id = ? AND scraped_at < ? AND scrape_id NOT IN (
           SELECT scrape_id FROM snapshots s WHERE s.monitor_id = snapshots.monitor_id AND s.target_id = snapshots.target_id AND s.url = snapshots.url ORDER BY s.scraped_at DESC, s.rowid DESC LIMIT 1)`).run(monitorId, cutoff);
+        return screenshots;
       }).immediate();
     },
   };

@@ -94,7 +94,7 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
   // A page back after being gone is new: what it was before it went is no longer the reference.
   if (previous?.gone) {
     pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
-    return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null };
+    return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null, ...screenshotOf(document) };
   }
   if (previous && (previous.contentHash ?? contentHash(context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
     // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
@@ -102,8 +102,29 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
     return { ...base, status: 'same', statusCode, currentScrapeId };
   }
   pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
-  if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId };
-  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(context.checks.snapshotMarkdown(previous.scrapeId), markdown) };
+  if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId, ...screenshotOf(document) };
+  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(context.checks.snapshotMarkdown(previous.scrapeId), markdown), ...screenshotOf(document) };
+}
+
+/** The screenshot of a scraped page: the screenshot format's, else the last screenshot action's. */
+function screenshotOf(document: { screenshot?: string; actions?: { screenshots?: string[] } }): { screenshot?: string } {
+  const screenshot = document.screenshot ?? document.actions?.screenshots?.at(-1);
+  return screenshot ? { screenshot } : {};
+}
+
+/**
+ * The screenshots of new and changed pages kept with the check (their file names); any other
+ * screenshot, or one that cannot be kept, is left to the 24 h pruning of artifacts.
+ */
+async function keepScreenshots(context: CheckContext, pages: PageResult[]): Promise<void> {
+  const directory = context.scrape.browser?.artifactsDir;
+  const { keepArtifact } = await import('../browser/artifacts.js');
+  for (const page of pages) {
+    if (!page.screenshot) continue;
+    const kept = directory ? await keepArtifact(page.screenshot, directory).catch(() => undefined) : undefined;
+    if (kept) page.screenshot = kept;
+    else delete page.screenshot;
+  }
 }
 
 /**
@@ -250,6 +271,7 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   try {
     for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
     await judgePages(context, monitor, pages, pending);
+    if (pages.some((page) => page.screenshot)) await keepScreenshots(context, pages);
   } catch (error) {
     failure = errorMessage(error);
     pages = [];
@@ -269,6 +291,8 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
     const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
     return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
   });
-  context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
+  const expired = context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
+  const directory = context.scrape.browser?.artifactsDir;
+  if (expired.length > 0 && directory) await (await import('../browser/artifacts.js')).deleteKept(directory, expired);
   return finished;
 }

@@ -91,7 +91,9 @@ export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages
   if (events.has('monitor.page')) {
     for (const page of pages) {
       if (page.status === 'same') continue;
-      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...page, isMeaningful: page.judgment?.meaningful ?? null }]));
+      // The kept screenshot is a file of this machine: not for the receiver.
+      const { screenshot: _, ...result } = page;
+      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...result, isMeaningful: page.judgment?.meaningful ?? null }]));
     }
   }
   if (events.has('monitor.check.completed')) {

@@ -43,6 +43,8 @@ export interface ScrapeContext {
     autoRender?: boolean;
     /** Screenshots and PDFs go here (the engine's home, per team). */
     artifactsDir: string;
+    /** `profile` storage is kept here (the engine's home, per team). */
+    profilesDir?: string;
   };
 }
 
@@ -181,6 +183,7 @@ export function browserNeed(options: ScrapeOptions): string | undefined {
   if (requestedFormats(options).has('branding')) return 'the branding format';
   if (options.waitFor) return 'waitFor';
   if (options.mobile) return 'mobile';
+  if (options.profile) return 'profile';
   return undefined;
 }
 
@@ -218,6 +221,8 @@ async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
     artifactsDir: context.browser?.artifactsDir ?? '.',
     scrapeId,
     ...(context.checkUrl && { checkUrl: context.checkUrl }),
+    ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
+    ...(context.browser?.profilesDir && { profilesDir: context.browser.profilesDir }),
     ...(context.signal && { signal: context.signal }),
   });
 }

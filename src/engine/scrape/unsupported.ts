@@ -4,8 +4,6 @@
  */
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
-const NEEDS_BROWSER = 'a browser';
-
 const FORMAT_NEEDS: Record<string, string> = {
   // Media extraction is the hosted service's (it returns a signed storage URL).
   audio: 'the hosted service\'s media extractor',
@@ -20,6 +18,5 @@ export function unsupportedFeatures(options: ScrapeOptions): string[] {
     const needs = FORMAT_NEEDS[type];
     if (needs) missing.push(`the ${type} format (needs ${needs})`);
   }
-  if (options.profile) missing.push(`profile (needs ${NEEDS_BROWSER} with persistent storage)`);
   return missing;
 }

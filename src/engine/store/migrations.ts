@@ -304,4 +304,11 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       ALTER TABLE checks ADD COLUMN credits INTEGER;
     `,
   },
+  {
+    version: 13,
+    description: 'the screenshot a check kept of a new or changed page (a file name under the team\'s artifacts/kept)',
+    sql: `
+      ALTER TABLE page_results ADD COLUMN screenshot TEXT;
+    `,
+  },
 ];

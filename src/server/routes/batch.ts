@@ -14,7 +14,7 @@ import type { RouteDeps } from './deps.js';
 import { failureOf, jobRoutes, type RunningJobs } from './jobs.js';
 
 export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: CrawlJobStore, concurrencyPerKey: number): RunningJobs {
-  const { backendOf, tooBusy, runInBackground, now, checkUrl } = deps;
+  const { backendOf, tooBusy, runInBackground, now, checkUrl, served } = deps;
   const jobs = jobRoutes(app, deps, batches, '/v2/batch/scrape', 'batch scrape');
 
   app.post('/v2/batch/scrape', async (request, reply) => {
@@ -47,7 +47,8 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
           const url = valid[next++]!;
           try {
             const document = await backend.scrape(url, pageOptions, controller.signal);
-            if (!controller.signal.aborted) batches.addPage(job.id, { url, document }, now());
+            // Stored as the client will read them: screenshots and PDFs as URLs of this server.
+            if (!controller.signal.aborted) batches.addPage(job.id, { url, document: served(request, document) }, now());
           } catch (error) {
             if (!controller.signal.aborted) batches.addPage(job.id, { url, ...failureOf(error) }, now());
           }

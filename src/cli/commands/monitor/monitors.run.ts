@@ -1,4 +1,5 @@
 /** The monitor commands that act on a backend: apply, diff, create, list, get, pause, resume, delete. */
+import { fileURLToPath } from 'node:url';
 import { diffText } from '../../../engine/diff/json-diff.js';
 import { z } from 'zod';
 import { formatLocated } from '../../../core/definitions/located-line.js';
@@ -352,8 +353,12 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     output.info(checkLine(check));
     // meaningful: yes or no when the page was judged against the goal, empty when it was not.
     const meaningful = (page: (typeof check.pages)[number]) => (page.judgment ? (page.judgment.meaningful ? 'yes' : 'no') : '');
-    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '']);
-    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error'], rows));
+    // Screenshots kept of new and changed pages (a path on this machine, a URL of serve
+    // otherwise): a last column, when the check kept any.
+    const where = (location: string) => (location.startsWith('file:') ? fileURLToPath(location) : location);
+    const shots = check.pages.some((page) => page.screenshot);
+    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '', ...(shots ? [page.screenshot ? where(page.screenshot) : ''] : [])]);
+    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error', ...(shots ? ['screenshot'] : [])], rows));
     if (check.deliveries && check.deliveries.length > 0) {
       output.info('\nnotifications:');
       const deliveries = check.deliveries.map((d) => [d.channel, d.event, d.status, String(d.attempts), d.target, d.lastError ?? '']);
