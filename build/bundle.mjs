@@ -25,7 +25,7 @@ const output = join(root, 'dist/webwatch.cjs');
 
 /** Loaded from node_modules when needed: native code, or big and used by few commands. */
 const EXTERNAL = new Set([
-  'better-sqlite3', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server',
+  'better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server',
 ]);
 const builtins = new Set(builtinModules);
 const isBuiltin = (spec) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]);

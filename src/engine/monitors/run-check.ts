@@ -15,6 +15,7 @@ import { searchTarget, type SearchProvider } from '../search/search.js';
 import { emailEntries, webhookEntries } from '../notify/outbox.js';
 import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
+import type { ClaimedCheck } from '../scheduler/scheduler.js';
 import type { StoredMonitor } from './monitor-store.js';
 
 export const CHECK_CONCURRENCY = 4;
@@ -60,7 +61,7 @@ type Outcome = FingerprintedScrape | { error: unknown };
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function pageResult(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, url: string, previous: LastSnapshot | undefined, outcome: Outcome): PageResult {
+async function pageResult(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, url: string, previous: LastSnapshot | undefined, outcome: Outcome): Promise<PageResult> {
   const targetId = target.id!;
   const base = { url, targetId, previousScrapeId: previous?.scrapeId ?? null, judgment: null, diff: null, error: null };
   if ('error' in outcome) return { ...base, status: 'error', statusCode: null, currentScrapeId: null, error: errorMessage(outcome.error) };
@@ -84,14 +85,14 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
     pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
     return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null };
   }
-  if (previous && (previous.contentHash ?? contentHash(context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
+  if (previous && (previous.contentHash ?? contentHash(await context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
     // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
     if (fingerprint && fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint });
     return { ...base, status: 'same', statusCode, currentScrapeId };
   }
   pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
   if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId };
-  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(context.checks.snapshotMarkdown(previous.scrapeId), markdown) };
+  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(await context.checks.snapshotMarkdown(previous.scrapeId), markdown) };
 }
 
 const goneSnapshot = (targetId: string, url: string, scrapeId: string, fingerprint: string | null): Snapshot => ({ targetId, url, scrapeId, markdown: '', fingerprint, contentHash: contentHash(''), gone: true });
@@ -119,33 +120,33 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
   const results = new Map<string, PageResult>();
   if (target.type === 'scrape') {
     await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
-      const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+      const previous = await context.checks.lastSnapshot(monitor.id, targetId, url);
       let outcome: Outcome;
       try {
         outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, context.scrape, previous?.fingerprint ?? undefined);
       } catch (error) {
         outcome = { error };
       }
-      results.set(url, pageResult(context, pending, monitor, target, url, previous, outcome));
+      results.set(url, await pageResult(context, pending, monitor, target, url, previous, outcome));
     });
     return target.urls.map((url) => results.get(url)!);
   }
   const found: PageResult[] = [];
   try {
     const { crawl } = await import('../crawl/crawl.js');
-    await crawl(target.url, target.crawlOptions ?? {}, freshOptions(target), context.scrape, (page) => {
-      const previous = context.checks.lastSnapshot(monitor.id, targetId, page.url);
-      found.push(pageResult(context, pending, monitor, target, page.url, previous, 'error' in page ? { error: page.error } : { document: page.document, fingerprint: null }));
+    await crawl(target.url, target.crawlOptions ?? {}, freshOptions(target), context.scrape, async (page) => {
+      const previous = await context.checks.lastSnapshot(monitor.id, targetId, page.url);
+      found.push(await pageResult(context, pending, monitor, target, page.url, previous, 'error' in page ? { error: page.error } : { document: page.document, fingerprint: null }));
     });
   } catch (error) {
-    found.push(pageResult(context, pending, monitor, target, target.url, context.checks.lastSnapshot(monitor.id, targetId, target.url), { error }));
+    found.push(await pageResult(context, pending, monitor, target, target.url, await context.checks.lastSnapshot(monitor.id, targetId, target.url), { error }));
   }
   // A page of the previous check that the crawl no longer finds has been removed, unless it
   // was gone already (still linked, answering 404).
   const seen = new Set(found.map((page) => page.url));
-  for (const url of context.checks.previousUrls(monitor.id, targetId)) {
+  for (const url of await context.checks.previousUrls(monitor.id, targetId)) {
     if (seen.has(url)) continue;
-    const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+    const previous = await context.checks.lastSnapshot(monitor.id, targetId, url);
     if (previous?.gone) continue;
     pending.snapshots.push(goneSnapshot(targetId, url, randomUUID(), null));
     found.push({ url, targetId, status: 'removed', statusCode: null, previousScrapeId: previous?.scrapeId ?? null, currentScrapeId: null, diff: null, judgment: null, error: null });
@@ -167,7 +168,7 @@ async function searchPages(context: CheckContext, pending: Pending, monitor: Sto
   const { results, errors } = await searchTarget(context.search, target, context.now());
   const pages: PageResult[] = [];
   for (const result of results) {
-    const previous = context.checks.lastSnapshot(monitor.id, targetId, result.url);
+    const previous = await context.checks.lastSnapshot(monitor.id, targetId, result.url);
     const scrapeId = randomUUID();
     if (previous) {
       pages.push({ ...base, url: result.url, status: 'same', previousScrapeId: previous.scrapeId, currentScrapeId: scrapeId });
@@ -191,14 +192,20 @@ export function summarize(pages: readonly PageResult[]): MonitorSummary {
  * Starts a check: the check record exists (or 409 Conflict was thrown) when this returns;
  * `done` settles when the check has finished and its results are written.
  */
-export function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): { check: CheckRecord; done: Promise<CheckRecord> } {
-  context.checks.recoverInterrupted(context.now());
-  const check = context.checks.start(monitor, trigger, context.now(), scheduledFor);
-  return { check, done: completeCheck(context, monitor, check) };
+export async function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }> {
+  await context.checks.recoverInterrupted(context.now());
+  const check = await context.checks.start(monitor, trigger, context.now(), scheduledFor);
+  return { check, done: context.checks.holding(completeCheck(context, monitor, check)) };
 }
 
 export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<CheckRecord> {
-  return beginCheck(context, monitor, trigger, scheduledFor).done;
+  return (await beginCheck(context, monitor, trigger, scheduledFor)).done;
+}
+
+/** Runs the check of a slot the scheduler claimed (queued, held by this worker). */
+export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck): Promise<CheckRecord> {
+  const check = await context.checks.begin(claim.monitor.id, claim.checkId, context.now());
+  return context.checks.holding(completeCheck(context, claim.monitor, check));
 }
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
@@ -217,13 +224,13 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   const summary = summarize(pages);
   const status = failure !== null || (summary.error > 0 && summary.error === summary.totalPages) ? 'failed' : summary.error > 0 ? 'partial' : 'completed';
   const now = context.now();
-  const finished = context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => {
+  const finished = await context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => {
     // With onlyMeaningful, pages judged not meaningful are left out of notifications.
     const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
     // Each delivery keeps this process's private-address rule, whoever delivers it later.
     const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
     return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
   });
-  context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
+  await context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
   return finished;
 }
