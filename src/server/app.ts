@@ -227,7 +227,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
 
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
-    if (path === '/health' || path === '/v2/health') return;
+    // A worker answers nothing but health: its 404 needs no key and counts against none.
+    if (path === '/health' || path === '/v2/health' || !serves) return;
     // A WebSocket cannot carry an Authorization header from a browser or undici: the hosted SDK's
     // watcher sends the key as the subprotocol, so an upgrade may present it there.
     const key = (await keyOf(request.headers.authorization)) ?? (isUpgrade(request) ? await keyOf(`Bearer ${subprotocolKey(request.headers['sec-websocket-protocol'])}`) : undefined);

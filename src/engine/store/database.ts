@@ -28,6 +28,8 @@ export interface Db {
   readonly location: string;
   /** SQL naming the order rows of a table were written in (SQLite's rowid; PostgreSQL's seq column). */
   writtenOrder(column?: string): RawBuilder<number>;
+  /** The schema version found on opening, before SQLite's history migrations ran (db migrate reports it). */
+  readonly versionAtOpen?: number;
   close(): Promise<void>;
 }
 
@@ -161,7 +163,9 @@ async function openSqlite(path: string): Promise<Db> {
   // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
   // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
   raw.pragma('foreign_keys = OFF');
+  let versionAtOpen: number;
   try {
+    versionAtOpen = sqliteVersion(raw);
     migrateSqliteHistory(raw);
   } catch (error) {
     raw.close();
@@ -188,6 +192,7 @@ async function openSqlite(path: string): Promise<Db> {
     kind: 'sqlite',
     query,
     location: path,
+    versionAtOpen,
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
     close: () => query.destroy(),
   };
@@ -306,5 +311,5 @@ export async function migrate(db: Db): Promise<{ from: number; to: number }> {
       await sql`update webwatch_schema set version = ${version}`.execute(trx);
     });
   }
-  return { from, to: await schemaVersion(db) };
+  return { from: Math.min(from, db.versionAtOpen ?? from), to: await schemaVersion(db) };
 }
