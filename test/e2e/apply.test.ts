@@ -88,7 +88,7 @@ describe('monitor apply as processes', () => {
       const created = results.map((result) => Number(/Applied: (\d+) created/.exec(result.stderr)![1]));
       assert.equal(created[0]! + created[1]!, 200, 'each monitor was created once, by one of the two');
       if (results.some((result) => /another process created it meanwhile/.test(result.stderr))) overlapped++;
-      assert.deepEqual(storedNames(home), names);
+      assert.deepEqual(await storedNames(home), names);
     }
     assert.ok(overlapped > 0, 'the two applies never overlapped, so the race was not tested');
   });

@@ -196,7 +196,7 @@ describe('the scheduler inside serve', () => {
       ids.push((await body(response)).data.id);
     }
     now = new Date('2026-11-21T10:00:05Z');
-    started.server.scheduler!.tick();
+    await started.server.scheduler!.tick();
     await Promise.all([...started.server.scheduler!.running.values()]);
     for (const [i, key] of keys.entries()) {
       const checks = (await body(await api(started.url, key, `/monitor/${ids[i]}/checks`))).data;

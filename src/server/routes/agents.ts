@@ -81,11 +81,11 @@ export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Params: { id: string; snapshotId: string } }>('/v2/agent/:id/snapshots/:snapshotId', async (request) => {
     const id = jobId(request);
     if (!isJobId(request.params.snapshotId)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidSnapshotId, { status: 400 });
-    return { success: true, id, snapshotId: request.params.snapshotId, snapshot: (await jobs(request)).snapshot(id, request.params.snapshotId) };
+    return { success: true, id, snapshotId: request.params.snapshotId, snapshot: await (await jobs(request)).snapshot(id, request.params.snapshotId) };
   });
 
   app.delete<{ Params: { id: string } }>('/v2/agent/:id', async (request) => {
-    (await jobs(request)).cancel(jobId(request));
+    await (await jobs(request)).cancel(jobId(request));
     return { success: true };
   });
 }
