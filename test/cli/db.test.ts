@@ -4,6 +4,7 @@
  * unknown address and a schema newer than this webwatch refused with the reason.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { checkStore } from '../../src/engine/monitors/check-store.js';
@@ -91,6 +92,14 @@ describe('webwatch db copy', () => {
     const refused = await run(['db', 'copy', '--from', file, '--to', file]);
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /name the same database/);
+  });
+
+  it('refuses a SQLite source that does not exist, creating nothing', async () => {
+    const dir = tempDir();
+    const refused = await run(['db', 'copy', '--from', `sqlite:${join(dir, 'typo.db')}`, '--to', `sqlite:${join(dir, 'to.db')}`]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /typo\.db does not exist: nothing to copy/);
+    assert.deepEqual(readdirSync(dir), []);
   });
 
   it('copies SQLite into SQLite, and refuses a destination that holds data without writing to it', async () => {

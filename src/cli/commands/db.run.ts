@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { loadConfig } from '../../config/config.js';
-import { databaseLocation, migrate, openDatabase, redactedUrl, type Db } from '../../engine/store/database.js';
+import { databaseLocation, isPostgresUrl, migrate, openDatabase, redactedUrl, type Db } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
@@ -30,6 +31,9 @@ const address = z.string().min(1);
 export async function runDbCopy(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ from: address, to: address }), rawFlags);
   if (flags.from === flags.to) throw new UsageError(`--from and --to name the same database (${redactedUrl(flags.from)})`);
+  // Opening a SQLite file creates it: a mistyped source would copy nothing, and quietly.
+  const sourceFile = flags.from.replace(/^sqlite:(\/\/)?/i, '');
+  if (!isPostgresUrl(flags.from) && !existsSync(sourceFile)) throw new UsageError(`the source ${sourceFile} does not exist: nothing to copy`);
   const { copyDatabase } = await import('../../engine/store/copy.js');
   const from = await openDatabase(flags.from);
   let to: Db;
