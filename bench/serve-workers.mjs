@@ -13,7 +13,7 @@
  *          [--setups sqlite-1,postgres-1,postgres-2,postgres-3]
  * Writes bench/results/serve-workers.json.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -59,6 +59,14 @@ async function seed(db, slot) {
   await db.query.updateTable('monitors').set({ next_run_at: slot }).execute();
 }
 
+/** Temporary directories of the run, removed at the end. */
+const scratch = [];
+const tempDir = (prefix) => {
+  const dir = mkdtempSync(join(os.tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+};
+
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -66,7 +74,7 @@ const percentile = (values, p) => {
 
 async function runSetup(kind, workers) {
   hits.clear();
-  const location = kind === 'postgres' ? await (await postgresServer()).createDatabase() : join(mkdtempSync(join(os.tmpdir(), 'webwatch-workers-')), 'webwatch.db');
+  const location = kind === 'postgres' ? await (await postgresServer()).createDatabase() : join(tempDir('webwatch-workers-'), 'webwatch.db');
   const db = await openDatabase(location);
   const seedStarted = Date.now();
   await seed(db, null);
@@ -77,7 +85,7 @@ async function runSetup(kind, workers) {
   const slotIso = slotTime.toISOString();
   await db.query.updateTable('monitors').set({ next_run_at: slotIso }).execute();
   const role = kind === 'postgres' ? ['--role', 'worker'] : [];
-  const env = { WEBWATCH_DATABASE_URL: location, WEBWATCH_HOME: mkdtempSync(join(os.tmpdir(), 'webwatch-workers-home-')) };
+  const env = { WEBWATCH_DATABASE_URL: location, WEBWATCH_HOME: tempDir('webwatch-workers-home-') };
   const processes = await Promise.all(Array.from({ length: workers }, () => serveProcess([...role, '--quiet', '--check-concurrency', String(CONCURRENCY)], env)));
   if (Date.now() > slotTime.getTime()) console.error(`${kind}-${workers}: the processes started after the slot; lateness includes their start-up`);
   const deadline = Date.now() + 30 * 60_000;
@@ -127,6 +135,7 @@ for (const setup of args.setups.split(',')) {
 }
 await stopPostgresServer();
 site.close();
+for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 
 writeFileSync(join(ROOT, 'bench/results/serve-workers.json'), `${JSON.stringify({
   date: new Date().toISOString(),

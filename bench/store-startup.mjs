@@ -16,7 +16,7 @@
  * where --before is a checkout of the earlier version. Writes bench/results/store-startup.json.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,4 +102,5 @@ const report = {
   results,
 };
 writeFileSync(join(ROOT, 'bench/results/store-startup.json'), `${JSON.stringify(report, null, 2)}\n`);
+for (const dir of [dirname(definitions), ...Object.values(homes)]) rmSync(dir, { recursive: true, force: true });
 for (const [name, r] of Object.entries(results)) console.log(`${name.padEnd(18)} before ${r.beforeMedianMs} ms  after ${r.afterMedianMs} ms  (x${r.ratio})`);
