@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,7 +55,8 @@ function timed(command, args, env) {
         const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(stderr);
         const seconds = wall ? Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]) : NaN;
         const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1]) / 1024;
-        resolve({ code, seconds, peakRssMiB: +rss.toFixed(1), stderr });
+        const cpu = Number(/User time \(seconds\): ([\d.]+)/.exec(stderr)?.[1]) + Number(/System time \(seconds\): ([\d.]+)/.exec(stderr)?.[1]);
+        resolve({ code, seconds, cpuSeconds: +cpu.toFixed(2), peakRssMiB: +rss.toFixed(1), stderr });
       });
     });
   });
@@ -98,6 +99,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.
 const summary = (all, phase) => ({
   seconds: median(all.map((runs) => runs[phase].seconds)),
   range: [Math.min(...all.map((runs) => runs[phase].seconds)), Math.max(...all.map((runs) => runs[phase].seconds))],
+  cpuSeconds: median(all.map((runs) => runs[phase].cpuSeconds)),
   peakRssMiB: median(all.map((runs) => runs[phase].peakRssMiB)),
 });
 const webwatch = webwatchRounds.flat();
@@ -138,6 +140,7 @@ const result = {
   versions: { webwatch: version(process.execPath, [bin, '--version']), urlwatch: version('urlwatch', ['--version']) },
   pages,
   rounds,
+  loadAverage: loadavg().map((x) => +x.toFixed(2)),
   webwatch: { first: summary(webwatchRounds, 0), unchanged: summary(webwatchRounds, 1) },
   urlwatch: { first: summary(urlwatchRounds, 0), unchanged: summary(urlwatchRounds, 1) },
 };
@@ -147,6 +150,7 @@ mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/monitor-vs-urlwatch.json'), `${JSON.stringify(result, null, 2)}\n`);
 console.log(`${pages} pages, ${result.versions.webwatch} vs urlwatch ${result.versions.urlwatch}`);
 for (const phase of ['first', 'unchanged']) {
-  console.log(`${phase.padEnd(9)} webwatch ${result.webwatch[phase].seconds.toFixed(2)} s ${result.webwatch[phase].peakRssMiB} MiB | urlwatch ${result.urlwatch[phase].seconds.toFixed(2)} s ${result.urlwatch[phase].peakRssMiB} MiB | ratio ${result.ratio[phase]}`);
+  const line = (r) => `${r.seconds.toFixed(2)} s (${r.range.map((x) => x.toFixed(2)).join('-')}), CPU ${r.cpuSeconds.toFixed(2)} s, ${r.peakRssMiB} MiB`;
+  console.log(`${phase.padEnd(9)} webwatch ${line(result.webwatch[phase])} | urlwatch ${line(result.urlwatch[phase])} | ratio of medians ${result.ratio[phase]}`);
 }
 console.log(`goal (webwatch at most half of urlwatch's wall time): ${result.goalMet ? 'met' : 'not met'}`);

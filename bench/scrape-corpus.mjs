@@ -146,25 +146,31 @@ const convertAll = async () => {
 };
 await convertAll(); // warm-up
 const conversionTimes = [];
+// CPU time (user + system, the whole process) beside wall time: on a machine shared with other
+// work, wall time also counts the moments another process held the core.
+const conversionCpu = [];
 const pageTimes = new Map(bodies.map((page) => [page.name, []]));
 for (let round = 0; round < rounds; round++) {
   const started = process.hrtime.bigint();
+  const cpuStarted = process.cpuUsage();
   for (const page of bodies) {
     const pageStarted = process.hrtime.bigint();
     await convertPage({ body: page.body, contentType: 'text/html; charset=utf-8', finalUrl: page.finalUrl }, {}, ['markdown']);
     pageTimes.get(page.name).push(Number(process.hrtime.bigint() - pageStarted) / 1e6);
   }
   conversionTimes.push(Number(process.hrtime.bigint() - started) / 1e6 / bodies.length);
+  const cpu = process.cpuUsage(cpuStarted);
+  conversionCpu.push((cpu.user + cpu.system) / 1e3 / bodies.length);
 }
 // Per page, the median of its rounds; the mean over pages is what a crawl of these pages costs, the median page what a typical one does.
 const pageConversions = bodies.map((page) => ({ name: page.name, ms: median(pageTimes.get(page.name)), kB: Math.round(page.body.length / 1024) }));
 const slowest = [...pageConversions].sort((a, b) => b.ms - a.ms);
-const conversion = { perPageMs: median(conversionTimes), medianPageMs: median(pageConversions.map((p) => p.ms)), rounds: conversionTimes, slowest: slowest.slice(0, 5) };
+const conversion = { perPageMs: median(conversionTimes), cpuPerPageMs: median(conversionCpu), medianPageMs: median(pageConversions.map((p) => p.ms)), rounds: conversionTimes, slowest: slowest.slice(0, 5) };
 
 // --- converter speed and quality on the same cleaned HTML ----------------------------------
 const cleaned = pages.map((name) => {
   const $ = load(readFileSync(join(corpus, name, 'source.html'), 'utf8'));
-  cleanHtml($, `${origin}/${name}/`, { onlyMainContent: true, blockAds: true });
+  cleanHtml($.root()[0], `${origin}/${name}/`, { onlyMainContent: true, blockAds: true });
   return { name, url: `${origin}/${name}/`, html: $('body').html() ?? $.root().html() ?? '' };
 });
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
@@ -236,7 +242,7 @@ console.log(`F1 median              ${quality.f1Median.toFixed(3)}    (goal >= 0
 console.log(`F1 p10                 ${quality.f1P10.toFixed(3)}    (goal >= 0.90)`);
 console.log(`pages below F1 0.9     ${quality.below90.length}${quality.below90.length ? `: ${quality.below90.map((p) => `${p.name} ${p.f1.toFixed(2)}`).join(', ')}` : ''}`);
 if (quality.titlesMissed.length) console.log(`titles missed          ${quality.titlesMissed.map((p) => `${p.name} (${JSON.stringify(p.title)}, expected ${JSON.stringify(p.expected)})`).join('; ')}`);
-console.log(`conversion             ${conversion.perPageMs.toFixed(2)} ms/page mean, ${conversion.medianPageMs.toFixed(2)} ms the median page (decode, parse, clean, metadata, markdown; goal < 6 ms)`);
+console.log(`conversion             ${conversion.perPageMs.toFixed(2)} ms/page mean, ${conversion.medianPageMs.toFixed(2)} ms the median page (decode, parse, clean, metadata, markdown; goal < 6 ms); CPU ${conversion.cpuPerPageMs.toFixed(2)} ms/page`);
 console.log(`html->markdown: webwatch ${speed.webwatch.perPageMs.toFixed(2)} ms/page, turndown+gfm ${speed['turndown+gfm'].perPageMs.toFixed(2)} ms/page: ${speed.ratio.toFixed(2)}x (goal >= 3x)`);
 console.log(`  same cleaned HTML, recall/precision medians: webwatch ${speed.webwatch.recallMedian.toFixed(3)}/${speed.webwatch.precisionMedian.toFixed(3)}, turndown ${speed['turndown+gfm'].recallMedian.toFixed(3)}/${speed['turndown+gfm'].precisionMedian.toFixed(3)}`);
 console.log(`scrape throughput      ${result.throughputPagesPerSecond.toFixed(1)} pages/s (4 at a time, local server)`);

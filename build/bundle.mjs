@@ -3,8 +3,8 @@
 // CommonJS file, dist/webwatch.cjs, that bin/webwatch.js loads instead. Why: a one-off command
 // loaded some 330 files one by one (zod alone is 95), and resolving, reading and linking them
 // was most of its start-up. Modules still run only when first required, as before; packages
-// that are large and rarely needed (the server, mail, the model client, native SQLite) stay
-// outside and load from node_modules when a command needs them.
+// that are large and rarely needed (the server, mail, the model client, native SQLite, the
+// browser driver) stay outside and load from node_modules when a command needs them.
 // ES modules are turned into CommonJS with TypeScript's transpiler, already a dev dependency.
 // Last, it runs one scrape of a page on 127.0.0.1 through bin/webwatch.js, which leaves V8's
 // code cache of the bundle beside it (dist/webwatch.cjs.cache), so that the next command
@@ -25,8 +25,10 @@ const output = join(root, 'dist/webwatch.cjs');
 
 /** Loaded from node_modules when needed: native code, or big and used by few commands. */
 const EXTERNAL = new Set([
-  'better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server',
+  'better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core',
 ]);
+// The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
+EXTERNAL.add('htmlmetaparser');
 const builtins = new Set(builtinModules);
 const isBuiltin = (spec) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]);
 const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);

@@ -1,6 +1,5 @@
 /** The backend a command acts on: a remote v2 API when one is configured, else the local engine. */
 import type { Backend } from '../backend/backend.js';
-import { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } from '../backend/local/local-backend.js';
 import { apiUrlOf, CREDENTIALS_IGNORED, type ApiUrl } from '../config/api-url.js';
 import { checkServices, loadConfig, type Config } from '../config/config.js';
 import { readCredentials } from '../config/credentials.js';
@@ -54,6 +53,8 @@ export async function backendFor(context: CommandContext, doing: string, options
     });
   } else {
     const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges, browser } = checkServices(config, io.env);
+    // Loaded here, like the remote one: commands that never reach a backend (validate) skip it.
+    const { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } = await import('../backend/local/local-backend.js');
     backend = localBackend({
       version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
       notifications: {

@@ -1,6 +1,7 @@
 /** How `scrape` shows documents without --json: formats as text, and where the pages came from. */
 import type { ScrapeDocument } from '../engine/scrape/document.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
+import { fieldDiffText } from '../engine/diff/json-diff.js';
 
 const MINUTE = 60_000;
 
@@ -39,7 +40,9 @@ const BINARY_FORMATS = new Set(['rawBase64']);
 function changeTrackingText(tracking: ScrapeDocument['changeTracking']): string {
   if (!tracking) return '';
   const since = tracking.previousScrapeAt ? ` since ${tracking.previousScrapeAt}` : '';
-  return `${tracking.changeStatus}${since}${tracking.diff?.text ? `\n\n${tracking.diff.text.trimEnd()}` : ''}`;
+  // json mode's changed fields, then the markdown's lines (git-diff mode).
+  const fields = tracking.json && Object.keys(tracking.json).length > 0 ? `\n\n${fieldDiffText(tracking.json)}` : '';
+  return `${tracking.changeStatus}${since}${fields}${tracking.diff?.text ? `\n\n${tracking.diff.text.trimEnd()}` : ''}`;
 }
 
 /**

@@ -26,7 +26,7 @@ import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { agentRoutes } from './routes/agents.js';
 import { closeBrowserIfOpen } from '../engine/browser/lifetime.js';
-import { pruneArtifacts } from '../engine/browser/artifacts.js';
+import { artifactsDir, pruneArtifacts, servedArtifacts } from '../engine/browser/artifacts.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import websocket from '@fastify/websocket';
 import { crawlRoutes } from './routes/crawls.js';
@@ -381,13 +381,14 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     runInBackground: (request, reply, work) => track(limited(request, reply, work)),
     now: options.now,
     ...(checkUrl && { checkUrl }),
+    served: (request, value) => servedArtifacts(value, artifactsDir(options.env, request.team), `${request.protocol}://${request.host}/v2/artifacts/`),
   };
   // A worker answers the health route only.
   const noJobs: RunningJobs = { stopAll: () => undefined };
   let runningCrawls = noJobs;
   let runningBatches = noJobs;
   if (serves) {
-    scrapeRoutes(app, routes, options.env);
+    scrapeRoutes(app, routes);
     artifactRoutes(app, options.env);
     searchRoutes(app, routes);
     runningCrawls = crawlRoutes(app, routes, crawls);

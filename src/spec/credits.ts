@@ -3,6 +3,27 @@
  * ledger counts. A page costs what its scrape reports (1, or the §8 extras).
  */
 
+import type { ScrapeOptions } from './scrape-options.js';
+import { CREDITS } from './limits.js';
+
+/**
+ * What one scraped page costs: 1 (`base`: a PDF's pages read), +4 for LLM extraction (the json format or changeTracking's
+ * json mode, once however many ask), +4 for the json format's prompt-injection check (§8), +2
+ * with threat protection `normal` (§8). The other model formats (summary, question,
+ * highlights, onlyCleanContent, product, menu) and branding add nothing: neither §8 nor the
+ * hosted API's prices name a cost for them.
+ */
+export function pageCredits(options: ScrapeOptions, base = 1): number {
+  let credits = base;
+  const formats = options.formats ?? [];
+  const json = formats.find((format) => typeof format === 'string' ? format === 'json' : format.type === 'json');
+  const trackedJson = formats.some((format) => typeof format !== 'string' && format.type === 'changeTracking' && format.modes?.includes('json'));
+  if (json !== undefined || trackedJson) credits += CREDITS.jsonExtraction;
+  if (typeof json === 'object' && json.type === 'json' && json.checkPromptInjection) credits += CREDITS.promptInjectionCheck;
+  if (options.threatProtection?.mode === 'normal') credits += CREDITS.threatProtectionPerUrl;
+  return credits;
+}
+
 /** A map request, whatever it finds. */
 export const MAP_CREDITS = 1;
 

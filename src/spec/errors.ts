@@ -41,6 +41,9 @@ export const ERROR_MESSAGES = {
 /** Statuses a client retries with backoff (spec §7.2, §7.5). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
+/** A PDF that is encrypted, broken or beyond the reader's bounds: the same file fails the same way again. */
+const PDF_FAILURE_CODES = ['SCRAPE_PDF_ENCRYPTED', 'SCRAPE_PDF_UNREADABLE', 'SCRAPE_PDF_TOO_COMPLEX'];
+
 /**
  * Failures of the target site rather than of the server (webwatch serve answers them 502 with
  * the code). Those of `TARGET_FAILURES_NOT_RETRIED` will not change by asking again.
@@ -48,9 +51,11 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 5
 export const TARGET_FAILURE_CODES: ReadonlySet<string> = new Set([
   'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_CONNECTION_FAILED', 'SCRAPE_TLS_ERROR', 'SCRAPE_FETCH_FAILED', 'SCRAPE_REDIRECT_LOOP',
   'SCRAPE_TOO_MANY_REDIRECTS', 'SCRAPE_RESPONSE_TOO_LARGE', 'SCRAPE_DECODING_ERROR',
+  ...PDF_FAILURE_CODES,
 ]);
 export const TARGET_FAILURES_NOT_RETRIED: ReadonlySet<string> = new Set([
   'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_TLS_ERROR', 'SCRAPE_REDIRECT_LOOP', 'SCRAPE_TOO_MANY_REDIRECTS', 'SCRAPE_RESPONSE_TOO_LARGE', 'SCRAPE_DECODING_ERROR',
+  ...PDF_FAILURE_CODES,
 ]);
 
 /** Code of a server without a model for agent jobs (its 500 is configuration, not a fault). */

@@ -58,6 +58,8 @@ export const CREDITS = {
   lockdownHit: 5,
   lockdownMiss: 1,
   promptInjectionCheck: 4,
+  /** The hosted API's price of LLM extraction (the json format, changeTracking's json mode). */
+  jsonExtraction: 4,
   threatProtectionPerUrl: 2,
   pdfPerPage: 1,
   pdfBase64Flat: 1,

@@ -20,6 +20,14 @@ describe('formats as text', () => {
     assert.equal(formatText(document, 'summary'), '', 'a format the document lacks is empty');
   });
 
+  it('prints changeTracking json mode as the changed fields, before the markdown lines', () => {
+    const document = {
+      metadata,
+      changeTracking: { previousScrapeAt: null, changeStatus: 'changed', visibility: 'visible', json: { 'plans[0].price': { previous: 10, current: 12 }, note: { previous: null, current: 'new' } } },
+    } as unknown as ScrapeDocument;
+    assert.equal(formatText(document, 'changeTracking'), 'changed\n\n-plans[0].price: 10\n+plans[0].price: 12\n+note: new');
+  });
+
   it('leaves bytes out only when other formats are asked for', () => {
     const pages = [{ url: 'https://a.example/', document: { metadata, markdown: '# A', rawBase64: 'QQ==' } as ScrapeDocument }];
     assert.deepEqual(documentsText(pages, ['rawBase64']), { text: 'QQ==', leftOut: [] });

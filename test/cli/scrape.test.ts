@@ -197,9 +197,17 @@ describe('webwatch scrape', () => {
   });
 
   it('names what the local engine cannot do, exit 2', async () => {
-    const result = await run(['scrape', `${server.origin}/a`, '--format', 'markdown,branding']);
+    const result = await run(['scrape', `${server.origin}/a`, '--format', 'markdown,audio']);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /cannot do the branding format \(needs a browser\)/);
+    assert.match(result.stderr, /the audio format \(needs the hosted service's media extractor\) is not available on the local engine/);
+  });
+
+  it('a model format with no model configured says how to configure one, exit 2, before fetching', async () => {
+    const before = server.requests.length;
+    const result = await run(['scrape', `${server.origin}/a`, '--format', 'summary']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /the summary format needs a language model, and none is configured: set llm\.baseUrl and llm\.model in the config/);
+    assert.equal(server.requests.length, before);
   });
 
   it('keeps the cache in the engine home between runs', async () => {

@@ -4,14 +4,14 @@ import { describe, it } from 'node:test';
 import { load } from 'cheerio/slim';
 import { cleanHtml } from '../../src/engine/content/clean.js';
 import { htmlToMarkdown } from '../../src/engine/content/markdown.js';
-import { prepareForMarkdown, rewriteMaths } from '../../src/engine/content/markup.js';
+import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../../src/engine/content/markup.js';
 
 const prose = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `<p>${topic} paragraph ${i}, with enough words, commas, and detail to read as prose rather than a caption.</p>`).join('');
 
 function mainText(html: string): string {
   const $ = load(html);
-  cleanHtml($, 'https://example.com/', { onlyMainContent: true, blockAds: true });
+  cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: true, blockAds: true });
   return markdownOf($);
 }
 
@@ -19,7 +19,7 @@ function mainText(html: string): string {
 function markdownOf($: ReturnType<typeof load>): string {
   rewriteMaths($.root().toArray());
   prepareForMarkdown($.root().toArray());
-  return htmlToMarkdown($('body').html() ?? '', 'https://example.com/');
+  return htmlToMarkdown(serializeForMarkdown($('body')[0]!.children), 'https://example.com/');
 }
 
 describe('main content', () => {
@@ -95,7 +95,7 @@ describe('main content patterns', () => {
     assert.ok(!markdown.includes('Invisible'), markdown);
     // The whole page, on request, is the page as written.
     const $ = load(html);
-    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     assert.match(markdownOf($), /Invisible by attribute/);
   });
 
@@ -115,7 +115,7 @@ describe('main content patterns', () => {
       <p><img src="/i.png" alt="&lt;span style=&quot;x&quot;&gt;Caption&lt;/span&gt;"></p>
       </article></body>`;
     const $ = load(html);
-    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     const markdown = markdownOf($);
     assert.doesNotMatch(markdown.replace(/```[\s\S]*?```/g, ''), /<\/?[a-z][a-z0-9]*[\s>/]/i, markdown);
     assert.match(markdown, /## \[Linked heading\]\(https:\/\/example\.com\/next\)/);
@@ -141,7 +141,7 @@ describe('main content patterns', () => {
 describe('markdown conversion of broken HTML', () => {
   it('turns table parts outside a table into blocks instead of stray pipes', () => {
     const $ = load('<body><div><tr><td>a cell</td><td>b</td></tr><p>para</p></div></body>');
-    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     const markdown = markdownOf($);
     assert.ok(!markdown.includes('|'), markdown);
     assert.match(markdown, /a cell[\s\S]*b[\s\S]*para/);
@@ -160,7 +160,7 @@ describe('markdown conversion of broken HTML', () => {
 
   it('fences code with the language from lang-x or from <pre>', () => {
     const $ = load('<body><pre class="lang-python"><code>print(1)</code></pre><pre class="language-rust"><code>fn main() {}</code></pre></body>');
-    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     const markdown = markdownOf($);
     assert.match(markdown, /```python\nprint\(1\)\n```/);
     assert.match(markdown, /```rust\nfn main\(\) \{\}\n```/);
@@ -168,7 +168,7 @@ describe('markdown conversion of broken HTML', () => {
 
   it('uses the real source of lazy-loaded images', () => {
     const $ = load('<body><p>x</p><img alt="Lazy" src="data:image/gif;base64,R0lGOD" data-src="/real.png"></body>');
-    cleanHtml($, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     assert.match(markdownOf($), /!\[Lazy\]\(https:\/\/example\.com\/real\.png\)/);
   });
 });

@@ -1,10 +1,10 @@
 /** Page titles as a reader would give them, from the metadata a page declares, in order. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { load } from 'cheerio/slim';
+import { parseDocument } from 'htmlparser2';
 import { extractMetadata } from '../../src/engine/content/metadata.js';
 
-const titleOf = (html: string) => extractMetadata(load(html), 'https://example.com/a').title;
+const titleOf = (html: string) => extractMetadata(parseDocument(html), 'https://example.com/a').title;
 
 describe('titles (pattern 7)', () => {
   it('reads Dublin Core from name or property, whichever attribute carries it', () => {
@@ -12,7 +12,7 @@ describe('titles (pattern 7)', () => {
     assert.equal(titleOf('<head><meta property="dc:title" content="By property"><title>t</title></head>'), 'By property');
     assert.equal(titleOf('<head><meta property="dcterms:title" content="Terms"><title>t</title></head>'), 'Terms');
     // Both attributes on one tag: each names a field.
-    const both = extractMetadata(load('<head><meta property="og:title" name="dc.title" content="Both"></head>'), 'https://example.com/');
+    const both = extractMetadata(parseDocument('<head><meta property="og:title" name="dc.title" content="Both"></head>'), 'https://example.com/');
     assert.equal(both.dcTitle, 'Both');
     assert.equal(both.ogTitle, 'Both');
   });

@@ -169,15 +169,19 @@ describe('scrape (local engine)', () => {
     assert.equal((await at('/contact', { redactPII: true })).markdown, 'Mail <EMAIL> or call <PHONE>.');
   });
 
-  it('refuses what needs a browser or a model, naming it', async () => {
-    await assert.rejects(at('/article', { formats: ['markdown', 'branding', 'summary'] }), (error: WebwatchError) => {
+  it('refuses what the local engine has not, naming it; a model format without a model says how to configure one', async () => {
+    await assert.rejects(at('/article', { formats: ['markdown', 'audio', 'video'] }), (error: WebwatchError) => {
       assert.equal(error.status, 400);
       assert.equal(error.code, 'UNSUPPORTED_BY_LOCAL_ENGINE');
-      assert.match(error.message, /the branding format \(needs a browser\), the summary format \(needs a language model\)/);
+      assert.match(error.message, /the audio format \(needs the hosted service's media extractor\), the video format \(needs the hosted service's media extractor\) are not available on the local engine/);
       return true;
     });
-    await assert.rejects(at('/article', { profile: { name: 'shop' } }), /profile \(needs a browser with persistent storage\)/);
-    await assert.rejects(at('/article', { formats: [{ type: 'changeTracking', modes: ['json'] }] }), /changeTracking json mode/);
+    await assert.rejects(at('/article', { formats: ['markdown', 'summary'] }), (error: WebwatchError) => {
+      assert.equal(error.code, 'MODEL_NOT_CONFIGURED');
+      assert.match(error.message, /^the summary format needs a language model, and none is configured: set llm\.baseUrl and llm\.model/);
+      return true;
+    });
+    await assert.rejects(at('/article', { formats: [{ type: 'changeTracking', modes: ['json'] }] }), /changeTracking in json mode needs a language model/);
     assert.equal(server.requests.filter((r) => r.path === '/article').length > 0, true);
   });
 });

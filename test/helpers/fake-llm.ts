@@ -129,3 +129,19 @@ function completion(request: FakeLlmRequestBody, index: number, answer: Exclude<
     usage: answer.usage === null ? undefined : answer.usage ?? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
   };
 }
+
+/** The system message of a request: the task and the caller's own prompt, question or query. */
+export const systemOf = (body: FakeLlmRequestBody) => body.messages.find((message) => message.role === 'system')?.content ?? '';
+
+/**
+ * The page data of a request: what stands between the two identical `<<<PAGE DATA ...>>>`
+ * markers of its first user message (undefined when the page is not fenced so).
+ */
+export function fencedPageOf(body: FakeLlmRequestBody): string | undefined {
+  const user = body.messages.find((message) => message.role === 'user')?.content ?? '';
+  const match = /(<<<PAGE DATA [0-9a-f]+>>>)\n([\s\S]*)\n\1$/.exec(user);
+  return match?.[2];
+}
+
+/** A reply whose content is `value` as JSON text. */
+export const jsonReply = (value: unknown): FakeReply => ({ content: JSON.stringify(value) });

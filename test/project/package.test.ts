@@ -75,13 +75,14 @@ describe('the npm package', () => {
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('holds exactly the launcher, the compiled sources, the completions, the README and package.json', () => {
+  it('holds exactly the launcher, the compiled sources, the completions, the README, the licence and package.json', () => {
     const compiled = filesUnder(join(ROOT, 'src'))
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
       .map((file) => `dist/${relative(ROOT, file).split(sep).join('/').replace(/\.ts$/, '.js')}`);
     const expected = [
       'package.json',
       'README.md',
+      'LICENSE',
       // The bundled CLI and its V8 code cache (build/bundle.mjs), which the launcher prefers.
       'dist/webwatch.cjs',
       'dist/webwatch.cjs.cache',
@@ -97,8 +98,8 @@ describe('the npm package', () => {
 
   it('depends on exactly the packages its code imports', () => {
     const imported = new Set<string>();
-    // Static and dynamic imports, require, and createRequire(...)('name') of modules loaded on demand.
-    const specifier = /^(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)|\brequire\(\s*['"]([^'"\s]+)['"]\s*\)|\bcreateRequire\([^)]*\)\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
+    // Static and dynamic imports, require, require.resolve, and createRequire(...)('name') of modules loaded on demand.
+    const specifier = /^(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)|\brequire(?:\.resolve)?\(\s*['"]([^'"\s]+)['"]\s*\)|\bcreateRequire\([^)]*\)\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
     for (const file of packed.filter((path) => path.endsWith('.js'))) {
       for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(specifier)) {
         const spec = match[1] ?? match[2] ?? match[3] ?? match[4]!;

@@ -77,6 +77,9 @@ describe('batch scrape', () => {
     assert.match(JSON.stringify((await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], appendToId: 'x' })).body.details), /appendToId/);
     assert.match(JSON.stringify((await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], timeout: 5 })).body.details), /timeout/);
     assert.equal((await call(acme, 'POST', '/batch/scrape', { urls: [] })).status, 400);
+    const cleaned = await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], zeroDataRetention: true, onlyCleanContent: true });
+    assert.equal(cleaned.status, 400);
+    assert.deepEqual(cleaned.body.details, [{ path: 'onlyCleanContent', message: 'is not supported with zeroDataRetention' }]);
     const guarded = await serveWebwatch({ allowPrivateTargets: false });
     try {
       assert.equal((await call((await guarded.keys.create('acme', new Date())).key, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] }, guarded.url)).status, 403);

@@ -18,11 +18,34 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   let served: ServingWebwatch;
   let guarded: ServingWebwatch;
   const keys: Record<string, string> = {};
-  const post = (to: ServingWebwatch, key: string, body: unknown) =>
-    fetch(`${to.url}/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (to: ServingWebwatch, key: string, body: unknown, route = '/scrape') =>
+    fetch(`${to.url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const get = (url: string, key?: string) => fetch(url, { ...(key && { headers: { authorization: `Bearer ${key}` } }) });
+  /** The finished job's status answer. */
+  const finished = async (route: string, key: string) => {
+    for (let tries = 0; tries < 300; tries++) {
+      const status = (await (await get(`${served.url}${route}`, key)).json()) as { status: string; data: { screenshot?: string; actions?: { pdfs: string[] }; metadata: { sourceURL: string } }[] };
+      if (status.status !== 'scraping') return status;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${route} did not finish`);
+  };
+  /** A screenshot or PDF URL answers the key of its team, and only it. */
+  const readableByItsTeamOnly = async (url: string, type: string) => {
+    assert.ok(url.startsWith(`${served.url}/artifacts/`), url);
+    const mine = await get(url, keys.acme);
+    assert.equal(mine.status, 200);
+    assert.equal(mine.headers.get('content-type'), type);
+    assert.equal((await get(url, keys.other)).status, 404, 'another team');
+    assert.equal((await get(url)).status, 401, 'no key');
+  };
 
   before(async () => {
-    site = await startServer({ '/': html('<html><body><main><h1>Shop</h1><p>Everything costs $10 today, and a screenshot shows it.</p></main></body></html>') });
+    site = await startServer({
+      '/': html('<html><body><main><h1>Shop</h1><p>Everything costs $10 today, and a screenshot shows it.</p><a href="/more">More</a></main></body></html>'),
+      '/more': html('<html><body><main><h1>More</h1><p>More things, each at a price that a screenshot shows.</p></main></body></html>'),
+      '/visit': html('<html><body><main><p id="out"></p><script>const n = Number((document.cookie.match(/visits=(\\d+)/) || [])[1] || 0); document.getElementById("out").textContent = "cookie visits " + n; document.cookie = "visits=" + (n + 1) + "; max-age=3600"</script></main></body></html>'),
+    });
     served = await serveWebwatch();
     guarded = await serveWebwatch({ allowPrivateTargets: false });
     keys.acme = (await served.keys.create('acme', new Date())).key;
@@ -48,6 +71,41 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
     assert.equal((await fetch(data.screenshot, { headers: { authorization: `Bearer ${keys.other}` } })).status, 404, 'another team');
     assert.equal((await fetch(data.screenshot)).status, 401, 'no key');
     assert.equal((await fetch(`${served.url}/artifacts/..%2F..%2Fwebwatch.db`, { headers: { authorization: `Bearer ${keys.acme}` } })).status, 404);
+  });
+
+  it('crawl and batch scrape documents carry URLs of serve for their screenshots and PDFs, not paths of its disk', async () => {
+    const crawl = (await (await post(served, keys.acme!, { url: site.origin, limit: 2, scrapeOptions: { formats: ['markdown', 'screenshot'] } }, '/crawl')).json()) as { id: string };
+    const crawled = await finished(`/crawl/${crawl.id}`, keys.acme!);
+    assert.equal(crawled.data.length, 2);
+    for (const page of crawled.data) await readableByItsTeamOnly(page.screenshot!, 'image/png');
+    const batch = (await (await post(served, keys.acme!, { urls: [site.origin, `${site.origin}/more`], actions: [{ type: 'pdf' }] }, '/batch/scrape')).json()) as { id: string };
+    const batched = await finished(`/batch/scrape/${batch.id}`, keys.acme!);
+    assert.equal(batched.data.length, 2);
+    for (const page of batched.data) await readableByItsTeamOnly(page.actions!.pdfs[0]!, 'application/pdf');
+    assert.doesNotMatch(JSON.stringify([crawled, batched]), /file:/);
+  });
+
+  it('a profile belongs to the team of the key: the same name in another team is another profile', async () => {
+    const visit = async (key: string) => ((await (await post(served, key, { url: `${site.origin}/visit`, profile: { name: 'shop' } })).json()) as { data: { markdown: string } }).data.markdown;
+    assert.match(await visit(keys.acme!), /cookie visits 0/);
+    assert.match(await visit(keys.acme!), /cookie visits 1/);
+    assert.match(await visit(keys.other!), /cookie visits 0/, 'the other team does not see acme\'s cookie');
+    assert.match(await visit(keys.acme!), /cookie visits 2/);
+  });
+
+  it('a monitor check under serve keeps the screenshot of a new page, as a URL of serve for the team\'s key', async () => {
+    const create = await post(served, keys.acme!, { name: 'Shop shots', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.origin], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] }, '/monitor');
+    const monitor = ((await create.json()) as { data: { id: string } }).data;
+    const running = ((await (await post(served, keys.acme!, {}, `/monitor/${monitor.id}/run`)).json()) as { data: { id: string } }).data;
+    let check: { status: string; pages: { status: string; screenshot?: string }[] } | undefined;
+    for (let tries = 0; tries < 300 && (!check || check.status === 'running'); tries++) {
+      if (check) await new Promise((resolve) => setTimeout(resolve, 100));
+      check = ((await (await get(`${served.url}/monitor/${monitor.id}/checks/${running.id}`, keys.acme)).json()) as { data: NonNullable<typeof check> }).data;
+    }
+    assert.equal(check!.status, 'completed');
+    assert.equal(check!.pages[0]!.status, 'new');
+    assert.match(check!.pages[0]!.screenshot!, /\/artifacts\/kept\//);
+    await readableByItsTeamOnly(check!.pages[0]!.screenshot!, 'image/png');
   });
 
   it('without --allow-private-targets, the browser does not reach a private page either', async () => {

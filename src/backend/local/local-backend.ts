@@ -1,4 +1,6 @@
 /** The Backend of the embedded engine: engine functions called in this process. */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore } from '../../engine/store/scrape-cache.js';
@@ -18,7 +20,8 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
 import type { BrowserSettings, SearchSettings } from '../../config/config.js';
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
-import { artifactsDir } from '../../engine/browser/artifacts.js';
+import { artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
+import { profilesDir } from '../../engine/browser/profiles.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
@@ -49,7 +52,7 @@ export interface LocalBackendOptions {
   publicAddressesOnly?: boolean;
   /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
   notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string }; onlyMeaningful?: boolean };
-  /** The model that judges changes; the lexical judge without one. */
+  /** The model that judges changes (the lexical judge without one) and writes the model formats. */
   llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
   /** The provider of search targets. */
   search?: SearchSettings;
@@ -108,19 +111,22 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   };
   const contextFor = async (signal?: AbortSignal): Promise<ScrapeContext> => ({
     version: options.version,
+    ...(extractLlm && { llm: extractLlm }),
     now: options.now,
     store: scrapeStore(await openDb(), team),
     ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
-    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team) },
+    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) },
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
   const usage = async () => usageStore(await openDb());
   const spent = async (kind: UsageKind, credits: number, tokens = 0) => (await usage()).record(team, { kind, credits, tokens }, options.now());
   const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('judge', 0, tokens).catch(() => undefined) };
   const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('agent', 0, tokens).catch(() => undefined) };
+  // One settings object for the backend's life: the model formats keep one client per settings.
+  const extractLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('extract', 0, tokens).catch(() => undefined) };
   /** A check's pages fetched are its credits, counted once it has finished. */
   const countCheck = async (check: CheckRecord) => {
     await spent('check', check.actualCredits ?? 0);
@@ -276,7 +282,10 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       let check = await checks.get(monitor.id, checkId);
       if (!check && options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
       check ??= resolveCheckRef(checkId, await checks.list(monitor.id), monitor.definition.name);
-      return { ...check, pages: await checks.pages(check.id, status), deliveries: await outboxStore(await openDb()).deliveries(check.id) };
+      // A kept screenshot as the file URL of this machine (serve turns it into a URL of its own).
+      const kept = join(artifactsDir(options.env, team), KEPT_DIR);
+      const pages = (await checks.pages(check.id, status)).map((page) => (page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page));
+      return { ...check, pages, deliveries: await outboxStore(await openDb()).deliveries(check.id) };
     },
     deleteMonitor: async (id) => resource(await (await openMonitors()).setStatus(team, (await alive(id)).id, 'deleted', options.now())),
     agents,

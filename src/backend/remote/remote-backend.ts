@@ -18,6 +18,8 @@ import { ApiClient, type ApiClientOptions } from './api-client.js';
 
 /** How often a waiting command asks about a running check or crawl. */
 export const POLL_INTERVAL_MS = 1000;
+/** Monitors asked for per request when listing them all. */
+const MONITOR_PAGE = 100;
 const CHECK_PAGE_SIZE = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -198,7 +200,20 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
         months: [...months.values()].sort((a, b) => (b.startDate ?? '').localeCompare(a.startDate ?? '')),
       };
     },
-    listMonitors: async (list = {}) => data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined } }),
+    async listMonitors(list = {}) {
+      // The API answers a page at a time: read every page, or `apply` would take a monitor on a
+      // later page for a new one. A server that ignores limit or offset answers with more than a
+      // page, or with ids already seen; either ends the walk rather than looping.
+      const monitors: MonitorResource[] = [];
+      const seen = new Set<string>();
+      for (let offset = 0; ; offset += MONITOR_PAGE) {
+        const page = await data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined, limit: MONITOR_PAGE, offset } });
+        const fresh = page.filter((monitor) => !seen.has(monitor.id));
+        for (const monitor of fresh) seen.add(monitor.id);
+        monitors.push(...fresh);
+        if (page.length !== MONITOR_PAGE || fresh.length < page.length) return monitors;
+      }
+    },
     getMonitor: async (idOrName) => data<MonitorResource>('GET', path(await idOf(idOrName))),
     createMonitor: async (definition) => data<MonitorResource>('POST', '/monitor', { body: createRequestOf(definition) }),
     updateMonitor: async (id, change) =>

@@ -16,7 +16,7 @@ import type { SearchProvider } from '../search/search.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
 import { agentStore, type AgentJob, type AgentRequest } from './agent-store.js';
-import type { ResultValidator } from './run-agent.js';
+import { compileSchema } from '../extract/json-schema.js';
 import type { TraceEvent } from './trace.js';
 
 /** The longest a trace request waits for the next event. */
@@ -36,21 +36,6 @@ export interface AgentJobsOptions {
 }
 
 const notFound = (id: string) => new WebwatchError(ERROR_MESSAGES.agentNotFound, { status: 404, details: { id } });
-
-/** Compiles the caller's JSON Schema (422 when it is not one) into a validator of results. */
-async function resultValidator(schema: Record<string, unknown>): Promise<ResultValidator> {
-  const { Ajv2020 } = await import('ajv/dist/2020.js');
-  // Draft 2020-12 reads most draft-07 schemas the same; the declared draft is not enforced.
-  const { $schema: _declared, ...body } = schema;
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  let validate: ReturnType<typeof ajv.compile>;
-  try {
-    validate = ajv.compile(body);
-  } catch (error) {
-    throw new WebwatchError(ERROR_MESSAGES.unprocessable, { status: 422, details: [{ path: 'schema', message: `is not a valid JSON Schema: ${(error as Error).message}` }] });
-  }
-  return (value) => (validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(the result)'} ${e.message ?? 'is invalid'}`));
-}
 
 export function agentJobs(options: AgentJobsOptions) {
   const store = agentStore(options.db);
@@ -87,7 +72,7 @@ export function agentJobs(options: AgentJobsOptions) {
         // A configuration problem of whoever runs the engine: serve answers it as spec §7.3's 500.
         throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in the README for an example with Ollama' });
       }
-      const validate = input.schema ? await resultValidator(input.schema) : undefined;
+      const validate = input.schema ? await compileSchema(input.schema) : undefined;
       const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
       // One client for the team's jobs: building one per job costs each start its setup.
       const model = await (modelClient ??= chatModel(options.llm));

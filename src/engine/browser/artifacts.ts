@@ -2,9 +2,9 @@
  * Screenshots and PDFs of the browser, as files under the engine's home, one directory per team:
  * where they are, how serve names them in its answers, and how long they are kept.
  */
-import { readdir, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { copyFile, link, mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { engineHome } from '../store/database.js';
 
 /** As long as a crawl's results: a day. */
@@ -17,6 +17,30 @@ export function artifactsDir(env: Readonly<Record<string, string | undefined>>, 
   return join(engineHome(env), 'artifacts', team);
 }
 
+/** Screenshots kept with monitor checks: out of the 24 h pruning, deleted with their check. */
+export const KEPT_DIR = 'kept';
+
+/**
+ * Keeps the artifact at `fileUrl` (of the team's `directory`) past the 24 h pruning, as
+ * `kept/<name>`; returns its name, or undefined when it is not one of the directory's artifacts.
+ */
+export async function keepArtifact(fileUrl: string, directory: string): Promise<string | undefined> {
+  if (!fileUrl.startsWith('file:')) return undefined;
+  const path = fileURLToPath(fileUrl);
+  const name = basename(path);
+  if (dirname(path) !== directory || !ARTIFACT_NAME.test(name)) return undefined;
+  const kept = join(directory, KEPT_DIR);
+  await mkdir(kept, { recursive: true, mode: 0o700 });
+  // A second name for the same bytes; a copy where links are not possible.
+  await link(path, join(kept, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? undefined : copyFile(path, join(kept, name))));
+  return name;
+}
+
+/** Deletes kept screenshots by name (their checks have gone). */
+export async function deleteKept(directory: string, names: readonly string[]): Promise<void> {
+  for (const name of names) if (ARTIFACT_NAME.test(name)) await unlink(join(directory, KEPT_DIR, name)).catch(() => undefined);
+}
+
 /**
  * A document whose artifact `file://` URLs (of this team's directory) become URLs of `base`
  * (`https://host/v2/artifacts/`), for clients of serve on other machines.
@@ -25,6 +49,7 @@ export function servedArtifacts<T>(document: T, directory: string, base: string)
   const prefix = `${pathToFileURL(directory).href}/`;
   const swap = (value: unknown): unknown =>
     typeof value === 'string' && value.startsWith(prefix) ? base + value.slice(prefix.length) : value;
+  // Kept screenshots of checks, in kept/, are served as kept/<name>.
   const doc = document as { screenshot?: unknown; actions?: { screenshots?: unknown[]; pdfs?: unknown[] } };
   if (doc.screenshot === undefined && doc.actions === undefined) return document;
   return {

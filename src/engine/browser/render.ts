@@ -3,7 +3,10 @@
  * never downloads a browser): one shared browser per process, a fresh context per scrape (no
  * cookies cross scrapes or teams), at most MAX_OPEN_PAGES at once, and a new browser after a
  * crash. Every request the page makes, sub-resources and redirects included, passes the same
- * URL check as a plain fetch (serve's private-address rule, threat protection).
+ * URL check as a plain fetch (serve's private-address rule, threat protection), and under that
+ * rule connects through a proxy that resolves each name once (public-proxy.ts). Ads, trackers
+ * and cookie banners are blocked unless `blockAds` is false; `profile` keeps storage between
+ * scrapes; `location` sets the page's languages and time zone.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +16,10 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { Action, ScrapeOptions } from '../../spec/scrape-options.js';
 import type { FetchedPage } from '../fetch/fetch-page.js';
+import { pageLanguages } from '../scrape/request-headers.js';
+import { openProfile, PROFILE_WAIT_MS, type ProfileSession } from './profiles.js';
 import { browserClosed, browserOpened, closeBrowserIfOpen } from './lifetime.js';
+import { BRANDING_PROBE, wantsBranding, type BrandingSample } from './branding-probe.js';
 
 export const MAX_OPEN_PAGES = 4;
 const DESKTOP_VIEWPORT = { width: 1280, height: 800 };
@@ -36,6 +42,10 @@ export interface RenderRequest {
   artifactsDir: string;
   scrapeId: string;
   checkUrl?: (url: URL) => void | Promise<void>;
+  /** Connections only to public addresses, each name resolved once (serve's rule). */
+  publicAddressesOnly?: boolean;
+  /** Where `profile` storage is kept (a directory of the engine's home, per team). */
+  profilesDir?: string;
   signal?: AbortSignal;
 }
 
@@ -43,6 +53,8 @@ export interface Rendered {
   page: FetchedPage;
   screenshot?: string;
   actions?: ActionResults;
+  /** The page's computed styles, fonts and logo candidates, when the branding format is asked for. */
+  branding?: BrandingSample;
 }
 
 let shared: { path: string; browser: Promise<Browser> } | undefined;
@@ -101,14 +113,24 @@ async function slot(): Promise<() => void> {
 }
 
 export async function renderPage(request: RenderRequest): Promise<Rendered> {
-  const release = await slot();
+  // The profile first: a scrape waiting for another one's profile holds no page of the browser.
+  const { profile: wanted } = request.options;
+  // Never a directory by default: without the team's, a profile is refused, not written elsewhere.
+  if (wanted && !request.profilesDir) throw new WebwatchError(`profile "${wanted.name}" needs the engine's profile storage, which this scrape was not given`, { status: 400, code: 'UNSUPPORTED_BY_LOCAL_ENGINE' });
+  const profile = wanted && (await openProfile(request.profilesDir!, wanted, Math.min(PROFILE_WAIT_MS, request.timeoutMs), request.signal));
+  let release: (() => void) | undefined;
   let context: BrowserContext | undefined;
   let browser: Browser | undefined;
   try {
+    release = await slot();
     browser = await browserAt(request.executablePath);
-    const created = await newContext(browser, request);
+    const created = await newContext(browser, request, profile);
     context = created.context;
-    const session = render(created.context, created.refused, request);
+    const session = render(created.context, created, request).then(async (rendered) => {
+      // Only a session that finished saves what it changed.
+      await profile?.save(() => created.context.storageState({ indexedDB: true }));
+      return rendered;
+    });
     // The timeout covers the whole session: load, waits and actions.
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
@@ -136,55 +158,98 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     throw new WebwatchError(`the browser could not render ${request.url}: ${message}`, { status: 502, code: 'SCRAPE_BROWSER_ERROR' });
   } finally {
     await context?.close().catch(() => undefined);
-    release();
+    release?.();
+    await profile?.release();
   }
 }
 
-async function newContext(browser: Browser, request: RenderRequest): Promise<{ context: BrowserContext; refused: () => unknown }> {
+/** The languages of `location` (or the country's) that are well-formed locales, for the page's navigator. */
+function navigatorLanguages(options: ScrapeOptions): string[] {
+  return pageLanguages(options).flatMap((language) => {
+    try {
+      return Intl.getCanonicalLocales(language);
+    } catch {
+      return [];
+    }
+  });
+}
+
+async function newContext(browser: Browser, request: RenderRequest, profile: ProfileSession | undefined): Promise<{ context: BrowserContext; refused: () => unknown; refusedByProxy: () => unknown }> {
+  const startedAt = Date.now();
+  const proxy = request.publicAddressesOnly ? await import('./public-proxy.js') : undefined;
   const { options, headers } = request;
   const { 'user-agent': userAgent, ...extraHTTPHeaders } = headers;
   const viewport = screenshotFormatOf(options)?.viewport ?? (options.mobile ? MOBILE_VIEWPORT : DESKTOP_VIEWPORT);
+  const languages = navigatorLanguages(options);
+  const acceptLanguage = headers['accept-language'];
+  const timezoneId = options.location?.country && (await import('./time-zone.js')).countryTimeZone(options.location.country);
+  const blocksAds = options.blockAds ?? true;
+  const isAd = blocksAds ? await (await import('./ad-blocking.js')).adBlocker() : undefined;
   const context = await browser.newContext({
     ...(userAgent && { userAgent }),
     extraHTTPHeaders,
     viewport,
     ...(options.mobile && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }),
     ignoreHTTPSErrors: options.skipTlsVerification ?? true,
-    ...(options.location?.languages?.[0] && { locale: options.location.languages[0] }),
+    ...(languages[0] && { locale: languages[0] }),
+    ...(timezoneId && { timezoneId }),
+    ...(profile?.state && { storageState: profile.state }),
+    // Loopback too: without `<-loopback>` Chromium would connect to localhost names directly.
+    ...(proxy && { proxy: { server: await proxy.publicOnlyProxy(), bypass: '<-loopback>' } }),
     // Downloads and service workers would bypass the request check below.
     acceptDownloads: false,
     serviceWorkers: 'block',
   });
+  // navigator.languages lists every language asked for, as a browser set to them would.
+  if (languages.length > 1) {
+    await context.addInitScript(`{ const list = Object.freeze(${JSON.stringify(languages)}); Object.defineProperty(Navigator.prototype, 'languages', { get: () => list, configurable: true }); }`);
+  }
   let refused: unknown;
+  let pageHost = '';
   await context.route('**/*', async (route) => {
     const url = route.request().url();
     if (/^(data|blob|about):/.test(url)) return route.continue();
+    const frame = route.request().frame();
+    const isPage = route.request().isNavigationRequest() && frame === frame.page().mainFrame();
+    // Ads, trackers and cookie banners go before anything else, unasked: no check, no connection.
+    if (isAd && !isPage && isAd(url, route.request().resourceType(), frame.page().url())) return route.abort('blockedbyclient');
+    if (isPage) pageHost = new URL(url).hostname;
     try {
       const parsed = new URL(url);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new WebwatchError(`the page asked for ${parsed.protocol} URL, which is not fetched`, { status: 403 });
       await request.checkUrl?.(parsed);
+      // `locale` makes Chromium send that one language: every request asks in all of them, as the plain fetch does.
+      const sent = route.request().headers();
+      if (acceptLanguage && sent['accept-language'] !== undefined && sent['accept-language'] !== acceptLanguage) {
+        return await route.continue({ headers: { ...sent, 'accept-language': acceptLanguage } });
+      }
       return await route.continue();
     } catch (error) {
       // The page itself refused fails the scrape; a refused sub-resource is only left out.
-      if (route.request().isNavigationRequest() && route.request().frame() === route.request().frame().page().mainFrame()) refused = error;
+      if (isPage) refused = error;
       return route.abort('blockedbyclient');
     }
   });
-  return { context, refused: () => refused };
+  // The page refused by the proxy at connect time (a name that resolved to a private address
+  // only then) fails as the URL check would have failed it.
+  return { context, refused: () => refused, refusedByProxy: () => (pageHost ? proxy?.refusalOf(pageHost, startedAt) : undefined) };
 }
 
-async function render(context: BrowserContext, refused: () => unknown, request: RenderRequest): Promise<Rendered> {
+async function render(context: BrowserContext, { refused, refusedByProxy }: { refused: () => unknown; refusedByProxy: () => unknown }, request: RenderRequest): Promise<Rendered> {
   const { options } = request;
   const page = await context.newPage();
   const response = await page.goto(request.url, { waitUntil: 'load', timeout: request.timeoutMs }).catch((error: Error) => {
-    throw refused() ?? error;
+    throw refused() ?? refusedByProxy() ?? error;
   });
   if (refused()) throw refused();
+  // The proxy answers a refused plain-HTTP page with 403 (an HTTPS one fails its tunnel, above).
+  if (response?.status() === 403 && refusedByProxy()) throw refusedByProxy();
   if (options.waitFor) await page.waitForTimeout(options.waitFor);
   const artifacts = artifactWriter(request);
   const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;
   const screenshotSettings = screenshotFormatOf(options);
   const screenshot = screenshotSettings && (await artifacts.screenshot(page, screenshotSettings));
+  const branding = wantsBranding(options.formats) ? (await page.evaluate(BRANDING_PROBE)) as BrandingSample : undefined;
   const html = await page.content();
   return {
     page: {
@@ -199,6 +264,7 @@ async function render(context: BrowserContext, refused: () => unknown, request: 
     },
     ...(screenshot && { screenshot }),
     ...(actions && { actions }),
+    ...(branding && { branding }),
   };
 }
 

@@ -4,8 +4,7 @@
  * as main-content.ts finds it), and absolute link and image URLs. Deterministic: no model
  * involved. What markdown needs on top of this is in markup.ts.
  */
-import type { CheerioAPI } from 'cheerio/slim';
-import { type AnyNode, type Element, Element as ElementNode } from 'domhandler';
+import { type AnyNode, type Document, type Element, Element as ElementNode } from 'domhandler';
 import { appendChild, hasChildren, isTag, removeElement } from 'domutils';
 import { isHidden, removeHidden, textLength } from './hidden.js';
 import { findMainContent } from './main-content.js';
@@ -70,27 +69,27 @@ function dropNonContent(nodes: AnyNode[], walk: Walk, collectHidden: boolean): n
   return text;
 }
 
-function keepOnly($: CheerioAPI, selectors: readonly string[]) {
-  keepElements($, selectIn($.root().toArray(), selectors.join(', ')));
+function keepOnly(document: Document, selectors: readonly string[]) {
+  keepElements(document, selectIn([document], selectors.join(', ')));
 }
 
 /** The body (or the document) holds only `elements`, in document order. */
-function keepElements($: CheerioAPI, elements: Element[]) {
+function keepElements(document: Document, elements: Element[]) {
   // An element inside another kept one comes along with its ancestor.
   const keptSet = new Set<AnyNode>(elements);
   const outermost = elements.filter((element) => {
     for (let parent = element.parent; parent; parent = parent.parent) if (keptSet.has(parent)) return false;
     return true;
   });
-  const container = findBody($) ?? $.root()[0]!;
+  const container = findBody(document) ?? document;
   if (outermost.length === 1 && outermost[0] === container) return;
   for (const element of outermost) removeElement(element);
   for (const node of [...container.children]) removeElement(node);
   for (const element of outermost) appendChild(container, element);
 }
 
-function findBody($: CheerioAPI): Element | undefined {
-  for (const node of $.root()[0]!.children) {
+function findBody(document: Document): Element | undefined {
+  for (const node of document.children) {
     if (!isTag(node)) continue;
     if (node.name === 'body') return node;
     if (node.name === 'html') return node.children.find((child): child is Element => isTag(child) && child.name === 'body');
@@ -99,10 +98,9 @@ function findBody($: CheerioAPI): Element | undefined {
 }
 
 /** The <body>; a fragment without one gets one around its nodes. */
-function bodyOf($: CheerioAPI): Element {
-  const body = findBody($);
+function bodyOf(document: Document): Element {
+  const body = findBody(document);
   if (body) return body;
-  const document = $.root()[0]!;
   const created = new ElementNode('body', {}, []);
   for (const node of [...document.children]) {
     removeElement(node);
@@ -112,20 +110,20 @@ function bodyOf($: CheerioAPI): Element {
   return created;
 }
 
-export function cleanHtml($: CheerioAPI, pageUrl: string, options: CleanOptions): void {
-  const root = () => $.root().toArray();
+export function cleanHtml(document: Document, pageUrl: string, options: CleanOptions): void {
+  const root = (): AnyNode[] => [document];
   const walk: Walk = { blockAds: options.blockAds, ...(options.onlyMainContent && { hidden: [] }) };
   const text = dropNonContent(root(), walk, true);
   // Backwards, the last <base> seen is the document's first.
   const base = absoluteUrl(walk.baseHref, pageUrl) ?? pageUrl;
   const hidden = walk.hidden;
 
-  if (options.includeTags && options.includeTags.length > 0) keepOnly($, options.includeTags);
+  if (options.includeTags && options.includeTags.length > 0) keepOnly(document, options.includeTags);
   if (options.excludeTags && options.excludeTags.length > 0) for (const element of selectIn(root(), options.excludeTags.join(', '))) removeElement(element);
 
   if (hidden) {
     removeHidden(hidden, text);
-    keepElements($, findMainContent(bodyOf($)).keep);
+    keepElements(document, findMainContent(bodyOf(document)).keep);
   }
   absoluteUrls(root(), base);
 }

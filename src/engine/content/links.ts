@@ -1,5 +1,5 @@
 /** The `links` and `images` formats: absolute http(s) URLs, de-duplicated, in page order. */
-import type { CheerioAPI } from 'cheerio/slim';
+import type { Document } from 'domhandler';
 import { lazySource } from './markup.js';
 import { absoluteUrl, baseUrlOf } from './metadata.js';
 import { selectIn } from './select.js';
@@ -13,14 +13,14 @@ function collect(values: Iterable<string | undefined>, base: string): string[] {
   return [...seen];
 }
 
-export function extractLinks($: CheerioAPI, pageUrl: string): string[] {
-  const root = $.root().toArray();
+export function extractLinks(document: Document, pageUrl: string): string[] {
+  const root = [document];
   return collect(selectIn(root, 'a[href]').map((element) => element.attribs.href), baseUrlOf(root, pageUrl));
 }
 
 /** <img src> (and the first srcset candidate when there is no src), <picture><source>, og:image. */
-export function extractImages($: CheerioAPI, pageUrl: string): string[] {
-  const root = $.root().toArray();
+export function extractImages(document: Document, pageUrl: string): string[] {
+  const root = [document];
   const sources: (string | undefined)[] = [];
   for (const element of selectIn(root, 'img')) {
     const { src, srcset } = element.attribs;

@@ -6,7 +6,9 @@
  * Node 22; the WebAssembly one ships in the same package and runs anywhere.
  */
 import { readFileSync } from 'node:fs';
-import { load } from 'cheerio/slim';
+import type { AnyNode } from 'domhandler';
+import { isTag, textContent } from 'domutils';
+import { parseDocument } from 'htmlparser2';
 import { htmlToMarkdown as convert, initSync } from 'mdream/wasm';
 
 export const BASE64_IMAGE_PLACEHOLDER = '<Base64-Image-Removed>';
@@ -31,14 +33,25 @@ export function htmlToMarkdown(html: string, pageUrl: string): string {
   }
 }
 
+const TEXT_BLOCKS = new Set(['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'div']);
+const NESTING_BLOCKS = new Set(['p', 'li', 'div', 'pre', 'blockquote', 'table']);
+
 function textOf(html: string): string {
-  const $ = load(html);
-  const blocks = $('p, li, h1, h2, h3, h4, h5, h6, pre, blockquote, td, th, div')
-    .filter((_, element) => $(element).children('p, li, div, pre, blockquote, table').length === 0)
-    .map((_, element) => $(element).text().replace(/\s+/g, ' ').trim())
-    .get()
-    .filter(Boolean);
-  return (blocks.length > 0 ? blocks : [$.root().text().replace(/\s+/g, ' ').trim()]).join('\n\n');
+  const document = parseDocument(html);
+  const blocks: string[] = [];
+  // Innermost blocks: those with no block among their children.
+  const visit = (nodes: AnyNode[]) => {
+    for (const node of nodes) {
+      if (!isTag(node)) continue;
+      if (TEXT_BLOCKS.has(node.name) && !node.children.some((child) => isTag(child) && NESTING_BLOCKS.has(child.name))) {
+        const text = textContent(node).replace(/\s+/g, ' ').trim();
+        if (text) blocks.push(text);
+      }
+      visit(node.children);
+    }
+  };
+  visit(document.children);
+  return (blocks.length > 0 ? blocks : [textContent(document).replace(/\s+/g, ' ').trim()]).join('\n\n');
 }
 
 /** `![alt](data:image/...;base64,...)` -> `![alt](<Base64-Image-Removed>)`: alt text stays. */

@@ -5,6 +5,7 @@
  * plain text here. Also: maths once (TeX when the page has it), layout tables as blocks,
  * table parts outside a table, code languages and lazy images.
  */
+import render from 'dom-serializer';
 import type { AnyNode, Element } from 'domhandler';
 import { Element as ElementNode, Text } from 'domhandler';
 import { appendChild, hasChildren, isTag, prepend, removeElement, replaceElement } from 'domutils';
@@ -22,6 +23,31 @@ const PLAIN_INLINE = new Set(['u', 'ins', 'mark', 'sup', 'sub', 'big', 'bdi', 'b
 const PLAIN_BLOCK = new Set(['address', 'details']);
 
 const LAZY_SOURCES = ['data-src', 'data-lazy-src', 'data-original'];
+
+/**
+ * The attributes the converter reads (links, images, list start, table cells, code language);
+ * the rest (class, style, data-*, ARIA...) only lengthen the HTML it parses.
+ */
+const MARKDOWN_ATTRIBUTES = new Set(['href', 'src', 'alt', 'title', 'aria-label', 'start', 'align', 'colspan', 'rowspan']);
+const CODE_TAGS = new Set(['pre', 'code']);
+
+function keepMarkdownAttributes(element: Element) {
+  const attributes = element.attribs;
+  let kept: Record<string, string> | undefined;
+  for (const name in attributes) {
+    if (MARKDOWN_ATTRIBUTES.has(name) || (name === 'class' && CODE_TAGS.has(element.name))) {
+      if (kept) kept[name] = attributes[name]!;
+    } else if (!kept) {
+      // Copied up to here on the first attribute to drop: most elements have none.
+      kept = {};
+      for (const earlier in attributes) {
+        if (earlier === name) break;
+        kept[earlier] = attributes[earlier]!;
+      }
+    }
+  }
+  if (kept) element.attribs = kept;
+}
 
 /** Lazy-loaded images name their real source in a data attribute. */
 export function lazySource(attributes: Record<string, string>): string | undefined {
@@ -270,7 +296,16 @@ export function prepareForMarkdown(root: AnyNode[]) {
       if (lazy && (!src || src.startsWith('data:'))) element.attribs.src = lazy;
       if (element.attribs.alt) element.attribs.alt = altText(element);
     }
+    keepMarkdownAttributes(element);
   }
+}
+
+/**
+ * The HTML the converter reads: characters as themselves (the default escapes every non-ASCII
+ * one as an entity, for the converter to decode again).
+ */
+export function serializeForMarkdown(nodes: AnyNode[]): string {
+  return render(nodes, { encodeEntities: 'utf8' });
 }
 
 /** A link with nothing to read or see (an icon anchor beside a heading): the converter would name it by its aria-label. */

@@ -2,8 +2,7 @@
  * Page metadata from the <head>: title, description, language, keywords, robots, favicon,
  * canonical URL, Open Graph, Dublin Core, and publication times. URLs are made absolute.
  */
-import type { CheerioAPI } from 'cheerio/slim';
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, Document, Element } from 'domhandler';
 import { hasChildren, isTag, textContent } from 'domutils';
 
 export interface PageMetadata {
@@ -172,8 +171,8 @@ function decodeEntities(text: string): string {
   });
 }
 
-export function extractMetadata($: CheerioAPI, pageUrl: string): PageMetadata {
-  const parts = scanDocument($.root().toArray());
+export function extractMetadata(document: Document, pageUrl: string): PageMetadata {
+  const parts = scanDocument([document]);
   const base = absoluteUrl(parts.base?.attribs.href, pageUrl) ?? pageUrl;
   const documentTitle = parts.title ? clean(textContent(parts.title)) : undefined;
   const metas = new Map<string, string[]>();

@@ -5,6 +5,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
 import type { PageDiff } from '../diff/markdown-diff.js';
+import type { JsonFieldDiff } from '../diff/json-diff.js';
 import type { Judgment } from '../judge/judge.js';
 import type { Db, Query } from '../store/database.js';
 import { outboxStore, type NewDelivery, type NotificationStatus } from '../notify/outbox.js';
@@ -22,9 +23,22 @@ export interface PageResult {
   statusCode: number | null;
   previousScrapeId: string | null;
   currentScrapeId: string | null;
-  diff: PageDiff | null;
+  /** The markdown's diff; for a target that extracts JSON, `{json}` of its changed fields (and the markdown's `text` in mixed mode). */
+  diff: PageDiff | JsonPageDiff | null;
   judgment: Judgment | null;
   error: string | null;
+  /** The JSON extracted this time, for a target that extracts JSON. */
+  snapshot?: { json: unknown } | null;
+  /**
+   * The screenshot of a new or changed page, kept with the check: in the store its file name
+   * under the team's `artifacts/kept`; in a check's answer its file URL (a URL of serve under serve).
+   */
+  screenshot?: string;
+}
+
+export interface JsonPageDiff {
+  text?: string;
+  json: JsonFieldDiff;
 }
 
 export interface Snapshot {
@@ -38,6 +52,8 @@ export interface Snapshot {
   contentHash: string;
   /** The page was found gone (404, 410, or no longer found by a crawl): the markdown is empty. */
   gone?: boolean;
+  /** The JSON extracted from it (targets that extract JSON). */
+  json?: unknown;
 }
 
 /** What a check compares a page with; the markdown is read only when a diff needs it. */
@@ -108,7 +124,7 @@ const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | nu
     billingStatus: 'not_applicable',
     estimatedCredits: null,
     reservedCredits: null,
-    actualCredits: summary ? summary.totalPages - summary.error : null,
+    actualCredits: summary ? row.credits ?? summary.totalPages - summary.error : null,
     createdAt,
     updatedAt: row.finished_at ?? createdAt,
   };
@@ -193,11 +209,11 @@ export function checkStore(db: Db) {
     },
 
     /** Page results and the end of the check, written together. */
-    async finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[] }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): Promise<CheckRecord> {
+    async finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): Promise<CheckRecord> {
       await q.transaction().execute(async (trx) => {
         const at = now.toISOString();
         for (const s of written.snapshots) {
-          const values = { monitor_id: monitor.id, target_id: s.targetId, url: s.url, markdown: s.markdown, scraped_at: at, fingerprint: s.fingerprint, content_hash: s.contentHash, gone: s.gone ? 1 as const : 0 as const };
+          const values = { monitor_id: monitor.id, target_id: s.targetId, url: s.url, markdown: s.markdown, scraped_at: at, fingerprint: s.fingerprint, content_hash: s.contentHash, gone: s.gone ? 1 as const : 0 as const, json: s.json === undefined ? null : JSON.stringify(s.json) };
           await trx.insertInto('snapshots').values({ scrape_id: s.scrapeId, ...values }).onConflict((conflict) => conflict.column('scrape_id').doUpdateSet(values)).execute();
         }
         for (const update of written.fingerprints) await trx.updateTable('snapshots').set({ fingerprint: update.fingerprint }).where('scrape_id', '=', update.scrapeId).execute();
@@ -206,9 +222,10 @@ export function checkStore(db: Db) {
             check_id: checkId, position, target_id: page.targetId, url: page.url, status: page.status, status_code: page.statusCode,
             previous_scrape_id: page.previousScrapeId, current_scrape_id: page.currentScrapeId, diff: page.diff ? JSON.stringify(page.diff) : null,
             judgment: page.judgment ? JSON.stringify(page.judgment) : null, error: page.error,
+            snapshot: page.snapshot ? JSON.stringify(page.snapshot) : null, screenshot: page.screenshot ?? null,
           }))).execute();
         }
-        await trx.updateTable('checks').set({ status, finished_at: at, summary: JSON.stringify(summary), error, lease_owner: null, lease_expires_at: null }).where('id', '=', checkId).execute();
+        await trx.updateTable('checks').set({ status, finished_at: at, summary: JSON.stringify(summary), error, credits: written.credits ?? null, lease_owner: null, lease_expires_at: null }).where('id', '=', checkId).execute();
         const started = (await trx.selectFrom('checks').select('started_at').where('id', '=', checkId).executeTakeFirstOrThrow()).started_at;
         const current = await trx.selectFrom('monitors').select('status').where('id', '=', monitor.id).executeTakeFirstOrThrow();
         await trx.updateTable('monitors')
@@ -227,7 +244,7 @@ export function checkStore(db: Db) {
       const id = randomUUID();
       await into.insertInto('checks').values({
         id, monitor_id: monitor.id, status: 'skipped_overlap', trigger: 'scheduled', scheduled_for: scheduledFor, started_at: now.toISOString(), finished_at: now.toISOString(),
-        summary: null, error: 'the previous check was still running', owner_pid: null, lease_owner: null, lease_expires_at: null,
+        summary: null, error: 'the previous check was still running', owner_pid: null, credits: null, lease_owner: null, lease_expires_at: null,
       }).execute();
       return id;
     },
@@ -256,9 +273,11 @@ export function checkStore(db: Db) {
         statusCode: row.status_code,
         previousScrapeId: row.previous_scrape_id,
         currentScrapeId: row.current_scrape_id,
-        diff: row.diff ? (JSON.parse(row.diff) as PageDiff) : null,
+        diff: row.diff ? (JSON.parse(row.diff) as PageDiff | JsonPageDiff) : null,
         judgment: row.judgment ? (JSON.parse(row.judgment) as Judgment) : null,
         error: row.error,
+        ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as { json: unknown } }),
+        ...(row.screenshot && { screenshot: row.screenshot }),
       }));
     },
 
@@ -280,20 +299,33 @@ export function checkStore(db: Db) {
       return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 };
     },
 
+    /** The JSON a snapshot kept; null when it kept none (written before its target extracted JSON). */
+    async snapshotJson(scrapeId: string): Promise<unknown> {
+      const json = (await q.selectFrom('snapshots').select('json').where('scrape_id', '=', scrapeId).executeTakeFirst())?.json;
+      return json === null || json === undefined ? null : JSON.parse(json);
+    },
+
     async snapshotMarkdown(scrapeId: string): Promise<string> {
       return (await q.selectFrom('snapshots').select('markdown').where('scrape_id', '=', scrapeId).executeTakeFirst())?.markdown ?? '';
     },
 
-    /** Checks and snapshots older than the retention go; the newest snapshot of a page stays for comparison. */
-    async prune(monitorId: string, retentionDays: number, now: Date): Promise<void> {
+    /**
+     * Checks and snapshots older than the retention go; the newest snapshot of a page stays for
+     * comparison. Returns the screenshot file names the pruned checks kept, for the caller to delete.
+     */
+    async prune(monitorId: string, retentionDays: number, now: Date): Promise<string[]> {
       const cutoff = new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000).toISOString();
-      await q.transaction().execute(async (trx) => {
+      return q.transaction().execute(async (trx) => {
+        const pruned = trx.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('finished_at', 'is not', null).where('finished_at', '<', cutoff);
+        const screenshots = (await trx.selectFrom('page_results').select('screenshot').where('screenshot', 'is not', null).where('check_id', 'in', pruned).execute())
+          .map((row) => row.screenshot!);
         await trx.deleteFrom('checks').where('monitor_id', '=', monitorId).where('finished_at', 'is not', null).where('finished_at', '<', cutoff).execute();
         const newest = (s: string) => trx.selectFrom('snapshots as newest').select('newest.scrape_id')
           .whereRef('newest.monitor_id', '=', `${s}.monitor_id` as 'newest.monitor_id').whereRef('newest.target_id', '=', `${s}.target_id` as 'newest.target_id').whereRef('newest.url', '=', `${s}.url` as 'newest.url')
           .orderBy('newest.scraped_at', 'desc').orderBy(db.writtenOrder('newest.seq'), 'desc').limit(1);
         await trx.deleteFrom('snapshots').where('monitor_id', '=', monitorId).where('scraped_at', '<', cutoff)
           .where('scrape_id', 'not in', newest('snapshots')).execute();
+        return screenshots;
       });
     },
 

@@ -1,12 +1,13 @@
 /**
  * estimatedCreditsPerMonth (spec 2.6): runs in the next 30 days x pages per run x credits per
  * page, a monthly maximum. Pages: a scrape target's URLs, a crawl target's limit (default 100),
- * a search target's maxResults. Credits per page: 1, +2 with threat protection mode normal,
- * +4 for a json format with checkPromptInjection; lockdown targets cost 5 per page (a hit).
+ * a search target's maxResults. Credits per page: what a scrape of it reports (spec/credits.ts:
+ * pageCredits); lockdown targets cost 5 per page (a hit).
  * Judging is not counted: it is charged only for changed pages that are judged.
  */
 import { CREDITS, SEARCH_MAX_RESULTS_DEFAULT } from '../../spec/limits.js';
 import type { NormalizedMonitor, Target } from '../../spec/monitor.js';
+import { pageCredits } from '../../spec/credits.js';
 import { runsPerMonth } from '../../schedule/runs-per-month.js';
 import { CRAWL_DEFAULTS } from '../crawl/defaults.js';
 
@@ -20,10 +21,7 @@ function creditsPerPage(target: Target): number {
   if (target.type === 'search') return 1;
   const options = target.scrapeOptions ?? {};
   if (options.lockdown) return CREDITS.lockdownHit;
-  let credits = 1;
-  if (options.threatProtection?.mode === 'normal') credits += CREDITS.threatProtectionPerUrl;
-  if (options.formats?.some((f) => typeof f !== 'string' && f.type === 'json' && f.checkPromptInjection)) credits += CREDITS.promptInjectionCheck;
-  return credits;
+  return pageCredits(options);
 }
 
 export function estimatedCreditsPerMonth(definition: NormalizedMonitor, from: Date): number {

@@ -9,6 +9,8 @@
  */
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
+import { diffJson, diffText } from '../diff/json-diff.js';
+import { extractsJson, trackingSettings } from '../extract/needs.js';
 import { randomUUID } from 'node:crypto';
 import { lexicalJudge, type Judge } from '../judge/judge.js';
 import { searchTarget, type SearchProvider } from '../search/search.js';
@@ -45,7 +47,7 @@ async function judgePages(context: CheckContext, monitor: StoredMonitor, pages: 
   await Promise.all(Array.from({ length: Math.min(JUDGE_CONCURRENCY, judged.length) }, async () => {
     while (next < judged.length) {
       const page = judged[next++]!;
-      const content = page.status === 'changed' ? page.diff?.text ?? '' : pending.snapshots.find((s) => s.url === page.url && s.targetId === page.targetId)?.markdown ?? '';
+      const content = page.status === 'changed' ? (page.diff ? diffText(page.diff) : '') : pending.snapshots.find((s) => s.url === page.url && s.targetId === page.targetId)?.markdown ?? '';
       page.judgment = await judge({ goal, url: page.url, status: page.status as 'new' | 'changed', content });
     }
   }));
@@ -55,6 +57,8 @@ async function judgePages(context: CheckContext, monitor: StoredMonitor, pages: 
 interface Pending {
   snapshots: Snapshot[];
   fingerprints: FingerprintUpdate[];
+  /** Credits of fetched pages beyond 1 each (a model's extraction, threat protection). */
+  extraCredits: number;
 }
 
 type Outcome = FingerprintedScrape | { error: unknown };
@@ -65,9 +69,13 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
   const targetId = target.id!;
   const base = { url, targetId, previousScrapeId: previous?.scrapeId ?? null, judgment: null, diff: null, error: null };
   if ('error' in outcome) return { ...base, status: 'error', statusCode: null, currentScrapeId: null, error: errorMessage(outcome.error) };
-  // The same response as last time: the same content, without converting it again.
-  if ('unchanged' in outcome) return { ...base, status: 'same', statusCode: outcome.unchanged.statusCode, currentScrapeId: outcome.unchanged.scrapeId };
+  // The same response as last time: the same content, without converting it again (nor asking the model).
+  if ('unchanged' in outcome) {
+    const same: PageResult = { ...base, status: 'same', statusCode: outcome.unchanged.statusCode, currentScrapeId: outcome.unchanged.scrapeId };
+    return target.type !== 'search' && extractsJson(target.scrapeOptions ?? {}) && previous ? { ...same, snapshot: { json: await context.checks.snapshotJson(previous.scrapeId) } } : same;
+  }
   const { document, fingerprint } = outcome;
+  pending.extraCredits += Math.max(0, (document.metadata.creditsUsed ?? 1) - 1);
   const statusCode = document.metadata.statusCode;
   const currentScrapeId = document.metadata.scrapeId;
   if (statusCode === 404 || statusCode === 410) {
@@ -80,10 +88,14 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
   }
   const markdown = document.markdown ?? '';
   const hash = contentHash(markdown);
+  if (target.type !== 'search' && extractsJson(target.scrapeOptions ?? {})) {
+    const json = 'trackedJson' in outcome ? outcome.trackedJson : document.json;
+    return jsonPageResult(context, pending, target, { ...base, statusCode, currentScrapeId }, previous, { markdown, hash, json, fingerprint });
+  }
   // A page back after being gone is new: what it was before it went is no longer the reference.
   if (previous?.gone) {
     pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
-    return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null };
+    return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null, ...screenshotOf(document) };
   }
   if (previous && (previous.contentHash ?? contentHash(await context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
     // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
@@ -91,8 +103,59 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
     return { ...base, status: 'same', statusCode, currentScrapeId };
   }
   pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
-  if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId };
-  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(await context.checks.snapshotMarkdown(previous.scrapeId), markdown) };
+  if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId, ...screenshotOf(document) };
+  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(await context.checks.snapshotMarkdown(previous.scrapeId), markdown), ...screenshotOf(document) };
+}
+
+/** The screenshot of a scraped page: the screenshot format's, else the last screenshot action's. */
+function screenshotOf(document: { screenshot?: string; actions?: { screenshots?: string[] } }): { screenshot?: string } {
+  const screenshot = document.screenshot ?? document.actions?.screenshots?.at(-1);
+  return screenshot ? { screenshot } : {};
+}
+
+/**
+ * The screenshots of new and changed pages kept with the check (their file names); any other
+ * screenshot, or one that cannot be kept, is left to the 24 h pruning of artifacts.
+ */
+async function keepScreenshots(context: CheckContext, pages: PageResult[]): Promise<void> {
+  const directory = context.scrape.browser?.artifactsDir;
+  const { keepArtifact } = await import('../browser/artifacts.js');
+  for (const page of pages) {
+    if (!page.screenshot) continue;
+    const kept = directory ? await keepArtifact(page.screenshot, directory).catch(() => undefined) : undefined;
+    if (kept) page.screenshot = kept;
+    else delete page.screenshot;
+  }
+}
+
+/**
+ * A page of a target that extracts JSON: its extracted JSON decides, field by field. The same
+ * JSON is `same` however the markdown changed; a changed one carries `{json}` of the changed
+ * leaves, and the markdown's diff as `text` too when changeTracking also asks for git-diff.
+ */
+async function jsonPageResult(
+  context: CheckContext,
+  pending: Pending,
+  target: Exclude<Target, { type: 'search' }>,
+  base: Omit<PageResult, 'status'>,
+  previous: LastSnapshot | undefined,
+  current: { markdown: string; hash: string; json: unknown; fingerprint: string | null },
+): Promise<PageResult> {
+  const json = current.json ?? null;
+  const snapshot: Snapshot = { targetId: base.targetId, url: base.url, scrapeId: base.currentScrapeId!, markdown: current.markdown, fingerprint: current.fingerprint, contentHash: current.hash, json };
+  const result = { ...base, snapshot: { json } };
+  if (!previous || previous.gone) {
+    pending.snapshots.push(snapshot);
+    return { ...result, status: 'new', previousScrapeId: null };
+  }
+  const fields = diffJson(await context.checks.snapshotJson(previous.scrapeId), json);
+  if (Object.keys(fields).length === 0) {
+    if (current.fingerprint && current.fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint: current.fingerprint });
+    return { ...result, status: 'same' };
+  }
+  pending.snapshots.push(snapshot);
+  const before = trackingSettings(target.scrapeOptions ?? {})?.gitDiff && previous.contentHash !== current.hash ? await context.checks.snapshotMarkdown(previous.scrapeId) : undefined;
+  return { ...result, status: 'changed', diff: { json: fields, ...(before !== undefined && { text: diffMarkdown(before, current.markdown).text }) } };
 }
 
 const goneSnapshot = (targetId: string, url: string, scrapeId: string, fingerprint: string | null): Snapshot => ({ targetId, url, scrapeId, markdown: '', fingerprint, contentHash: contentHash(''), gone: true });
@@ -210,27 +273,33 @@ export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
   let pages: PageResult[] = [];
-  const pending: Pending = { snapshots: [], fingerprints: [] };
+  const pending: Pending = { snapshots: [], fingerprints: [], extraCredits: 0 };
   let failure: string | null = null;
   try {
     for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
     await judgePages(context, monitor, pages, pending);
+    if (pages.some((page) => page.screenshot)) await keepScreenshots(context, pages);
   } catch (error) {
     failure = errorMessage(error);
     pages = [];
     pending.snapshots.length = 0;
     pending.fingerprints.length = 0;
+    pending.extraCredits = 0;
   }
   const summary = summarize(pages);
   const status = failure !== null || (summary.error > 0 && summary.error === summary.totalPages) ? 'failed' : summary.error > 0 ? 'partial' : 'completed';
   const now = context.now();
-  const finished = await context.checks.finish(monitor, check.id, status, pages, pending, summary, failure, now, (done, results) => {
+  // A page costs 1, and what its scrape reported beyond that; a failed one nothing.
+  const credits = summary.totalPages - summary.error + pending.extraCredits;
+  const finished = await context.checks.finish(monitor, check.id, status, pages, { ...pending, credits }, summary, failure, now, (done, results) => {
     // With onlyMeaningful, pages judged not meaningful are left out of notifications.
     const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
     // Each delivery keeps this process's private-address rule, whoever delivers it later.
     const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
     return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
   });
-  await context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
+  const expired = await context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
+  const directory = context.scrape.browser?.artifactsDir;
+  if (expired.length > 0 && directory) await (await import('../browser/artifacts.js')).deleteKept(directory, expired);
   return finished;
 }

@@ -6,7 +6,7 @@
  * backoff (Retry-After honoured), up to MAX_ATTEMPTS; other answers fail the delivery for good.
  */
 import { createHmac } from 'node:crypto';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
 import { publicOnlyLookup, refusePrivateTargets } from '../fetch/network-policy.js';
 import type { EmailMessage, OutboxEntry, OutboxStore } from './outbox.js';
@@ -98,6 +98,8 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
       'user-agent': `webwatch/${options.version}`,
       ...(options.secret && { 'x-webwatch-signature': signature(options.secret, entry.body) }),
     };
+    // undici loads only when a webhook is due: a check that queued none does not pay for it.
+    const { Agent, request } = await import('undici');
     let dispatcher = dispatchers.get(publicOnly);
     if (!dispatcher) {
       dispatcher = new Agent({ connectTimeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS, ...(publicOnly && { connect: { lookup: publicOnlyLookup } }) });

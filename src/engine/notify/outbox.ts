@@ -3,6 +3,7 @@
  * results they announce, so a crash can lose neither; each keeps its id (the `webhookId` of the
  * payload) across retries, so receivers can drop duplicates.
  */
+import { diffText } from '../diff/json-diff.js';
 import { randomUUID } from 'node:crypto';
 import type { CheckRecord, PageResult } from '../monitors/check-store.js';
 import type { StoredMonitor } from '../monitors/monitor-store.js';
@@ -78,7 +79,9 @@ export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages
   if (events.has('monitor.page')) {
     for (const page of pages) {
       if (page.status === 'same') continue;
-      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...page, isMeaningful: page.judgment?.meaningful ?? null }]));
+      // The kept screenshot is a file of this machine: not for the receiver.
+      const { screenshot: _, ...result } = page;
+      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...result, isMeaningful: page.judgment?.meaningful ?? null }]));
     }
   }
   if (events.has('monitor.check.completed')) {
@@ -110,7 +113,7 @@ export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: 
   const name = monitor.definition.name;
   const counts = `${summary.changed} changed, ${summary.new} new, ${summary.removed} removed, ${summary.error} errors of ${summary.totalPages} pages`;
   const subject = `[webwatch] ${name}: ${[summary.changed && `${summary.changed} changed`, summary.new && `${summary.new} new`, summary.removed && `${summary.removed} removed`].filter(Boolean).join(', ')}`;
-  const diffOf = (page: PageResult) => (email.includeDiffs && page.diff ? page.diff.text : '');
+  const diffOf = (page: PageResult) => (email.includeDiffs && page.diff ? diffText(page.diff) : '');
   const text = [
     `Check ${check.id} of monitor "${name}" finished ${check.finishedAt ?? ''}: ${counts}.`,
     '',

@@ -8,7 +8,7 @@ import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 const CONTENT_OPTIONS = [
   'formats', 'onlyMainContent', 'includeTags', 'excludeTags', 'headers', 'blockAds', 'removeBase64Images',
-  'skipTlsVerification', 'mobile', 'waitFor', 'proxy', 'location', 'parsers', 'redactPII', 'actions',
+  'skipTlsVerification', 'mobile', 'waitFor', 'proxy', 'location', 'parsers', 'redactPII', 'actions', 'onlyCleanContent',
 ] as const;
 
 /** JSON with sorted keys, so that equal options give equal keys. */

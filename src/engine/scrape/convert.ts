@@ -4,17 +4,21 @@
  * and images are handled as themselves (README: "Non-HTML responses"). Loaded only when a
  * page has to be converted, so that commands and checks that convert nothing stay light.
  */
-import { load } from 'cheerio/slim';
+import render from 'dom-serializer';
 import type { Document, Element } from 'domhandler';
 import { isTag } from 'domutils';
+import { parseDocument } from 'htmlparser2';
 import { WebwatchError } from '../../errors/webwatch-error.js';
+import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
 import { extractImages, extractLinks } from '../content/links.js';
 import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
-import { prepareForMarkdown, rewriteMaths } from '../content/markup.js';
+import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../content/markup.js';
 import { extractMetadata, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
+import { isPdf } from '../pdf/detect.js';
+import type { PdfLimits, PdfPageBlocks } from '../pdf/parse-pdf.js';
 import { redactPii } from '../pii/redact.js';
 
 /** What conversion needs of a response. */
@@ -32,6 +36,8 @@ export interface Content {
   images: string[];
   metadata: PageMetadata;
   warning?: string;
+  /** What a parsed PDF adds to the document, and its price (spec §8: a credit a page). */
+  pdf?: { numPages?: number; pages?: { pageNumber: number; markdown: string }[]; blocks?: PdfPageBlocks[]; creditsUsed: number };
 }
 
 const isHtml = (contentType: string) => /^(text\/html|application\/xhtml\+xml)/.test(contentType) || contentType === '';
@@ -40,23 +46,21 @@ const isText = (contentType: string) => contentType.startsWith('text/') || /^app
 
 function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>): Content {
   const { text } = decodeBody(page.body, page.contentType, true);
-  const $ = load(text);
-  const metadata = extractMetadata($, page.finalUrl);
-  const links = formats.has('links') ? extractLinks($, page.finalUrl) : [];
-  const images = formats.has('images') ? extractImages($, page.finalUrl) : [];
-  cleanHtml($, page.finalUrl, {
+  const document = parseDocument(text);
+  const metadata = extractMetadata(document, page.finalUrl);
+  const links = formats.has('links') ? extractLinks(document, page.finalUrl) : [];
+  const images = formats.has('images') ? extractImages(document, page.finalUrl) : [];
+  cleanHtml(document, page.finalUrl, {
     onlyMainContent: options.onlyMainContent ?? true,
     blockAds: options.blockAds ?? true,
     ...(options.includeTags && { includeTags: options.includeTags }),
     ...(options.excludeTags && { excludeTags: options.excludeTags }),
   });
-  // The body found by hand: $('body') runs a selector over the whole page, twice per page.
-  const body = bodyElement($.root()[0]!);
-  const serialize = () => (body ? $(body).html() : $.root().html()) ?? '';
-  const html = formats.has('html') ? serialize().trim() : undefined;
-  rewriteMaths($.root().toArray());
-  prepareForMarkdown($.root().toArray());
-  return { markdown: htmlToMarkdown(serialize(), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata };
+  const kept = bodyElement(document) ?? document;
+  const html = formats.has('html') ? render(kept.children).trim() : undefined;
+  rewriteMaths([document]);
+  prepareForMarkdown([document]);
+  return { markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata };
 }
 
 function bodyElement(document: Document): Element | undefined {
@@ -87,21 +91,52 @@ function otherContent(page: ConvertInput, contentType: string): Content {
   if (contentType.startsWith('image/')) {
     return { ...base, markdown: `![](${page.finalUrl})`, images: [page.finalUrl] };
   }
-  if (contentType.startsWith('application/pdf')) {
-    throw new WebwatchError('this URL is a PDF, and the local engine cannot parse PDFs yet; request rawBase64 with parsers: [] to get the file itself', {
-      status: 400,
-      code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
-    });
-  }
   return { ...base, markdown: '', warning: `the content type ${contentType} has no text form; request rawBase64 for the bytes` };
 }
 
+/**
+ * A PDF as the `parsers` ask: parsed to markdown by the first `pdf` parser (default `[pdf]`),
+ * or, with `parsers: []`, the file itself base64-encoded in `markdown` (and `html`) for 1 credit.
+ */
+async function pdfContent(page: ConvertInput, options: ScrapeOptions, limits: PdfLimits): Promise<Content> {
+  const base = { links: [] as string[], images: [] as string[] };
+  const parser = (options.parsers ?? ['pdf']).map((p) => (typeof p === 'string' ? { type: p } : p)).find((p) => p.type === 'pdf');
+  if (!parser) {
+    const encoded = Buffer.from(page.body.buffer, page.body.byteOffset, page.body.byteLength).toString('base64');
+    return { ...base, markdown: encoded, html: encoded, metadata: {}, pdf: { creditsUsed: CREDITS.pdfBase64Flat } };
+  }
+  const { parsePdf } = await import('../pdf/parse-pdf.js');
+  // Redacted block by block, so that the pages and the blocks' spans agree with the markdown.
+  const redaction = options.redactPII === true ? {} : options.redactPII || undefined;
+  const parsed = await parsePdf(page.body, {
+    mode: parser.mode ?? 'auto',
+    pageMarkers: parser.pageMarkers ?? false,
+    ...(parser.maxPages && { maxPages: parser.maxPages }),
+    ...(redaction && { rewrite: (text: string) => redactPii(text, redaction) }),
+  }, limits);
+  return {
+    ...base,
+    markdown: parsed.markdown,
+    metadata: parsed.title ? { title: parsed.title } : {},
+    ...(parsed.warnings.length > 0 && { warning: parsed.warnings.join('; ') }),
+    pdf: {
+      numPages: parsed.numPages,
+      ...(parser.pages && { pages: parsed.pages }),
+      ...(parser.blocks && { blocks: parsed.blocks }),
+      creditsUsed: Math.max(1, parsed.pagesParsed) * CREDITS.pdfPerPage,
+    },
+  };
+}
+
 /** The page's content as the options and formats ask, base64 images removed and PII redacted as asked. */
-export async function convertPage(page: ConvertInput, options: ScrapeOptions, formats: readonly string[]): Promise<Content> {
+export async function convertPage(page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits?: PdfLimits): Promise<Content> {
   const contentType = (page.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  const pdfAsFile = contentType === 'application/pdf' && options.parsers?.length === 0;
   const wanted = new Set(formats);
-  const content = isHtml(contentType) ? htmlContent(page, options, wanted) : pdfAsFile ? otherContent(page, 'application/octet-stream') : otherContent(page, contentType);
+  const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
+  const content = isPdf(contentType, page.body) ? await pdfContent(page, options, limits ?? { deadline: Date.now() + timeoutMs, timeoutMs })
+    : isHtml(contentType) ? htmlContent(page, options, wanted) : otherContent(page, contentType);
+  // A PDF's markdown has no inline images and was redacted as it was read; the file itself is not markdown.
+  if (content.pdf) return content;
   const warnings = [content.warning];
   const kept = options.removeBase64Images === false ? content.markdown : removeBase64Images(content.markdown);
   const redaction = options.redactPII === true ? {} : options.redactPII || undefined;

@@ -25,10 +25,13 @@ export function acceptLanguage(languages: readonly string[]): string {
   return ordered.map((tag, i) => (i === 0 ? tag : `${tag};q=${Math.max(0.1, 1 - i * 0.1).toFixed(1)}`)).join(',');
 }
 
+/** The languages a page is asked in: `location.languages`, else the country's usual one. */
+export function pageLanguages(options: ScrapeOptions): readonly string[] {
+  return options.location?.languages?.length ? options.location.languages : [COUNTRY_LANGUAGE[options.location?.country ?? 'US'] ?? 'en-US'];
+}
+
 export function requestHeaders(options: ScrapeOptions, version: string): Record<string, string> {
-  const languages = options.location?.languages?.length
-    ? options.location.languages
-    : [COUNTRY_LANGUAGE[options.location?.country ?? 'US'] ?? 'en-US'];
+  const languages = pageLanguages(options);
   const headers: Record<string, string> = {
     'user-agent': `${options.mobile ? MOBILE_AGENT : DESKTOP_AGENT}/${version}`,
     accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',

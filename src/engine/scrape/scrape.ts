@@ -10,6 +10,10 @@ import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
 import type { Rendered } from '../browser/render.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
+import { diffJson } from '../diff/json-diff.js';
+import { extractionWanted, modelNeeds, modelNotConfigured, trackingSettings, type TrackingSettings } from '../extract/needs.js';
+import type { LlmSettings } from '../llm/chat.js';
+import { pageCredits } from '../../spec/credits.js';
 import type { ScrapeStore, TrackingKey } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey, isSensitive, privateScope } from './cache-key.js';
@@ -29,6 +33,8 @@ export interface ScrapeContext {
   /** Sockets connect only to public addresses (serve without --allow-private-targets). */
   publicAddressesOnly?: boolean;
   signal?: AbortSignal;
+  /** The model of the model formats (summary, json...); without it they fail saying how to configure one. */
+  llm?: LlmSettings;
   /** The browser for pages that need one; without it such a scrape fails with the install hint. */
   browser?: {
     env: Readonly<Record<string, string | undefined>>;
@@ -37,6 +43,8 @@ export interface ScrapeContext {
     autoRender?: boolean;
     /** Screenshots and PDFs go here (the engine's home, per team). */
     artifactsDir: string;
+    /** `profile` storage is kept here (the engine's home, per team). */
+    profilesDir?: string;
   };
 }
 
@@ -52,24 +60,22 @@ export function requestedFormats(options: ScrapeOptions): Set<string> {
   return new Set(formats.map((format) => (typeof format === 'string' ? format : format.type)));
 }
 
-/** The changeTracking format's options, when it is asked for. */
-function changeTrackingFormat(options: ScrapeOptions): { tag: string } | undefined {
-  for (const format of options.formats ?? []) {
-    if (format === 'changeTracking') return { tag: '' };
-    if (typeof format !== 'string' && format.type === 'changeTracking') return { tag: format.tag ?? '' };
-  }
-  return undefined;
-}
-
 /** Compares with the previous scrape of the same history (team, URL, tag, private scope), then remembers this one. */
-async function trackChanges(store: ScrapeStore, key: TrackingKey, document: ScrapeDocument, now: number): Promise<ChangeTracking> {
+async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: TrackingSettings, document: ScrapeDocument, trackedJson: unknown, now: number): Promise<ChangeTracking> {
   const previous = await store.getTracked(key);
   const markdown = document.markdown ?? '';
   const gone = document.metadata.statusCode === 404 || document.metadata.statusCode === 410;
-  await store.putTracked(key, markdown, now);
+  await store.putTracked(key, markdown, now, tracking.json ? trackedJson ?? null : undefined);
   const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
   if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
   if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
+  // In json mode the extracted fields decide: a page whose JSON is the same is same, whatever its markdown did.
+  if (tracking.json) {
+    const fields = diffJson(previous.json ?? null, trackedJson ?? null);
+    if (Object.keys(fields).length === 0) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
+    const lines = tracking.gitDiff && !sameContent(previous.markdown, markdown) ? { diff: diffMarkdown(previous.markdown, markdown) } : {};
+    return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', json: fields, ...lines };
+  }
   if (sameContent(previous.markdown, markdown)) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
   return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', diff: diffMarkdown(previous.markdown, markdown) };
 }
@@ -87,19 +93,22 @@ export async function scrape(request: ScrapeRequest, context: ScrapeContext): Pr
  * it; a page served from the cache has no fingerprint.
  */
 export type FingerprintedScrape =
-  | { document: ScrapeDocument; fingerprint: string | null }
+  | { document: ScrapeDocument; fingerprint: string | null; trackedJson?: unknown }
   | { unchanged: { statusCode: number; scrapeId: string; fingerprint: string } };
 
 export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined): Promise<FingerprintedScrape> {
   const { options } = request;
   const missing = unsupportedFeatures(options);
   if (missing.length > 0) {
-    throw new WebwatchError(`the local engine cannot do ${missing.join(', ')} yet; use a remote v2 API for these`, {
+    throw new WebwatchError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not available on the local engine; use a remote v2 API for ${missing.length > 1 ? 'these' : 'it'} (--api-url or WEBWATCH_API_URL)`, {
       status: 400,
       code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
       details: { unsupported: missing },
     });
   }
+  // Before any request: a scrape that cannot be finished is not started.
+  const needs = modelNeeds(options);
+  if (needs.length > 0 && !context.llm) throw modelNotConfigured(needs);
   const { store } = context;
   const now = context.now().getTime();
   // Threat protection and the caller's rule (serve's private addresses) make one URL check.
@@ -116,12 +125,12 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     const warning = [document.warning, ...threatWarnings].filter(Boolean).join('; ');
     return warning ? { ...document, warning } : document;
   };
-  const tracking = changeTrackingFormat(options);
+  const tracking = trackingSettings(options);
   const cacheOnly = options.lockdown === true || options.minAge !== undefined;
   const key = cacheKey(request.url, options);
   const trackingKey = tracking && { url: request.url, tag: tracking.tag, scope: privateScope(options) };
-  const withTracking = async (document: ScrapeDocument): Promise<ScrapeDocument> =>
-    warned(trackingKey && store ? { ...document, changeTracking: await trackChanges(store, trackingKey, document, now) } : document);
+  const withTracking = async (document: ScrapeDocument, trackedJson: unknown = document.json): Promise<ScrapeDocument> =>
+    warned(tracking && trackingKey && store ? { ...document, changeTracking: await trackChanges(store, trackingKey, tracking, document, trackedJson, now) } : document);
 
   // The network rules (serve's private-address rule, threat protection) judge the URL before
   // the cache is read: a page that may not be fetched may not be read from the cache either.
@@ -164,15 +173,17 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   if (store && (options.storeInCache ?? true) && !isSensitive(options) && document.metadata.statusCode < 500) {
     await store.putCached(key, request.url, document, now);
   }
-  return { document: await withTracking(document), fingerprint: fetched.fingerprint };
+  return { document: await withTracking(document, fetched.trackedJson), fingerprint: fetched.fingerprint, ...('trackedJson' in fetched && { trackedJson: fetched.trackedJson }) };
 }
 
 /** Why a request needs a browser, or undefined when a plain fetch does it. */
 export function browserNeed(options: ScrapeOptions): string | undefined {
   if (options.actions && options.actions.length > 0) return 'actions';
   if (requestedFormats(options).has('screenshot')) return 'the screenshot format';
+  if (requestedFormats(options).has('branding')) return 'the branding format';
   if (options.waitFor) return 'waitFor';
   if (options.mobile) return 'mobile';
+  if (options.profile) return 'profile';
   return undefined;
 }
 
@@ -210,6 +221,8 @@ async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
     artifactsDir: context.browser?.artifactsDir ?? '.',
     scrapeId,
     ...(context.checkUrl && { checkUrl: context.checkUrl }),
+    ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
+    ...(context.browser?.profilesDir && { profilesDir: context.browser.profilesDir }),
     ...(context.signal && { signal: context.signal }),
   });
 }
@@ -223,6 +236,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   const { options } = request;
   const formats = requestedFormats(options);
   const scrapeId = randomUUID();
+  const startedAt = Date.now();
   const needs = browserNeed(options);
   let rendered: Rendered | undefined;
   let page: FetchedPage;
@@ -253,9 +267,21 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   }
   const fingerprint = responseFingerprint(context.version, fingerprinting.cacheKey, page);
   if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions) return { unchanged: { statusCode: page.statusCode, scrapeId, fingerprint } };
-  const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats]);
-  const { markdown } = content;
-  const warning = [content.warning, browserWarning].filter(Boolean).join('; ') || undefined;
+  // A PDF is read within what is left of the scrape's timeout.
+  const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
+  const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
+  const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
+  const extracted = extractionWanted(options)
+    ? await (await import('../extract/formats.js')).extractFormats(options, {
+        url: page.finalUrl,
+        markdown: content.markdown,
+        ...(content.rawHtml !== undefined && /html/i.test(page.contentType ?? 'text/html') && { html: content.rawHtml }),
+        metadata: content.metadata,
+        ...(rendered?.branding && { branding: rendered.branding }),
+      }, { ...(context.llm && { llm: context.llm }), ...(context.signal && { signal: context.signal }) })
+    : undefined;
+  const markdown = extracted?.markdown ?? content.markdown;
+  const warning = [content.warning, browserWarning, ...(extracted?.warnings ?? [])].filter(Boolean).join('; ') || undefined;
   const want = (format: FormatName) => formats.has(format);
   const document: ScrapeDocument = {
     // Change tracking compares markdown, so it comes along.
@@ -265,8 +291,18 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
     ...(want('rawBase64') && { rawBase64: page.body.toString('base64') }),
     ...(want('links') && { links: content.links }),
     ...(want('images') && { images: content.images }),
+    ...(extracted?.summary !== undefined && { summary: extracted.summary }),
+    // The json format's answer; else what changeTracking's json mode extracted.
+    ...(extracted && ('json' in extracted ? { json: extracted.json } : 'trackedJson' in extracted && { json: extracted.trackedJson })),
+    ...(extracted?.answer !== undefined && { answer: extracted.answer }),
+    ...(extracted?.highlights !== undefined && { highlights: extracted.highlights }),
+    ...(extracted?.product && { product: extracted.product }),
+    ...(extracted?.menu && { menu: extracted.menu }),
+    ...(extracted?.branding && { branding: extracted.branding }),
     ...(rendered?.screenshot && { screenshot: rendered.screenshot }),
     ...(rendered?.actions && { actions: rendered.actions }),
+    ...(content.pdf?.pages && { pages: content.pdf.pages }),
+    ...(content.pdf?.blocks && { blocks: content.pdf.blocks }),
     ...(warning && { warning }),
     metadata: {
       ...content.metadata,
@@ -274,10 +310,12 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       url: page.finalUrl,
       statusCode: page.statusCode,
       ...(page.contentType && { contentType: page.contentType }),
+      ...(content.pdf?.numPages !== undefined && { numPages: content.pdf.numPages }),
       scrapeId,
       cacheState: 'miss',
-      creditsUsed: 1,
+      // A PDF costs its pages instead of the page's 1; formats add to either.
+      creditsUsed: pageCredits(options, content.pdf?.creditsUsed),
     },
   };
-  return { document, fingerprint };
+  return { document, fingerprint, ...(extracted && 'trackedJson' in extracted && { trackedJson: extracted.trackedJson }) };
 }

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, RawBuilder } from 'kysely';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
-import { LATEST_VERSION, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
+import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
 import type { Tables } from './tables.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -270,6 +270,13 @@ export async function schemaVersion(db: Db): Promise<number> {
   return rows[0]?.version ?? 0;
 }
 
+/** A database migrated with leases as version 12 gets the migrations that now come before them. */
+async function addLeasesFirstMissing(trx: import('kysely').Kysely<any>): Promise<void> {
+  for (const migration of MIGRATIONS) {
+    if ((LEASES_FIRST.missing as readonly number[]).includes(migration.version)) await migration.up(trx);
+  }
+}
+
 /**
  * Brings the schema to LATEST_VERSION; refuses a database newer than this webwatch. Returns the
  * versions before and after. Several processes may start at once: on PostgreSQL an advisory
@@ -280,8 +287,17 @@ export async function migrate(db: Db): Promise<{ from: number; to: number }> {
   const from = await schemaVersion(db);
   if (from > LATEST_VERSION) throw newerSchema(db.location, from);
   if (db.kind === 'sqlite') {
+    await db.query.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(trx);
+      if (rows[0]?.user_version !== LEASES_FIRST.version) return;
+      const table = await sql`select name from sqlite_master where type = 'table' and name = ${LEASES_FIRST.table}`.execute(trx);
+      if (table.rows.length === 0) return;
+      await addLeasesFirstMissing(trx);
+      await sql.raw(`pragma user_version = ${LEASES_FIRST.resumeAt}`).execute(trx);
+    });
+    const start = await schemaVersion(db);
     for (const migration of MIGRATIONS) {
-      if (migration.version <= from) continue;
+      if (migration.version <= start) continue;
       await db.query.transaction().execute(async (trx) => {
         const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(trx);
         if ((rows[0]?.user_version ?? 0) >= migration.version) return;
@@ -302,6 +318,13 @@ export async function migrate(db: Db): Promise<{ from: number; to: number }> {
         const { POSTGRES_BASELINE } = await import('./postgres-baseline.js');
         await sql.raw(POSTGRES_BASELINE.sql).execute(trx);
         version = POSTGRES_BASELINE.version;
+      }
+      if (version === LEASES_FIRST.version) {
+        const table = await sql<{ name: string | null }>`select to_regclass(${LEASES_FIRST.table})::text as name`.execute(trx);
+        if (table.rows[0]?.name) {
+          await addLeasesFirstMissing(trx);
+          version = LEASES_FIRST.resumeAt;
+        }
       }
       for (const migration of MIGRATIONS) {
         if (migration.version <= version) continue;

@@ -317,6 +317,23 @@ const addLease = (db: Kysely<any>, table: string) =>
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 12,
+    description: 'JSON extracted by a model, kept beside the markdown: changeTracking json mode and JSON monitors compare it field by field',
+    async up(db) {
+      await db.schema.alterTable('tracked_pages').addColumn('json', 'text').execute();
+      await db.schema.alterTable('snapshots').addColumn('json', 'text').execute();
+      await db.schema.alterTable('page_results').addColumn('snapshot', 'text').execute();
+      await db.schema.alterTable('checks').addColumn('credits', 'integer').execute();
+    },
+  },
+  {
+    version: 13,
+    description: 'the screenshot a check kept of a new or changed page (a file name under the team\'s artifacts/kept)',
+    async up(db) {
+      await db.schema.alterTable('page_results').addColumn('screenshot', 'text').execute();
+    },
+  },
+  {
+    version: 14,
     description: 'leases on running work, so that another worker takes over from one that stopped; per-key request counts shared by every serve process',
     async up(db) {
       for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) await addLease(db, table);
@@ -330,6 +347,13 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Leases were first written as version 12, before the JSON and screenshot columns took 12 and 13.
+ * A database of that order is at version 12 with the table rate_windows; it gets 12 and 13's
+ * columns and goes on from 14.
+ */
+export const LEASES_FIRST = { version: 12, table: 'rate_windows', missing: [12, 13], resumeAt: 14 } as const;
 
 /** The schema version this webwatch writes. */
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? SQLITE_HISTORY[SQLITE_HISTORY.length - 1]!.version;

@@ -26,9 +26,9 @@ export interface ScrapeStore {
   readonly team: string;
   getCached(key: string): Promise<CachedDocument | undefined>;
   putCached(key: string, url: string, document: ScrapeDocument, at: number): Promise<void>;
-  /** The last markdown seen under a tracking key. */
-  getTracked(key: TrackingKey): Promise<{ markdown: string; scrapedAt: number } | undefined>;
-  putTracked(key: TrackingKey, markdown: string, at: number): Promise<void>;
+  /** The last markdown (and JSON of changeTracking's json mode, when it ran) seen under a tracking key. */
+  getTracked(key: TrackingKey): Promise<{ markdown: string; json?: unknown; scrapedAt: number } | undefined>;
+  putTracked(key: TrackingKey, markdown: string, at: number, json?: unknown): Promise<void>;
 }
 
 export function scrapeStore(db: Db, team: string): ScrapeStore {
@@ -44,11 +44,11 @@ export function scrapeStore(db: Db, team: string): ScrapeStore {
       await q.insertInto('scrape_cache').values({ team, cache_key: key, ...values }).onConflict((conflict) => conflict.columns(['team', 'cache_key']).doUpdateSet(values)).execute();
     },
     async getTracked({ url, tag, scope }) {
-      const row = await q.selectFrom('tracked_pages').select(['markdown', 'scraped_at']).where('team', '=', team).where('url', '=', url).where('tag', '=', tag).where('scope', '=', scope).executeTakeFirst();
-      return row && { markdown: row.markdown, scrapedAt: Number(row.scraped_at) };
+      const row = await q.selectFrom('tracked_pages').select(['markdown', 'json', 'scraped_at']).where('team', '=', team).where('url', '=', url).where('tag', '=', tag).where('scope', '=', scope).executeTakeFirst();
+      return row && { markdown: row.markdown, ...(row.json !== null && { json: JSON.parse(row.json) as unknown }), scrapedAt: Number(row.scraped_at) };
     },
-    async putTracked({ url, tag, scope }, markdown, at) {
-      const values = { markdown, scraped_at: at };
+    async putTracked({ url, tag, scope }, markdown, at, json) {
+      const values = { markdown, json: json === undefined ? null : JSON.stringify(json), scraped_at: at };
       await q.insertInto('tracked_pages').values({ team, url, tag, scope, ...values }).onConflict((conflict) => conflict.columns(['team', 'url', 'tag', 'scope']).doUpdateSet(values)).execute();
     },
   };

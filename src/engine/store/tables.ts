@@ -32,6 +32,8 @@ export interface Tables {
     summary: string | null;
     error: string | null;
     owner_pid: number | null;
+    /** What the check's pages cost (null for checks older than version 12: they count 1 a page). */
+    credits: number | null;
     /** Which worker holds the check (see leases.ts), and until when unless it renews. */
     lease_owner: string | null;
     lease_expires_at: string | null;
@@ -48,6 +50,10 @@ export interface Tables {
     diff: string | null;
     judgment: string | null;
     error: string | null;
+    /** A JSON page's extracted fields, kept with the result (JSON text). */
+    snapshot: string | null;
+    /** The screenshot kept of a new or changed page: a file name under the team's artifacts/kept. */
+    screenshot: string | null;
   };
   snapshots: {
     scrape_id: string;
@@ -59,6 +65,8 @@ export interface Tables {
     fingerprint: string | null;
     content_hash: string | null;
     gone: Generated<Flag>;
+    /** The JSON a model extracted from the page, when the monitor compares JSON (JSON text). */
+    json: string | null;
   };
   scrape_cache: {
     team: string;
@@ -74,6 +82,8 @@ export interface Tables {
     scope: string;
     markdown: string;
     scraped_at: number;
+    /** The JSON extracted by changeTracking's json mode (JSON text). */
+    json: string | null;
   };
   api_keys: {
     id: string;

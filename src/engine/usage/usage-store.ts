@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 
-export type UsageKind = 'scrape' | 'crawl' | 'map' | 'search' | 'batch' | 'check' | 'agent' | 'judge';
+export type UsageKind = 'scrape' | 'crawl' | 'map' | 'search' | 'batch' | 'check' | 'agent' | 'judge' | 'extract';
 
 /** The key a request of serve came with; work it starts (in the background too) keeps it. */
 export const usageKey = new AsyncLocalStorage<{ keyId: string }>();

@@ -2,18 +2,17 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { ARTIFACT_NAME, ARTIFACT_TYPES, artifactsDir } from '../../engine/browser/artifacts.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ARTIFACT_NAME, ARTIFACT_TYPES, artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 
 export function artifactRoutes(app: FastifyInstance, env: Readonly<Record<string, string | undefined>>): void {
-  app.get<{ Params: { name: string } }>('/v2/artifacts/:name', async (request, reply) => {
-    const { name } = request.params;
-    const notFound = () => new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { artifact: name, reason: 'no such screenshot or PDF for this key\'s team (they are kept 24 hours)' } });
+  const send = async (reply: FastifyReply, directory: string, name: string, kept: string) => {
+    const notFound = () => new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { artifact: name, reason: `no such screenshot or PDF for this key's team (${kept})` } });
     // Only names the browser writes: no path, no other team's directory.
     if (!ARTIFACT_NAME.test(name)) throw notFound();
-    const path = join(artifactsDir(env, request.team), name);
+    const path = join(directory, name);
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) throw notFound();
     return reply
@@ -21,5 +20,10 @@ export function artifactRoutes(app: FastifyInstance, env: Readonly<Record<string
       .header('content-length', info.size)
       .header('cache-control', 'private, max-age=3600')
       .send(createReadStream(path));
-  });
+  };
+  app.get<{ Params: { name: string } }>('/v2/artifacts/:name', async (request, reply) =>
+    send(reply, artifactsDir(env, request.team), request.params.name, 'they are kept 24 hours'));
+  // Screenshots kept with monitor checks, for as long as their checks.
+  app.get<{ Params: { name: string } }>(`/v2/artifacts/${KEPT_DIR}/:name`, async (request, reply) =>
+    send(reply, join(artifactsDir(env, request.team), KEPT_DIR), request.params.name, 'a check keeps them for its monitor\'s retention'));
 }

@@ -14,7 +14,7 @@ import type { RouteDeps } from './deps.js';
 import { failureOf, jobRoutes, type RunningJobs } from './jobs.js';
 
 export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: CrawlJobStore, concurrencyPerKey: number): RunningJobs {
-  const { backendOf, tooBusy, runInBackground, now, checkUrl } = deps;
+  const { backendOf, tooBusy, runInBackground, now, checkUrl, served } = deps;
   const jobs = jobRoutes(app, deps, batches, '/v2/batch/scrape', 'batch scrape');
 
   app.post('/v2/batch/scrape', async (request, reply) => {
@@ -28,6 +28,8 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
       throw invalid(invalidUrls.slice(0, 20).map(({ index }) => ({ path: ['urls', index], message: 'must be an absolute http(s) URL (or set ignoreInvalidURLs to skip such entries)' })));
     }
     if (valid.length === 0) throw invalid([{ path: ['urls'], message: 'has no valid URL' }]);
+    // Spec §2.7: the cleaning pass sends the page to a model, which zero data retention rules out.
+    if (fields.zeroDataRetention && options.value.onlyCleanContent) throw invalid([{ path: ['onlyCleanContent'], message: 'is not supported with zeroDataRetention' }]);
     // Each host once, a few at a time: a batch of a thousand pages of one site is one lookup.
     if (checkUrl) await refusePrivateHosts(valid.map((url) => new URL(url)), checkUrl);
     if (await tooBusy(request, reply)) return reply;
@@ -45,7 +47,8 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
           const url = valid[next++]!;
           try {
             const document = await backend.scrape(url, pageOptions, controller.signal);
-            if (!controller.signal.aborted) await batches.addPage(job.id, { url, document }, now());
+            // Stored as the client will read them: screenshots and PDFs as URLs of this server.
+            if (!controller.signal.aborted) await batches.addPage(job.id, { url, document: served(request, document) }, now());
           } catch (error) {
             if (!controller.signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
           }

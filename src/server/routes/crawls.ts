@@ -11,7 +11,7 @@ import type { RouteDeps } from './deps.js';
 import { failureOf, jobRoutes, type RunningJobs } from './jobs.js';
 
 export function crawlRoutes(app: FastifyInstance, deps: RouteDeps, crawls: CrawlJobStore): RunningJobs {
-  const { backendOf, tooBusy, runInBackground, now, checkUrl } = deps;
+  const { backendOf, tooBusy, runInBackground, now, checkUrl, served } = deps;
 
   // Registered before /v2/crawl/:id reads "active" as an id.
   app.get('/v2/crawl/active', async (request) => ({
@@ -41,7 +41,8 @@ export function crawlRoutes(app: FastifyInstance, deps: RouteDeps, crawls: Crawl
         const summary = await backendOf(request.team).crawl(target.href, crawlOptions.value, pageOptions.value, async (page: CrawlPage) => {
           if (controller.signal.aborted) return;
           if ('error' in page) firstError ??= failureOf(page.error).error;
-          await crawls.addPage(job.id, 'document' in page ? page : { url: page.url, ...failureOf(page.error) }, now());
+          // Stored as the client will read them: screenshots and PDFs as URLs of this server.
+          await crawls.addPage(job.id, 'document' in page ? { ...page, document: served(request, page.document) } : { url: page.url, ...failureOf(page.error) }, now());
         }, controller.signal);
         await crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
         // A crawl that could not fetch even its start page failed; it did not complete empty.

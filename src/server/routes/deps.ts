@@ -17,4 +17,9 @@ export interface RouteDeps {
   now(): Date;
   /** serve's private-address rule, unless private targets are allowed. */
   checkUrl?: (url: URL) => Promise<void>;
+  /**
+   * `value` (a document, a page result) with its screenshots and PDFs, files of this machine,
+   * as URLs of this server (`/v2/artifacts/...`), readable with a key of the request's team.
+   */
+  served<T>(request: FastifyRequest, value: T): T;
 }

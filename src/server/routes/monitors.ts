@@ -11,7 +11,7 @@ import type { RouteDeps } from './deps.js';
 /** Page results in one answer of a check, unless `limit` says otherwise. */
 const CHECK_PAGES_DEFAULT = 1000;
 
-export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInBackground, checkUrl, afterCheck }: RouteDeps & { afterCheck<T>(work: Promise<T>): Promise<T> }): void {
+export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInBackground, checkUrl, afterCheck, served }: RouteDeps & { afterCheck<T>(work: Promise<T>): Promise<T> }): void {
   /**
    * Every scrape, crawl and webhook URL of a definition passes the private-network rule: each
    * host once, a few at a time, so that a monitor with many URLs is judged in the time of a
@@ -85,6 +85,7 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInB
     rest.searchParams.set('skip', String(from + count));
     rest.searchParams.set('limit', String(count));
     const next = count > 0 && from + count < check.pages.length ? rest.href : null;
-    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count), next } };
+    // Kept screenshots as URLs of this server, readable with a key of the team.
+    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count).map((page) => served(request, page)), next } };
   });
 }

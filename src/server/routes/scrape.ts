@@ -1,12 +1,11 @@
 /** POST /v2/scrape and POST /v2/map: one answer per request, each one of the key's concurrent jobs. */
 import type { FastifyInstance } from 'fastify';
-import { artifactsDir, servedArtifacts } from '../../engine/browser/artifacts.js';
 import { validateMapRequest } from '../../spec/map.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid, targetUrl } from '../http.js';
 import type { RouteDeps } from './deps.js';
 
-export function scrapeRoutes(app: FastifyInstance, { backendOf, limited }: RouteDeps, env: Readonly<Record<string, string | undefined>>): void {
+export function scrapeRoutes(app: FastifyInstance, { backendOf, limited, served }: RouteDeps): void {
   app.post('/v2/scrape', async (request, reply) => {
     const { url, ...rest } = asObject(request.body);
     const target = targetUrl(url);
@@ -15,7 +14,7 @@ export function scrapeRoutes(app: FastifyInstance, { backendOf, limited }: Route
     return limited(request, reply, async () => {
       const document = await backendOf(request.team).scrape(target.href, validation.value);
       // Screenshots and PDFs are files of this machine: the client gets URLs of this server.
-      return { success: true, data: servedArtifacts(document, artifactsDir(env, request.team), `${request.protocol}://${request.host}/v2/artifacts/`) };
+      return { success: true, data: served(request, document) };
     });
   });
 

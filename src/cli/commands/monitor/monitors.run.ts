@@ -1,4 +1,6 @@
 /** The monitor commands that act on a backend: apply, diff, create, list, get, pause, resume, delete. */
+import { fileURLToPath } from 'node:url';
+import { diffText } from '../../../engine/diff/json-diff.js';
 import { z } from 'zod';
 import { formatLocated } from '../../../core/definitions/located-line.js';
 import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
@@ -351,8 +353,12 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     output.info(checkLine(check));
     // meaningful: yes or no when the page was judged against the goal, empty when it was not.
     const meaningful = (page: (typeof check.pages)[number]) => (page.judgment ? (page.judgment.meaningful ? 'yes' : 'no') : '');
-    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '']);
-    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error'], rows));
+    // Screenshots kept of new and changed pages (a path on this machine, a URL of serve
+    // otherwise): a last column, when the check kept any.
+    const where = (location: string) => (location.startsWith('file:') ? fileURLToPath(location) : location);
+    const shots = check.pages.some((page) => page.screenshot);
+    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '', ...(shots ? [page.screenshot ? where(page.screenshot) : ''] : [])]);
+    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error', ...(shots ? ['screenshot'] : [])], rows));
     if (check.deliveries && check.deliveries.length > 0) {
       output.info('\nnotifications:');
       const deliveries = check.deliveries.map((d) => [d.channel, d.event, d.status, String(d.attempts), d.target, d.lastError ?? '']);
@@ -363,7 +369,7 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
       const diffs = check.pages.filter((page) => page.diff).map((page) => {
         const judgment = page.judgment && `judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`;
         const judged = judgment ? `\n${output.style.dim(output.dataPiece(judgment))}` : '';
-        return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, page.diff!.text)}${judged}`;
+        return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, diffText(page.diff!))}${judged}`;
       });
       // Diffs run long: a pager on a terminal, as git does.
       if (diffs.length > 0) await output.page(styled(diffs.join('\n')));

@@ -1,0 +1,52 @@
+/**
+ * Field-by-field comparison of two extracted JSON values: each leaf path that differs maps to
+ * `{previous, current}` (the hosted SDK's MonitorJsonFieldDiff). Paths are written as in
+ * JavaScript: `plans[1].price`, `["odd key"]`. A value present on one side only is `null` on
+ * the other; an object or array that appears or goes whole is one leaf, except the root: a first
+ * extraction (nothing before it) lists each of its leaves.
+ */
+import { isDeepStrictEqual } from 'node:util';
+
+export type JsonFieldDiff = Record<string, { previous: unknown; current: unknown }>;
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+const child = (path: string, key: string) => (IDENTIFIER.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`);
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function diffJson(previous: unknown, current: unknown): JsonFieldDiff {
+  const changes: JsonFieldDiff = {};
+  const walk = (before: unknown, after: unknown, path: string) => {
+    if (isRecord(before) && isRecord(after)) {
+      for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) walk(before[key], after[key], child(path, key));
+      return;
+    }
+    if (Array.isArray(before) && Array.isArray(after)) {
+      for (let i = 0; i < Math.max(before.length, after.length); i++) walk(before[i], after[i], `${path}[${i}]`);
+      return;
+    }
+    if (!isDeepStrictEqual(before ?? null, after ?? null)) changes[path || '(root)'] = { previous: before ?? null, current: after ?? null };
+  };
+  const empty = (value: unknown) => (Array.isArray(value) ? [] : isRecord(value) ? {} : null);
+  walk(previous ?? empty(current), current ?? empty(previous), '');
+  return changes;
+}
+
+/** Equal as JSON: the same leaves at the same paths. */
+export const sameJson = (previous: unknown, current: unknown) => Object.keys(diffJson(previous, current)).length === 0;
+
+/** A field diff as lines a person (and the lexical judge) reads like a unified diff: `-path: before`, `+path: after`. */
+export function fieldDiffText(fields: JsonFieldDiff): string {
+  const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+  return Object.entries(fields).map(([path, { previous, current }]) => [
+    ...(previous !== null ? [`-${path}: ${show(previous)}`] : []),
+    ...(current !== null ? [`+${path}: ${show(current)}`] : []),
+  ].join('\n')).join('\n');
+}
+
+/** A page's diff as text: the markdown's unified diff, else its JSON fields' changes. */
+export function diffText(diff: { text?: string; json?: unknown }): string {
+  if (diff.text) return diff.text;
+  return isRecord(diff.json) && !('files' in diff.json) ? fieldDiffText(diff.json as JsonFieldDiff) : '';
+}

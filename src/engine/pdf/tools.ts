@@ -1,0 +1,116 @@
+/**
+ * The PDF tools are Debian's poppler-utils (pdfinfo, pdftotext, pdftoppm) and tesseract-ocr,
+ * run as child processes: a malformed or hostile PDF can exhaust only a child, which is killed
+ * at the request's deadline and capped in address space and output, never webwatch itself.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+
+export type PdfTool = 'pdfinfo' | 'pdftotext' | 'pdftoppm' | 'tesseract';
+
+export const PDF_TOOLS_INSTALL_HINT = 'install Debian\'s poppler-utils, tesseract-ocr and tesseract-ocr-eng (apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng)';
+
+const PACKAGE_OF: Record<PdfTool, string> = { pdfinfo: 'poppler-utils', pdftotext: 'poppler-utils', pdftoppm: 'poppler-utils', tesseract: 'tesseract-ocr' };
+
+export interface ToolLimits {
+  /** Epoch milliseconds after which the child is killed. */
+  deadline: number;
+  /** Address-space cap of the child (ulimit -v). */
+  memoryBytes: number;
+  /** The child is killed when its standard output grows past this. */
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface ToolResult {
+  /** Exit code, or null when the child died of a signal (a crash, or the memory cap). */
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Why a child was stopped by webwatch rather than ending by itself. */
+export class ToolStopped extends Error {
+  constructor(readonly reason: 'deadline' | 'output' | 'aborted', readonly tool: PdfTool) {
+    super(`${tool} was stopped (${reason})`);
+  }
+}
+
+const found = new Map<PdfTool, string>();
+
+/** The tool's path on PATH, or a clear error naming the Debian package that has it. */
+export function findTool(tool: PdfTool, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const known = found.get(tool);
+  if (known) return known;
+  for (const dir of (env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    if (!dir) continue;
+    const path = join(dir, tool);
+    try {
+      accessSync(path, constants.X_OK);
+      found.set(tool, path);
+      return path;
+    } catch {
+      // Not in this directory.
+    }
+  }
+  throw new WebwatchError(`reading PDFs needs ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`, {
+    status: 501,
+    code: 'PDF_TOOLS_NOT_FOUND',
+    suggestion: PDF_TOOLS_INSTALL_HINT,
+  });
+}
+
+// The shell sets the address-space cap and then becomes the tool (exec), so killing the
+// child's pid kills the tool.
+const LIMITED = 'ulimit -v "$1" 2>/dev/null; shift; exec "$@"';
+
+/** Runs `tool` with `args` within `limits`; resolves with whatever it did, rejects with ToolStopped. */
+export function runTool(tool: PdfTool, args: readonly string[], limits: ToolLimits): Promise<ToolResult> {
+  const path = findTool(tool);
+  return new Promise((resolve, reject) => {
+    if (limits.signal?.aborted) return reject(new ToolStopped('aborted', tool));
+    const remaining = limits.deadline - Date.now();
+    if (remaining <= 0) return reject(new ToolStopped('deadline', tool));
+    const child = spawn('/bin/sh', ['-c', LIMITED, 'sh', String(Math.floor(limits.memoryBytes / 1024)), path, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // One thread per tesseract: pages are read in parallel instead, and the machine is shared.
+      // Nothing of webwatch's own environment (keys) reaches a tool; tesseract's data path does.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', OMP_THREAD_LIMIT: '1', ...(process.env.TESSDATA_PREFIX && { TESSDATA_PREFIX: process.env.TESSDATA_PREFIX }) },
+    });
+    const stdout: Buffer[] = [];
+    let size = 0;
+    let stderr = '';
+    let stopped: ToolStopped | undefined;
+    const stop = (reason: ToolStopped['reason']) => {
+      if (stopped) return;
+      stopped = new ToolStopped(reason, tool);
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => stop('deadline'), remaining);
+    const onAbort = () => stop('aborted');
+    limits.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limits.maxOutputBytes) return stop('output');
+      stdout.push(chunk);
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      // Enough to explain a failure; a tool that floods its errors is not kept in memory.
+      if (stderr.length < 64 * 1024) stderr += chunk;
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      limits.signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      limits.signal?.removeEventListener('abort', onAbort);
+      if (stopped) reject(stopped);
+      else resolve({ code, stdout: Buffer.concat(stdout), stderr });
+    });
+  });
+}
