@@ -111,6 +111,67 @@ describe('engine database', () => {
     await assert.rejects(openDatabase(path), /schema version 999, newer than this webwatch knows/);
   });
 
+  // Version 12 and 13 as an earlier webwatch wrote them for SQLite alone (the JSON, credits and
+  // kept screenshot columns): a user's file made by it is at user_version 13.
+  const JSON_AND_SCREENSHOTS_SQL = `
+    ALTER TABLE tracked_pages ADD COLUMN json TEXT;
+    ALTER TABLE snapshots ADD COLUMN json TEXT;
+    ALTER TABLE page_results ADD COLUMN snapshot TEXT;
+    ALTER TABLE checks ADD COLUMN credits INTEGER;
+    ALTER TABLE page_results ADD COLUMN screenshot TEXT;
+  `;
+  const columnsOf = async (db: Awaited<ReturnType<typeof openDatabase>>, table: string) =>
+    (await sqlRows<{ name: string }>(db, `SELECT name FROM pragma_table_info('${table}')`)).map((row) => row.name);
+
+  it('upgrades a file at version 13 with the JSON, credits and screenshot columns: it gains the leases, keeping its rows', async () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const raw = new Database(path);
+    for (const migration of SQLITE_HISTORY) raw.exec(migration.sql);
+    raw.exec(JSON_AND_SCREENSHOTS_SQL);
+    raw.pragma('user_version = 13');
+    raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
+    raw.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at, credits) VALUES ('c', 'm', 'completed', 'manual', 't', 5)").run();
+    raw.prepare("INSERT INTO page_results (check_id, position, target_id, url, status, snapshot, screenshot) VALUES ('c', 0, 't', 'https://x', 'new', '{\"json\":{\"price\":10}}', 'shot.png')").run();
+    raw.prepare("INSERT INTO tracked_pages (team, url, tag, scope, markdown, scraped_at, json) VALUES ('local', 'https://x', '', '', 'md', 1, '{\"price\":10}')").run();
+    raw.close();
+
+    const db = await openDatabase(path);
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    assert.deepEqual(await sqlRows(db, 'SELECT id, credits, lease_owner FROM checks'), [{ id: 'c', credits: 5, lease_owner: null }]);
+    assert.deepEqual(await sqlRows(db, 'SELECT snapshot, screenshot FROM page_results'), [{ snapshot: '{"json":{"price":10}}', screenshot: 'shot.png' }]);
+    assert.deepEqual(await sqlRows(db, 'SELECT json FROM tracked_pages'), [{ json: '{"price":10}' }]);
+    for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) assert.ok((await columnsOf(db, table)).includes('lease_expires_at'), table);
+    await sqlRow(db, 'INSERT INTO rate_windows (key_id, window_start, requests) VALUES (?, ?, ?)', 'k', 0, 1);
+    await db.close();
+  });
+
+  it('upgrades a file that took the leases as version 12: it gains the JSON, credits and screenshot columns, keeping its rows', async () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const raw = new Database(path);
+    for (const migration of SQLITE_HISTORY) raw.exec(migration.sql);
+    // What the leases migration wrote when it was version 12.
+    for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) raw.exec(`ALTER TABLE ${table} ADD COLUMN lease_owner text; ALTER TABLE ${table} ADD COLUMN lease_expires_at text;`);
+    raw.exec('CREATE INDEX checks_running ON checks (status, lease_expires_at); CREATE TABLE rate_windows (key_id text not null, window_start bigint not null, requests integer not null, CONSTRAINT rate_windows_key PRIMARY KEY (key_id, window_start))');
+    raw.pragma('user_version = 12');
+    raw.prepare("INSERT INTO rate_windows VALUES ('k', 0, 3)").run();
+    raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
+    raw.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at, lease_owner) VALUES ('c', 'm', 'running', 'manual', 't', 'w1')").run();
+    raw.close();
+
+    const db = await openDatabase(path);
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    assert.deepEqual(await sqlRows(db, 'SELECT id, lease_owner, credits FROM checks'), [{ id: 'c', lease_owner: 'w1', credits: null }]);
+    assert.deepEqual(await sqlRows(db, 'SELECT requests FROM rate_windows'), [{ requests: 3 }]);
+    assert.ok((await columnsOf(db, 'tracked_pages')).includes('json'));
+    assert.ok((await columnsOf(db, 'snapshots')).includes('json'));
+    assert.deepEqual((await columnsOf(db, 'page_results')).filter((c) => c === 'snapshot' || c === 'screenshot'), ['snapshot', 'screenshot']);
+    await db.close();
+    // Opened again, nothing more to do.
+    const again = await openDatabase(path);
+    assert.deepEqual(await migrate(again), { from: LATEST_VERSION, to: LATEST_VERSION });
+    await again.close();
+  });
+
   it('rebuilds the checks table in migration 5 without losing checks or their page results', async () => {
     const path = join(tempDir(), 'webwatch.db');
     const raw = new Database(path);
@@ -175,6 +236,28 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     await sqlRow(db, 'UPDATE webwatch_schema SET version = 999');
     await db.close();
     await assert.rejects(openDatabase(url), /schema version 999, newer than this webwatch knows/);
+  });
+
+  it('upgrades a database that took the leases as version 12: it gains the JSON, credits and screenshot columns', async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const db = await openDatabase(url);
+    // Back to what it was with the leases as 12: without 12 and 13's columns.
+    await sqlRow(db, 'ALTER TABLE tracked_pages DROP COLUMN json');
+    await sqlRow(db, 'ALTER TABLE snapshots DROP COLUMN json');
+    await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN snapshot');
+    await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN screenshot');
+    await sqlRow(db, 'ALTER TABLE checks DROP COLUMN credits');
+    await sqlRow(db, 'UPDATE webwatch_schema SET version = 12');
+    await sqlRow(db, "INSERT INTO rate_windows VALUES ('k', 0, 3)");
+    await db.close();
+
+    const again = await openDatabase(url);
+    assert.equal(await schemaVersion(again), LATEST_VERSION);
+    const columns = (await sqlRows<{ c: string }>(again, "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND column_name IN ('json', 'snapshot', 'screenshot', 'credits') AND table_name != 'usage' ORDER BY 1"))
+      .map((row) => row.c);
+    assert.deepEqual(columns, ['checks.credits', 'page_results.screenshot', 'page_results.snapshot', 'snapshots.json', 'tracked_pages.json']);
+    assert.deepEqual(await sqlRows(again, 'SELECT requests FROM rate_windows'), [{ requests: 3 }]);
+    await again.close();
   });
 
   it('says which server it cannot reach, without the password', async () => {
