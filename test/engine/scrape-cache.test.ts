@@ -145,6 +145,18 @@ forEachDatabase('scrape cache and change tracking', ({ open }) => {
     assert.equal(fetches(), 4); // change tracking always looks at the page as it is now
   });
 
+  it("keeps the JSON of changeTracking's json mode with the markdown, per team; a scrape without it keeps none", async () => {
+    const store = scrapeStore(db, 'acme');
+    const key = { url: 'https://shop.example/p', tag: 'prices', scope: '' };
+    await store.putTracked(key, 'Pro $10', 1, { plan: 'Pro', price: 10 });
+    assert.deepEqual(await store.getTracked(key), { markdown: 'Pro $10', json: { plan: 'Pro', price: 10 }, scrapedAt: 1 });
+    assert.equal(await scrapeStore(db, 'globex').getTracked(key), undefined);
+    await store.putTracked(key, 'Pro $12', 2, null);
+    assert.deepEqual(await store.getTracked(key), { markdown: 'Pro $12', json: null, scrapedAt: 2 }, 'a json mode that extracted nothing');
+    await store.putTracked(key, 'Pro $15', 3);
+    assert.deepEqual(await store.getTracked(key), { markdown: 'Pro $15', scrapedAt: 3 });
+  });
+
   it('keeps separate histories per tag', async () => {
     await at({ formats: [{ type: 'changeTracking', tag: 'a' }] });
     const other = await at({ formats: [{ type: 'changeTracking', tag: 'b' }] });

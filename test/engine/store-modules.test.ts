@@ -109,3 +109,31 @@ forEachDatabase('outbox', ({ open }) => {
     await db.close();
   });
 });
+
+forEachDatabase('check store: extracted JSON, credits and kept screenshots', ({ open }) => {
+  it("keeps a snapshot's JSON, a page's JSON and screenshot, and the check's credits; pruning hands back the screenshots", async () => {
+    const db = await open();
+    const checks = checkStore(db);
+    const { monitor, check } = await checkOf(db, 'acme');
+    const summary = { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 };
+    const page = { url: 'https://example.com/', targetId: 't', status: 'new' as const, statusCode: 200, previousScrapeId: null, currentScrapeId: 's1', diff: null, judgment: null, error: null, snapshot: { json: { price: 10 } }, screenshot: 'kept-1.png' };
+    const snapshot = { targetId: 't', url: 'https://example.com/', scrapeId: 's1', markdown: 'Pro $10', fingerprint: null, contentHash: 'h', json: { price: 10 } };
+    const finished = await checks.finish(monitor, check.id, 'completed', [page], { snapshots: [snapshot], fingerprints: [], credits: 5 }, summary, null, now);
+    assert.equal(finished.actualCredits, 5, 'the credits the check wrote, not 1 a page');
+    assert.deepEqual(await checks.snapshotJson('s1'), { price: 10 });
+    assert.equal(await checks.snapshotJson('unknown'), null);
+    const [stored] = await checks.pages(check.id);
+    assert.deepEqual([stored!.snapshot, stored!.screenshot], [{ json: { price: 10 } }, 'kept-1.png']);
+
+    // A check finished without credits (as before they were kept) counts 1 a page.
+    const second = await checks.start(monitor, 'manual', new Date(now.getTime() + 1000));
+    const plain = await checks.finish(monitor, second.id, 'completed', [{ ...page, currentScrapeId: 's2', snapshot: null, screenshot: undefined }], { snapshots: [], fingerprints: [] }, summary, null, new Date(now.getTime() + 1000));
+    assert.equal(plain.actualCredits, 1);
+    assert.deepEqual(Object.keys((await checks.pages(second.id))[0]!).filter((key) => key === 'snapshot' || key === 'screenshot'), []);
+
+    const later = new Date(now.getTime() + 31 * 24 * 60 * 60 * 1000);
+    assert.deepEqual(await checks.prune(monitor.id, 30, later), ['kept-1.png']);
+    assert.equal(await checks.get(monitor.id, check.id), undefined);
+    await db.close();
+  });
+});
