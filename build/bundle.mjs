@@ -25,7 +25,7 @@ const output = join(root, 'dist/webwatch.cjs');
 
 /** Loaded from node_modules when needed: native code, or big and used by few commands. */
 const EXTERNAL = new Set([
-  'better-sqlite3', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core',
+  'better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core',
 ]);
 // The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
 EXTERNAL.add('htmlmetaparser');

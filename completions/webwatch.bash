@@ -29,25 +29,26 @@ _webwatch() {
     if [[ "$w" == -* ]]; then
       [[ "$w" == --local ]] && globals+=("$w")
       case "$cmdpath $w" in
-        *" --api-url"|*" --api-key"|"monitor validate --format"|"monitor apply -f"|"monitor apply --file"|"monitor apply --format"|"monitor diff -f"|"monitor diff --file"|"monitor diff --format"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --check-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --log-format"|"serve --drain-timeout"|"keys create --team") skip=1;;
+        *" --api-url"|*" --api-key"|"monitor validate --format"|"monitor apply -f"|"monitor apply --file"|"monitor apply --format"|"monitor diff -f"|"monitor diff --file"|"monitor diff --format"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --role"|"serve --database"|"serve --check-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --log-format"|"serve --drain-timeout"|"keys create --team"|"keys create --database"|"keys list --database"|"keys revoke --database"|"db migrate --database"|"db copy --from"|"db copy --to") skip=1;;
       esac
       continue
     fi
     before="$cmdpath"
     if ((${#args[@]} == 0)); then
       case "$cmdpath" in
-        "") case "$w" in monitor|scrape|crawl|map|search|agent|usage|login|logout|auth|whoami|serve|keys|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+        "") case "$w" in monitor|scrape|crawl|map|search|agent|usage|login|logout|auth|whoami|serve|keys|db|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "monitor") case "$w" in validate|apply|diff|create|list|get|export|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "crawl") case "$w" in status|cancel|errors|list) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "agent") case "$w" in run|status|list|trace|snapshot|cancel) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "auth") case "$w" in status) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "keys") case "$w" in create|list|revoke) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+        "db") case "$w" in migrate|copy) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
       esac
     fi
     [[ "$cmdpath" == "$before" ]] && args+=("$(_webwatch_dequote "$w")")
   done
   case "$cmdpath" in
-    "") words="monitor scrape crawl map search agent usage login logout auth whoami serve keys schema completion help"; flags="--version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose --help"; argkinds=""; variadic=0;;
+    "") words="monitor scrape crawl map search agent usage login logout auth whoami serve keys db schema completion help"; flags="--version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose --help"; argkinds=""; variadic=0;;
     "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "monitor validate") words=""; flags="--print --format --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="files"; variadic=1;;
     "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --format --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
@@ -83,11 +84,14 @@ _webwatch() {
     "auth") words="status"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "auth status") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "whoami") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --check-concurrency --jitter --monthly-credits --monthly-tokens --log-format --drain-timeout --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "serve") words=""; flags="--host --port --allow-private-targets --body-limit --rate-limit --concurrency --scheduler-only --role --database --check-concurrency --jitter --monthly-credits --monthly-tokens --log-format --drain-timeout --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "keys") words="create list revoke"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "keys create") words=""; flags="--team --allow-local-team --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "keys list") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
-    "keys revoke") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "keys create") words=""; flags="--team --allow-local-team --database --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "keys list") words=""; flags="--database --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "keys revoke") words=""; flags="--database --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "db") words="migrate copy"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "db migrate") words=""; flags="--database --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
+    "db copy") words=""; flags="--from --to --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "schema") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="choices=monitor,scrape-options"; variadic=0;;
     "completion") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="choices=bash,zsh,fish"; variadic=0;;
     "help") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
@@ -118,6 +122,7 @@ _webwatch() {
       "agent run --effort") kind="choices=low,medium,high";;
       "agent run -o"|"agent run --output") kind="files";;
       "agent snapshot -o"|"agent snapshot --output") kind="files";;
+      "serve --role") kind="choices=all,api,worker";;
       "serve --log-format") kind="choices=text,json";;
     esac
   elif [[ "$cur" == -* ]]; then

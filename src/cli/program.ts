@@ -11,6 +11,7 @@ import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
 import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
+import { dbCommand } from './commands/db.js';
 import { agentCommand } from './commands/agent.js';
 import { loginCommand, logoutCommand } from './commands/login.js';
 import { authCommand, whoamiCommand } from './commands/auth.js';
@@ -50,6 +51,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(whoamiCommand(runtime))
     .addCommand(serveCommand(runtime))
     .addCommand(keysCommand(runtime))
+    .addCommand(dbCommand(runtime))
     .addCommand(schemaCommand(runtime))
     .addCommand(completionCommand(runtime, root))
     .addCommand(helpCommand(runtime, root))

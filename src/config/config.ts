@@ -69,6 +69,13 @@ const configSchema = closedObject({
   }).optional(),
   /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
   deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
+  /**
+   * The database of serve, keys and db commands: a postgres:// address shared by several serve
+   * processes (also WEBWATCH_DATABASE_URL, serve --database); the embedded SQLite file without it.
+   */
+  database: closedObject({
+    url: z.string().regex(/^(postgres(ql)?:\/\/|sqlite:)/i, 'must be a postgres:// address or sqlite:PATH').optional(),
+  }).optional(),
   /** The scheduler of `webwatch serve`. */
   scheduler: closedObject({
     maxConcurrent: z.number().int().min(1).optional(),
@@ -83,6 +90,7 @@ export interface Config {
   apiUrl?: string;
   serve: NonNullable<ConfigFile['serve']>;
   scheduler: NonNullable<ConfigFile['scheduler']>;
+  database: NonNullable<ConfigFile['database']>;
   webhookSecret?: string;
   deliveryWaitSeconds?: number;
   smtp: NonNullable<ConfigFile['smtp']>;
@@ -177,6 +185,7 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
     ...Object.assign({}, ...layers.map((layer) => (layer.config.apiUrl ? { apiUrl: layer.config.apiUrl } : {}))),
     serve: Object.assign({}, ...layers.map((layer) => layer.config.serve ?? {})),
     scheduler: Object.assign({}, ...layers.map((layer) => layer.config.scheduler ?? {})),
+    database: Object.assign({}, ...layers.map((layer) => layer.config.database ?? {})),
     smtp: Object.assign({}, ...layers.map((layer) => layer.config.smtp ?? {})),
     browser: Object.assign({}, ...layers.map((layer) => layer.config.browser ?? {})),
     ...Object.assign({}, ...layers.map((layer) => ({

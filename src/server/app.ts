@@ -15,6 +15,9 @@ import { deliverDue } from '../engine/notify/deliver.js';
 import { outboxStore } from '../engine/notify/outbox.js';
 import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler/scheduler.js';
 import type { Db } from '../engine/store/database.js';
+import { leaseDuration } from '../engine/store/leases.js';
+import { databaseHealth, requestCounter } from './shared-limits.js';
+import type { RunningJobs } from './routes/jobs.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
@@ -62,7 +65,23 @@ export interface ServerOptions extends CheckServices {
   log?: { write(line: string): unknown };
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
+  /**
+   * What this process does (README, "Running on several machines"): `all` (the default) serves
+   * the API, runs the scheduler and delivers notifications; `api` serves the API only; `worker`
+   * runs scheduled checks and deliveries, and answers the health route only.
+   */
+  role?: ServeRole;
 }
+
+export type ServeRole = 'all' | 'api' | 'worker';
+
+/** How soon deliveries held by another worker are looked at again. */
+const DELIVERY_RECHECK_MS = 250;
+/**
+ * How often a worker looks for deliveries it was not told of: those of checks that another
+ * process (an API process, say) finished.
+ */
+const DELIVERY_POLL_MS = 5_000;
 
 export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20, drainTimeoutMs: 30_000 } as const;
 
@@ -76,6 +95,8 @@ declare module 'fastify' {
 export interface WebwatchServer {
   app: FastifyInstance;
   scheduler: Scheduler | undefined;
+  /** Settles once jobs of stopped workers are recovered and the scheduler has started. */
+  ready: Promise<void>;
   /** Stops taking requests, lets in-flight requests, checks and crawls finish. */
   drain(): Promise<void>;
 }
@@ -128,10 +149,14 @@ function parseJsonBody(_request: FastifyRequest, text: string, done: (error: Err
 }
 
 export function buildServer(options: ServerOptions): WebwatchServer {
+  const role = options.role ?? 'all';
+  const serves = role !== 'worker';
+  const works = role !== 'api';
   const keys = keyStore(options.db);
   const isUpgrade = (request: FastifyRequest) => request.headers.upgrade?.toLowerCase() === 'websocket';
   const subprotocolKey = (header: string | string[] | undefined) => (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim() ?? '';
-  const keyOf = (authorization: string | undefined) => {
+  // Read from the database at every request: a key revoked by any process is refused by all at once.
+  const keyOf = async (authorization: string | undefined) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     return match ? keys.identify(match[1]!) : undefined;
   };
@@ -166,10 +191,11 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     running.add(settled);
   };
   const crawls = crawlJobStore(options.db);
-  crawls.recoverInterrupted();
   const batches = crawlJobStore(options.db, 'batch');
-  batches.recoverInterrupted();
-  crawls.purgeExpired(options.now());
+  // Jobs of workers that stopped are failed: now, and again as leases run out.
+  const recoverJobs = () => Promise.all([crawls.recoverInterrupted(options.now()), batches.recoverInterrupted(options.now()), crawls.purgeExpired(options.now())])
+    .catch((error: unknown) => app.log.error({ err: error }, 'recovering interrupted jobs'));
+  const recovering = setInterval(() => void recoverJobs(), Math.max(1000, leaseDuration() / 2)).unref();
 
   const app = Fastify({
     bodyLimit: options.bodyLimit,
@@ -181,11 +207,13 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     frameworkErrors: (error, frameworkRequest, frameworkReply) => {
       const reply = frameworkReply as unknown as FastifyReply;
       // The key is checked first, as for every other request: a stranger learns nothing of the routes.
-      if (!keyOf(frameworkRequest.headers.authorization)) return reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
-      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        return reply.code(414).send(errorBody('URI Too Long', { reason: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters` }));
-      }
-      return reply.code(400).send(errorBody(ERROR_MESSAGES.badRequest, [{ path: '', message: 'the request path is not a valid URL path' }]));
+      void keyOf(frameworkRequest.headers.authorization).catch(() => undefined).then((key) => {
+        if (!key) return reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
+        if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+          return reply.code(414).send(errorBody('URI Too Long', { reason: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters` }));
+        }
+        return reply.code(400).send(errorBody(ERROR_MESSAGES.badRequest, [{ path: '', message: 'the request path is not a valid URL path' }]));
+      });
     },
     clientErrorHandler: answerClientError,
   });
@@ -194,15 +222,16 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   void app.register(websocket, { options: { maxPayload: 1024 } });
 
   // Per-key rate (fixed one-minute windows) and concurrency.
-  const windows = new Map<string, { start: number; count: number }>();
+  const countRequest = requestCounter(options.db);
   const inFlight = new Map<string, number>();
 
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
-    if (path === '/health' || path === '/v2/health') return;
+    // A worker answers nothing but health: its 404 needs no key and counts against none.
+    if (path === '/health' || path === '/v2/health' || !serves) return;
     // A WebSocket cannot carry an Authorization header from a browser or undici: the hosted SDK's
     // watcher sends the key as the subprotocol, so an upgrade may present it there.
-    const key = keyOf(request.headers.authorization) ?? (isUpgrade(request) ? keyOf(`Bearer ${subprotocolKey(request.headers['sec-websocket-protocol'])}`) : undefined);
+    const key = (await keyOf(request.headers.authorization)) ?? (isUpgrade(request) ? await keyOf(`Bearer ${subprotocolKey(request.headers['sec-websocket-protocol'])}`) : undefined);
     if (!key) {
       await reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
       return reply;
@@ -213,15 +242,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     }
     request.team = key.team;
     request.keyId = key.id;
-    const now = Date.now();
-    let window = windows.get(request.keyId);
-    if (!window || now - window.start >= 60_000) {
-      window = { start: now, count: 0 };
-      windows.set(request.keyId, window);
-    }
-    window.count++;
-    if (window.count > options.rateLimitPerMinute) {
-      const retryAfter = Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
+    const { count, windowStart } = await countRequest(request.keyId, Date.now());
+    if (count > options.rateLimitPerMinute) {
+      const retryAfter = Math.max(1, Math.ceil((windowStart + 60_000 - Date.now()) / 1000));
       await reply.code(429).header('retry-after', String(retryAfter)).send(errorBody(ERROR_MESSAGES.rateLimited, { limitPerMinute: options.rateLimitPerMinute }));
       return reply;
     }
@@ -236,10 +259,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
 
   const usage = usageStore(options.db);
   /** Whether the team has used its month's credits (or tokens); answers 402 when it has. */
-  const outOfCredits = (request: FastifyRequest, reply: FastifyReply) => {
+  const outOfCredits = async (request: FastifyRequest, reply: FastifyReply) => {
     if (options.monthlyCredits === undefined && options.monthlyTokens === undefined) return false;
     const { start, end } = monthOf(options.now());
-    const used = usage.totals(request.team, start, end);
+    const used = await usage.totals(request.team, start, end);
     const credits = options.monthlyCredits !== undefined && used.credits >= options.monthlyCredits;
     const tokens = options.monthlyTokens !== undefined && used.tokens >= options.monthlyTokens && request.url.startsWith('/v2/agent');
     if (!credits && !tokens) return false;
@@ -251,8 +274,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   };
 
   /** Whether the key has all the jobs it may run at once (429), or its team no credits left (402). */
-  const tooBusy = (request: FastifyRequest, reply: FastifyReply) => {
-    if (outOfCredits(request, reply)) return true;
+  const tooBusy = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (await outOfCredits(request, reply)) return true;
     if ((inFlight.get(request.keyId) ?? 0) < options.concurrencyPerKey) return false;
     void reply.code(429).header('retry-after', '1').send(errorBody(ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerKey }));
     return true;
@@ -260,7 +283,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
 
   /** Runs `work` as one of the key's concurrent jobs, or answers 429. */
   async function limited<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply> {
-    if (tooBusy(request, reply)) return reply;
+    if (await tooBusy(request, reply)) return reply;
     const current = inFlight.get(request.keyId) ?? 0;
     inFlight.set(request.keyId, current + 1);
     try {
@@ -303,14 +326,16 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   const pruning = setInterval(() => void pruneArtifacts(options.env, options.now().getTime()), 60 * 60 * 1000).unref();
   void pruneArtifacts(options.env, options.now().getTime());
   let closing = false;
-  const planDeliveries = () => {
+  const planDeliveries = async () => {
     if (deliveryTimer) clearTimeout(deliveryTimer);
-    const next = outbox.nextAttemptAt();
-    if (closing || !next) return;
-    deliveryTimer = setTimeout(deliver, Math.min(Math.max(0, Date.parse(next) - options.now().getTime()), 60_000)).unref();
+    const next = await outbox.nextAttemptAt().catch(() => undefined);
+    if (closing) return;
+    // Deliveries claimed by another worker stay due until it records them: look again soon, not at once.
+    const wait = next ? Math.max(DELIVERY_RECHECK_MS, Date.parse(next) - options.now().getTime()) : DELIVERY_POLL_MS;
+    deliveryTimer = setTimeout(deliver, Math.min(wait, DELIVERY_POLL_MS)).unref();
   };
   function deliver() {
-    if (closing || delivering) return;
+    if (closing || delivering || !works) return;
     delivering = deliverDue({
       outbox, now: options.now, version: options.version,
       ...(options.webhookSecret && { secret: options.webhookSecret }),
@@ -319,12 +344,12 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       .then(() => undefined, (error: unknown) => app.log.error({ err: error }, 'delivering notifications'))
       .finally(() => {
         delivering = undefined;
-        planDeliveries();
+        void planDeliveries();
       });
   }
   const afterCheck = <T>(work: Promise<T>) => work.finally(deliver);
 
-  const scheduler = options.scheduler
+  const scheduler = options.scheduler && works
     ? startScheduler({
         db: options.db,
         checks: checkStore(options.db),
@@ -332,16 +357,20 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         maxConcurrent: options.scheduler.maxConcurrent,
         jitterMs: options.scheduler.jitterMs,
         ...(options.scheduler.timers && { timers: options.scheduler.timers }),
-        run: (monitor, slot) => afterCheck(backendOf(monitor.team, 'scheduled').startScheduled(monitor, slot)),
+        run: (claim) => afterCheck(backendOf(claim.monitor.team, 'scheduled').startScheduled(claim)),
         onEvent: (event) => app.log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
       })
     : undefined;
   // A monitor created, changed, paused or resumed may move the next wake-up.
   app.addHook('onResponse', async (request, reply) => {
-    if (scheduler && request.method !== 'GET' && request.url.startsWith('/v2/monitor') && reply.statusCode < 300) scheduler.wake();
+    if (scheduler && request.method !== 'GET' && request.url.startsWith('/v2/monitor') && reply.statusCode < 300) void scheduler.wake();
   });
 
-  const health = async () => ({ success: true, status: 'ok', version: options.version });
+  /** The process's role, and whether the database answers: 503 when it does not. */
+  const health = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const database = await databaseHealth(options.db);
+    return reply.code(database.ok ? 200 : 503).send({ success: database.ok, status: database.ok ? 'ok' : 'degraded', version: options.version, role, database });
+  };
   app.get('/health', health);
   app.get('/v2/health', health);
 
@@ -354,24 +383,35 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     ...(checkUrl && { checkUrl }),
     served: (request, value) => servedArtifacts(value, artifactsDir(options.env, request.team), `${request.protocol}://${request.host}/v2/artifacts/`),
   };
-  scrapeRoutes(app, routes);
-  artifactRoutes(app, options.env);
-  searchRoutes(app, routes);
-  const runningCrawls = crawlRoutes(app, routes, crawls);
-  const runningBatches = batchRoutes(app, routes, batches, options.concurrencyPerKey);
-  monitorRoutes(app, { ...routes, afterCheck });
-  agentRoutes(app, routes);
-  usageRoutes(app, routes, {
-    db: options.db, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens,
-    concurrencyPerKey: options.concurrencyPerKey, inFlight: (keyId) => inFlight.get(keyId) ?? 0,
-  });
+  // A worker answers the health route only.
+  const noJobs: RunningJobs = { stopAll: () => undefined };
+  let runningCrawls = noJobs;
+  let runningBatches = noJobs;
+  if (serves) {
+    scrapeRoutes(app, routes);
+    artifactRoutes(app, options.env);
+    searchRoutes(app, routes);
+    runningCrawls = crawlRoutes(app, routes, crawls);
+    runningBatches = batchRoutes(app, routes, batches, options.concurrencyPerKey);
+    monitorRoutes(app, { ...routes, afterCheck });
+    agentRoutes(app, routes);
+    usageRoutes(app, routes, {
+      db: options.db, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens,
+      concurrencyPerKey: options.concurrencyPerKey, inFlight: (keyId) => inFlight.get(keyId) ?? 0,
+    });
+  }
 
-  scheduler?.tick();
-  deliver();
+  const ready = recoverJobs().then(() => {
+    void scheduler?.tick();
+    deliver();
+  });
   return {
     app,
     scheduler,
+    ready,
     async drain() {
+      await ready;
+      clearInterval(recovering);
       await app.close();
       await scheduler?.stop();
       // Agent runs can take many minutes: they end now, failed with `internal`, as after a crash.

@@ -15,7 +15,7 @@ describe('auth status and whoami', () => {
   let key: string;
   before(async () => {
     served = await serveWebwatch();
-    key = served.keys.create('acme', new Date()).key;
+    key = (await served.keys.create('acme', new Date())).key;
   });
   after(() => served.stop());
 
@@ -80,7 +80,7 @@ describe('login on a terminal', () => {
   it('does not echo the key typed at the prompt', { skip: process.platform !== 'linux' }, async () => {
     const served = await serveWebwatch();
     try {
-      const key = served.keys.create('acme', new Date()).key;
+      const key = (await served.keys.create('acme', new Date())).key;
       const home = tempDir();
       // `script` gives the command a real pseudo-terminal, which echoes what is typed unless raw.
       const child = spawn('script', ['-qec', `${process.execPath} ${BIN} login --api-url ${served.url}`, '/dev/null'], {

@@ -15,7 +15,7 @@ describe('errors from an API, on a terminal', () => {
 
   before(async () => {
     served = await serveWebwatch({ allowPrivateTargets: false });
-    const key = served.keys.create('acme', new Date()).key;
+    const key = (await served.keys.create('acme', new Date())).key;
     ww = (args, env = {}) => run(args, { env: { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: key, ...env } });
     assert.equal((await ww(['monitor', 'apply', '-f', writeFiles(MONITORS)])).code, 0);
   });

@@ -63,7 +63,7 @@ describe('monitor commands by prefix and name', () => {
   it('serve takes ids and exact names only; the command line resolves prefixes against it', async () => {
     const served = await serveWebwatch();
     try {
-      const key = served.keys.create('acme', new Date()).key;
+      const key = (await served.keys.create('acme', new Date())).key;
       const env = { WEBWATCH_HOME: tempDir(), WEBWATCH_API_URL: served.url.replace(/\/v2$/, ''), WEBWATCH_API_KEY: key };
       const ww = (args: string[]) => run(args, { env });
       assert.equal((await ww(['monitor', 'apply', '-f', writeFiles(FILE)])).code, 0);

@@ -57,12 +57,12 @@ async function waitForLines(lines: string[], pattern: RegExp, count: number, ms:
   }
 }
 
-const storedNames = (home: string) => {
-  const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
+const storedNames = async (home: string) => {
+  const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }));
   try {
-    return monitorStore(db).list('local').map((monitor) => monitor.definition.name);
+    return (await monitorStore(db).list('local')).map((monitor) => monitor.definition.name);
   } finally {
-    db.close();
+    await db.close();
   }
 };
 
@@ -76,7 +76,7 @@ describe('monitor apply as processes', () => {
     for (let round = 0; round < 25 && overlapped < 2 && Date.now() < deadline; round++) {
       const home = tempDir();
       // An existing database: two first opens serialise on the migrations and rarely overlap after.
-      openDatabase(databasePath({ WEBWATCH_HOME: home })).close();
+      await (await openDatabase(databasePath({ WEBWATCH_HOME: home }))).close();
       const env = { WEBWATCH_HOME: home };
       const applies = [start(['monitor', 'apply', '-f', dir, '--yes'], env), start(['monitor', 'apply', '-f', dir, '--yes'], env)];
       const results = await Promise.all(applies.map((apply) => apply.finished));
@@ -88,7 +88,7 @@ describe('monitor apply as processes', () => {
       const created = results.map((result) => Number(/Applied: (\d+) created/.exec(result.stderr)![1]));
       assert.equal(created[0]! + created[1]!, 200, 'each monitor was created once, by one of the two');
       if (results.some((result) => /another process created it meanwhile/.test(result.stderr))) overlapped++;
-      assert.deepEqual(storedNames(home), names);
+      assert.deepEqual(await storedNames(home), names);
     }
     assert.ok(overlapped > 0, 'the two applies never overlapped, so the race was not tested');
   });
@@ -129,7 +129,7 @@ describe('monitor apply as processes', () => {
     assert.equal(result.signal, 'SIGKILL', 'killed before it ended');
     const printed = result.stderr.split('\n').flatMap((line) => /^\+ created (\S+)  \(/.exec(line)?.[1] ?? []);
     assert.ok(printed.length > 0);
-    const stored = new Set(storedNames(home));
+    const stored = new Set(await storedNames(home));
     for (const name of printed) assert.ok(stored.has(name), `${name} was printed as created but is not in the store`);
     assert.ok([...stored].every((name) => names.includes(name)));
   });

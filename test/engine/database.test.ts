@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { databasePath, engineHome, openDatabase } from '../../src/engine/store/database.js';
-import { MIGRATIONS } from '../../src/engine/store/migrations.js';
+import { databaseLocation, databasePath, engineHome, migrate, openDatabase, redactedUrl, schemaVersion } from '../../src/engine/store/database.js';
+import { LATEST_VERSION, SQLITE_HISTORY } from '../../src/engine/store/migrations.js';
 import { tempDir } from '../helpers/files.js';
+import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/postgres.js';
+import { sqlRow, sqlRows } from '../helpers/sql.js';
 
 describe('engine database', () => {
   it('lives under WEBWATCH_HOME, else XDG_DATA_HOME, else ~/.local/share', () => {
@@ -16,36 +18,53 @@ describe('engine database', () => {
     assert.equal(databasePath({ WEBWATCH_HOME: '/w' }), '/w/webwatch.db');
   });
 
-  it('creates the file in WAL mode, migrated to the latest version, and reopens it unchanged', () => {
-    const path = join(tempDir(), 'nested', 'webwatch.db');
-    const db = openDatabase(path);
-    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS[MIGRATIONS.length - 1]!.version);
-    db.prepare('INSERT INTO scrape_cache VALUES (?, ?, ?, ?, ?)').run('local', 'k', 'https://x', '{}', 1);
-    db.close();
-    const again = openDatabase(path);
-    assert.equal((again.prepare('SELECT count(*) AS n FROM scrape_cache').get() as { n: number }).n, 1);
-    again.close();
+  it('serve, keys and db use --database, else WEBWATCH_DATABASE_URL, else the config, else the file', () => {
+    const env = { WEBWATCH_HOME: '/w', WEBWATCH_DATABASE_URL: 'postgres://env/db' };
+    assert.equal(databaseLocation(env, { flag: 'postgres://flag/db', configUrl: 'postgres://config/db' }), 'postgres://flag/db');
+    assert.equal(databaseLocation(env, { configUrl: 'postgres://config/db' }), 'postgres://env/db');
+    assert.equal(databaseLocation({ WEBWATCH_HOME: '/w' }, { configUrl: 'postgres://config/db' }), 'postgres://config/db');
+    assert.equal(databaseLocation({ WEBWATCH_HOME: '/w' }), '/w/webwatch.db');
+    assert.equal(redactedUrl('postgres://ww:s3cret@db.example:5432/ww'), 'postgres://ww:***@db.example:5432/ww');
   });
 
-  it('keeps its home 0700 and the database, -wal and -shm 0600, even under umask 022', () => {
+  it('refuses an address that is neither PostgreSQL nor a SQLite file', async () => {
+    await assert.rejects(openDatabase('mysql://root:pw@host/db'), (error: Error) => {
+      assert.match(error.message, /neither postgres:\/\/\.\.\. nor a SQLite file/);
+      assert.doesNotMatch(error.message, /pw/);
+      return true;
+    });
+  });
+
+  it('creates the file in WAL mode, migrated to the latest version, and reopens it unchanged', async () => {
+    const path = join(tempDir(), 'nested', 'webwatch.db');
+    const db = await openDatabase(path);
+    assert.equal((await sqlRow(db, 'PRAGMA journal_mode'))?.journal_mode, 'wal');
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    await sqlRow(db, 'INSERT INTO scrape_cache VALUES (?, ?, ?, ?, ?)', 'local', 'k', 'https://x', '{}', 1);
+    await db.close();
+    const again = await openDatabase(`sqlite:${path}`);
+    assert.equal((await sqlRow<{ n: number }>(again, 'SELECT count(*) AS n FROM scrape_cache'))!.n, 1);
+    await again.close();
+  });
+
+  it('keeps its home 0700 and the database, -wal and -shm 0600, even under umask 022', async () => {
     const home = join(tempDir(), 'home');
     const previous = process.umask(0o022);
     try {
-      const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
-      db.prepare('INSERT INTO scrape_cache VALUES (?, ?, ?, ?, ?)').run('local', 'k', 'https://x', '{"headers":{"Cookie":"secret"}}', 1);
+      const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }));
+      await sqlRow(db, 'INSERT INTO scrape_cache VALUES (?, ?, ?, ?, ?)', 'local', 'k', 'https://x', '{"headers":{"Cookie":"secret"}}', 1);
       const mode = (file: string) => statSync(join(home, file)).mode & 0o777;
       assert.equal(statSync(home).mode & 0o777, 0o700);
       assert.equal(mode('webwatch.db'), 0o600);
       assert.equal(mode('webwatch.db-wal'), 0o600);
       assert.equal(mode('webwatch.db-shm'), 0o600);
-      db.close();
+      await db.close();
     } finally {
       process.umask(previous);
     }
   });
 
-  it('takes group and other permissions off an existing database and its -wal and -shm', () => {
+  it('takes group and other permissions off an existing database and its -wal and -shm', async () => {
     const home = tempDir();
     chmodSync(home, 0o755);
     const path = join(home, 'webwatch.db');
@@ -56,17 +75,17 @@ describe('engine database', () => {
     older.prepare('INSERT INTO t VALUES (1)').run();
     const files = [path, `${path}-wal`, `${path}-shm`];
     for (const file of files) chmodSync(file, 0o644);
-    const db = openDatabase(path);
+    const db = await openDatabase(path);
     for (const file of files) assert.equal(statSync(file).mode & 0o777, 0o600, file);
     // The directory may be the user's own, shared with other things: it keeps its mode.
     assert.equal(statSync(home).mode & 0o777, 0o755);
-    db.close();
+    await db.close();
     older.close();
   });
 
   it('is created by several processes opening it at once, each migrating it no more than once', async () => {
     const module = new URL('../../src/engine/store/database.js', import.meta.url).href;
-    const script = `import { openDatabase } from ${JSON.stringify(module)}; openDatabase(process.argv[1]).close();`;
+    const script = `import { openDatabase } from ${JSON.stringify(module)}; await (await openDatabase(process.argv[1])).close();`;
     const open = (path: string) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -78,38 +97,175 @@ describe('engine database', () => {
       const path = join(tempDir(), 'fresh', 'webwatch.db');
       const results = await Promise.all(Array.from({ length: 6 }, () => open(path)));
       for (const result of results) assert.equal(result.code, 0, result.stderr);
-      const db = openDatabase(path);
-      assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS[MIGRATIONS.length - 1]!.version);
-      db.close();
+      const db = await openDatabase(path);
+      assert.equal(await schemaVersion(db), LATEST_VERSION);
+      await db.close();
     }
   });
 
-  it('refuses a database from a newer webwatch', () => {
+  it('refuses a database from a newer webwatch', async () => {
     const path = join(tempDir(), 'webwatch.db');
     const raw = new Database(path);
     raw.pragma('user_version = 999');
     raw.close();
-    assert.throws(() => openDatabase(path), /schema version 999, newer than this webwatch knows/);
+    await assert.rejects(openDatabase(path), /schema version 999, newer than this webwatch knows/);
   });
 
-  it('rebuilds the checks table in migration 5 without losing checks or their page results', () => {
+  // Version 12 and 13 as an earlier webwatch wrote them for SQLite alone (the JSON, credits and
+  // kept screenshot columns): a user's file made by it is at user_version 13.
+  const JSON_AND_SCREENSHOTS_SQL = `
+    ALTER TABLE tracked_pages ADD COLUMN json TEXT;
+    ALTER TABLE snapshots ADD COLUMN json TEXT;
+    ALTER TABLE page_results ADD COLUMN snapshot TEXT;
+    ALTER TABLE checks ADD COLUMN credits INTEGER;
+    ALTER TABLE page_results ADD COLUMN screenshot TEXT;
+  `;
+  const columnsOf = async (db: Awaited<ReturnType<typeof openDatabase>>, table: string) =>
+    (await sqlRows<{ name: string }>(db, `SELECT name FROM pragma_table_info('${table}')`)).map((row) => row.name);
+
+  it('upgrades a file at version 13 with the JSON, credits and screenshot columns: it gains the leases, keeping its rows', async () => {
     const path = join(tempDir(), 'webwatch.db');
     const raw = new Database(path);
-    for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) raw.exec(migration.sql);
+    for (const migration of SQLITE_HISTORY) raw.exec(migration.sql);
+    raw.exec(JSON_AND_SCREENSHOTS_SQL);
+    raw.pragma('user_version = 13');
+    raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
+    raw.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at, credits) VALUES ('c', 'm', 'completed', 'manual', 't', 5)").run();
+    raw.prepare("INSERT INTO page_results (check_id, position, target_id, url, status, snapshot, screenshot) VALUES ('c', 0, 't', 'https://x', 'new', '{\"json\":{\"price\":10}}', 'shot.png')").run();
+    raw.prepare("INSERT INTO tracked_pages (team, url, tag, scope, markdown, scraped_at, json) VALUES ('local', 'https://x', '', '', 'md', 1, '{\"price\":10}')").run();
+    raw.close();
+
+    const db = await openDatabase(path);
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    assert.deepEqual(await sqlRows(db, 'SELECT id, credits, lease_owner FROM checks'), [{ id: 'c', credits: 5, lease_owner: null }]);
+    assert.deepEqual(await sqlRows(db, 'SELECT snapshot, screenshot FROM page_results'), [{ snapshot: '{"json":{"price":10}}', screenshot: 'shot.png' }]);
+    assert.deepEqual(await sqlRows(db, 'SELECT json FROM tracked_pages'), [{ json: '{"price":10}' }]);
+    for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) assert.ok((await columnsOf(db, table)).includes('lease_expires_at'), table);
+    await sqlRow(db, 'INSERT INTO rate_windows (key_id, window_start, requests) VALUES (?, ?, ?)', 'k', 0, 1);
+    await db.close();
+  });
+
+  it('upgrades a file that took the leases as version 12: it gains the JSON, credits and screenshot columns, keeping its rows', async () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const raw = new Database(path);
+    for (const migration of SQLITE_HISTORY) raw.exec(migration.sql);
+    // What the leases migration wrote when it was version 12.
+    for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) raw.exec(`ALTER TABLE ${table} ADD COLUMN lease_owner text; ALTER TABLE ${table} ADD COLUMN lease_expires_at text;`);
+    raw.exec('CREATE INDEX checks_running ON checks (status, lease_expires_at); CREATE TABLE rate_windows (key_id text not null, window_start bigint not null, requests integer not null, CONSTRAINT rate_windows_key PRIMARY KEY (key_id, window_start))');
+    raw.pragma('user_version = 12');
+    raw.prepare("INSERT INTO rate_windows VALUES ('k', 0, 3)").run();
+    raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
+    raw.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at, lease_owner) VALUES ('c', 'm', 'running', 'manual', 't', 'w1')").run();
+    raw.close();
+
+    const db = await openDatabase(path);
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    assert.deepEqual(await sqlRows(db, 'SELECT id, lease_owner, credits FROM checks'), [{ id: 'c', lease_owner: 'w1', credits: null }]);
+    assert.deepEqual(await sqlRows(db, 'SELECT requests FROM rate_windows'), [{ requests: 3 }]);
+    assert.ok((await columnsOf(db, 'tracked_pages')).includes('json'));
+    assert.ok((await columnsOf(db, 'snapshots')).includes('json'));
+    assert.deepEqual((await columnsOf(db, 'page_results')).filter((c) => c === 'snapshot' || c === 'screenshot'), ['snapshot', 'screenshot']);
+    await db.close();
+    // Opened again, nothing more to do.
+    const again = await openDatabase(path);
+    assert.deepEqual(await migrate(again), { from: LATEST_VERSION, to: LATEST_VERSION });
+    await again.close();
+  });
+
+  it('rebuilds the checks table in migration 5 without losing checks or their page results', async () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const raw = new Database(path);
+    for (const migration of SQLITE_HISTORY.filter((m) => m.version <= 4)) raw.exec(migration.sql);
     raw.pragma('user_version = 4');
     raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
     raw.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at) VALUES ('c', 'm', 'completed', 'manual', 't')").run();
     raw.prepare("INSERT INTO page_results (check_id, position, target_id, url, status) VALUES ('c', 0, 't', 'https://x', 'new')").run();
     raw.close();
 
-    const db = openDatabase(path);
-    assert.equal((db.prepare('SELECT count(*) AS n FROM page_results').get() as { n: number }).n, 1);
-    assert.deepEqual(db.prepare('SELECT id, status, scheduled_for FROM checks').all(), [{ id: 'c', status: 'completed', scheduled_for: null }]);
-    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
-    db.prepare("INSERT INTO checks (id, monitor_id, status, trigger) VALUES ('s', 'm', 'skipped_overlap', 'scheduled')").run();
+    const db = await openDatabase(path);
+    assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM page_results'))!.n, 1);
+    assert.deepEqual(await sqlRows(db, 'SELECT id, status, scheduled_for FROM checks'), [{ id: 'c', status: 'completed', scheduled_for: null }]);
+    assert.equal((await sqlRow(db, 'PRAGMA foreign_keys'))?.foreign_keys, 1);
+    await sqlRow(db, "INSERT INTO checks (id, monitor_id, status, trigger) VALUES ('s', 'm', 'skipped_overlap', 'scheduled')");
     // The page results still belong to their check: deleting it takes them along.
-    db.prepare("DELETE FROM checks WHERE id = 'c'").run();
-    assert.equal((db.prepare('SELECT count(*) AS n FROM page_results').get() as { n: number }).n, 0);
-    db.close();
+    await sqlRow(db, "DELETE FROM checks WHERE id = 'c'");
+    assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM page_results'))!.n, 0);
+    await db.close();
+  });
+});
+
+describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
+  after(stopPostgresServer);
+
+  it('is created at the latest version, with the same tables as SQLite, and migrating again changes nothing', async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const db = await openDatabase(url);
+    assert.equal(db.kind, 'postgres');
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    assert.deepEqual(await migrate(db), { from: LATEST_VERSION, to: LATEST_VERSION });
+    const sqlite = await openDatabase(join(tempDir(), 'webwatch.db'));
+    // Every table and column of the SQLite schema is there (PostgreSQL adds seq where SQLite has rowid).
+    const sqliteColumns = (await sqlRows<{ t: string; c: string }>(sqlite, "SELECT m.name AS t, p.name AS c FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY 1, 2"))
+      .map((row) => `${row.t}.${row.c}`);
+    const postgresColumns = (await sqlRows<{ t: string; c: string }>(db, "SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND table_name != 'webwatch_schema' AND column_name != 'seq' ORDER BY 1, 2"))
+      .map((row) => `${row.t}.${row.c}`);
+    assert.deepEqual(postgresColumns.sort(), sqliteColumns.sort());
+    await sqlite.close();
+    await db.close();
+  });
+
+  it('is migrated once when several processes open a new database at once', async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const module = new URL('../../src/engine/store/database.js', import.meta.url).href;
+    const script = `import { openDatabase } from ${JSON.stringify(module)}; await (await openDatabase(process.argv[1])).close();`;
+    const results = await Promise.all(Array.from({ length: 4 }, () => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+    })));
+    for (const result of results) assert.equal(result.code, 0, result.stderr);
+    const db = await openDatabase(url);
+    assert.deepEqual(await sqlRows(db, 'SELECT version FROM webwatch_schema'), [{ version: LATEST_VERSION }]);
+    await db.close();
+  });
+
+  it('refuses a database from a newer webwatch', async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const db = await openDatabase(url);
+    await sqlRow(db, 'UPDATE webwatch_schema SET version = 999');
+    await db.close();
+    await assert.rejects(openDatabase(url), /schema version 999, newer than this webwatch knows/);
+  });
+
+  it('upgrades a database that took the leases as version 12: it gains the JSON, credits and screenshot columns', async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const db = await openDatabase(url);
+    // Back to what it was with the leases as 12: without 12 and 13's columns.
+    await sqlRow(db, 'ALTER TABLE tracked_pages DROP COLUMN json');
+    await sqlRow(db, 'ALTER TABLE snapshots DROP COLUMN json');
+    await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN snapshot');
+    await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN screenshot');
+    await sqlRow(db, 'ALTER TABLE checks DROP COLUMN credits');
+    await sqlRow(db, 'UPDATE webwatch_schema SET version = 12');
+    await sqlRow(db, "INSERT INTO rate_windows VALUES ('k', 0, 3)");
+    await db.close();
+
+    const again = await openDatabase(url);
+    assert.equal(await schemaVersion(again), LATEST_VERSION);
+    const columns = (await sqlRows<{ c: string }>(again, "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND column_name IN ('json', 'snapshot', 'screenshot', 'credits') AND table_name != 'usage' ORDER BY 1"))
+      .map((row) => row.c);
+    assert.deepEqual(columns, ['checks.credits', 'page_results.screenshot', 'page_results.snapshot', 'snapshots.json', 'tracked_pages.json']);
+    assert.deepEqual(await sqlRows(again, 'SELECT requests FROM rate_windows'), [{ requests: 3 }]);
+    await again.close();
+  });
+
+  it('says which server it cannot reach, without the password', async () => {
+    const port = (await postgresServer()).port;
+    await assert.rejects(openDatabase(`postgres://webwatch:hunter2@127.0.0.1:${port + 1}/x`), (error: Error) => {
+      assert.match(error.message, /cannot connect to the database postgres:\/\/webwatch:\*\*\*@127\.0\.0\.1/);
+      assert.doesNotMatch(error.message, /hunter2/);
+      return true;
+    });
   });
 });

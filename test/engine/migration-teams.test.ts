@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/engine/store/database.js';
-import { MIGRATIONS } from '../../src/engine/store/migrations.js';
+import { SQLITE_HISTORY } from '../../src/engine/store/migrations.js';
+import { sqlRow, sqlRows } from '../helpers/sql.js';
 import { tempDir } from '../helpers/files.js';
 
 describe('migration 7', () => {
-  it("gives outbox rows their monitor's team and rule, and drops cache and tracking rows of unknown owner", () => {
+  it("gives outbox rows their monitor's team and rule, and drops cache and tracking rows of unknown owner", async () => {
     const path = join(tempDir(), 'webwatch.db');
     const raw = new Database(path);
-    for (const migration of MIGRATIONS.filter((m) => m.version <= 6)) raw.exec(migration.sql);
+    for (const migration of SQLITE_HISTORY.filter((m) => m.version <= 6)) raw.exec(migration.sql);
     raw.pragma('user_version = 6');
     const monitor = raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES (?, ?, 'M', 'active', '{}', 't', 't')");
     monitor.run('cli-monitor', 'local');
@@ -24,14 +25,14 @@ describe('migration 7', () => {
     raw.prepare("INSERT INTO api_keys (id, team, key_hash, created_at) VALUES ('k1', 'local', 'h', 't')").run();
     raw.close();
 
-    const db = openDatabase(path);
-    assert.deepEqual(db.prepare('SELECT id, team, private_targets_allowed AS allowed FROM outbox ORDER BY id').all(), [
+    const db = await openDatabase(path);
+    assert.deepEqual(await sqlRows(db, 'SELECT id, team, private_targets_allowed AS allowed FROM outbox ORDER BY id'), [
       { id: 'd1', team: 'local', allowed: 1 },
       { id: 'd2', team: 'acme', allowed: 0 },
     ]);
-    assert.equal((db.prepare('SELECT count(*) AS n FROM scrape_cache').get() as { n: number }).n, 0);
-    assert.equal((db.prepare('SELECT count(*) AS n FROM tracked_pages').get() as { n: number }).n, 0);
-    assert.deepEqual(db.prepare('SELECT grants_local_team AS grants FROM api_keys').get(), { grants: 0 }, 'an old key of team local is not granted by the migration');
-    db.close();
+    assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM scrape_cache'))!.n, 0);
+    assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM tracked_pages'))!.n, 0);
+    assert.deepEqual(await sqlRow(db, 'SELECT grants_local_team AS grants FROM api_keys'), { grants: 0 }, 'an old key of team local is not granted by the migration');
+    await db.close();
   });
 });

@@ -222,7 +222,7 @@ describe('model formats (local engine, scripted model)', () => {
   });
 
   it('changeTracking json mode: the same JSON is same although the markdown changed; a price change is one leaf', async () => {
-    const db = openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
+    const db = await openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
     try {
       const store = scrapeStore(db, 'acme');
       const tracked: ScrapeOptions = { formats: ['markdown', { type: 'changeTracking', modes: ['json'], prompt: 'plan and price', tag: 'prices' }] };
@@ -246,7 +246,7 @@ describe('model formats (local engine, scripted model)', () => {
       assert.deepEqual(mixed.changeTracking?.json, { price: { previous: 12, current: 15 } });
       assert.match(mixed.changeTracking?.diff?.text ?? '', /-Pro plan: \$12 per month\.\n\+Pro plan: \$15 per month\./);
     } finally {
-      db.close();
+      await db.close();
     }
   });
 

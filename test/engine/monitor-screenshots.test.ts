@@ -87,21 +87,21 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
 
   it('a kept screenshot goes with its check at the end of the monitor\'s retention', async () => {
     const home = tempDir();
-    const db = openDatabase(join(home, 'webwatch.db'));
+    const db = await openDatabase(join(home, 'webwatch.db'));
     const artifactsDir = join(home, 'artifacts', 'acme');
     let now = new Date('2026-11-01T12:00:00Z');
     const definition = { name: 'Kept', schedule: { cron: '0 * * * *', timezone: 'UTC' }, goal: null, judgeEnabled: false, retentionDays: 7, webhook: { url: 'http://127.0.0.1:9/hook' }, targets: [{ type: 'scrape', urls: [`${site.origin}/price`], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] } as unknown as NormalizedMonitor;
-    const monitor = monitorStore(db).insert('acme', definition, now);
+    const monitor = await monitorStore(db).insert('acme', definition, now);
     const context = { checks: checkStore(db), now: () => now, scrape: { version: 'test', now: () => now, browser: { env: process.env, artifactsDir } } };
 
     price = '$20';
     const first = await runCheck(context, monitor, 'manual');
-    const [kept] = checkStore(db).pages(first.id);
+    const [kept] = await checkStore(db).pages(first.id);
     assert.ok(kept!.screenshot, 'the store holds the kept file name');
     const path = join(artifactsDir, 'kept', kept!.screenshot!);
     assert.ok(existsSync(path));
     // The webhook's page event leaves the kept file out: it names a file of this machine.
-    const [event] = db.prepare<[string], { body: string }>("SELECT body FROM outbox WHERE check_id = ? AND event = 'monitor.page'").all(first.id);
+    const [event] = await db.query.selectFrom('outbox').select('body').where('check_id', '=', first.id).where('event', '=', 'monitor.page').execute();
     const sent = JSON.parse(event!.body) as { data: Record<string, unknown>[] };
     assert.equal(sent.data[0]!.status, 'new');
     assert.equal('screenshot' in sent.data[0]!, false);
@@ -112,8 +112,8 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
 
     now = new Date('2026-11-10T12:00:00Z');
     await runCheck(context, monitor, 'manual');
-    assert.equal(checkStore(db).get(monitor.id, first.id), undefined, 'the first check is past the retention');
+    assert.equal(await checkStore(db).get(monitor.id, first.id), undefined, 'the first check is past the retention');
     assert.equal(existsSync(path), false, 'and its screenshot went with it');
-    db.close();
+    await db.close();
   });
 });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { it } from 'node:test';
 import { monitorStore } from '../../src/engine/monitors/monitor-store.js';
 import { openDatabase } from '../../src/engine/store/database.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import type { NormalizedMonitor } from '../../src/spec/monitor.js';
-import { tempDir } from '../helpers/files.js';
+import { forEachDatabase } from '../helpers/postgres.js';
 
 const definition = (name: string) =>
   ({ name, schedule: { cron: '0 * * * *', timezone: 'UTC' }, goal: null, judgeEnabled: false, targets: [{ type: 'scrape', urls: ['https://example.com/'] }], retentionDays: 30 }) as unknown as NormalizedMonitor;
@@ -18,19 +17,30 @@ const conflict = (error: unknown) => {
   return true;
 };
 
-describe('monitor store', () => {
-  it('refuses a name the team already uses with 409 Conflict, as the API does, on insert and on update', () => {
-    const path = join(tempDir(), 'webwatch.db');
+forEachDatabase('monitor store', ({ location }) => {
+  it('refuses a name the team already uses with 409 Conflict, as the API does, on insert and on update', async () => {
+    const at = await location();
     // Two connections, as two processes: each may have looked the name up before the other wrote.
-    const [db, other] = [openDatabase(path), openDatabase(path)];
-    const now = new Date('2026-11-21T12:00:00Z');
-    monitorStore(other).insert('local', definition('Pricing'), now);
-    assert.throws(() => monitorStore(db).insert('local', definition('Pricing'), now), conflict);
-    const news = monitorStore(db).insert('local', definition('News'), now);
-    assert.throws(() => monitorStore(db).update('local', news.id, definition('Pricing'), now), conflict);
-    // Another team may use the name.
-    assert.equal(monitorStore(db).insert('acme', definition('Pricing'), now).definition.name, 'Pricing');
-    db.close();
-    other.close();
+    const [db, other] = [await openDatabase(at), await openDatabase(at)];
+    try {
+      const now = new Date('2026-11-21T12:00:00Z');
+      await monitorStore(other).insert('local', definition('Pricing'), now);
+      await assert.rejects(monitorStore(db).insert('local', definition('Pricing'), now), conflict);
+      const news = await monitorStore(db).insert('local', definition('News'), now);
+      await assert.rejects(monitorStore(db).update('local', news.id, definition('Pricing'), now), conflict);
+      // Another team may use the name.
+      assert.equal((await monitorStore(db).insert('acme', definition('Pricing'), now)).definition.name, 'Pricing');
+      // A deleted monitor's name is free again; lists are per team and by name.
+      const pricing = (await monitorStore(db).find('local', 'Pricing'))!;
+      await monitorStore(db).setStatus('local', pricing.id, 'deleted', now);
+      assert.equal((await monitorStore(other).insert('local', definition('Pricing'), now)).status, 'active');
+      assert.deepEqual((await monitorStore(db).list('local')).map((monitor) => monitor.definition.name), ['News', 'Pricing']);
+      assert.equal((await monitorStore(db).list('local', { includeDeleted: true })).length, 3);
+      assert.equal((await monitorStore(db).find('local', pricing.id))?.status, 'deleted');
+      assert.equal(await monitorStore(db).find('rival', pricing.id), undefined, 'another team does not see it');
+    } finally {
+      await db.close();
+      await other.close();
+    }
   });
 });

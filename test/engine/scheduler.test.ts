@@ -1,12 +1,12 @@
-/** The scheduler with an injected clock and timers: nothing sleeps. */
+/** The scheduler with an injected clock and timers, on SQLite and PostgreSQL: nothing sleeps. */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, beforeEach, it } from 'node:test';
 import { checkStore } from '../../src/engine/monitors/check-store.js';
-import { monitorStore, type StoredMonitor } from '../../src/engine/monitors/monitor-store.js';
-import { runDueOnce, startScheduler, type SchedulerEvent, type Timers } from '../../src/engine/scheduler/scheduler.js';
-import { databasePath, openDatabase, type Db } from '../../src/engine/store/database.js';
+import { monitorStore } from '../../src/engine/monitors/monitor-store.js';
+import { runDueOnce, startScheduler, type ClaimedCheck, type Scheduler, type SchedulerEvent, type SchedulerOptions, type Timers } from '../../src/engine/scheduler/scheduler.js';
+import type { Db } from '../../src/engine/store/database.js';
 import type { NormalizedMonitor } from '../../src/spec/monitor.js';
-import { tempDir } from '../helpers/files.js';
+import { forEachDatabase } from '../helpers/postgres.js';
 
 function definition(name: string, cron: string, timezone = 'UTC'): NormalizedMonitor {
   return { name, schedule: { cron, timezone }, goal: null, judgeEnabled: false, retentionDays: 30, targets: [{ type: 'scrape', urls: ['https://example.com/'], id: 't' }] };
@@ -17,6 +17,8 @@ function fakeTime(start: string) {
   let now = Date.parse(start);
   const pending: { at: number; callback: () => void; id: number }[] = [];
   let ids = 0;
+  /** What a fired timer may have set going: awaited before the clock moves on. */
+  let settle: () => Promise<unknown> = async () => undefined;
   const timers: Timers & { lastDelay?: number } = {
     set(callback, ms) {
       timers.lastDelay = ms;
@@ -32,6 +34,9 @@ function fakeTime(start: string) {
   return {
     timers,
     now: () => new Date(now),
+    settleWith(wait: () => Promise<unknown>) {
+      settle = wait;
+    },
     /** Moves the clock, firing timers that come due on the way. */
     async advance(iso: string) {
       const target = Date.parse(iso);
@@ -42,84 +47,106 @@ function fakeTime(start: string) {
         pending.shift();
         now = Math.max(now, next.at);
         next.callback();
-        await new Promise((resolve) => setImmediate(resolve));
+        await settle();
       }
       now = target;
     },
   };
 }
 
-function setup(start: string) {
-  const db: Db = openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
-  const time = fakeTime(start);
+async function setup(at: string, db: Db) {
+  const time = fakeTime(at);
   const monitors = monitorStore(db);
   const checks = checkStore(db);
   const runs: { name: string; slot: string }[] = [];
   const events: SchedulerEvent[] = [];
   const holds = new Map<string, () => void>();
-  /** A scheduled run: recorded as a real running check, finished when the test releases it. */
-  const run = async (monitor: StoredMonitor, slot: string) => {
+  const finished = new Map<string, Promise<unknown>>();
+  let scheduler: Scheduler | undefined;
+  /** A scheduled run: its claimed check runs until the test releases it. */
+  const run = (claim: ClaimedCheck) => {
+    const { monitor, slot } = claim;
     runs.push({ name: monitor.definition.name, slot });
-    const check = checks.start(monitor, 'scheduled', time.now(), slot);
-    await new Promise<void>((resolve) => holds.set(monitor.definition.name, resolve));
-    return checks.finish(monitor, check.id, 'completed', [], { snapshots: [], fingerprints: [] }, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, null, time.now());
+    const done = (async () => {
+      await checks.begin(monitor.id, claim.checkId, time.now());
+      await new Promise<void>((resolve) => holds.set(monitor.definition.name, resolve));
+      return checks.finish(monitor, claim.checkId, 'completed', [], { snapshots: [], fingerprints: [] }, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, null, time.now());
+    })();
+    finished.set(monitor.definition.name, done);
+    return done;
   };
+  /** Lets the run finish; waits until the scheduler has done what its end sets going. */
   const release = async (name: string) => {
+    for (let i = 0; i < 200 && !holds.has(name); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     holds.get(name)?.();
     holds.delete(name);
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    await finished.get(name);
+    // The run's end starts a claiming round once the scheduler has forgotten the run.
+    await new Promise((resolve) => setImmediate(resolve));
+    await scheduler?.idle();
   };
-  return { db, time, monitors, checks, runs, events, run, release };
+  const start = (options: Partial<SchedulerOptions> = {}) => {
+    scheduler = startScheduler({ db, checks, now: time.now, run, maxConcurrent: 4, timers: time.timers, onEvent: (e) => events.push(e), ...options });
+    const current = scheduler;
+    time.settleWith(() => current.idle());
+    return current;
+  };
+  return { db, time, monitors, checks, runs, events, run, release, start };
 }
 
-describe('scheduler', () => {
+forEachDatabase('scheduler', ({ open }) => {
+  let db: Db;
+  beforeEach(async () => {
+    db = await open();
+  });
+  afterEach(() => db.close());
+
   it('runs a monitor at its slot once, sleeps until the next slot, and survives a restart without rerunning', async () => {
-    const t = setup('2026-11-21T09:59:00Z');
-    const m = t.monitors.insert('local', definition('Hourly', '0 * * * *'), t.time.now());
+    const t = await setup('2026-11-21T09:59:00Z', db);
+    const m = await t.monitors.insert('local', definition('Hourly', '0 * * * *'), t.time.now());
     assert.equal(m.nextRunAt, '2026-11-21T10:00:00.000Z');
-    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, onEvent: (e) => t.events.push(e) });
-    scheduler.tick();
+    const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers });
+    await scheduler.tick();
     assert.equal(t.runs.length, 0);
     assert.equal(t.time.timers.lastDelay, 60_000, 'sleeps until the slot');
     await t.time.advance('2026-11-21T10:00:00Z');
     assert.deepEqual(t.runs, [{ name: 'Hourly', slot: '2026-11-21T10:00:00.000Z' }]);
     await t.release('Hourly');
-    assert.equal(t.monitors.find('local', m.id)!.nextRunAt, '2026-11-21T11:00:00.000Z');
+    assert.equal((await t.monitors.find('local', m.id))!.nextRunAt, '2026-11-21T11:00:00.000Z');
     await scheduler.stop();
 
     // A new process at the same instant finds the slot taken.
-    const again = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers });
-    again.tick();
+    const again = t.start({ maxConcurrent: 4, timers: t.time.timers });
+    await again.tick();
     assert.equal(t.runs.length, 1);
     await again.stop();
-    const [check] = t.checks.list(m.id);
+    const [check] = await t.checks.list(m.id);
     assert.equal(check!.trigger, 'scheduled');
     assert.equal(check!.scheduledFor, '2026-11-21T10:00:00.000Z');
   });
 
   it('after downtime runs a missed monitor once, then waits for the next slot after now', async () => {
-    const t = setup('2026-11-21T09:30:00Z');
-    const m = t.monitors.insert('local', definition('Hourly', '0 * * * *'), t.time.now());
+    const t = await setup('2026-11-21T09:30:00Z', db);
+    const m = await t.monitors.insert('local', definition('Hourly', '0 * * * *'), t.time.now());
     await t.time.advance('2026-11-21T14:20:00Z'); // five slots passed with no scheduler running
-    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, onEvent: (e) => t.events.push(e) });
-    scheduler.tick();
-    await new Promise((resolve) => setImmediate(resolve));
+    const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers });
+    await scheduler.tick();
     assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T10:00:00.000Z']);
     assert.equal((t.events[0] as { latenessMs: number }).latenessMs, (4 * 60 + 20) * 60_000);
     await t.release('Hourly');
-    assert.equal(t.monitors.find('local', m.id)!.nextRunAt, '2026-11-21T15:00:00.000Z');
+    assert.equal((await t.monitors.find('local', m.id))!.nextRunAt, '2026-11-21T15:00:00.000Z');
     await scheduler.stop();
   });
 
   it('records a slot that comes while the previous check still runs as skipped_overlap', async () => {
-    const t = setup('2026-11-21T09:59:00Z');
-    const m = t.monitors.insert('local', definition('Slow', '*/5 * * * *'), t.time.now());
-    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, onEvent: (e) => t.events.push(e) });
-    scheduler.tick();
+    const t = await setup('2026-11-21T09:59:00Z', db);
+    const m = await t.monitors.insert('local', definition('Slow', '*/5 * * * *'), t.time.now());
+    const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers });
+    await scheduler.tick();
     await t.time.advance('2026-11-21T10:00:00Z');
     await t.time.advance('2026-11-21T10:05:00Z'); // still running
     assert.equal(t.runs.length, 1);
-    const skipped = t.checks.list(m.id).find((c) => c.status === 'skipped_overlap');
+    const skipped = (await t.checks.list(m.id)).find((c) => c.status === 'skipped_overlap');
     assert.equal(skipped?.scheduledFor, '2026-11-21T10:05:00.000Z');
     await t.release('Slow');
     await t.time.advance('2026-11-21T10:10:00Z');
@@ -129,10 +156,10 @@ describe('scheduler', () => {
   });
 
   it('keeps to the global concurrency cap, starting waiting monitors as checks end', async () => {
-    const t = setup('2026-11-21T09:59:00Z');
-    for (const name of ['A', 'B', 'C']) t.monitors.insert('local', definition(name, '0 * * * *'), t.time.now());
-    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 2, timers: t.time.timers });
-    scheduler.tick();
+    const t = await setup('2026-11-21T09:59:00Z', db);
+    for (const name of ['A', 'B', 'C']) await t.monitors.insert('local', definition(name, '0 * * * *'), t.time.now());
+    const scheduler = t.start({ maxConcurrent: 2, timers: t.time.timers });
+    await scheduler.tick();
     await t.time.advance('2026-11-21T10:00:00Z');
     assert.equal(scheduler.running.size, 2);
     const first = t.runs.map((r) => r.name);
@@ -145,15 +172,15 @@ describe('scheduler', () => {
   });
 
   it('skips paused and deleted monitors, and resumes at the next slot', async () => {
-    const t = setup('2026-11-21T09:59:00Z');
-    const m = t.monitors.insert('local', definition('Paused', '0 * * * *'), t.time.now());
-    t.monitors.setStatus('local', m.id, 'paused', t.time.now());
-    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers });
-    scheduler.tick();
+    const t = await setup('2026-11-21T09:59:00Z', db);
+    const m = await t.monitors.insert('local', definition('Paused', '0 * * * *'), t.time.now());
+    await t.monitors.setStatus('local', m.id, 'paused', t.time.now());
+    const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers });
+    await scheduler.tick();
     await t.time.advance('2026-11-21T10:30:00Z');
     assert.equal(t.runs.length, 0);
-    t.monitors.setStatus('local', m.id, 'active', t.time.now());
-    scheduler.wake();
+    await t.monitors.setStatus('local', m.id, 'active', t.time.now());
+    await scheduler.wake();
     await t.time.advance('2026-11-21T11:00:00Z');
     assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T11:00:00.000Z']);
     await t.release('Paused');
@@ -161,10 +188,10 @@ describe('scheduler', () => {
   });
 
   it('follows the zone across a DST change: 09:00 in Paris is 08:00 UTC, then 07:00 UTC', async () => {
-    const t = setup('2026-03-28T07:59:00Z');
-    t.monitors.insert('local', definition('Morning', '0 9 * * *', 'Europe/Paris'), t.time.now());
-    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers });
-    scheduler.tick();
+    const t = await setup('2026-03-28T07:59:00Z', db);
+    await t.monitors.insert('local', definition('Morning', '0 9 * * *', 'Europe/Paris'), t.time.now());
+    const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers });
+    await scheduler.tick();
     await t.time.advance('2026-03-28T08:00:00Z');
     await t.release('Morning');
     await t.time.advance('2026-03-29T07:00:00Z');
@@ -174,10 +201,10 @@ describe('scheduler', () => {
   });
 
   it('delays starts by the jitter, within its bound', async () => {
-    const t = setup('2026-11-21T09:59:00Z');
-    t.monitors.insert('local', definition('Jittered', '0 * * * *'), t.time.now());
-    const scheduler = startScheduler({ db: t.db, checks: t.checks, now: t.time.now, run: t.run, maxConcurrent: 4, timers: t.time.timers, jitterMs: 10_000, random: () => 0.5 });
-    scheduler.tick();
+    const t = await setup('2026-11-21T09:59:00Z', db);
+    await t.monitors.insert('local', definition('Jittered', '0 * * * *'), t.time.now());
+    const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers, jitterMs: 10_000, random: () => 0.5 });
+    await scheduler.tick();
     await t.time.advance('2026-11-21T10:00:04Z');
     assert.equal(t.runs.length, 0, 'not before the jitter');
     await t.time.advance('2026-11-21T10:00:05Z');
@@ -187,10 +214,10 @@ describe('scheduler', () => {
   });
 
   it('run --due shares the claims: a slot taken by one is not run by the other', async () => {
-    const t = setup('2026-11-21T10:00:30Z');
-    t.monitors.insert('local', definition('Shared', '0 * * * *'), new Date('2026-11-21T09:30:00Z'));
+    const t = await setup('2026-11-21T10:00:30Z', db);
+    await t.monitors.insert('local', definition('Shared', '0 * * * *'), new Date('2026-11-21T09:30:00Z'));
     const ran: string[] = [];
-    const first = await runDueOnce({ db: t.db, checks: t.checks, now: t.time.now, run: async (monitor, slot) => void ran.push(`${monitor.definition.name}@${slot}`) });
+    const first = await runDueOnce({ db: t.db, checks: t.checks, now: t.time.now, run: async ({ monitor, slot }) => void ran.push(`${monitor.definition.name}@${slot}`) });
     const second = await runDueOnce({ db: t.db, checks: t.checks, now: t.time.now, run: async () => void ran.push('again') });
     assert.equal(first.length, 1);
     assert.equal(second.length, 0);

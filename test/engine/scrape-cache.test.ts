@@ -1,17 +1,16 @@
-/** The scrape cache and change tracking, on a real SQLite file with an injected clock. */
+/** The scrape cache and change tracking, on a real SQLite file and a real PostgreSQL, with an injected clock. */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, it } from 'node:test';
 import { scrape, type ScrapeContext } from '../../src/engine/scrape/scrape.js';
-import { openDatabase } from '../../src/engine/store/database.js';
+import type { Db } from '../../src/engine/store/database.js';
 import { scrapeStore } from '../../src/engine/store/scrape-cache.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
-import { tempDir } from '../helpers/files.js';
+import { forEachDatabase } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-describe('scrape cache and change tracking', () => {
+forEachDatabase('scrape cache and change tracking', ({ open }) => {
   let server: TestServer;
   let page = '<main><h1>Prices</h1><p>Pro costs $10</p></main>';
   let status = 200;
@@ -28,8 +27,11 @@ describe('scrape cache and change tracking', () => {
     });
   });
   after(() => server.close());
-  beforeEach(() => {
-    context = { version: 't', now: () => new Date(clock), store: scrapeStore(openDatabase(join(tempDir(), 'webwatch.db')), 'local') };
+  afterEach(() => db.close());
+  let db: Db;
+  beforeEach(async () => {
+    db = await open();
+    context = { version: 't', now: () => new Date(clock), store: scrapeStore(db, 'local') };
     page = '<main><h1>Prices</h1><p>Pro costs $10</p></main>';
     status = 200;
     server.requests.length = 0;
@@ -143,6 +145,18 @@ describe('scrape cache and change tracking', () => {
     assert.equal(fetches(), 4); // change tracking always looks at the page as it is now
   });
 
+  it("keeps the JSON of changeTracking's json mode with the markdown, per team; a scrape without it keeps none", async () => {
+    const store = scrapeStore(db, 'acme');
+    const key = { url: 'https://shop.example/p', tag: 'prices', scope: '' };
+    await store.putTracked(key, 'Pro $10', 1, { plan: 'Pro', price: 10 });
+    assert.deepEqual(await store.getTracked(key), { markdown: 'Pro $10', json: { plan: 'Pro', price: 10 }, scrapedAt: 1 });
+    assert.equal(await scrapeStore(db, 'globex').getTracked(key), undefined);
+    await store.putTracked(key, 'Pro $12', 2, null);
+    assert.deepEqual(await store.getTracked(key), { markdown: 'Pro $12', json: null, scrapedAt: 2 }, 'a json mode that extracted nothing');
+    await store.putTracked(key, 'Pro $15', 3);
+    assert.deepEqual(await store.getTracked(key), { markdown: 'Pro $15', scrapedAt: 3 });
+  });
+
   it('keeps separate histories per tag', async () => {
     await at({ formats: [{ type: 'changeTracking', tag: 'a' }] });
     const other = await at({ formats: [{ type: 'changeTracking', tag: 'b' }] });
@@ -170,7 +184,6 @@ describe('scrape cache and change tracking', () => {
   });
 
   it("each team's store holds its own cache and histories", async () => {
-    const db = openDatabase(join(tempDir(), 'webwatch.db'));
     const acme = { ...context, store: scrapeStore(db, 'acme') };
     const rival = { ...context, store: scrapeStore(db, 'rival') };
     await scrape({ url: `${server.origin}/page`, options: { formats: ['markdown', 'changeTracking'] } }, acme);

@@ -243,7 +243,7 @@ describe('the CI recipes', () => {
   });
   // Each recipe starts from the same monitors on a fresh team: Pricing to update, Old to prune.
   beforeEach(async () => {
-    key = api.keys.create(`team-${Math.random().toString(36).slice(2)}`, new Date()).key;
+    key = (await api.keys.create(`team-${Math.random().toString(36).slice(2)}`, new Date())).key;
     const seed = await run(['monitor', 'apply', '-f', writeFiles({ 'pricing.yaml': PRICING, 'old.yaml': OLD })], { env: remote() });
     assert.equal(seed.code, 0, seed.stderr);
   });
@@ -375,7 +375,7 @@ describe('the composite action (action.yml)', () => {
   let key: string;
   before(async () => {
     api = await serveWebwatch();
-    key = api.keys.create('acme', new Date()).key;
+    key = (await api.keys.create('acme', new Date())).key;
   });
   after(async () => {
     await api.stop();

@@ -158,7 +158,7 @@ describe('the npm package', () => {
       assert.ok(!existsSync(join(prefix, 'lib', 'node_modules', 'webwatch', 'node_modules', 'better-sqlite3', 'build')));
 
       const elsewhere = writeFiles({ 'monitors/pricing.yaml': VALID });
-      const key = api.keys.create('acme', new Date()).key;
+      const key = (await api.keys.create('acme', new Date())).key;
       const env = cleanEnv({ PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, WEBWATCH_HOME: scratchDir(), XDG_CONFIG_HOME: scratchDir() });
       const remote = { ...env, WEBWATCH_API_URL: api.url, WEBWATCH_API_KEY: key };
       const webwatch = (args: string[], environment = env) => run('webwatch', args, { cwd: elsewhere, env: environment });

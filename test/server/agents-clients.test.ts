@@ -15,6 +15,7 @@ import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch } from '../helpers/webwatch-server.js';
+import { sqlRow } from '../helpers/sql.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -81,7 +82,7 @@ describe('agent jobs from the clients', () => {
   it('agent run --detach and trace --follow against serve', async () => {
     script = scrapeThenFinish('done');
     const served = await serveWebwatch({ llm: { baseUrl: model.url, model: 'scripted' } });
-    const key = served.keys.create('acme', new Date()).key;
+    const key = (await served.keys.create('acme', new Date())).key;
     const env = { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: key };
     const detached = await run(['agent', 'run', 'About?', '--detach', '--json'], { env });
     assert.equal(detached.code, EXIT.ok);
@@ -99,7 +100,7 @@ describe('agent jobs from the clients', () => {
   it("the hosted SDK's agent calls work against serve", async () => {
     script = scrapeThenFinish({ founded: 1999 });
     const served = await serveWebwatch({ llm: { baseUrl: model.url, model: 'scripted' } });
-    const client = new Firecrawl({ apiKey: served.keys.create('acme', new Date()).key, apiUrl: served.origin });
+    const client = new Firecrawl({ apiKey: (await served.keys.create('acme', new Date())).key, apiUrl: served.origin });
     const started = await client.startAgent({ prompt: 'When was it founded?', urls: [`${site.origin}/about`], schema: { type: 'object', properties: { founded: { type: 'number' } } } });
     assert.equal(started.success, true);
     let status = await client.getAgentStatus(started.id);
@@ -132,7 +133,7 @@ describe('agent jobs from the clients', () => {
     const { createRequire } = await import('node:module');
     const cli = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
     const served = await serveWebwatch({ llm: { baseUrl: model.url, model: 'scripted' } });
-    const key = served.keys.create('acme', new Date()).key;
+    const key = (await served.keys.create('acme', new Date())).key;
     const home = tempDir();
     const firecrawl = async (...args: string[]) =>
       (await promisify(execFile)(process.execPath, [cli, '--api-url', served.origin, '--api-key', key, ...args], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home })).stdout;
@@ -145,14 +146,14 @@ describe('agent jobs from the clients', () => {
       const started = JSON.parse(await firecrawl('agent', 'When was it founded?', '--json'));
       const id: string = started.data.jobId;
       assert.match(id, /^[0-9a-f-]{36}$/);
-      for (let i = 0; i < 100 && served.db.prepare("SELECT status FROM agent_jobs WHERE id = ? AND status = 'processing'").get(id); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && (await sqlRow(served.db, "SELECT status FROM agent_jobs WHERE id = ? AND status = 'processing'", id)); i++) await new Promise((r) => setTimeout(r, 20));
       const status = JSON.parse(await firecrawl('agent', id, '--status', '--json'));
       assert.deepEqual([status.status, status.data], ['completed', { founded: 1999 }]);
 
       script = () => 'hang';
       const slow: string = JSON.parse(await firecrawl('agent', 'slow one', '--json')).data.jobId;
       await firecrawl('agent', slow, '--cancel');
-      const row = served.db.prepare('SELECT cancel_requested_at FROM agent_jobs WHERE id = ?').get(slow) as { cancel_requested_at: string | null };
+      const row = (await sqlRow<{ cancel_requested_at: string | null }>(served.db, 'SELECT cancel_requested_at FROM agent_jobs WHERE id = ?', slow))!;
       assert.notEqual(row.cancel_requested_at, null);
     } finally {
       await served.stop();

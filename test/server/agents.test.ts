@@ -11,6 +11,7 @@ import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { sqlRow } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -32,8 +33,8 @@ describe('agent jobs on webwatch serve', () => {
     });
     model = await startFakeLlm((request, index) => script(request, index));
     started = await serve({ llm: { baseUrl: model.url, model: 'scripted', timeoutMs: 2000 } });
-    acme = started.keys.create('acme', new Date()).key;
-    rival = started.keys.create('rival', new Date()).key;
+    acme = (await started.keys.create('acme', new Date())).key;
+    rival = (await started.keys.create('rival', new Date())).key;
   });
   after(async () => {
     await started.stop();
@@ -241,22 +242,22 @@ describe('agent jobs on webwatch serve', () => {
   it('stopping serve ends its running jobs at once, failed with internal', async () => {
     script = () => 'hang';
     const own = await serve({ llm: { baseUrl: model.url, model: 'scripted', timeoutMs: 60_000 } });
-    const key = own.keys.create('acme', new Date()).key;
+    const key = (await own.keys.create('acme', new Date())).key;
     const response = await fetch(`${own.url}/agent`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'forever' }) });
     const { id } = (await response.json()) as Body;
     await new Promise((r) => setTimeout(r, 100));
     const t0 = performance.now();
     await own.server.drain();
     assert.ok(performance.now() - t0 < 5000, 'drain does not wait for the model');
-    const row = own.db.prepare('SELECT status, error FROM agent_jobs WHERE id = ?').get(id) as { status: string; error: string };
+    const row = (await sqlRow<{ status: string; error: string }>(own.db, 'SELECT status, error FROM agent_jobs WHERE id = ?', id))!;
     assert.equal(row.status, 'failed');
     assert.match(row.error, /the server stopped/);
-    own.db.close();
+    await own.db.close();
   });
 
   it('without a model, serve answers 500 Failed to passthrough agent request.', async () => {
     const bare = await serve();
-    const key = bare.keys.create('acme', new Date()).key;
+    const key = (await bare.keys.create('acme', new Date())).key;
     const response = await fetch(`${bare.url}/agent`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) });
     const body: Body = await response.json();
     assert.equal(response.status, 500);

@@ -27,8 +27,8 @@ describe('batch scrape', () => {
       '/slow': (_q, r) => void held.push(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main>slow</main>')),
     }, (request, response) => void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${request.url}</title><main><p>page ${request.url}</p></main>`));
     served = await serveWebwatch();
-    acme = served.keys.create('acme', new Date()).key;
-    rival = served.keys.create('rival', new Date()).key;
+    acme = (await served.keys.create('acme', new Date())).key;
+    rival = (await served.keys.create('rival', new Date())).key;
   });
   after(async () => {
     for (const release of held) release();
@@ -82,7 +82,7 @@ describe('batch scrape', () => {
     assert.deepEqual(cleaned.body.details, [{ path: 'onlyCleanContent', message: 'is not supported with zeroDataRetention' }]);
     const guarded = await serveWebwatch({ allowPrivateTargets: false });
     try {
-      assert.equal((await call(guarded.keys.create('acme', new Date()).key, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] }, guarded.url)).status, 403);
+      assert.equal((await call((await guarded.keys.create('acme', new Date())).key, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] }, guarded.url)).status, 403);
     } finally {
       await guarded.stop();
     }

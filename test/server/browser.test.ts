@@ -48,9 +48,9 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
     });
     served = await serveWebwatch();
     guarded = await serveWebwatch({ allowPrivateTargets: false });
-    keys.acme = served.keys.create('acme', new Date()).key;
-    keys.other = served.keys.create('other', new Date()).key;
-    keys.guarded = guarded.keys.create('acme', new Date()).key;
+    keys.acme = (await served.keys.create('acme', new Date())).key;
+    keys.other = (await served.keys.create('other', new Date())).key;
+    keys.guarded = (await guarded.keys.create('acme', new Date())).key;
   });
   after(async () => {
     await served.stop();

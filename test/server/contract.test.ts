@@ -40,7 +40,7 @@ describe('serve answers what the SDK types require', () => {
   before(async () => {
     site = await startServer({ '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>a page</p></main>') });
     served = await serveWebwatch();
-    key = served.keys.create('acme', new Date()).key;
+    key = (await served.keys.create('acme', new Date())).key;
   });
   after(async () => {
     await served.stop();

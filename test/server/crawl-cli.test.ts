@@ -24,7 +24,7 @@ describe('crawl jobs from the command line', () => {
       '/slow': (_q, r) => void held.push(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main>slow</main>')),
     });
     served = await serveWebwatch();
-    env = { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: served.keys.create('acme', new Date()).key, WEBWATCH_HOME: tempDir() };
+    env = { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: (await served.keys.create('acme', new Date())).key, WEBWATCH_HOME: tempDir() };
   });
   after(async () => {
     for (const release of held) release();

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch as serve } from '../helpers/webwatch-server.js';
+import { sqlRow } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -28,14 +29,14 @@ describe('crawl control on serve', () => {
 
   it('a running crawl is listed as active, and cancel stops its fetching at once', async () => {
     const started = await serve();
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const client = new Firecrawl({ apiKey: key, apiUrl: started.origin });
     const crawl = await client.startCrawl(`${site.origin}/p0`, { limit: 50, sitemap: 'skip', ignoreRobotsTxt: true, maxConcurrency: 1 } as never);
     // Until its first pages are in.
     for (let i = 0; i < 100 && (await call(started.url, key, 'GET', `/crawl/${crawl.id}`)).body.completed < 2; i++) await new Promise((r) => setTimeout(r, 50));
     const active = await client.getActiveCrawls();
     assert.deepEqual(active.crawls.map((c) => [c.id, c.url]), [[crawl.id, `${site.origin}/p0`]]);
-    assert.equal((await call(started.url, started.keys.create('rival', new Date()).key, 'GET', '/crawl/active')).body.crawls.length, 0, "another team's crawls are not listed");
+    assert.equal((await call(started.url, (await started.keys.create('rival', new Date())).key, 'GET', '/crawl/active')).body.crawls.length, 0, "another team's crawls are not listed");
 
     assert.equal(await client.cancelCrawl(crawl.id), true);
     const fetchedAtCancel = fetched;
@@ -55,7 +56,7 @@ describe('crawl control on serve', () => {
     const origin = closed.origin;
     await closed.close();
     const started = await serve();
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const { body } = await call(started.url, key, 'POST', '/crawl', { url: `${origin}/`, sitemap: 'skip', ignoreRobotsTxt: true });
     let status: Body;
     for (let i = 0; i < 100; i++) {
@@ -72,14 +73,14 @@ describe('crawl control on serve', () => {
 
   it('stopping the server gives crawls the drain time, then stops them with the reason', async () => {
     const started = await serve({ drainTimeoutMs: 300 });
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const { body } = await call(started.url, key, 'POST', '/crawl', { url: `${site.origin}/p0`, limit: 100, sitemap: 'skip', ignoreRobotsTxt: true, maxConcurrency: 1 });
     await new Promise((r) => setTimeout(r, 300));
     const t0 = performance.now();
     await started.server.drain();
     assert.ok(performance.now() - t0 < 3000, 'the drain ends soon after its timeout');
-    const row = started.db.prepare('SELECT status, error FROM crawl_jobs WHERE id = ?').get(body.id) as { status: string; error: string };
+    const row = await sqlRow(started.db, 'SELECT status, error FROM crawl_jobs WHERE id = ?', body.id);
     assert.deepEqual(row, { status: 'failed', error: 'the server stopped before the crawl finished' });
-    started.db.close();
+    await started.db.close();
   });
 });

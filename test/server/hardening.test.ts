@@ -17,6 +17,7 @@ import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch as serve } from '../helpers/webwatch-server.js';
+import { sqlRow } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -43,7 +44,7 @@ describe('the private-address rule comes before the cache', () => {
     assert.equal(scraped.code, EXIT.ok);
     assert.match(scraped.stdout, /internal dashboard/);
     const started = await serve({ home, allowPrivateTargets: false });
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     for (const options of [{}, { lockdown: true }, { minAge: 1 }]) {
       const answer = await call(started.url, key, 'POST', '/scrape', { url: `${site.origin}/dash`, ...options });
       assert.equal(answer.status, 403, JSON.stringify(options));
@@ -56,7 +57,7 @@ describe('the private-address rule comes before the cache', () => {
   it("a team's own cached private page is refused once serve no longer allows private targets", async () => {
     const home = tempDir();
     const open = await serve({ home, allowPrivateTargets: true });
-    const key = open.keys.create('acme', new Date()).key;
+    const key = (await open.keys.create('acme', new Date())).key;
     assert.equal((await call(open.url, key, 'POST', '/scrape', { url: `${site.origin}/dash` })).status, 200);
     assert.equal((await call(open.url, key, 'POST', '/scrape', { url: `${site.origin}/dash`, lockdown: true })).body.data.metadata.cacheState, 'hit');
     await open.stop();
@@ -79,11 +80,11 @@ describe("the command line's own team", () => {
     assert.equal((await run(['monitor', 'apply', '-f', file], { env })).code, EXIT.ok);
 
     // A key made for "local" before the rule existed.
-    const db = openDatabase(databasePath(env));
-    db.prepare("INSERT INTO api_keys (id, team, key_hash, created_at) VALUES ('old', 'local', ?, 't')").run(
+    const db = await openDatabase(databasePath(env));
+    await sqlRow(db, "INSERT INTO api_keys (id, team, key_hash, created_at) VALUES ('old', 'local', ?, 't')",
       (await import('node:crypto')).createHash('sha256').update('ww_oldkey').digest('hex'),
     );
-    db.close();
+    await db.close();
     const started = await serve({ home });
     const old = await call(started.url, 'ww_oldkey', 'GET', '/monitor');
     assert.equal(old.status, 403);
@@ -123,7 +124,7 @@ describe('crawl results live in the store', () => {
     const home = tempDir();
     let now = Date.now();
     const first = await serve({ home, now: () => new Date(now) });
-    const key = first.keys.create('acme', new Date()).key;
+    const key = (await first.keys.create('acme', new Date())).key;
     const startedCrawl = await call(first.url, key, 'POST', '/crawl', { url: `${site.origin}/`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 10 });
     const id = startedCrawl.body.id;
     const done = await finished(first.url, key, id);
@@ -148,22 +149,24 @@ describe('crawl results live in the store', () => {
     assert.equal(expired.status, 404);
     assert.match(expired.body.details.reason, /kept for 24 hours/);
     await second.stop();
-    const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
+    const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }));
     const third = await serve({ home, now: () => new Date(now) });
-    assert.equal((db.prepare('SELECT count(*) AS n FROM crawl_pages').get() as { n: number }).n, 0, 'expired pages are deleted');
-    db.close();
+    await third.server.ready;
+    assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM crawl_pages'))!.n, 0, 'expired pages are deleted');
+    await db.close();
     await third.stop();
   });
 
   it('a crawl whose server died is failed, not left scraping', async () => {
     const home = tempDir();
-    const db = openDatabase(databasePath({ WEBWATCH_HOME: home }));
+    const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }));
     // A pid that cannot be alive (pids are below 2^22 on Linux).
-    db.prepare("INSERT INTO crawl_jobs (id, team, url, status, created_at, expires_at, owner_pid) VALUES ('00000000-0000-4000-8000-000000000001', 'acme', 'https://example.com/', 'scraping', ?, ?, 99999999)")
-      .run(new Date().toISOString(), new Date(Date.now() + 60_000).toISOString());
-    db.close();
+    await sqlRow(db, "INSERT INTO crawl_jobs (id, team, url, status, created_at, expires_at, owner_pid) VALUES ('00000000-0000-4000-8000-000000000001', 'acme', 'https://example.com/', 'scraping', ?, ?, 99999999)",
+      new Date().toISOString(), new Date(Date.now() + 60_000).toISOString());
+    await db.close();
     const started = await serve({ home });
-    const key = started.keys.create('acme', new Date()).key;
+    await started.server.ready;
+    const key = (await started.keys.create('acme', new Date())).key;
     const status = await call(started.url, key, 'GET', '/crawl/00000000-0000-4000-8000-000000000001');
     assert.equal(status.body.status, 'failed');
     assert.match(status.body.error, /interrupted/);
@@ -177,7 +180,7 @@ describe('URLs of a monitor', () => {
 
   it('are bounded per target and per monitor, answered at once', async () => {
     const started = await serve({ allowPrivateTargets: false });
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const t0 = performance.now();
     const perTarget = await call(started.url, key, 'POST', '/monitor', monitor([urls(SCRAPE_URLS_PER_TARGET_MAX + 1, 'a')]));
     assert.equal(perTarget.status, 400);
@@ -237,7 +240,7 @@ describe('deliveries queued by the command line', () => {
 describe('bad requests get the §7.1 body', () => {
   it('deep JSON is a 400 naming the field', async () => {
     const started = await serve();
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const deep = `{"name":"Deep","schedule":{"cron":"0 * * * *"},"targets":[{"type":"scrape","urls":["https://example.com/"]}],"webhook":{"url":"https://example.com/h","metadata":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}}`;
     const answer = await call(started.url, key, 'POST', '/monitor', deep);
     assert.equal(answer.status, 400);
@@ -251,7 +254,7 @@ describe('bad requests get the §7.1 body', () => {
 
   it('failures of the target site answer with their code and a message', async () => {
     const started = await serve();
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const closed = await startServer({});
     const port = new URL(closed.origin).port;
     await closed.close();
@@ -270,7 +273,7 @@ describe('bad requests get the §7.1 body', () => {
     let logged = '';
     log.on('data', (chunk) => (logged += chunk));
     const started = await serve({ log });
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
 
     const long = await call(started.url, key, 'GET', `/monitor/${'x'.repeat(300)}`);
     assert.equal(long.status, 414);
@@ -303,10 +306,10 @@ describe('bad requests get the §7.1 body', () => {
 });
 
 describe('keys of the store', () => {
-  it('keys of the command line team are refused by the store itself', () => {
-    const db = openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
-    assert.throws(() => keyStore(db).create('local', new Date()), /command line's own monitors/);
-    assert.equal(keyStore(db).create('local', new Date(), { allowLocalTeam: true }).grantsLocalTeam, true);
-    db.close();
+  it('keys of the command line team are refused by the store itself', async () => {
+    const db = await openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
+    await assert.rejects(keyStore(db).create('local', new Date()), /command line's own monitors/);
+    assert.equal((await keyStore(db).create('local', new Date(), { allowLocalTeam: true })).grantsLocalTeam, true);
+    await db.close();
   });
 });

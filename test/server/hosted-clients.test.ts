@@ -28,7 +28,7 @@ describe('the hosted service clients against webwatch serve', () => {
     });
     served = await serveWebwatch();
     origin = served.origin;
-    key = served.keys.create('acme', new Date()).key;
+    key = (await served.keys.create('acme', new Date())).key;
   });
   after(async () => {
     await served.stop();

@@ -31,8 +31,8 @@ describe('two teams on one server see nothing of each other', () => {
       '/report': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Report</h1><p>Quarterly numbers, edition ${version}</p></main>`),
     });
     started = await serve();
-    acme = started.keys.create('acme', new Date()).key;
-    rival = started.keys.create('rival', new Date()).key;
+    acme = (await started.keys.create('acme', new Date())).key;
+    rival = (await started.keys.create('rival', new Date())).key;
   });
   after(async () => {
     await started.stop();
@@ -164,8 +164,8 @@ describe('two teams on one server see nothing of each other', () => {
 
   it('keys: no route lists or reveals keys, and a key works only for its team', async () => {
     for (const path of ['/keys', '/team/keys']) assert.equal((await call(acme, 'GET', path)).status, 404);
-    const revoked = started.keys.create('rival', new Date());
-    started.keys.revoke(revoked.id, new Date());
+    const revoked = await started.keys.create('rival', new Date());
+    await started.keys.revoke(revoked.id, new Date());
     assert.equal((await call(revoked.key, 'GET', '/monitor')).status, 401);
   });
 });

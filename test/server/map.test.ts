@@ -33,7 +33,7 @@ describe('map', () => {
     });
     root = `http://localhost:${new URL(site.origin).port}`;
     served = await serveWebwatch();
-    key = served.keys.create('acme', new Date()).key;
+    key = (await served.keys.create('acme', new Date())).key;
   });
   after(async () => {
     await served.stop();
@@ -78,7 +78,7 @@ describe('map', () => {
     assert.equal(badUrl.status, 400);
     const guarded = await serveWebwatch({ allowPrivateTargets: false });
     try {
-      const refused = await call({ url: `${root}/` }, guarded.keys.create('acme', new Date()).key, guarded.url);
+      const refused = await call({ url: `${root}/` }, (await guarded.keys.create('acme', new Date())).key, guarded.url);
       assert.equal(refused.status, 403);
     } finally {
       await guarded.stop();

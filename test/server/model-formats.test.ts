@@ -36,7 +36,7 @@ describe('model formats through serve', () => {
   });
 
   it('summary and json with a schema, through the hosted SDK; credits and tokens charged to the team', async () => {
-    const key = served.keys.create('acme', new Date()).key;
+    const key = (await served.keys.create('acme', new Date())).key;
     const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
     const schema = { type: 'object', properties: { plan: { type: 'string' }, price: { type: 'number' } }, required: ['plan', 'price'] };
     const document = await client.scrape(`${site.origin}/pricing`, { formats: ['summary', { type: 'json', schema }], maxAge: 0 });
@@ -51,7 +51,7 @@ describe('model formats through serve', () => {
   });
 
   it('with no model configured: 400 naming what needs one and how to configure it, and the page is not fetched', async () => {
-    const key = bare.keys.create('acme', new Date()).key;
+    const key = (await bare.keys.create('acme', new Date())).key;
     const before = site.requests.length;
     const response = await fetch(`${bare.url}/scrape`, {
       method: 'POST',

@@ -16,7 +16,7 @@ describe('PATCH /v2/monitor/:id', () => {
   };
   before(async () => {
     served = await serveWebwatch();
-    key = served.keys.create('acme', new Date()).key;
+    key = (await served.keys.create('acme', new Date())).key;
     const created = await call('POST', '/monitor', { name: 'Patched', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     id = created.body.data.id;

@@ -41,7 +41,7 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
       '/secret': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(secret),
     });
     served = await serveWebwatch();
-    client = new Firecrawl({ apiKey: served.keys.create('acme', new Date()).key, apiUrl: served.origin });
+    client = new Firecrawl({ apiKey: (await served.keys.create('acme', new Date())).key, apiUrl: served.origin });
   });
   after(async () => {
     await served?.stop();
@@ -77,7 +77,7 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
   it('an encrypted PDF is a failure of the target: 502 with the code and the reason', async () => {
     const response = await fetch(`${served.url}/scrape`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${served.keys.create('acme', new Date()).key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${(await served.keys.create('acme', new Date())).key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: `${site.origin}/secret` }),
     });
     assert.equal(response.status, 502);

@@ -45,7 +45,7 @@ describe('search', () => {
       },
     });
     served = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin } });
-    key = served.keys.create('acme', new Date()).key;
+    key = (await served.keys.create('acme', new Date())).key;
   });
   after(async () => {
     await served.stop();
@@ -76,7 +76,7 @@ describe('search', () => {
     assert.equal(body.data.web[0].title, 'GPU launch page');
     const guarded = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin }, allowPrivateTargets: false });
     try {
-      const refused = await call({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } }, guarded.url, guarded.keys.create('acme', new Date()).key);
+      const refused = await call({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } }, guarded.url, (await guarded.keys.create('acme', new Date())).key);
       assert.equal(refused.status, 200);
       assert.equal(refused.body.data.web[0].markdown, undefined);
       assert.match(refused.body.data.web[0].metadata.error, /private|loopback|Forbidden/i);
@@ -105,7 +105,7 @@ describe('search', () => {
   it('without a provider, says how to configure one', async () => {
     const bare = await serveWebwatch();
     try {
-      const { status, body } = await call({ query: 'x' }, bare.url, bare.keys.create('acme', new Date()).key);
+      const { status, body } = await call({ query: 'x' }, bare.url, (await bare.keys.create('acme', new Date())).key);
       assert.equal(status, 501);
       assert.equal(body.code, 'SEARCH_NOT_CONFIGURED');
       assert.match(body.details.reason, /search: \{provider: searxng/);

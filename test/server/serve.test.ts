@@ -15,6 +15,7 @@ import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { sqlRow } from '../helpers/sql.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 
@@ -37,8 +38,8 @@ describe('webwatch serve with the CLI in remote mode', () => {
       '/about': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>About us</p></main>'),
     });
     started = await serve();
-    acme = started.keys.create('acme', new Date()).key;
-    other = started.keys.create('other', new Date()).key;
+    acme = (await started.keys.create('acme', new Date())).key;
+    other = (await started.keys.create('other', new Date())).key;
   });
   after(async () => {
     await started.stop();
@@ -138,7 +139,7 @@ describe('webwatch serve with the CLI in remote mode', () => {
 describe('serve limits and the private-network rule', () => {
   it('limits requests per key per minute with 429 and Retry-After', async () => {
     const started = await serve({ rateLimitPerMinute: 3 });
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await api(started.url, key, '/monitor')).status);
     assert.deepEqual(statuses, [200, 200, 200, 429]);
@@ -146,14 +147,14 @@ describe('serve limits and the private-network rule', () => {
     assert.equal((await body(limited)).error, 'Rate limit exceeded');
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     // Another key has its own budget.
-    assert.equal((await api(started.url, started.keys.create('acme', new Date()).key, '/monitor')).status, 200);
+    assert.equal((await api(started.url, (await started.keys.create('acme', new Date())).key, '/monitor')).status, 200);
     await started.stop();
   });
 
   it('limits concurrent scrapes per key with 429 Concurrency limit reached', async () => {
     const slow = await startServer({ '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 400) });
     const started = await serve({ concurrencyPerKey: 1 });
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const scrape = () => api(started.url, key, '/scrape', { method: 'POST', body: JSON.stringify({ url: `${slow.origin}/slow` }) });
     const [a, b] = await Promise.all([scrape(), new Promise((r) => setTimeout(r, 100)).then(scrape)]);
     assert.deepEqual([a.status, b.status], [200, 429]);
@@ -164,7 +165,7 @@ describe('serve limits and the private-network rule', () => {
 
   it('refuses loopback and private targets unless allowed', async () => {
     const started = await serve({ allowPrivateTargets: false });
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     for (const url of ['http://127.0.0.1:9/', 'http://localhost:9/', 'http://10.1.2.3/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/', 'http://[::ffff:192.168.0.1]/']) {
       const response = await api(started.url, key, '/scrape', { method: 'POST', body: JSON.stringify({ url }) });
       assert.equal(response.status, 403, url);
@@ -183,7 +184,7 @@ describe('the scheduler inside serve', () => {
     const site = await startServer({}, (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>scheduled page</p></main>'));
     let now = new Date('2026-11-21T09:30:00Z');
     const started = await serve({ now: () => now, scheduler: { maxConcurrent: 2, jitterMs: 0 } });
-    const keys = [started.keys.create('acme', now).key, started.keys.create('other', now).key];
+    const keys = [(await started.keys.create('acme', now)).key, (await started.keys.create('other', now)).key];
     const ids: string[] = [];
     const hooks: string[] = [];
     const receiver = await startServer({}, async (request, response) => {
@@ -195,7 +196,7 @@ describe('the scheduler inside serve', () => {
       ids.push((await body(response)).data.id);
     }
     now = new Date('2026-11-21T10:00:05Z');
-    started.server.scheduler!.tick();
+    await started.server.scheduler!.tick();
     await Promise.all([...started.server.scheduler!.running.values()]);
     for (const [i, key] of keys.entries()) {
       const checks = (await body(await api(started.url, key, `/monitor/${ids[i]}/checks`))).data;
@@ -248,9 +249,9 @@ describe('the serve command', () => {
     assert.equal(await exited, 0, stderr);
     // The check finished before the server stopped.
     assert.equal((await run(['monitor', 'checks', 'Slow'], { env })).code, EXIT.notFound, "the local engine's team is not the key's");
-    const db = openDatabase(join(home, 'webwatch.db'));
-    const row = db.prepare('SELECT status FROM checks WHERE id = ?').get(running.id) as { status: string };
-    db.close();
+    const db = await openDatabase(join(home, 'webwatch.db'));
+    const row = (await sqlRow<{ status: string }>(db, 'SELECT status FROM checks WHERE id = ?', running.id))!;
+    await db.close();
     assert.equal(row.status, 'completed');
     assert.doesNotMatch(stderr, new RegExp(created.key), 'request logs carry no key');
 
@@ -262,7 +263,7 @@ describe('the serve command', () => {
 
   it('login saves a key the API accepts, readable by the owner only, and logout forgets it', async () => {
     const started = await serve();
-    const key = started.keys.create('acme', new Date()).key;
+    const key = (await started.keys.create('acme', new Date())).key;
     const env = { XDG_CONFIG_HOME: tempDir(), WEBWATCH_API_URL: started.url };
     const refused = await run(['login'], { env, stdin: 'ww_not_a_key\n' });
     assert.equal(refused.code, EXIT.auth);

@@ -43,9 +43,9 @@ describe('usage', () => {
     });
     model = await startFakeLlm(() => ({ toolCalls: [{ name: 'finish', arguments: { result: { ok: true } } }], usage: { prompt_tokens: 100, completion_tokens: 20 } }));
     served = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin }, llm: { baseUrl: model.url, model: 'scripted', timeoutMs: 5000 } });
-    acme = served.keys.create('acme', new Date()).key;
-    acmeCi = served.keys.create('acme', new Date()).key;
-    rival = served.keys.create('rival', new Date()).key;
+    acme = (await served.keys.create('acme', new Date())).key;
+    acmeCi = (await served.keys.create('acme', new Date())).key;
+    rival = (await served.keys.create('rival', new Date())).key;
   });
   after(async () => {
     releaseSlow();
@@ -90,7 +90,7 @@ describe('usage', () => {
     const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
     assert.equal((await client.getCreditUsage()).remainingCredits, UNLIMITED);
     const byKey = await client.getCreditUsageHistorical(true);
-    const keyIds = served.keys.list().filter((k) => k.team === 'acme').map((k) => k.id);
+    const keyIds = (await served.keys.list()).filter((k) => k.team === 'acme').map((k) => k.id);
     const perKey = Object.fromEntries(byKey.periods.map((p) => [p.apiKey, p.creditsUsed]));
     assert.equal(perKey[keyIds.find((id) => perKey[id] === 1)!], 1, 'the second key did one page');
     assert.equal(byKey.periods.reduce((sum, p) => sum + p.creditsUsed, 0), expected);
@@ -125,7 +125,7 @@ describe('usage', () => {
   it('a monthly budget runs out: 402, and remaining says so', async () => {
     const budget = await serveWebwatch({ monthlyCredits: 2 });
     try {
-      const key = budget.keys.create('acme', new Date()).key;
+      const key = (await budget.keys.create('acme', new Date())).key;
       const scrape = () => fetch(`${budget.url}/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${site.origin}/a`, maxAge: 0 }) });
       assert.equal((await scrape()).status, 200);
       assert.equal((await scrape()).status, 200);

@@ -28,8 +28,8 @@ describe('the job watcher', () => {
     const stream = new PassThrough();
     stream.on('data', (chunk: Buffer) => (log += chunk.toString()));
     served = await serveWebwatch({ log: stream });
-    acme = served.keys.create('acme', new Date()).key;
-    rival = served.keys.create('rival', new Date()).key;
+    acme = (await served.keys.create('acme', new Date())).key;
+    rival = (await served.keys.create('rival', new Date())).key;
   });
   after(async () => {
     for (const release of held) release();

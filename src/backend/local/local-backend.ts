@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
-import { scrapeStore, type ScrapeStore } from '../../engine/store/scrape-cache.js';
+import { scrapeStore } from '../../engine/store/scrape-cache.js';
+import type { ClaimedCheck } from '../../engine/scheduler/scheduler.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
 import { outboxStore } from '../../engine/notify/outbox.js';
@@ -11,7 +12,7 @@ import { MAP_CREDITS, searchCredits } from '../../spec/credits.js';
 import { monthOf, usageStore, type UsageKind } from '../../engine/usage/usage-store.js';
 import type { CheckContext } from '../../engine/monitors/run-check.js';
 import type { Judge } from '../../engine/judge/judge.js';
-import { monitorStore, nameConflict, type MonitorStore, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
+import { monitorStore, nameConflict, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
@@ -76,7 +77,7 @@ export interface LocalBackend extends Backend {
   /** Starts a check and returns at once with the running check; `done` settles when it ends. */
   startRun(idOrName: string): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }>;
   /** Runs the scheduled check of a slot the scheduler claimed. */
-  startScheduled(monitor: StoredMonitor, slot: string): Promise<CheckRecord>;
+  startScheduled(claim: ClaimedCheck): Promise<CheckRecord>;
 }
 
 /** Crawl jobs are stored by serve: the command line's crawls run in its own process. */
@@ -88,31 +89,31 @@ const notStored = async (): Promise<never> => {
 
 export function localBackend(options: LocalBackendOptions): LocalBackend {
   const team = options.team ?? LOCAL_TEAM;
-  let db: Db | undefined = options.db;
-  let store: ScrapeStore | undefined;
-  let monitors: MonitorStore | undefined;
-  // The database opens on first use: a command that fails validation never creates it.
+  let db: Promise<Db> | undefined = options.db && Promise.resolve(options.db);
+  // The database opens on first use: a command that fails validation never creates it. The
+  // command line's engine is always the embedded SQLite file.
   const openDb = () => (db ??= openDatabase(databasePath(options.env)));
-  const openStore = () => (store ??= scrapeStore(openDb(), team));
-  const openMonitors = () => (monitors ??= monitorStore(openDb()));
+  const openMonitors = async () => monitorStore(await openDb());
+  const checksOf = async () => checkStore(await openDb());
   const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
-  const existing = (idOrName: string): StoredMonitor => {
-    const monitor = openMonitors().find(team, idOrName);
+  const existing = async (idOrName: string): Promise<StoredMonitor> => {
+    const monitors = await openMonitors();
+    const monitor = await monitors.find(team, idOrName);
     if (monitor) return monitor;
     if (options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName, reason: "no monitor of this key's team has this id or name" } });
-    const all = openMonitors().list(team, { includeDeleted: true }).map((stored) => ({ ...stored, name: stored.definition.name }));
+    const all = (await monitors.list(team, { includeDeleted: true })).map((stored) => ({ ...stored, name: stored.definition.name }));
     return resolveMonitorRef(idOrName, all);
   };
-  const alive = (id: string) => {
-    const monitor = existing(id);
+  const alive = async (id: string) => {
+    const monitor = await existing(id);
     if (monitor.status === 'deleted') throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: `monitor "${monitor.definition.name}" is deleted` } });
     return monitor;
   };
-  const contextFor = (signal?: AbortSignal): ScrapeContext => ({
+  const contextFor = async (signal?: AbortSignal): Promise<ScrapeContext> => ({
     version: options.version,
     ...(extractLlm && { llm: extractLlm }),
     now: options.now,
-    store: openStore(),
+    store: scrapeStore(await openDb(), team),
     ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
@@ -120,23 +121,23 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) },
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
-  const usage = () => usageStore(openDb());
-  const spent = (kind: UsageKind, credits: number, tokens = 0) => usage().record(team, { kind, credits, tokens }, options.now());
-  const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('judge', 0, tokens) };
-  const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('agent', 0, tokens) };
+  const usage = async () => usageStore(await openDb());
+  const spent = async (kind: UsageKind, credits: number, tokens = 0) => (await usage()).record(team, { kind, credits, tokens }, options.now());
+  const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('judge', 0, tokens).catch(() => undefined) };
+  const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('agent', 0, tokens).catch(() => undefined) };
   // One settings object for the backend's life: the model formats keep one client per settings.
-  const extractLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => spent('extract', 0, tokens) };
+  const extractLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('extract', 0, tokens).catch(() => undefined) };
   /** A check's pages fetched are its credits, counted once it has finished. */
-  const countCheck = (check: CheckRecord) => {
-    spent('check', check.actualCredits ?? 0);
+  const countCheck = async (check: CheckRecord) => {
+    await spent('check', check.actualCredits ?? 0);
     return check;
   };
   // One judge for the backend's life, so its model client is made once, not per page.
   let modelJudge: Promise<Judge> | undefined;
   const search = options.search && searchProvider(options.search);
-  const checkContext = (): CheckContext => ({
-    checks: checkStore(openDb()),
-    scrape: contextFor(),
+  const checkContext = async (): Promise<CheckContext> => ({
+    checks: await checksOf(),
+    scrape: await contextFor(),
     now: options.now,
     ...(llm && { judge: async (input) => (await (modelJudge ??= import('../../engine/judge/llm-judge.js').then(({ llmJudge }) => llmJudge(llm))))(input) }),
     ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
@@ -147,7 +148,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     const { deliverUntil } = await import('../../engine/notify/deliver.js');
     const waitSeconds = options.notifications?.waitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS;
     await deliverUntil({
-      outbox: outboxStore(openDb()),
+      outbox: outboxStore(await openDb()),
       now: options.now,
       version: options.version,
       waitMs: waitSeconds * 1000,
@@ -160,13 +161,13 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   const agents = async () => {
     if (!agentJobs) {
       const { agentJobs: jobsOf } = await import('../../engine/agent/agent-jobs.js');
-      agentJobs = jobsOf({ db: openDb(), team, now: options.now, scrape: contextFor(), ...(agentLlm && { llm: agentLlm }), ...(search && { search }) });
+      agentJobs = jobsOf({ db: await openDb(), team, now: options.now, scrape: await contextFor(), ...(agentLlm && { llm: agentLlm }), ...(search && { search }) });
     }
     return agentJobs;
   };
 
   async function startRun(idOrName: string) {
-    const monitor = alive(idOrName);
+    const monitor = await alive(idOrName);
     if (monitor.status === 'paused') {
       throw new WebwatchError(ERROR_MESSAGES.conflict, {
         status: 409,
@@ -174,26 +175,26 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
         suggestion: `resume it with: webwatch monitor resume "${monitor.definition.name}"`,
       });
     }
-    const started = await (await checkRunner()).beginCheck(checkContext(), monitor, 'manual');
+    const started = await (await checkRunner()).beginCheck(await checkContext(), monitor, 'manual');
     return { ...started, done: started.done.then(countCheck) };
   }
   return {
     description: 'the local engine',
     scrape: async (url, scrapeOptions, signal) => {
-      const document = await (await scrapeModule()).scrape({ url, options: scrapeOptions }, contextFor(signal));
-      spent('scrape', document.metadata.creditsUsed);
+      const document = await (await scrapeModule()).scrape({ url, options: scrapeOptions }, await contextFor(signal));
+      await spent('scrape', document.metadata.creditsUsed);
       return document;
     },
     crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => {
       // Counted as the pages come, and written once: a crawl stopped half-way pays for what it did.
       let credits = 0;
       try {
-        return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, contextFor(signal), (page) => {
+        return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, await contextFor(signal), (page) => {
           if ('document' in page) credits += page.document.metadata.creditsUsed;
           return onPage(page);
         });
       } finally {
-        spent('crawl', credits);
+        await spent('crawl', credits);
       }
     },
     async scrapeMany(urls, scrapeOptions, onResult, signal) {
@@ -202,8 +203,8 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       return scrapeUrls(this, urls, scrapeOptions, () => onResult?.(++done), signal);
     },
     map: async (request, signal) => {
-      const links = await (await import('../../engine/map/map.js')).mapSite(request, contextFor(signal));
-      spent('map', MAP_CREDITS);
+      const links = await (await import('../../engine/map/map.js')).mapSite(request, await contextFor(signal));
+      await spent('map', MAP_CREDITS);
       return { links };
     },
     search: async (request, scrapeOptions, signal) => {
@@ -215,13 +216,13 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
         ...(signal && { signal }),
         ...(scrapeOptions && {
           scrape: async (url: string, each: AbortSignal) => {
-            const document = await scrape({ url, options: scrapeOptions }, contextFor(each));
+            const document = await scrape({ url, options: scrapeOptions }, await contextFor(each));
             scraped += document.metadata.creditsUsed;
             return document;
           },
         }),
       });
-      spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0)) + scraped);
+      await spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0)) + scraped);
       return answer;
     },
     startCrawl: notStored,
@@ -231,28 +232,31 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     activeCrawls: notStored,
     usage: async () => {
       const { start, end } = monthOf(options.now());
-      const used = usage().totals(team, start, end);
+      const ledger = await usage();
+      const used = await ledger.totals(team, start, end);
       return {
         periodStart: start.toISOString(),
         periodEnd: end.toISOString(),
         // The engine has no plan: nothing runs out.
         credits: { used: used.credits, remaining: null, plan: null },
         tokens: { used: used.tokens, remaining: null, plan: null },
-        months: usage().byMonth(team, false).map(({ startDate, endDate, creditsUsed, tokensUsed }) => ({ startDate, endDate, creditsUsed, tokensUsed })),
+        months: (await ledger.byMonth(team, false)).map(({ startDate, endDate, creditsUsed, tokensUsed }) => ({ startDate, endDate, creditsUsed, tokensUsed })),
       };
     },
-    listMonitors: async (list = {}) => openMonitors().list(team, list).map(resource),
-    getMonitor: async (idOrName) => resource(existing(idOrName)),
+    listMonitors: async (list = {}) => (await (await openMonitors()).list(team, list)).map(resource),
+    getMonitor: async (idOrName) => resource(await existing(idOrName)),
     createMonitor: async (definition) => {
+      const monitors = await openMonitors();
       // The insert refuses a name taken since this look-up (by another process) with the same 409.
-      if (openMonitors().find(team, definition.name)) throw nameConflict(definition.name);
-      return resource(openMonitors().insert(team, definition, options.now()));
+      if (await monitors.find(team, definition.name)) throw nameConflict(definition.name);
+      return resource(await monitors.insert(team, definition, options.now()));
     },
     updateMonitor: async (id, change) => {
-      const monitor = alive(id);
+      const monitor = await alive(id);
+      const monitors = await openMonitors();
       let updated = monitor;
-      if (change.definition) updated = openMonitors().update(team, monitor.id, change.definition, options.now());
-      if (change.status) updated = openMonitors().setStatus(team, monitor.id, change.status, options.now());
+      if (change.definition) updated = await monitors.update(team, monitor.id, change.definition, options.now());
+      if (change.status) updated = await monitors.setStatus(team, monitor.id, change.status, options.now());
       return resource(updated);
     },
     startRun,
@@ -260,37 +264,38 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       const check = await (await startRun(idOrName)).done;
       await deliverNotifications();
       // Read again: the deliveries have moved the check's notificationStatus on.
-      return checkStore(openDb()).get(check.monitorId, check.id) ?? check;
+      return (await (await checksOf()).get(check.monitorId, check.id)) ?? check;
     },
     runDue: async () => {
-      const [{ runCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../../engine/scheduler/scheduler.js')]);
-      const context = checkContext();
-      const ran = await runDueOnce({ db: openDb(), checks: context.checks, now: options.now, team, run: async (monitor, slot) => countCheck(await runCheck(context, monitor, 'scheduled', slot)) });
+      const [{ runClaimedCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../../engine/scheduler/scheduler.js')]);
+      const context = await checkContext();
+      const ran = await runDueOnce({ db: await openDb(), checks: context.checks, now: options.now, team, run: async (claim) => countCheck(await runClaimedCheck(context, claim)) });
       await deliverNotifications();
-      return ran.map((check) => checkStore(openDb()).get(check.monitorId, check.id) ?? check);
+      const checks = await checksOf();
+      return Promise.all(ran.map(async (check) => (await checks.get(check.monitorId, check.id)) ?? check));
     },
-    startScheduled: async (monitor: StoredMonitor, slot: string) => countCheck(await (await checkRunner()).runCheck(checkContext(), monitor, 'scheduled', slot)),
-    listChecks: async (idOrName) => checkStore(openDb()).list(existing(idOrName).id),
+    startScheduled: async (claim: ClaimedCheck) => countCheck(await (await checkRunner()).runClaimedCheck(await checkContext(), claim)),
+    listChecks: async (idOrName) => (await checksOf()).list((await existing(idOrName)).id),
     getCheck: async (idOrName, checkId, status) => {
-      const monitor = existing(idOrName);
-      const checks = checkStore(openDb());
-      let check = checks.get(monitor.id, checkId);
+      const monitor = await existing(idOrName);
+      const checks = await checksOf();
+      let check = await checks.get(monitor.id, checkId);
       if (!check && options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
-      check ??= resolveCheckRef(checkId, checks.list(monitor.id), monitor.definition.name);
+      check ??= resolveCheckRef(checkId, await checks.list(monitor.id), monitor.definition.name);
       // A kept screenshot as the file URL of this machine (serve turns it into a URL of its own).
       const kept = join(artifactsDir(options.env, team), KEPT_DIR);
-      const pages = checks.pages(check.id, status).map((page) => (page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page));
-      return { ...check, pages, deliveries: outboxStore(openDb()).deliveries(check.id) };
+      const pages = (await checks.pages(check.id, status)).map((page) => (page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page));
+      return { ...check, pages, deliveries: await outboxStore(await openDb()).deliveries(check.id) };
     },
-    deleteMonitor: async (id) => resource(openMonitors().setStatus(team, alive(id).id, 'deleted', options.now())),
+    deleteMonitor: async (id) => resource(await (await openMonitors()).setStatus(team, (await alive(id)).id, 'deleted', options.now())),
     agents,
     stopAgents: async () => {
       await agentJobs?.stopAll();
     },
     startAgent: async (request) => ({ id: (await (await agents()).start(request)).job.id }),
-    getAgent: async (id) => agentStatusDocument((await agents()).get(id)),
+    getAgent: async (id) => agentStatusDocument(await (await agents()).get(id)),
     listAgents: async (list = {}) => {
-      const jobs = (await agents()).list({ limit: AGENT_LIST_PAGE, ...(list.before !== undefined && { before: list.before }) });
+      const jobs = await (await agents()).list({ limit: AGENT_LIST_PAGE, ...(list.before !== undefined && { before: list.before }) });
       const last = jobs.length === AGENT_LIST_PAGE ? jobs[jobs.length - 1] : undefined;
       return { agents: jobs.map(agentListItem), ...(last && { next: `?before=${Date.parse(last.createdAt)}` }) };
     },
@@ -300,17 +305,15 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     },
     agentSnapshot: async (id, snapshotId) => (await agents()).snapshot(id, snapshotId),
     cancelAgent: async (id) => {
-      (await agents()).cancel(id);
+      await (await agents()).cancel(id);
     },
     close: async () => {
       // Agent runs of this process end before the database closes.
       if (agentJobs) await Promise.allSettled(agentJobs.running());
       // The command line's one backend ends with it; serve closes the browser when it drains.
       if (options.closesBrowser) await closeBrowserIfOpen();
-      if (!options.db) db?.close();
+      if (!options.db) await (await db?.catch(() => undefined))?.close();
       db = undefined;
-      store = undefined;
-      monitors = undefined;
     },
   };
 }

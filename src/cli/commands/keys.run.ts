@@ -1,23 +1,26 @@
 import { z } from 'zod';
 import { keyStore } from '../../engine/keys/key-store.js';
-import { databasePath, openDatabase } from '../../engine/store/database.js';
+import { databaseLocation, openDatabase } from '../../engine/store/database.js';
+import { loadConfig } from '../../config/config.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { renderRows } from '../../ui/table.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 
-function withKeys<T>(context: CommandContext, work: (keys: ReturnType<typeof keyStore>) => T): T {
-  const db = openDatabase(databasePath(context.io.env));
+/** Keys live in serve's database: --database, WEBWATCH_DATABASE_URL, the config's database.url, or the embedded file. */
+async function withKeys<T>(context: CommandContext, database: string | undefined, work: (keys: ReturnType<typeof keyStore>) => Promise<T>): Promise<T> {
+  const config = await loadConfig(context.io.env, context.io.cwd());
+  const db = await openDatabase(databaseLocation(context.io.env, { flag: database, configUrl: config.database.url }));
   try {
-    return work(keyStore(db));
+    return await work(keyStore(db));
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
 export async function runKeysCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const { team, allowLocalTeam } = parseFlags(z.object({ team: z.string(), allowLocalTeam: z.boolean().optional() }), rawFlags);
-  const created = withKeys(context, (keys) => keys.create(team, context.io.now(), { allowLocalTeam: allowLocalTeam ?? false }));
+  const { team, allowLocalTeam, database } = parseFlags(z.object({ team: z.string(), allowLocalTeam: z.boolean().optional(), database: z.string().optional() }), rawFlags);
+  const created = await withKeys(context, database, (keys) => keys.create(team, context.io.now(), { allowLocalTeam: allowLocalTeam ?? false }));
   if (context.output.json) context.output.jsonDocument({ key: created.key, team: created.team, id: created.id });
   else {
     context.output.data(created.key);
@@ -27,16 +30,18 @@ export async function runKeysCreate(context: CommandContext, rawFlags: unknown):
   return EXIT.ok;
 }
 
-export async function runKeysList(context: CommandContext): Promise<ExitCode> {
-  const list = withKeys(context, (keys) => keys.list());
+export async function runKeysList(context: CommandContext, rawFlags: unknown = {}): Promise<ExitCode> {
+  const { database } = parseFlags(z.object({ database: z.string().optional() }), rawFlags);
+  const list = await withKeys(context, database, (keys) => keys.list());
   if (context.output.json) context.output.jsonDocument(list);
   else if (list.length === 0) context.output.info('no keys: create one with webwatch keys create --team <team>');
   else context.output.data(await renderRows(context.output, ['id', 'team', 'created', 'revoked'], list.map((k) => [k.id, k.team, k.createdAt, k.revokedAt ?? ''])));
   return EXIT.ok;
 }
 
-export async function runKeysRevoke(context: CommandContext, id: string): Promise<ExitCode> {
-  const revoked = withKeys(context, (keys) => keys.revoke(id, context.io.now()));
+export async function runKeysRevoke(context: CommandContext, id: string, rawFlags: unknown = {}): Promise<ExitCode> {
+  const { database } = parseFlags(z.object({ database: z.string().optional() }), rawFlags);
+  const revoked = await withKeys(context, database, (keys) => keys.revoke(id, context.io.now()));
   if (context.output.json) context.output.jsonDocument(revoked);
   else context.output.info(`key ${revoked.id} of team ${revoked.team} revoked`);
   return EXIT.ok;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { checkServices, loadConfig } from '../../config/config.js';
-import { databasePath, openDatabase } from '../../engine/store/database.js';
+import { databaseLocation, openDatabase } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { WebwatchError } from '../../errors/webwatch-error.js';
+import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { version } from '../program.js';
@@ -22,6 +22,8 @@ const serveFlags = z.object({
   monthlyCredits: count(1),
   monthlyTokens: count(1),
   logFormat: z.enum(['text', 'json']).optional(),
+  role: z.enum(['all', 'api', 'worker']).optional(),
+  database: z.string().min(1).optional(),
 });
 
 const optional = <K extends string>(key: K, value: number | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, number>));
@@ -32,14 +34,21 @@ export const SCHEDULER_DEFAULTS = { maxConcurrent: 8 } as const;
 export async function runServe(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(serveFlags, rawFlags);
   const { io, output } = context;
+  if (flags.schedulerOnly && flags.role === 'api') {
+    throw new UsageError('--scheduler-only runs scheduled checks without the API, and --role api the API without scheduled checks: give one of them');
+  }
   const config = await loadConfig(io.env, io.cwd());
   const { buildServer, SERVER_DEFAULTS } = await import('../../server/app.js');
-  const db = openDatabase(databasePath(io.env));
+  const db = await openDatabase(databaseLocation(io.env, { flag: flags.database, configUrl: config.database.url }));
+  const leaseSeconds = Number(io.env.WEBWATCH_LEASE_SECONDS);
+  if (Number.isFinite(leaseSeconds) && leaseSeconds > 0) (await import('../../engine/store/leases.js')).setLeaseDuration(leaseSeconds * 1000);
+  const role = flags.schedulerOnly ? 'worker' : flags.role ?? 'all';
   // A line a person reads on a terminal; JSON lines for pipes and log collectors.
   const logFormat = flags.logFormat ?? (io.stderr.isTTY ? 'text' : 'json');
   const log = logFormat === 'text' ? (await import('../../ui/serve-log.js')).readableServeLog(io.stderr, output.errorStyle) : io.stderr;
   const server = buildServer({
     db,
+    role,
     version: version(),
     env: io.env,
     now: io.now,
@@ -68,11 +77,14 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
       address = await server.app.listen({ host, port });
     } catch (error) {
       await server.drain();
-      db.close();
+      await db.close();
       throw new WebwatchError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
     }
-    if (output.json) output.jsonDocument({ url: `${address}/v2`, version: version() });
-    else output.info(`webwatch serve: the v2 API at ${address}/v2, and the scheduler (Ctrl-C or SIGTERM to stop)`);
+    if (output.json) output.jsonDocument({ url: `${address}/v2`, version: version(), role, database: db.location });
+    else {
+      const doing = { all: `the v2 API at ${address}/v2, and the scheduler`, api: `the v2 API at ${address}/v2 (role api: scheduled checks and deliveries are left to workers)`, worker: `a worker running scheduled checks and deliveries (health at ${address}/health)` }[role];
+      output.info(`webwatch serve: ${doing}, on ${db.location} (Ctrl-C or SIGTERM to stop)`);
+    }
   }
 
   // Stopping drains: no new requests, running ones, crawls and checks finish, then the store closes.
@@ -84,6 +96,6 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
   });
   output.info('webwatch serve: stopping; waiting for running requests and checks');
   await server.drain();
-  db.close();
+  await db.close();
   return EXIT.ok;
 }

@@ -10,7 +10,9 @@ export function serveCommand(runtime: Runtime): Command {
     .option('--body-limit <bytes>', 'largest request body (default 1048576): beyond it, 413')
     .option('--rate-limit <n>', 'requests per key per minute (default 6000): beyond it, 429')
     .option('--concurrency <n>', 'scrapes, crawls and checks per key at once (default 20): beyond it, 429')
-    .option('--scheduler-only', 'run monitors on their schedules without serving the API')
+    .option('--scheduler-only', 'run monitors on their schedules without serving the API, nor listening')
+    .addOption(new Option('--role <role>', 'all: the API, scheduled checks and deliveries (default); api: the API only; worker: scheduled checks and deliveries, and the health route').choices(['all', 'api', 'worker']))
+    .option('--database <url>', 'a postgres:// address that several serve processes share, or sqlite:PATH (default: WEBWATCH_DATABASE_URL, the config\'s database.url, else the embedded file)')
     .option('--check-concurrency <n>', 'scheduled checks running at once, across all teams (default 8)')
     .option('--jitter <seconds>', 'up to this random delay before a scheduled check starts (default 0)')
     .option('--monthly-credits <n>', 'credits each team may use per calendar month (UTC): beyond them, 402 (default: no limit)')
@@ -39,6 +41,7 @@ export function keysCommand(runtime: Runtime): Command {
     .description('create a key for a team; the key is printed once and cannot be shown again')
     .requiredOption('--team <team>', 'the team whose monitors the key reaches')
     .option('--allow-local-team', 'allow a key for team "local", the command line\'s own monitors (refused without it)')
+    .option('--database <url>', 'serve\'s database, if not the embedded file (default: WEBWATCH_DATABASE_URL, the config\'s database.url)')
     .action(async (options: unknown, command: Command) => {
       const { runKeysCreate } = await import('./keys.run.js');
       runtime.exitCode = await runKeysCreate(await contextFor(command, runtime), options);
@@ -46,17 +49,19 @@ export function keysCommand(runtime: Runtime): Command {
   keys
     .command('list')
     .description('list keys: id, team, created, revoked (never the keys themselves)')
-    .action(async (_options: unknown, command: Command) => {
+    .option('--database <url>', 'serve\'s database, if not the embedded file (default: WEBWATCH_DATABASE_URL, the config\'s database.url)')
+    .action(async (options: unknown, command: Command) => {
       const { runKeysList } = await import('./keys.run.js');
-      runtime.exitCode = await runKeysList(await contextFor(command, runtime));
+      runtime.exitCode = await runKeysList(await contextFor(command, runtime), options);
     });
   keys
     .command('revoke')
     .description('revoke a key by id; requests with it get 401 from then on')
     .argument('<id>', 'the key id (from keys list)')
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .option('--database <url>', 'serve\'s database, if not the embedded file (default: WEBWATCH_DATABASE_URL, the config\'s database.url)')
+    .action(async (id: string, options: unknown, command: Command) => {
       const { runKeysRevoke } = await import('./keys.run.js');
-      runtime.exitCode = await runKeysRevoke(await contextFor(command, runtime), id);
+      runtime.exitCode = await runKeysRevoke(await contextFor(command, runtime), id, options);
     });
   return keys;
 }

@@ -14,6 +14,7 @@ import type { ChatModel, LlmSettings } from '../llm/chat.js';
 import type { ScrapeContext } from '../scrape/scrape.js';
 import type { SearchProvider } from '../search/search.js';
 import type { Db } from '../store/database.js';
+import { leaseDuration } from '../store/leases.js';
 import { agentStore, type AgentJob, type AgentRequest } from './agent-store.js';
 import { compileSchema } from '../extract/json-schema.js';
 import type { TraceEvent } from './trace.js';
@@ -44,12 +45,22 @@ export function agentJobs(options: AgentJobsOptions) {
   let modelClient: Promise<ChatModel> | undefined;
   // Every run of the process listens to it: many at once are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
-  // Jobs left running by a process that died are finished as soon as anyone looks.
-  store.recoverInterrupted(options.now());
+  // Jobs left running by a worker that stopped are finished as soon as anyone looks.
+  // Looked for again once per half lease: another machine's job is recovered when its lease runs out.
+  let recovered: Promise<unknown> | undefined;
+  let recoveredAt = 0;
+  const recover = () => {
+    if (!recovered || Date.now() - recoveredAt > leaseDuration() / 2) {
+      recoveredAt = Date.now();
+      recovered = store.recoverInterrupted(options.now()).catch(() => undefined);
+    }
+    return recovered;
+  };
 
-  const job = (id: string) => {
+  const job = async (id: string) => {
     if (!isJobId(id)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidJobId, { status: 400 });
-    const found = store.get(team, id);
+    await recover();
+    const found = await store.get(team, id);
     if (!found) throw notFound(id);
     return found;
   };
@@ -65,7 +76,8 @@ export function agentJobs(options: AgentJobsOptions) {
       const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
       // One client for the team's jobs: building one per job costs each start its setup.
       const model = await (modelClient ??= chatModel(options.llm));
-      store.purgeExpired(options.now());
+      await recover();
+      await store.purgeExpired(options.now());
       const request: AgentRequest = {
         prompt: input.prompt,
         ...(input.urls && { urls: input.urls }),
@@ -76,35 +88,38 @@ export function agentJobs(options: AgentJobsOptions) {
         ...(input.origin && { origin: input.origin }),
         ...(input.integration && { integration: input.integration }),
       };
-      const created = store.create(team, request, options.llm.model, options.now());
-      const done = runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) }, created);
+      const created = await store.create(team, request, options.llm.model, options.now());
+      const done = store.holding(runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) }, created));
       const tracked = done.finally(() => running.delete(tracked));
       running.add(tracked);
       return { job: created, done: tracked };
     },
 
-    get: (id: string): AgentJob => job(id),
+    get: (id: string): Promise<AgentJob> => job(id),
 
-    list: (listOptions: { before?: number; limit: number }) => store.list(team, listOptions),
+    list: async (listOptions: { before?: number; limit: number }) => {
+      await recover();
+      return store.list(team, listOptions);
+    },
 
     /** Events after `since`; with `waitMs`, waits that long for the next one when there is none yet. */
     async trace(id: string, since = 0, wait: { waitMs?: number; signal?: AbortSignal } = {}): Promise<{ job: AgentJob; events: TraceEvent[] }> {
-      job(id);
+      await job(id);
       if (wait.waitMs) await store.waitForEvents(team, id, since, Math.min(wait.waitMs, TRACE_WAIT_MAX_MS), wait.signal);
-      return { job: job(id), events: store.events(team, id, since) };
+      return { job: await job(id), events: await store.events(team, id, since) };
     },
 
-    snapshot(id: string, snapshotId: string): string {
-      const found = job(id);
-      const content = store.snapshot(team, found.id, snapshotId);
+    async snapshot(id: string, snapshotId: string): Promise<string> {
+      const found = await job(id);
+      const content = await store.snapshot(team, found.id, snapshotId);
       if (content === undefined) throw new WebwatchError(ERROR_MESSAGES.agentSnapshotNotFound, { status: 404, details: { id, snapshotId } });
       return content;
     },
 
     /** Spec §3.2: a running job is asked to stop; 409 when it has ended or is already stopping. */
-    cancel(id: string): AgentJob {
-      const found = job(id);
-      const answer = store.requestCancel(found, options.now());
+    async cancel(id: string): Promise<AgentJob> {
+      const found = await job(id);
+      const answer = await store.requestCancel(found, options.now());
       if (answer === 'finished') throw new WebwatchError(ERROR_MESSAGES.agentAlreadyFinished, { status: 409, details: { id } });
       if (answer === 'cancelled') throw new WebwatchError(ERROR_MESSAGES.agentAlreadyCancelled, { status: 409, details: { id } });
       return job(id);

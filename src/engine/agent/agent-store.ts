@@ -4,11 +4,13 @@
  * team's job reads as unknown. Events get a gapless `producerSequence` per job, assigned in the
  * writing transaction, so readers in any process see each event once and in order.
  */
-import { usageStore } from '../usage/usage-store.js';
+import { usageKey } from '../usage/usage-store.js';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter, setMaxListeners } from 'node:events';
-import type { Db } from '../store/database.js';
-import { processAlive } from '../store/owner-process.js';
+import type { Selectable } from 'kysely';
+import type { Db, Query } from '../store/database.js';
+import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
+import type { Tables } from '../store/tables.js';
 import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type TraceEventBody } from './trace.js';
 
 /** How long a job, its trace and its snapshots are kept after it started. */
@@ -44,21 +46,7 @@ export interface AgentJob {
   expiresAt: string;
 }
 
-interface Row {
-  id: string;
-  team: string;
-  request: string;
-  status: AgentJob['status'];
-  outcome: RunOutcome | null;
-  error: string | null;
-  data: string | null;
-  credits_used: number;
-  model: string | null;
-  cancel_requested_at: string | null;
-  created_at: string;
-  finished_at: string | null;
-  expires_at: string;
-}
+type Row = Selectable<Tables['agent_jobs']>;
 
 const fromRow = (row: Row): AgentJob => ({
   id: row.id, team: row.team, request: JSON.parse(row.request) as AgentRequest, status: row.status, outcome: row.outcome, error: row.error,
@@ -77,47 +65,73 @@ recorded.setMaxListeners(0);
 export const SYSTEM_AGENT: AgentIdentity = { id: 'system', role: 'system', name: 'webwatch' };
 
 export function agentStore(db: Db) {
-  const byId = db.prepare<[string, string], Row>('SELECT * FROM agent_jobs WHERE team = ? AND id = ?');
-  const lastSequence = db.prepare<[string], { n: number | null }>('SELECT max(sequence) AS n FROM agent_events WHERE job_id = ?');
-  const insertEvent = db.prepare('INSERT INTO agent_events (job_id, team, sequence, event) VALUES (?, ?, ?, ?)');
-  const eventsAfter = db.prepare<[string, string, number, number], { event: string }>('SELECT event FROM agent_events WHERE team = ? AND job_id = ? AND sequence > ? ORDER BY sequence LIMIT ?');
+  const q = db.query;
+  const byId = (team: string, id: string, from: Query = q) => from.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('id', '=', id).executeTakeFirst();
+  const eventsAfter = (team: string, jobId: string, since: number, limit: number) =>
+    q.selectFrom('agent_events').select('event').where('team', '=', team).where('job_id', '=', jobId).where('sequence', '>', since).orderBy('sequence').limit(limit).execute();
+
+  /** Appends an event inside a transaction: the job's row is locked first, so numbers never collide. */
+  async function recordIn(trx: Query, job: Pick<AgentJob, 'id' | 'team'>, agent: AgentIdentity, body: TraceEventBody, now: Date): Promise<TraceEvent> {
+    if (db.kind === 'postgres') await trx.selectFrom('agent_jobs').select('id').where('id', '=', job.id).forUpdate().execute();
+    const last = await trx.selectFrom('agent_events').select((eb) => eb.fn.max('sequence').as('n')).where('job_id', '=', job.id).executeTakeFirst();
+    const producerSequence = Number(last?.n ?? 0) + 1;
+    const event = { schemaVersion: 1, eventId: randomUUID(), runId: job.id, occurredAt: now.toISOString(), producerSequence, agent, ...body } as TraceEvent;
+    await trx.insertInto('agent_events').values({ job_id: job.id, team: job.team, sequence: producerSequence, event: JSON.stringify(event) }).execute();
+    return event;
+  }
+
+  async function finishIn(trx: Query, job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): Promise<void> {
+    const succeeded = outcome === 'succeeded';
+    const ended = await trx.updateTable('agent_jobs').set({
+      status: succeeded ? 'completed' : 'failed', outcome, error: succeeded ? null : result.error ?? outcome,
+      data: succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, finished_at: now.toISOString(), owner_pid: null, lease_owner: null, lease_expires_at: null,
+      ...(!succeeded && { credits_used: 0 }),
+    }).where('id', '=', job.id).where('status', '=', 'processing').returning(['team', 'credits_used']).executeTakeFirst();
+    // What a succeeded run charged goes to the usage ledger; a failed run is charged nothing.
+    if (ended && succeeded && ended.credits_used > 0) {
+      await trx.insertInto('usage').values({ team: ended.team, key_id: usageKey.getStore()?.keyId ?? null, kind: 'agent', credits: ended.credits_used, tokens: 0, at: now.toISOString() }).execute();
+    }
+  }
 
   const store = {
-    create(team: string, request: AgentRequest, model: string | null, now: Date): AgentJob {
+    async create(team: string, request: AgentRequest, model: string | null, now: Date): Promise<AgentJob> {
       const id = randomUUID();
-      db.prepare("INSERT INTO agent_jobs (id, team, prompt, request, status, model, created_at, expires_at, owner_pid) VALUES (?, ?, ?, ?, 'processing', ?, ?, ?, ?)")
-        .run(id, team, request.prompt, JSON.stringify(request), model, now.toISOString(), new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), process.pid);
-      return store.get(team, id)!;
+      await q.insertInto('agent_jobs').values({
+        id, team, prompt: request.prompt, request: JSON.stringify(request), status: 'processing', model, created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), owner_pid: process.pid, outcome: null, error: null, data: null,
+        cancel_requested_at: null, finished_at: null, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now),
+      }).execute();
+      return (await store.get(team, id))!;
     },
 
-    get(team: string, id: string): AgentJob | undefined {
-      const row = byId.get(team, id);
+    /** Keeps the job's lease renewed while its run goes on. */
+    holding<T>(work: Promise<T>): Promise<T> {
+      return renewWhile(db, work);
+    },
+
+    async get(team: string, id: string): Promise<AgentJob | undefined> {
+      const row = await byId(team, id);
       return row && fromRow(row);
     },
 
     /** The team's jobs, newest first, created before `before` (ms) when given. */
-    list(team: string, options: { before?: number; limit: number }): AgentJob[] {
+    async list(team: string, options: { before?: number; limit: number }): Promise<AgentJob[]> {
       const before = options.before === undefined ? '9999' : new Date(options.before).toISOString();
-      return db.prepare<[string, string, number], Row>('SELECT * FROM agent_jobs WHERE team = ? AND created_at < ? ORDER BY created_at DESC, id LIMIT ?')
-        .all(team, before, options.limit).map(fromRow);
+      const rows = await q.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('created_at', '<', before).orderBy('created_at', 'desc').orderBy('id').limit(options.limit).execute();
+      return rows.map(fromRow);
     },
 
     /** Appends an event, numbered after the job's last one. */
-    record(job: Pick<AgentJob, 'id' | 'team'>, agent: AgentIdentity, body: TraceEventBody, now: Date): TraceEvent {
-      const recordedEvent = db.transaction(() => {
-        const producerSequence = (lastSequence.get(job.id)?.n ?? 0) + 1;
-        const event = { schemaVersion: 1, eventId: randomUUID(), runId: job.id, occurredAt: now.toISOString(), producerSequence, agent, ...body } as TraceEvent;
-        insertEvent.run(job.id, job.team, producerSequence, JSON.stringify(event));
-        return event;
-      }).immediate();
+    async record(job: Pick<AgentJob, 'id' | 'team'>, agent: AgentIdentity, body: TraceEventBody, now: Date): Promise<TraceEvent> {
+      const event = await q.transaction().execute((trx) => recordIn(trx, job, agent, body, now));
       // Committed: whoever waits for this job's events may read it now.
       queueMicrotask(() => recorded.emit(job.id));
-      return recordedEvent;
+      return event;
     },
 
     /** Events after `since` (a producerSequence), in order, at most `limit`. */
-    events(team: string, jobId: string, since = 0, limit = 10_000): TraceEvent[] {
-      return eventsAfter.all(team, jobId, since, limit).map((row) => JSON.parse(row.event) as TraceEvent);
+    async events(team: string, jobId: string, since = 0, limit = 10_000): Promise<TraceEvent[]> {
+      return (await eventsAfter(team, jobId, since, limit)).map((row) => JSON.parse(row.event) as TraceEvent);
     },
 
     /**
@@ -125,8 +139,8 @@ export function agentStore(db: Db) {
      * processes are seen when the wait ends. True when there are some.
      */
     async waitForEvents(team: string, jobId: string, since: number, ms: number, signal?: AbortSignal): Promise<boolean> {
-      const hasEvents = () => eventsAfter.all(team, jobId, since, 1).length > 0;
-      if (ms <= 0 || hasEvents()) return hasEvents();
+      const hasEvents = async () => (await eventsAfter(team, jobId, since, 1)).length > 0;
+      if (ms <= 0 || (await hasEvents())) return hasEvents();
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -141,67 +155,77 @@ export function agentStore(db: Db) {
       return hasEvents();
     },
 
-    putSnapshot(job: Pick<AgentJob, 'id' | 'team'>, content: string, now: Date): string {
+    async putSnapshot(job: Pick<AgentJob, 'id' | 'team'>, content: string, now: Date): Promise<string> {
       const snapshotId = randomUUID();
-      db.prepare('INSERT INTO agent_snapshots (job_id, team, snapshot_id, content, created_at) VALUES (?, ?, ?, ?, ?)').run(job.id, job.team, snapshotId, content, now.toISOString());
+      await q.insertInto('agent_snapshots').values({ job_id: job.id, team: job.team, snapshot_id: snapshotId, content, created_at: now.toISOString() }).execute();
       return snapshotId;
     },
 
-    snapshot(team: string, jobId: string, snapshotId: string): string | undefined {
-      return db.prepare<[string, string, string], { content: string }>('SELECT content FROM agent_snapshots WHERE team = ? AND job_id = ? AND snapshot_id = ?').get(team, jobId, snapshotId)?.content;
+    async snapshot(team: string, jobId: string, snapshotId: string): Promise<string | undefined> {
+      return (await q.selectFrom('agent_snapshots').select('content').where('team', '=', team).where('job_id', '=', jobId).where('snapshot_id', '=', snapshotId).executeTakeFirst())?.content;
     },
 
-    addCredits(jobId: string, credits: number): number {
-      return (db.prepare('UPDATE agent_jobs SET credits_used = credits_used + ? WHERE id = ? RETURNING credits_used').get(credits, jobId) as { credits_used: number }).credits_used;
+    async addCredits(jobId: string, credits: number): Promise<number> {
+      const row = await q.updateTable('agent_jobs').set((eb) => ({ credits_used: eb('credits_used', '+', credits) })).where('id', '=', jobId).returning('credits_used').executeTakeFirstOrThrow();
+      return row.credits_used;
     },
 
     /**
      * Marks a running job as being cancelled and records `run.cancel_requested`; the run sees it
      * and ends. 'finished' or 'cancelled' when that is already so (409 for the caller).
      */
-    requestCancel(job: AgentJob, now: Date): 'requested' | 'finished' | 'cancelled' {
-      return db.transaction(() => {
-        const current = fromRow(byId.get(job.team, job.id)!);
-        if (current.cancelRequestedAt !== null || current.outcome === 'cancelled') return 'cancelled';
-        if (current.status !== 'processing') return 'finished';
-        db.prepare('UPDATE agent_jobs SET cancel_requested_at = ? WHERE id = ?').run(now.toISOString(), job.id);
-        store.record(job, SYSTEM_AGENT, { type: 'run.cancel_requested', reason: 'user' }, now);
+    async requestCancel(job: AgentJob, now: Date): Promise<'requested' | 'finished' | 'cancelled'> {
+      const outcome = await q.transaction().execute(async (trx) => {
+        if (db.kind === 'postgres') await trx.selectFrom('agent_jobs').select('id').where('id', '=', job.id).forUpdate().execute();
+        const current = fromRow((await byId(job.team, job.id, trx))!);
+        if (current.cancelRequestedAt !== null || current.outcome === 'cancelled') return 'cancelled' as const;
+        if (current.status !== 'processing') return 'finished' as const;
+        await trx.updateTable('agent_jobs').set({ cancel_requested_at: now.toISOString() }).where('id', '=', job.id).execute();
+        await recordIn(trx, job, SYSTEM_AGENT, { type: 'run.cancel_requested', reason: 'user' }, now);
         return 'requested' as const;
-      }).immediate();
+      });
+      if (outcome === 'requested') queueMicrotask(() => recorded.emit(job.id));
+      return outcome;
     },
 
-    cancelRequested(jobId: string): boolean {
-      return db.prepare<[string], { at: string | null }>('SELECT cancel_requested_at AS at FROM agent_jobs WHERE id = ?').get(jobId)?.at != null;
+    async cancelRequested(jobId: string): Promise<boolean> {
+      return (await q.selectFrom('agent_jobs').select('cancel_requested_at').where('id', '=', jobId).executeTakeFirst())?.cancel_requested_at != null;
     },
 
     /**
      * Ends a run. A succeeded run keeps its data and credits; any other ends `failed` with its
      * message, no data and no credits (failed runs are not charged, spec §3.2).
      */
-    finish(job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): void {
-      const succeeded = outcome === 'succeeded';
-      const ended = db.prepare(`UPDATE agent_jobs SET status = ?, outcome = ?, error = ?, data = ?, finished_at = ?, owner_pid = NULL${succeeded ? '' : ', credits_used = 0'} WHERE id = ? AND status = 'processing' RETURNING team, credits_used`)
-        .get(succeeded ? 'completed' : 'failed', outcome, succeeded ? null : result.error ?? outcome, succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, now.toISOString(), job.id) as { team: string; credits_used: number } | undefined;
-      // What a succeeded run charged goes to the usage ledger; a failed run is charged nothing.
-      if (ended && succeeded) usageStore(db).record(ended.team, { kind: 'agent', credits: ended.credits_used }, now);
+    async finish(job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): Promise<void> {
+      await finishIn(q, job, outcome, result, now);
     },
 
-    /** Jobs whose process died mid-run are finished `failed` with `internal`, their trace closed. */
-    recoverInterrupted(now: Date): number {
-      const stale = db.prepare<[number], Row & { owner_pid: number | null }>("SELECT * FROM agent_jobs WHERE status = 'processing' AND (owner_pid IS NULL OR owner_pid != ?)").all(process.pid)
-        .filter((row) => !processAlive(row.owner_pid));
-      for (const row of stale) {
+    /** Jobs whose worker stopped mid-run (see leases.ts) are finished `failed` with `internal`, their trace closed. */
+    async recoverInterrupted(now: Date): Promise<number> {
+      const held = await q.selectFrom('agent_jobs').selectAll().where('status', '=', 'processing')
+        .where((where) => where.or([where('lease_owner', 'is', null), where('lease_owner', '!=', WORKER_ID)])).execute();
+      let recovered = 0;
+      for (const row of held.filter((candidate) => holderGone(candidate, now))) {
         const message = 'interrupted: the process running the agent ended before it finished';
-        db.transaction(() => {
-          store.record(row, SYSTEM_AGENT, { type: 'run.finished', outcome: 'failed', error: traceError('internal', message) }, now);
-          store.finish(row, 'failed', { error: message }, now);
-        }).immediate();
+        const ended = await q.transaction().execute(async (trx) => {
+          const still = await trx.updateTable('agent_jobs').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) })
+            .where('id', '=', row.id).where('status', '=', 'processing').where('lease_expires_at', 'is not distinct from', row.lease_expires_at).executeTakeFirst();
+          if (Number(still.numUpdatedRows) !== 1) return false;
+          await recordIn(trx, row, SYSTEM_AGENT, { type: 'run.finished', outcome: 'failed', error: traceError('internal', message) }, now);
+          await finishIn(trx, row, 'failed', { error: message }, now);
+          return true;
+        });
+        if (ended) {
+          recovered++;
+          queueMicrotask(() => recorded.emit(row.id));
+        }
       }
-      return stale.length;
+      return recovered;
     },
 
-    purgeExpired(now: Date): number {
-      return db.prepare('DELETE FROM agent_jobs WHERE expires_at <= ?').run(now.toISOString()).changes;
+    async purgeExpired(now: Date): Promise<number> {
+      const result = await q.deleteFrom('agent_jobs').where('expires_at', '<=', now.toISOString()).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
   return store;

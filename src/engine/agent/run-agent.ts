@@ -66,11 +66,24 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
   const orchestrator: AgentIdentity = { id: `${job.id}:orchestrator`, role: 'orchestrator', name: 'orchestrator' };
   let credits = 0;
   let subagentCount = 0;
-  const record = (agent: AgentIdentity, body: TraceEventBody) => store.record(job, agent, body, context.now());
+  // The run's writes (events, credits) go to the store one after another, in the order made:
+  // events keep their order, and the credits are all counted before the run ends.
+  let writes: Promise<unknown> = Promise.resolve();
+  const inOrder = <T>(write: () => Promise<T>): Promise<T> => {
+    const written = writes.then(write);
+    writes = written.catch(() => undefined);
+    return written;
+  };
+  const record = (agent: AgentIdentity, body: TraceEventBody) => {
+    const at = context.now();
+    void inOrder(() => store.record(job, agent, body, at)).catch(() => undefined);
+  };
 
   // Cancellation may come from any process: the store says so.
   const watcher = setInterval(() => {
-    if (store.cancelRequested(job.id)) controller.abort(new StopRun('cancelled', traceError('cancelled', 'the run was cancelled by the caller', 'agent')));
+    void store.cancelRequested(job.id).then((cancelled) => {
+      if (cancelled) controller.abort(new StopRun('cancelled', traceError('cancelled', 'the run was cancelled by the caller', 'agent')));
+    }, () => undefined);
   }, CANCEL_POLL_MS);
   watcher.unref();
   const onShutdown = () => controller.abort(new StopRun('failed', traceError('internal', 'the server stopped while the run was going', 'system')));
@@ -83,7 +96,7 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
   };
   const charge = (amount: number) => {
     credits += amount;
-    store.addCredits(job.id, amount);
+    void inOrder(() => store.addCredits(job.id, amount)).catch(() => undefined);
     if (job.request.maxCredits !== undefined && credits > job.request.maxCredits) {
       const stop = new StopRun('credit_limit_reached', traceError('credit_limit_reached', `the run reached its maxCredits limit of ${job.request.maxCredits} credits`, 'billing'));
       controller.abort(stop);
@@ -130,7 +143,7 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
       } else if (call.name === 'scrape') {
         charge(AGENT_CREDITS.scrape);
         const page = await context.tools.scrape(String(args.url ?? ''), signal);
-        const snapshotId = store.putSnapshot(job, page.markdown, context.now());
+        const snapshotId = await inOrder(() => store.putSnapshot(job, page.markdown, context.now()));
         result = { url: page.url, title: page.title, characters: page.markdown.length };
         record(agent, { type: 'artifact.updated', artifact: { kind: 'markdown', artifactId: `page:${page.url}`, path: page.url, snapshotId, change: 'init', sourceToolCallId: call.id } });
         text = `Page ${page.url} (${page.title ?? 'untitled'}):\n${fenced(page.markdown)}`;
@@ -264,7 +277,7 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
     } else {
       outcome = 'succeeded';
       data = result.data;
-      const snapshotId = store.putSnapshot(job, JSON.stringify(data, null, 2), context.now());
+      const snapshotId = await inOrder(() => store.putSnapshot(job, JSON.stringify(data, null, 2), context.now()));
       record(orchestrator, { type: 'artifact.updated', artifact: { kind: 'json', artifactId: 'result', snapshotId, change: 'init' } });
     }
   } catch (error) {
@@ -279,7 +292,8 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
   const agentOutcome = outcome === 'credit_limit_reached' ? 'failed' : outcome;
   record(orchestrator, { type: 'agent.finished', outcome: agentOutcome, durationMs: Date.now() - started, error: failure });
   record(orchestrator, { type: 'run.finished', outcome, error: failure });
-  store.finish(job, outcome, outcome === 'succeeded' ? { data } : { error: statusMessage(outcome, failure!) }, context.now());
+  await writes;
+  await store.finish(job, outcome, outcome === 'succeeded' ? { data } : { error: statusMessage(outcome, failure!) }, context.now());
 }
 
 /** The status document's `error` for a run that did not succeed. */

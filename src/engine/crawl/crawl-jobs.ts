@@ -5,8 +5,10 @@
  * to the team that started it; another team's id, or a job of the other kind, reads as unknown.
  */
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
-import { processAlive } from '../store/owner-process.js';
+import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
+import type { Tables } from '../store/tables.js';
 import type { ScrapeDocument } from '../scrape/document.js';
 
 export type CrawlJobStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
@@ -40,48 +42,54 @@ export interface CrawlPageError {
   code: string | null;
 }
 
-interface Row {
-  id: string;
-  team: string;
-  url: string;
-  options: string | null;
-  status: CrawlJobStatus;
-  total: number;
-  completed: number;
-  credits_used: number;
-  error: string | null;
-  created_at: string;
-  expires_at: string;
-  robots_blocked: string | null;
-}
+type Row = Selectable<Tables['crawl_jobs']>;
 
 const fromRow = (row: Row): CrawlJobRecord => ({
   id: row.id, team: row.team, url: row.url, status: row.status, total: row.total, completed: row.completed,
   creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at,
 });
 
+/** Rows of a job's pages read at a time while gathering an answer of bounded size. */
+const PAGE_ROWS_READ = 64;
+
 export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
-  const byId = db.prepare<[string, string, string, JobKind], Row>('SELECT * FROM crawl_jobs WHERE team = ? AND id = ? AND expires_at > ? AND kind = ?');
-  const insertPage = db.prepare('INSERT INTO crawl_pages (job_id, position, url, document, error, error_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const countPage = db.prepare('UPDATE crawl_jobs SET total = total + 1, completed = completed + ?, credits_used = credits_used + ? WHERE id = ? RETURNING total');
-  return {
-    start(team: string, url: string, options: unknown, now: Date): CrawlJobRecord {
+  const q = db.query;
+  /** Pages from position `from` on, a batch at a time, in order, until `take` says stop. */
+  async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean): Promise<void> {
+    for (let at = from; ;) {
+      const rows = await q.selectFrom('crawl_pages').select(['position', 'document']).where('job_id', '=', jobId).where('position', '>=', at)
+        .$if(which === 'document_not_null', (query) => query.where('document', 'is not', null))
+        .orderBy('position').limit(PAGE_ROWS_READ).execute();
+      for (const row of rows) if (!take(row)) return;
+      if (rows.length < PAGE_ROWS_READ) return;
+      at = rows[rows.length - 1]!.position + 1;
+    }
+  }
+  const store = {
+    async start(team: string, url: string, options: unknown, now: Date): Promise<CrawlJobRecord> {
       const id = randomUUID();
       const expiresAt = new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString();
-      db.prepare("INSERT INTO crawl_jobs (id, team, kind, url, options, status, created_at, expires_at, owner_pid) VALUES (?, ?, ?, ?, ?, 'scraping', ?, ?, ?)")
-        .run(id, team, kind, url, JSON.stringify(options), now.toISOString(), expiresAt, process.pid);
-      return this.get(team, id, now)!;
+      await q.insertInto('crawl_jobs').values({
+        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(), expires_at: expiresAt, owner_pid: process.pid,
+        error: null, robots_blocked: null, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now),
+      }).execute();
+      return (await store.get(team, id, now))!;
+    },
+
+    /** Keeps the job's lease renewed while its crawl runs. */
+    holding<T>(work: Promise<T>): Promise<T> {
+      return renewWhile(db, work);
     },
 
     /** The job, unless it is unknown, another team's, or expired. */
-    get(team: string, id: string, now: Date): CrawlJobRecord | undefined {
-      const row = byId.get(team, id, now.toISOString(), kind);
+    async get(team: string, id: string, now: Date): Promise<CrawlJobRecord | undefined> {
+      const row = await q.selectFrom('crawl_jobs').selectAll().where('team', '=', team).where('id', '=', id).where('expires_at', '>', now.toISOString()).where('kind', '=', kind).executeTakeFirst();
       return row && fromRow(row);
     },
 
     /** The job by id alone, for a watcher whose key was checked when it opened. */
-    getById(id: string, now: Date): CrawlJobRecord | undefined {
-      const row = db.prepare<[string, string], Row>('SELECT * FROM crawl_jobs WHERE id = ? AND expires_at > ?').get(id, now.toISOString());
+    async getById(id: string, now: Date): Promise<CrawlJobRecord | undefined> {
+      const row = await q.selectFrom('crawl_jobs').selectAll().where('id', '=', id).where('expires_at', '>', now.toISOString()).executeTakeFirst();
       return row && fromRow(row);
     },
 
@@ -89,44 +97,49 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
      * The stored documents of positions `from` on (errors skipped), at most `maxBytes` of them,
      * the last position read, and whether more follow (`nextSkip`).
      */
-    documentsAfter(jobId: string, from: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: string[]; nextSkip: number | null; lastPosition: number | null } {
-      const rows = db.prepare<[string, number], { position: number; document: string | null }>(
-        'SELECT position, document FROM crawl_pages WHERE job_id = ? AND position >= ? ORDER BY position',
-      ).iterate(jobId, from);
+    async documentsAfter(jobId: string, from: number, maxBytes = CRAWL_PAGE_MAX_BYTES): Promise<{ data: string[]; nextSkip: number | null; lastPosition: number | null }> {
       const data: string[] = [];
       let bytes = 0;
       let lastPosition: number | null = null;
-      for (const row of rows) {
+      let nextSkip: number | null = null;
+      await eachPage(jobId, from, 'document', (row) => {
         const size = row.document?.length ?? 0;
         if (data.length > 0 && bytes + size > maxBytes) {
-          rows.return?.();
-          return { data, nextSkip: row.position, lastPosition };
+          nextSkip = row.position;
+          return false;
         }
         bytes += size;
         lastPosition = row.position;
         if (row.document !== null) data.push(row.document);
-      }
-      return { data, nextSkip: null, lastPosition };
+        return true;
+      });
+      return { data, nextSkip, lastPosition };
     },
 
     /** One crawled page (a document, or the error that stopped it), counted and stored at once. */
-    addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): void {
-      db.transaction(() => {
+    async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): Promise<void> {
+      await q.transaction().execute(async (trx) => {
         const done = 'document' in page;
         const credits = done ? page.document.metadata.creditsUsed ?? 1 : 0;
-        const { total } = countPage.get(done ? 1 : 0, credits, jobId) as { total: number };
-        insertPage.run(jobId, total - 1, page.url, done ? JSON.stringify(page.document) : null, done ? null : page.error, done ? null : page.code, now.toISOString());
-      })();
+        const { total } = await trx.updateTable('crawl_jobs')
+          .set((eb) => ({ total: eb('total', '+', 1), completed: eb('completed', '+', done ? 1 : 0), credits_used: eb('credits_used', '+', credits) }))
+          .where('id', '=', jobId).returning('total').executeTakeFirstOrThrow();
+        await trx.insertInto('crawl_pages').values({
+          job_id: jobId, position: total - 1, url: page.url, document: done ? JSON.stringify(page.document) : null,
+          error: done ? null : page.error, error_code: done ? null : page.code, created_at: now.toISOString(),
+        }).execute();
+      });
     },
 
     /** Marks a running job cancelled (its crawl is stopped by the caller); false when it had ended. */
-    cancel(jobId: string): boolean {
-      return db.prepare("UPDATE crawl_jobs SET status = 'cancelled', owner_pid = NULL WHERE id = ? AND status = 'scraping'").run(jobId).changes === 1;
+    async cancel(jobId: string): Promise<boolean> {
+      const result = await q.updateTable('crawl_jobs').set({ status: 'cancelled', owner_pid: null, lease_owner: null, lease_expires_at: null }).where('id', '=', jobId).where('status', '=', 'scraping').executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     /** Ends a running job; a job already ended (cancelled, say) keeps its status. */
-    finish(jobId: string, status: Exclude<CrawlJobStatus, 'scraping'>, error: string | null = null): void {
-      db.prepare("UPDATE crawl_jobs SET status = ?, error = ?, owner_pid = NULL WHERE id = ? AND status = 'scraping'").run(status, error, jobId);
+    async finish(jobId: string, status: Exclude<CrawlJobStatus, 'scraping'>, error: string | null = null): Promise<void> {
+      await q.updateTable('crawl_jobs').set({ status, error, owner_pid: null, lease_owner: null, lease_expires_at: null }).where('id', '=', jobId).where('status', '=', 'scraping').execute();
     },
 
     /**
@@ -134,64 +147,72 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
      * text they are stored as (an answer splices them in, parsing nothing), and the position
      * where the next answer begins, or null when these are the last so far.
      */
-    documentTexts(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { texts: string[]; nextSkip: number | null } {
-      const rows = db.prepare<[string, number], { position: number; document: string }>(
-        'SELECT position, document FROM crawl_pages WHERE job_id = ? AND position >= ? AND document IS NOT NULL ORDER BY position',
-      ).iterate(jobId, skip);
+    async documentTexts(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): Promise<{ texts: string[]; nextSkip: number | null }> {
       const texts: string[] = [];
       let bytes = 0;
-      for (const row of rows) {
-        if (texts.length > 0 && bytes + row.document.length > maxBytes) {
-          rows.return?.();
-          return { texts, nextSkip: row.position };
+      let nextSkip: number | null = null;
+      await eachPage(jobId, skip, 'document_not_null', (row) => {
+        const document = row.document!;
+        if (texts.length > 0 && bytes + document.length > maxBytes) {
+          nextSkip = row.position;
+          return false;
         }
-        bytes += row.document.length;
-        texts.push(row.document);
-      }
-      return { texts, nextSkip: null };
+        bytes += document.length;
+        texts.push(document);
+        return true;
+      });
+      return { texts, nextSkip };
     },
 
     /** The same, parsed. */
-    documents(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): { data: ScrapeDocument[]; nextSkip: number | null } {
-      const { texts, nextSkip } = this.documentTexts(jobId, skip, maxBytes);
+    async documents(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): Promise<{ data: ScrapeDocument[]; nextSkip: number | null }> {
+      const { texts, nextSkip } = await store.documentTexts(jobId, skip, maxBytes);
       return { data: texts.map((text) => JSON.parse(text) as ScrapeDocument), nextSkip };
     },
 
     /** The URLs robots.txt kept the crawl from (the first ROBOTS_BLOCKED_KEPT). */
-    setRobotsBlocked(jobId: string, urls: readonly string[]): void {
-      db.prepare('UPDATE crawl_jobs SET robots_blocked = ? WHERE id = ?').run(JSON.stringify(urls.slice(0, ROBOTS_BLOCKED_KEPT)), jobId);
+    async setRobotsBlocked(jobId: string, urls: readonly string[]): Promise<void> {
+      await q.updateTable('crawl_jobs').set({ robots_blocked: JSON.stringify(urls.slice(0, ROBOTS_BLOCKED_KEPT)) }).where('id', '=', jobId).execute();
     },
 
-    robotsBlocked(jobId: string): string[] {
-      const row = db.prepare<[string], { robots_blocked: string | null }>('SELECT robots_blocked FROM crawl_jobs WHERE id = ?').get(jobId);
+    async robotsBlocked(jobId: string): Promise<string[]> {
+      const row = await q.selectFrom('crawl_jobs').select('robots_blocked').where('id', '=', jobId).executeTakeFirst();
       return row?.robots_blocked ? (JSON.parse(row.robots_blocked) as string[]) : [];
     },
 
-    errors(jobId: string): CrawlPageError[] {
-      return db.prepare<[string], { position: number; url: string; error: string; error_code: string | null; created_at: string }>(
-        'SELECT position, url, error, error_code, created_at FROM crawl_pages WHERE job_id = ? AND error IS NOT NULL ORDER BY position',
-      ).all(jobId).map((row) => ({ id: `${jobId}:${row.position}`, timestamp: row.created_at, url: row.url, error: row.error, code: row.error_code }));
+    async errors(jobId: string): Promise<CrawlPageError[]> {
+      const rows = await q.selectFrom('crawl_pages').select(['position', 'url', 'error', 'error_code', 'created_at']).where('job_id', '=', jobId).where('error', 'is not', null).orderBy('position').execute();
+      return rows.map((row) => ({ id: `${jobId}:${row.position}`, timestamp: row.created_at, url: row.url, error: row.error!, code: row.error_code }));
     },
 
     /** The team's jobs of this kind still running. */
-    active(team: string, now: Date): (CrawlJobRecord & { options: unknown })[] {
-      return db.prepare<[string, JobKind, string], Row>("SELECT * FROM crawl_jobs WHERE team = ? AND kind = ? AND status = 'scraping' AND expires_at > ? ORDER BY created_at").all(team, kind, now.toISOString()).map((row) => ({ ...fromRow(row), options: row.options === null ? null : JSON.parse(row.options) }));
+    async active(team: string, now: Date): Promise<(CrawlJobRecord & { options: unknown })[]> {
+      const rows = await q.selectFrom('crawl_jobs').selectAll().where('team', '=', team).where('kind', '=', kind).where('status', '=', 'scraping').where('expires_at', '>', now.toISOString()).orderBy('created_at').execute();
+      return rows.map((row) => ({ ...fromRow(row), options: row.options === null ? null : JSON.parse(row.options) }));
     },
 
     /** Deletes expired jobs with their pages; returns how many. */
-    purgeExpired(now: Date): number {
-      return db.prepare('DELETE FROM crawl_jobs WHERE expires_at <= ?').run(now.toISOString()).changes;
+    async purgeExpired(now: Date): Promise<number> {
+      const expired = q.selectFrom('crawl_jobs').select('id').where('expires_at', '<=', now.toISOString());
+      // PostgreSQL cascades through the foreign key; SQLite too, with foreign keys on.
+      const result = await q.deleteFrom('crawl_jobs').where('id', 'in', expired).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
-    /** Jobs whose process is gone (a crash, kill -9) can never finish: they are failed. */
-    recoverInterrupted(): number {
-      const stale = db.prepare<[JobKind], { id: string; owner_pid: number | null }>("SELECT id, owner_pid FROM crawl_jobs WHERE status = 'scraping' AND kind = ?").all(kind)
-        .filter((row) => row.owner_pid !== process.pid && !processAlive(row.owner_pid));
-      const fail = db.prepare(`UPDATE crawl_jobs SET status = 'failed', error = 'interrupted: the process running the ${kind === 'crawl' ? 'crawl' : 'batch scrape'} ended before it finished', owner_pid = NULL WHERE id = ?`);
-      db.transaction(() => stale.forEach((row) => fail.run(row.id)))();
-      return stale.length;
+    /** Jobs whose worker stopped (a crash, kill -9, a lost machine) can never finish: they are failed. */
+    async recoverInterrupted(now = new Date()): Promise<number> {
+      const held = await q.selectFrom('crawl_jobs').select(['id', 'owner_pid', 'lease_owner', 'lease_expires_at']).where('status', '=', 'scraping').where('kind', '=', kind).execute();
+      let recovered = 0;
+      for (const row of held.filter((candidate) => candidate.owner_pid !== process.pid && holderGone(candidate, now))) {
+        const result = await q.updateTable('crawl_jobs')
+          .set({ status: 'failed', error: `interrupted: the process running the ${kind === 'crawl' ? 'crawl' : 'batch scrape'} ended before it finished`, owner_pid: null, lease_owner: null, lease_expires_at: null })
+          .where('id', '=', row.id).where('status', '=', 'scraping').where('lease_expires_at', 'is not distinct from', row.lease_expires_at).executeTakeFirst();
+        recovered += Number(result.numUpdatedRows);
+      }
+      return recovered;
     },
   };
+  return store;
 }
 
 export type CrawlJobStore = ReturnType<typeof crawlJobStore>;

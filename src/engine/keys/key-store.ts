@@ -5,7 +5,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
+import type { Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
+import type { Tables } from '../store/tables.js';
 
 export const KEY_PREFIX = 'ww_';
 /** The command line's own team: its keys must be asked for explicitly. */
@@ -21,13 +23,7 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-interface Row {
-  id: string;
-  team: string;
-  grants_local_team: number;
-  created_at: string;
-  revoked_at: string | null;
-}
+type Row = Pick<Selectable<Tables['api_keys']>, 'id' | 'team' | 'grants_local_team' | 'created_at' | 'revoked_at'>;
 
 const fromRow = (row: Row): ApiKeyRecord => ({ id: row.id, team: row.team, grantsLocalTeam: row.grants_local_team === 1, createdAt: row.created_at, revokedAt: row.revoked_at });
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -39,14 +35,14 @@ function checkTeamName(team: string): void {
 }
 
 export function keyStore(db: Db) {
-  const byHash = db.prepare<[string], { id: string; team: string; grants_local_team: number }>('SELECT id, team, grants_local_team FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
-  const columns = 'id, team, grants_local_team, created_at, revoked_at';
+  const q = db.query;
+  const columns = ['id', 'team', 'grants_local_team', 'created_at', 'revoked_at'] as const;
   return {
     /**
      * A new key. Team `local` holds the command line's own monitors (webhook headers and all):
      * a key for it is refused unless `allowLocalTeam` says the operator means it.
      */
-    create(team: string, now: Date, options: { allowLocalTeam?: boolean } = {}): ApiKeyRecord & { key: string } {
+    async create(team: string, now: Date, options: { allowLocalTeam?: boolean } = {}): Promise<ApiKeyRecord & { key: string }> {
       checkTeamName(team);
       const grantsLocalTeam = team === ENGINE_TEAM;
       if (grantsLocalTeam && !options.allowLocalTeam) {
@@ -57,25 +53,28 @@ export function keyStore(db: Db) {
       }
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const id = randomUUID();
-      db.prepare('INSERT INTO api_keys (id, team, key_hash, created_at, grants_local_team) VALUES (?, ?, ?, ?, ?)').run(id, team, hashOf(key), now.toISOString(), grantsLocalTeam ? 1 : 0);
+      await q.insertInto('api_keys').values({ id, team, key_hash: hashOf(key), created_at: now.toISOString(), revoked_at: null, grants_local_team: grantsLocalTeam ? 1 : 0 }).execute();
       return { id, team, grantsLocalTeam, key, createdAt: now.toISOString(), revokedAt: null };
     },
 
-    list(): ApiKeyRecord[] {
-      return db.prepare<[], Row>(`SELECT ${columns} FROM api_keys ORDER BY created_at, id`).all().map(fromRow);
+    async list(): Promise<ApiKeyRecord[]> {
+      return (await q.selectFrom('api_keys').select(columns).orderBy('created_at').orderBy('id').execute()).map(fromRow);
     },
 
-    revoke(id: string, now: Date): ApiKeyRecord {
-      const row = db.prepare<[string], Row>(`SELECT ${columns} FROM api_keys WHERE id = ?`).get(id);
+    async revoke(id: string, now: Date): Promise<ApiKeyRecord> {
+      const row = await q.selectFrom('api_keys').select(columns).where('id', '=', id).executeTakeFirst();
       if (!row) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { key: id } });
-      if (!row.revoked_at) db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(now.toISOString(), id);
-      return fromRow(db.prepare<[string], Row>(`SELECT ${columns} FROM api_keys WHERE id = ?`).get(id)!);
+      if (!row.revoked_at) await q.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+      return fromRow(await q.selectFrom('api_keys').select(columns).where('id', '=', id).executeTakeFirstOrThrow());
     },
 
-    /** The id and team of a valid, unrevoked key. */
-    identify(key: string): { id: string; team: string; grantsLocalTeam: boolean } | undefined {
+    /**
+     * The id and team of a valid, unrevoked key. Read from the database on every call, so that
+     * a key revoked by any process is refused by all from the next request on.
+     */
+    async identify(key: string): Promise<{ id: string; team: string; grantsLocalTeam: boolean } | undefined> {
       if (!key.startsWith(KEY_PREFIX)) return undefined;
-      const row = byHash.get(hashOf(key));
+      const row = await q.selectFrom('api_keys').select(['id', 'team', 'grants_local_team']).where('key_hash', '=', hashOf(key)).where('revoked_at', 'is', null).executeTakeFirst();
       return row && { id: row.id, team: row.team, grantsLocalTeam: row.grants_local_team === 1 };
     },
   };

@@ -1,15 +1,17 @@
 /** Checks, page results and page snapshots of monitors in the engine's database. */
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
 import type { PageDiff } from '../diff/markdown-diff.js';
 import type { JsonFieldDiff } from '../diff/json-diff.js';
 import type { Judgment } from '../judge/judge.js';
-import type { Db } from '../store/database.js';
+import type { Db, Query } from '../store/database.js';
 import { outboxStore, type NewDelivery, type NotificationStatus } from '../notify/outbox.js';
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
-import { processAlive } from '../store/owner-process.js';
+import type { Tables } from '../store/tables.js';
+import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 
 export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
 export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
@@ -88,7 +90,7 @@ export interface CheckRecord {
   billingStatus: 'not_applicable';
   estimatedCredits: number | null;
   reservedCredits: number | null;
-  /** What the check's pages cost, once it has finished: each what its scrape reported (a page not fetched again, 1). */
+  /** Pages fetched, once the check has finished. */
   actualCredits: number | null;
   createdAt: string;
   updatedAt: string;
@@ -103,20 +105,7 @@ export interface CheckPage extends PageResult {
 
 const ZERO_SUMMARY: MonitorSummary = { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 };
 
-interface CheckRow {
-  id: string;
-  monitor_id: string;
-  status: CheckStatus;
-  trigger: 'manual' | 'scheduled';
-  scheduled_for: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  summary: string | null;
-  error: string | null;
-  owner_pid: number | null;
-  /** Null for checks finished before credits were written: their pages counted 1 each. */
-  credits: number | null;
-}
+type CheckRow = Selectable<Tables['checks']>;
 
 const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | null): CheckRecord => {
   const summary = row.summary ? (JSON.parse(row.summary) as MonitorSummary) : null;
@@ -144,96 +133,137 @@ const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | nu
 /** The notifications a finished check sends: built inside finish's transaction, from the finished check. */
 export type Notify = (check: CheckRecord, pages: readonly PageResult[]) => NewDelivery[];
 
+export const INTERRUPTED = 'interrupted: the process running the check ended before it finished';
+
+const conflictOf = (monitorId: string, runningId: string) =>
+  new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitorId, reason: `check ${runningId} is still running` } });
+
+/** The monitor's check that is queued or running, if any. */
+export const runningCheck = (q: Query, monitorId: string) =>
+  q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
+
+/**
+ * Inserts a check held by this worker, queued (claimed by the scheduler, to start soon) or
+ * running, and makes it the monitor's current one; inside the caller's transaction.
+ */
+export async function insertHeldCheck(q: Query, monitorId: string, status: 'queued' | 'running', trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null): Promise<string> {
+  const id = randomUUID();
+  await q.insertInto('checks').values({
+    id, monitor_id: monitorId, status, trigger, scheduled_for: scheduledFor, started_at: now.toISOString(), finished_at: null, summary: null, error: null,
+    owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now),
+  }).execute();
+  await q.updateTable('monitors').set({ current_check_id: id }).where('id', '=', monitorId).execute();
+  return id;
+}
+
 export function checkStore(db: Db) {
+  const q = db.query;
   const outbox = outboxStore(db);
-  const record = (row: CheckRow) => checkFromRow(row, outbox.notificationStatus(row.id));
-  // Asked once per page of a check: prepared once.
-  // Snapshots of checks started in the same millisecond are told apart by the order of writing.
-  const lastSnapshotQuery = db.prepare<[string, string, string], { scrape_id: string; fingerprint: string | null; content_hash: string | null; gone: number }>(
-    'SELECT scrape_id, fingerprint, content_hash, gone FROM snapshots WHERE monitor_id = ? AND target_id = ? AND url = ? ORDER BY scraped_at DESC, rowid DESC LIMIT 1',
-  );
-  return {
+  const record = async (row: CheckRow) => checkFromRow(row, await outbox.notificationStatus(row.id));
+  const store = {
     /**
-     * Marks checks whose process is gone (a crash, Ctrl-C) as failed, so their monitors can run
-     * again. Called before a check starts.
+     * Fails the checks whose worker stopped (a crash, Ctrl-C, kill -9, a lost machine: see
+     * leases.ts), so their monitors can run again. A check is never run a second time: its
+     * slot ends failed, and the next slot runs as usual. Returns how many.
      */
-    recoverInterrupted(now: Date): number {
-      // Only other processes' checks can be orphans: this process's own are running (a burst of
-      // scheduled checks made reading them all, at every start, quadratic).
-      const stale = db
-        .prepare<[number], CheckRow>("SELECT * FROM checks WHERE status IN ('queued', 'running') AND (owner_pid IS NULL OR owner_pid != ?)")
-        .all(process.pid)
-        .filter((row) => !processAlive(row.owner_pid));
-      const fail = db.prepare("UPDATE checks SET status = 'failed', finished_at = ?, error = 'interrupted: the process running the check ended before it finished' WHERE id = ?");
-      const release = db.prepare('UPDATE monitors SET current_check_id = NULL WHERE current_check_id = ?');
-      db.transaction(() => {
-        for (const row of stale) {
-          fail.run(now.toISOString(), row.id);
-          release.run(row.id);
-        }
-      }).immediate();
-      return stale.length;
+    async recoverInterrupted(now: Date): Promise<number> {
+      // Only other workers' checks can be orphans: this one's own are running.
+      const held = await q.selectFrom('checks').select(['id', 'owner_pid', 'lease_owner', 'lease_expires_at'])
+        .where('status', 'in', ['queued', 'running'])
+        .where((where) => where.or([where('lease_owner', 'is', null), where('lease_owner', '!=', WORKER_ID)]))
+        .execute();
+      let recovered = 0;
+      for (const row of held.filter((candidate) => holderGone(candidate, now))) {
+        await q.transaction().execute(async (trx) => {
+          // Only if no one renewed or recovered it meanwhile.
+          const failed = await trx.updateTable('checks').set({ status: 'failed', finished_at: now.toISOString(), error: INTERRUPTED, lease_owner: null, lease_expires_at: null })
+            .where('id', '=', row.id).where('status', 'in', ['queued', 'running'])
+            .where('lease_owner', 'is not distinct from', row.lease_owner).where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
+            .executeTakeFirst();
+          if (Number(failed.numUpdatedRows) !== 1) return;
+          await trx.updateTable('monitors').set({ current_check_id: null }).where('current_check_id', '=', row.id).execute();
+          recovered++;
+        });
+      }
+      return recovered;
     },
 
     /** A new running check, or 409 Conflict when the monitor already has one. */
-    start(monitor: StoredMonitor, trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null = null): CheckRecord {
-      const id = randomUUID();
-      db.transaction(() => {
-        const running = db.prepare<[string], { id: string }>("SELECT id FROM checks WHERE monitor_id = ? AND status IN ('queued', 'running')").get(monitor.id);
-        if (running) {
-          throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitor.id, reason: `check ${running.id} is still running` } });
-        }
-        db.prepare("INSERT INTO checks (id, monitor_id, status, trigger, scheduled_for, started_at, owner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?)").run(id, monitor.id, trigger, scheduledFor, now.toISOString(), process.pid);
-        db.prepare('UPDATE monitors SET current_check_id = ? WHERE id = ?').run(id, monitor.id);
-      }).immediate();
-      return this.get(monitor.id, id)!;
+    async start(monitor: StoredMonitor, trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null = null): Promise<CheckRecord> {
+      const id = await q.transaction().execute(async (trx) => {
+        // On PostgreSQL two workers may start a check of one monitor at once: the monitor's row
+        // is locked first, so that the second sees the first's check.
+        if (db.kind === 'postgres') await trx.selectFrom('monitors').select('id').where('id', '=', monitor.id).forUpdate().execute();
+        const running = await runningCheck(trx, monitor.id);
+        if (running) throw conflictOf(monitor.id, running.id);
+        return insertHeldCheck(trx, monitor.id, 'running', trigger, now, scheduledFor);
+      });
+      return (await store.get(monitor.id, id))!;
+    },
+
+    /** A check the scheduler claimed (queued, held by this worker) begins to run. */
+    async begin(monitorId: string, checkId: string, now: Date): Promise<CheckRecord> {
+      await q.updateTable('checks').set({ status: 'running', started_at: now.toISOString(), lease_expires_at: leaseUntil(now) })
+        .where('id', '=', checkId).where('status', '=', 'queued').execute();
+      return (await store.get(monitorId, checkId))!;
     },
 
     /** Page results and the end of the check, written together. */
-    finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): CheckRecord {
-      const snapshot = db.prepare('INSERT OR REPLACE INTO snapshots (scrape_id, monitor_id, target_id, url, markdown, scraped_at, fingerprint, content_hash, gone, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-      const fingerprint = db.prepare('UPDATE snapshots SET fingerprint = ? WHERE scrape_id = ?');
-      const insert = db.prepare('INSERT INTO page_results (check_id, position, target_id, url, status, status_code, previous_scrape_id, current_scrape_id, diff, judgment, error, snapshot, screenshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-      db.transaction(() => {
-        for (const s of written.snapshots) snapshot.run(s.scrapeId, monitor.id, s.targetId, s.url, s.markdown, now.toISOString(), s.fingerprint, s.contentHash, s.gone ? 1 : 0, s.json === undefined ? null : JSON.stringify(s.json));
-        for (const update of written.fingerprints) fingerprint.run(update.fingerprint, update.scrapeId);
-        pages.forEach((page, position) =>
-          insert.run(checkId, position, page.targetId, page.url, page.status, page.statusCode, page.previousScrapeId, page.currentScrapeId, page.diff ? JSON.stringify(page.diff) : null, page.judgment ? JSON.stringify(page.judgment) : null, page.error, page.snapshot ? JSON.stringify(page.snapshot) : null, page.screenshot ?? null),
-        );
-        db.prepare('UPDATE checks SET status = ?, finished_at = ?, summary = ?, error = ?, credits = ? WHERE id = ?').run(status, now.toISOString(), JSON.stringify(summary), error, written.credits ?? null, checkId);
-        const started = db.prepare<[string], { started_at: string }>('SELECT started_at FROM checks WHERE id = ?').get(checkId)!.started_at;
-        const current = db.prepare<[string], { status: StoredMonitor['status'] }>('SELECT status FROM monitors WHERE id = ?').get(monitor.id)!;
-        db.prepare('UPDATE monitors SET current_check_id = NULL, last_run_at = ?, last_check_summary = ?, next_run_at = ? WHERE id = ?')
-          .run(started, JSON.stringify(summary), nextRunAt(monitor.definition, current.status, now), monitor.id);
-        if (notify) outbox.enqueue(notify(this.get(monitor.id, checkId)!, pages), now);
-      }).immediate();
-      return this.get(monitor.id, checkId)!;
+    async finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): Promise<CheckRecord> {
+      await q.transaction().execute(async (trx) => {
+        const at = now.toISOString();
+        for (const s of written.snapshots) {
+          const values = { monitor_id: monitor.id, target_id: s.targetId, url: s.url, markdown: s.markdown, scraped_at: at, fingerprint: s.fingerprint, content_hash: s.contentHash, gone: s.gone ? 1 as const : 0 as const, json: s.json === undefined ? null : JSON.stringify(s.json) };
+          await trx.insertInto('snapshots').values({ scrape_id: s.scrapeId, ...values }).onConflict((conflict) => conflict.column('scrape_id').doUpdateSet(values)).execute();
+        }
+        for (const update of written.fingerprints) await trx.updateTable('snapshots').set({ fingerprint: update.fingerprint }).where('scrape_id', '=', update.scrapeId).execute();
+        if (pages.length > 0) {
+          await trx.insertInto('page_results').values(pages.map((page, position) => ({
+            check_id: checkId, position, target_id: page.targetId, url: page.url, status: page.status, status_code: page.statusCode,
+            previous_scrape_id: page.previousScrapeId, current_scrape_id: page.currentScrapeId, diff: page.diff ? JSON.stringify(page.diff) : null,
+            judgment: page.judgment ? JSON.stringify(page.judgment) : null, error: page.error,
+            snapshot: page.snapshot ? JSON.stringify(page.snapshot) : null, screenshot: page.screenshot ?? null,
+          }))).execute();
+        }
+        await trx.updateTable('checks').set({ status, finished_at: at, summary: JSON.stringify(summary), error, credits: written.credits ?? null, lease_owner: null, lease_expires_at: null }).where('id', '=', checkId).execute();
+        const started = (await trx.selectFrom('checks').select('started_at').where('id', '=', checkId).executeTakeFirstOrThrow()).started_at;
+        const current = await trx.selectFrom('monitors').select('status').where('id', '=', monitor.id).executeTakeFirstOrThrow();
+        await trx.updateTable('monitors')
+          .set({ current_check_id: null, last_run_at: started, last_check_summary: JSON.stringify(summary), next_run_at: nextRunAt(monitor.definition, current.status, now) })
+          .where('id', '=', monitor.id).execute();
+        if (notify) {
+          const row = await trx.selectFrom('checks').selectAll().where('id', '=', checkId).executeTakeFirstOrThrow();
+          await outboxStore(db).enqueue(notify(checkFromRow(row, null), pages), now, trx);
+        }
+      });
+      return (await store.get(monitor.id, checkId))!;
     },
 
     /** A slot that came while the monitor's previous check still ran: recorded, not run. */
-    recordSkipped(monitor: StoredMonitor, scheduledFor: string, now: Date): CheckRecord {
+    async recordSkipped(monitor: StoredMonitor, scheduledFor: string, now: Date, into: Query = q): Promise<string> {
       const id = randomUUID();
-      db.prepare("INSERT INTO checks (id, monitor_id, status, trigger, scheduled_for, started_at, finished_at, error) VALUES (?, ?, 'skipped_overlap', 'scheduled', ?, ?, ?, 'the previous check was still running')")
-        .run(id, monitor.id, scheduledFor, now.toISOString(), now.toISOString());
-      return this.get(monitor.id, id)!;
+      await into.insertInto('checks').values({
+        id, monitor_id: monitor.id, status: 'skipped_overlap', trigger: 'scheduled', scheduled_for: scheduledFor, started_at: now.toISOString(), finished_at: now.toISOString(),
+        summary: null, error: 'the previous check was still running', owner_pid: null, credits: null, lease_owner: null, lease_expires_at: null,
+      }).execute();
+      return id;
     },
 
-    get(monitorId: string, checkId: string): CheckRecord | undefined {
-      const row = db.prepare<[string, string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? AND id = ?').get(monitorId, checkId);
+    async get(monitorId: string, checkId: string): Promise<CheckRecord | undefined> {
+      const row = await q.selectFrom('checks').selectAll().where('monitor_id', '=', monitorId).where('id', '=', checkId).executeTakeFirst();
       return row && record(row);
     },
 
-    list(monitorId: string): CheckRecord[] {
-      return db.prepare<[string], CheckRow>('SELECT * FROM checks WHERE monitor_id = ? ORDER BY started_at DESC').all(monitorId).map(record);
+    async list(monitorId: string): Promise<CheckRecord[]> {
+      const rows = await q.selectFrom('checks').selectAll().where('monitor_id', '=', monitorId).orderBy('started_at', 'desc').execute();
+      return Promise.all(rows.map(record));
     },
 
-    pages(checkId: string, status?: PageStatus): CheckPage[] {
-      const createdAt = db.prepare<[string], { at: string | null }>('SELECT coalesce(finished_at, started_at) AS at FROM checks WHERE id = ?').get(checkId)?.at ?? new Date(0).toISOString();
-      const rows = db
-        .prepare<unknown[], { position: number; target_id: string; url: string; status: PageStatus; status_code: number | null; previous_scrape_id: string | null; current_scrape_id: string | null; diff: string | null; judgment: string | null; error: string | null; snapshot: string | null; screenshot: string | null }>(
-          `SELECT * FROM page_results WHERE check_id = ? ${status ? 'AND status = ?' : ''} ORDER BY position`,
-        )
-        .all(...(status ? [checkId, status] : [checkId]));
+    async pages(checkId: string, status?: PageStatus): Promise<CheckPage[]> {
+      const check = await q.selectFrom('checks').select(['finished_at', 'started_at']).where('id', '=', checkId).executeTakeFirst();
+      const createdAt = check?.finished_at ?? check?.started_at ?? new Date(0).toISOString();
+      const rows = await q.selectFrom('page_results').selectAll().where('check_id', '=', checkId)
+        .$if(status !== undefined, (query) => query.where('status', '=', status!)).orderBy('position').execute();
       return rows.map((row) => ({
         id: `${checkId}:${row.position}`,
         createdAt,
@@ -252,45 +282,59 @@ export function checkStore(db: Db) {
     },
 
     /** The URLs a target had in the last check that finished, except those already removed. */
-    previousUrls(monitorId: string, targetId: string): string[] {
-      const last = db.prepare<[string], { id: string }>("SELECT id FROM checks WHERE monitor_id = ? AND status IN ('completed', 'partial') ORDER BY finished_at DESC LIMIT 1").get(monitorId);
+    async previousUrls(monitorId: string, targetId: string): Promise<string[]> {
+      const last = await q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['completed', 'partial'])
+        .orderBy('finished_at', 'desc').limit(1).executeTakeFirst();
       if (!last) return [];
-      return db.prepare<[string, string], { url: string }>("SELECT url FROM page_results WHERE check_id = ? AND target_id = ? AND status NOT IN ('removed', 'error')").all(last.id, targetId).map((row) => row.url);
+      const rows = await q.selectFrom('page_results').select('url').where('check_id', '=', last.id).where('target_id', '=', targetId)
+        .where('status', 'not in', ['removed', 'error']).execute();
+      return rows.map((row) => row.url);
     },
 
-    lastSnapshot(monitorId: string, targetId: string, url: string): LastSnapshot | undefined {
-      const row = lastSnapshotQuery.get(monitorId, targetId, url);
+    async lastSnapshot(monitorId: string, targetId: string, url: string): Promise<LastSnapshot | undefined> {
+      // Snapshots of checks started in the same millisecond are told apart by the order of writing.
+      const row = await q.selectFrom('snapshots').select(['scrape_id', 'fingerprint', 'content_hash', 'gone'])
+        .where('monitor_id', '=', monitorId).where('target_id', '=', targetId).where('url', '=', url)
+        .orderBy('scraped_at', 'desc').orderBy(db.writtenOrder(), 'desc').limit(1).executeTakeFirst();
       return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 };
     },
 
     /** The JSON a snapshot kept; null when it kept none (written before its target extracted JSON). */
-    snapshotJson(scrapeId: string): unknown {
-      const json = db.prepare<[string], { json: string | null }>('SELECT json FROM snapshots WHERE scrape_id = ?').get(scrapeId)?.json;
+    async snapshotJson(scrapeId: string): Promise<unknown> {
+      const json = (await q.selectFrom('snapshots').select('json').where('scrape_id', '=', scrapeId).executeTakeFirst())?.json;
       return json === null || json === undefined ? null : JSON.parse(json);
     },
 
-    snapshotMarkdown(scrapeId: string): string {
-      return db.prepare<[string], { markdown: string }>('SELECT markdown FROM snapshots WHERE scrape_id = ?').get(scrapeId)?.markdown ?? '';
+    async snapshotMarkdown(scrapeId: string): Promise<string> {
+      return (await q.selectFrom('snapshots').select('markdown').where('scrape_id', '=', scrapeId).executeTakeFirst())?.markdown ?? '';
     },
 
     /**
      * Checks and snapshots older than the retention go; the newest snapshot of a page stays for
      * comparison. Returns the screenshot file names the pruned checks kept, for the caller to delete.
      */
-    prune(monitorId: string, retentionDays: number, now: Date): string[] {
+    async prune(monitorId: string, retentionDays: number, now: Date): Promise<string[]> {
       const cutoff = new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000).toISOString();
-      return db.transaction(() => {
-        const screenshots = db
-          .prepare<[string, string], { screenshot: string }>('SELECT screenshot FROM page_results WHERE screenshot IS NOT NULL AND check_id IN (SELECT id FROM checks WHERE monitor_id = ? AND finished_at IS NOT NULL AND finished_at < ?)')
-          .all(monitorId, cutoff)
-          .map((row) => row.screenshot);
-        db.prepare("DELETE FROM checks WHERE monitor_id = ? AND finished_at IS NOT NULL AND finished_at < ?").run(monitorId, cutoff);
-        db.prepare(`DELETE FROM snapshots WHERE monitor_id = ? AND scraped_at < ? AND scrape_id NOT IN (
-          SELECT scrape_id FROM snapshots s WHERE s.monitor_id = snapshots.monitor_id AND s.target_id = snapshots.target_id AND s.url = snapshots.url ORDER BY s.scraped_at DESC, s.rowid DESC LIMIT 1)`).run(monitorId, cutoff);
+      return q.transaction().execute(async (trx) => {
+        const pruned = trx.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('finished_at', 'is not', null).where('finished_at', '<', cutoff);
+        const screenshots = (await trx.selectFrom('page_results').select('screenshot').where('screenshot', 'is not', null).where('check_id', 'in', pruned).execute())
+          .map((row) => row.screenshot!);
+        await trx.deleteFrom('checks').where('monitor_id', '=', monitorId).where('finished_at', 'is not', null).where('finished_at', '<', cutoff).execute();
+        const newest = (s: string) => trx.selectFrom('snapshots as newest').select('newest.scrape_id')
+          .whereRef('newest.monitor_id', '=', `${s}.monitor_id` as 'newest.monitor_id').whereRef('newest.target_id', '=', `${s}.target_id` as 'newest.target_id').whereRef('newest.url', '=', `${s}.url` as 'newest.url')
+          .orderBy('newest.scraped_at', 'desc').orderBy(db.writtenOrder('newest.seq'), 'desc').limit(1);
+        await trx.deleteFrom('snapshots').where('monitor_id', '=', monitorId).where('scraped_at', '<', cutoff)
+          .where('scrape_id', 'not in', newest('snapshots')).execute();
         return screenshots;
-      }).immediate();
+      });
+    },
+
+    /** Runs a check's work with its lease renewed until it settles. */
+    holding<T>(work: Promise<T>): Promise<T> {
+      return renewWhile(db, work);
     },
   };
+  return store;
 }
 
 export type CheckStore = ReturnType<typeof checkStore>;

@@ -1,10 +1,12 @@
 /** Monitors in the engine's database, scoped to a team. */
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary, NormalizedMonitor } from '../../spec/monitor.js';
 import { nextRunTimes } from '../../schedule/next-runs.js';
-import type { Db } from '../store/database.js';
+import { isUniqueViolation, type Db } from '../store/database.js';
+import type { Tables } from '../store/tables.js';
 
 export type MonitorStatus = 'active' | 'paused' | 'deleted';
 
@@ -22,21 +24,9 @@ export interface StoredMonitor {
   lastCheckSummary: MonitorSummary | null;
 }
 
-interface Row {
-  id: string;
-  team: string;
-  name: string;
-  status: MonitorStatus;
-  definition: string;
-  created_at: string;
-  updated_at: string;
-  last_run_at: string | null;
-  next_run_at: string | null;
-  current_check_id: string | null;
-  last_check_summary: string | null;
-}
+export type MonitorRow = Selectable<Tables['monitors']>;
 
-const fromRow = (row: Row): StoredMonitor => ({
+export const monitorFromRow = (row: MonitorRow): StoredMonitor => ({
   id: row.id,
   team: row.team,
   status: row.status,
@@ -71,64 +61,68 @@ export function nameConflict(name: string, cause?: unknown): WebwatchError {
  * can be taken by another process before the write; the unique index then refuses it, and
  * the caller gets the same 409 as for a name known to be taken.
  */
-function claimingName<T>(name: string, write: () => T): T {
+async function claimingName<T>(name: string, write: () => Promise<T>): Promise<T> {
   try {
-    return write();
+    return await write();
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw nameConflict(name, error);
+    if (isUniqueViolation(error)) throw nameConflict(name, error);
     throw error;
   }
 }
 
 export interface MonitorStore {
-  list(team: string, options?: { includeDeleted?: boolean }): StoredMonitor[];
+  list(team: string, options?: { includeDeleted?: boolean }): Promise<StoredMonitor[]>;
   /** By id, or by name among the monitors that are not deleted. */
-  find(team: string, idOrName: string): StoredMonitor | undefined;
-  insert(team: string, definition: NormalizedMonitor, now: Date): StoredMonitor;
-  update(team: string, id: string, definition: NormalizedMonitor, now: Date): StoredMonitor;
-  setStatus(team: string, id: string, status: MonitorStatus, now: Date): StoredMonitor;
+  find(team: string, idOrName: string): Promise<StoredMonitor | undefined>;
+  insert(team: string, definition: NormalizedMonitor, now: Date): Promise<StoredMonitor>;
+  update(team: string, id: string, definition: NormalizedMonitor, now: Date): Promise<StoredMonitor>;
+  setStatus(team: string, id: string, status: MonitorStatus, now: Date): Promise<StoredMonitor>;
 }
 
 export function monitorStore(db: Db): MonitorStore {
-  const byId = db.prepare<[string, string], Row>('SELECT * FROM monitors WHERE team = ? AND id = ?');
-  const byName = db.prepare<[string, string], Row>("SELECT * FROM monitors WHERE team = ? AND name = ? AND status != 'deleted'");
-  const get = (team: string, id: string) => {
-    const row = byId.get(team, id);
+  const q = db.query;
+  const byId = (team: string, id: string) => q.selectFrom('monitors').selectAll().where('team', '=', team).where('id', '=', id).executeTakeFirst();
+  const get = async (team: string, id: string) => {
+    const row = await byId(team, id);
     if (!row) throw new Error(`monitor ${id} vanished from the store`);
-    return fromRow(row);
+    return monitorFromRow(row);
   };
   return {
-    list(team, options = {}) {
-      const rows = db
-        .prepare<[string], Row>(`SELECT * FROM monitors WHERE team = ? ${options.includeDeleted ? '' : "AND status != 'deleted'"} ORDER BY name, created_at`)
-        .all(team);
-      return rows.map(fromRow);
+    async list(team, options = {}) {
+      const rows = await q.selectFrom('monitors').selectAll().where('team', '=', team)
+        .$if(!options.includeDeleted, (query) => query.where('status', '!=', 'deleted'))
+        .orderBy('name').orderBy('created_at').execute();
+      return rows.map(monitorFromRow);
     },
-    find(team, idOrName) {
-      const row = (UUID.test(idOrName) ? byId.get(team, idOrName.toLowerCase()) : undefined) ?? byName.get(team, idOrName);
-      return row && fromRow(row);
+    async find(team, idOrName) {
+      const row = (UUID.test(idOrName) ? await byId(team, idOrName.toLowerCase()) : undefined)
+        ?? await q.selectFrom('monitors').selectAll().where('team', '=', team).where('name', '=', idOrName).where('status', '!=', 'deleted').executeTakeFirst();
+      return row && monitorFromRow(row);
     },
-    insert(team, definition, now) {
+    async insert(team, definition, now) {
       const id = randomUUID();
       const stored = withTargetIds(definition);
       const at = now.toISOString();
-      claimingName(stored.name, () =>
-        db.prepare('INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at, next_run_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(id, team, stored.name, 'active', JSON.stringify(stored), at, at, nextRunAt(stored, 'active', now)));
+      await claimingName(stored.name, () =>
+        q.insertInto('monitors').values({
+          id, team, name: stored.name, status: 'active', definition: JSON.stringify(stored), created_at: at, updated_at: at, next_run_at: nextRunAt(stored, 'active', now),
+          last_run_at: null, current_check_id: null, last_check_summary: null,
+        }).execute());
       return get(team, id);
     },
-    update(team, id, definition, now) {
-      const current = get(team, id);
+    async update(team, id, definition, now) {
+      const current = await get(team, id);
       const stored = withTargetIds(definition);
-      claimingName(stored.name, () =>
-        db.prepare('UPDATE monitors SET name = ?, definition = ?, updated_at = ?, next_run_at = ? WHERE team = ? AND id = ?')
-          .run(stored.name, JSON.stringify(stored), now.toISOString(), nextRunAt(stored, current.status, now), team, id));
+      await claimingName(stored.name, () =>
+        q.updateTable('monitors')
+          .set({ name: stored.name, definition: JSON.stringify(stored), updated_at: now.toISOString(), next_run_at: nextRunAt(stored, current.status, now) })
+          .where('team', '=', team).where('id', '=', id).execute());
       return get(team, id);
     },
-    setStatus(team, id, status, now) {
-      const current = get(team, id);
-      db.prepare('UPDATE monitors SET status = ?, updated_at = ?, next_run_at = ? WHERE team = ? AND id = ?')
-        .run(status, now.toISOString(), nextRunAt(current.definition, status, now), team, id);
+    async setStatus(team, id, status, now) {
+      const current = await get(team, id);
+      await q.updateTable('monitors').set({ status, updated_at: now.toISOString(), next_run_at: nextRunAt(current.definition, status, now) })
+        .where('team', '=', team).where('id', '=', id).execute();
       return get(team, id);
     },
   };

@@ -17,6 +17,7 @@ import { searchTarget, type SearchProvider } from '../search/search.js';
 import { emailEntries, webhookEntries } from '../notify/outbox.js';
 import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
+import type { ClaimedCheck } from '../scheduler/scheduler.js';
 import type { StoredMonitor } from './monitor-store.js';
 
 export const CHECK_CONCURRENCY = 4;
@@ -64,14 +65,14 @@ type Outcome = FingerprintedScrape | { error: unknown };
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function pageResult(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, url: string, previous: LastSnapshot | undefined, outcome: Outcome): PageResult {
+async function pageResult(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, url: string, previous: LastSnapshot | undefined, outcome: Outcome): Promise<PageResult> {
   const targetId = target.id!;
   const base = { url, targetId, previousScrapeId: previous?.scrapeId ?? null, judgment: null, diff: null, error: null };
   if ('error' in outcome) return { ...base, status: 'error', statusCode: null, currentScrapeId: null, error: errorMessage(outcome.error) };
   // The same response as last time: the same content, without converting it again (nor asking the model).
   if ('unchanged' in outcome) {
     const same: PageResult = { ...base, status: 'same', statusCode: outcome.unchanged.statusCode, currentScrapeId: outcome.unchanged.scrapeId };
-    return target.type !== 'search' && extractsJson(target.scrapeOptions ?? {}) && previous ? { ...same, snapshot: { json: context.checks.snapshotJson(previous.scrapeId) } } : same;
+    return target.type !== 'search' && extractsJson(target.scrapeOptions ?? {}) && previous ? { ...same, snapshot: { json: await context.checks.snapshotJson(previous.scrapeId) } } : same;
   }
   const { document, fingerprint } = outcome;
   pending.extraCredits += Math.max(0, (document.metadata.creditsUsed ?? 1) - 1);
@@ -96,14 +97,14 @@ function pageResult(context: CheckContext, pending: Pending, monitor: StoredMoni
     pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
     return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null, ...screenshotOf(document) };
   }
-  if (previous && (previous.contentHash ?? contentHash(context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
+  if (previous && (previous.contentHash ?? contentHash(await context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
     // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
     if (fingerprint && fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint });
     return { ...base, status: 'same', statusCode, currentScrapeId };
   }
   pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
   if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId, ...screenshotOf(document) };
-  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(context.checks.snapshotMarkdown(previous.scrapeId), markdown), ...screenshotOf(document) };
+  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(await context.checks.snapshotMarkdown(previous.scrapeId), markdown), ...screenshotOf(document) };
 }
 
 /** The screenshot of a scraped page: the screenshot format's, else the last screenshot action's. */
@@ -132,14 +133,14 @@ async function keepScreenshots(context: CheckContext, pages: PageResult[]): Prom
  * JSON is `same` however the markdown changed; a changed one carries `{json}` of the changed
  * leaves, and the markdown's diff as `text` too when changeTracking also asks for git-diff.
  */
-function jsonPageResult(
+async function jsonPageResult(
   context: CheckContext,
   pending: Pending,
   target: Exclude<Target, { type: 'search' }>,
   base: Omit<PageResult, 'status'>,
   previous: LastSnapshot | undefined,
   current: { markdown: string; hash: string; json: unknown; fingerprint: string | null },
-): PageResult {
+): Promise<PageResult> {
   const json = current.json ?? null;
   const snapshot: Snapshot = { targetId: base.targetId, url: base.url, scrapeId: base.currentScrapeId!, markdown: current.markdown, fingerprint: current.fingerprint, contentHash: current.hash, json };
   const result = { ...base, snapshot: { json } };
@@ -147,13 +148,13 @@ function jsonPageResult(
     pending.snapshots.push(snapshot);
     return { ...result, status: 'new', previousScrapeId: null };
   }
-  const fields = diffJson(context.checks.snapshotJson(previous.scrapeId), json);
+  const fields = diffJson(await context.checks.snapshotJson(previous.scrapeId), json);
   if (Object.keys(fields).length === 0) {
     if (current.fingerprint && current.fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint: current.fingerprint });
     return { ...result, status: 'same' };
   }
   pending.snapshots.push(snapshot);
-  const before = trackingSettings(target.scrapeOptions ?? {})?.gitDiff && previous.contentHash !== current.hash ? context.checks.snapshotMarkdown(previous.scrapeId) : undefined;
+  const before = trackingSettings(target.scrapeOptions ?? {})?.gitDiff && previous.contentHash !== current.hash ? await context.checks.snapshotMarkdown(previous.scrapeId) : undefined;
   return { ...result, status: 'changed', diff: { json: fields, ...(before !== undefined && { text: diffMarkdown(before, current.markdown).text }) } };
 }
 
@@ -182,33 +183,33 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
   const results = new Map<string, PageResult>();
   if (target.type === 'scrape') {
     await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
-      const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+      const previous = await context.checks.lastSnapshot(monitor.id, targetId, url);
       let outcome: Outcome;
       try {
         outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, context.scrape, previous?.fingerprint ?? undefined);
       } catch (error) {
         outcome = { error };
       }
-      results.set(url, pageResult(context, pending, monitor, target, url, previous, outcome));
+      results.set(url, await pageResult(context, pending, monitor, target, url, previous, outcome));
     });
     return target.urls.map((url) => results.get(url)!);
   }
   const found: PageResult[] = [];
   try {
     const { crawl } = await import('../crawl/crawl.js');
-    await crawl(target.url, target.crawlOptions ?? {}, freshOptions(target), context.scrape, (page) => {
-      const previous = context.checks.lastSnapshot(monitor.id, targetId, page.url);
-      found.push(pageResult(context, pending, monitor, target, page.url, previous, 'error' in page ? { error: page.error } : { document: page.document, fingerprint: null }));
+    await crawl(target.url, target.crawlOptions ?? {}, freshOptions(target), context.scrape, async (page) => {
+      const previous = await context.checks.lastSnapshot(monitor.id, targetId, page.url);
+      found.push(await pageResult(context, pending, monitor, target, page.url, previous, 'error' in page ? { error: page.error } : { document: page.document, fingerprint: null }));
     });
   } catch (error) {
-    found.push(pageResult(context, pending, monitor, target, target.url, context.checks.lastSnapshot(monitor.id, targetId, target.url), { error }));
+    found.push(await pageResult(context, pending, monitor, target, target.url, await context.checks.lastSnapshot(monitor.id, targetId, target.url), { error }));
   }
   // A page of the previous check that the crawl no longer finds has been removed, unless it
   // was gone already (still linked, answering 404).
   const seen = new Set(found.map((page) => page.url));
-  for (const url of context.checks.previousUrls(monitor.id, targetId)) {
+  for (const url of await context.checks.previousUrls(monitor.id, targetId)) {
     if (seen.has(url)) continue;
-    const previous = context.checks.lastSnapshot(monitor.id, targetId, url);
+    const previous = await context.checks.lastSnapshot(monitor.id, targetId, url);
     if (previous?.gone) continue;
     pending.snapshots.push(goneSnapshot(targetId, url, randomUUID(), null));
     found.push({ url, targetId, status: 'removed', statusCode: null, previousScrapeId: previous?.scrapeId ?? null, currentScrapeId: null, diff: null, judgment: null, error: null });
@@ -230,7 +231,7 @@ async function searchPages(context: CheckContext, pending: Pending, monitor: Sto
   const { results, errors } = await searchTarget(context.search, target, context.now());
   const pages: PageResult[] = [];
   for (const result of results) {
-    const previous = context.checks.lastSnapshot(monitor.id, targetId, result.url);
+    const previous = await context.checks.lastSnapshot(monitor.id, targetId, result.url);
     const scrapeId = randomUUID();
     if (previous) {
       pages.push({ ...base, url: result.url, status: 'same', previousScrapeId: previous.scrapeId, currentScrapeId: scrapeId });
@@ -254,14 +255,20 @@ export function summarize(pages: readonly PageResult[]): MonitorSummary {
  * Starts a check: the check record exists (or 409 Conflict was thrown) when this returns;
  * `done` settles when the check has finished and its results are written.
  */
-export function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): { check: CheckRecord; done: Promise<CheckRecord> } {
-  context.checks.recoverInterrupted(context.now());
-  const check = context.checks.start(monitor, trigger, context.now(), scheduledFor);
-  return { check, done: completeCheck(context, monitor, check) };
+export async function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }> {
+  await context.checks.recoverInterrupted(context.now());
+  const check = await context.checks.start(monitor, trigger, context.now(), scheduledFor);
+  return { check, done: context.checks.holding(completeCheck(context, monitor, check)) };
 }
 
 export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<CheckRecord> {
-  return beginCheck(context, monitor, trigger, scheduledFor).done;
+  return (await beginCheck(context, monitor, trigger, scheduledFor)).done;
+}
+
+/** Runs the check of a slot the scheduler claimed (queued, held by this worker). */
+export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck): Promise<CheckRecord> {
+  const check = await context.checks.begin(claim.monitor.id, claim.checkId, context.now());
+  return context.checks.holding(completeCheck(context, claim.monitor, check));
 }
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
@@ -284,14 +291,14 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   const now = context.now();
   // A page costs 1, and what its scrape reported beyond that; a failed one nothing.
   const credits = summary.totalPages - summary.error + pending.extraCredits;
-  const finished = context.checks.finish(monitor, check.id, status, pages, { ...pending, credits }, summary, failure, now, (done, results) => {
+  const finished = await context.checks.finish(monitor, check.id, status, pages, { ...pending, credits }, summary, failure, now, (done, results) => {
     // With onlyMeaningful, pages judged not meaningful are left out of notifications.
     const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
     // Each delivery keeps this process's private-address rule, whoever delivers it later.
     const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
     return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
   });
-  const expired = context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
+  const expired = await context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
   const directory = context.scrape.browser?.artifactsDir;
   if (expired.length > 0 && directory) await (await import('../browser/artifacts.js')).deleteKept(directory, expired);
   return finished;

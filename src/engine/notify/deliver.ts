@@ -13,6 +13,7 @@ import type { EmailMessage, OutboxEntry, OutboxStore } from './outbox.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const MAX_ATTEMPTS = 8;
+const CLAIMED_ELSEWHERE_POLL_MS = 250;
 const BACKOFF_CAP_SECONDS = 3600;
 const DELIVERY_CONCURRENCY = 4;
 
@@ -51,7 +52,7 @@ async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promi
   const random = options.random ?? Math.random;
   const attempts = entry.attempts + 1;
   if (!options.smtp) {
-    options.outbox.attemptFailed(entry.id, 'no SMTP server is configured: set smtp.url and smtp.from in the config, or WEBWATCH_SMTP_URL and WEBWATCH_SMTP_FROM', undefined);
+    await options.outbox.attemptFailed(entry.id, 'no SMTP server is configured: set smtp.url and smtp.from in the config, or WEBWATCH_SMTP_URL and WEBWATCH_SMTP_FROM', undefined);
     return;
   }
   const message = JSON.parse(entry.body) as EmailMessage;
@@ -73,10 +74,10 @@ async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promi
       transports.set(options.smtp.url, transport);
     }
     await transport.sendMail({ from: options.smtp.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: { 'X-Webwatch-Delivery': entry.id } });
-    options.outbox.delivered(entry.id, options.now());
+    await options.outbox.delivered(entry.id, options.now());
   } catch (error) {
     const failure = error as Error & { responseCode?: number; code?: string };
-    options.outbox.attemptFailed(entry.id, failure.message, emailRetryable(failure) ? retryAt(attempts, undefined, options.now(), random) : undefined);
+    await options.outbox.attemptFailed(entry.id, failure.message, emailRetryable(failure) ? retryAt(attempts, undefined, options.now(), random) : undefined);
   }
 }
 
@@ -106,19 +107,22 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
     }
     const response = await request(url, { method: 'POST', headers, body: entry.body, dispatcher, signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) });
     await response.body.dump();
-    if (response.statusCode >= 200 && response.statusCode < 300) return options.outbox.delivered(entry.id, options.now());
+    if (response.statusCode >= 200 && response.statusCode < 300) return await options.outbox.delivered(entry.id, options.now());
     const retryable = RETRYABLE_STATUSES.has(response.statusCode);
-    fail(`HTTP ${response.statusCode}`, retryable, retryAfterSeconds(response.headers['retry-after'], options.now().getTime()));
+    await fail(`HTTP ${response.statusCode}`, retryable, retryAfterSeconds(response.headers['retry-after'], options.now().getTime()));
   } catch (error) {
     const status = (error as { status?: number }).status;
     // A refused target (403 from the URL rule) will not change by waiting.
-    fail(error instanceof Error ? error.message : String(error), status === undefined);
+    await fail(error instanceof Error ? error.message : String(error), status === undefined);
   }
 }
 
-/** Delivers every delivery that is due now, once each; returns how many were attempted. */
+/**
+ * Delivers every delivery that is due now and that no other worker holds, once each; returns
+ * how many were attempted.
+ */
 export async function deliverDue(options: DeliveryOptions): Promise<number> {
-  const due = options.outbox.due(options.now());
+  const due = await options.outbox.claimDue(options.now());
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, due.length) }, async () => {
     while (next < due.length) await deliverOne(due[next++]!, options);
@@ -136,10 +140,11 @@ export async function deliverUntil(options: DeliveryOptions & { waitMs: number; 
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
   const stopAt = performance.now() + options.waitMs;
   for (;;) {
-    await deliverDue(options);
-    const next = options.outbox.nextAttemptAt();
+    const attempted = await deliverDue(options);
+    const next = await options.outbox.nextAttemptAt();
     if (!next) return;
-    const wait = Math.max(0, Date.parse(next) - options.now().getTime());
+    // Due but attempted by none: another worker holds them; look again shortly.
+    const wait = Math.max(attempted === 0 ? CLAIMED_ELSEWHERE_POLL_MS : 0, Date.parse(next) - options.now().getTime());
     if (performance.now() + wait > stopAt) return;
     await sleep(wait);
   }

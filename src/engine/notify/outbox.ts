@@ -7,7 +7,10 @@ import { diffText } from '../diff/json-diff.js';
 import { randomUUID } from 'node:crypto';
 import type { CheckRecord, PageResult } from '../monitors/check-store.js';
 import type { StoredMonitor } from '../monitors/monitor-store.js';
-import type { Db } from '../store/database.js';
+import type { Selectable } from 'kysely';
+import type { Db, Query } from '../store/database.js';
+import { holderGone, leaseUntil, WORKER_ID } from '../store/leases.js';
+import type { Tables } from '../store/tables.js';
 
 export interface OutboxEntry {
   id: string;
@@ -32,22 +35,7 @@ export interface OutboxEntry {
   lastError: string | null;
 }
 
-interface Row {
-  id: string;
-  team: string;
-  private_targets_allowed: number;
-  monitor_id: string;
-  check_id: string;
-  channel: 'webhook' | 'email';
-  event: string;
-  target: string;
-  headers: string;
-  body: string;
-  status: OutboxEntry['status'];
-  attempts: number;
-  next_attempt_at: string;
-  last_error: string | null;
-}
+type Row = Selectable<Tables['outbox']>;
 
 const fromRow = (row: Row): OutboxEntry => ({
   id: row.id, team: row.team, privateTargetsAllowed: row.private_targets_allowed === 1, monitorId: row.monitor_id, checkId: row.check_id, channel: row.channel, event: row.event, target: row.target,
@@ -153,56 +141,84 @@ const withoutQuery = (target: string) => {
 };
 
 export function outboxStore(db: Db) {
+  const q = db.query;
   return {
-    /** Inside the caller's transaction: the check's deliveries, pending. */
-    enqueue(entries: readonly NewDelivery[], now: Date): void {
-      const insert = db.prepare("INSERT INTO outbox (id, team, private_targets_allowed, monitor_id, check_id, channel, event, target, headers, body, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)");
-      for (const e of entries) insert.run(e.id, e.team, e.privateTargetsAllowed ? 1 : 0, e.monitorId, e.checkId, e.channel, e.event, e.target, JSON.stringify(e.headers), e.body, e.nextAttemptAt, now.toISOString());
+    /** Inside the caller's transaction (`into`): the check's deliveries, pending. */
+    async enqueue(entries: readonly NewDelivery[], now: Date, into: Query = q): Promise<void> {
+      if (entries.length === 0) return;
+      await into.insertInto('outbox').values(entries.map((e) => ({
+        id: e.id, team: e.team, private_targets_allowed: e.privateTargetsAllowed ? 1 as const : 0 as const, monitor_id: e.monitorId, check_id: e.checkId, channel: e.channel,
+        event: e.event, target: e.target, headers: JSON.stringify(e.headers), body: e.body, status: 'pending' as const, attempts: 0, next_attempt_at: e.nextAttemptAt,
+        created_at: now.toISOString(), last_error: null, delivered_at: null, lease_owner: null, lease_expires_at: null,
+      }))).execute();
     },
 
-    due(now: Date, limit = 100): OutboxEntry[] {
-      return db.prepare<[string, number], Row>("SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?").all(now.toISOString(), limit).map(fromRow);
+    /**
+     * Claims the pending deliveries that are due, at most `limit`: each is held by this worker
+     * for a lease, so that of several workers exactly one attempts it. A claim whose worker
+     * stopped before recording the attempt lapses, and the delivery is attempted again (with the
+     * same webhookId: receivers drop the duplicate, if the first attempt got through).
+     */
+    async claimDue(now: Date, limit = 100): Promise<OutboxEntry[]> {
+      return q.transaction().execute(async (trx) => {
+        const candidates = await trx.selectFrom('outbox').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now.toISOString())
+          .orderBy('next_attempt_at').limit(limit * 2)
+          .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
+        const free = candidates.filter((row) => !row.lease_owner || row.lease_owner === WORKER_ID || holderGone(row, now)).slice(0, limit);
+        if (free.length === 0) return [];
+        await trx.updateTable('outbox').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }).where('id', 'in', free.map((row) => row.id)).execute();
+        return free.map(fromRow);
+      });
     },
 
     /** When the next pending delivery is due, if any is. */
-    nextAttemptAt(): string | undefined {
-      return db.prepare<[], { next: string | null }>("SELECT min(next_attempt_at) AS next FROM outbox WHERE status = 'pending'").get()?.next ?? undefined;
+    async nextAttemptAt(): Promise<string | undefined> {
+      const row = await q.selectFrom('outbox').select((eb) => eb.fn.min('next_attempt_at').as('next')).where('status', '=', 'pending').executeTakeFirst();
+      return row?.next ?? undefined;
     },
 
-    delivered(id: string, now: Date): void {
-      db.prepare("UPDATE outbox SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL WHERE id = ?").run(now.toISOString(), id);
+    async delivered(id: string, now: Date): Promise<void> {
+      await q.updateTable('outbox').set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now.toISOString(), last_error: null, lease_owner: null, lease_expires_at: null }))
+        .where('id', '=', id).execute();
     },
 
     /** A failed attempt: tried again at `retryAt`, or failed for good when there is none. */
-    attemptFailed(id: string, error: string, retryAt: Date | undefined): void {
-      if (retryAt) db.prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?').run(error, retryAt.toISOString(), id);
-      else db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?").run(error, id);
+    async attemptFailed(id: string, error: string, retryAt: Date | undefined): Promise<void> {
+      await q.updateTable('outbox').set((eb) => ({
+        attempts: eb('attempts', '+', 1), last_error: error, lease_owner: null, lease_expires_at: null,
+        ...(retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' as const }),
+      })).where('id', '=', id).execute();
     },
 
-    forCheck(checkId: string): OutboxEntry[] {
-      return db.prepare<[string], Row>('SELECT * FROM outbox WHERE check_id = ? ORDER BY created_at, rowid').all(checkId).map(fromRow);
+    /** Gives back claims not attempted (a worker stopping). */
+    async release(ids: readonly string[]): Promise<void> {
+      if (ids.length > 0) await q.updateTable('outbox').set({ lease_owner: null, lease_expires_at: null }).where('id', 'in', ids).where('lease_owner', '=', WORKER_ID).execute();
     },
 
-    notificationStatus(checkId: string): NotificationStatus | null {
-      const rows = db.prepare<[string], { channel: 'webhook' | 'email'; status: OutboxEntry['status']; n: number }>('SELECT channel, status, count(*) AS n FROM outbox WHERE check_id = ? GROUP BY channel, status').all(checkId);
+    async forCheck(checkId: string): Promise<OutboxEntry[]> {
+      const rows = await q.selectFrom('outbox').selectAll().where('check_id', '=', checkId).orderBy('created_at').orderBy(db.writtenOrder()).execute();
+      return rows.map(fromRow);
+    },
+
+    async notificationStatus(checkId: string): Promise<NotificationStatus | null> {
+      const rows = await q.selectFrom('outbox').select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')]).where('check_id', '=', checkId).groupBy(['channel', 'status']).execute();
       if (rows.length === 0) return null;
       const status: NotificationStatus = {};
       for (const row of rows) {
         const channel = (status[row.channel] ??= { pending: 0, delivered: 0, failed: 0 });
-        channel[row.status] = row.n;
+        channel[row.status] = Number(row.n);
       }
-      const errors = db.prepare<[string], { channel: 'webhook' | 'email'; last_error: string; attempts: number }>(
-        "SELECT channel, last_error, attempts FROM outbox WHERE check_id = ? AND last_error IS NOT NULL AND status != 'delivered' ORDER BY rowid",
-      ).all(checkId);
+      const errors = await q.selectFrom('outbox').select(['channel', 'last_error', 'attempts']).where('check_id', '=', checkId).where('last_error', 'is not', null)
+        .where('status', '!=', 'delivered').orderBy(db.writtenOrder()).execute();
       for (const row of errors) Object.assign(status[row.channel]!, { lastError: row.last_error, attempts: row.attempts });
       return status;
     },
 
     /** The deliveries of a check, their state and last error; a webhook URL without its query. */
-    deliveries(checkId: string): DeliveryState[] {
-      return db.prepare<[string], { channel: 'webhook' | 'email'; event: string; target: string; status: DeliveryState['status']; attempts: number; last_error: string | null }>(
-        'SELECT channel, event, target, status, attempts, last_error FROM outbox WHERE check_id = ? ORDER BY created_at, rowid',
-      ).all(checkId).map((row) => ({ channel: row.channel, event: row.event, target: withoutQuery(row.target), status: row.status, attempts: row.attempts, lastError: row.last_error }));
+    async deliveries(checkId: string): Promise<DeliveryState[]> {
+      const rows = await q.selectFrom('outbox').select(['channel', 'event', 'target', 'status', 'attempts', 'last_error']).where('check_id', '=', checkId)
+        .orderBy('created_at').orderBy(db.writtenOrder()).execute();
+      return rows.map((row) => ({ channel: row.channel, event: row.event, target: withoutQuery(row.target), status: row.status, attempts: row.attempts, lastError: row.last_error }));
     },
   };
 }

@@ -1,14 +1,19 @@
 /**
  * The scheduler: runs each active monitor at its nextRunAt (cron and time zone, DST-correct by
- * croner). A slot is claimed in the database by a compare-and-set of the monitor's nextRunAt
- * before its check starts, so no slot runs twice, across restarts or between two processes
- * (`serve` and `run --due`). After downtime a monitor runs once and its next slot is the next
- * one after now. A slot that comes while the monitor's previous check still runs is recorded
- * as a `skipped_overlap` check. Between runs the process sleeps until the earliest slot.
+ * croner). Due slots are claimed in one transaction that moves each monitor's nextRunAt on and
+ * writes the slot's check, queued and held by this worker under a lease (leases.ts); on
+ * PostgreSQL the due monitors are read FOR UPDATE SKIP LOCKED, so that any number of workers
+ * share them and each slot is claimed by exactly one, and a worker claims no more than it has
+ * capacity for. After downtime a monitor runs once and its next slot is the next one after now.
+ * A slot that comes while the monitor's previous check still runs is recorded as a
+ * `skipped_overlap` check. A worker that stops mid-check leaves a check that another worker
+ * fails when its lease runs out: a slot is never lost without a trace, and never run twice.
+ * Between runs the process sleeps until the earliest slot.
  */
-import type { CheckStore } from '../monitors/check-store.js';
-import { monitorStore, nextRunAt, type StoredMonitor } from '../monitors/monitor-store.js';
+import { insertHeldCheck, runningCheck, type CheckStore } from '../monitors/check-store.js';
+import { monitorFromRow, nextRunAt, type StoredMonitor } from '../monitors/monitor-store.js';
 import type { Db } from '../store/database.js';
+import { leaseDuration } from '../store/leases.js';
 
 export interface Timers {
   set(callback: () => void, ms: number): unknown;
@@ -32,8 +37,8 @@ export interface SchedulerOptions {
   db: Db;
   checks: CheckStore;
   now(): Date;
-  /** Runs a scheduled check of the monitor for the slot; settles when it has finished. */
-  run(monitor: StoredMonitor, slot: string): Promise<unknown>;
+  /** Runs the claimed check of a slot; settles when it has finished. */
+  run(claim: ClaimedCheck): Promise<unknown>;
   /** Checks running at once, across all monitors; due monitors beyond it wait their turn. */
   maxConcurrent: number;
   /** Up to this much random delay before a check starts, to spread monitors that share a slot. */
@@ -45,67 +50,74 @@ export interface SchedulerOptions {
   onEvent?: (event: SchedulerEvent) => void;
 }
 
-interface Row {
-  id: string;
-  team: string;
-  status: 'active';
-  definition: string;
-  next_run_at: string;
-}
-
-/** Active monitors whose slot has come, earliest first, at most `limit`. */
-function dueRows(db: Db, now: Date, team: string | undefined, limit = -1): Row[] {
-  const sql = `SELECT id, team, status, definition, next_run_at FROM monitors WHERE status = 'active' AND next_run_at IS NOT NULL AND next_run_at <= ? ${team ? 'AND team = ?' : ''} ORDER BY next_run_at LIMIT ?`;
-  return db.prepare<unknown[], Row>(sql).all(...(team ? [now.toISOString(), team, limit] : [now.toISOString(), limit]));
+export interface ClaimedCheck {
+  monitor: StoredMonitor;
+  /** The check written for the slot, queued and held by this worker. */
+  checkId: string;
+  slot: string;
 }
 
 /**
- * Takes a monitor's slot: moves nextRunAt to the next slot after now, if nobody else moved it
- * first. Returns the monitor as claimed, or undefined when another scheduler has it.
+ * Claims due slots in one transaction: at most `capacity` checks, plus the slots of monitors
+ * still checking, which are recorded as skipped. `local` names the monitors this worker is
+ * running itself (their checks may not be written yet).
  */
-function claimSlot(db: Db, row: Row, now: Date): StoredMonitor | undefined {
-  const definition = JSON.parse(row.definition) as StoredMonitor['definition'];
-  const next = nextRunAt(definition, 'active', now);
-  const claimed = db.prepare("UPDATE monitors SET next_run_at = ? WHERE id = ? AND status = 'active' AND next_run_at = ?").run(next, row.id, row.next_run_at).changes === 1;
-  return claimed ? monitorStore(db).find(row.team, row.id) : undefined;
-}
-
-const hasRunningCheck = (db: Db, monitorId: string) =>
-  db.prepare("SELECT 1 FROM checks WHERE monitor_id = ? AND status IN ('queued', 'running')").get(monitorId) !== undefined;
-
-/**
- * Claims a due monitor's slot. When the monitor is still checking, the slot is recorded as
- * skipped; otherwise the claimed monitor comes back, to be run for `row.next_run_at`.
- */
-function claimOrSkip(options: Pick<SchedulerOptions, 'db' | 'checks' | 'onEvent'>, row: Row, now: Date, overlapping: boolean): StoredMonitor | undefined {
-  const monitor = claimSlot(options.db, row, now);
-  if (!monitor || !overlapping) return monitor;
-  options.checks.recordSkipped(monitor, row.next_run_at, now);
-  options.onEvent?.({ type: 'skipped', monitorId: row.id, slot: row.next_run_at });
-  return undefined;
+async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?: string | undefined; capacity: number; local?: ReadonlySet<string> }): Promise<{ claimed: ClaimedCheck[]; skipped: { monitorId: string; slot: string }[] }> {
+  return db.query.transaction().execute(async (trx) => {
+    const rows = await trx.selectFrom('monitors').selectAll().where('status', '=', 'active').where('next_run_at', 'is not', null).where('next_run_at', '<=', now.toISOString())
+      .$if(options.team !== undefined, (query) => query.where('team', '=', options.team!))
+      .orderBy('next_run_at').limit(options.capacity + (options.local?.size ?? 0) + 1)
+      .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked())
+      .execute();
+    const claimed: ClaimedCheck[] = [];
+    const skipped: { monitorId: string; slot: string }[] = [];
+    for (const row of rows) {
+      const slot = row.next_run_at!;
+      const overlapping = options.local?.has(row.id) || (await runningCheck(trx, row.id)) !== undefined;
+      if (!overlapping && claimed.length >= options.capacity) continue;
+      const monitor = monitorFromRow(row);
+      const moved = await trx.updateTable('monitors').set({ next_run_at: nextRunAt(monitor.definition, 'active', now) })
+        .where('id', '=', row.id).where('status', '=', 'active').where('next_run_at', '=', slot).executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) continue;
+      if (overlapping) {
+        await checks.recordSkipped(monitor, slot, now, trx);
+        skipped.push({ monitorId: row.id, slot });
+      } else {
+        claimed.push({ monitor, slot, checkId: await insertHeldCheck(trx, row.id, 'queued', 'scheduled', now, slot) });
+      }
+    }
+    return { claimed, skipped };
+  });
 }
 
 /**
  * `monitor run --due`: every due monitor's slot, once, one check after another (a system cron
  * job should not hit many sites at once), with the same claims and overlap rule as the scheduler.
  */
-export async function runDueOnce<T>(options: Pick<SchedulerOptions, 'db' | 'checks' | 'now' | 'team' | 'onEvent'> & { run(monitor: StoredMonitor, slot: string): Promise<T> }): Promise<T[]> {
+export async function runDueOnce<T>(options: Pick<SchedulerOptions, 'db' | 'checks' | 'now' | 'team' | 'onEvent'> & { run(claim: ClaimedCheck): Promise<T> }): Promise<T[]> {
   const results: T[] = [];
-  for (const row of dueRows(options.db, options.now(), options.team)) {
+  await options.checks.recoverInterrupted(options.now());
+  for (;;) {
     const now = options.now();
-    const monitor = claimOrSkip(options, row, now, hasRunningCheck(options.db, row.id));
-    if (!monitor) continue;
-    options.onEvent?.({ type: 'started', monitorId: row.id, slot: row.next_run_at, latenessMs: now.getTime() - Date.parse(row.next_run_at) });
-    results.push(await options.run(monitor, row.next_run_at));
+    const { claimed, skipped } = await claimDue(options.db, options.checks, now, { team: options.team, capacity: 1 });
+    for (const skip of skipped) options.onEvent?.({ type: 'skipped', ...skip });
+    const [claim] = claimed;
+    if (!claim) {
+      if (skipped.length > 0) continue;
+      return results;
+    }
+    options.onEvent?.({ type: 'started', monitorId: claim.monitor.id, slot: claim.slot, latenessMs: now.getTime() - Date.parse(claim.slot) });
+    results.push(await options.checks.holding(options.run(claim)));
   }
-  return results;
 }
 
 export interface Scheduler {
-  /** Starts what is due now (as capacity allows) and plans the next wake-up. */
-  tick(): void;
+  /** Starts what is due now (as capacity allows) and plans the next wake-up; settles when done. */
+  tick(): Promise<void>;
   /** Monitors changed (created, resumed, rescheduled): look again now. */
-  wake(): void;
+  wake(): Promise<void>;
+  /** Settles when no claiming round is under way or asked for. */
+  idle(): Promise<void>;
   /** Stops planning; waits for running checks. */
   stop(): Promise<void>;
   /** Checks running now, by monitor id. */
@@ -118,60 +130,85 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   const running = new Map<string, Promise<unknown>>();
   let timer: unknown;
   let stopped = false;
+  // Claiming rounds run one after another; ticks asked for while one waits to begin share it.
+  let current: Promise<void> = Promise.resolve();
+  let waiting: Promise<void> | undefined;
+  let lastRecovery = 0;
 
-  const plan = () => {
+  const plan = async () => {
     if (stopped) return;
     if (timer !== undefined) timers.clear(timer);
     const now = options.now().getTime();
-    const next = options.db
-      .prepare<unknown[], { next: string | null }>(`SELECT min(next_run_at) AS next FROM monitors WHERE status = 'active' ${options.team ? 'AND team = ?' : ''}`)
-      .get(...(options.team ? [options.team] : []))?.next;
+    const next = (await options.db.query.selectFrom('monitors').select((eb) => eb.fn.min('next_run_at').as('next')).where('status', '=', 'active')
+      .$if(options.team !== undefined, (query) => query.where('team', '=', options.team!)).executeTakeFirst())?.next;
+    if (stopped) return;
     // Due monitors waiting for capacity are started when a running check ends, not by polling.
     const atCapacity = running.size >= options.maxConcurrent;
     const wait = next && !atCapacity ? Math.min(Math.max(0, Date.parse(next) - now), MAX_SLEEP_MS) : MAX_SLEEP_MS;
-    timer = timers.set(tick, wait);
+    timer = timers.set(() => void tick(), wait);
   };
 
-  const start = (monitor: StoredMonitor, slot: string) => {
+  const start = (claim: ClaimedCheck) => {
+    const { monitor, slot } = claim;
     const latenessMs = options.now().getTime() - Date.parse(slot);
     const delay = options.jitterMs ? Math.floor(random() * options.jitterMs) : 0;
     const work = (delay > 0 ? new Promise((resolve) => timers.set(resolve as () => void, delay)) : Promise.resolve())
       .then(() => {
         options.onEvent?.({ type: 'started', monitorId: monitor.id, slot, latenessMs });
-        return options.run(monitor, slot);
+        return options.run(claim);
       })
       .catch((error: unknown) => options.onEvent?.({ type: 'failed', monitorId: monitor.id, slot, error: error instanceof Error ? error.message : String(error) }))
       .finally(() => {
         running.delete(monitor.id);
-        if (!stopped) tick();
+        if (!stopped) void tick();
       });
-    running.set(monitor.id, work);
+    running.set(monitor.id, options.checks.holding(work));
   };
 
-  function tick() {
-    if (stopped) return;
+  async function claimAndStart() {
     const now = options.now();
-    // At capacity nothing can start; the next check to end calls tick again. Otherwise only as
-    // many due monitors are read as could start, plus those that may overlap running checks:
-    // with a burst of due monitors, every ending check calls tick.
-    const free = options.maxConcurrent - running.size;
-    if (free <= 0) return plan();
-    for (const row of dueRows(options.db, now, options.team, free + running.size)) {
-      const overlapping = running.has(row.id) || hasRunningCheck(options.db, row.id);
-      if (!overlapping && running.size >= options.maxConcurrent) continue;
-      const monitor = claimOrSkip(options, row, now, overlapping);
-      if (monitor) start(monitor, row.next_run_at);
+    // Checks of workers that stopped hold their monitors: they are failed once their lease runs out.
+    if (now.getTime() - lastRecovery >= leaseDuration() / 2) {
+      lastRecovery = now.getTime();
+      await options.checks.recoverInterrupted(now);
     }
-    plan();
+    // At capacity nothing can start; the next check to end calls tick again. Otherwise as many
+    // due slots are claimed as could start, and those of monitors still checking are skipped.
+    const capacity = options.maxConcurrent - running.size;
+    if (capacity > 0) {
+      const { claimed, skipped } = await claimDue(options.db, options.checks, now, { team: options.team, capacity, local: new Set(running.keys()) });
+      for (const skip of skipped) options.onEvent?.({ type: 'skipped', ...skip });
+      for (const claim of claimed) start(claim);
+    }
+    await plan();
+  }
+
+  function tick(): Promise<void> {
+    if (stopped) return current;
+    if (waiting) return waiting;
+    const round = current.then(() => {
+      waiting = undefined;
+      if (stopped) return undefined;
+      return claimAndStart().catch((error: unknown) => {
+        // The database may be away for a moment: try again soon.
+        options.onEvent?.({ type: 'failed', monitorId: '', slot: '', error: `claiming due monitors: ${error instanceof Error ? error.message : String(error)}` });
+        if (!stopped) timer = timers.set(tick, Math.min(MAX_SLEEP_MS, 5_000));
+      });
+    });
+    waiting = round;
+    current = round;
+    return round;
   }
 
   return {
     tick,
     wake: tick,
+    idle: () => current,
     running,
     async stop() {
       stopped = true;
       if (timer !== undefined) timers.clear(timer);
+      await current;
       while (running.size > 0) await Promise.all([...running.values()]);
     },
   };

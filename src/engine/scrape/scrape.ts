@@ -61,11 +61,11 @@ export function requestedFormats(options: ScrapeOptions): Set<string> {
 }
 
 /** Compares with the previous scrape of the same history (team, URL, tag, private scope), then remembers this one. */
-function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: TrackingSettings, document: ScrapeDocument, trackedJson: unknown, now: number): ChangeTracking {
-  const previous = store.getTracked(key);
+async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: TrackingSettings, document: ScrapeDocument, trackedJson: unknown, now: number): Promise<ChangeTracking> {
+  const previous = await store.getTracked(key);
   const markdown = document.markdown ?? '';
   const gone = document.metadata.statusCode === 404 || document.metadata.statusCode === 410;
-  store.putTracked(key, markdown, now, tracking.json ? trackedJson ?? null : undefined);
+  await store.putTracked(key, markdown, now, tracking.json ? trackedJson ?? null : undefined);
   const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
   if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
   if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
@@ -129,8 +129,8 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   const cacheOnly = options.lockdown === true || options.minAge !== undefined;
   const key = cacheKey(request.url, options);
   const trackingKey = tracking && { url: request.url, tag: tracking.tag, scope: privateScope(options) };
-  const withTracking = (document: ScrapeDocument, trackedJson: unknown = document.json): ScrapeDocument =>
-    warned(tracking && trackingKey && store ? { ...document, changeTracking: trackChanges(store, trackingKey, tracking, document, trackedJson, now) } : document);
+  const withTracking = async (document: ScrapeDocument, trackedJson: unknown = document.json): Promise<ScrapeDocument> =>
+    warned(tracking && trackingKey && store ? { ...document, changeTracking: await trackChanges(store, trackingKey, tracking, document, trackedJson, now) } : document);
 
   // The network rules (serve's private-address rule, threat protection) judge the URL before
   // the cache is read: a page that may not be fetched may not be read from the cache either.
@@ -139,14 +139,14 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   // A change-tracking scrape wants the page as it is now, unless only the cache may answer.
   if (store && (cacheOnly || !tracking)) {
     const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_DEFAULT_MS : MAX_AGE_DEFAULT_MS);
-    const hit = store.getCached(key);
+    const hit = await store.getCached(key);
     const age = hit ? now - hit.cachedAt : Infinity;
     const usable = hit && age < maxAge && (options.minAge === undefined || age >= options.minAge);
     // The page it was redirected to is judged too.
     const landedAt = usable ? hit.document.metadata.url : undefined;
     if (checkUrl && landedAt && landedAt !== request.url) await checkUrl(parseTargetUrl(landedAt));
     if (usable) {
-      return { fingerprint: null, document: withTracking({
+      return { fingerprint: null, document: await withTracking({
         ...hit.document,
         metadata: {
           ...hit.document.metadata,
@@ -171,9 +171,9 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   const { document } = fetched;
   // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are not stored either.
   if (store && (options.storeInCache ?? true) && !isSensitive(options) && document.metadata.statusCode < 500) {
-    store.putCached(key, request.url, document, now);
+    await store.putCached(key, request.url, document, now);
   }
-  return { document: withTracking(document, fetched.trackedJson), fingerprint: fetched.fingerprint, ...('trackedJson' in fetched && { trackedJson: fetched.trackedJson }) };
+  return { document: await withTracking(document, fetched.trackedJson), fingerprint: fetched.fingerprint, ...('trackedJson' in fetched && { trackedJson: fetched.trackedJson }) };
 }
 
 /** Why a request needs a browser, or undefined when a plain fetch does it. */

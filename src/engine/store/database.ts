@@ -1,49 +1,99 @@
 /**
- * The engine's one SQLite database (WAL): opened lazily, migrated on open. better-sqlite3 is
- * synchronous, which suits a CLI and keeps transactions simple; it is loaded only by commands
- * that use the engine.
+ * The engine's database: an embedded SQLite file (WAL) by default, or a PostgreSQL server that
+ * several `webwatch serve` processes share. Both are reached through one query layer, Kysely,
+ * so that every store module is written once; each is opened lazily and migrated on open, and
+ * the PostgreSQL client (`pg`) is loaded only when a postgres:// address is given.
  *
- * The database holds webhook and scrape headers in plain text, so it and its companions are
+ * The SQLite file holds webhook and scrape headers in plain text, so it and its companions are
  * readable by their owner only.
  */
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
-import { WebwatchError } from '../../errors/webwatch-error.js';
-import { MIGRATIONS } from './migrations.js';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely, RawBuilder } from 'kysely';
+import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
+import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
+import type { Tables } from './tables.js';
 
-export type Db = Database.Database;
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+/** The query layer over the engine's tables, or a transaction of it. */
+export type Query = Kysely<Tables>;
+
+export interface Db {
+  readonly kind: DatabaseKind;
+  readonly query: Query;
+  /** Where it is, for messages: the file, or the server's address without its password. */
+  readonly location: string;
+  /** SQL naming the order rows of a table were written in (SQLite's rowid; PostgreSQL's seq column). */
+  writtenOrder(column?: string): RawBuilder<number>;
+  /** The schema version found on opening, before SQLite's history migrations ran (db migrate reports it). */
+  readonly versionAtOpen?: number;
+  close(): Promise<void>;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 /** WEBWATCH_HOME, else $XDG_DATA_HOME/webwatch, else ~/.local/share/webwatch. */
-export function engineHome(env: Readonly<Record<string, string | undefined>>): string {
+export function engineHome(env: Env): string {
   if (env.WEBWATCH_HOME) return env.WEBWATCH_HOME;
   if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, 'webwatch');
   return join(env.HOME ?? homedir(), '.local', 'share', 'webwatch');
 }
 
-export function databasePath(env: Readonly<Record<string, string | undefined>>): string {
+export function databasePath(env: Env): string {
   return join(engineHome(env), 'webwatch.db');
 }
 
-const schemaVersion = (db: Db) => db.pragma('user_version', { simple: true }) as number;
+/**
+ * The database serve, keys and db commands use: `--database`, else WEBWATCH_DATABASE_URL, else
+ * the config's `database.url`, else the embedded file. A `sqlite:PATH` address names a file.
+ */
+export function databaseLocation(env: Env, options: { flag?: string | undefined; configUrl?: string | undefined } = {}): string {
+  return options.flag || env.WEBWATCH_DATABASE_URL || options.configUrl || databasePath(env);
+}
 
-export function migrate(db: Db): void {
-  const current = schemaVersion(db);
-  const latest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
-  if (current > latest) {
-    throw new WebwatchError(`the engine database is at schema version ${current}, newer than this webwatch knows (${latest}); upgrade webwatch`);
-  }
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
-      // Another process opening the same new database may have applied it while this one waited.
-      if (schemaVersion(db) >= migration.version) return;
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
+export const isPostgresUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location);
+
+/** A database address as it may be shown: without its password. */
+export function redactedUrl(location: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
+  try {
+    const url = new URL(location);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return `${location.split(':', 1)[0]}://(an address that does not parse)`;
   }
 }
+
+/** A file path from `sqlite:PATH`, `sqlite://PATH` or a plain path. */
+const sqlitePath = (location: string) => location.replace(/^sqlite:(\/\/)?/i, '');
+
+export const isUniqueViolation = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+};
+
+/** Opens (and migrates) the database at `location`: a postgres:// address or a SQLite file. */
+export async function openDatabase(location: string, options: { migrate?: boolean } = {}): Promise<Db> {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !isPostgresUrl(location) && !/^sqlite:/i.test(location)) {
+    throw new UsageError(`the database address ${redactedUrl(location)} is neither postgres://... nor a SQLite file (sqlite:PATH or a path)`);
+  }
+  const db = isPostgresUrl(location) ? await openPostgres(location) : await openSqlite(sqlitePath(location));
+  if (options.migrate !== false) {
+    try {
+      await migrate(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+  return db;
+}
+
+// --- SQLite -----------------------------------------------------------------------------------
 
 const OWNER_ONLY_DIRECTORY = 0o700;
 const OWNER_ONLY_FILE = 0o600;
@@ -87,11 +137,12 @@ function prepareFiles(path: string): void {
   restrictToOwner(path);
 }
 
-export function openDatabase(path: string): Db {
-  let db: Db;
+async function openSqlite(path: string): Promise<Db> {
+  const [{ default: Database }, kysely] = await Promise.all([import('better-sqlite3'), import('kysely')]);
+  let raw: BetterSqlite3.Database;
   try {
     prepareFiles(path);
-    db = new Database(path);
+    raw = new Database(path);
   } catch (error) {
     const message = (error as Error).message;
     // better-sqlite3 finds its compiled module only when opening: an install with
@@ -106,13 +157,182 @@ export function openDatabase(path: string): Db {
   }
   // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
   // first: switching to WAL takes a lock too.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
   // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
   // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
-  db.pragma('foreign_keys = OFF');
-  migrate(db);
-  db.pragma('foreign_keys = ON');
-  return db;
+  raw.pragma('foreign_keys = OFF');
+  let versionAtOpen: number;
+  try {
+    versionAtOpen = sqliteVersion(raw);
+    migrateSqliteHistory(raw);
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
+
+  /**
+   * Transactions begin IMMEDIATE: a transaction that reads, then writes, takes the write lock
+   * at once and waits for it (busy_timeout), instead of failing at its first write when
+   * another process wrote in between.
+   */
+  class ImmediateDriver extends kysely.SqliteDriver {
+    override async beginTransaction(connection: import('kysely').DatabaseConnection): Promise<void> {
+      await connection.executeQuery(kysely.CompiledQuery.raw('begin immediate'));
+    }
+  }
+  class ImmediateDialect extends kysely.SqliteDialect {
+    override createDriver() {
+      return new ImmediateDriver({ database: raw });
+    }
+  }
+  const query = new kysely.Kysely<Tables>({ dialect: new ImmediateDialect({ database: raw }) });
+  return {
+    kind: 'sqlite',
+    query,
+    location: path,
+    versionAtOpen,
+    writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
+    close: () => query.destroy(),
+  };
+}
+
+const sqliteVersion = (raw: BetterSqlite3.Database) => raw.pragma('user_version', { simple: true }) as number;
+
+/** Migrations 1 to 11, written for SQLite alone, run as they always did. */
+function migrateSqliteHistory(raw: BetterSqlite3.Database): void {
+  const current = sqliteVersion(raw);
+  if (current > LATEST_VERSION) throw newerSchema(raw.name, current);
+  for (const migration of SQLITE_HISTORY) {
+    if (migration.version <= current) continue;
+    raw.transaction(() => {
+      // Another process opening the same new database may have applied it while this one waited.
+      if (sqliteVersion(raw) >= migration.version) return;
+      raw.exec(migration.sql);
+      raw.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}
+
+// --- PostgreSQL -------------------------------------------------------------------------------
+
+/** pg's type ids of bigint and numeric: counts and sums come back as them. */
+const INT8 = 20;
+const NUMERIC = 1700;
+
+async function openPostgres(url: string): Promise<Db> {
+  const [{ default: pg }, kysely] = await Promise.all([import('pg'), import('kysely')]);
+  // Counts, sums and millisecond times fit a double exactly: read them as numbers, not strings.
+  const types = {
+    getTypeParser: (id: number, format?: 'text' | 'binary') =>
+      id === INT8 || id === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(id, format),
+  };
+  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 10_000, application_name: 'webwatch' });
+  // A connection the server drops while idle must not end the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const location = redactedUrl(url);
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (error) {
+    await pool.end();
+    throw new WebwatchError(`cannot connect to the database ${location}: ${(error as Error).message || (error as { code?: string }).code}`, { cause: error });
+  }
+  const query = new kysely.Kysely<Tables>({ dialect: new kysely.PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    query,
+    location,
+    writtenOrder: (column = 'seq') => kysely.sql<number>`${kysely.sql.ref(column.replace(/rowid$/, 'seq'))}`,
+    close: () => query.destroy(),
+  };
+}
+
+// --- Schema versions --------------------------------------------------------------------------
+
+function newerSchema(location: string, version: number): WebwatchError {
+  return new WebwatchError(`the engine database ${location} is at schema version ${version}, newer than this webwatch knows (${LATEST_VERSION}); upgrade webwatch`);
+}
+
+/** A lock number of PostgreSQL's advisory locks that only webwatch's migrations take. */
+const MIGRATION_LOCK = 7_318_223_911;
+
+export async function schemaVersion(db: Db): Promise<number> {
+  const { sql } = await import('kysely');
+  if (db.kind === 'sqlite') {
+    const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(db.query);
+    return rows[0]?.user_version ?? 0;
+  }
+  const exists = await sql<{ name: string | null }>`select to_regclass('webwatch_schema')::text as name`.execute(db.query);
+  if (!exists.rows[0]?.name) return 0;
+  const { rows } = await sql<{ version: number }>`select version from webwatch_schema`.execute(db.query);
+  return rows[0]?.version ?? 0;
+}
+
+/** A database migrated with leases as version 12 gets the migrations that now come before them. */
+async function addLeasesFirstMissing(trx: import('kysely').Kysely<any>): Promise<void> {
+  for (const migration of MIGRATIONS) {
+    if ((LEASES_FIRST.missing as readonly number[]).includes(migration.version)) await migration.up(trx);
+  }
+}
+
+/**
+ * Brings the schema to LATEST_VERSION; refuses a database newer than this webwatch. Returns the
+ * versions before and after. Several processes may start at once: on PostgreSQL an advisory
+ * lock lets one migrate while the others wait; on SQLite each step is an IMMEDIATE transaction.
+ */
+export async function migrate(db: Db): Promise<{ from: number; to: number }> {
+  const { sql } = await import('kysely');
+  const from = await schemaVersion(db);
+  if (from > LATEST_VERSION) throw newerSchema(db.location, from);
+  if (db.kind === 'sqlite') {
+    await db.query.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(trx);
+      if (rows[0]?.user_version !== LEASES_FIRST.version) return;
+      const table = await sql`select name from sqlite_master where type = 'table' and name = ${LEASES_FIRST.table}`.execute(trx);
+      if (table.rows.length === 0) return;
+      await addLeasesFirstMissing(trx);
+      await sql.raw(`pragma user_version = ${LEASES_FIRST.resumeAt}`).execute(trx);
+    });
+    const start = await schemaVersion(db);
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= start) continue;
+      await db.query.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(trx);
+        if ((rows[0]?.user_version ?? 0) >= migration.version) return;
+        await migration.up(trx);
+        await sql.raw(`pragma user_version = ${migration.version}`).execute(trx);
+      });
+    }
+    await sql`pragma foreign_keys = ON`.execute(db.query);
+  } else {
+    await db.query.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+      await sql`create table if not exists webwatch_schema (version integer not null)`.execute(trx);
+      const { rows } = await sql<{ version: number }>`select version from webwatch_schema`.execute(trx);
+      let version = rows[0]?.version ?? 0;
+      if (rows.length === 0) await sql`insert into webwatch_schema (version) values (0)`.execute(trx);
+      if (version > LATEST_VERSION) throw newerSchema(db.location, version);
+      if (version === 0) {
+        const { POSTGRES_BASELINE } = await import('./postgres-baseline.js');
+        await sql.raw(POSTGRES_BASELINE.sql).execute(trx);
+        version = POSTGRES_BASELINE.version;
+      }
+      if (version === LEASES_FIRST.version) {
+        const table = await sql<{ name: string | null }>`select to_regclass(${LEASES_FIRST.table})::text as name`.execute(trx);
+        if (table.rows[0]?.name) {
+          await addLeasesFirstMissing(trx);
+          version = LEASES_FIRST.resumeAt;
+        }
+      }
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= version) continue;
+        await migration.up(trx);
+        version = migration.version;
+      }
+      await sql`update webwatch_schema set version = ${version}`.execute(trx);
+    });
+  }
+  return { from: Math.min(from, db.versionAtOpen ?? from), to: await schemaVersion(db) };
 }

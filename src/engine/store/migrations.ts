@@ -1,9 +1,15 @@
 /**
- * Versioned schema migrations of the engine's SQLite store. Each runs once, in order, in a
- * transaction; `PRAGMA user_version` records how far a database has come. Never edit a
- * released migration: add the next one.
+ * Versioned schema migrations of the engine's store. Each runs once, in order, in a
+ * transaction; SQLite's `PRAGMA user_version`, or PostgreSQL's table webwatch_schema, records
+ * how far a database has come. Never edit a released migration: add the next one.
+ *
+ * Versions 1 to 11 were written for SQLite alone; a PostgreSQL database starts from their
+ * result in one step (postgres-baseline.ts). Every later migration is written once, with the
+ * query layer's schema builder, and runs on both: MIGRATIONS at the end of this file.
  */
-export const MIGRATIONS: readonly { version: number; description: string; sql: string }[] = [
+import type { Kysely } from 'kysely';
+
+export const SQLITE_HISTORY: readonly { version: number; description: string; sql: string }[] = [
   {
     version: 1,
     description: 'scrape cache and change-tracking snapshots',
@@ -294,21 +300,60 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       ALTER TABLE snapshots ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
     `,
   },
+];
+
+export interface Migration {
+  version: number;
+  description: string;
+  /** The same on SQLite and PostgreSQL: the schema builder writes each one's DDL. */
+  up(db: Kysely<any>): Promise<void>;
+}
+
+/** Adds the lease columns of work that any worker may take over (see leases.ts). */
+const addLease = (db: Kysely<any>, table: string) =>
+  db.schema.alterTable(table).addColumn('lease_owner', 'text').execute()
+    .then(() => db.schema.alterTable(table).addColumn('lease_expires_at', 'text').execute());
+
+export const MIGRATIONS: readonly Migration[] = [
   {
     version: 12,
     description: 'JSON extracted by a model, kept beside the markdown: changeTracking json mode and JSON monitors compare it field by field',
-    sql: `
-      ALTER TABLE tracked_pages ADD COLUMN json TEXT;
-      ALTER TABLE snapshots ADD COLUMN json TEXT;
-      ALTER TABLE page_results ADD COLUMN snapshot TEXT;
-      ALTER TABLE checks ADD COLUMN credits INTEGER;
-    `,
+    async up(db) {
+      await db.schema.alterTable('tracked_pages').addColumn('json', 'text').execute();
+      await db.schema.alterTable('snapshots').addColumn('json', 'text').execute();
+      await db.schema.alterTable('page_results').addColumn('snapshot', 'text').execute();
+      await db.schema.alterTable('checks').addColumn('credits', 'integer').execute();
+    },
   },
   {
     version: 13,
     description: 'the screenshot a check kept of a new or changed page (a file name under the team\'s artifacts/kept)',
-    sql: `
-      ALTER TABLE page_results ADD COLUMN screenshot TEXT;
-    `,
+    async up(db) {
+      await db.schema.alterTable('page_results').addColumn('screenshot', 'text').execute();
+    },
+  },
+  {
+    version: 14,
+    description: 'leases on running work, so that another worker takes over from one that stopped; per-key request counts shared by every serve process',
+    async up(db) {
+      for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) await addLease(db, table);
+      await db.schema.createIndex('checks_running').on('checks').columns(['status', 'lease_expires_at']).execute();
+      await db.schema.createTable('rate_windows')
+        .addColumn('key_id', 'text', (column) => column.notNull())
+        .addColumn('window_start', 'bigint', (column) => column.notNull())
+        .addColumn('requests', 'integer', (column) => column.notNull())
+        .addPrimaryKeyConstraint('rate_windows_key', ['key_id', 'window_start'])
+        .execute();
+    },
   },
 ];
+
+/**
+ * Leases were first written as version 12, before the JSON and screenshot columns took 12 and 13.
+ * A database of that order is at version 12 with the table rate_windows; it gets 12 and 13's
+ * columns and goes on from 14.
+ */
+export const LEASES_FIRST = { version: 12, table: 'rate_windows', missing: [12, 13], resumeAt: 14 } as const;
+
+/** The schema version this webwatch writes. */
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? SQLITE_HISTORY[SQLITE_HISTORY.length - 1]!.version;

@@ -24,35 +24,32 @@ export interface TrackingKey {
 
 export interface ScrapeStore {
   readonly team: string;
-  getCached(key: string): CachedDocument | undefined;
-  putCached(key: string, url: string, document: ScrapeDocument, at: number): void;
+  getCached(key: string): Promise<CachedDocument | undefined>;
+  putCached(key: string, url: string, document: ScrapeDocument, at: number): Promise<void>;
   /** The last markdown (and JSON of changeTracking's json mode, when it ran) seen under a tracking key. */
-  getTracked(key: TrackingKey): { markdown: string; json?: unknown; scrapedAt: number } | undefined;
-  putTracked(key: TrackingKey, markdown: string, at: number, json?: unknown): void;
+  getTracked(key: TrackingKey): Promise<{ markdown: string; json?: unknown; scrapedAt: number } | undefined>;
+  putTracked(key: TrackingKey, markdown: string, at: number, json?: unknown): Promise<void>;
 }
 
 export function scrapeStore(db: Db, team: string): ScrapeStore {
-  const getCached = db.prepare<[string, string], { document: string; cached_at: number }>('SELECT document, cached_at FROM scrape_cache WHERE team = ? AND cache_key = ?');
-  const putCached = db.prepare('INSERT OR REPLACE INTO scrape_cache (team, cache_key, url, document, cached_at) VALUES (?, ?, ?, ?, ?)');
-  const getTracked = db.prepare<[string, string, string, string], { markdown: string; json: string | null; scraped_at: number }>(
-    'SELECT markdown, json, scraped_at FROM tracked_pages WHERE team = ? AND url = ? AND tag = ? AND scope = ?',
-  );
-  const putTracked = db.prepare('INSERT OR REPLACE INTO tracked_pages (team, url, tag, scope, markdown, json, scraped_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const q = db.query;
   return {
     team,
-    getCached(key) {
-      const row = getCached.get(team, key);
-      return row && { document: JSON.parse(row.document) as ScrapeDocument, cachedAt: row.cached_at };
+    async getCached(key) {
+      const row = await q.selectFrom('scrape_cache').select(['document', 'cached_at']).where('team', '=', team).where('cache_key', '=', key).executeTakeFirst();
+      return row && { document: JSON.parse(row.document) as ScrapeDocument, cachedAt: Number(row.cached_at) };
     },
-    putCached(key, url, document, at) {
-      putCached.run(team, key, url, JSON.stringify(document), at);
+    async putCached(key, url, document, at) {
+      const values = { url, document: JSON.stringify(document), cached_at: at };
+      await q.insertInto('scrape_cache').values({ team, cache_key: key, ...values }).onConflict((conflict) => conflict.columns(['team', 'cache_key']).doUpdateSet(values)).execute();
     },
-    getTracked({ url, tag, scope }) {
-      const row = getTracked.get(team, url, tag, scope);
-      return row && { markdown: row.markdown, ...(row.json !== null && { json: JSON.parse(row.json) as unknown }), scrapedAt: row.scraped_at };
+    async getTracked({ url, tag, scope }) {
+      const row = await q.selectFrom('tracked_pages').select(['markdown', 'json', 'scraped_at']).where('team', '=', team).where('url', '=', url).where('tag', '=', tag).where('scope', '=', scope).executeTakeFirst();
+      return row && { markdown: row.markdown, ...(row.json !== null && { json: JSON.parse(row.json) as unknown }), scrapedAt: Number(row.scraped_at) };
     },
-    putTracked({ url, tag, scope }, markdown, at, json) {
-      putTracked.run(team, url, tag, scope, markdown, json === undefined ? null : JSON.stringify(json), at);
+    async putTracked({ url, tag, scope }, markdown, at, json) {
+      const values = { markdown, json: json === undefined ? null : JSON.stringify(json), scraped_at: at };
+      await q.insertInto('tracked_pages').values({ team, url, tag, scope, ...values }).onConflict((conflict) => conflict.columns(['team', 'url', 'tag', 'scope']).doUpdateSet(values)).execute();
     },
   };
 }

@@ -5,6 +5,7 @@
  * that usage can be told apart per key.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 
 export type UsageKind = 'scrape' | 'crawl' | 'map' | 'search' | 'batch' | 'check' | 'agent' | 'judge' | 'extract';
@@ -28,31 +29,35 @@ export function monthOf(at: Date): { start: Date; end: Date } {
 }
 
 export function usageStore(db: Db) {
-  const insert = db.prepare('INSERT INTO usage (team, key_id, kind, credits, tokens, at) VALUES (?, ?, ?, ?, ?, ?)');
+  const q = db.query;
   return {
-    record(team: string, entry: { kind: UsageKind; credits?: number; tokens?: number }, at: Date): void {
+    async record(team: string, entry: { kind: UsageKind; credits?: number; tokens?: number }, at: Date): Promise<void> {
       const credits = Math.max(0, Math.round(entry.credits ?? 0));
       const tokens = Math.max(0, Math.round(entry.tokens ?? 0));
       if (credits === 0 && tokens === 0) return;
-      insert.run(team, usageKey.getStore()?.keyId ?? null, entry.kind, credits, tokens, at.toISOString());
+      await q.insertInto('usage').values({ team, key_id: usageKey.getStore()?.keyId ?? null, kind: entry.kind, credits, tokens, at: at.toISOString() }).execute();
     },
 
     /** Credits and tokens of a team from `from` (inclusive) to `to` (exclusive). */
-    totals(team: string, from: Date, to: Date): { credits: number; tokens: number } {
-      const row = db.prepare<[string, string, string], { credits: number | null; tokens: number | null }>('SELECT sum(credits) AS credits, sum(tokens) AS tokens FROM usage WHERE team = ? AND at >= ? AND at < ?')
-        .get(team, from.toISOString(), to.toISOString());
-      return { credits: row?.credits ?? 0, tokens: row?.tokens ?? 0 };
+    async totals(team: string, from: Date, to: Date): Promise<{ credits: number; tokens: number }> {
+      const row = await q.selectFrom('usage').select((eb) => [eb.fn.sum<number | null>('credits').as('credits'), eb.fn.sum<number | null>('tokens').as('tokens')])
+        .where('team', '=', team).where('at', '>=', from.toISOString()).where('at', '<', to.toISOString()).executeTakeFirst();
+      return { credits: Number(row?.credits ?? 0), tokens: Number(row?.tokens ?? 0) };
     },
 
     /** Per calendar month, newest first, optionally per key (`key_id`, null for the command line's). */
-    byMonth(team: string, byKey: boolean): (UsagePeriod & { keyId: string | null })[] {
-      const rows = db.prepare<[string], { month: string; key_id: string | null; credits: number; tokens: number }>(
-        `SELECT substr(at, 1, 7) AS month, ${byKey ? 'key_id' : 'NULL AS key_id'}, sum(credits) AS credits, sum(tokens) AS tokens
-         FROM usage WHERE team = ? GROUP BY month${byKey ? ', key_id' : ''} ORDER BY month DESC${byKey ? ', key_id' : ''}`,
-      ).all(team);
+    async byMonth(team: string, byKey: boolean): Promise<(UsagePeriod & { keyId: string | null })[]> {
+      const month = sql<string>`substr(at, 1, 7)`;
+      const rows = await q.selectFrom('usage')
+        .select((eb) => [month.as('month'), byKey ? eb.ref('key_id').as('key_id') : sql<string | null>`NULL`.as('key_id'), eb.fn.sum<number>('credits').as('credits'), eb.fn.sum<number>('tokens').as('tokens')])
+        .where('team', '=', team)
+        .groupBy(byKey ? [month, 'key_id'] : [month])
+        .orderBy(month, 'desc')
+        .$if(byKey, (query) => query.orderBy('key_id'))
+        .execute();
       return rows.map((row) => {
         const { start, end } = monthOf(new Date(`${row.month}-01T00:00:00Z`));
-        return { startDate: start.toISOString(), endDate: end.toISOString(), creditsUsed: row.credits, tokensUsed: row.tokens, keyId: row.key_id };
+        return { startDate: start.toISOString(), endDate: end.toISOString(), creditsUsed: Number(row.credits), tokensUsed: Number(row.tokens), keyId: row.key_id };
       });
     },
   };

@@ -39,7 +39,7 @@ export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (!validation.ok) {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
     }
-    if (deps.tooBusy(request, reply)) return reply;
+    if (await deps.tooBusy(request, reply)) return reply;
     let started;
     try {
       started = await (await jobs(request)).start(validation.value);
@@ -59,13 +59,13 @@ export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (before !== undefined && !Number.isFinite(before)) {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'before', message: 'must be a time in milliseconds since 1970' }] });
     }
-    const list = (await jobs(request)).list({ limit: LIST_PAGE, ...(before !== undefined && { before }) });
+    const list = await (await jobs(request)).list({ limit: LIST_PAGE, ...(before !== undefined && { before }) });
     const last = list.length === LIST_PAGE ? list[list.length - 1] : undefined;
     const next = last && new URL(`${request.protocol}://${request.host}/v2/agent?before=${Date.parse(last.createdAt)}`).href;
     return { success: true, agents: list.map(agentListItem), ...(next && { next }) };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/agent/:id', async (request) => agentStatusDocument((await jobs(request)).get(jobId(request))));
+  app.get<{ Params: { id: string } }>('/v2/agent/:id', async (request) => agentStatusDocument(await (await jobs(request)).get(jobId(request))));
 
   app.get<{ Params: { id: string }; Querystring: { since?: string; waitMs?: string } }>('/v2/agent/:id/trace', async (request) => {
     const id = jobId(request);
@@ -81,11 +81,11 @@ export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Params: { id: string; snapshotId: string } }>('/v2/agent/:id/snapshots/:snapshotId', async (request) => {
     const id = jobId(request);
     if (!isJobId(request.params.snapshotId)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidSnapshotId, { status: 400 });
-    return { success: true, id, snapshotId: request.params.snapshotId, snapshot: (await jobs(request)).snapshot(id, request.params.snapshotId) };
+    return { success: true, id, snapshotId: request.params.snapshotId, snapshot: await (await jobs(request)).snapshot(id, request.params.snapshotId) };
   });
 
   app.delete<{ Params: { id: string } }>('/v2/agent/:id', async (request) => {
-    (await jobs(request)).cancel(jobId(request));
+    await (await jobs(request)).cancel(jobId(request));
     return { success: true };
   });
 }

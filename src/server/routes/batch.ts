@@ -32,14 +32,14 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
     if (fields.zeroDataRetention && options.value.onlyCleanContent) throw invalid([{ path: ['onlyCleanContent'], message: 'is not supported with zeroDataRetention' }]);
     // Each host once, a few at a time: a batch of a thousand pages of one site is one lookup.
     if (checkUrl) await refusePrivateHosts(valid.map((url) => new URL(url)), checkUrl);
-    if (tooBusy(request, reply)) return reply;
-    batches.purgeExpired(now());
+    if (await tooBusy(request, reply)) return reply;
+    await batches.purgeExpired(now());
     const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
-    const job = batches.start(request.team, valid[0]!, { urls: valid.length, ...pageOptions }, now());
+    const job = await batches.start(request.team, valid[0]!, { urls: valid.length, ...pageOptions }, now());
     const controller = jobs.track(job.id);
     const atOnce = Math.min(fields.maxConcurrency ?? BATCH_CONCURRENCY_DEFAULT, concurrencyPerKey);
 
-    runInBackground(request, reply, async () => {
+    runInBackground(request, reply, () => batches.holding((async () => {
       const backend = backendOf(request.team);
       let next = 0;
       const worker = async () => {
@@ -48,22 +48,22 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
           try {
             const document = await backend.scrape(url, pageOptions, controller.signal);
             // Stored as the client will read them: screenshots and PDFs as URLs of this server.
-            if (!controller.signal.aborted) batches.addPage(job.id, { url, document: served(request, document) }, now());
+            if (!controller.signal.aborted) await batches.addPage(job.id, { url, document: served(request, document) }, now());
           } catch (error) {
-            if (!controller.signal.aborted) batches.addPage(job.id, { url, ...failureOf(error) }, now());
+            if (!controller.signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
           }
         }
       };
       try {
         await Promise.all(Array.from({ length: Math.min(atOnce, valid.length) }, worker));
-        if (controller.signal.aborted) batches.finish(job.id, 'failed', String(controller.signal.reason ?? 'cancelled'));
-        else batches.finish(job.id, 'completed');
+        if (controller.signal.aborted) await batches.finish(job.id, 'failed', String(controller.signal.reason ?? 'cancelled'));
+        else await batches.finish(job.id, 'completed');
       } catch (error) {
-        batches.finish(job.id, 'failed', failureOf(error).error);
+        await batches.finish(job.id, 'failed', failureOf(error).error);
       } finally {
         jobs.untrack(job.id);
       }
-    });
+    })()));
     return {
       success: true,
       id: job.id,

@@ -16,7 +16,7 @@ export function crawlRoutes(app: FastifyInstance, deps: RouteDeps, crawls: Crawl
   // Registered before /v2/crawl/:id reads "active" as an id.
   app.get('/v2/crawl/active', async (request) => ({
     success: true,
-    crawls: crawls.active(request.team, now()).map((job) => ({ id: job.id, teamId: job.team, url: job.url, options: job.options })),
+    crawls: (await crawls.active(request.team, now())).map((job) => ({ id: job.id, teamId: job.team, url: job.url, options: job.options })),
   }));
 
   const jobs = jobRoutes(app, deps, crawls, '/v2/crawl', 'crawl');
@@ -29,32 +29,32 @@ export function crawlRoutes(app: FastifyInstance, deps: RouteDeps, crawls: Crawl
     const pageOptions = validateScrapeOptions(scrapeOptions ?? {}, 'wire');
     if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
     if (checkUrl) await checkUrl(target);
-    if (tooBusy(request, reply)) return reply;
-    crawls.purgeExpired(now());
-    const job = crawls.start(request.team, target.href, { ...crawlOptions.value, scrapeOptions: pageOptions.value }, now());
+    if (await tooBusy(request, reply)) return reply;
+    await crawls.purgeExpired(now());
+    const job = await crawls.start(request.team, target.href, { ...crawlOptions.value, scrapeOptions: pageOptions.value }, now());
     const controller = jobs.track(job.id);
     // The crawl runs after the response, as one of the key's concurrent jobs; each page goes
     // to the store as it is crawled, so a crawl holds no documents in memory.
-    runInBackground(request, reply, async () => {
+    runInBackground(request, reply, () => crawls.holding((async () => {
       let firstError: string | undefined;
       try {
-        const summary = await backendOf(request.team).crawl(target.href, crawlOptions.value, pageOptions.value, (page: CrawlPage) => {
+        const summary = await backendOf(request.team).crawl(target.href, crawlOptions.value, pageOptions.value, async (page: CrawlPage) => {
           if (controller.signal.aborted) return;
           if ('error' in page) firstError ??= failureOf(page.error).error;
           // Stored as the client will read them: screenshots and PDFs as URLs of this server.
-          crawls.addPage(job.id, 'document' in page ? { ...page, document: served(request, page.document) } : { url: page.url, ...failureOf(page.error) }, now());
+          await crawls.addPage(job.id, 'document' in page ? { ...page, document: served(request, page.document) } : { url: page.url, ...failureOf(page.error) }, now());
         }, controller.signal);
-        crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
+        await crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
         // A crawl that could not fetch even its start page failed; it did not complete empty.
-        if (summary.pages === 0 && firstError !== undefined) crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`);
-        else crawls.finish(job.id, 'completed');
+        if (summary.pages === 0 && firstError !== undefined) await crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`);
+        else await crawls.finish(job.id, 'completed');
       } catch (error) {
         const reason = controller.signal.aborted ? String(controller.signal.reason ?? 'cancelled') : failureOf(error).error;
-        crawls.finish(job.id, 'failed', reason);
+        await crawls.finish(job.id, 'failed', reason);
       } finally {
         jobs.untrack(job.id);
       }
-    });
+    })()));
     return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}` };
   });
 

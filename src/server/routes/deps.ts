@@ -9,7 +9,7 @@ import type { LocalBackend } from '../../backend/local/local-backend.js';
 export interface RouteDeps {
   backendOf(team: string): LocalBackend;
   /** Answers 429 (and returns true) when the key runs all it may at once. */
-  tooBusy(request: FastifyRequest, reply: FastifyReply): boolean;
+  tooBusy(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
   /** Runs `work` as one of the key's concurrent jobs, or answers 429. */
   limited<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply>;
   /** Runs `work` as one of the key's concurrent jobs, kept until the server drains. */

@@ -34,8 +34,8 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
   const watchers = jobWatchers(jobs, now, watchLimitPerKey);
   const notFound = `no ${noun} job with this id for this key's team (results are kept for 24 hours)`;
 
-  const jobOf = (request: FastifyRequest<{ Params: { id: string } }>): CrawlJobRecord => {
-    const job = jobs.get(request.team, request.params.id, now());
+  const jobOf = async (request: FastifyRequest<{ Params: { id: string } }>): Promise<CrawlJobRecord> => {
+    const job = await jobs.get(request.team, request.params.id, now());
     if (!job) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { [noun === 'crawl' ? 'crawl' : 'batch']: request.params.id, reason: notFound } });
     return job;
   };
@@ -47,8 +47,8 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
       method: 'GET',
       url: `${base}/:id`,
       handler: async (request, reply) => {
-        const job = jobOf(request);
-        const { texts, nextSkip } = jobs.documentTexts(job.id, whole(request.query.skip, 'skip', 0));
+        const job = await jobOf(request);
+        const { texts, nextSkip } = await jobs.documentTexts(job.id, whole(request.query.skip, 'skip', 0));
         const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
         rest.searchParams.set('skip', String(nextSkip));
         const head = JSON.stringify({
@@ -59,20 +59,21 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
         return reply.type('application/json; charset=utf-8').send(`${head.slice(0, -1)},"data":[${texts.join(',')}]}`);
       },
       wsHandler: (socket, request) => {
-        const job = jobs.get(request.team, request.params.id, now());
-        if (!job) {
-          socket.send(JSON.stringify({ type: 'error', error: notFound }));
-          socket.close(4404, 'not found');
-          return;
-        }
-        watchers.open(request.keyId, socket, job.id);
+        void jobs.get(request.team, request.params.id, now()).then((job) => {
+          if (!job) {
+            socket.send(JSON.stringify({ type: 'error', error: notFound }));
+            socket.close(4404, 'not found');
+            return;
+          }
+          watchers.open(request.keyId, socket, job.id);
+        }, () => socket.close(1011, 'the job could not be read'));
       },
     });
   });
 
   app.delete<{ Params: { id: string } }>(`${base}/:id`, async (request) => {
-    const job = jobOf(request);
-    if (!jobs.cancel(job.id)) {
+    const job = await jobOf(request);
+    if (!(await jobs.cancel(job.id))) {
       throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { [noun === 'crawl' ? 'crawl' : 'batch']: job.id, reason: `the ${noun} has already ended (${job.status})` } });
     }
     running.get(job.id)?.abort('cancelled');
@@ -80,8 +81,8 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
   });
 
   app.get<{ Params: { id: string } }>(`${base}/:id/errors`, async (request) => {
-    const job = jobOf(request);
-    return { success: true, errors: jobs.errors(job.id).map(({ code, ...error }) => ({ ...error, ...(code && { code }) })), robotsBlocked: jobs.robotsBlocked(job.id) };
+    const job = await jobOf(request);
+    return { success: true, errors: (await jobs.errors(job.id)).map(({ code, ...error }) => ({ ...error, ...(code && { code }) })), robotsBlocked: await jobs.robotsBlocked(job.id) };
   });
 
   return {
@@ -133,13 +134,13 @@ function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) 
       void (async () => {
         let position = 0;
         while (!closed) {
-          const job = jobs.getById(jobId, now());
+          const job = await jobs.getById(jobId, now());
           if (!job) return socket.close(1011, 'the job expired');
           // Pages from the first not yet sent; the status is read before, so a page stored
           // after it is still sent before `done`.
           const ended = job.status !== 'scraping';
           for (;;) {
-            const { data, nextSkip, lastPosition } = jobs.documentsAfter(jobId, position);
+            const { data, nextSkip, lastPosition } = await jobs.documentsAfter(jobId, position);
             for (const document of data) {
               if (closed) return;
               socket.send(`{"type":"document","data":${document}}`);

@@ -60,7 +60,7 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInB
 
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
     const backend = backendOf(request.team);
-    if (tooBusy(request, reply)) return reply;
+    if (await tooBusy(request, reply)) return reply;
     const { check, done } = await backend.startRun(request.params.id);
     runInBackground(request, reply, () => afterCheck(done));
     return { success: true, data: check };

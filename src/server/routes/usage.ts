@@ -23,13 +23,13 @@ export interface UsageRouteOptions {
 
 export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: UsageRouteOptions): void {
   const usage = usageStore(options.db);
-  const thisMonth = (team: string) => {
+  const thisMonth = async (team: string) => {
     const { start, end } = monthOf(now());
-    return { start, end, ...usage.totals(team, start, end) };
+    return { start, end, ...(await usage.totals(team, start, end)) };
   };
 
   app.get('/v2/team/credit-usage', async (request) => {
-    const { start, end, credits } = thisMonth(request.team);
+    const { start, end, credits } = await thisMonth(request.team);
     const plan = options.monthlyCredits;
     return {
       success: true,
@@ -44,7 +44,7 @@ export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: U
   });
 
   app.get('/v2/team/token-usage', async (request) => {
-    const { start, end, tokens } = thisMonth(request.team);
+    const { start, end, tokens } = await thisMonth(request.team);
     const plan = options.monthlyTokens;
     return {
       success: true,
@@ -60,7 +60,7 @@ export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: U
 
   const historical = (field: 'creditsUsed' | 'tokensUsed') => async (request: import('fastify').FastifyRequest<{ Querystring: { byApiKey?: string } }>) => {
     const byKey = request.query.byApiKey === 'true';
-    const periods = usage.byMonth(request.team, byKey).map((period) => ({
+    const periods = (await usage.byMonth(request.team, byKey)).map((period) => ({
       startDate: period.startDate,
       endDate: period.endDate,
       // The key's id, never the key; work of the command line and the scheduler has none.
@@ -79,16 +79,17 @@ export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: U
 
   app.get('/v2/team/queue-status', async (request) => {
     const team = request.team;
-    const count = (sql: string) => (options.db.prepare<[string], { n: number }>(sql).get(team)?.n ?? 0);
+    const q = options.db.query;
+    const count = async (query: { executeTakeFirst(): Promise<{ n: number | string } | undefined> }) => Number((await query.executeTakeFirst())?.n ?? 0);
     const active =
-      count("SELECT count(*) AS n FROM crawl_jobs WHERE team = ? AND status = 'scraping'") +
-      count("SELECT count(*) AS n FROM agent_jobs WHERE team = ? AND status = 'processing'") +
-      count("SELECT count(*) AS n FROM checks JOIN monitors ON monitors.id = checks.monitor_id WHERE monitors.team = ? AND checks.status = 'running'");
-    const latest = options.db.prepare<[string, string], { at: string | null }>(
-      `SELECT max(at) AS at FROM (
-         SELECT finished_at AS at FROM checks JOIN monitors ON monitors.id = checks.monitor_id WHERE monitors.team = ? AND checks.status = 'completed'
-         UNION ALL SELECT finished_at FROM agent_jobs WHERE team = ? AND status = 'completed')`,
-    ).get(team, team)?.at ?? null;
+      (await count(q.selectFrom('crawl_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('status', '=', 'scraping'))) +
+      (await count(q.selectFrom('agent_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('status', '=', 'processing'))) +
+      (await count(q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('monitors.team', '=', team).where('checks.status', '=', 'running')));
+    const lastCheck = await q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.max('checks.finished_at').as('at'))
+      .where('monitors.team', '=', team).where('checks.status', '=', 'completed').executeTakeFirst();
+    const lastAgent = await q.selectFrom('agent_jobs').select((eb) => eb.fn.max('finished_at').as('at')).where('team', '=', team).where('status', '=', 'completed').executeTakeFirst();
+    const latest = [lastCheck?.at, lastAgent?.at].filter((at): at is string => typeof at === 'string').sort().at(-1) ?? null;
     // serve does not queue: beyond the key's concurrency it answers 429, so nothing waits.
     return { success: true, jobsInQueue: active, activeJobsInQueue: active, waitingJobsInQueue: 0, maxConcurrency: options.concurrencyPerKey, mostRecentSuccess: latest };
   });

@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+/**
+ * Several `webwatch serve --role worker` processes sharing one PostgreSQL, against one process on
+ * the embedded SQLite file: N monitors (default 3,000) on `*\/5 * * * *`, one page each on a
+ * local site, all due at the same slot (the burst every 5 minutes brings). For each setup
+ * (SQLite x1, PostgreSQL x1, x2, x3) it measures, for that slot:
+ *   - checks per second: slot checks / (last finish - first start);
+ *   - start lateness: startedAt - scheduledFor, p50 and p99;
+ *   - double runs: slots with more than one check, and pages fetched more than once.
+ *
+ * PostgreSQL is Debian's package, started in a temporary directory as the tests start it.
+ * Usage: npm run build && node bench/serve-workers.mjs [--monitors 3000] [--check-concurrency 16]
+ *          [--setups sqlite-1,postgres-1,postgres-2,postgres-3]
+ * Writes bench/results/serve-workers.json.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    monitors: { type: 'string', default: '3000' },
+    'check-concurrency': { type: 'string', default: '16' },
+    setups: { type: 'string', default: 'sqlite-1,postgres-1,postgres-2,postgres-3' },
+  },
+});
+const COUNT = Number(args.monitors);
+const CONCURRENCY = Number(args['check-concurrency']);
+
+const { openDatabase } = await import(join(ROOT, 'dist/src/engine/store/database.js'));
+const { monitorStore } = await import(join(ROOT, 'dist/src/engine/monitors/monitor-store.js'));
+const { postgresServer, stopPostgresServer, POSTGRES_SKIP } = await import(join(ROOT, 'dist/test/helpers/postgres.js'));
+const { serveProcess } = await import(join(ROOT, 'dist/test/helpers/serve-process.js'));
+const { sqlRows } = await import(join(ROOT, 'dist/test/helpers/sql.js'));
+
+// The site: small pages, each counted.
+const hits = new Map();
+const site = createServer((request, response) => {
+  hits.set(request.url, (hits.get(request.url) ?? 0) + 1);
+  response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Page ${request.url}</h1><p>Price of ${request.url}: 10</p></main>`);
+});
+await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+const siteUrl = `http://127.0.0.1:${site.address().port}`;
+
+async function seed(db, slot) {
+  const monitors = monitorStore(db);
+  for (let i = 0; i < COUNT; i++) {
+    const definition = {
+      name: `m${i}`, goal: null, judgeEnabled: false, retentionDays: 30,
+      schedule: { cron: '*/5 * * * *', timezone: 'UTC' },
+      targets: [{ type: 'scrape', urls: [`${siteUrl}/p/${i}`] }],
+    };
+    await monitors.insert('bench', definition, new Date());
+  }
+  await db.query.updateTable('monitors').set({ next_run_at: slot }).execute();
+}
+
+/** Temporary directories of the run, removed at the end. */
+const scratch = [];
+const tempDir = (prefix) => {
+  const dir = mkdtempSync(join(os.tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+};
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+async function runSetup(kind, workers) {
+  hits.clear();
+  const location = kind === 'postgres' ? await (await postgresServer()).createDatabase() : join(tempDir('webwatch-workers-'), 'webwatch.db');
+  const db = await openDatabase(location);
+  const seedStarted = Date.now();
+  await seed(db, null);
+  const seedSeconds = (Date.now() - seedStarted) / 1000;
+  // The slot: 15 seconds from now, time for every process to start and sleep until it.
+  const slotTime = new Date(Date.now() + 15_000);
+  slotTime.setUTCMilliseconds(0);
+  const slotIso = slotTime.toISOString();
+  await db.query.updateTable('monitors').set({ next_run_at: slotIso }).execute();
+  const role = kind === 'postgres' ? ['--role', 'worker'] : [];
+  const env = { WEBWATCH_DATABASE_URL: location, WEBWATCH_HOME: tempDir('webwatch-workers-home-') };
+  const processes = await Promise.all(Array.from({ length: workers }, () => serveProcess([...role, '--quiet', '--check-concurrency', String(CONCURRENCY)], env)));
+  if (Date.now() > slotTime.getTime()) console.error(`${kind}-${workers}: the processes started after the slot; lateness includes their start-up`);
+  const deadline = Date.now() + 30 * 60_000;
+  let done = 0;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const rows = await sqlRows(db, "SELECT count(*) AS n FROM checks WHERE scheduled_for = ? AND status IN ('completed', 'partial', 'failed')", slotIso);
+    done = Number(rows[0].n);
+    if (done >= COUNT) break;
+  }
+  const checks = await sqlRows(db, 'SELECT monitor_id, status, started_at, finished_at, owner_pid FROM checks WHERE scheduled_for = ?', slotIso);
+  const doubled = (await sqlRows(db, 'SELECT monitor_id FROM checks WHERE scheduled_for = ? GROUP BY monitor_id HAVING count(*) > 1', slotIso)).length;
+  for (const serve of processes) await serve.stop();
+  await db.close();
+  const slotMs = Date.parse(slotIso);
+  const lateness = checks.map((check) => Date.parse(check.started_at) - slotMs);
+  const firstStart = Math.min(...checks.map((check) => Date.parse(check.started_at)));
+  const lastFinish = Math.max(...checks.map((check) => Date.parse(check.finished_at)));
+  const perProcess = {};
+  for (const check of checks) perProcess[check.owner_pid] = (perProcess[check.owner_pid] ?? 0) + 1;
+  return {
+    database: kind,
+    processes: workers,
+    checks: checks.length,
+    finished: done,
+    failed: checks.filter((check) => check.status !== 'completed').length,
+    checksPerSecond: Math.round((checks.length / ((lastFinish - firstStart) / 1000)) * 10) / 10,
+    burstSeconds: Math.round((lastFinish - slotMs) / 100) / 10,
+    startLatenessMs: { p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: Math.max(...lateness) },
+    doubleRuns: doubled,
+    pagesFetchedTwice: [...hits.values()].filter((n) => n > 1).length,
+    checksPerProcess: Object.values(perProcess).sort((a, b) => b - a),
+    seedSeconds,
+  };
+}
+
+const results = [];
+for (const setup of args.setups.split(',')) {
+  const [kind, n] = setup.split('-');
+  if (kind === 'postgres' && POSTGRES_SKIP) {
+    console.error(`skipping ${setup}: ${POSTGRES_SKIP}`);
+    continue;
+  }
+  const result = await runSetup(kind, Number(n));
+  console.log(JSON.stringify(result));
+  results.push(result);
+}
+await stopPostgresServer();
+site.close();
+for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+
+writeFileSync(join(ROOT, 'bench/results/serve-workers.json'), `${JSON.stringify({
+  date: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
+  monitors: COUNT,
+  checkConcurrencyPerProcess: CONCURRENCY,
+  note: 'one run per setup on a 2-core machine shared with other work; PostgreSQL on the same machine, fsync off',
+  results,
+}, null, 2)}\n`);

@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { loadConfig } from '../../config/config.js';
+import { databaseLocation, isPostgresUrl, migrate, openDatabase, redactedUrl, type Db } from '../../engine/store/database.js';
+import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
+import { UsageError } from '../../errors/webwatch-error.js';
+import type { CommandContext } from '../context.js';
+import { parseFlags } from '../flags.js';
+
+async function closing<T>(databases: Db[], work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    await Promise.all(databases.map((db) => db.close()));
+  }
+}
+
+export async function runDbMigrate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
+  const { database } = parseFlags(z.object({ database: z.string().min(1).optional() }), rawFlags);
+  const config = await loadConfig(context.io.env, context.io.cwd());
+  const db = await openDatabase(databaseLocation(context.io.env, { flag: database, configUrl: config.database.url }), { migrate: false });
+  const { from, to } = await closing([db], () => migrate(db));
+  if (context.output.json) context.output.jsonDocument({ database: db.location, kind: db.kind, from, to });
+  else context.output.info(from === to ? `${db.location}: schema already at version ${to}` : `${db.location}: schema migrated from version ${from} to ${to}`);
+  return EXIT.ok;
+}
+
+/** A database address of db copy: `sqlite:PATH`, a path, or postgres://. */
+const address = z.string().min(1);
+
+export async function runDbCopy(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
+  const flags = parseFlags(z.object({ from: address, to: address }), rawFlags);
+  if (flags.from === flags.to) throw new UsageError(`--from and --to name the same database (${redactedUrl(flags.from)})`);
+  // Opening a SQLite file creates it: a mistyped source would copy nothing, and quietly.
+  const sourceFile = flags.from.replace(/^sqlite:(\/\/)?/i, '');
+  if (!isPostgresUrl(flags.from) && !existsSync(sourceFile)) throw new UsageError(`the source ${sourceFile} does not exist: nothing to copy`);
+  const { copyDatabase } = await import('../../engine/store/copy.js');
+  const from = await openDatabase(flags.from);
+  let to: Db;
+  try {
+    to = await openDatabase(flags.to);
+  } catch (error) {
+    await from.close();
+    throw error;
+  }
+  const report = await closing([from, to], () =>
+    copyDatabase(from, to, (table, rows) => context.output.info(`${table}: ${rows} row${rows === 1 ? '' : 's'}`)));
+  const rows = report.tables.reduce((sum, table) => sum + table.rows, 0);
+  if (context.output.json) context.output.jsonDocument({ from: from.location, to: to.location, tables: report.tables, rows });
+  else context.output.info(`copied ${rows} rows from ${from.location} to ${to.location}`);
+  return EXIT.ok;
+}
