@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve as resolvePath, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { asciiJavaScript, asciiJson } from './ascii-source.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist/src/cli/main.js');
@@ -106,13 +107,13 @@ const REQUIRE = /\brequire\(\s*(['"])([^'"\n]+)\1\s*\)/g;
 
 function transform(file) {
   const source = readFileSync(file, 'utf8');
-  if (file.endsWith('.json')) return `module.exports = ${source};`;
-  if (!isEsm(file)) return source.startsWith('#!') ? `//${source}` : source;
+  if (file.endsWith('.json')) return `module.exports = ${asciiJson(source)};`;
+  if (!isEsm(file)) return asciiJavaScript(file, source.startsWith('#!') ? `//${source}` : source);
   const { outputText } = ts.transpileModule(source, {
     fileName: file,
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, removeComments: false },
   });
-  return outputText.replace(/\bimport\.meta\b/g, '__meta');
+  return asciiJavaScript(file, outputText.replace(/\bimport\.meta\b/g, '__meta'));
 }
 
 while (queue.length > 0) {
@@ -179,7 +180,8 @@ for (const [file, { code, deps }] of modules) {
 parts.push(`];\nmodule.exports = __load(${ids.get(realpathSync(entry))});\n`);
 writeFileSync(output, parts.join('\n'));
 rmSync(`${output}.cache`, { force: true });
-console.log(`${rel(output)}: ${modules.size} modules, ${(statSync(output).size / 1024 / 1024).toFixed(1)} MiB`);
+const notAscii = [...modules].filter(([, { code }]) => /[^\x00-\x7f]/.test(code)).map(([file]) => rel(file));
+console.log(`${rel(output)}: ${modules.size} modules, ${(statSync(output).size / 1024 / 1024).toFixed(1)} MiB${notAscii.length > 0 ? `; not ASCII (read more slowly): ${notAscii.join(', ')}` : ', ASCII'}`);
 
 // The code cache, from a real scrape (fresh engine home and config, so nothing of the user's is touched).
 const page = '<!doctype html><html><head><title>Warm-up</title></head><body><main><h1>Warm-up</h1><p>A page, with a paragraph, scraped once so that the code it needs is in the cache.</p></main></body></html>';
