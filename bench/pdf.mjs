@@ -12,29 +12,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { arg, corpusDir, root } from './corpus-bench.mjs';
+import { pathToFileURL } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
-const corpus = arg('--corpus', join(root, '..', 'shared', 'corpus', 'pages'));
+const corpus = corpusDir('dist/src/engine/pdf/parse-pdf.js');
 const fileCount = Number(arg('--files', 40));
 const ocrFiles = Number(arg('--ocr-files', 4));
 const rounds = Number(arg('--rounds', 5));
-if (!existsSync(join(root, 'dist/src/engine/pdf/parse-pdf.js'))) {
-  console.error('dist/ is missing: run npm run build first');
-  process.exit(2);
-}
-if (!existsSync(corpus)) {
-  console.error(`no corpus at ${corpus} (give --corpus DIR)`);
-  process.exit(2);
-}
 const { parsePdf } = await import(join(root, 'dist/src/engine/pdf/parse-pdf.js'));
 const { PdfPrinter, wordScores } = await import(join(root, 'dist/test/helpers/pdf-corpus.js'));
 

@@ -8,25 +8,11 @@
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { arg, corpusDir, root } from './corpus-bench.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
-const corpus = arg('--corpus', join(root, '..', 'shared', 'corpus', 'pages'));
+const corpus = corpusDir('dist/src/engine/extract/structured-data.js');
 const rounds = Number(arg('--rounds', 7));
-if (!existsSync(join(root, 'dist/src/engine/extract/structured-data.js'))) {
-  console.error('dist/ is missing: run npm run build first');
-  process.exit(2);
-}
-if (!existsSync(corpus)) {
-  console.error(`no corpus at ${corpus} (give --corpus DIR)`);
-  process.exit(2);
-}
 
 const { schemaOrgNodes, ofType } = await import(join(root, 'dist/src/engine/extract/structured-data.js'));
 const { convertPage } = await import(join(root, 'dist/src/engine/scrape/convert.js'));
