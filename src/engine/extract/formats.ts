@@ -7,12 +7,13 @@
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import type { BrandingSample } from '../browser/branding-probe.js';
+import type { ScrapeDocument } from '../scrape/document.js';
 import { chatModel, type ChatModel, type LlmSettings } from '../llm/chat.js';
 import { brandingProfile, type BrandingProfile } from './branding.js';
-import { readMenu, type MenuProfile } from './menu.js';
+import { readMenu } from './menu.js';
 import { answerQuestion, checkPromptInjection, cleanContent, extractJson, selectHighlights, summarize, type PageText } from './model-formats.js';
 import { formatOf, modelNeeds, modelNotConfigured, trackingSettings } from './needs.js';
-import { readProduct, type ProductProfile } from './product.js';
+import { readProduct } from './product.js';
 import { schemaOrgNodes, type SchemaNode } from './structured-data.js';
 
 export interface ExtractionInput {
@@ -30,16 +31,10 @@ export interface ExtractionContext {
   signal?: AbortSignal;
 }
 
-export interface Extracted {
+/** The document's fields these formats fill, as the document types them. */
+export interface Extracted extends Pick<ScrapeDocument, 'summary' | 'json' | 'answer' | 'highlights' | 'product' | 'menu' | 'branding'> {
   /** The markdown after the onlyCleanContent pass (the original when it did not run). */
   markdown: string;
-  summary?: string;
-  json?: unknown;
-  answer?: string;
-  highlights?: string;
-  product?: ProductProfile;
-  menu?: MenuProfile;
-  branding?: BrandingProfile;
   /** What changeTracking's json mode compares. */
   trackedJson?: unknown;
   warnings: string[];
