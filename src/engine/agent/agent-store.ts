@@ -6,7 +6,7 @@
  */
 import { usageKey } from '../usage/usage-store.js';
 import { randomUUID } from 'node:crypto';
-import { EventEmitter, setMaxListeners } from 'node:events';
+import { EventEmitter } from 'node:events';
 import type { Selectable } from 'kysely';
 import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';

@@ -8,7 +8,6 @@ import render from 'dom-serializer';
 import type { Document, Element } from 'domhandler';
 import { isTag } from 'domutils';
 import { parseDocument } from 'htmlparser2';
-import { WebwatchError } from '../../errors/webwatch-error.js';
 import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
