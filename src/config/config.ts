@@ -39,6 +39,8 @@ const configSchema = closedObject({
     bodyLimit: z.number().int().min(1024).optional(),
     rateLimitPerMinute: z.number().int().min(1).optional(),
     concurrencyPerKey: z.number().int().min(1).optional(),
+    /** Queued crawls, batches, agent jobs and manual checks one serve process runs at once. */
+    jobConcurrency: z.number().int().min(1).optional(),
     drainTimeoutSeconds: z.number().min(0).optional(),
     monthlyCredits: z.number().int().min(1).optional(),
     monthlyTokens: z.number().int().min(1).optional(),

@@ -17,7 +17,10 @@ import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler
 import type { Db } from '../engine/store/database.js';
 import { leaseDuration } from '../engine/store/leases.js';
 import { databaseHealth, requestCounter } from './shared-limits.js';
-import type { RunningJobs } from './routes/jobs.js';
+import { failureOf, SERVER_STOPPED, type QueuedRun } from './routes/jobs.js';
+import { startWorkRunner, type WorkHandlers } from './work-runner.js';
+import { announceWork, unfinishedOfKey, type RunContext } from '../engine/store/work-queue.js';
+import { agentStore } from '../engine/agent/agent-store.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
@@ -29,8 +32,8 @@ import { closeBrowserIfOpen } from '../engine/browser/lifetime.js';
 import { artifactsDir, pruneArtifacts, servedArtifacts } from '../engine/browser/artifacts.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import websocket from '@fastify/websocket';
-import { crawlRoutes } from './routes/crawls.js';
-import { batchRoutes } from './routes/batch.js';
+import { crawlRoutes, runCrawl } from './routes/crawls.js';
+import { batchRoutes, runBatch } from './routes/batch.js';
 import type { RouteDeps } from './routes/deps.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { scrapeRoutes } from './routes/scrape.js';
@@ -65,10 +68,13 @@ export interface ServerOptions extends CheckServices {
   log?: { write(line: string): unknown };
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
+  /** Queued crawls, batches, agent jobs and manual checks this process runs at once (default 20). */
+  jobConcurrency?: number;
   /**
    * What this process does (README, "Running on several machines"): `all` (the default) serves
-   * the API, runs the scheduler and delivers notifications; `api` serves the API only; `worker`
-   * runs scheduled checks and deliveries, and answers the health route only.
+   * the API, runs the scheduler, queued work and deliveries; `api` serves the API only and
+   * queues its work for workers; `worker` runs scheduled checks, queued work and deliveries, and
+   * answers the health route only.
    */
   role?: ServeRole;
 }
@@ -83,7 +89,7 @@ const DELIVERY_RECHECK_MS = 250;
  */
 const DELIVERY_POLL_MS = 5_000;
 
-export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20, drainTimeoutMs: 30_000 } as const;
+export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20, drainTimeoutMs: 30_000, jobConcurrency: 20 } as const;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -167,15 +173,17 @@ export function buildServer(options: ServerOptions): WebwatchServer {
    * scheduled checks of the command line's own team (`local`) keep the command line's rule, as
    * `monitor run --due` would run them: its monitors are the operator's.
    */
-  const backendOf = (team: string, work: 'request' | 'scheduled' = 'request') => {
-    const guarded = checkUrl !== undefined && !(work === 'scheduled' && team === LOCAL_TEAM);
+  const backendOf = (team: string, work: 'request' | 'scheduled' = 'request') =>
+    backendFor(team, checkUrl !== undefined && !(work === 'scheduled' && team === LOCAL_TEAM));
+  /** The engine for a team under a private-address rule: queued work keeps that of the process that queued it. */
+  const backendFor = (team: string, guarded: boolean) => {
     const id = `${team}\n${guarded}`;
     let backend = backends.get(id);
     if (!backend) {
       backend = localBackend({
         version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true,
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
-        ...(guarded && { checkUrl, publicAddressesOnly: true }),
+        ...(guarded && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }),
         ...(options.llm && { llm: options.llm }),
         ...(options.search && { search: options.search }),
         ...(options.browser && { browser: options.browser }),
@@ -184,11 +192,6 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       backends.set(id, backend);
     }
     return backend;
-  };
-  const running = new Set<Promise<unknown>>();
-  const track = (work: Promise<unknown>) => {
-    const settled = work.catch(() => undefined).finally(() => running.delete(settled));
-    running.add(settled);
   };
   const crawls = crawlJobStore(options.db);
   const batches = crawlJobStore(options.db, 'batch');
@@ -273,10 +276,15 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     return true;
   };
 
+  /**
+   * The key's work at once: its requests this process answers (scrapes, searches, maps), and its
+   * crawls, batches, agent jobs and checks queued or running in any process (counted in the database).
+   */
+  const atOnce = async (keyId: string) => (inFlight.get(keyId) ?? 0) + (await unfinishedOfKey(options.db, keyId));
   /** Whether the key has all the jobs it may run at once (429), or its team no credits left (402). */
   const tooBusy = async (request: FastifyRequest, reply: FastifyReply) => {
     if (await outOfCredits(request, reply)) return true;
-    if ((inFlight.get(request.keyId) ?? 0) < options.concurrencyPerKey) return false;
+    if ((await atOnce(request.keyId)) < options.concurrencyPerKey) return false;
     void reply.code(429).header('retry-after', '1').send(errorBody(ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerKey }));
     return true;
   };
@@ -349,6 +357,55 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   }
   const afterCheck = <T>(work: Promise<T>) => work.finally(deliver);
 
+  /** Runs `work` under the key that queued it: what it spends is counted under that key. */
+  const asKey = <T>(context: RunContext | undefined, work: () => Promise<T>) => (context ? usageKey.run({ keyId: context.keyId }, work) : work());
+  /** The engine a claimed job runs on: its team's, under the rule of the process that queued it. */
+  const engineFor = (team: string, context: RunContext | undefined) => (context ? backendFor(team, !context.privateTargetsAllowed) : backendOf(team));
+  const handlers: WorkHandlers = {
+    async crawl(id, signal) {
+      const claimed = await crawls.claimed(id);
+      if (!claimed) return;
+      const { job, kind, options: stored, context } = claimed;
+      const store = kind === 'batch' ? batches : crawls;
+      const artifactsUrl = `${context?.origin ?? ''}/v2/artifacts/`;
+      const run: QueuedRun = {
+        backend: engineFor(job.team, context), signal, now: options.now,
+        served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl),
+      };
+      const queued = { id, url: job.url, options: stored };
+      await asKey(context, () => store.holding(kind === 'batch' ? runBatch(store, queued, run) : runCrawl(store, queued, run)))
+        .catch(async (error: unknown) => {
+          await store.finish(id, 'failed', failureOf(error).error);
+          throw error;
+        });
+    },
+    async agent(id) {
+      const claimed = await agentStore(options.db).claimed(id);
+      if (!claimed) return;
+      const jobs = await engineFor(claimed.job.team, claimed.context).agents();
+      await asKey(claimed.context, () => jobs.runClaimed(id));
+    },
+    async check(id) {
+      const checks = checkStore(options.db);
+      const claimed = await checks.claimed(id);
+      if (!claimed) return;
+      const backend = engineFor(claimed.team, claimed.context);
+      await asKey(claimed.context, () => afterCheck(backend.runQueuedCheck(id, claimed.monitorId)))
+        .catch(async (error: unknown) => {
+          // Never left running: the check ends failed with what stopped it.
+          await checks.abandon(id, `the check could not run: ${failureOf(error).error}`, options.now());
+          throw error;
+        });
+    },
+    cancelledAmong: (ids) => crawls.cancelledAmong(ids),
+  };
+  const runner = works
+    ? startWorkRunner({
+        db: options.db, now: options.now, handlers, maxConcurrent: options.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
+        onError: (error, what) => app.log.error({ err: error }, what),
+      })
+    : undefined;
+
   const scheduler = options.scheduler && works
     ? startScheduler({
         db: options.db,
@@ -378,31 +435,36 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     backendOf: (team) => backendOf(team),
     tooBusy,
     limited,
-    runInBackground: (request, reply, work) => track(limited(request, reply, work)),
+    work: {
+      context: (request) => ({ keyId: request.keyId, origin: `${request.protocol}://${request.host}`, privateTargetsAllowed: options.allowPrivateTargets }),
+      async queued() {
+        (await runner)?.wake();
+        await announceWork(options.db);
+      },
+      abort: (id, reason) => void runner?.then((started) => started.abort(id, reason)),
+    },
     now: options.now,
     ...(checkUrl && { checkUrl }),
     served: (request, value) => servedArtifacts(value, artifactsDir(options.env, request.team), `${request.protocol}://${request.host}/v2/artifacts/`),
   };
   // A worker answers the health route only.
-  const noJobs: RunningJobs = { stopAll: () => undefined };
-  let runningCrawls = noJobs;
-  let runningBatches = noJobs;
   if (serves) {
     scrapeRoutes(app, routes);
     artifactRoutes(app, options.env);
     searchRoutes(app, routes);
-    runningCrawls = crawlRoutes(app, routes, crawls);
-    runningBatches = batchRoutes(app, routes, batches, options.concurrencyPerKey);
-    monitorRoutes(app, { ...routes, afterCheck });
+    crawlRoutes(app, routes, crawls);
+    batchRoutes(app, routes, batches, options.concurrencyPerKey);
+    monitorRoutes(app, routes);
     agentRoutes(app, routes);
     usageRoutes(app, routes, {
       db: options.db, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens,
-      concurrencyPerKey: options.concurrencyPerKey, inFlight: (keyId) => inFlight.get(keyId) ?? 0,
+      concurrencyPerKey: options.concurrencyPerKey, atOnce,
     });
   }
 
-  const ready = recoverJobs().then(() => {
+  const ready = recoverJobs().then(async () => {
     void scheduler?.tick();
+    await runner;
     deliver();
   });
   return {
@@ -413,17 +475,17 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       await ready;
       clearInterval(recovering);
       await app.close();
+      const work = await runner;
+      // Queued work not yet claimed stays queued, for another worker or this one's next start.
+      await work?.stop();
       await scheduler?.stop();
       // Agent runs can take many minutes: they end now, failed with `internal`, as after a crash.
       await Promise.all([...backends.values()].map((backend) => backend.stopAgents()));
       // Crawls may take long too: they get the drain time, then are stopped and say why.
-      const drained = Promise.all([...running]).then(() => true);
+      const drained = (work?.idle() ?? Promise.resolve()).then(() => true);
       const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), options.drainTimeoutMs ?? SERVER_DEFAULTS.drainTimeoutMs).unref());
-      if (!(await Promise.race([drained, timeout]))) {
-        runningCrawls.stopAll('the server stopped before the crawl finished');
-        runningBatches.stopAll('the server stopped before the batch scrape finished');
-      }
-      while (running.size > 0) await Promise.all([...running]);
+      if (!(await Promise.race([drained, timeout]))) work?.stopAll(SERVER_STOPPED);
+      await work?.idle();
       // The last checks' notifications get their first attempt; retries wait for the next start.
       await delivering;
       deliver();

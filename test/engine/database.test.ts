@@ -141,6 +141,11 @@ describe('engine database', () => {
     assert.deepEqual(await sqlRows(db, 'SELECT snapshot, screenshot FROM page_results'), [{ snapshot: '{"json":{"price":10}}', screenshot: 'shot.png' }]);
     assert.deepEqual(await sqlRows(db, 'SELECT json FROM tracked_pages'), [{ json: '{"price":10}' }]);
     for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) assert.ok((await columnsOf(db, table)).includes('lease_expires_at'), table);
+    // 15: queued work names its key and what its run needs.
+    for (const table of ['checks', 'crawl_jobs', 'agent_jobs']) {
+      const columns = await columnsOf(db, table);
+      assert.ok(columns.includes('key_id') && columns.includes('run_context'), table);
+    }
     await sqlRow(db, 'INSERT INTO rate_windows (key_id, window_start, requests) VALUES (?, ?, ?)', 'k', 0, 1);
     await db.close();
   });
@@ -247,6 +252,11 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN snapshot');
     await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN screenshot');
     await sqlRow(db, 'ALTER TABLE checks DROP COLUMN credits');
+    // Nor the queue's columns of 15 (their indexes go with them).
+    for (const table of ['checks', 'crawl_jobs', 'agent_jobs']) {
+      await sqlRow(db, `DROP INDEX ${table}_lease_owner`);
+      await sqlRow(db, `ALTER TABLE ${table} DROP COLUMN key_id, DROP COLUMN run_context`);
+    }
     await sqlRow(db, 'UPDATE webwatch_schema SET version = 12');
     await sqlRow(db, "INSERT INTO rate_windows VALUES ('k', 0, 3)");
     await db.close();

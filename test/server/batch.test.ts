@@ -153,8 +153,10 @@ describe('batch scrape', () => {
       return { child, url };
     };
     const first = await startServe();
+    const slowBefore = site.requests.filter((r) => r.path === '/slow').length;
     const { body } = await call(key, 'POST', '/batch/scrape', { urls: [`${site.origin}/slow?killed`] }, first.url);
-    await until(async () => site.requests.some((r) => r.path === '/slow'));
+    // The serve took the batch from the queue and is fetching its page.
+    await until(async () => site.requests.filter((r) => r.path === '/slow').length > slowBefore);
     const exited = new Promise((resolve) => first.child.on('exit', resolve));
     first.child.kill('SIGKILL');
     await exited;

@@ -98,7 +98,7 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
     const monitor = ((await create.json()) as { data: { id: string } }).data;
     const running = ((await (await post(served, keys.acme!, {}, `/monitor/${monitor.id}/run`)).json()) as { data: { id: string } }).data;
     let check: { status: string; pages: { status: string; screenshot?: string }[] } | undefined;
-    for (let tries = 0; tries < 300 && (!check || check.status === 'running'); tries++) {
+    for (let tries = 0; tries < 300 && (!check || check.status === 'running' || check.status === 'queued'); tries++) {
       if (check) await new Promise((resolve) => setTimeout(resolve, 100));
       check = ((await (await get(`${served.url}/monitor/${monitor.id}/checks/${running.id}`, keys.acme)).json()) as { data: NonNullable<typeof check> }).data;
     }

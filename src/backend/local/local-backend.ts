@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { ScrapeContext } from '../../engine/scrape/scrape.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore } from '../../engine/store/scrape-cache.js';
+import type { RunContext } from '../../engine/store/work-queue.js';
 import type { ClaimedCheck } from '../../engine/scheduler/scheduler.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
@@ -78,6 +79,10 @@ export interface LocalBackend extends Backend {
   startRun(idOrName: string): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }>;
   /** Runs the scheduled check of a slot the scheduler claimed. */
   startScheduled(claim: ClaimedCheck): Promise<CheckRecord>;
+  /** Queues a manual check for whichever worker claims it (serve); the check as queued. */
+  queueRun(idOrName: string, context: RunContext): Promise<CheckRecord>;
+  /** Runs a queued check this worker claimed; undefined when it had ended meanwhile. */
+  runQueuedCheck(checkId: string, monitorId: string): Promise<CheckRecord | undefined>;
 }
 
 /** Crawl jobs are stored by serve: the command line's crawls run in its own process. */
@@ -167,6 +172,13 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   };
 
   async function startRun(idOrName: string) {
+    const monitor = await runnable(idOrName);
+    const started = await (await checkRunner()).beginCheck(await checkContext(), monitor, 'manual');
+    return { ...started, done: started.done.then(countCheck) };
+  }
+
+  /** A monitor that may be checked now: 409 when it is paused. */
+  async function runnable(idOrName: string) {
     const monitor = await alive(idOrName);
     if (monitor.status === 'paused') {
       throw new WebwatchError(ERROR_MESSAGES.conflict, {
@@ -175,9 +187,9 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
         suggestion: `resume it with: webwatch monitor resume "${monitor.definition.name}"`,
       });
     }
-    const started = await (await checkRunner()).beginCheck(await checkContext(), monitor, 'manual');
-    return { ...started, done: started.done.then(countCheck) };
+    return monitor;
   }
+
   return {
     description: 'the local engine',
     scrape: async (url, scrapeOptions, signal) => {
@@ -275,6 +287,15 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       return Promise.all(ran.map(async (check) => (await checks.get(check.monitorId, check.id)) ?? check));
     },
     startScheduled: async (claim: ClaimedCheck) => countCheck(await (await checkRunner()).runClaimedCheck(await checkContext(), claim)),
+    queueRun: async (idOrName, context) => (await checksOf()).enqueue(await runnable(idOrName), options.now(), context),
+    runQueuedCheck: async (checkId, monitorId) => {
+      const monitor = await (await openMonitors()).find(team, monitorId);
+      if (!monitor || monitor.status === 'deleted') {
+        await (await checksOf()).abandon(checkId, 'the monitor was deleted before its check ran', options.now());
+        return undefined;
+      }
+      return countCheck(await (await checkRunner()).runClaimedCheck(await checkContext(), { monitor, checkId, slot: '' }));
+    },
     listChecks: async (idOrName) => (await checksOf()).list((await existing(idOrName)).id),
     getCheck: async (idOrName, checkId, status) => {
       const monitor = await existing(idOrName);

@@ -17,6 +17,7 @@ const serveFlags = z.object({
   concurrency: count(1),
   schedulerOnly: z.boolean().optional(),
   checkConcurrency: count(1),
+  jobConcurrency: count(1),
   jitter: z.coerce.number().min(0).optional(),
   drainTimeout: z.coerce.number().min(0).optional(),
   monthlyCredits: count(1),
@@ -57,6 +58,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     bodyLimit: flags.bodyLimit ?? config.serve.bodyLimit ?? SERVER_DEFAULTS.bodyLimit,
     rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
+    jobConcurrency: flags.jobConcurrency ?? config.serve.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
     drainTimeoutMs: (flags.drainTimeout ?? config.serve.drainTimeoutSeconds ?? SERVER_DEFAULTS.drainTimeoutMs / 1000) * 1000,
     ...optional('monthlyCredits', flags.monthlyCredits ?? config.serve.monthlyCredits),
     ...optional('monthlyTokens', flags.monthlyTokens ?? config.serve.monthlyTokens),
@@ -82,7 +84,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     }
     if (output.json) output.jsonDocument({ url: `${address}/v2`, version: version(), role, database: db.location });
     else {
-      const doing = { all: `the v2 API at ${address}/v2, and the scheduler`, api: `the v2 API at ${address}/v2 (role api: scheduled checks and deliveries are left to workers)`, worker: `a worker running scheduled checks and deliveries (health at ${address}/health)` }[role];
+      const doing = { all: `the v2 API at ${address}/v2, and the scheduler`, api: `the v2 API at ${address}/v2 (role api: checks, queued work and deliveries are left to workers)`, worker: `a worker running scheduled checks, queued work and deliveries (health at ${address}/health)` }[role];
       output.info(`webwatch serve: ${doing}, on ${db.location} (Ctrl-C or SIGTERM to stop)`);
     }
   }

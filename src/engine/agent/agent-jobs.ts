@@ -18,6 +18,7 @@ import { leaseDuration } from '../store/leases.js';
 import { agentStore, type AgentJob, type AgentRequest } from './agent-store.js';
 import { compileSchema } from '../extract/json-schema.js';
 import type { TraceEvent } from './trace.js';
+import type { RunContext } from '../store/work-queue.js';
 
 /** The longest a trace request waits for the next event. */
 export const TRACE_WAIT_MAX_MS = 25_000;
@@ -65,34 +66,67 @@ export function agentJobs(options: AgentJobsOptions) {
     return found;
   };
 
+  /** The request as stored, after the checks every start makes: a model configured, the schema compiled. */
+  async function prepare(input: AgentRequestInput): Promise<{ request: AgentRequest; validate: Awaited<ReturnType<typeof compileSchema>> | undefined }> {
+    if (!options.llm) {
+      // A configuration problem of whoever runs the engine: serve answers it as spec §7.3's 500.
+      throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in the README for an example with Ollama' });
+    }
+    const validate = input.schema ? await compileSchema(input.schema) : undefined;
+    await recover();
+    await store.purgeExpired(options.now());
+    const request: AgentRequest = {
+      prompt: input.prompt,
+      ...(input.urls && { urls: input.urls }),
+      ...(input.schema && { schema: input.schema }),
+      ...(input.maxCredits !== undefined && { maxCredits: input.maxCredits }),
+      ...(input.effort && { effort: input.effort }),
+      ...(input.strictConstrainToURLs !== undefined && { strictConstrainToURLs: input.strictConstrainToURLs }),
+      ...(input.origin && { origin: input.origin }),
+      ...(input.integration && { integration: input.integration }),
+    };
+    return { request, validate };
+  }
+
+  /** Runs a recorded job in this process; the promise it returns settles when the run ends. */
+  async function launch(created: AgentJob, validate: Awaited<ReturnType<typeof compileSchema>> | undefined): Promise<{ done: Promise<void> }> {
+    const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
+    // One client for the team's jobs: building one per job costs each start its setup.
+    const model = await (modelClient ??= chatModel(options.llm!));
+    const done = store.holding(runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) }, created));
+    const tracked = done.finally(() => running.delete(tracked));
+    running.add(tracked);
+    return { done: tracked };
+  }
+
   return {
     /** Records the job and starts its run in this process; `done` settles when the run ends. */
     async start(input: AgentRequestInput): Promise<{ job: AgentJob; done: Promise<void> }> {
-      if (!options.llm) {
-        // A configuration problem of whoever runs the engine: serve answers it as spec §7.3's 500.
-        throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in the README for an example with Ollama' });
+      const { request, validate } = await prepare(input);
+      const created = await store.create(team, request, options.llm!.model, options.now());
+      return { job: created, ...(await launch(created, validate)) };
+    },
+
+    /** Records the job, queued for whichever worker claims it (serve: work-queue.ts). */
+    async enqueue(input: AgentRequestInput, context: RunContext): Promise<AgentJob> {
+      const { request } = await prepare(input);
+      return store.create(team, request, options.llm!.model, options.now(), context);
+    },
+
+    /** Runs a job this worker claimed from the queue; settles when the run ends. */
+    async runClaimed(id: string): Promise<void> {
+      const claimed = await store.claimed(id);
+      if (!claimed) return;
+      const { job: queued } = claimed;
+      try {
+        if (!options.llm) throw new WebwatchError(MODEL_NOT_CONFIGURED);
+        const validate = queued.request.schema ? await compileSchema(queued.request.schema) : undefined;
+        await (await launch(queued, validate)).done;
+        return;
+      } catch (error) {
+        // Nothing of the run started: the job ends with the reason, as a run that failed at once.
+        await store.finish(queued, 'failed', { error: `the worker could not run the job: ${error instanceof Error ? error.message : String(error)}` }, options.now());
       }
-      const validate = input.schema ? await compileSchema(input.schema) : undefined;
-      const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
-      // One client for the team's jobs: building one per job costs each start its setup.
-      const model = await (modelClient ??= chatModel(options.llm));
-      await recover();
-      await store.purgeExpired(options.now());
-      const request: AgentRequest = {
-        prompt: input.prompt,
-        ...(input.urls && { urls: input.urls }),
-        ...(input.schema && { schema: input.schema }),
-        ...(input.maxCredits !== undefined && { maxCredits: input.maxCredits }),
-        ...(input.effort && { effort: input.effort }),
-        ...(input.strictConstrainToURLs !== undefined && { strictConstrainToURLs: input.strictConstrainToURLs }),
-        ...(input.origin && { origin: input.origin }),
-        ...(input.integration && { integration: input.integration }),
-      };
-      const created = await store.create(team, request, options.llm.model, options.now());
-      const done = store.holding(runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) }, created));
-      const tracked = done.finally(() => running.delete(tracked));
-      running.add(tracked);
-      return { job: created, done: tracked };
     },
 
     get: (id: string): Promise<AgentJob> => job(id),

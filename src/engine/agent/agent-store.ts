@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import type { Selectable } from 'kysely';
 import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
+import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
 import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type TraceEventBody } from './trace.js';
 
@@ -61,6 +62,9 @@ const fromRow = (row: Row): AgentJob => ({
 const recorded = new EventEmitter();
 recorded.setMaxListeners(0);
 
+/** How often a waiting reader looks for events recorded by another process. */
+const EVENT_POLL_MS = 250;
+
 /** The system agent that records what happens to a run from outside it (cancel, recovery). */
 export const SYSTEM_AGENT: AgentIdentity = { id: 'system', role: 'system', name: 'webwatch' };
 
@@ -94,14 +98,22 @@ export function agentStore(db: Db) {
   }
 
   const store = {
-    async create(team: string, request: AgentRequest, model: string | null, now: Date): Promise<AgentJob> {
+    /** A job run by this process; with `queued`, a job that waits for whichever worker claims it (work-queue.ts). */
+    async create(team: string, request: AgentRequest, model: string | null, now: Date, queued?: RunContext): Promise<AgentJob> {
       const id = randomUUID();
       await q.insertInto('agent_jobs').values({
         id, team, prompt: request.prompt, request: JSON.stringify(request), status: 'processing', model, created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), owner_pid: process.pid, outcome: null, error: null, data: null,
-        cancel_requested_at: null, finished_at: null, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now),
+        expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), outcome: null, error: null, data: null,
+        cancel_requested_at: null, finished_at: null,
+        ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
       }).execute();
       return (await store.get(team, id))!;
+    },
+
+    /** A job this worker claimed, with what its run needs; undefined when it ended meanwhile. */
+    async claimed(id: string): Promise<{ job: AgentJob; context: RunContext | undefined } | undefined> {
+      const row = await q.selectFrom('agent_jobs').selectAll().where('id', '=', id).where('status', '=', 'processing').executeTakeFirst();
+      return row && { job: fromRow(row), context: runContextOf(row) };
     },
 
     /** Keeps the job's lease renewed while its run goes on. */
@@ -135,23 +147,30 @@ export function agentStore(db: Db) {
     },
 
     /**
-     * Waits until the job has events after `since`, up to `ms`; events recorded by other
-     * processes are seen when the wait ends. True when there are some.
+     * Waits until the job has events after `since`, up to `ms`. Events recorded by this process
+     * wake the wait at once; those of other processes (a worker running the job) are looked for
+     * every EVENT_POLL_MS. True when there are some.
      */
     async waitForEvents(team: string, jobId: string, since: number, ms: number, signal?: AbortSignal): Promise<boolean> {
       const hasEvents = async () => (await eventsAfter(team, jobId, since, 1)).length > 0;
       if (ms <= 0 || (await hasEvents())) return hasEvents();
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          recorded.removeListener(jobId, done);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        recorded.on(jobId, done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
+      const deadline = Date.now() + ms;
+      while (!signal?.aborted && Date.now() < deadline) {
+        const woken = await new Promise<boolean>((resolve) => {
+          const done = (local: boolean) => () => {
+            clearTimeout(timer);
+            recorded.removeListener(jobId, onRecorded);
+            signal?.removeEventListener('abort', onAbort);
+            resolve(local);
+          };
+          const onRecorded = done(true);
+          const onAbort = done(true);
+          const timer = setTimeout(done(false), Math.min(EVENT_POLL_MS, Math.max(0, deadline - Date.now())));
+          recorded.on(jobId, onRecorded);
+          signal?.addEventListener('abort', onAbort, { once: true });
+        });
+        if (woken || (await hasEvents())) break;
+      }
       return hasEvents();
     },
 

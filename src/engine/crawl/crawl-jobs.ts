@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
+import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
 import type { ScrapeDocument } from '../scrape/document.js';
 
@@ -74,6 +75,28 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
         error: null, robots_blocked: null, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now),
       }).execute();
       return (await store.get(team, id, now))!;
+    },
+
+    /** A job queued for whichever worker claims it (work-queue.ts); it reads as scraping meanwhile. */
+    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext): Promise<CrawlJobRecord> {
+      const id = randomUUID();
+      await q.insertInto('crawl_jobs').values({
+        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString(), error: null, robots_blocked: null, ...queuedColumns(context),
+      }).execute();
+      return (await store.get(team, id, now))!;
+    },
+
+    /** A job this worker claimed: what its run needs. Undefined when it has ended meanwhile (cancelled). */
+    async claimed(id: string): Promise<{ job: CrawlJobRecord; kind: JobKind; options: unknown; context: RunContext | undefined } | undefined> {
+      const row = await q.selectFrom('crawl_jobs').selectAll().where('id', '=', id).where('status', '=', 'scraping').executeTakeFirst();
+      return row && { job: fromRow(row), kind: row.kind, options: row.options === null ? null : JSON.parse(row.options), context: runContextOf(row) };
+    },
+
+    /** Of these jobs, those cancelled (by a request to any process). */
+    async cancelledAmong(ids: readonly string[]): Promise<string[]> {
+      if (ids.length === 0) return [];
+      return (await q.selectFrom('crawl_jobs').select('id').where('id', 'in', ids).where('status', '=', 'cancelled').execute()).map((row) => row.id);
     },
 
     /** Keeps the job's lease renewed while its crawl runs. */

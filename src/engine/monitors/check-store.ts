@@ -12,6 +12,7 @@ import { outboxStore, type NewDelivery, type NotificationStatus } from '../notif
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
 import type { Tables } from '../store/tables.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
+import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 
 export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
 export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
@@ -199,6 +200,42 @@ export function checkStore(db: Db) {
         return insertHeldCheck(trx, monitor.id, 'running', trigger, now, scheduledFor);
       });
       return (await store.get(monitor.id, id))!;
+    },
+
+    /**
+     * A manual check queued for whichever worker claims it (serve: work-queue.ts), or 409
+     * Conflict when the monitor already has one queued or running.
+     */
+    async enqueue(monitor: StoredMonitor, now: Date, context: RunContext): Promise<CheckRecord> {
+      const id = await q.transaction().execute(async (trx) => {
+        if (db.kind === 'postgres') await trx.selectFrom('monitors').select('id').where('id', '=', monitor.id).forUpdate().execute();
+        const running = await runningCheck(trx, monitor.id);
+        if (running) throw conflictOf(monitor.id, running.id);
+        const checkId = randomUUID();
+        await trx.insertInto('checks').values({
+          id: checkId, monitor_id: monitor.id, status: 'queued', trigger: 'manual', scheduled_for: null, started_at: now.toISOString(), finished_at: null,
+          summary: null, error: null, ...queuedColumns(context),
+        }).execute();
+        await trx.updateTable('monitors').set({ current_check_id: checkId }).where('id', '=', monitor.id).execute();
+        return checkId;
+      });
+      return (await store.get(monitor.id, id))!;
+    },
+
+    /** A queued check this worker claimed: its monitor, the monitor's team and what its run needs; undefined when it ended meanwhile. */
+    async claimed(checkId: string): Promise<{ monitorId: string; team: string; context: RunContext | undefined } | undefined> {
+      const row = await q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select(['checks.monitor_id', 'checks.run_context', 'monitors.team'])
+        .where('checks.id', '=', checkId).where('checks.status', '=', 'queued').executeTakeFirst();
+      return row && { monitorId: row.monitor_id, team: row.team, context: runContextOf(row) };
+    },
+
+    /** Ends a claimed check that could not run (its monitor deleted, say) as failed with the reason. */
+    async abandon(checkId: string, error: string, now: Date): Promise<void> {
+      await q.transaction().execute(async (trx) => {
+        await trx.updateTable('checks').set({ status: 'failed', finished_at: now.toISOString(), error, lease_owner: null, lease_expires_at: null })
+          .where('id', '=', checkId).where('status', 'in', ['queued', 'running']).execute();
+        await trx.updateTable('monitors').set({ current_check_id: null }).where('current_check_id', '=', checkId).execute();
+      });
     },
 
     /** A check the scheduler claimed (queued, held by this worker) begins to run. */

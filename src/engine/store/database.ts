@@ -30,6 +30,11 @@ export interface Db {
   writtenOrder(column?: string): RawBuilder<number>;
   /** The schema version found on opening, before SQLite's history migrations ran (db migrate reports it). */
   readonly versionAtOpen?: number;
+  /**
+   * PostgreSQL: calls `onNotify` at each NOTIFY on `channel`, on a connection of its own, until
+   * the returned function is called. Absent on SQLite, which has no notifications.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -240,12 +245,35 @@ async function openPostgres(url: string): Promise<Db> {
     throw new WebwatchError(`cannot connect to the database ${location}: ${(error as Error).message || (error as { code?: string }).code}`, { cause: error });
   }
   const query = new kysely.Kysely<Tables>({ dialect: new kysely.PostgresDialect({ pool }) });
+  const listeners = new Set<() => Promise<void>>();
   return {
     kind: 'postgres',
     query,
     location,
     writtenOrder: (column = 'seq') => kysely.sql<number>`${kysely.sql.ref(column.replace(/rowid$/, 'seq'))}`,
-    close: () => query.destroy(),
+    async listen(channel, onNotify) {
+      // A client of its own, outside the pool: LISTEN holds for the connection's life.
+      const client = new pg.Client({ connectionString: url, application_name: 'webwatch' });
+      // A dropped connection ends the notifications; the caller's polling still finds the work.
+      client.on('error', () => undefined);
+      client.on('notification', (message) => {
+        if (message.channel === channel) onNotify();
+      });
+      await client.connect();
+      // Channel names are webwatch's own constants, never input: checked, then written as is.
+      if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+      await client.query(`LISTEN ${channel}`);
+      const stop = async () => {
+        listeners.delete(stop);
+        await client.end().catch(() => undefined);
+      };
+      listeners.add(stop);
+      return stop;
+    },
+    close: async () => {
+      await Promise.all([...listeners].map((stop) => stop()));
+      await query.destroy();
+    },
   };
 }
 

@@ -4,7 +4,8 @@
  * process renews every third of the lease. A row whose lease has run out belongs to a worker
  * that stopped (kill -9, a lost machine): another worker ends it as the store says (a check is
  * failed, never run a second time; a delivery is attempted again). On the holder's own machine a
- * dead process is seen at once, without waiting for the lease to run out.
+ * dead process is seen at once, without waiting for the lease to run out. Work queued for any
+ * worker (work-queue.ts) has the owner `queued` until a worker claims it.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -39,7 +40,8 @@ export interface LeaseHolder {
  * its process is gone. Rows written before leases existed name only a pid, on this machine.
  */
 export function holderGone(row: LeaseHolder, now: Date): boolean {
-  if (row.lease_owner === WORKER_ID) return false;
+  // Queued work (work-queue.ts) has no holder yet: it waits for a worker, whatever the time.
+  if (row.lease_owner === WORKER_ID || row.lease_owner === 'queued') return false;
   if (row.lease_owner) {
     const [host, pid] = row.lease_owner.split(':');
     if (host === HOST && !processAlive(Number(pid))) return true;

@@ -346,6 +346,19 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 15,
+    description: 'work queued for any worker (crawls, batches, agent jobs, manual checks): the key that asked, counted against its concurrency, and what the run needs of the request',
+    async up(db) {
+      for (const table of ['checks', 'crawl_jobs', 'agent_jobs']) {
+        await db.schema.alterTable(table).addColumn('key_id', 'text').execute();
+        await db.schema.alterTable(table).addColumn('run_context', 'text').execute();
+        // Claims look for unclaimed rows; the concurrency limit counts a key's unfinished ones.
+        await db.schema.createIndex(`${table}_lease_owner`).on(table).column('lease_owner').execute();
+        await db.schema.createIndex(`${table}_key_status`).on(table).columns(['key_id', 'status']).execute();
+      }
+    },
+  },
 ];
 
 /**

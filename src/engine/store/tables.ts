@@ -37,6 +37,9 @@ export interface Tables {
     /** Which worker holds the check (see leases.ts), and until when unless it renews. */
     lease_owner: string | null;
     lease_expires_at: string | null;
+    /** The API key whose request queued this work (see work-queue.ts), and what its run needs of that request. */
+    key_id: string | null;
+    run_context: string | null;
   };
   page_results: {
     check_id: string;
@@ -131,6 +134,9 @@ export interface Tables {
     robots_blocked: string | null;
     lease_owner: string | null;
     lease_expires_at: string | null;
+    /** The API key whose request queued this work (see work-queue.ts), and what its run needs of that request. */
+    key_id: string | null;
+    run_context: string | null;
   };
   crawl_pages: {
     job_id: string;
@@ -159,6 +165,9 @@ export interface Tables {
     owner_pid: number | null;
     lease_owner: string | null;
     lease_expires_at: string | null;
+    /** The API key whose request queued this work (see work-queue.ts), and what its run needs of that request. */
+    key_id: string | null;
+    run_context: string | null;
   };
   agent_events: {
     job_id: string;

@@ -1,6 +1,6 @@
 /**
  * The agent routes of `webwatch serve` (spec §4.2, shapes as the hosted SDK types them): jobs
- * run in the background as one of the key's concurrent jobs, belong to the key's team, and
+ * are queued for a worker, count against the key's concurrency, belong to the key's team, and
  * answer with the messages of spec §7.3 to the letter.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -40,17 +40,17 @@ export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
     }
     if (await deps.tooBusy(request, reply)) return reply;
-    let started;
+    let job;
     try {
-      started = await (await jobs(request)).start(validation.value);
+      // Queued for whichever worker has room; its trace fills as the worker runs it.
+      job = await (await jobs(request)).enqueue(validation.value, deps.work.context(request));
     } catch (error) {
       if (error instanceof WebwatchError && error.code === MODEL_NOT_CONFIGURED_CODE) {
         throw new WebwatchError(ERROR_MESSAGES.agentPassthroughFailed, { status: 500, code: error.code, details: { reason: error.message } });
       }
       throw error;
     }
-    const { job, done } = started;
-    deps.runInBackground(request, reply, () => done);
+    await deps.work.queued();
     return { success: true, id: job.id };
   });
 

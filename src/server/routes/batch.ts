@@ -1,7 +1,7 @@
 /**
- * Batch scrape on `webwatch serve`: a list of URLs scraped in the background with the same
- * options, a few at a time, each page written to the store as it is done (crawl-jobs.ts, kind
- * `batch`); status, cancel and errors are jobs.ts's.
+ * Batch scrape on `webwatch serve`: a list of URLs queued for a worker (work-runner.ts), which
+ * scrapes them with the same options, a few at a time, each page written to the store as it is
+ * done (crawl-jobs.ts, kind `batch`); status, cancel and errors are jobs.ts's.
  */
 import type { FastifyInstance } from 'fastify';
 import type { CrawlJobStore } from '../../engine/crawl/crawl-jobs.js';
@@ -11,11 +11,12 @@ import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
-import { failureOf, jobRoutes, type RunningJobs } from './jobs.js';
+import { failureOf, jobRoutes, stopReason, type QueuedJob, type QueuedRun } from './jobs.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
-export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: CrawlJobStore, concurrencyPerKey: number): RunningJobs {
-  const { backendOf, tooBusy, runInBackground, now, checkUrl, served } = deps;
-  const jobs = jobRoutes(app, deps, batches, '/v2/batch/scrape', 'batch scrape');
+export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: CrawlJobStore, concurrencyPerKey: number): void {
+  const { tooBusy, now, checkUrl, work } = deps;
+  jobRoutes(app, deps, batches, '/v2/batch/scrape', 'batch scrape');
 
   app.post('/v2/batch/scrape', async (request, reply) => {
     const validation = validateBatchRequest(asObject(request.body));
@@ -35,35 +36,10 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
     if (await tooBusy(request, reply)) return reply;
     await batches.purgeExpired(now());
     const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
-    const job = await batches.start(request.team, valid[0]!, { urls: valid.length, ...pageOptions }, now());
-    const controller = jobs.track(job.id);
     const atOnce = Math.min(fields.maxConcurrency ?? BATCH_CONCURRENCY_DEFAULT, concurrencyPerKey);
-
-    runInBackground(request, reply, () => batches.holding((async () => {
-      const backend = backendOf(request.team);
-      let next = 0;
-      const worker = async () => {
-        while (next < valid.length && !controller.signal.aborted) {
-          const url = valid[next++]!;
-          try {
-            const document = await backend.scrape(url, pageOptions, controller.signal);
-            // Stored as the client will read them: screenshots and PDFs as URLs of this server.
-            if (!controller.signal.aborted) await batches.addPage(job.id, { url, document: served(request, document) }, now());
-          } catch (error) {
-            if (!controller.signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
-          }
-        }
-      };
-      try {
-        await Promise.all(Array.from({ length: Math.min(atOnce, valid.length) }, worker));
-        if (controller.signal.aborted) await batches.finish(job.id, 'failed', String(controller.signal.reason ?? 'cancelled'));
-        else await batches.finish(job.id, 'completed');
-      } catch (error) {
-        await batches.finish(job.id, 'failed', failureOf(error).error);
-      } finally {
-        jobs.untrack(job.id);
-      }
-    })()));
+    // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
+    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: atOnce, scrapeOptions: pageOptions }, now(), work.context(request));
+    await work.queued();
     return {
       success: true,
       id: job.id,
@@ -71,6 +47,30 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
       ...(invalidUrls.length > 0 && { invalidURLs: invalidUrls.map(({ url }) => url) }),
     };
   });
+}
 
-  return jobs;
+/** Runs a batch job this worker claimed: its URLs, a few at a time, each page stored as it is done. */
+export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
+  const { urls, maxConcurrency, scrapeOptions } = job.options as { urls: string[]; maxConcurrency: number; scrapeOptions: ScrapeOptions };
+  const { signal, now } = run;
+  let next = 0;
+  const worker = async () => {
+    while (next < urls.length && !signal.aborted) {
+      const url = urls[next++]!;
+      try {
+        const document = await run.backend.scrape(url, scrapeOptions, signal);
+        // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
+        if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now());
+      } catch (error) {
+        if (!signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(maxConcurrency, urls.length) }, worker));
+    if (signal.aborted) await batches.finish(job.id, 'failed', stopReason(signal, 'batch scrape'));
+    else await batches.finish(job.id, 'completed');
+  } catch (error) {
+    await batches.finish(job.id, 'failed', failureOf(error).error);
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * What crawl and batch scrape jobs of `webwatch serve` share: their status answer (paged with
- * `skip` and `next`, at most 10 MB of documents each), cancel, errors, and the aborts that stop
- * their fetching at once when they are cancelled or the server stops.
+ * `skip` and `next`, at most 10 MB of documents each), cancel, errors, and what a worker runs
+ * them with.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -10,27 +10,39 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { whole } from '../http.js';
 import type { RouteDeps } from './deps.js';
+import type { LocalBackend } from '../../backend/local/local-backend.js';
 
 /** A page's failure as stored: its message and code. */
 export function failureOf(error: unknown): { error: string; code: string | null } {
   return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? error.code ?? null : null };
 }
 
-/** What the server can do to the jobs of its routes when it stops. */
-export interface RunningJobs {
-  /** Stops every running job at once: each ends `failed` with the reason. */
-  stopAll(reason: string): void;
+/** A crawl or batch job a worker claimed, as its run reads it. */
+export interface QueuedJob {
+  id: string;
+  url: string;
+  options: unknown;
 }
 
-export interface JobRoutes extends RunningJobs {
-  /** A job started by this process: cancelling it aborts `signal`. */
-  track(jobId: string): AbortController;
-  untrack(jobId: string): void;
+/** What a claimed job runs with: the team's engine under the queuing request's rule. */
+export interface QueuedRun {
+  backend: LocalBackend;
+  /** A document with its screenshots and PDFs as URLs of the server the client called. */
+  served<T>(value: T): T;
+  signal: AbortSignal;
+  now(): Date;
+}
+
+/** The reason a worker gives a job's signal when the server stops before the job ends. */
+export const SERVER_STOPPED = 'server stopped';
+
+/** Why a stopped job ended, as its status says it. */
+export function stopReason(signal: AbortSignal, noun: string): string {
+  return signal.reason === SERVER_STOPPED ? `the server stopped before the ${noun} finished` : String(signal.reason ?? 'cancelled');
 }
 
 /** GET, DELETE and GET errors of `base/:id`; the POST that starts a job is the caller's. */
-export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJobStore, base: '/v2/crawl' | '/v2/batch/scrape', noun: string, watchLimitPerKey = WATCHERS_PER_KEY): JobRoutes {
-  const running = new Map<string, AbortController>();
+export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: CrawlJobStore, base: '/v2/crawl' | '/v2/batch/scrape', noun: string, watchLimitPerKey = WATCHERS_PER_KEY): void {
   const watchers = jobWatchers(jobs, now, watchLimitPerKey);
   const notFound = `no ${noun} job with this id for this key's team (results are kept for 24 hours)`;
 
@@ -76,7 +88,8 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
     if (!(await jobs.cancel(job.id))) {
       throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { [noun === 'crawl' ? 'crawl' : 'batch']: job.id, reason: `the ${noun} has already ended (${job.status})` } });
     }
-    running.get(job.id)?.abort('cancelled');
+    // Stopped at once when this process runs it; another worker sees the cancel within a second.
+    work.abort(job.id, 'cancelled');
     return { success: true, status: 'cancelled' };
   });
 
@@ -84,18 +97,6 @@ export function jobRoutes(app: FastifyInstance, { now }: RouteDeps, jobs: CrawlJ
     const job = await jobOf(request);
     return { success: true, errors: (await jobs.errors(job.id)).map(({ code, ...error }) => ({ ...error, ...(code && { code }) })), robotsBlocked: await jobs.robotsBlocked(job.id) };
   });
-
-  return {
-    track(jobId) {
-      const controller = new AbortController();
-      running.set(jobId, controller);
-      return controller;
-    },
-    untrack: (jobId) => void running.delete(jobId),
-    stopAll(reason) {
-      for (const controller of running.values()) controller.abort(reason);
-    },
-  };
 }
 
 /** Sockets watching jobs, per key at most; more are closed with a reason. */

@@ -11,7 +11,7 @@ import type { RouteDeps } from './deps.js';
 /** Page results in one answer of a check, unless `limit` says otherwise. */
 const CHECK_PAGES_DEFAULT = 1000;
 
-export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInBackground, checkUrl, afterCheck, served }: RouteDeps & { afterCheck<T>(work: Promise<T>): Promise<T> }): void {
+export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkUrl, served, work }: RouteDeps): void {
   /**
    * Every scrape, crawl and webhook URL of a definition passes the private-network rule: each
    * host once, a few at a time, so that a monitor with many URLs is judged in the time of a
@@ -61,8 +61,9 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, runInB
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
     const backend = backendOf(request.team);
     if (await tooBusy(request, reply)) return reply;
-    const { check, done } = await backend.startRun(request.params.id);
-    runInBackground(request, reply, () => afterCheck(done));
+    // Queued for whichever worker has room; the answer is the queued check.
+    const check = await backend.queueRun(request.params.id, work.context(request));
+    await work.queued();
     return { success: true, data: check };
   });
 

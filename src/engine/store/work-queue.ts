@@ -1,0 +1,97 @@
+/**
+ * Work that serve's API queues for whichever worker has capacity: crawls and batch scrapes
+ * (crawl_jobs), agent jobs (agent_jobs) and manual check runs (checks). A queued row is written
+ * in its running status (`scraping`, `processing`, `queued`) with the lease owner QUEUED: no one
+ * holds it, so no lease runs out. A worker claims rows in one transaction that takes them from
+ * the queue, oldest first, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED` on
+ * PostgreSQL; SQLite's write transactions run one at a time), and from then on holds them under a
+ * lease like any running work (leases.ts).
+ */
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import { leaseUntil, WORKER_ID } from './leases.js';
+
+/** The lease owner of work that waits for a worker. */
+export const QUEUED = 'queued';
+
+/** Tables whose rows can be queued work. */
+export type QueueTable = 'checks' | 'crawl_jobs' | 'agent_jobs';
+export const QUEUE_TABLES: readonly QueueTable[] = ['checks', 'crawl_jobs', 'agent_jobs'];
+
+/** Statuses in which a row is work not yet ended: it counts against its key's concurrency. */
+const UNFINISHED = { checks: ['queued', 'running'], crawl_jobs: ['scraping'], agent_jobs: ['processing'] } as const;
+/** The column that orders a table's queue: first queued, first claimed. */
+const QUEUED_AT = { checks: 'started_at', crawl_jobs: 'created_at', agent_jobs: 'created_at' } as const;
+
+/**
+ * What running queued work needs of the request that queued it, whichever process runs it: the
+ * key (usage is counted under it), the server's address as the client called it (screenshot and
+ * PDF links of stored documents point there), and the private-address rule of the process that
+ * took the request (it holds for the work, as it does for a delivery).
+ */
+export interface RunContext {
+  keyId: string;
+  origin: string;
+  privateTargetsAllowed: boolean;
+}
+
+/** The columns of a queued row: unclaimed, and what its run needs. */
+export function queuedColumns(context: RunContext) {
+  return { key_id: context.keyId, run_context: JSON.stringify(context), lease_owner: QUEUED, lease_expires_at: null, owner_pid: null };
+}
+
+export function runContextOf(row: { run_context: string | null }): RunContext | undefined {
+  return row.run_context === null ? undefined : (JSON.parse(row.run_context) as RunContext);
+}
+
+/** Takes up to `limit` queued rows of `table` for this worker, oldest first; their ids. */
+export async function claimQueued(db: Db, table: QueueTable, limit: number, now: Date): Promise<string[]> {
+  if (limit <= 0) return [];
+  const q = db.query as unknown as import('kysely').Kysely<Record<QueueTable, { id: string; lease_owner: string | null; lease_expires_at: string | null; owner_pid: number | null; started_at: string | null; created_at: string }>>;
+  // In one transaction: the oldest queued rows, locked (others skip them), then taken.
+  return q.transaction().execute(async (trx) => {
+    const oldest = await trx.selectFrom(table).select('id').where('lease_owner', '=', QUEUED).orderBy(QUEUED_AT[table]).limit(limit)
+      .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
+    if (oldest.length === 0) return [];
+    const taken = new Set((await trx.updateTable(table).set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now), owner_pid: process.pid })
+      .where('id', 'in', oldest.map((row) => row.id)).where('lease_owner', '=', QUEUED).returning('id').execute()).map((row) => row.id));
+    return oldest.map((row) => row.id).filter((id) => taken.has(id));
+  });
+}
+
+/** Whether any table has queued work (a cheap look before claiming). */
+export async function hasQueued(db: Db): Promise<boolean> {
+  for (const table of QUEUE_TABLES) {
+    if (await db.query.selectFrom(table).select('id').where('lease_owner', '=', QUEUED).limit(1).executeTakeFirst()) return true;
+  }
+  return false;
+}
+
+/** Work a key has queued or running, in any process. */
+export async function unfinishedOfKey(db: Db, keyId: string): Promise<number> {
+  let total = 0;
+  for (const table of QUEUE_TABLES) {
+    const row = await db.query.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('key_id', '=', keyId)
+      .where('status', 'in', UNFINISHED[table] as unknown as never[]).executeTakeFirst();
+    total += Number(row?.n ?? 0);
+  }
+  return total;
+}
+
+/** Work waiting for a worker, of one team. */
+export async function queuedOfTeam(db: Db, team: string): Promise<number> {
+  const q = db.query;
+  const count = async (query: { executeTakeFirst(): Promise<{ n: number | string } | undefined> }) => Number((await query.executeTakeFirst())?.n ?? 0);
+  return (await count(q.selectFrom('crawl_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('lease_owner', '=', QUEUED)))
+    + (await count(q.selectFrom('agent_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('lease_owner', '=', QUEUED)))
+    + (await count(q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('monitors.team', '=', team).where('checks.lease_owner', '=', QUEUED)));
+}
+
+/** The channel on which PostgreSQL tells listening workers that work was queued. */
+export const WORK_CHANNEL = 'webwatch_work';
+
+/** Tells workers listening on PostgreSQL that there is work; SQLite's workers look on their own. */
+export async function announceWork(db: Db): Promise<void> {
+  if (db.kind === 'postgres') await sql`SELECT pg_notify(${WORK_CHANNEL}, '')`.execute(db.query);
+}
