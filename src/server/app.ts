@@ -19,7 +19,7 @@ import { leaseDuration } from '../engine/store/leases.js';
 import { databaseHealth, requestCounter } from './shared-limits.js';
 import { failureOf, SERVER_STOPPED, type QueuedRun } from './routes/jobs.js';
 import { startWorkRunner, type WorkHandlers } from './work-runner.js';
-import { announceWork, unfinishedOfKey, type RunContext } from '../engine/store/work-queue.js';
+import { announce, SCHEDULE_CHANNEL, unfinishedOfKey, WORK_CHANNEL, type RunContext } from '../engine/store/work-queue.js';
 import { agentStore } from '../engine/agent/agent-store.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
@@ -419,9 +419,18 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       })
     : undefined;
   // A monitor created, changed, paused or resumed may move the next wake-up.
+  // Other processes' schedulers hear of it through PostgreSQL; without it they look within a minute.
   app.addHook('onResponse', async (request, reply) => {
-    if (scheduler && request.method !== 'GET' && request.url.startsWith('/v2/monitor') && reply.statusCode < 300) void scheduler.wake();
+    if (request.method === 'GET' || !request.url.startsWith('/v2/monitor') || reply.statusCode >= 300) return;
+    void scheduler?.wake();
+    void announce(options.db, SCHEDULE_CHANNEL).catch((error: unknown) => app.log.error({ err: error }, 'announcing a monitor change'));
   });
+  const unlistenSchedule = scheduler && options.db.listen
+    ? options.db.listen(SCHEDULE_CHANNEL, () => void scheduler.wake()).catch((error: unknown) => {
+      app.log.error({ err: error }, 'listening for monitor changes (looking every minute instead)');
+      return undefined;
+    })
+    : undefined;
 
   /** The process's role, and whether the database answers: 503 when it does not. */
   const health = async (_request: FastifyRequest, reply: FastifyReply) => {
@@ -439,7 +448,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       context: (request) => ({ keyId: request.keyId, origin: `${request.protocol}://${request.host}`, privateTargetsAllowed: options.allowPrivateTargets }),
       async queued() {
         (await runner)?.wake();
-        await announceWork(options.db);
+        await announce(options.db, WORK_CHANNEL);
       },
       abort: (id, reason) => void runner?.then((started) => started.abort(id, reason)),
     },
@@ -478,6 +487,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       const work = await runner;
       // Queued work not yet claimed stays queued, for another worker or this one's next start.
       await work?.stop();
+      await (await unlistenSchedule)?.();
       await scheduler?.stop();
       // Agent runs can take many minutes: they end now, failed with `internal`, as after a crash.
       await Promise.all([...backends.values()].map((backend) => backend.stopAgents()));

@@ -151,6 +151,45 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     await hooks.server.close();
   });
 
+  it('across processes: a slot that comes while another worker checks the monitor is skipped, a manual run is 409, and a change made through the API reaches the workers at once', async () => {
+    await fresh();
+    const site = await slowSite(2500);
+    const hooks = await receiver();
+    const key = (await keyStore(db).create('acme', new Date())).key;
+    const [id] = await dueMonitors(db, 1, site.server.origin, `${hooks.server.origin}/hook`, new Date(Date.now() - 60_000).toISOString());
+    const workers = await Promise.all([started(['--role', 'worker']), started(['--role', 'worker'])]);
+    const api = await started(['--role', 'api']);
+    await until('the first slot is being checked', async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'running'")).length === 1);
+    // A second slot comes due while the first check runs: whichever worker claims it skips it.
+    const second = new Date(Date.now() - 1000).toISOString();
+    await sqlRows(db, 'UPDATE monitors SET next_run_at = $1 WHERE id = $2', second, id);
+    await sqlRows(db, "SELECT pg_notify('webwatch_schedule', '')");
+    await until('the second slot recorded', async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'skipped_overlap'")).length === 1, 10_000);
+    const manual = await fetch(`${api.url}/monitor/${id}/run`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    assert.equal(manual.status, 409, 'the monitor is being checked by a worker');
+    await until('the first check finished', async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'completed'")).length === 1);
+    const checks = await sqlRows<CheckRow>(db, 'SELECT monitor_id, status, scheduled_for, error, owner_pid FROM checks ORDER BY scheduled_for');
+    assert.deepEqual(checks.map((check) => [check.status, check.scheduled_for]), [['completed', checks[0]!.scheduled_for], ['skipped_overlap', second]]);
+    assert.equal(site.hits.get('/m0'), 1, 'the page was fetched once');
+
+    // A monitor changed through the API process: the workers hear of it at once (NOTIFY) and
+    // plan again, instead of at the end of their sleep (up to a minute). Here the change is a
+    // new monitor, and the slot it makes them see is the first monitor's, moved two seconds ahead.
+    const third = new Date(Date.now() + 2000).toISOString();
+    await sqlRows(db, 'UPDATE monitors SET next_run_at = $1 WHERE id = $2', third, id);
+    const created = await fetch(`${api.url}/monitor`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Other', schedule: { cron: '0 0 1 1 *' }, targets: [{ type: 'scrape', urls: [`${site.server.origin}/other`] }] }),
+    });
+    assert.equal(created.status, 200);
+    const ran = await until('the moved slot checked', async () => (await sqlRows(db, 'SELECT 1 FROM checks WHERE scheduled_for = $1', third)).length === 1, 15_000)
+      .then(async () => (await sqlRows<{ started_at: string }>(db, 'SELECT started_at FROM checks WHERE scheduled_for = $1', third))[0]!);
+    assert.ok(Date.parse(ran.started_at) - Date.parse(third) < 2000, `started ${Date.parse(ran.started_at) - Date.parse(third)} ms after its slot`);
+    for (const serve of [...workers, api]) assert.equal(await serve.stop(), 0, serve.stderr());
+    await site.server.close();
+    await hooks.server.close();
+  });
+
   it('roles, the health route, the rate limit and key revocation hold across processes', async () => {
     const created = await keyStore(db).create('acme', new Date());
     const [api, other] = await Promise.all([started(['--role', 'api', '--rate-limit', '6']), started(['--role', 'api', '--rate-limit', '6'])]);

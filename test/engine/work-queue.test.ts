@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { crawlJobStore } from '../../src/engine/crawl/crawl-jobs.js';
 import { WORKER_ID } from '../../src/engine/store/leases.js';
-import { announceWork, claimQueued, hasQueued, unfinishedOfKey, WORK_CHANNEL } from '../../src/engine/store/work-queue.js';
+import { announce, claimQueued, hasQueued, unfinishedOfKey, WORK_CHANNEL } from '../../src/engine/store/work-queue.js';
 import { forEachDatabase } from '../helpers/postgres.js';
 import { sqlRows } from '../helpers/sql.js';
 
@@ -50,16 +50,16 @@ forEachDatabase('work queue', ({ kind, open }) => {
     const db = await open();
     if (kind === 'sqlite') {
       assert.equal(db.listen, undefined);
-      await announceWork(db);
+      await announce(db, WORK_CHANNEL);
       return db.close();
     }
     let told = 0;
     const stop = await db.listen!(WORK_CHANNEL, () => told++);
-    await announceWork(db);
+    await announce(db, WORK_CHANNEL);
     for (let i = 0; i < 100 && told === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(told, 1);
     await stop();
-    await announceWork(db);
+    await announce(db, WORK_CHANNEL);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(told, 1, 'not after it stopped listening');
     await assert.rejects(db.listen!('bad channel; drop table monitors', () => undefined), /not a channel name/);

@@ -91,7 +91,13 @@ export async function queuedOfTeam(db: Db, team: string): Promise<number> {
 /** The channel on which PostgreSQL tells listening workers that work was queued. */
 export const WORK_CHANNEL = 'webwatch_work';
 
-/** Tells workers listening on PostgreSQL that there is work; SQLite's workers look on their own. */
-export async function announceWork(db: Db): Promise<void> {
-  if (db.kind === 'postgres') await sql`SELECT pg_notify(${WORK_CHANNEL}, '')`.execute(db.query);
+/** The channel on which PostgreSQL tells schedulers that a monitor was created or changed. */
+export const SCHEDULE_CHANNEL = 'webwatch_schedule';
+
+/**
+ * Tells the processes listening on PostgreSQL (db.listen) that there is work (WORK_CHANNEL) or
+ * that monitors changed (SCHEDULE_CHANNEL); on SQLite they find out by looking on their own.
+ */
+export async function announce(db: Db, channel: typeof WORK_CHANNEL | typeof SCHEDULE_CHANNEL): Promise<void> {
+  if (db.kind === 'postgres') await sql`SELECT pg_notify(${channel}, '')`.execute(db.query);
 }
