@@ -184,10 +184,12 @@ for (const [file, by] of reachedBy) {
 }
 // A small chunk costs a file read and a compilation of its own for little code: it joins a chunk
 // loaded by every command that loads it (one reached by a superset of its entry points, the
-// closest), so that those commands read one file fewer and the others some code they do not run.
-const SMALL_CHUNK = Number(process.env.WEBWATCH_SMALL_CHUNK ?? 16 * 1024);
+// closest), so that those commands read one file fewer and the others some code they do not run;
+// only a chunk loaded by at most twice as many entry points, so that shared chunks (zod's) do
+// not collect the small pieces of every command.
+const SMALL_CHUNK = 16 * 1024;
 const bytes = (group) => group.files.reduce((sum, file) => sum + modules.get(file).code.length, 0);
-const isSuperset = (big, small) => big.size > small.size && [...small].every((entry) => big.has(entry));
+const isSuperset = (big, small) => big.size > small.size && big.size <= 2 * small.size && [...small].every((entry) => big.has(entry));
 for (const [key, group] of [...groups].sort(([, a], [, b]) => b.entries.size - a.entries.size)) {
   if (key === '0' || bytes(group) >= SMALL_CHUNK) continue;
   const into = [...groups].filter(([other, candidate]) => other !== '0' && isSuperset(candidate.entries, group.entries)).sort(([, a], [, b]) => a.entries.size - b.entries.size)[0];
