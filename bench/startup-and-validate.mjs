@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
- * Two benchmarks of the built CLI (dist/), timed with hyperfine:
+ * Benchmarks of the built CLI (dist/), timed with hyperfine:
  *
- *   1. start-up: `node bin/webwatch.js --version` against bare `node -e 0`
- *      (goal: mean within 1.3x of bare node), with `node bin/webwatch.js --help`, which
- *      loads the whole command tree, timed alongside for reference;
+ *   1. start-up: the CPU time (user + system) of `node bin/webwatch.js --version`, `--help`,
+ *      `scrape --help`, `monitor validate` of a small file and `monitor list` on the local
+ *      engine (a few monitors), each against bare `node -e 0` (goal: within 2x of bare node;
+ *      within 1.3x for --version, which the launcher answers alone);
  *   2. `node bin/webwatch.js monitor validate <file>` on a generated file of 1,000 valid,
- *      varied monitors (goal: mean under 1 s), plus the peak RSS of that run.
+ *      varied monitors (goal: mean under 1 s), plus the peak RSS of that run;
+ *   3. a one-off scrape of a local page (goal: mean under 0.25 s).
  *
  * Usage (from the project root):  npm run build && node bench/startup-and-validate.mjs
  * Options: --runs N, --warmup N, --rounds N (start-up), --validate-runs N, --monitors N.
@@ -26,13 +28,13 @@ const WORK = 'bench/.work';
 const RESULTS = 'bench/results/startup-and-validate.json';
 const at = (relative) => join(ROOT, relative);
 
-const GOALS = { startupRatio: 1.3, validateMs: 1000, scrapeMs: 250 };
+const GOALS = { versionRatio: 1.3, commandRatio: 2, validateMs: 1000, scrapeMs: 250 };
 
 const { values: args } = parseArgs({
   options: {
     runs: { type: 'string', default: '40' },
-    warmup: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '8' },
     'validate-runs': { type: 'string', default: '15' },
     'scrape-runs': { type: 'string', default: '20' },
     monitors: { type: 'string', default: '1000' },
@@ -119,6 +121,10 @@ function hyperfine(name, commands, { warmup, runs, rounds = 1, env = cleanEnv })
     const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
     const stddev = times.length < 2 ? 0 : Math.sqrt(times.reduce((sum, t) => sum + (t - mean) ** 2, 0) / (times.length - 1));
     const weighted = (key) => parts.reduce((sum, r) => sum + r[key] * r.times.length, 0) / times.length;
+    // hyperfine reports CPU time as a mean per command and round: the median of those rounds
+    // is the figure the start-up goals are judged on (other work on the machine moves wall time
+    // more than CPU time).
+    const cpuOfRounds = parts.map((r) => r.user + r.system);
     return {
       command,
       runs: times.length,
@@ -130,6 +136,8 @@ function hyperfine(name, commands, { warmup, runs, rounds = 1, env = cleanEnv })
       maxMs: ms(Math.max(...times)),
       userMs: ms(weighted('user')),
       systemMs: ms(weighted('system')),
+      cpuMedianOfRoundsMs: ms(median(cpuOfRounds)),
+      cpuOfRoundsMs: cpuOfRounds.map(ms),
     };
   });
 }
@@ -342,24 +350,40 @@ if (removedVariables.length > 0) {
   console.log(`Running with ${removedVariables.join(' and ')} unset: ${removedVariables.length === 1 ? 'it adds' : 'they add'} fixed work to every Node start-up.`);
 }
 
-// 1. Start-up
+// 1. Start-up of each command, in CPU time against bare node. monitor list runs on an engine
+// home of its own with the example monitors applied; validate reads the same example file.
 const NODE_BARE = 'node -e 0';
-const WEBWATCH_VERSION = 'node bin/webwatch.js --version';
-// For reference, no goal: --help builds the whole command tree, which --version may skip.
-const WEBWATCH_HELP = 'node bin/webwatch.js --help';
-for (const command of [WEBWATCH_VERSION, WEBWATCH_HELP]) {
-  const check = run('node', command.split(' ').slice(1));
-  if (check.status !== 0) fail(`\`${command}\` exited with ${check.status}:\n${check.stderr}`);
+const EXAMPLES = 'examples/monitors.yaml';
+const STARTUP_COMMANDS = [
+  { args: ['--version'], goal: GOALS.versionRatio },
+  { args: ['--help'], goal: GOALS.commandRatio },
+  { args: ['scrape', '--help'], goal: GOALS.commandRatio },
+  { args: ['monitor', 'validate', EXAMPLES], goal: GOALS.commandRatio },
+  { args: ['monitor', 'list'], goal: GOALS.commandRatio },
+];
+const startupHome = at(`${WORK}/startup-home`);
+const startupEnv = { ...cleanEnv, WEBWATCH_HOME: join(startupHome, 'data'), XDG_CONFIG_HOME: join(startupHome, 'config') };
+delete startupEnv.WEBWATCH_API_URL;
+const applied = run('node', ['bin/webwatch.js', 'monitor', 'apply', '-f', EXAMPLES, '--yes'], { env: startupEnv });
+if (applied.status !== 0) fail(`\`webwatch monitor apply -f ${EXAMPLES}\` exited with ${applied.status}:\n${applied.stderr}`);
+const monitorsListed = run('node', ['bin/webwatch.js', 'monitor', 'list'], { env: startupEnv }).stdout.trim().split('\n').length;
+for (const { args } of STARTUP_COMMANDS) {
+  const check = run('node', ['bin/webwatch.js', ...args], { env: startupEnv });
+  if (check.status !== 0) fail(`\`webwatch ${args.join(' ')}\` exited with ${check.status}:\n${check.stderr}`);
 }
+const startupCommands = [NODE_BARE, ...STARTUP_COMMANDS.map(({ args }) => `node bin/webwatch.js ${args.join(' ')}`)];
 
-console.log(`\n== Start-up: ${WEBWATCH_VERSION} vs ${NODE_BARE}, and ${WEBWATCH_HELP} for reference (${runs} runs each in ${rounds} rounds, ${warmup} warm-up runs per round)`);
-const [bare, webwatch, help] = hyperfine('startup', [NODE_BARE, WEBWATCH_VERSION, WEBWATCH_HELP], { warmup, runs, rounds });
-const helpRatio = ratio(help, bare);
-const startupRatio = ratio(webwatch, bare);
+console.log(`\n== Start-up: ${startupCommands.length - 1} commands against ${NODE_BARE} (${runs} runs each in ${rounds} rounds, ${warmup} warm-up runs per round; monitor list of ${monitorsListed} monitors)`);
+const [bare, ...timed] = hyperfine('startup', startupCommands, { warmup, runs, rounds, env: startupEnv });
+const startupRows = timed.map((time, index) => {
+  const cpuRatio = time.cpuMedianOfRoundsMs / bare.cpuMedianOfRoundsMs;
+  return { ...time, goalRatio: STARTUP_COMMANDS[index].goal, cpuRatio: round3(cpuRatio), wallRatioOfMedians: round3(time.medianMs / bare.medianMs), goalMet: cpuRatio <= STARTUP_COMMANDS[index].goal };
+});
 
 // The same pair as the caller's environment has it, for reference only.
 let inherited;
 if (removedVariables.length > 0) {
+  const WEBWATCH_VERSION = startupCommands[1];
   console.log(`\n== Start-up again with the caller's environment (${removedVariables.join(', ')} set), for reference`);
   const [bareInherited, webwatchInherited] = hyperfine('startup-inherited-env', [NODE_BARE, WEBWATCH_VERSION], {
     warmup,
@@ -446,16 +470,13 @@ const results = {
     note: 'NODE_OPTIONS and NODE_EXTRA_CA_CERTS are removed from the environment of every timed run.',
   },
   startup: {
-    goal: `mean of "${WEBWATCH_VERSION}" within ${GOALS.startupRatio}x of "${NODE_BARE}"`,
+    goal: `CPU time (user + system, median of the rounds' means) of each command within its ratio of "${NODE_BARE}": ${GOALS.commandRatio}x, ${GOALS.versionRatio}x for --version`,
     warmup,
     rounds,
+    monitorsListed,
     bare,
-    webwatch,
-    ratioOfMeans: round3(startupRatio.value),
-    ratioError: round3(startupRatio.error),
-    ratioOfMedians: round3(startupRatio.ofMedians),
-    goalMet: startupRatio.value <= GOALS.startupRatio,
-    helpForReference: { ...help, ratioOfMeans: round3(helpRatio.value), ratioError: round3(helpRatio.error) },
+    commands: startupRows,
+    goalMet: startupRows.every((row) => row.goalMet),
     ...(inherited && { withCallerEnvironment: inherited }),
   },
   scrape: {
@@ -496,16 +517,14 @@ const mib = (n) => `${n.toFixed(1)} MiB`;
 const verdict = (ok) => (ok ? 'met' : 'NOT met');
 const rows = [
   ['Measurement', 'Result', 'Goal'],
-  [NODE_BARE, `${ms(bare)} (median ${bare.medianMs.toFixed(1)})`, ''],
-  [WEBWATCH_VERSION, `${ms(webwatch)} (median ${webwatch.medianMs.toFixed(1)})`, ''],
-  [
-    'start-up ratio (means)',
-    `${startupRatio.value.toFixed(2)} ± ${startupRatio.error.toFixed(2)}x (medians ${startupRatio.ofMedians.toFixed(2)}x)`,
-    `<= ${GOALS.startupRatio}x: ${verdict(results.startup.goalMet)}`,
-  ],
-  [`${WEBWATCH_HELP}`, `${ms(help)}: ${helpRatio.value.toFixed(2)} ± ${helpRatio.error.toFixed(2)}x`, '(reference)'],
+  [NODE_BARE, `CPU ${bare.cpuMedianOfRoundsMs.toFixed(1)} ms; wall ${ms(bare)}`, ''],
+  ...startupRows.map((row) => [
+    row.command.replace('node bin/webwatch.js', 'webwatch'),
+    `CPU ${row.cpuMedianOfRoundsMs.toFixed(1)} ms = ${row.cpuRatio.toFixed(2)}x; wall ${ms(row)}`,
+    `<= ${row.goalRatio}x: ${verdict(row.goalMet)}`,
+  ]),
   ...(inherited
-    ? [[`  same, with ${inherited.variables.join(', ')}`, `${ms(inherited.bare)} vs ${ms(inherited.webwatch)}: ${inherited.ratio.value.toFixed(2)}x`, '(reference)']]
+    ? [[`  --version with ${inherited.variables.join(', ')}`, `${ms(inherited.bare)} vs ${ms(inherited.webwatch)}: ${inherited.ratio.value.toFixed(2)}x`, '(reference)']]
     : []),
   ['scrape of a local page', `${ms(scrape)} (median ${scrape.medianMs.toFixed(1)}); node -e 0 ${ms(scrapeBare)}`, `< ${GOALS.scrapeMs} ms: ${verdict(results.scrape.goalMet)}`],
   ...(firecrawl ? [['firecrawl-cli --version', `${ms(firecrawl)} (median ${firecrawl.medianMs.toFixed(1)})`, '(reference)']] : []),

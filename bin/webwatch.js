@@ -16,6 +16,9 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
+/** The code caches of the bundle to write at exit, by file: with what this run compiled. */
+const uncached = new Map();
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Scripts and version managers ask this often: answer without loading the command tree.
@@ -30,24 +33,35 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * The CLI as one file (dist/webwatch.cjs, made by build/bundle.mjs), compiled from V8's code
- * cache beside it: loading some 330 modules one by one was most of a command's start-up. The
- * cache is written after the first run with this Node (a best effort: an installation may be
- * read-only). Not used when it is older than the compiled sources, or WEBWATCH_BUNDLE=0.
+ * The CLI bundled (dist/webwatch.cjs and its chunks in dist/webwatch/, made by build/bundle.mjs),
+ * each file compiled from V8's code cache beside it: loading some 900 modules one by one was most
+ * of a command's start-up. Not used when it is older than the compiled sources, or
+ * WEBWATCH_BUNDLE=0.
  */
 function loadBundle() {
   if (process.env.WEBWATCH_BUNDLE === '0') return undefined;
   const fs = require('node:fs');
   const path = require('node:path');
   const file = path.join(__dirname, '../dist/webwatch.cjs');
-  let source;
   try {
     if (fs.statSync(file).mtimeMs < fs.statSync(path.join(__dirname, '../dist/src/cli/main.js')).mtimeMs) return undefined;
-    source = fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
+  return runCompiled(file);
+}
+
+/**
+ * Runs a file of the bundle as a CommonJS module and returns its exports; the bundle calls it
+ * again for each chunk it needs. Compiled from the code cache beside the file (FILE.cache), which
+ * is written at exit when missing or rejected (a best effort: an installation may be read-only),
+ * or always with WEBWATCH_BUNDLE_CACHE=refresh, so that the build's warm-up runs add up in it.
+ */
+function runCompiled(file) {
+  const fs = require('node:fs');
+  const path = require('node:path');
   const vm = require('node:vm');
+  const source = fs.readFileSync(file, 'utf8');
   const cacheFile = `${file}.cache`;
   let cachedData;
   try {
@@ -55,19 +69,25 @@ function loadBundle() {
   } catch {
     // First run: compiled from source, cached at exit.
   }
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, ...(cachedData && { cachedData }) });
-  if (!cachedData || script.cachedDataRejected) {
-    process.once('exit', () => {
-      try {
-        const temporary = `${cacheFile}.${process.pid}`;
-        fs.writeFileSync(temporary, script.createCachedData());
-        fs.renameSync(temporary, cacheFile);
-      } catch {
-        // Read-only installation: every run compiles, as without the cache.
-      }
-    });
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __compile) {${source}\n})`, { filename: file, ...(cachedData && { cachedData }) });
+  if (!cachedData || script.cachedDataRejected || process.env.WEBWATCH_BUNDLE_CACHE === 'refresh') {
+    if (uncached.size === 0) process.once('exit', writeCaches);
+    uncached.set(cacheFile, script);
   }
-  const bundle = { exports: {} };
-  script.runInThisContext()(bundle.exports, require, bundle, file, path.dirname(file));
-  return bundle.exports;
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, require, module, file, path.dirname(file), runCompiled);
+  return module.exports;
+}
+
+function writeCaches() {
+  const fs = require('node:fs');
+  for (const [cacheFile, script] of uncached) {
+    try {
+      const temporary = `${cacheFile}.${process.pid}`;
+      fs.writeFileSync(temporary, script.createCachedData());
+      fs.renameSync(temporary, cacheFile);
+    } catch {
+      // Read-only installation: every run compiles, as without the cache.
+    }
+  }
 }

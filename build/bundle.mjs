@@ -11,7 +11,7 @@
 // starts without compiling what a scrape uses.
 // Usage: node build/bundle.mjs (after tsc; `npm run build` does both)
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { asciiJavaScript, asciiJson } from './ascii-source.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist/src/cli/main.js');
 const output = join(root, 'dist/webwatch.cjs');
+const chunkDir = join(root, 'dist/webwatch');
 
 /** Loaded from node_modules when needed: native code, or big and used by few commands. */
 const EXTERNAL = new Set([
@@ -104,11 +105,29 @@ function resolveFrom(file, spec) {
 const modules = new Map();
 const queue = [realpathSync(entry)];
 const REQUIRE = /\brequire\(\s*(['"])([^'"\n]+)\1\s*\)/g;
+// What TypeScript makes of `import('x')`, and the getters of lazyNamespaces below: where code
+// is loaded only when it runs.
+const DYNAMIC_IMPORT = /(?:Promise\.resolve\(\)\.then\(\(\) => |configurable: false, get: \(\) => )__importStar\(require\((['"])([^'"\n]+)\1\)\)/g;
+
+// zod's index loads its messages in 40 languages (17 ms of every command that checks anything)
+// for `z.locales`, which webwatch never reads: that namespace loads when first read instead, and
+// goes to a chunk of its own. Not configurable, so that zod's sealing of its exports, which reads
+// every configurable getter, leaves it unread.
+const LAZY_NAMESPACES = [{ file: /\/zod\/v4\/(classic\/external|core\/index)\.cjs$/, name: 'locales' }];
+function lazyNamespaces(file, code) {
+  for (const { file: pattern, name } of LAZY_NAMESPACES) {
+    if (!pattern.test(file)) continue;
+    const eager = new RegExp(`^exports\\.${name} = (__importStar\\(require\\("[^"]+"\\)\\));$`, 'm');
+    if (!eager.test(code)) throw new Error(`${file}: no "exports.${name} = __importStar(require(...))" to make lazy; has the package changed?`);
+    code = code.replace(eager, `Object.defineProperty(exports, "${name}", { enumerable: true, configurable: false, get: () => $1 });`);
+  }
+  return code;
+}
 
 function transform(file) {
   const source = readFileSync(file, 'utf8');
   if (file.endsWith('.json')) return `module.exports = ${asciiJson(source)};`;
-  if (!isEsm(file)) return asciiJavaScript(file, source.startsWith('#!') ? `//${source}` : source);
+  if (!isEsm(file)) return asciiJavaScript(file, lazyNamespaces(file, source.startsWith('#!') ? `//${source}` : source));
   const { outputText } = ts.transpileModule(source, {
     fileName: file,
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, removeComments: false },
@@ -121,6 +140,8 @@ while (queue.length > 0) {
   if (modules.has(file)) continue;
   const code = transform(file);
   const deps = {};
+  const dynamic = new Set([...code.matchAll(DYNAMIC_IMPORT)].map((match) => match[2]));
+  const staticSpecs = new Set([...code.replace(DYNAMIC_IMPORT, '').matchAll(REQUIRE)].map((match) => match[2]));
   for (const match of code.matchAll(REQUIRE)) {
     const spec = match[2];
     if (spec in deps || isBuiltin(spec) || EXTERNAL.has(packageName(spec))) continue;
@@ -134,24 +155,94 @@ while (queue.length > 0) {
     deps[spec] = target;
     queue.push(target);
   }
-  modules.set(file, { code, deps });
+  // A module imported only by import() starts a chunk; a static import keeps it with its importer.
+  const eager = new Set(Object.entries(deps).filter(([spec]) => staticSpecs.has(spec) || !dynamic.has(spec)).map(([, target]) => target));
+  const lazy = new Set(Object.values(deps).filter((target) => !eager.has(target)));
+  modules.set(file, { code, deps, eager, lazy });
 }
 
-const ids = new Map([...modules.keys()].map((file, index) => [file, index]));
+// Chunks: every module goes with the modules that load it at once (static imports), so a command
+// reads only the code it runs. The entry points are the CLI and every target of an import(); a
+// module belongs to the chunk of the set of entry points that reach it through static imports.
+// Modules the CLI itself reaches so are in dist/webwatch.cjs, the others in dist/webwatch/N.cjs.
+const start = realpathSync(entry);
+const entries = [start, ...new Set([...modules.values()].flatMap(({ lazy }) => [...lazy]))];
+const reachedBy = new Map([...modules.keys()].map((file) => [file, []]));
+for (const [index, from] of entries.entries()) {
+  const seen = new Set([from]);
+  for (const file of seen) {
+    reachedBy.get(file).push(index);
+    for (const target of modules.get(file).eager) seen.add(target);
+  }
+}
+
+const groups = new Map(); // by the entry points that reach them; "0" (the CLI) alone for its own
+for (const [file, by] of reachedBy) {
+  const key = by.includes(0) ? '0' : by.join(',');
+  if (!groups.has(key)) groups.set(key, { entries: new Set(by), files: [] });
+  groups.get(key).files.push(file);
+}
+// A small chunk costs a file read and a compilation of its own for little code: it joins a chunk
+// loaded by every command that loads it (one reached by a superset of its entry points, the
+// closest), so that those commands read one file fewer and the others some code they do not run;
+// only a chunk loaded by at most twice as many entry points, so that shared chunks (zod's) do
+// not collect the small pieces of every command.
+const SMALL_CHUNK = 16 * 1024;
+const bytes = (group) => group.files.reduce((sum, file) => sum + modules.get(file).code.length, 0);
+const isSuperset = (big, small) => big.size > small.size && big.size <= 2 * small.size && [...small].every((entry) => big.has(entry));
+for (const [key, group] of [...groups].sort(([, a], [, b]) => b.entries.size - a.entries.size)) {
+  if (key === '0' || bytes(group) >= SMALL_CHUNK) continue;
+  const into = [...groups].filter(([other, candidate]) => other !== '0' && isSuperset(candidate.entries, group.entries)).sort(([, a], [, b]) => a.entries.size - b.entries.size)[0];
+  if (!into) continue;
+  into[1].files.push(...group.files);
+  groups.delete(key);
+}
+const chunks = [...groups.values()].map((group) => group.files); // the CLI's first: its entry was read first
+const ids = new Map(chunks.flat().map((file, index) => [file, index]));
+const chunkOf = new Map(chunks.flatMap((files, chunk) => files.map((file) => [file, chunk])));
+
 // node_modules may be a link to another tree: paths stay under the project's own name for it.
 const linkedModules = realpathSync(join(root, 'node_modules'));
 const rel = (file) => relative(root, file.startsWith(linkedModules + sep) ? join(root, 'node_modules', file.slice(linkedModules.length + 1)) : file).split(sep).join('/');
-const parts = [
+/** One module as the runtime below takes it: [id, path, {specifier: id}, definition]. */
+const moduleEntry = (file) => {
+  const { code, deps } = modules.get(file);
+  const table = Object.fromEntries(Object.entries(deps).map(([spec, target]) => [spec, ids.get(target)]));
+  return `[${ids.get(file)}, ${JSON.stringify(rel(file))}, ${JSON.stringify(table)}, function (module, exports, require, __filename, __dirname, __meta) {\n${code}\n}],`;
+};
+
+rmSync(chunkDir, { recursive: true, force: true });
+rmSync(`${output}.cache`, { force: true });
+mkdirSync(chunkDir, { recursive: true });
+const written = [];
+for (const [chunk, files] of chunks.entries()) {
+  if (chunk === 0) continue;
+  const file = join(chunkDir, `${chunk}.cjs`);
+  writeFileSync(file, [`// Generated by build/bundle.mjs: modules loaded together; do not edit.`, 'module.exports = [', ...files.map(moduleEntry), '];', ''].join('\n'));
+  written.push(file);
+}
+// Written last: the launcher takes the bundle when this file is newer than dist/src.
+writeFileSync(output, [
   `'use strict';
 // Generated by build/bundle.mjs from dist/src and node_modules; do not edit.
+// Run by bin/webwatch.js, which passes __compile: it runs a file of generated code (this one, or a
+// chunk of dist/webwatch/) from V8's code cache and returns its exports.
 const __path = require('node:path');
 const __url = require('node:url');
 const { createRequire: __createRequire } = require('node:module');
 const __root = __path.join(__dirname, '..');
 const __cache = new Map();
+/** [path, {specifier: id}, definition] of each module id, filled as chunks are read. */
+const __modules = [];
+/** The chunk of each module id: 0 is this file, N is dist/webwatch/N.cjs. */
+const __chunkOf = ${JSON.stringify(chunks.flatMap((files, chunk) => files.map(() => chunk)))};
+function __define(entries) {
+  for (const [id, ...entry] of entries) __modules[id] = entry;
+}
 function __load(id) {
   let module = __cache.get(id);
   if (module) return module.exports;
+  if (!__modules[id]) __define(__compile(__path.join(__dirname, 'webwatch', __chunkOf[id] + '.cjs')));
   const [file, deps, define] = __modules[id];
   const filename = __path.join(__root, file);
   module = { exports: {}, id: filename, filename, loaded: false };
@@ -171,34 +262,46 @@ function __load(id) {
   module.loaded = true;
   return module.exports;
 }
-const __modules = [`,
-];
-for (const [file, { code, deps }] of modules) {
-  const table = Object.fromEntries(Object.entries(deps).map(([spec, target]) => [spec, ids.get(target)]));
-  parts.push(`[${JSON.stringify(rel(file))}, ${JSON.stringify(table)}, function (module, exports, require, __filename, __dirname, __meta) {\n${code}\n}],`);
-}
-parts.push(`];\nmodule.exports = __load(${ids.get(realpathSync(entry))});\n`);
-writeFileSync(output, parts.join('\n'));
-rmSync(`${output}.cache`, { force: true });
-const notAscii = [...modules].filter(([, { code }]) => /[^\x00-\x7f]/.test(code)).map(([file]) => rel(file));
-console.log(`${rel(output)}: ${modules.size} modules, ${(statSync(output).size / 1024 / 1024).toFixed(1)} MiB${notAscii.length > 0 ? `; not ASCII (read more slowly): ${notAscii.join(', ')}` : ', ASCII'}`);
+__define([`,
+  ...chunks[0].map(moduleEntry),
+  `]);\nmodule.exports = __load(${ids.get(start)});\n`,
+].join('\n'));
+written.unshift(output);
 
-// The code cache, from a real scrape (fresh engine home and config, so nothing of the user's is touched).
+const notAscii = [...modules].filter(([, { code }]) => /[^\x00-\x7f]/.test(code)).map(([file]) => rel(file));
+const size = (files) => `${(files.reduce((sum, file) => sum + statSync(file).size, 0) / 1024 / 1024).toFixed(1)} MiB`;
+console.log(`${rel(output)} and ${chunks.length - 1} chunks in ${rel(chunkDir)}/: ${modules.size} modules (${chunks[0].length} in the first), ${size(written)} (${size([output])} in the first)${notAscii.length > 0 ? `; not ASCII (read more slowly): ${notAscii.join(', ')}` : ', ASCII'}`);
+
+// The code caches, from real commands (fresh engine home and config, so nothing of the user's is
+// touched): each run adds what it compiled to the caches of the files it read.
 const page = '<!doctype html><html><head><title>Warm-up</title></head><body><main><h1>Warm-up</h1><p>A page, with a paragraph, scraped once so that the code it needs is in the cache.</p></main></body></html>';
 const server = createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
 await new Promise((done) => server.listen(0, '127.0.0.1', done));
 const home = mkdtempSync(join(tmpdir(), 'webwatch-bundle-'));
-const env = { ...process.env, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), WEBWATCH_BUNDLE: '1' };
+const env = { ...process.env, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), WEBWATCH_BUNDLE: '1', WEBWATCH_BUNDLE_CACHE: 'refresh' };
 delete env.WEBWATCH_API_URL;
-const code = await new Promise((done) => {
-  const child = spawn(process.execPath, [join(root, 'bin/webwatch.js'), 'scrape', `http://127.0.0.1:${server.address().port}/`, '--max-age', '0'], { env, cwd: home, stdio: ['ignore', 'ignore', 'inherit'] });
-  child.on('close', done);
-});
+const examples = join(root, 'examples/monitors.yaml');
+const warmUps = [
+  ['scrape', `http://127.0.0.1:${server.address().port}/`, '--max-age', '0'],
+  ['monitor', 'validate', examples],
+  ['monitor', 'apply', '-f', examples, '--yes'],
+  ['monitor', 'list'],
+  ['--help'],
+  ['scrape', '--help'],
+];
+const failed = [];
+for (const args of warmUps) {
+  const [code, stderr] = await new Promise((done) => {
+    const child = spawn(process.execPath, [join(root, 'bin/webwatch.js'), ...args], { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
+    let text = '';
+    child.stderr.on('data', (chunk) => (text += chunk));
+    child.on('close', (exit) => done([exit, text]));
+  });
+  if (code !== 0) failed.push(`${args.join(' ')} (exit ${code}): ${stderr.trim()}`);
+}
 server.close();
 rmSync(home, { recursive: true, force: true });
-if (code !== 0) {
-  // The bundle itself is checked by the end-to-end tests; a cache missing here is written by the first run.
-  console.error(`warning: the warm-up scrape through the bundle failed (exit ${code}); no code cache yet`);
-} else if (existsSync(`${output}.cache`)) {
-  console.log(`${rel(output)}.cache: ${(statSync(`${output}.cache`).size / 1024 / 1024).toFixed(1)} MiB`);
-}
+// The bundle itself is checked by the end-to-end tests; a cache missing here is written by the first run.
+if (failed.length > 0) console.error(`warning: warm-up runs through the bundle failed: ${failed.join(', ')}; their code is not all in the caches`);
+const caches = written.map((file) => `${file}.cache`).filter((file) => existsSync(file));
+if (caches.length > 0) console.log(`code caches of ${caches.length} of the ${written.length} files: ${size(caches)}`);

@@ -16,7 +16,12 @@ import { NO_THREAT_POLICY, type OrganizationThreatPolicy } from '../engine/threa
 
 const MODULE = 'webwatch';
 
-const configSchema = closedObject({
+// Built on first use: most commands find no configuration file, and building it costs more
+// than the rest of loading the configuration.
+const configSchema = () => (builtConfigSchema ??= buildConfigSchema());
+let builtConfigSchema: ReturnType<typeof buildConfigSchema> | undefined;
+
+const buildConfigSchema = () => closedObject({
   /** The organisation policy of threat protection, for the local engine and `serve`. */
   threatProtection: closedObject({
     enabled: z.boolean().optional(),
@@ -85,7 +90,7 @@ const configSchema = closedObject({
   }).optional(),
 });
 
-export type ConfigFile = z.infer<typeof configSchema>;
+export type ConfigFile = z.infer<ReturnType<typeof buildConfigSchema>>;
 
 export interface Config {
   threatPolicy: OrganizationThreatPolicy;
@@ -121,7 +126,7 @@ function mayBeSecret(issue: z.core.$ZodIssue): boolean {
 }
 
 function checked(file: string, value: unknown): ConfigFile {
-  const result = configSchema.safeParse(value ?? {}, { reportInput: true });
+  const result = configSchema().safeParse(value ?? {}, { reportInput: true });
   if (result.success) return result.data;
   const lines = result.error.issues
     .flatMap((issue) => describeIssue(issue, { concealInput: mayBeSecret(issue) }))

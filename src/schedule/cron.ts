@@ -96,7 +96,7 @@ const MINUTES_PER_DAY = 24 * 60;
 
 /** Whether the day fields ever match two calendar days in a row (over a 28-year cycle). */
 function firesOnConsecutiveDays(fields: readonly string[]): boolean {
-  const days = new Cron(`0 0 ${fields[2]} ${fields[3]} ${fields[4]}`, { timezone: 'UTC', mode: '5-part' });
+  const days = new Cron(`0 0 ${fields[2]} ${fields[3]} ${fields[4]}`, { utcOffset: 0, mode: '5-part' });
   let previous = days.nextRun(new Date(Date.UTC(1999, 11, 31)));
   for (let i = 0; previous && i < 28 * 366; i++) {
     const next = days.nextRun(previous);
@@ -172,7 +172,7 @@ function checkCronOnce(expression: string): CronCheck {
   } catch (error) {
     return { ok: false, message: (error as Error).message.replace(/^CronPattern: /, '') };
   }
-  if (!new Cron(cron, { timezone: 'UTC', mode: '5-part' }).nextRun()) {
+  if (!new Cron(cron, { utcOffset: 0, mode: '5-part' }).nextRun()) {
     return { ok: false, message: 'never runs: the day-of-month and month fields match no real date' };
   }
   const close = tooCloseFiringTimes(pattern, fields);

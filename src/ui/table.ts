@@ -5,7 +5,6 @@
  * takes a prefix), and times relative to now. Piped: tab-separated rows without a header, every
  * value whole, so `cut -f` and `awk -F'\t'` work.
  */
-import stringWidth from 'string-width';
 import type { Output } from './output.js';
 import { escapeControls, styled, type Styled } from './terminal-text.js';
 
@@ -25,6 +24,11 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{
 
 export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[], options: TableOptions = {}): Promise<Styled> {
   if (!output.tty) return styled(rows.map((row) => row.join('\t')).join('\n'));
+  // Loaded here, not with the module: it sets up an Intl.Segmenter (some 15 ms of ICU data),
+  // which help and piped output never need.
+  const { default: stringWidth } = await import('string-width');
+  const cut = cutTo(stringWidth);
+  const pad = padTo(stringWidth);
   const columns = head.map((_, i) => readable(rows.map((row) => row[i] ?? ''), output.now()));
   // Cells come from outside (monitor names, URLs, server errors); the header is ours.
   const cells = rows.map((_, r) => head.map((__, i) => escapeControls(columns[i]![r]!).replace(/\s*\n\s*/g, ' ')));
@@ -90,7 +94,9 @@ export function fitWidths(natural: readonly number[], terminalColumns: number | 
   return widths;
 }
 
-function cut(text: string, width: number): string {
+type Width = (text: string) => number;
+
+const cutTo = (stringWidth: Width) => (text: string, width: number): string => {
   if (stringWidth(text) <= width) return text;
   let kept = '';
   let used = 0;
@@ -100,6 +106,6 @@ function cut(text: string, width: number): string {
     kept += character;
   }
   return kept + ELLIPSIS;
-}
+};
 
-const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - stringWidth(text)));
+const padTo = (stringWidth: Width) => (text: string, width: number) => text + ' '.repeat(Math.max(0, width - stringWidth(text)));

@@ -1,8 +1,8 @@
 /** End to end: bin/webwatch.js as a user runs it, asserting stdout, stderr and exit code. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
@@ -192,5 +192,54 @@ export async function resolve(specifier, context, next) {
     const loaded = loadedModules(['monitor', 'validate', 'examples/']);
     assert.ok(loaded.some((url) => url.includes('/zod/')));
     assert.ok(!loaded.some((url) => /better-sqlite3|playwright|pdfjs|undici/.test(url)));
+  });
+});
+
+describe('start-up from the bundle', () => {
+  const bundle = join(ROOT, 'dist/webwatch.cjs');
+  const current = existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(join(ROOT, 'dist/src/cli/main.js')).mtimeMs;
+
+  /**
+   * The files of the bundle a command reads (recorded by a preloaded hook on fs.readFileSync, in
+   * the child process), and the modules those files hold.
+   */
+  function bundleRead(args: string[], env: Record<string, string> = {}): { files: string[]; modules: string[] } {
+    const dir = tempDir();
+    const log = join(dir, 'read.txt');
+    writeFileSync(log, '');
+    writeFileSync(join(dir, 'hook.cjs'), `const fs = require('node:fs');
+const readFileSync = fs.readFileSync;
+fs.readFileSync = function (file, ...rest) {
+  if (typeof file === 'string' && file.startsWith(${JSON.stringify(join(ROOT, 'dist'))}) && file.endsWith('.cjs')) fs.appendFileSync(${JSON.stringify(log)}, file + '\\n');
+  return readFileSync.call(this, file, ...rest);
+};`);
+    const result = spawnSync(process.execPath, ['--require', join(dir, 'hook.cjs'), BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...env } });
+    assert.equal(result.status, 0, result.stderr);
+    const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((file) => relative(ROOT, file).split(sep).join('/'));
+    const modules = files.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^\[\d+, "([^"]+)"/gm)].map((match) => match[1]!));
+    return { files, modules };
+  }
+
+  it('--help reads the first file of the bundle and no chunk', { skip: !current && 'no current bundle' }, () => {
+    const { files, modules } = bundleRead(['--help']);
+    assert.deepEqual(files, ['dist/webwatch.cjs']);
+    assert.ok(modules.includes('dist/src/cli/program.js'));
+  });
+
+  it('monitor validate reads the chunks of the schemas and the YAML parser, none of the engine, server or scrape', { skip: !current && 'no current bundle' }, () => {
+    const { files, modules } = bundleRead(['monitor', 'validate', 'examples/']);
+    assert.ok(files.length > 1 && files.every((file) => /^dist\/webwatch(\.cjs|\/\d+\.cjs)$/.test(file)), files.join(', '));
+    for (const needed of ['dist/src/spec/monitor.js', 'dist/src/cli/commands/monitor/validate.run.js', 'node_modules/zod/index.cjs']) {
+      assert.ok(modules.includes(needed), `${needed} is not in the chunks read`);
+    }
+    assert.ok(modules.some((file) => file.startsWith('node_modules/yaml/')));
+    const unwanted = modules.filter((file) => /^dist\/src\/(server|engine\/(scrape|store|crawl|browser|monitors|agent|notify))\/|^dist\/src\/cli\/commands\/(scrape|serve|crawl)\.run\.js$|^node_modules\/(kysely|cheerio|htmlparser2|mdream|cosmiconfig)\//.test(file));
+    assert.deepEqual(unwanted, []);
+  });
+
+  it('monitor list reads the chunks of the store, none of scraping or the server', { skip: !current && 'no current bundle' }, () => {
+    const { modules } = bundleRead(['monitor', 'list']);
+    assert.ok(modules.includes('dist/src/engine/store/database.js'));
+    assert.deepEqual(modules.filter((file) => /^dist\/src\/(server\/|engine\/scrape\/|engine\/crawl\/crawl\.js|engine\/browser\/render\.js)|^node_modules\/(cheerio|htmlparser2|mdream|yaml)\//.test(file)), []);
   });
 });

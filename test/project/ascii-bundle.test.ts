@@ -3,7 +3,7 @@
  * one-byte string; the escapes must mean exactly what the characters meant.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runInNewContext } from 'node:vm';
@@ -57,9 +57,13 @@ describe('the bundle in ASCII', () => {
     assert.doesNotMatch(asciiJson(json), /[^\x00-\x7f]/);
   });
 
-  it('the built bundle is ASCII', { skip: !existsSync(join(ROOT, 'dist/webwatch.cjs')) && 'no bundle built' }, () => {
-    const bundle = readFileSync(join(ROOT, 'dist/webwatch.cjs'));
-    const at = bundle.findIndex((byte) => byte > 0x7f);
-    assert.equal(at, -1, `a non-ASCII byte at ${at}: ${bundle.subarray(Math.max(0, at - 80), at + 20).toString()}`);
+  it('the built bundle and its chunks are ASCII', { skip: !existsSync(join(ROOT, 'dist/webwatch.cjs')) && 'no bundle built' }, () => {
+    const chunks = readdirSync(join(ROOT, 'dist/webwatch')).filter((name) => name.endsWith('.cjs')).map((name) => `dist/webwatch/${name}`);
+    assert.ok(chunks.length > 0, 'the bundle has chunks');
+    for (const file of ['dist/webwatch.cjs', ...chunks]) {
+      const bundle = readFileSync(join(ROOT, file));
+      const at = bundle.findIndex((byte) => byte > 0x7f);
+      assert.equal(at, -1, `${file}: a non-ASCII byte at ${at}: ${bundle.subarray(Math.max(0, at - 80), at + 20).toString()}`);
+    }
   });
 });

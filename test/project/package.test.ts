@@ -83,9 +83,10 @@ describe('the npm package', () => {
       'package.json',
       'README.md',
       'LICENSE',
-      // The bundled CLI and its V8 code cache (build/bundle.mjs), which the launcher prefers.
+      // The bundled CLI, its chunks and their V8 code caches (build/bundle.mjs), which the launcher prefers.
       'dist/webwatch.cjs',
       'dist/webwatch.cjs.cache',
+      ...readdirSync(join(ROOT, 'dist/webwatch')).map((name) => `dist/webwatch/${name}`),
       ...readdirSync(join(ROOT, 'bin')).map((name) => `bin/${name}`),
       ...readdirSync(join(ROOT, 'completions')).map((name) => `completions/${name}`),
       ...compiled,

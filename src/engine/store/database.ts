@@ -314,6 +314,11 @@ export async function migrate(db: Db): Promise<{ from: number; to: number }> {
   const { sql } = await import('kysely');
   const from = await schemaVersion(db);
   if (from > LATEST_VERSION) throw newerSchema(db.location, from);
+  if (db.kind === 'sqlite' && from === LATEST_VERSION) {
+    // Up to date, as nearly every command finds it: no write transaction, one version read.
+    await sql`pragma foreign_keys = ON`.execute(db.query);
+    return { from: Math.min(from, db.versionAtOpen ?? from), to: from };
+  }
   if (db.kind === 'sqlite') {
     await db.query.transaction().execute(async (trx) => {
       const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(trx);
