@@ -16,6 +16,7 @@ import { lexicalJudge, type Judge } from '../judge/judge.js';
 import { searchTarget, type SearchProvider } from '../search/search.js';
 import { emailEntries, webhookEntries } from '../notify/outbox.js';
 import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
+import { checkConversion, type CheckConversion } from '../scrape/convert-pool.js';
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
 import type { ClaimedCheck } from '../scheduler/scheduler.js';
 import type { StoredMonitor } from './monitor-store.js';
@@ -177,13 +178,16 @@ const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({
   storeInCache: target.scrapeOptions?.storeInCache ?? false,
 });
 
-async function targetPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target): Promise<PageResult[]> {
+async function targetPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, conversion: CheckConversion): Promise<PageResult[]> {
   const targetId = target.id!;
   if (target.type === 'search') return searchPages(context, pending, monitor, target);
   const results = new Map<string, PageResult>();
   if (target.type === 'scrape') {
+    const snapshots = await context.checks.lastSnapshots(monitor.id, targetId, target.urls);
+    // New pages will be converted: many of them start the conversion threads at once.
+    conversion.expect(target.urls.filter((url) => !snapshots.has(url)).length);
     await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
-      const previous = await context.checks.lastSnapshot(monitor.id, targetId, url);
+      const previous = snapshots.get(url);
       let outcome: Outcome;
       try {
         outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, context.scrape, previous?.fingerprint ?? undefined);
@@ -272,11 +276,14 @@ export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck
 }
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
+  // Pages converted on worker threads while this thread fetches and compares (unless the caller converts).
+  const conversion = checkConversion();
+  if (!context.scrape.convert) context = { ...context, scrape: { ...context.scrape, convert: conversion.convert } };
   let pages: PageResult[] = [];
   const pending: Pending = { snapshots: [], fingerprints: [], extraCredits: 0 };
   let failure: string | null = null;
   try {
-    for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
+    for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target, conversion)));
     await judgePages(context, monitor, pages, pending);
     if (pages.some((page) => page.screenshot)) await keepScreenshots(context, pages);
   } catch (error) {

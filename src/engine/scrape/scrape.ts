@@ -18,6 +18,7 @@ import type { ScrapeStore, TrackingKey } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey, isSensitive, privateScope } from './cache-key.js';
 import type { ChangeTracking, ScrapeDocument } from './document.js';
+import type { PageConverter } from './convert-pool.js';
 import { requestHeaders } from './request-headers.js';
 import { unsupportedFeatures } from './unsupported.js';
 
@@ -46,6 +47,8 @@ export interface ScrapeContext {
     /** `profile` storage is kept here (the engine's home, per team). */
     profilesDir?: string;
   };
+  /** Converts fetched pages in place of the content pipeline on this thread (a check's worker threads). */
+  convert?: PageConverter;
 }
 
 export interface ScrapeRequest {
@@ -270,7 +273,8 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   // A PDF is read within what is left of the scrape's timeout.
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
-  const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
+  const convert = context.convert ?? (await import('./convert.js')).convertPage;
+  const content = await convert({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
   const extracted = extractionWanted(options)
     ? await (await import('../extract/formats.js')).extractFormats(options, {
         url: page.finalUrl,
