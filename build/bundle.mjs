@@ -102,7 +102,9 @@ function resolveFrom(file, spec) {
 }
 
 const modules = new Map();
-const queue = [realpathSync(entry)];
+// The conversion worker (src/engine/scrape/convert-pool.ts) starts from the same bundle, at its own entry.
+const workerEntry = join(root, 'dist/src/engine/scrape/convert-worker.js');
+const queue = [realpathSync(entry), realpathSync(workerEntry)];
 const REQUIRE = /\brequire\(\s*(['"])([^'"\n]+)\1\s*\)/g;
 
 function transform(file) {
@@ -177,7 +179,7 @@ for (const [file, { code, deps }] of modules) {
   const table = Object.fromEntries(Object.entries(deps).map(([spec, target]) => [spec, ids.get(target)]));
   parts.push(`[${JSON.stringify(rel(file))}, ${JSON.stringify(table)}, function (module, exports, require, __filename, __dirname, __meta) {\n${code}\n}],`);
 }
-parts.push(`];\nmodule.exports = __load(${ids.get(realpathSync(entry))});\n`);
+parts.push(`];\nmodule.exports = __load(module.webwatchEntry === 'convert-worker' ? ${ids.get(realpathSync(workerEntry))} : ${ids.get(realpathSync(entry))});\n`);
 writeFileSync(output, parts.join('\n'));
 rmSync(`${output}.cache`, { force: true });
 const notAscii = [...modules].filter(([, { code }]) => /[^\x00-\x7f]/.test(code)).map(([file]) => rel(file));

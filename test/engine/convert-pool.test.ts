@@ -77,7 +77,7 @@ describe('conversion on worker threads', () => {
   });
 
   it('fails a page that needs more memory than a worker may use, alone', { timeout: 30_000 }, async () => {
-    const pool = new ConversionPool({ size: 1, maxHeapMb: 16 });
+    const pool = new ConversionPool({ size: 1, maxHeapMb: 64 });
     try {
       const huge = { ...page('/huge'), body: Buffer.from(`<html><body>${'<div><p>x</p>'.repeat(400_000)}</body></html>`) };
       await assert.rejects(pool.convert(huge, options, ['markdown'], limits()), (error: unknown) => error instanceof WebwatchError && /ran out of memory|failed/.test(error.message));
