@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { INLINE_CONVERSIONS } from '../../src/engine/scrape/convert-pool.js';
+import { CHECK_CONCURRENCY } from '../../src/engine/monitors/run-check.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 const PAGES = INLINE_CONVERSIONS * 3;
@@ -30,6 +31,8 @@ function webwatch(args: string[], env: Record<string, string>): Promise<{ code: 
 
 describe('a check of many new pages', () => {
   let server: TestServer;
+  let inFlight = 0;
+  let mostInFlight = 0;
   const page = (n: number) => `<!doctype html><html><head><title>Page ${n}</title></head><body><nav><a href="/">Home</a> <a href="/about">About</a></nav>
 <main><article><h1>Page ${n}</h1><p>Caf\u00e9 number ${n}, <b>bold</b>, <a href="/page/${n + 1}">next</a>.</p><ul><li>one</li><li>two ${n}</li></ul>
 <table><tr><th>k</th><th>v</th></tr><tr><td>n</td><td>${n}</td></tr></table><pre><code>code ${n}</code></pre></article><aside class="share">Share this</aside></main><footer>Footer</footer></body></html>`;
@@ -37,7 +40,13 @@ describe('a check of many new pages', () => {
     server = await startServer({}, (request, response) => {
       const match = /^\/page\/(\d+)$/.exec(request.url ?? '');
       if (!match) return void response.writeHead(404).end();
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(Number(match[1])));
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      // A moment of latency, so that requests overlap as on a real site.
+      setTimeout(() => {
+        inFlight--;
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(Number(match[1])));
+      }, 10);
     });
   });
   after(() => server.close());
@@ -53,6 +62,8 @@ describe('a check of many new pages', () => {
     assert.deepEqual(JSON.parse(check.stdout).summary, { changed: 0, error: 0, new: PAGES, removed: 0, same: 0, totalPages: PAGES });
     // The workers stop with the check: the process does not wait out their idle time (5 s).
     assert.ok(check.ms < 4_000, `monitor run took ${check.ms} ms`);
+    // Pages waiting for conversion do not hold requests: as many in flight as allowed, never more.
+    assert.equal(mostInFlight, CHECK_CONCURRENCY);
 
     const db = new Database(join(home, 'data', 'webwatch.db'), { readonly: true });
     const snapshots = new Map(db.prepare('select url, markdown from snapshots').all().map((row) => [(row as { url: string }).url, (row as { markdown: string }).markdown]));

@@ -21,7 +21,10 @@ import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResu
 import type { ClaimedCheck } from '../scheduler/scheduler.js';
 import type { StoredMonitor } from './monitor-store.js';
 
+/** Requests of a check in flight at once: polite to a site whose pages a target lists. */
 export const CHECK_CONCURRENCY = 4;
+/** Fetched pages that may wait for their conversion while the next ones are fetched. */
+const CONVERSIONS_AHEAD = 8;
 export const SEARCH_UNAVAILABLE = 'search targets need a search provider: set search in the config (a SearXNG server, or a v2 API)';
 
 export interface CheckContext {
@@ -161,6 +164,26 @@ async function jsonPageResult(
 
 const goneSnapshot = (targetId: string, url: string, scrapeId: string, fingerprint: string | null): Snapshot => ({ targetId, url, scrapeId, markdown: '', fingerprint, contentHash: contentHash(''), gone: true });
 
+/** At most `limit` holders at once; take() waits for a free slot and gives the function that frees it (once). */
+function slots(limit: number) {
+  let free = limit;
+  const waiting: (() => void)[] = [];
+  return {
+    async take(): Promise<() => void> {
+      if (free > 0) free--;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        const next = waiting.shift();
+        if (next) next();
+        else free++;
+      };
+    },
+  };
+}
+
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -186,13 +209,20 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
     const snapshots = await context.checks.lastSnapshots(monitor.id, targetId, target.urls);
     // New pages will be converted: many of them start the conversion threads at once.
     conversion.expect(target.urls.filter((url) => !snapshots.has(url)).length);
-    await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
+    // A page gives its request slot back once fetched: its conversion (on a worker) does not hold up the next request.
+    const requests = slots(CHECK_CONCURRENCY);
+    await inParallel(target.urls, CHECK_CONCURRENCY + CONVERSIONS_AHEAD, async (url) => {
       const previous = snapshots.get(url);
+      const release = await requests.take();
+      const convert = context.scrape.convert!;
+      const scrapeContext: ScrapeContext = { ...context.scrape, convert: (...page) => (release(), convert(...page)) };
       let outcome: Outcome;
       try {
-        outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, context.scrape, previous?.fingerprint ?? undefined);
+        outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, scrapeContext, previous?.fingerprint ?? undefined);
       } catch (error) {
         outcome = { error };
+      } finally {
+        release();
       }
       results.set(url, await pageResult(context, pending, monitor, target, url, previous, outcome));
     });
