@@ -54,7 +54,8 @@ describe('a check of many new pages', () => {
 
   it('keeps the markdown a one-off scrape gives, page for page, and exits when done', { timeout: 120_000 }, async () => {
     const home = tempDir();
-    const env = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
+    // One thread whatever the cores, so that the workers are what is tested.
+    const env = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), WEBWATCH_CONVERSION_THREADS: '1' };
     const dir = writeFiles({ 'm.yaml': `name: Many\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${urls().join(', ')}]\n` });
     assert.equal((await webwatch(['monitor', 'apply', '-f', dir], env)).code, 0);
     const check = await webwatch(['monitor', 'run', 'Many', '--json'], env);
@@ -79,7 +80,7 @@ describe('a check of many new pages', () => {
 
   it('gives every page its conversion error, on a worker as on the check\'s own thread', { timeout: 120_000 }, async () => {
     const home = tempDir();
-    const env = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
+    const env = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), WEBWATCH_CONVERSION_THREADS: '1' };
     // A selector the selector engine cannot parse makes the pipeline throw on every page.
     const dir = writeFiles({ 'm.yaml': `name: Broken\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${urls().join(', ')}]\n    scrapeOptions: {includeTags: ["a["]}\n` });
     const applied = await webwatch(['monitor', 'apply', '-f', dir], env);
@@ -92,5 +93,18 @@ describe('a check of many new pages', () => {
     const messages = new Set(pages.map((p) => p.error));
     assert.equal(messages.size, 1, [...messages].join(' | '));
     assert.ok([...messages][0]!.length > 0);
+  });
+
+  it('refuses a thread count that is not a whole number, saying which variable', { timeout: 60_000 }, async () => {
+    const home = tempDir();
+    const env = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
+    const dir = writeFiles({ 'm.yaml': `name: Few\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${urls()[0]}]\n` });
+    assert.equal((await webwatch(['monitor', 'apply', '-f', dir], env)).code, 0);
+    const refused = await webwatch(['monitor', 'run', 'Few'], { ...env, WEBWATCH_CONVERSION_THREADS: 'two' });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /WEBWATCH_CONVERSION_THREADS must be a whole number from 0 to 16, not "two"/);
+    // Nothing was started: the monitor has no check.
+    const checks = await webwatch(['monitor', 'checks', 'Few', '--json'], env);
+    assert.deepEqual(JSON.parse(checks.stdout), []);
   });
 });

@@ -107,10 +107,10 @@ describe('conversion on worker threads', () => {
     assert.ok(Date.now() - started < 10_000, `exited after ${Date.now() - started} ms`);
   });
 
-  it('keeps a small check on its own thread, and hands a large one to the workers', async () => {
+  it('keeps a small check on its own thread, hands a large one to the workers, and keeps all with no threads', async () => {
     let made = 0;
     const pool = new ConversionPool({ size: 1 });
-    const small = checkConversion(() => (made++, pool));
+    const small = checkConversion(1, () => (made++, pool));
     try {
       small.expect(INLINE_CONVERSIONS);
       for (let n = 0; n < INLINE_CONVERSIONS; n++) await small.convert(page(`/p${n}`), options, ['markdown'], limits());
@@ -118,19 +118,24 @@ describe('conversion on worker threads', () => {
       // Past the handful, the pages go to the workers.
       assert.match((await small.convert(page('/next'), options, ['markdown'], limits())).markdown, /# \/next/);
       assert.equal(made, 1);
-      const large = checkConversion(() => (made++, pool));
+      const large = checkConversion(1, () => (made++, pool));
       large.expect(INLINE_CONVERSIONS + 1);
       assert.equal(made, 2, 'workers start as soon as many new pages are known');
       // Not HTML: on this thread.
       const json = await large.convert({ body: Buffer.from('{"a":1}'), contentType: 'application/json', finalUrl: 'http://127.0.0.1:9/a.json' }, options, ['markdown'], limits());
       assert.equal(json.markdown, '```json\n{\n  "a": 1\n}\n```');
       assert.equal(made, 2);
+      // Without threads, every page on this thread.
+      const none = checkConversion(0, () => (made++, pool));
+      none.expect(1000);
+      for (let n = 0; n < INLINE_CONVERSIONS + 2; n++) await none.convert(page(`/q${n}`), options, ['markdown'], limits());
+      assert.equal(made, 2);
     } finally {
       await pool.close();
     }
   });
 
-  it('sizes itself from the cores: one thread left to fetching, at most two converting', () => {
-    assert.deepEqual([1, 2, 3, 4, 16].map((cores) => defaultPoolSize(cores)), [1, 1, 2, 2, 2]);
+  it('sizes itself from the cores: none on two, one on three, at most two', () => {
+    assert.deepEqual([1, 2, 3, 4, 16].map((cores) => defaultPoolSize(cores)), [0, 0, 1, 2, 2]);
   });
 });

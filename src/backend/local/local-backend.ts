@@ -135,13 +135,14 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   // One judge for the backend's life, so its model client is made once, not per page.
   let modelJudge: Promise<Judge> | undefined;
   const search = options.search && searchProvider(options.search);
-  const checkContext = async (): Promise<CheckContext> => ({
+  const checkContext = async (conversionThreads = conversionThreadsOf(options.env)): Promise<CheckContext> => ({
     checks: await checksOf(),
     scrape: await contextFor(),
     now: options.now,
     ...(llm && { judge: async (input) => (await (modelJudge ??= import('../../engine/judge/llm-judge.js').then(({ llmJudge }) => llmJudge(llm))))(input) }),
     ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
     ...(search && { search }),
+    ...(conversionThreads !== undefined && { conversionThreads }),
   });
   /** Delivers what the outbox holds (this check's and older ones), for a bounded time. */
   async function deliverNotifications() {
@@ -316,4 +317,14 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       db = undefined;
     },
   };
+}
+
+/** WEBWATCH_CONVERSION_THREADS: the worker threads of large checks, where the cores the system reports are not the ones webwatch may use (a container's CPU quota). */
+function conversionThreadsOf(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = env.WEBWATCH_CONVERSION_THREADS;
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) > 16) {
+    throw new UsageError(`WEBWATCH_CONVERSION_THREADS must be a whole number from 0 to 16, not ${JSON.stringify(value)}`);
+  }
+  return Number(value);
 }

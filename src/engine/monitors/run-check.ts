@@ -37,6 +37,8 @@ export interface CheckContext {
   onlyMeaningful?: boolean;
   /** Answers search targets' queries; without one, search targets are errors. */
   search?: SearchProvider;
+  /** Worker threads that convert the pages of large checks; by default from the cores (none on two). */
+  conversionThreads?: number;
 }
 
 const JUDGE_CONCURRENCY = 4;
@@ -307,7 +309,7 @@ export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
   // Pages converted on worker threads while this thread fetches and compares (unless the caller converts).
-  const conversion = checkConversion();
+  const conversion = checkConversion(context.conversionThreads);
   if (!context.scrape.convert) context = { ...context, scrape: { ...context.scrape, convert: conversion.convert } };
   let pages: PageResult[] = [];
   const pending: Pending = { snapshots: [], fingerprints: [], extraCredits: 0 };

@@ -97,9 +97,14 @@ script.runInThisContext()(bundle.exports, require, bundle, file, dirname(file));
 /** One page at a time per worker, plus one waiting there, so that a worker never waits for the main thread. */
 const PER_WORKER = 2;
 
-/** Threads to convert on: one core is left to the main thread (fetching) and the pages' server. */
+/**
+ * Threads to convert on: none on two cores or fewer, where a worker costs more CPU than it
+ * frees (bench/README.md: its start, its own JIT warm-up and heap, the messages), and the
+ * fetching thread, the V8 helpers and the pages' server need both cores already; from three
+ * cores one, from four two.
+ */
 export function defaultPoolSize(cores = availableParallelism()): number {
-  return Math.max(1, Math.min(2, cores - 1));
+  return Math.max(0, Math.min(2, cores - 2));
 }
 
 export class ConversionPool {
@@ -115,7 +120,7 @@ export class ConversionPool {
   private workerClass: typeof Worker | undefined;
 
   constructor(options: PoolOptions = {}) {
-    this.size = options.size ?? (Number(process.env.WW_POOL) || defaultPoolSize());
+    this.size = Math.max(1, options.size ?? defaultPoolSize());
     this.workerUrl = options.workerUrl ?? DEFAULT_WORKER;
     this.idleMs = options.idleMs ?? 5_000;
     this.maxHeapMb = options.maxHeapMb ?? 512;
@@ -280,9 +285,9 @@ export function answerConversions(port: MessagePort, convert: PageConverter): vo
 
 let shared: ConversionPool | undefined;
 
-/** The process's pool, made on first use. */
-export function sharedConversionPool(): ConversionPool {
-  shared ??= new ConversionPool();
+/** The process's pool, made on first use with `size` workers. */
+export function sharedConversionPool(size = defaultPoolSize()): ConversionPool {
+  shared ??= new ConversionPool({ size });
   return shared;
 }
 
@@ -297,14 +302,14 @@ export interface CheckConversion {
 
 /**
  * The conversion of one check: a handful of pages on the check's own thread (a small check
- * starts no thread), the rest of its HTML pages on the pool's workers. Other responses (PDFs,
- * JSON, text) stay on this thread.
+ * starts no thread), the rest of its HTML pages on `threads` workers of the process's pool;
+ * with 0 threads, every page here. Other responses (PDFs, JSON, text) stay on this thread.
  */
-export function checkConversion(pool: () => ConversionPool = sharedConversionPool): CheckConversion {
-  let inline = process.env.WW_NOPOOL ? Infinity : INLINE_CONVERSIONS;
+export function checkConversion(threads = defaultPoolSize(), pool: () => ConversionPool = () => sharedConversionPool(threads)): CheckConversion {
+  let inline = threads > 0 ? INLINE_CONVERSIONS : Infinity;
   return {
     expect(pages) {
-      if (pages <= INLINE_CONVERSIONS || process.env.WW_NOPOOL) return;
+      if (pages <= INLINE_CONVERSIONS || threads === 0) return;
       inline = 0;
       void pool().warm();
     },
