@@ -135,6 +135,22 @@ describe('conversion on worker threads', () => {
     }
   });
 
+  it('stops workers that were warmed but got no page, and idle ones, after the idle time', { timeout: 30_000 }, async () => {
+    const pool = new ConversionPool({ size: 2, idleMs: 200 });
+    try {
+      await pool.warm();
+      assert.equal(pool.workers, 2);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal(pool.workers, 0, 'warmed workers without work stopped');
+      assert.match((await pool.convert(page('/again'), options, ['markdown'], limits())).markdown, /# \/again/);
+      assert.equal(pool.workers, 1, 'started again for new work');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal(pool.workers, 0, 'idle workers stopped');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('sizes itself from the cores: none on two, one on three, at most two', () => {
     assert.deepEqual([1, 2, 3, 4, 16].map((cores) => defaultPoolSize(cores)), [0, 0, 1, 2, 2]);
   });

@@ -130,6 +130,8 @@ export class ConversionPool {
   async warm(): Promise<void> {
     await this.loadWorkerClass();
     while (!this.closed && this.slots.length < this.size) this.slots.push(this.spawn());
+    // Workers warmed for pages that never come (every fetch failed, say) stop like idle ones.
+    if (this.queue.length === 0 && this.slots.every((slot) => slot.inFlight.length === 0)) this.idle();
   }
 
   /** The page converted on a worker, within its scrape's deadline (epoch ms). */
