@@ -135,14 +135,15 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   // One judge for the backend's life, so its model client is made once, not per page.
   let modelJudge: Promise<Judge> | undefined;
   const search = options.search && searchProvider(options.search);
-  const checkContext = async (conversionThreads = conversionThreadsOf(options.env)): Promise<CheckContext> => ({
+  // Read when a check starts, so that a bad value fails the checks it concerns and no other command.
+  const checkContext = async (): Promise<CheckContext> => ({
+    ...withConversionThreads(options.env),
     checks: await checksOf(),
     scrape: await contextFor(),
     now: options.now,
     ...(llm && { judge: async (input) => (await (modelJudge ??= import('../../engine/judge/llm-judge.js').then(({ llmJudge }) => llmJudge(llm))))(input) }),
     ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
     ...(search && { search }),
-    ...(conversionThreads !== undefined && { conversionThreads }),
   });
   /** Delivers what the outbox holds (this check's and older ones), for a bounded time. */
   async function deliverNotifications() {
@@ -320,11 +321,11 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
 }
 
 /** WEBWATCH_CONVERSION_THREADS: the worker threads of large checks, where the cores the system reports are not the ones webwatch may use (a container's CPU quota). */
-function conversionThreadsOf(env: Readonly<Record<string, string | undefined>>): number | undefined {
+function withConversionThreads(env: Readonly<Record<string, string | undefined>>): { conversionThreads?: number } {
   const value = env.WEBWATCH_CONVERSION_THREADS;
-  if (value === undefined || value === '') return undefined;
+  if (value === undefined || value === '') return {};
   if (!/^\d+$/.test(value) || Number(value) > 16) {
     throw new UsageError(`WEBWATCH_CONVERSION_THREADS must be a whole number from 0 to 16, not ${JSON.stringify(value)}`);
   }
-  return Number(value);
+  return { conversionThreads: Number(value) };
 }
