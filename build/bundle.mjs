@@ -103,7 +103,9 @@ function resolveFrom(file, spec) {
 }
 
 const modules = new Map();
-const queue = [realpathSync(entry)];
+// The conversion worker (src/engine/scrape/convert-pool.ts) starts from the same bundle, at its own entry.
+const workerEntry = join(root, 'dist/src/engine/scrape/convert-worker.js');
+const queue = [realpathSync(entry), realpathSync(workerEntry)];
 const REQUIRE = /\brequire\(\s*(['"])([^'"\n]+)\1\s*\)/g;
 // What TypeScript makes of `import('x')`, and the getters of lazyNamespaces below: where code
 // is loaded only when it runs.
@@ -166,7 +168,8 @@ while (queue.length > 0) {
 // module belongs to the chunk of the set of entry points that reach it through static imports.
 // Modules the CLI itself reaches so are in dist/webwatch.cjs, the others in dist/webwatch/N.cjs.
 const start = realpathSync(entry);
-const entries = [start, ...new Set([...modules.values()].flatMap(({ lazy }) => [...lazy]))];
+const workerStart = realpathSync(workerEntry);
+const entries = [start, workerStart, ...new Set([...modules.values()].flatMap(({ lazy }) => [...lazy]))];
 const reachedBy = new Map([...modules.keys()].map((file) => [file, []]));
 for (const [index, from] of entries.entries()) {
   const seen = new Set([from]);
@@ -264,7 +267,7 @@ function __load(id) {
 }
 __define([`,
   ...chunks[0].map(moduleEntry),
-  `]);\nmodule.exports = __load(${ids.get(start)});\n`,
+  `]);\nmodule.exports = __load(module.webwatchEntry === 'convert-worker' ? ${ids.get(workerStart)} : ${ids.get(start)});\n`,
 ].join('\n'));
 written.unshift(output);
 

@@ -140,7 +140,9 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   // One judge for the backend's life, so its model client is made once, not per page.
   let modelJudge: Promise<Judge> | undefined;
   const search = options.search && searchProvider(options.search);
+  // Read when a check starts, so that a bad value fails the checks it concerns and no other command.
   const checkContext = async (): Promise<CheckContext> => ({
+    ...withConversionThreads(options.env),
     checks: await checksOf(),
     scrape: await contextFor(),
     now: options.now,
@@ -337,4 +339,14 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
       db = undefined;
     },
   };
+}
+
+/** WEBWATCH_CONVERSION_THREADS: the worker threads of large checks, where the cores the system reports are not the ones webwatch may use (a container's CPU quota). */
+function withConversionThreads(env: Readonly<Record<string, string | undefined>>): { conversionThreads?: number } {
+  const value = env.WEBWATCH_CONVERSION_THREADS;
+  if (value === undefined || value === '') return {};
+  if (!/^\d+$/.test(value) || Number(value) > 16) {
+    throw new UsageError(`WEBWATCH_CONVERSION_THREADS must be a whole number from 0 to 16, not ${JSON.stringify(value)}`);
+  }
+  return { conversionThreads: Number(value) };
 }

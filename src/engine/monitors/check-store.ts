@@ -1,6 +1,6 @@
 /** Checks, page results and page snapshots of monitors in the engine's database. */
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
@@ -13,6 +13,18 @@ import { nextRunAt, type StoredMonitor } from './monitor-store.js';
 import type { Tables } from '../store/tables.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
+
+/** URLs per query of lastSnapshots: well under the bound parameters SQLite and PostgreSQL take. */
+const SNAPSHOT_LOOKUP_BATCH = 500;
+
+/** Rows per INSERT: a few thousand bound parameters, far from either database's limit. */
+const ROWS_PER_INSERT = 200;
+
+function batches<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
 
 export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
 export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
@@ -249,14 +261,21 @@ export function checkStore(db: Db) {
     async finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): Promise<CheckRecord> {
       await q.transaction().execute(async (trx) => {
         const at = now.toISOString();
-        for (const s of written.snapshots) {
-          const values = { monitor_id: monitor.id, target_id: s.targetId, url: s.url, markdown: s.markdown, scraped_at: at, fingerprint: s.fingerprint, content_hash: s.contentHash, gone: s.gone ? 1 as const : 0 as const, json: s.json === undefined ? null : JSON.stringify(s.json) };
-          await trx.insertInto('snapshots').values({ scrape_id: s.scrapeId, ...values }).onConflict((conflict) => conflict.column('scrape_id').doUpdateSet(values)).execute();
+        // Many rows a statement: one statement per row was most of the transaction's time.
+        for (const batch of batches(written.snapshots, ROWS_PER_INSERT)) {
+          await trx.insertInto('snapshots').values(batch.map((s) => ({
+            scrape_id: s.scrapeId, monitor_id: monitor.id, target_id: s.targetId, url: s.url, markdown: s.markdown, scraped_at: at,
+            fingerprint: s.fingerprint, content_hash: s.contentHash, gone: s.gone ? 1 as const : 0 as const, json: s.json === undefined ? null : JSON.stringify(s.json),
+          }))).onConflict((conflict) => conflict.column('scrape_id').doUpdateSet((row) => ({
+            monitor_id: row.ref('excluded.monitor_id'), target_id: row.ref('excluded.target_id'), url: row.ref('excluded.url'), markdown: row.ref('excluded.markdown'),
+            scraped_at: row.ref('excluded.scraped_at'), fingerprint: row.ref('excluded.fingerprint'), content_hash: row.ref('excluded.content_hash'),
+            gone: row.ref('excluded.gone'), json: row.ref('excluded.json'),
+          }))).execute();
         }
         for (const update of written.fingerprints) await trx.updateTable('snapshots').set({ fingerprint: update.fingerprint }).where('scrape_id', '=', update.scrapeId).execute();
-        if (pages.length > 0) {
-          await trx.insertInto('page_results').values(pages.map((page, position) => ({
-            check_id: checkId, position, target_id: page.targetId, url: page.url, status: page.status, status_code: page.statusCode,
+        for (const [index, batch] of batches(pages, ROWS_PER_INSERT).entries()) {
+          await trx.insertInto('page_results').values(batch.map((page, offset) => ({
+            check_id: checkId, position: index * ROWS_PER_INSERT + offset, target_id: page.targetId, url: page.url, status: page.status, status_code: page.statusCode,
             previous_scrape_id: page.previousScrapeId, current_scrape_id: page.currentScrapeId, diff: page.diff ? JSON.stringify(page.diff) : null,
             judgment: page.judgment ? JSON.stringify(page.judgment) : null, error: page.error,
             snapshot: page.snapshot ? JSON.stringify(page.snapshot) : null, screenshot: page.screenshot ?? null,
@@ -334,6 +353,20 @@ export function checkStore(db: Db) {
         .where('monitor_id', '=', monitorId).where('target_id', '=', targetId).where('url', '=', url)
         .orderBy('scraped_at', 'desc').orderBy(db.writtenOrder(), 'desc').limit(1).executeTakeFirst();
       return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 };
+    },
+
+    /** lastSnapshot of many pages of a target at once, by URL (pages never seen are absent). */
+    async lastSnapshots(monitorId: string, targetId: string, urls: readonly string[]): Promise<Map<string, LastSnapshot>> {
+      const found = new Map<string, LastSnapshot>();
+      const unique = [...new Set(urls)];
+      for (let start = 0; start < unique.length; start += SNAPSHOT_LOOKUP_BATCH) {
+        const ranked = q.selectFrom('snapshots').select(['url', 'scrape_id', 'fingerprint', 'content_hash', 'gone'])
+          .select(sql<number>`row_number() over (partition by url order by scraped_at desc, ${db.writtenOrder()} desc)`.as('newest'))
+          .where('monitor_id', '=', monitorId).where('target_id', '=', targetId).where('url', 'in', unique.slice(start, start + SNAPSHOT_LOOKUP_BATCH));
+        const rows = await q.selectFrom(ranked.as('ranked')).select(['url', 'scrape_id', 'fingerprint', 'content_hash', 'gone']).where('newest', '=', 1).execute();
+        for (const row of rows) found.set(row.url, { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 });
+      }
+      return found;
     },
 
     /** The JSON a snapshot kept; null when it kept none (written before its target extracted JSON). */

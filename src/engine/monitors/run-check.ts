@@ -16,11 +16,15 @@ import { lexicalJudge, type Judge } from '../judge/judge.js';
 import { searchTarget, type SearchProvider } from '../search/search.js';
 import { emailEntries, webhookEntries } from '../notify/outbox.js';
 import { scrapeUnlessUnchanged, type FingerprintedScrape, type ScrapeContext } from '../scrape/scrape.js';
+import { checkConversion, type CheckConversion } from '../scrape/convert-pool.js';
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
 import type { ClaimedCheck } from '../scheduler/scheduler.js';
 import type { StoredMonitor } from './monitor-store.js';
 
+/** Requests of a check in flight at once: polite to a site whose pages a target lists. */
 export const CHECK_CONCURRENCY = 4;
+/** Fetched pages that may wait for their conversion while the next ones are fetched. */
+const CONVERSIONS_AHEAD = 8;
 export const SEARCH_UNAVAILABLE = 'search targets need a search provider: set search in the config (a SearXNG server, or a v2 API)';
 
 export interface CheckContext {
@@ -33,6 +37,8 @@ export interface CheckContext {
   onlyMeaningful?: boolean;
   /** Answers search targets' queries; without one, search targets are errors. */
   search?: SearchProvider;
+  /** Worker threads that convert the pages of large checks; by default from the cores (none on two). */
+  conversionThreads?: number;
 }
 
 const JUDGE_CONCURRENCY = 4;
@@ -160,6 +166,26 @@ async function jsonPageResult(
 
 const goneSnapshot = (targetId: string, url: string, scrapeId: string, fingerprint: string | null): Snapshot => ({ targetId, url, scrapeId, markdown: '', fingerprint, contentHash: contentHash(''), gone: true });
 
+/** At most `limit` holders at once; take() waits for a free slot and gives the function that frees it (once). */
+function slots(limit: number) {
+  let free = limit;
+  const waiting: (() => void)[] = [];
+  return {
+    async take(): Promise<() => void> {
+      if (free > 0) free--;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        const next = waiting.shift();
+        if (next) next();
+        else free++;
+      };
+    },
+  };
+}
+
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -177,18 +203,28 @@ const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({
   storeInCache: target.scrapeOptions?.storeInCache ?? false,
 });
 
-async function targetPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target): Promise<PageResult[]> {
+async function targetPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, conversion: CheckConversion): Promise<PageResult[]> {
   const targetId = target.id!;
   if (target.type === 'search') return searchPages(context, pending, monitor, target);
   const results = new Map<string, PageResult>();
   if (target.type === 'scrape') {
-    await inParallel(target.urls, CHECK_CONCURRENCY, async (url) => {
-      const previous = await context.checks.lastSnapshot(monitor.id, targetId, url);
+    const snapshots = await context.checks.lastSnapshots(monitor.id, targetId, target.urls);
+    // New pages will be converted: many of them start the conversion threads at once.
+    conversion.expect(target.urls.filter((url) => !snapshots.has(url)).length);
+    // A page gives its request slot back once fetched: its conversion (on a worker) does not hold up the next request.
+    const requests = slots(CHECK_CONCURRENCY);
+    await inParallel(target.urls, CHECK_CONCURRENCY + CONVERSIONS_AHEAD, async (url) => {
+      const previous = snapshots.get(url);
+      const release = await requests.take();
+      const convert = context.scrape.convert!;
+      const scrapeContext: ScrapeContext = { ...context.scrape, convert: (...page) => (release(), convert(...page)) };
       let outcome: Outcome;
       try {
-        outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, context.scrape, previous?.fingerprint ?? undefined);
+        outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, scrapeContext, previous?.fingerprint ?? undefined);
       } catch (error) {
         outcome = { error };
+      } finally {
+        release();
       }
       results.set(url, await pageResult(context, pending, monitor, target, url, previous, outcome));
     });
@@ -272,11 +308,14 @@ export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck
 }
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
+  // Pages converted on worker threads while this thread fetches and compares (unless the caller converts).
+  const conversion = checkConversion(context.conversionThreads);
+  if (!context.scrape.convert) context = { ...context, scrape: { ...context.scrape, convert: conversion.convert } };
   let pages: PageResult[] = [];
   const pending: Pending = { snapshots: [], fingerprints: [], extraCredits: 0 };
   let failure: string | null = null;
   try {
-    for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target)));
+    for (const target of monitor.definition.targets) pages.push(...(await targetPages(context, pending, monitor, target, conversion)));
     await judgePages(context, monitor, pages, pending);
     if (pages.some((page) => page.screenshot)) await keepScreenshots(context, pages);
   } catch (error) {

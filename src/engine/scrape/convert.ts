@@ -19,6 +19,7 @@ import { decodeBody } from '../fetch/decode.js';
 import { isPdf } from '../pdf/detect.js';
 import type { PdfLimits, PdfPageBlocks } from '../pdf/parse-pdf.js';
 import { redactPii } from '../pii/redact.js';
+import { isHtml, isJson, isText, mediaType } from './content-type.js';
 
 /** What conversion needs of a response. */
 export interface ConvertInput {
@@ -39,9 +40,6 @@ export interface Content {
   pdf?: { numPages?: number; pages?: { pageNumber: number; markdown: string }[]; blocks?: PdfPageBlocks[]; creditsUsed: number };
 }
 
-const isHtml = (contentType: string) => /^(text\/html|application\/xhtml\+xml)/.test(contentType) || contentType === '';
-const isJson = (contentType: string) => /^application\/(.+\+)?json|^text\/json/.test(contentType);
-const isText = (contentType: string) => contentType.startsWith('text/') || /^application\/(xml|javascript|x-yaml|yaml)/.test(contentType);
 
 function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>): Content {
   const { text } = decodeBody(page.body, page.contentType, true);
@@ -129,7 +127,7 @@ async function pdfContent(page: ConvertInput, options: ScrapeOptions, limits: Pd
 
 /** The page's content as the options and formats ask, base64 images removed and PII redacted as asked. */
 export async function convertPage(page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits?: PdfLimits): Promise<Content> {
-  const contentType = (page.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = mediaType(page.contentType);
   const wanted = new Set(formats);
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const content = isPdf(contentType, page.body) ? await pdfContent(page, options, limits ?? { deadline: Date.now() + timeoutMs, timeoutMs })

@@ -18,6 +18,7 @@ import type { ScrapeStore, TrackingKey } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey, isSensitive, privateScope } from './cache-key.js';
 import type { ChangeTracking, ScrapeDocument } from './document.js';
+import type { PageConverter } from './convert-pool.js';
 import { requestHeaders } from './request-headers.js';
 import { unsupportedFeatures } from './unsupported.js';
 
@@ -46,6 +47,8 @@ export interface ScrapeContext {
     /** `profile` storage is kept here (the engine's home, per team). */
     profilesDir?: string;
   };
+  /** Converts fetched pages in place of the content pipeline on this thread (a check's worker threads). */
+  convert?: PageConverter;
 }
 
 export interface ScrapeRequest {
@@ -136,9 +139,10 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   // the cache is read: a page that may not be fetched may not be read from the cache either.
   if (checkUrl) await checkUrl(parseTargetUrl(request.url));
 
-  // A change-tracking scrape wants the page as it is now, unless only the cache may answer.
-  if (store && (cacheOnly || !tracking)) {
-    const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_DEFAULT_MS : MAX_AGE_DEFAULT_MS);
+  // A change-tracking scrape wants the page as it is now, unless only the cache may answer;
+  // maxAge 0 (a monitor check's default) asks for the page as it is now, which no entry is.
+  const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_DEFAULT_MS : MAX_AGE_DEFAULT_MS);
+  if (store && (cacheOnly || !tracking) && maxAge > 0) {
     const hit = await store.getCached(key);
     const age = hit ? now - hit.cachedAt : Infinity;
     const usable = hit && age < maxAge && (options.minAge === undefined || age >= options.minAge);
@@ -196,6 +200,9 @@ export function looksDrawnByScript(page: FetchedPage): boolean {
   if (!/html/i.test(page.contentType ?? 'text/html') || page.body.length > 2_000_000) return false;
   const html = page.body.toString('utf8');
   if (!/<script\b/i.test(html)) return false;
+  const emptyRoot = /<(div|main|section|body)\b[^>]*\bid=["']?(root|app|__next|__nuxt|main-app|application)["']?[^>]*>\s*<\/\1>/i.test(html);
+  // Without an empty root or a <noscript> to ask for scripts, no need to measure the text (stripping every tag is the costly part).
+  if (!emptyRoot && !/<noscript\b/i.test(html)) return false;
   const text = html
     .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
     .replace(/<[^>]*>/g, ' ')
@@ -203,9 +210,7 @@ export function looksDrawnByScript(page: FetchedPage): boolean {
     .replace(/\s+/g, ' ')
     .trim();
   if (text.length > 400) return false;
-  const emptyRoot = /<(div|main|section|body)\b[^>]*\bid=["']?(root|app|__next|__nuxt|main-app|application)["']?[^>]*>\s*<\/\1>/i.test(html);
-  const asksForScript = /<noscript\b[^>]*>[\s\S]*?(enable|requires?|need)[\s\S]*?javascript[\s\S]*?<\/noscript>/i.test(html);
-  return emptyRoot || asksForScript;
+  return emptyRoot || /<noscript\b[^>]*>[\s\S]*?(enable|requires?|need)[\s\S]*?javascript[\s\S]*?<\/noscript>/i.test(html);
 }
 
 async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: string, why: string): Promise<Rendered> {
@@ -270,7 +275,8 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   // A PDF is read within what is left of the scrape's timeout.
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
-  const content = await (await import('./convert.js')).convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
+  const convert = context.convert ?? (await import('./convert.js')).convertPage;
+  const content = await convert({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
   const extracted = extractionWanted(options)
     ? await (await import('../extract/formats.js')).extractFormats(options, {
         url: page.finalUrl,

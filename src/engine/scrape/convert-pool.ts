@@ -1,0 +1,341 @@
+/**
+ * HTML conversion on worker threads, for checks that convert many pages: while workers parse
+ * and convert, the main thread goes on fetching, hashing and storing. Started only when asked
+ * (a one-off scrape never is), sized from the cores there are, and idle workers hold nothing
+ * up: they do not keep the process alive and stop after a while without work.
+ *
+ * A page whose conversion throws gets that error; one that hangs past its scrape's deadline, or
+ * that crashes its worker (out of memory, say), gets an error saying so, and its worker is
+ * replaced; the other pages go on.
+ */
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import { extractionWanted } from '../extract/needs.js';
+import type { PdfLimits } from '../pdf/parse-pdf.js';
+import type { Content, ConvertInput } from './convert.js';
+import { convertsAsHtml } from './content-type.js';
+
+/** What converts a fetched page: convertPage itself, or a check's conversion. */
+export type PageConverter = (page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits: PdfLimits) => Promise<Content>;
+
+export interface ConversionTask {
+  id: number;
+  body: Uint8Array;
+  contentType: string | undefined;
+  finalUrl: string;
+  options: ScrapeOptions;
+  formats: readonly string[];
+  keepRawHtml: boolean;
+}
+
+export type ConversionReply =
+  | { id: number; content: Content }
+  | { id: number; error: { message: string; code?: string | undefined; status?: number | undefined } };
+
+export interface PoolOptions {
+  /** Worker threads at most; default from the cores there are. */
+  size?: number;
+  /** The worker's module; the pipeline's own by default (tests give misbehaving ones). */
+  workerUrl?: URL;
+  /** A worker without work stops after this long. */
+  idleMs?: number;
+  /** Heap of each worker: a page that needs more fails alone. */
+  maxHeapMb?: number;
+}
+
+interface Pending {
+  task: ConversionTask;
+  deadline: number;
+  timeoutMs: number;
+  resolve(content: Content): void;
+  reject(error: unknown): void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Sent, in the order the worker converts them. */
+  inFlight: Pending[];
+  timer?: NodeJS.Timeout;
+}
+
+const DEFAULT_WORKER = new URL('./convert-worker.js', import.meta.url);
+const BUNDLE = new URL('../../../webwatch.cjs', import.meta.url);
+
+/**
+ * The CLI's bundle (build/bundle.mjs), when it is as new as the compiled worker: a worker
+ * started from it, with V8's code cache of it, is ready in a fraction of the time that loading
+ * the pipeline's modules one by one takes (about 0.1-0.2 s of CPU a worker).
+ */
+function currentBundle(): string | undefined {
+  try {
+    const bundle = fileURLToPath(BUNDLE);
+    return statSync(bundle).mtimeMs >= statSync(fileURLToPath(DEFAULT_WORKER)).mtimeMs ? bundle : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the bundle at the worker's entry, as bin/webwatch.js runs it at the CLI's: the same
+ * wrapper, so the same code caches, and the chunks of dist/webwatch/ compiled the same way.
+ */
+const BUNDLE_LOADER = `
+const { readFileSync } = require('node:fs');
+const { dirname } = require('node:path');
+const { Script } = require('node:vm');
+function run(file, module) {
+  let cachedData;
+  try { cachedData = readFileSync(file + '.cache'); } catch {}
+  const source = readFileSync(file, 'utf8');
+  const script = new Script('(function (exports, require, module, __filename, __dirname, __compile) {' + source + '\\n})', { filename: file, ...(cachedData && { cachedData }) });
+  script.runInThisContext()(module.exports, require, module, file, dirname(file), (chunk) => run(chunk, { exports: {} }));
+  return module.exports;
+}
+run(require('node:worker_threads').workerData.bundle, { exports: {}, webwatchEntry: 'convert-worker' });
+`;
+
+/** One page at a time per worker, plus one waiting there, so that a worker never waits for the main thread. */
+const PER_WORKER = 2;
+
+/**
+ * Threads to convert on: none on two cores or fewer, where a worker costs more CPU than it
+ * frees (bench/README.md: its start, its own JIT warm-up and heap, the messages), and the
+ * fetching thread, the V8 helpers and the pages' server need both cores already; from three
+ * cores one, from four two.
+ */
+export function defaultPoolSize(cores = availableParallelism()): number {
+  return Math.max(0, Math.min(2, cores - 2));
+}
+
+export class ConversionPool {
+  private readonly size: number;
+  private readonly workerUrl: URL;
+  private readonly idleMs: number;
+  private readonly maxHeapMb: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private nextId = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private workerClass: typeof Worker | undefined;
+
+  constructor(options: PoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? defaultPoolSize());
+    this.workerUrl = options.workerUrl ?? DEFAULT_WORKER;
+    this.idleMs = options.idleMs ?? 5_000;
+    this.maxHeapMb = options.maxHeapMb ?? 512;
+  }
+
+  /** Starts the workers ahead of the first page, so that they are ready when it comes. */
+  async warm(): Promise<void> {
+    await this.loadWorkerClass();
+    while (!this.closed && this.slots.length < this.size) this.slots.push(this.spawn());
+    // Workers warmed for pages that never come (every fetch failed, say) stop like idle ones.
+    if (this.queue.length === 0 && this.slots.every((slot) => slot.inFlight.length === 0)) this.idle();
+  }
+
+  /** The page converted on a worker, within its scrape's deadline (epoch ms). */
+  async convert(page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits: { deadline: number; timeoutMs: number; keepRawHtml: boolean }): Promise<Content> {
+    if (this.closed) throw new Error('the conversion pool is closed');
+    await this.loadWorkerClass();
+    return new Promise<Content>((resolve, reject) => {
+      const task: ConversionTask = { id: this.nextId++, body: page.body, contentType: page.contentType, finalUrl: page.finalUrl, options, formats, keepRawHtml: limits.keepRawHtml };
+      this.queue.push({ task, deadline: limits.deadline, timeoutMs: limits.timeoutMs, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Stops every worker; pages still waiting fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    for (const pending of this.queue.splice(0)) pending.reject(new Error('the conversion pool was closed'));
+    await Promise.all(this.slots.splice(0).map((slot) => {
+      clearTimeout(slot.timer);
+      for (const pending of slot.inFlight.splice(0)) pending.reject(new Error('the conversion pool was closed'));
+      return slot.worker.terminate();
+    }));
+  }
+
+  /** Workers running now (for tests and diagnostics). */
+  get workers(): number {
+    return this.slots.length;
+  }
+
+  private async loadWorkerClass(): Promise<void> {
+    this.workerClass ??= (await import('node:worker_threads')).Worker;
+  }
+
+  private spawn(): Slot {
+    const limits = { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb }, stdout: false, stderr: false };
+    const bundle = this.workerUrl === DEFAULT_WORKER ? currentBundle() : undefined;
+    const worker = bundle
+      ? new this.workerClass!(BUNDLE_LOADER, { ...limits, eval: true, workerData: { bundle } })
+      : new this.workerClass!(this.workerUrl, limits);
+    const slot: Slot = { worker, inFlight: [] };
+    worker.unref();
+    worker.on('message', (reply: ConversionReply) => this.settle(slot, reply));
+    // A worker that dies takes down the page it was converting; the pages queued behind it go to another.
+    worker.on('error', (error) => this.lost(slot, crashMessage(error)));
+    worker.on('exit', (code) => this.lost(slot, `the conversion worker stopped (exit code ${code})`));
+    return slot;
+  }
+
+  private dispatch(): void {
+    clearTimeout(this.idleTimer);
+    while (this.queue.length > 0 && !this.closed) {
+      if (this.slots.length < this.size) this.slots.push(this.spawn());
+      const slot = this.slots.filter((s) => s.inFlight.length < PER_WORKER).sort((a, b) => a.inFlight.length - b.inFlight.length)[0];
+      if (!slot) break;
+      const pending = this.queue.shift()!;
+      if (Date.now() >= pending.deadline) {
+        pending.reject(timeoutError(pending));
+        continue;
+      }
+      if (slot.inFlight.length === 0) slot.worker.ref();
+      slot.inFlight.push(pending);
+      slot.worker.postMessage(pending.task);
+      this.watch(slot);
+    }
+    if (this.queue.length === 0 && this.slots.every((slot) => slot.inFlight.length === 0)) this.idle();
+  }
+
+  /** The page the worker is on must be done by its deadline, or the worker goes. */
+  private watch(slot: Slot): void {
+    clearTimeout(slot.timer);
+    const running = slot.inFlight[0];
+    if (!running) return;
+    slot.timer = setTimeout(() => {
+      this.remove(slot);
+      void slot.worker.terminate();
+      slot.inFlight.shift()?.reject(timeoutError(running));
+      this.queue.unshift(...slot.inFlight.splice(0));
+      this.dispatch();
+    }, Math.max(0, running.deadline - Date.now()));
+    slot.timer.unref();
+  }
+
+  private settle(slot: Slot, reply: ConversionReply): void {
+    const index = slot.inFlight.findIndex((pending) => pending.task.id === reply.id);
+    if (index < 0) return;
+    const [pending] = slot.inFlight.splice(index, 1);
+    if ('content' in reply) pending!.resolve(reply.content);
+    else pending!.reject(new WebwatchError(reply.error.message, { ...(reply.error.code && { code: reply.error.code }), ...(reply.error.status && { status: reply.error.status }) }));
+    if (slot.inFlight.length === 0) slot.worker.unref();
+    this.watch(slot);
+    this.dispatch();
+  }
+
+  private lost(slot: Slot, message: string): void {
+    if (!this.remove(slot)) return;
+    clearTimeout(slot.timer);
+    slot.inFlight.shift()?.reject(new WebwatchError(message, { code: 'SCRAPE_CONVERSION_FAILED' }));
+    this.queue.unshift(...slot.inFlight.splice(0));
+    this.dispatch();
+  }
+
+  private remove(slot: Slot): boolean {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return false;
+    this.slots.splice(index, 1);
+    return true;
+  }
+
+  /** Without work for idleMs, the workers stop (a long-running serve gives their memory back). */
+  private idle(): void {
+    clearTimeout(this.idleTimer);
+    if (this.slots.length === 0) return;
+    this.idleTimer = setTimeout(() => {
+      for (const slot of this.slots.splice(0)) void slot.worker.terminate();
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+}
+
+function crashMessage(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return 'converting the page ran out of memory';
+  return `converting the page failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function timeoutError(pending: Pending): WebwatchError {
+  return new WebwatchError(ERROR_MESSAGES.requestTimeout, { status: 408, details: { url: pending.task.finalUrl, timeoutMs: pending.timeoutMs, reason: 'converting the page took longer than the scrape timeout' } });
+}
+
+/**
+ * A worker's side: converts the pages it is sent one after another, in the order they came,
+ * and answers each with its content or its error.
+ */
+export function answerConversions(port: MessagePort, convert: PageConverter): void {
+  let previous = Promise.resolve();
+  port.on('message', (task: ConversionTask) => {
+    previous = previous.then(async () => {
+      let reply: ConversionReply;
+      try {
+        const content = await convert({ body: task.body, contentType: task.contentType, finalUrl: task.finalUrl }, task.options, task.formats, { deadline: Infinity, timeoutMs: 0 });
+        // The decoded page goes back only when the caller reads it: it is the largest part.
+        if (!task.keepRawHtml) delete content.rawHtml;
+        reply = { id: task.id, content };
+      } catch (error) {
+        const { message, code, status } = error as { message?: string; code?: string; status?: number };
+        reply = { id: task.id, error: { message: message ?? String(error), code, status } };
+      }
+      port.postMessage(reply);
+    });
+  });
+}
+
+let shared: ConversionPool | undefined;
+
+/** The process's pool, made on first use with `size` workers. */
+export function sharedConversionPool(size = defaultPoolSize()): ConversionPool {
+  shared ??= new ConversionPool({ size });
+  return shared;
+}
+
+/** Pages a check converts on its own thread before it hands conversion to the workers. */
+export const INLINE_CONVERSIONS = 8;
+
+export interface CheckConversion {
+  convert: PageConverter;
+  /** The check knows it will convert about this many pages (its new ones): workers start now if that is more than a handful. */
+  expect(pages: number): void;
+}
+
+/**
+ * The conversion of one check: a handful of pages on the check's own thread (a small check
+ * starts no thread), the rest of its HTML pages on `threads` workers of the process's pool;
+ * with 0 threads, every page here. Other responses (PDFs, JSON, text) stay on this thread.
+ */
+export function checkConversion(threads = defaultPoolSize(), pool: () => ConversionPool = () => sharedConversionPool(threads)): CheckConversion {
+  let inline = threads > 0 ? INLINE_CONVERSIONS : Infinity;
+  return {
+    expect(pages) {
+      if (pages <= INLINE_CONVERSIONS || threads === 0) return;
+      inline = 0;
+      void pool().warm();
+    },
+    async convert(page, options, formats, limits) {
+      if (inline > 0 || !convertsAsHtml(page)) {
+        inline--;
+        return (await import('./convert.js')).convertPage(page, options, formats, limits);
+      }
+      // The decoded page is the largest part of a reply: it comes back only when a format or an extraction reads it.
+      const keepRawHtml = formats.includes('rawHtml') || formats.includes('html') || extractionWanted(options);
+      const converted = pool().convert(page, options, formats, { deadline: limits.deadline, timeoutMs: limits.timeoutMs, keepRawHtml });
+      const { signal } = limits;
+      if (!signal) return converted;
+      return new Promise<Content>((resolve, reject) => {
+        const cancelled = () => reject(new WebwatchError('the scrape was cancelled', { code: 'SCRAPE_CANCELLED' }));
+        if (signal.aborted) return cancelled();
+        signal.addEventListener('abort', cancelled, { once: true });
+        converted.then(resolve, reject).finally(() => signal.removeEventListener('abort', cancelled));
+      });
+    },
+  };
+}
