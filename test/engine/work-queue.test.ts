@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { agentJobs } from '../../src/engine/agent/agent-jobs.js';
+import { agentStore } from '../../src/engine/agent/agent-store.js';
 import { crawlJobStore } from '../../src/engine/crawl/crawl-jobs.js';
+import type { ScrapeContext } from '../../src/engine/scrape/scrape.js';
 import { WORKER_ID } from '../../src/engine/store/leases.js';
 import { announce, claimQueued, hasQueued, unfinishedOfKey, WORK_CHANNEL } from '../../src/engine/store/work-queue.js';
 import { forEachDatabase } from '../helpers/postgres.js';
@@ -73,6 +76,23 @@ forEachDatabase('work queue', ({ kind, open }) => {
     assert.equal(await hasQueued(db), false);
     assert.deepEqual(await claimQueued(db, 'crawl_jobs', 5, new Date()), []);
     assert.deepEqual(await sqlRows(db, 'SELECT lease_owner FROM crawl_jobs WHERE id = ?', running.id), [{ lease_owner: WORKER_ID }]);
+    await db.close();
+  });
+
+  it('an agent job queued by a process with a model, claimed by one without: failed with the reason, its trace closed', async () => {
+    const db = await open();
+    const queued = await agentStore(db).create('acme', { prompt: 'find the price' }, 'scripted', new Date(), context('k1'));
+    assert.deepEqual([queued.status, await unfinishedOfKey(db, 'k1')], ['processing', 1]);
+    assert.deepEqual(await claimQueued(db, 'agent_jobs', 5, new Date()), [queued.id]);
+    // A worker without llm configured (the processes were not given the same configuration).
+    const worker = agentJobs({ db, team: 'acme', now: () => new Date(), scrape: {} as ScrapeContext });
+    await worker.runClaimed(queued.id);
+    const ended = await worker.get(queued.id);
+    assert.equal(ended.status, 'failed');
+    assert.match(ended.error ?? '', /^the worker could not run the job: no model is configured for agent jobs/);
+    const { events } = await worker.trace(queued.id);
+    assert.deepEqual(events.map((event) => [event.type, (event as { outcome?: string }).outcome]), [['run.finished', 'failed']]);
+    assert.equal(await unfinishedOfKey(db, 'k1'), 0);
     await db.close();
   });
 });

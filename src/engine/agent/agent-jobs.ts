@@ -15,9 +15,9 @@ import type { ScrapeContext } from '../scrape/scrape.js';
 import type { SearchProvider } from '../search/search.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
-import { agentStore, type AgentJob, type AgentRequest } from './agent-store.js';
+import { agentStore, SYSTEM_AGENT, type AgentJob, type AgentRequest } from './agent-store.js';
 import { compileSchema } from '../extract/json-schema.js';
-import type { TraceEvent } from './trace.js';
+import { traceError, type TraceEvent } from './trace.js';
 import type { RunContext } from '../store/work-queue.js';
 
 /** The longest a trace request waits for the next event. */
@@ -118,15 +118,18 @@ export function agentJobs(options: AgentJobsOptions) {
       const claimed = await store.claimed(id);
       if (!claimed) return;
       const { job: queued } = claimed;
+      let started: { done: Promise<void> };
       try {
         if (!options.llm) throw new WebwatchError(MODEL_NOT_CONFIGURED);
-        const validate = queued.request.schema ? await compileSchema(queued.request.schema) : undefined;
-        await (await launch(queued, validate)).done;
-        return;
+        started = await launch(queued, queued.request.schema ? await compileSchema(queued.request.schema) : undefined);
       } catch (error) {
-        // Nothing of the run started: the job ends with the reason, as a run that failed at once.
-        await store.finish(queued, 'failed', { error: `the worker could not run the job: ${error instanceof Error ? error.message : String(error)}` }, options.now());
+        // Nothing of the run started: the job ends with the reason, its trace closed, as a run that failed at once.
+        const message = `the worker could not run the job: ${error instanceof Error ? error.message : String(error)}`;
+        await store.record(queued, SYSTEM_AGENT, { type: 'run.finished', outcome: 'failed', error: traceError('internal', message) }, options.now());
+        await store.finish(queued, 'failed', { error: message }, options.now());
+        return;
       }
+      await started.done;
     },
 
     get: (id: string): Promise<AgentJob> => job(id),
