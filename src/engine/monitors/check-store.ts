@@ -157,13 +157,14 @@ export const runningCheck = (q: Query, monitorId: string) =>
 
 /**
  * Inserts a check held by this worker, queued (claimed by the scheduler, to start soon) or
- * running, and makes it the monitor's current one; inside the caller's transaction.
+ * running, or with `queued`, one that waits for whichever worker claims it (work-queue.ts); and
+ * makes it the monitor's current one; inside the caller's transaction.
  */
-export async function insertHeldCheck(q: Query, monitorId: string, status: 'queued' | 'running', trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null): Promise<string> {
+export async function insertHeldCheck(q: Query, monitorId: string, status: 'queued' | 'running', trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null, queued?: RunContext): Promise<string> {
   const id = randomUUID();
   await q.insertInto('checks').values({
     id, monitor_id: monitorId, status, trigger, scheduled_for: scheduledFor, started_at: now.toISOString(), finished_at: null, summary: null, error: null,
-    owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now),
+    ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
   }).execute();
   await q.updateTable('monitors').set({ current_check_id: id }).where('id', '=', monitorId).execute();
   return id;
@@ -173,6 +174,18 @@ export function checkStore(db: Db) {
   const q = db.query;
   const outbox = outboxStore(db);
   const record = async (row: CheckRow) => checkFromRow(row, await outbox.notificationStatus(row.id));
+  /** The check `insert` writes, in a transaction that first makes sure the monitor has none queued or running (409). */
+  const newCheck = async (monitor: StoredMonitor, insert: (trx: Query) => Promise<string>): Promise<CheckRecord> => {
+    const id = await q.transaction().execute(async (trx) => {
+      // On PostgreSQL two workers may start a check of one monitor at once: the monitor's row
+      // is locked first, so that the second sees the first's check.
+      if (db.kind === 'postgres') await trx.selectFrom('monitors').select('id').where('id', '=', monitor.id).forUpdate().execute();
+      const running = await runningCheck(trx, monitor.id);
+      if (running) throw conflictOf(monitor.id, running.id);
+      return insert(trx);
+    });
+    return (await store.get(monitor.id, id))!;
+  };
   const store = {
     /**
      * Fails the checks whose worker stopped (a crash, Ctrl-C, kill -9, a lost machine: see
@@ -202,36 +215,16 @@ export function checkStore(db: Db) {
     },
 
     /** A new running check, or 409 Conflict when the monitor already has one. */
-    async start(monitor: StoredMonitor, trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null = null): Promise<CheckRecord> {
-      const id = await q.transaction().execute(async (trx) => {
-        // On PostgreSQL two workers may start a check of one monitor at once: the monitor's row
-        // is locked first, so that the second sees the first's check.
-        if (db.kind === 'postgres') await trx.selectFrom('monitors').select('id').where('id', '=', monitor.id).forUpdate().execute();
-        const running = await runningCheck(trx, monitor.id);
-        if (running) throw conflictOf(monitor.id, running.id);
-        return insertHeldCheck(trx, monitor.id, 'running', trigger, now, scheduledFor);
-      });
-      return (await store.get(monitor.id, id))!;
+    start(monitor: StoredMonitor, trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null = null): Promise<CheckRecord> {
+      return newCheck(monitor, (trx) => insertHeldCheck(trx, monitor.id, 'running', trigger, now, scheduledFor));
     },
 
     /**
      * A manual check queued for whichever worker claims it (serve: work-queue.ts), or 409
      * Conflict when the monitor already has one queued or running.
      */
-    async enqueue(monitor: StoredMonitor, now: Date, context: RunContext): Promise<CheckRecord> {
-      const id = await q.transaction().execute(async (trx) => {
-        if (db.kind === 'postgres') await trx.selectFrom('monitors').select('id').where('id', '=', monitor.id).forUpdate().execute();
-        const running = await runningCheck(trx, monitor.id);
-        if (running) throw conflictOf(monitor.id, running.id);
-        const checkId = randomUUID();
-        await trx.insertInto('checks').values({
-          id: checkId, monitor_id: monitor.id, status: 'queued', trigger: 'manual', scheduled_for: null, started_at: now.toISOString(), finished_at: null,
-          summary: null, error: null, ...queuedColumns(context),
-        }).execute();
-        await trx.updateTable('monitors').set({ current_check_id: checkId }).where('id', '=', monitor.id).execute();
-        return checkId;
-      });
-      return (await store.get(monitor.id, id))!;
+    enqueue(monitor: StoredMonitor, now: Date, context: RunContext): Promise<CheckRecord> {
+      return newCheck(monitor, (trx) => insertHeldCheck(trx, monitor.id, 'queued', 'manual', now, null, context));
     },
 
     /** A queued check this worker claimed: its monitor, the monitor's team and what its run needs; undefined when it ended meanwhile. */

@@ -17,6 +17,9 @@ const HOST = hostname();
 /** This process as a holder of leases: host and pid (pids repeat across machines) and a random part. */
 export const WORKER_ID = `${HOST}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
+/** The lease owner of work that waits for a worker (work-queue.ts): no one holds it yet. */
+export const QUEUED = 'queued';
+
 export const DEFAULT_LEASE_MS = 30_000;
 let leaseMs = DEFAULT_LEASE_MS;
 
@@ -41,7 +44,7 @@ export interface LeaseHolder {
  */
 export function holderGone(row: LeaseHolder, now: Date): boolean {
   // Queued work (work-queue.ts) has no holder yet: it waits for a worker, whatever the time.
-  if (row.lease_owner === WORKER_ID || row.lease_owner === 'queued') return false;
+  if (row.lease_owner === WORKER_ID || row.lease_owner === QUEUED) return false;
   if (row.lease_owner) {
     const [host, pid] = row.lease_owner.split(':');
     if (host === HOST && !processAlive(Number(pid))) return true;

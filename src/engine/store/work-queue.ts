@@ -9,10 +9,9 @@
  */
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { leaseUntil, WORKER_ID } from './leases.js';
+import { leaseUntil, QUEUED, WORKER_ID } from './leases.js';
 
-/** The lease owner of work that waits for a worker. */
-export const QUEUED = 'queued';
+export { QUEUED };
 
 /** Tables whose rows can be queued work. */
 export type QueueTable = 'checks' | 'crawl_jobs' | 'agent_jobs';
@@ -47,6 +46,7 @@ export function runContextOf(row: { run_context: string | null }): RunContext | 
 /** Takes up to `limit` queued rows of `table` for this worker, oldest first; their ids. */
 export async function claimQueued(db: Db, table: QueueTable, limit: number, now: Date): Promise<string[]> {
   if (limit <= 0) return [];
+  // The three tables share these columns: one query, typed over what they share.
   const q = db.query as unknown as import('kysely').Kysely<Record<QueueTable, { id: string; lease_owner: string | null; lease_expires_at: string | null; owner_pid: number | null; started_at: string | null; created_at: string }>>;
   // In one transaction: the oldest queued rows, locked (others skip them), then taken.
   return q.transaction().execute(async (trx) => {
@@ -78,14 +78,20 @@ export async function unfinishedOfKey(db: Db, keyId: string): Promise<number> {
   return total;
 }
 
-/** Work waiting for a worker, of one team. */
-export async function queuedOfTeam(db: Db, team: string): Promise<number> {
+/** A team's queued and running work: `running` claimed by a worker, `waiting` for one with room. */
+export async function workOfTeam(db: Db, team: string): Promise<{ running: number; waiting: number }> {
   const q = db.query;
   const count = async (query: { executeTakeFirst(): Promise<{ n: number | string } | undefined> }) => Number((await query.executeTakeFirst())?.n ?? 0);
-  return (await count(q.selectFrom('crawl_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('lease_owner', '=', QUEUED)))
-    + (await count(q.selectFrom('agent_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('lease_owner', '=', QUEUED)))
-    + (await count(q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('monitors.team', '=', team).where('checks.lease_owner', '=', QUEUED)));
+  const teamChecks = () => q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.countAll<number>().as('n')).where('monitors.team', '=', team);
+  const crawls = () => q.selectFrom('crawl_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team);
+  const agents = () => q.selectFrom('agent_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team);
+  return {
+    running: (await count(crawls().where('status', '=', 'scraping').where('lease_owner', 'is distinct from', QUEUED)))
+      + (await count(agents().where('status', '=', 'processing').where('lease_owner', 'is distinct from', QUEUED)))
+      + (await count(teamChecks().where('checks.status', '=', 'running'))),
+    waiting: (await count(crawls().where('lease_owner', '=', QUEUED))) + (await count(agents().where('lease_owner', '=', QUEUED)))
+      + (await count(teamChecks().where('checks.lease_owner', '=', QUEUED))),
+  };
 }
 
 /** The channel on which PostgreSQL tells listening workers that work was queued. */

@@ -4,7 +4,7 @@
  * without a monthly budget (--monthly-credits) nothing runs out, and `remainingCredits` says so
  * with UNLIMITED.
  */
-import { QUEUED, queuedOfTeam } from '../../engine/store/work-queue.js';
+import { workOfTeam } from '../../engine/store/work-queue.js';
 import type { FastifyInstance } from 'fastify';
 import { monthOf, usageStore } from '../../engine/usage/usage-store.js';
 import type { Db } from '../../engine/store/database.js';
@@ -81,18 +81,11 @@ export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: U
   app.get('/v2/team/queue-status', async (request) => {
     const team = request.team;
     const q = options.db.query;
-    const count = async (query: { executeTakeFirst(): Promise<{ n: number | string } | undefined> }) => Number((await query.executeTakeFirst())?.n ?? 0);
-    // Running: claimed by a worker. Waiting: queued, for the first worker with room.
-    const active =
-      (await count(q.selectFrom('crawl_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('status', '=', 'scraping').where('lease_owner', 'is distinct from', QUEUED))) +
-      (await count(q.selectFrom('agent_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team).where('status', '=', 'processing').where('lease_owner', 'is distinct from', QUEUED))) +
-      (await count(q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('monitors.team', '=', team).where('checks.status', '=', 'running')));
+    const { running, waiting } = await workOfTeam(options.db, team);
     const lastCheck = await q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.max('checks.finished_at').as('at'))
       .where('monitors.team', '=', team).where('checks.status', '=', 'completed').executeTakeFirst();
     const lastAgent = await q.selectFrom('agent_jobs').select((eb) => eb.fn.max('finished_at').as('at')).where('team', '=', team).where('status', '=', 'completed').executeTakeFirst();
     const latest = [lastCheck?.at, lastAgent?.at].filter((at): at is string => typeof at === 'string').sort().at(-1) ?? null;
-    const waiting = await queuedOfTeam(options.db, team);
-    return { success: true, jobsInQueue: active + waiting, activeJobsInQueue: active, waitingJobsInQueue: waiting, maxConcurrency: options.concurrencyPerKey, mostRecentSuccess: latest };
+    return { success: true, jobsInQueue: running + waiting, activeJobsInQueue: running, waitingJobsInQueue: waiting, maxConcurrency: options.concurrencyPerKey, mostRecentSuccess: latest };
   });
 }
