@@ -1,8 +1,14 @@
 /** Next firing times of a cron expression in a time zone (DST-correct, by croner). */
 import { Cron } from 'croner';
 
+/** Zones that are UTC all year round: worked out without ICU's zone data. */
+const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Etc/GMT', 'GMT', 'Etc/Zulu', 'Zulu', 'Universal', 'Etc/Universal']);
+
 export function nextRunTimes(cron: string, timezone: string, count: number, from: Date = new Date()): Date[] {
-  return new Cron(cron, { timezone, mode: '5-part' }).nextRuns(count, from);
+  // A named zone goes through Intl, whose first use loads ICU's zone data (15-40 ms of a
+  // command); UTC, the default, needs none of it.
+  const zone = UTC_ZONES.has(timezone) ? { utcOffset: 0 } : { timezone };
+  return new Cron(cron, { ...zone, mode: '5-part' }).nextRuns(count, from);
 }
 
 const zonedFormats = new Map<string, Intl.DateTimeFormat>();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Cron } from 'croner';
 import { formatInZone, nextRunTimes } from '../../src/schedule/next-runs.js';
 import { checkTimezone } from '../../src/schedule/timezone.js';
 
@@ -40,6 +41,24 @@ describe('next run times', () => {
     const runs = nextRunTimes('30 2 * * *', 'Europe/Paris', 2, new Date('2026-03-28T12:00:00Z'));
     assert.equal(formatInZone(runs[0]!, 'Europe/Paris'), '2026-03-29T03:00:00+02:00');
     assert.equal(formatInZone(runs[1]!, 'Europe/Paris'), '2026-03-30T02:30:00+02:00');
+  });
+
+  it('in UTC match the zone-aware answer without touching ICU', () => {
+    const from = new Date('2026-03-28T23:59:30Z');
+    const crons = ['*/7 * * * *', '30 2 * * *', '0 0 29 2 *', '15 9 * * 1-5', '0 */6 1,15 * *'];
+    const expected = crons.map((cron) => new Cron(cron, { timezone: 'UTC', mode: '5-part' }).nextRuns(5, from).map((d) => d.toISOString()));
+    const real = Intl.DateTimeFormat;
+    // Any use of Intl's zone data on the UTC path fails the test.
+    Intl.DateTimeFormat = (() => {
+      throw new Error('Intl.DateTimeFormat used for a UTC schedule');
+    }) as unknown as typeof Intl.DateTimeFormat;
+    try {
+      for (const zone of ['UTC', 'Etc/UTC']) {
+        assert.deepEqual(crons.map((cron) => nextRunTimes(cron, zone, 5, from).map((d) => d.toISOString())), expected, zone);
+      }
+    } finally {
+      Intl.DateTimeFormat = real;
+    }
   });
 
   it('format UTC with a +00:00 offset', () => {
