@@ -1,6 +1,7 @@
 /** The fetcher against real servers on 127.0.0.1. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +40,11 @@ describe('fetchPage', () => {
       '/loop-b': redirect('/loop-a'),
       ...loop,
       '/slow': (_q, r) => void setTimeout(() => r.writeHead(200).end('late'), 3000),
+      // The headers and a first chunk at once, then nothing for 3 s.
+      '/stall': (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html' }).write('<p>first');
+        setTimeout(() => r.end('</p>'), 3000);
+      },
       '/gzip': bytes(gzipSync('<p>gzipped</p>'), { 'content-type': 'text/html', 'content-encoding': 'gzip' }),
       '/br': bytes(brotliCompressSync('<p>brotli</p>'), { 'content-type': 'text/html', 'content-encoding': 'br' }),
       '/bad-gzip': bytes(Buffer.from('not gzip at all'), { 'content-type': 'text/html', 'content-encoding': 'gzip' }),
@@ -79,6 +85,25 @@ describe('fetchPage', () => {
     assert.equal(error.message, 'Request Timeout');
     assert.equal(error.exitCode, 7);
     assert.ok(Date.now() - started < 2500);
+  });
+
+  it('times out while the body is still coming, and is cancelled by the caller\'s signal at any point', async () => {
+    const stalled = await failure(fetchPage({ ...basic, url: `${server.origin}/stall`, timeoutMs: 300 }));
+    assert.equal(stalled.status, 408);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const cancelled = await failure(fetchPage({ ...basic, url: `${server.origin}/stall`, signal: controller.signal }));
+    assert.equal(cancelled.code, 'SCRAPE_CANCELLED');
+    assert.ok(Date.now() - started < 2500);
+    assert.equal((await failure(fetchPage({ ...basic, url: `${server.origin}/`, signal: AbortSignal.abort() }))).code, 'SCRAPE_CANCELLED');
+  });
+
+  it('leaves no listener on the caller\'s signal once done', async () => {
+    const controller = new AbortController();
+    await fetchPage({ ...basic, url: `${server.origin}/`, signal: controller.signal });
+    await failure(fetchPage({ ...basic, url: `${server.origin}/gone-host`, signal: controller.signal, maxBytes: 1 }));
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
   });
 
   it('decompresses gzip and brotli, and refuses corrupt or oversized bodies', async () => {
