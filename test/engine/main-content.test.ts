@@ -158,6 +158,12 @@ describe('markdown conversion of broken HTML', () => {
     for (const input of inputs) assert.equal(typeof htmlToMarkdown(input, 'https://example.com/'), 'string');
   });
 
+  it('adds nothing of its own to the start or the text of a page, ASCII or not', () => {
+    assert.equal(htmlToMarkdown('Plain text first, <b>bold</b> after', 'https://example.com/'), 'Plain text first, **bold** after');
+    assert.equal(htmlToMarkdown('<h1>Café</h1><p>naïve — fine</p>', 'https://example.com/'), '# Café\n\nnaïve — fine');
+    assert.equal(htmlToMarkdown('', 'https://example.com/'), '');
+  });
+
   it('fences code with the language from lang-x or from <pre>', () => {
     const $ = load('<body><pre class="lang-python"><code>print(1)</code></pre><pre class="language-rust"><code>fn main() {}</code></pre></body>');
     cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });

@@ -13,6 +13,14 @@ import { htmlToMarkdown as convert, initSync } from 'mdream/wasm';
 
 export const BASE64_IMAGE_PLACEHOLDER = '<Base64-Image-Removed>';
 
+/**
+ * The WebAssembly glue copies a string into the module one character at a time in JavaScript
+ * while it is ASCII, and hands the rest to TextEncoder.encodeInto, which is native: a comment
+ * with a non-ASCII character in front sends the whole page that way (a third of the time on
+ * 500 pages). Comments produce no markdown.
+ */
+const ENCODE_AT_ONCE = '<!--\u00a0-->';
+
 let ready = false;
 function ensureReady() {
   if (ready) return;
@@ -27,7 +35,7 @@ function ensureReady() {
 export function htmlToMarkdown(html: string, pageUrl: string): string {
   ensureReady();
   try {
-    return (convert(html, { origin: pageUrl }) as string).trim();
+    return (convert(ENCODE_AT_ONCE + html, { origin: pageUrl }) as string).trim();
   } catch {
     return textOf(html);
   }
