@@ -213,6 +213,8 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
     conversion.expect(target.urls.filter((url) => !snapshots.has(url)).length);
     // A page gives its request slot back once fetched: its conversion (on a worker) does not hold up the next request.
     const requests = slots(CHECK_CONCURRENCY);
+    // One options object for every page: what is worked out from it (the cache key's part) is worked out once.
+    const options = freshOptions(target);
     await inParallel(target.urls, CHECK_CONCURRENCY + CONVERSIONS_AHEAD, async (url) => {
       const previous = snapshots.get(url);
       const release = await requests.take();
@@ -220,7 +222,7 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
       const scrapeContext: ScrapeContext = { ...context.scrape, convert: (...page) => (release(), convert(...page)) };
       let outcome: Outcome;
       try {
-        outcome = await scrapeUnlessUnchanged({ url, options: freshOptions(target) }, scrapeContext, previous?.fingerprint ?? undefined);
+        outcome = await scrapeUnlessUnchanged({ url, options }, scrapeContext, previous?.fingerprint ?? undefined);
       } catch (error) {
         outcome = { error };
       } finally {

@@ -38,7 +38,14 @@ export function privateScope(options: ScrapeOptions): string {
   return createHash('sha256').update(canonicalJson(sensitive)).digest('hex');
 }
 
+/** The canonical JSON of each options object's content options: a check or a batch asks for hundreds of URLs with one. */
+const contentJson = new WeakMap<ScrapeOptions, string>();
+
 export function cacheKey(url: string, options: ScrapeOptions): string {
-  const relevant = Object.fromEntries(CONTENT_OPTIONS.map((name) => [name, options[name]]));
-  return createHash('sha256').update(`${url}\n${canonicalJson(relevant)}`).digest('hex');
+  let json = contentJson.get(options);
+  if (json === undefined) {
+    json = canonicalJson(Object.fromEntries(CONTENT_OPTIONS.map((name) => [name, options[name]])));
+    contentJson.set(options, json);
+  }
+  return createHash('sha256').update(`${url}\n${json}`).digest('hex');
 }

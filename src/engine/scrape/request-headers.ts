@@ -30,13 +30,23 @@ export function pageLanguages(options: ScrapeOptions): readonly string[] {
   return options.location?.languages?.length ? options.location.languages : [COUNTRY_LANGUAGE[options.location?.country ?? 'US'] ?? 'en-US'];
 }
 
+/** The default headers by user agent and languages: a check asks for hundreds of pages alike. */
+const defaults = new Map<string, Readonly<Record<string, string>>>();
+
 export function requestHeaders(options: ScrapeOptions, version: string): Record<string, string> {
   const languages = pageLanguages(options);
-  const headers: Record<string, string> = {
-    'user-agent': `${options.mobile ? MOBILE_AGENT : DESKTOP_AGENT}/${version}`,
-    accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-    'accept-language': acceptLanguage(languages),
-  };
+  const key = `${options.mobile ? 'm' : 'd'}/${version}/${languages.join(',')}`;
+  let base = defaults.get(key);
+  if (!base) {
+    base = {
+      'user-agent': `${options.mobile ? MOBILE_AGENT : DESKTOP_AGENT}/${version}`,
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      'accept-language': acceptLanguage(languages),
+    };
+    if (defaults.size >= 64) defaults.clear();
+    defaults.set(key, base);
+  }
+  const headers = { ...base };
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
   return headers;
 }
