@@ -1,8 +1,6 @@
 /** Next firing times of a cron expression in a time zone (DST-correct, by croner). */
 import { Cron } from 'croner';
-
-/** Zones that are UTC all year round: worked out without ICU's zone data. */
-const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Etc/GMT', 'GMT', 'Etc/Zulu', 'Zulu', 'Universal', 'Etc/Universal']);
+import { UTC_ZONES } from './timezone.js';
 
 export function nextRunTimes(cron: string, timezone: string, count: number, from: Date = new Date()): Date[] {
   // A named zone goes through Intl, whose first use loads ICU's zone data (15-40 ms of a
@@ -15,6 +13,7 @@ const zonedFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** ISO-8601 with the zone's offset at that instant: `2026-03-29T03:00:00+02:00`. */
 export function formatInZone(date: Date, timezone: string): string {
+  if (UTC_ZONES.has(timezone)) return `${date.toISOString().slice(0, 19)}+00:00`;
   let format = zonedFormats.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {

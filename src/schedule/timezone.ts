@@ -1,6 +1,12 @@
 /** IANA time zone names, checked against the zones the runtime's ICU data knows. */
 import { didYouMean } from '../spec/suggest.js';
 
+/**
+ * Zones that are UTC all year round, as IANA spells them: checked, scheduled and formatted
+ * without ICU's zone data, whose first use costs a command 15-40 ms.
+ */
+export const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Etc/GMT', 'GMT', 'Etc/Zulu', 'Zulu', 'Universal', 'Etc/Universal']);
+
 let canonicalZones: Set<string> | undefined;
 
 function zones(): Set<string> {
@@ -10,7 +16,7 @@ function zones(): Set<string> {
 
 /** A message when `name` is not a real IANA zone; undefined when it is. */
 export function checkTimezone(name: string): string | undefined {
-  if (zones().has(name)) return undefined;
+  if (UTC_ZONES.has(name) || zones().has(name)) return undefined;
   let resolved: string;
   try {
     resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
