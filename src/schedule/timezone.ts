@@ -1,16 +1,11 @@
 /** IANA time zone names, checked against the zones the runtime's ICU data knows. */
 import { didYouMean } from '../spec/suggest.js';
-
-/**
- * Zones that are UTC all year round, as IANA spells them: checked, scheduled and formatted
- * without ICU's zone data, whose first use costs a command 15-40 ms.
- */
-export const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Etc/GMT', 'GMT', 'Etc/Zulu', 'Zulu', 'Universal', 'Etc/Universal']);
+import { UTC_ZONES } from './utc-zones.js';
 
 let canonicalZones: Set<string> | undefined;
 
 function zones(): Set<string> {
-  canonicalZones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']);
+  canonicalZones ??= new Set([...Intl.supportedValuesOf('timeZone'), ...UTC_ZONES]);
   return canonicalZones;
 }
 

@@ -38,7 +38,10 @@ export function privateScope(options: ScrapeOptions): string {
   return createHash('sha256').update(canonicalJson(sensitive)).digest('hex');
 }
 
-/** The canonical JSON of each options object's content options: a check or a batch asks for hundreds of URLs with one. */
+/**
+ * The canonical JSON of each options object's content options: a check or a batch asks for
+ * hundreds of URLs with one. Options are never changed once made, so what is remembered holds.
+ */
 const contentJson = new WeakMap<ScrapeOptions, string>();
 
 export function cacheKey(url: string, options: ScrapeOptions): string {
