@@ -91,7 +91,11 @@ export function processIo(): Io {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // Read when asked: process.stdin is made on first use, and making it costs a command that
+    // never reads stdin some 2-3 ms of loading stream modules.
+    get stdinIsTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
     readStdin: async () => (await stdinBytes()).toString('utf8'),
     readStdinBytes: (maxBytes) => stdinBytes(maxBytes),
     env: process.env,
