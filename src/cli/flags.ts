@@ -1,6 +1,7 @@
 /** The one place where raw commander flags become typed options. */
 import type { z } from 'zod';
 import { UsageError } from '../errors/webwatch-error.js';
+import '../spec/zod-settings.js';
 
 export function parseFlags<T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> {
   const result = schema.safeParse(raw);

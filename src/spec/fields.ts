@@ -3,6 +3,7 @@
  * keys, http(s) URLs, domain names and regular expressions, each failing with a plain message.
  */
 import { z } from 'zod';
+import './zod-settings.js';
 import { didYouMean } from './suggest.js';
 
 /**
