@@ -113,9 +113,10 @@ describe('secret values in the configuration', () => {
 
   it('a file that does not parse is named with the position of the error, never the line', async () => {
     const cases: [Record<string, string>, RegExp][] = [
-      [{ '.webwatchrc.yaml': `serve: {port: 8080}\nwebhookSecret: ${PASSWORD}: x\n` }, /\.webwatchrc\.yaml:2:\d+: invalid YAML: bad indentation of a mapping entry$/m],
+      [{ '.webwatchrc.yaml': `serve: {port: 8080}\nwebhookSecret: ${PASSWORD}: x\n` }, /\.webwatchrc\.yaml:2:\d+: invalid YAML: Nested mappings are not allowed in compact mappings$/m],
       [{ '.webwatchrc.json': `{\n  "webhookSecret": "${PASSWORD}" x\n}` }, /\.webwatchrc\.json:2:\d+: invalid JSON$/m],
       [{ '.webwatchrc.json': `{"webhookSecret": ${PASSWORD}}` }, /\.webwatchrc\.json: invalid JSON$/m],
+      [{ '.webwatchrc.yaml': `serve: {port: 8080}\n---\nwebhookSecret: ${PASSWORD}\n` }, /\.webwatchrc\.yaml:2:1: invalid YAML: more than one document$/m],
     ];
     for (const [files, message] of cases) {
       for (const mode of OUTPUT_MODES) {

@@ -1,8 +1,8 @@
 /** End to end: bin/webwatch.js as a user runs it, asserting stdout, stderr and exit code. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
@@ -10,9 +10,9 @@ import { tempDir, writeFiles } from '../helpers/files.js';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'webwatch.js');
 
-function webwatch(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+function webwatch(args: string[], options: { input?: string; env?: Record<string, string>; cwd?: string } = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     input: options.input ?? '',
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -20,10 +20,52 @@ function webwatch(args: string[], options: { input?: string; env?: Record<string
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Writes `files` (relative path -> content) under `dir`. */
+function place(dir: string, files: Record<string, string>): void {
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
+}
+
 describe('bin/webwatch.js', () => {
   it('--version prints the version', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     assert.deepEqual(webwatch(['--version']), { code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('reads the project configuration in each of its formats, JavaScript modules included', () => {
+    // A port out of range makes the file's contents show in the error: it was found and read.
+    const settings = { serve: { port: 99999 } };
+    const files: Record<string, string> = {
+      'package.json': JSON.stringify({ name: 'site', webwatch: settings }),
+      '.webwatchrc': 'serve:\n  port: 99999\n',
+      '.webwatchrc.json': JSON.stringify(settings),
+      '.webwatchrc.yml': 'serve: {port: 99999}\n',
+      '.config/webwatchrc.yaml': 'serve: {port: 99999}\n',
+      'webwatch.config.cjs': `module.exports = ${JSON.stringify(settings)};\n`,
+      'webwatch.config.mjs': `export default ${JSON.stringify(settings)};\n`,
+      'webwatch.config.js': `export default ${JSON.stringify(settings)};\n`,
+    };
+    for (const [name, text] of Object.entries(files)) {
+      const home = tempDir();
+      const project = join(home, 'work', 'site');
+      place(project, { [name]: text, 'docs/README.md': '' });
+      // Found from a directory below the project's, as from anywhere in a repository.
+      const cwd = join(project, 'docs');
+      const result = webwatch(['monitor', 'list'], { cwd, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
+      assert.equal(result.code, 2, `${name}: ${result.stderr}`);
+      assert.equal(result.stderr, `error: invalid configuration:\n${join(project, name)}: serve.port: must be at most 65535 (got 99999)\n`, name);
+    }
+  });
+
+  it('names the file and the error of a JavaScript configuration that throws', () => {
+    const home = tempDir();
+    const project = join(home, 'site');
+    place(project, { 'webwatch.config.mjs': "throw new Error('no settings here');\n" });
+    const result = webwatch(['monitor', 'list'], { cwd: project, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, `error: cannot read the configuration: ${join(project, 'webwatch.config.mjs')}: no settings here\n`);
   });
 
   it('validates the examples', () => {
@@ -233,7 +275,7 @@ fs.readFileSync = function (file, ...rest) {
       assert.ok(modules.includes(needed), `${needed} is not in the chunks read`);
     }
     assert.ok(modules.some((file) => file.startsWith('node_modules/yaml/')));
-    const unwanted = modules.filter((file) => /^dist\/src\/(server|engine\/(scrape|store|crawl|browser|monitors|agent|notify))\/|^dist\/src\/cli\/commands\/(scrape|serve|crawl)\.run\.js$|^node_modules\/(kysely|cheerio|htmlparser2|mdream|cosmiconfig)\//.test(file));
+    const unwanted = modules.filter((file) => /^dist\/src\/(server|engine\/(scrape|store|crawl|browser|monitors|agent|notify))\/|^dist\/src\/cli\/commands\/(scrape|serve|crawl)\.run\.js$|^node_modules\/(kysely|cheerio|htmlparser2|mdream|lilconfig)\//.test(file));
     assert.deepEqual(unwanted, []);
   });
 
