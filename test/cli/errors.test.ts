@@ -61,3 +61,28 @@ describe('errors from an API, on a terminal', () => {
     assert.match(result.stderr, /^error: no search provider is configured\n {2}add to the config: search: \{provider: searxng/);
   });
 });
+
+describe('flag values that do not fit, on a terminal', () => {
+  it('say which flag, what it takes and what was typed', async () => {
+    const cases: [string[], string][] = [
+      [['crawl', '--limit', 'abc', 'https://example.com'], 'error: --limit: must be a number, not the text "abc"'],
+      [['scrape', '--timeout', '1.5', 'https://example.com'], 'error: --timeout: must be a whole number, not the text "1.5"'],
+      [['serve', '--port', '70000'], 'error: --port: must be at most 65535 (got 70000)'],
+      [['agent', 'run', '--max-credits', '0', 'Find the prices'], 'error: --max-credits: must be at least 1 (got 0)'],
+    ];
+    for (const [args, first] of cases) {
+      const result = await run(args);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.equal(result.stderr.split('\n')[0], first);
+    }
+  });
+
+  it('never quote the value of a flag named like a secret', async () => {
+    const { z } = await import('zod');
+    const { parseFlags } = await import('../../src/cli/flags.js');
+    assert.throws(() => parseFlags(z.object({ apiKey: z.coerce.number() }), { apiKey: 'sk-live-4711' }), (error: Error) => {
+      assert.equal(error.message, '--api-key: must be a number, not text');
+      return true;
+    });
+  });
+});
