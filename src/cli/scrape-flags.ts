@@ -23,5 +23,10 @@ export function addScrapeOptionFlags(command: Command): Command {
     .option('--max-age <ms>', 'use a cached copy younger than this (default two days; 0: always fetch)')
     .option('--min-age <ms>', 'answer only from the cache, with data at least this old (1: any)')
     .option('--lockdown', 'answer only from the cache and never contact the site')
+    .option('--wait-for <ms>', 'in a browser, wait this long after the page loads before reading it')
+    .addOption(new Option('--block-ads', "in a browser, block the page's advertising and tracking requests (the default)"))
+    .addOption(new Option('--no-block-ads', "in a browser, let the page's advertising and tracking requests through"))
+    .option('--profile <name>', "start the browser page with this profile's cookies and storage, and save them back at the end")
+    .option('--profile-read-only', "with --profile: read the profile's storage without saving it back")
     .option('--verify-tls', 'verify TLS certificates (by default they are not checked, as in the v2 API)');
 }

@@ -20,6 +20,10 @@ export const scrapeFlagsSchema = z.object({
   maxAge: z.coerce.number().int().optional(),
   minAge: z.coerce.number().int().optional(),
   lockdown: z.boolean().optional(),
+  waitFor: z.coerce.number().int().optional(),
+  blockAds: z.boolean().optional(),
+  profile: z.string().optional(),
+  profileReadOnly: z.boolean().optional(),
 });
 type ScrapeFlags = z.infer<typeof scrapeFlagsSchema>;
 
@@ -47,6 +51,15 @@ function mergeOptions(fromFile: ScrapeOptions, flags: ScrapeFlags): ScrapeOption
   if (flags.maxAge !== undefined) merged.maxAge = flags.maxAge;
   if (flags.minAge !== undefined) merged.minAge = flags.minAge;
   if (flags.lockdown) merged.lockdown = true;
+  if (flags.waitFor !== undefined) merged.waitFor = flags.waitFor;
+  if (flags.blockAds !== undefined) merged.blockAds = flags.blockAds;
+  if (flags.profileReadOnly && flags.profile === undefined && fromFile.profile === undefined) {
+    throw new UsageError('--profile-read-only needs a profile: give --profile NAME (or profile in --options)');
+  }
+  if (flags.profile !== undefined || flags.profileReadOnly) {
+    const profile = { ...fromFile.profile, ...(flags.profile !== undefined && { name: flags.profile }) } as NonNullable<ScrapeOptions['profile']>;
+    merged.profile = flags.profileReadOnly ? { ...profile, saveChanges: false } : profile;
+  }
   const result = validateScrapeOptions(merged, 'file');
   if (!result.ok) {
     const lines = result.problems.map((p) => `${formatPath(p.path)}: ${p.message}`);

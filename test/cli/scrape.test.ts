@@ -317,3 +317,49 @@ describe('webwatch scrape answered from the cache', () => {
     assert.deepEqual([piped.code, piped.stdout, piped.stderr], [0, '# Page B\n', '']);
   });
 });
+
+describe('webwatch scrape: the browser flags', () => {
+  let api: TestServer;
+  const bodies: Record<string, unknown>[] = [];
+  before(async () => {
+    // A v2 API that keeps what it was asked: the flags arrive as the interface's scrape options.
+    api = await startServer({
+      '/v2/scrape': (q, r) => {
+        let text = '';
+        q.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        q.on('end', () => {
+          bodies.push(JSON.parse(text) as Record<string, unknown>);
+          const metadata = { sourceURL: 'https://a.example/', url: 'https://a.example/', statusCode: 200, scrapeId: 's1', creditsUsed: 1 };
+          r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { markdown: '# Remote', metadata } }));
+        });
+      },
+    });
+  });
+  after(() => api.close());
+  const env = () => ({ WEBWATCH_API_URL: `${api.origin}/v2`, WEBWATCH_API_KEY: 'ww_key_of_the_fake_api' });
+
+  it('--wait-for, --no-block-ads, --profile and --profile-read-only become waitFor, blockAds and profile', async () => {
+    const result = await run(['scrape', 'https://a.example/', '--wait-for', '1500', '--no-block-ads', '--profile', 'shop', '--profile-read-only'], { env: env() });
+    assert.equal(result.code, 0, result.stderr);
+    const sent = bodies.at(-1)!;
+    assert.deepEqual([sent.waitFor, sent.blockAds, sent.profile], [1500, false, { name: 'shop', saveChanges: false }]);
+  });
+
+  it('--profile alone saves the profile back, and no flag sends none of them', async () => {
+    assert.equal((await run(['scrape', 'https://a.example/', '--profile', 'shop', '--block-ads'], { env: env() })).code, 0);
+    assert.deepEqual([bodies.at(-1)!.profile, bodies.at(-1)!.blockAds], [{ name: 'shop' }, true]);
+    assert.equal((await run(['scrape', 'https://a.example/'], { env: env() })).code, 0);
+    assert.deepEqual(['waitFor', 'blockAds', 'profile'].filter((name) => name in bodies.at(-1)!), []);
+  });
+
+  it('--profile-read-only without a profile, and a negative wait, are usage errors sent nowhere', async () => {
+    const before = bodies.length;
+    const readOnly = await run(['scrape', 'https://a.example/', '--profile-read-only'], { env: env() });
+    assert.equal(readOnly.code, 2);
+    assert.equal(readOnly.stderr.split('\n')[0], 'error: --profile-read-only needs a profile: give --profile NAME (or profile in --options)');
+    const negative = await run(['scrape', 'https://a.example/', '--wait-for', '-5'], { env: env() });
+    assert.equal(negative.code, 2);
+    assert.equal(negative.stderr.split('\n')[0], 'error: invalid scrape options: waitFor: must be at least 0 (got -5)');
+    assert.equal(bodies.length, before);
+  });
+});
