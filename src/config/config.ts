@@ -10,7 +10,7 @@ import { defaultLoaders, lilconfigSync, type LilconfigResult, type Loader, type 
 import { z } from 'zod';
 import { UsageError } from '../errors/webwatch-error.js';
 import { closedObject, domainName, topLevelDomain } from '../spec/fields.js';
-import { describeIssue, formatPath } from '../spec/issues.js';
+import { describeIssue, formatPath, SECRET_NAME } from '../spec/issues.js';
 import { RISK_SCORE_MAX, RISK_SCORE_MIN, THREAT_LIST_MAX } from '../spec/limits.js';
 import { NO_THREAT_POLICY, type OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 
@@ -114,14 +114,12 @@ export function userConfigPath(env: Readonly<Record<string, string | undefined>>
   return join(base, MODULE, 'config.yaml');
 }
 
-/** Fields whose values are secrets (webhookSecret, a password, an API key or token). */
-const SECRET_FIELD = /key|secret|passw|token|credential/i;
 /** An address with a user name or password in it, like smtps://user:password@host. */
 const ADDRESS_WITH_CREDENTIALS = /:\/\/[^/\s]*@/;
 
 /** Whether an issue's value may be a secret, and so must not be quoted in the error. */
 function mayBeSecret(issue: z.core.$ZodIssue): boolean {
-  if (issue.path.some((segment) => typeof segment === 'string' && SECRET_FIELD.test(segment))) return true;
+  if (issue.path.some((segment) => typeof segment === 'string' && SECRET_NAME.test(segment))) return true;
   return typeof issue.input === 'string' && ADDRESS_WITH_CREDENTIALS.test(issue.input);
 }
 

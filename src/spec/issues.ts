@@ -22,6 +22,9 @@ export function formatPath(path: readonly PathSegment[]): string {
   }, '');
 }
 
+/** Names whose values are secrets (webhookSecret, a password, an API key or token): never quoted. */
+export const SECRET_NAME = /key|secret|passw|token|credential/i;
+
 export interface DescribeOptions {
   /** The value is a secret (a key, a password): say what kind of value it is, never the value. */
   concealInput?: boolean;

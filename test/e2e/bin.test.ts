@@ -1,8 +1,8 @@
 /** End to end: bin/webwatch.js as a user runs it, asserting stdout, stderr and exit code. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
@@ -18,14 +18,6 @@ function webwatch(args: string[], options: { input?: string; env?: Record<string
     env: { PATH: process.env.PATH ?? '', ...options.env },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** Writes `files` (relative path -> content) under `dir`. */
-function place(dir: string, files: Record<string, string>): void {
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), content);
-  }
 }
 
 describe('bin/webwatch.js', () => {
@@ -50,7 +42,7 @@ describe('bin/webwatch.js', () => {
     for (const [name, text] of Object.entries(files)) {
       const home = tempDir();
       const project = join(home, 'work', 'site');
-      place(project, { [name]: text, 'docs/README.md': '' });
+      writeFiles({ [name]: text, 'docs/README.md': '' }, project);
       // Found from a directory below the project's, as from anywhere in a repository.
       const cwd = join(project, 'docs');
       const result = webwatch(['monitor', 'list'], { cwd, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
@@ -62,7 +54,7 @@ describe('bin/webwatch.js', () => {
   it('names the file and the error of a JavaScript configuration that throws', () => {
     const home = tempDir();
     const project = join(home, 'site');
-    place(project, { 'webwatch.config.mjs': "throw new Error('no settings here');\n" });
+    writeFiles({ 'webwatch.config.mjs': "throw new Error('no settings here');\n" }, project);
     const result = webwatch(['monitor', 'list'], { cwd: project, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
     assert.equal(result.code, 2);
     assert.equal(result.stderr, `error: cannot read the configuration: ${join(project, 'webwatch.config.mjs')}: no settings here\n`);

@@ -7,9 +7,8 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'webwatch-test-'));
 }
 
-/** Writes `files` (relative path -> content) under a new temporary directory and returns it. */
-export function writeFiles(files: Record<string, string>): string {
-  const dir = tempDir();
+/** Writes `files` (relative path -> content) under `dir` (a new temporary directory) and returns it. */
+export function writeFiles(files: Record<string, string>, dir = tempDir()): string {
   for (const [name, content] of Object.entries(files)) {
     const path = join(dir, name);
     mkdirSync(dirname(path), { recursive: true });
