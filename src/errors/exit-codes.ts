@@ -18,20 +18,24 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-export const EXIT_CODE_TABLE: readonly { code: ExitCode; meaning: string }[] = [
-  { code: EXIT.ok, meaning: 'success' },
-  { code: EXIT.failure, meaning: 'runtime failure: network, server 5xx after retries, engine fault' },
-  { code: EXIT.usage, meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' },
-  { code: EXIT.auth, meaning: 'authentication or permission: HTTP 401, 403' },
-  { code: EXIT.notFound, meaning: 'not found: HTTP 404' },
-  { code: EXIT.conflict, meaning: 'conflict: HTTP 409' },
-  { code: EXIT.limit, meaning: 'credits, rate or concurrency limit still hit after retries: HTTP 402, 429' },
-  { code: EXIT.timeout, meaning: 'timeout: HTTP 408, 504, or a local timeout' },
-  { code: EXIT.changesPending, meaning: 'changes pending: only with --detailed-exitcode' },
-  { code: EXIT.agentRefused, meaning: 'the agent refused the task (agent run, agent trace --follow)' },
-  { code: EXIT.agentCancelled, meaning: 'the agent job was cancelled (agent run, agent trace --follow); a failed run is 1, one that hit maxCredits 6' },
-  { code: EXIT.browserMissing, meaning: 'the request needs a browser (actions, screenshot, waitFor, mobile) and no Chromium was found' },
-  { code: EXIT.interrupted, meaning: 'interrupted (Ctrl-C)' },
+/**
+ * Each exit code's name: the `code` of a --json error document when the error has no code of
+ * its own and did not come from an HTTP answer, so that a script can always match on one.
+ */
+export const EXIT_CODE_TABLE: readonly { code: ExitCode; name: string; meaning: string }[] = [
+  { code: EXIT.ok, name: 'OK', meaning: 'success' },
+  { code: EXIT.failure, name: 'FAILED', meaning: 'runtime failure: network, server 5xx after retries, engine fault' },
+  { code: EXIT.usage, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' },
+  { code: EXIT.auth, name: 'UNAUTHORIZED', meaning: 'authentication or permission: HTTP 401, 403' },
+  { code: EXIT.notFound, name: 'NOT_FOUND', meaning: 'not found: HTTP 404' },
+  { code: EXIT.conflict, name: 'CONFLICT', meaning: 'conflict: HTTP 409' },
+  { code: EXIT.limit, name: 'LIMIT_REACHED', meaning: 'credits, rate or concurrency limit still hit after retries: HTTP 402, 429' },
+  { code: EXIT.timeout, name: 'TIMEOUT', meaning: 'timeout: HTTP 408, 504, or a local timeout' },
+  { code: EXIT.changesPending, name: 'CHANGES_PENDING', meaning: 'changes pending: only with --detailed-exitcode' },
+  { code: EXIT.agentRefused, name: 'AGENT_REFUSED', meaning: 'the agent refused the task (agent run, agent trace --follow)' },
+  { code: EXIT.agentCancelled, name: 'AGENT_CANCELLED', meaning: 'the agent job was cancelled (agent run, agent trace --follow); a failed run is 1, one that hit maxCredits 6' },
+  { code: EXIT.browserMissing, name: 'BROWSER_NOT_FOUND', meaning: 'the request needs a browser (actions, screenshot, waitFor, mobile) and no Chromium was found' },
+  { code: EXIT.interrupted, name: 'INTERRUPTED', meaning: 'interrupted (Ctrl-C)' },
 ];
 
 /** The exit code for an HTTP status of an error response. */

@@ -126,7 +126,7 @@ function answerClientError(error: Error & { code?: string }, socket: import('nod
   const [status, message] = error.code === 'HPE_HEADER_OVERFLOW'
     ? [431, 'Request Header Fields Too Large']
     : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, ERROR_MESSAGES.requestTimeout] : [400, ERROR_MESSAGES.badRequest];
-  const body = JSON.stringify(errorBody(message));
+  const body = JSON.stringify(errorBody(status, message));
   if (socket.writable) socket.write(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   socket.destroy();
 }
@@ -211,11 +211,11 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       const reply = frameworkReply as unknown as FastifyReply;
       // The key is checked first, as for every other request: a stranger learns nothing of the routes.
       void keyOf(frameworkRequest.headers.authorization).catch(() => undefined).then((key) => {
-        if (!key) return reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
+        if (!key) return reply.code(401).send(errorBody(401, ERROR_MESSAGES.unauthorized));
         if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-          return reply.code(414).send(errorBody('URI Too Long', { reason: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters` }));
+          return reply.code(414).send(errorBody(414, 'URI Too Long', { reason: `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters` }));
         }
-        return reply.code(400).send(errorBody(ERROR_MESSAGES.badRequest, [{ path: '', message: 'the request path is not a valid URL path' }]));
+        return reply.code(400).send(errorBody(400, ERROR_MESSAGES.badRequest, [{ path: '', message: 'the request path is not a valid URL path' }]));
       });
     },
     clientErrorHandler: answerClientError,
@@ -236,11 +236,11 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     // watcher sends the key as the subprotocol, so an upgrade may present it there.
     const key = (await keyOf(request.headers.authorization)) ?? (isUpgrade(request) ? await keyOf(`Bearer ${subprotocolKey(request.headers['sec-websocket-protocol'])}`) : undefined);
     if (!key) {
-      await reply.code(401).send(errorBody(ERROR_MESSAGES.unauthorized));
+      await reply.code(401).send(errorBody(401, ERROR_MESSAGES.unauthorized));
       return reply;
     }
     if (key.team === LOCAL_TEAM && !key.grantsLocalTeam) {
-      await reply.code(403).send(errorBody(ERROR_MESSAGES.forbidden, { reason: LOCAL_TEAM_REFUSED }));
+      await reply.code(403).send(errorBody(403, ERROR_MESSAGES.forbidden, { reason: LOCAL_TEAM_REFUSED }, 'LOCAL_TEAM_REFUSED'));
       return reply;
     }
     request.team = key.team;
@@ -248,7 +248,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     const { count, windowStart } = await countRequest(request.keyId, Date.now());
     if (count > options.rateLimitPerMinute) {
       const retryAfter = Math.max(1, Math.ceil((windowStart + 60_000 - Date.now()) / 1000));
-      await reply.code(429).header('retry-after', String(retryAfter)).send(errorBody(ERROR_MESSAGES.rateLimited, { limitPerMinute: options.rateLimitPerMinute }));
+      await reply.code(429).header('retry-after', String(retryAfter)).send(errorBody(429, ERROR_MESSAGES.rateLimited, { limitPerMinute: options.rateLimitPerMinute }));
       return reply;
     }
     return undefined;
@@ -269,7 +269,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     const credits = options.monthlyCredits !== undefined && used.credits >= options.monthlyCredits;
     const tokens = options.monthlyTokens !== undefined && used.tokens >= options.monthlyTokens && request.url.startsWith('/v2/agent');
     if (!credits && !tokens) return false;
-    void reply.code(402).send(errorBody(ERROR_MESSAGES.paymentRequired, {
+    void reply.code(402).send(errorBody(402, ERROR_MESSAGES.paymentRequired, {
       reason: credits ? `the team has used its ${options.monthlyCredits} credits of this month` : `the team has used its ${options.monthlyTokens} model tokens of this month`,
       periodEnd: end.toISOString(),
     }));
@@ -285,7 +285,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   const tooBusy = async (request: FastifyRequest, reply: FastifyReply) => {
     if (await outOfCredits(request, reply)) return true;
     if ((await atOnce(request.keyId)) < options.concurrencyPerKey) return false;
-    void reply.code(429).header('retry-after', '1').send(errorBody(ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerKey }));
+    void reply.code(429).header('retry-after', '1').send(errorBody(429, ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerKey }));
     return true;
   };
 
@@ -305,26 +305,28 @@ export function buildServer(options: ServerOptions): WebwatchServer {
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     if (error instanceof WebwatchError && error.status !== undefined) {
-      return reply.code(error.status).send(errorBody(error.message, error.details, error.code));
+      return reply.code(error.status).send(errorBody(error.status, error.message, error.details, error.code));
     }
     if (error instanceof WebwatchError && error.code && TARGET_FAILURE_CODES.has(error.code)) {
       // The target site failed, not the server: the code and message say how.
-      return reply.code(502).send(errorBody(error.message, undefined, error.code));
+      return reply.code(502).send(errorBody(502, error.message, undefined, error.code));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send(errorBody(ERROR_MESSAGES.payloadTooLarge, { limitBytes: options.bodyLimit }));
+      return reply.code(413).send(errorBody(413, ERROR_MESSAGES.payloadTooLarge, { limitBytes: options.bodyLimit }));
     }
-    if (error.statusCode === 415) return reply.code(415).send(errorBody('Unsupported Media Type', { expected: 'application/json' }));
+    if (error.statusCode === 415) return reply.code(415).send(errorBody(415, 'Unsupported Media Type', { expected: 'application/json' }));
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       // Malformed JSON and other bad bodies.
-      return reply.code(400).send(errorBody(ERROR_MESSAGES.badRequest, [{ path: '', message: error.message }]));
+      return reply.code(400).send(errorBody(400, ERROR_MESSAGES.badRequest, [{ path: '', message: error.message }]));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send(errorBody(ERROR_MESSAGES.internal));
+    // An engine failure with a code of its own (a missing browser, a model's bad answer) says which.
+    if (error instanceof WebwatchError && error.code) return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal, { reason: error.message }, error.code));
+    return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal));
   });
   // A route this server does not have says so, unlike an unknown id of a route it has.
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(`${ERROR_MESSAGES.notFound}: this server does not offer ${request.method} ${request.url.split('?', 1)[0]}`, { reason: ROUTE_NOT_OFFERED })));
+    reply.code(404).send(errorBody(404, `${ERROR_MESSAGES.notFound}: this server does not offer ${request.method} ${request.url.split('?', 1)[0]}`, { reason: ROUTE_NOT_OFFERED }, 'ROUTE_NOT_FOUND')));
 
   // Notifications: delivered after each check, retried when their next attempt is due.
   const outbox = outboxStore(options.db);

@@ -1,9 +1,11 @@
 /** Request and answer helpers of the routes of `webwatch serve`: §7.1 bodies, bodies, URLs, paging. */
 import { WebwatchError } from '../errors/webwatch-error.js';
-import { ERROR_MESSAGES } from '../spec/errors.js';
+import { ERROR_MESSAGES, errorCode } from '../spec/errors.js';
 import { formatPath, type Problem } from '../spec/schemas.js';
 
-export const errorBody = (error: string, details?: unknown, code?: string) => ({ success: false, error, ...(code && { code }), ...(details !== undefined && { details }) });
+/** The §7.1 body of an error answer of `status`, always with a code (errorCode). */
+export const errorBody = (status: number, error: string, details?: unknown, code?: string) =>
+  ({ success: false, error, code: errorCode(status, error, code), ...(details !== undefined && { details }) });
 
 export const problemDetails = (problems: readonly Problem[]) => problems.map((problem) => ({ path: formatPath(problem.path), message: problem.message }));
 

@@ -1,5 +1,7 @@
-/** The error body (spec §7.1) and the error catalog (§7.2, §7.3): the messages scripts match on. */
+/** The error body (spec §7.1), retry rules (§7.5) and the error catalog (error-catalog.ts). */
 import { z } from 'zod';
+
+export { ERROR_MESSAGES, errorCode } from './error-catalog.js';
 
 export const errorBodySchema = z.looseObject({
   success: z.literal(false).optional(),
@@ -8,35 +10,6 @@ export const errorBodySchema = z.looseObject({
   details: z.unknown().optional(),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
-
-export const ERROR_MESSAGES = {
-  badRequest: 'Bad Request',
-  invalidUrl: 'Invalid URL',
-  unauthorized: 'Unauthorized: Invalid token',
-  paymentRequired: 'Payment Required: Insufficient credits',
-  forbidden: 'Forbidden',
-  promptInjection: 'SCRAPE_PROMPT_INJECTION_DETECTED',
-  notFound: 'Not Found',
-  lockdownCacheMiss: 'SCRAPE_LOCKDOWN_CACHE_MISS',
-  noCachedData: 'SCRAPE_NO_CACHED_DATA',
-  requestTimeout: 'Request Timeout',
-  conflict: 'Conflict',
-  payloadTooLarge: 'Payload Too Large',
-  unprocessable: 'Unprocessable Entity',
-  rateLimited: 'Rate limit exceeded',
-  concurrencyLimited: 'Concurrency limit reached',
-  internal: 'Internal Server Error',
-  badGateway: 'Bad Gateway',
-  unavailable: 'Service Unavailable',
-  gatewayTimeout: 'Gateway Timeout',
-  agentInvalidJobId: 'Invalid job ID format. Job ID must be a valid UUID.',
-  agentInvalidSnapshotId: 'Invalid snapshot ID',
-  agentNotFound: 'Agent job not found',
-  agentSnapshotNotFound: 'Snapshot not found',
-  agentAlreadyFinished: 'Agent already finished',
-  agentAlreadyCancelled: 'Agent is already cancelled',
-  agentPassthroughFailed: 'Failed to passthrough agent request.',
-} as const;
 
 /** Statuses a client retries with backoff (spec §7.2, §7.5). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);

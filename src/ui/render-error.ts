@@ -1,6 +1,7 @@
 /** The one place errors become output: JSON (spec §7.1 shape) on stdout with --json, else stderr. */
 import { WebwatchError } from '../errors/webwatch-error.js';
-import { EXIT, type ExitCode } from '../errors/exit-codes.js';
+import { EXIT, EXIT_CODE_TABLE, type ExitCode } from '../errors/exit-codes.js';
+import { errorCode } from '../spec/error-catalog.js';
 import type { Output } from './output.js';
 import { escapeControls, styled } from './terminal-text.js';
 
@@ -39,13 +40,20 @@ const problemLines = (details: unknown): string[] =>
       })
     : [];
 
+/** The code a --json error document carries: the error's own, else its HTTP answer's, else its exit code's name. */
+function codeOf(failure: WebwatchError): string {
+  if (failure.code !== undefined) return failure.code;
+  if (failure.status !== undefined) return errorCode(failure.status, failure.message);
+  return EXIT_CODE_TABLE.find((entry) => entry.code === failure.exitCode)?.name ?? 'FAILED';
+}
+
 export function renderError(error: unknown, output: Output): ExitCode {
   const failure = asWebwatchError(error);
   if (output.json) {
     output.jsonDocument({
       success: false,
       error: failure.message,
-      ...(failure.code !== undefined && { code: failure.code }),
+      code: codeOf(failure),
       ...(failure.details !== undefined && { details: failure.details }),
     });
   } else {

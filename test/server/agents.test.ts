@@ -221,7 +221,7 @@ describe('agent jobs on webwatch serve', () => {
     const start = await call(acme, 'POST', '/agent', { prompt: 'mine' });
     await finished(start.body.id);
     const id = start.body.id;
-    assert.deepEqual(await call(acme, 'GET', '/agent/not-a-uuid'), { status: 400, body: { success: false, error: 'Invalid job ID format. Job ID must be a valid UUID.' } });
+    assert.deepEqual(await call(acme, 'GET', '/agent/not-a-uuid'), { status: 400, body: { success: false, error: 'Invalid job ID format. Job ID must be a valid UUID.', code: 'INVALID_JOB_ID' } });
     assert.deepEqual((await call(acme, 'GET', `/agent/${id}/snapshots/bad`)).body.error, 'Invalid snapshot ID');
     assert.deepEqual((await call(acme, 'GET', `/agent/${id}/snapshots/00000000-0000-4000-8000-000000000000`)).body.error, 'Snapshot not found');
     for (const [method, path] of [['GET', `/agent/${id}`], ['GET', `/agent/${id}/trace`], ['DELETE', `/agent/${id}`]] as const) {

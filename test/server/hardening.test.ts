@@ -281,7 +281,7 @@ describe('bad requests get the §7.1 body', () => {
     assert.equal((await call(started.url, undefined, 'GET', '/monitor/%E0%A4%A')).status, 401, 'the key is checked first');
     const bad = await call(started.url, key, 'GET', '/monitor/%E0%A4%A');
     assert.equal(bad.status, 400);
-    assert.deepEqual(Object.keys(bad.body).sort(), ['details', 'error', 'success']);
+    assert.deepEqual(Object.keys(bad.body).sort(), ['code', 'details', 'error', 'success']);
     assert.equal((await call(started.url.replace(/\/v2$/, ''), undefined, 'GET', '/health?x=1')).status, 200);
 
     const { port } = new URL(started.origin);
@@ -292,7 +292,7 @@ describe('bad requests get the §7.1 body', () => {
       socket.on('close', () => resolve(text));
     });
     assert.match(raw, /^HTTP\/1\.1 431 /);
-    assert.deepEqual(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), { success: false, error: 'Request Header Fields Too Large' });
+    assert.deepEqual(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), { success: false, error: 'Request Header Fields Too Large', code: 'REQUEST_HEADER_FIELDS_TOO_LARGE' });
 
     // The request log holds paths without their query strings.
     await new Promise<void>((resolve) => {
