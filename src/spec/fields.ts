@@ -1,9 +1,10 @@
 /**
  * Building blocks shared by the schemas: closed objects with "did you mean" hints for unknown
- * keys, http(s) URLs, domain names and regular expressions, each failing with a plain message.
+ * keys, http(s) URLs, domain names and crawl path patterns, each failing with a plain message.
  */
 import { z } from 'zod';
 import './zod-settings.js';
+import { pathPatternProblem } from './path-patterns.js';
 import { didYouMean } from './suggest.js';
 
 /**
@@ -86,15 +87,11 @@ export const topLevelDomain = () =>
     if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
   });
 
-/** A JavaScript regular expression, checked by compiling it. */
-export const regularExpression = () =>
+/** A crawl path pattern: a regular expression the linear-time engine compiles (path-patterns.ts). */
+export const pathPattern = () =>
   z.string().check((ctx) => {
-    try {
-      new RegExp(ctx.value);
-    } catch (error) {
-      const reason = (error as Error).message.replace(/^Invalid regular expression: /, '');
-      ctx.issues.push({ code: 'custom', message: `is not a valid regular expression: ${reason}`, input: ctx.value });
-    }
+    const problem = pathPatternProblem(ctx.value);
+    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
   });
 
 export const nonEmptyString = () => z.string().min(1);

@@ -115,3 +115,14 @@ export const SEARCH_SCRAPE_CONCURRENCY = 4;
 export const BATCH_URLS_MAX = 10_000;
 export const BATCH_CONCURRENCY_DEFAULT = 4;
 export const BATCH_CONCURRENCY_MAX = 20;
+
+/**
+ * Crawl path patterns (`includePaths`, `excludePaths`): webwatch's bounds, not the interface's.
+ * They run on a linear-time engine, whose cost per link grows with the pattern's compiled size:
+ * at 1,000 instructions (`[^/]{1,500}` is about as large) a link of 2,000 characters still
+ * takes about 10 ms in the worst case, while real patterns (`^/blog/.*`, `\.pdf$`) compile to
+ * under 50. A hundred patterns per list is far beyond any real crawl's.
+ */
+export const PATH_PATTERN_MAX_LENGTH = 1000;
+export const PATH_PATTERN_MAX_PROGRAM_SIZE = 1000;
+export const PATH_PATTERNS_MAX = 100;

@@ -3,7 +3,7 @@
  * monitor resource (§2.6), and the cross-field rules for goal and judgeEnabled.
  */
 import { z } from 'zod';
-import { closedObject, domainName, httpUrl, modeObject, nonEmptyString, regularExpression, type SchemaMode } from './fields.js';
+import { closedObject, domainName, httpUrl, modeObject, nonEmptyString, pathPattern, type SchemaMode } from './fields.js';
 import * as limits from './limits.js';
 import { buildScheduleSchema, normalizeSchedule, type StoredSchedule } from './schedule.js';
 import { buildScrapeOptionsSchemas } from './scrape-options.js';
@@ -23,8 +23,8 @@ export function buildMonitorSchemas(mode: SchemaMode) {
   const crawlOptionsShape = {
     limit: z.number().int().min(1).optional(),
     maxDepth: z.number().int().min(0).optional(),
-    includePaths: z.array(regularExpression()).optional(),
-    excludePaths: z.array(regularExpression()).optional(),
+    includePaths: z.array(pathPattern()).max(limits.PATH_PATTERNS_MAX).optional(),
+    excludePaths: z.array(pathPattern()).max(limits.PATH_PATTERNS_MAX).optional(),
     allowExternalLinks: z.boolean().optional(),
     allowSubdomains: z.boolean().optional(),
     crawlEntireDomain: z.boolean().optional(),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { crawl, type CrawlOptions, type CrawlPage } from '../../src/engine/crawl/crawl.js';
 import { normalizeUrl } from '../../src/engine/crawl/urls.js';
+import type { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
 
 const page = (title: string, links: string[]) => html(`<title>${title}</title><main><h1>${title}</h1>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`);
@@ -59,6 +60,16 @@ describe('crawl', () => {
   it('filters paths with includePaths and excludePaths', async () => {
     assert.deepEqual((await run({ includePaths: ['^/a'], sitemap: 'skip' })).paths, ['/', '/a', '/a/deep', '/a/deeper']);
     assert.deepEqual((await run({ excludePaths: ['^/a', '^/docs'], sitemap: 'skip' })).paths, ['/', '/b', '/b?x=1']);
+  });
+
+  it('refuses, before fetching, a stored pattern that only a backtracking engine could run', async () => {
+    const requests = server.requests.length;
+    await assert.rejects(run({ excludePaths: ['^/a', '^/(?!docs)'] }), (error: WebwatchError) => {
+      assert.equal(error.status, 400);
+      assert.deepEqual((error.details as { path: string }[]).map((detail) => detail.path), ['crawlOptions.excludePaths[1]']);
+      return true;
+    });
+    assert.equal(server.requests.length, requests);
   });
 
   it('can ignore robots.txt, skip or use only the sitemap, and ignore query parameters', async () => {

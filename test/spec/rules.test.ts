@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatPath } from '../../src/spec/issues.js';
+import { PATH_PATTERN_MAX_LENGTH, PATH_PATTERN_MAX_PROGRAM_SIZE, PATH_PATTERNS_MAX } from '../../src/spec/limits.js';
 import { normalizeMonitor } from '../../src/spec/monitor.js';
 import { validateMonitorRequest } from '../../src/spec/schemas.js';
 import { scrapeTarget, searchTarget, validMonitor } from '../helpers/monitors.js';
@@ -145,6 +146,20 @@ describe('field formats', () => {
   it('crawl include/exclude paths must be regular expressions', () => {
     const crawl = validMonitor({ targets: [{ type: 'crawl', url: 'https://x.com', crawlOptions: { includePaths: ['^/blog/(', '^/ok/'] } }] });
     assert.match(problemAt(crawl, 'targets[0].crawlOptions.includePaths[0]'), /not a valid regular expression/);
+  });
+
+  it('crawl paths run on a linear-time engine: what needs backtracking, or costs too much, is refused by name', () => {
+    const paths = (includePaths: unknown[], excludePaths: unknown[] = []) =>
+      validMonitor({ targets: [{ type: 'crawl', url: 'https://x.com', crawlOptions: { includePaths, excludePaths } }] });
+    // Patterns of the kind that froze the server are taken, and run in linear time (engine tests).
+    assert.deepEqual(problems(paths(['^/(a+)+$', '^/blog/.*', '\\.pdf$', '^/(en|de)/[0-9]{4}/'], ['^(.|.)+!$'])), []);
+    assert.match(problemAt(paths(['^/(?=blog)']), 'targets[0].crawlOptions.includePaths[0]'), /lookahead and lookbehind are not supported: patterns run on a linear-time engine/);
+    assert.match(problemAt(paths([], ['^/(?<!x)a']), 'targets[0].crawlOptions.excludePaths[0]'), /lookahead and lookbehind are not supported/);
+    assert.match(problemAt(paths(['^/(a)\\1$']), 'targets[0].crawlOptions.includePaths[0]'), /backreferences are not supported/);
+    assert.match(problemAt(paths(['^/[^/]{1,900}$']), 'targets[0].crawlOptions.includePaths[0]'),
+      new RegExp(`too costly to match \\(program size \\d+, at most ${PATH_PATTERN_MAX_PROGRAM_SIZE}\\)`));
+    assert.match(problemAt(paths([`^/${'a'.repeat(PATH_PATTERN_MAX_LENGTH)}`]), 'targets[0].crawlOptions.includePaths[0]'), new RegExp(`longer than ${PATH_PATTERN_MAX_LENGTH} characters`));
+    assert.ok(problemAt(paths(Array.from({ length: PATH_PATTERNS_MAX + 1 }, (_, i) => `^/${i}/`)), 'targets[0].crawlOptions.includePaths'));
   });
 
   it('types are named in plain words', () => {

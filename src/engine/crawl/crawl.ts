@@ -14,6 +14,9 @@ import type { ScrapeDocument } from '../scrape/document.js';
 import { requestHeaders } from '../scrape/request-headers.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
 import { inScope, normalizeUrl } from './urls.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { compilePathPattern, PathPatternError, type PathPattern } from '../../spec/path-patterns.js';
 import { CRAWL_DEFAULTS } from './defaults.js';
 
 
@@ -34,6 +37,8 @@ export interface CrawlOptions {
 }
 
 const SITEMAP_FILES_MAX = 20;
+/** How long the crawl goes through a page's links before it lets other work run. */
+const LINK_WORK_SLICE_MS = 10;
 export const ROBOTS_AGENT = 'webwatch';
 
 export type CrawlPage = { url: string; depth: number; document: ScrapeDocument } | { url: string; depth: number; error: unknown };
@@ -99,6 +104,22 @@ export async function sitemapUrls(start: string[], context: ScrapeContext, optio
   return pages;
 }
 
+/**
+ * The crawl's path patterns, compiled by the linear-time engine. Requests were validated, but a
+ * monitor stored by an older webwatch may hold a pattern only JavaScript's engine took: its
+ * check fails with the field named instead of running it on a backtracking engine.
+ */
+function compilePathPatterns(sources: readonly string[] | undefined, field: 'includePaths' | 'excludePaths'): PathPattern[] {
+  return (sources ?? []).map((source, index) => {
+    try {
+      return compilePathPattern(source);
+    } catch (error) {
+      if (!(error instanceof PathPatternError)) throw error;
+      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, code: 'BAD_REQUEST', details: [{ path: `crawlOptions.${field}[${index}]`, message: error.message }] });
+    }
+  });
+}
+
 export async function crawl(
   rootUrl: string,
   crawlOptions: CrawlOptions,
@@ -114,8 +135,8 @@ export async function crawl(
     allowExternalLinks: crawlOptions.allowExternalLinks ?? false,
     allowSubdomains: crawlOptions.allowSubdomains ?? false,
     crawlEntireDomain: crawlOptions.crawlEntireDomain ?? false,
-    includePaths: (crawlOptions.includePaths ?? []).map((source) => new RegExp(source)),
-    excludePaths: (crawlOptions.excludePaths ?? []).map((source) => new RegExp(source)),
+    includePaths: compilePathPatterns(crawlOptions.includePaths, 'includePaths'),
+    excludePaths: compilePathPatterns(crawlOptions.excludePaths, 'excludePaths'),
   };
   const robots = crawlOptions.ignoreRobotsTxt ? undefined : await loadRobots(root, context, scrapeOptions);
   const delayMs = Math.max(crawlOptions.delay ?? 0, robots?.getCrawlDelay(ROBOTS_AGENT) ?? 0) * 1000;
@@ -141,13 +162,28 @@ export async function crawl(
     queue.push({ url, depth });
   };
 
+  /**
+   * Matching links against path patterns takes linear time, yet a page of many thousand long
+   * links still takes a while: the event loop is given back every few milliseconds, so that a
+   * server goes on answering its other requests meanwhile.
+   */
+  const enqueueLinks = async (links: readonly string[], depth: number) => {
+    let since = performance.now();
+    for (const link of links) {
+      enqueue(link, depth);
+      if (performance.now() - since < LINK_WORK_SLICE_MS) continue;
+      await new Promise(setImmediate);
+      since = performance.now();
+    }
+  };
+
   const sitemapMode = crawlOptions.sitemap ?? 'include';
   if (sitemapMode !== 'only') enqueue(root.href, 0);
   if (sitemapMode !== 'skip') {
     const declared = robots?.getSitemaps() ?? [];
     const found = await sitemapUrls(declared.length > 0 ? declared : [new URL('/sitemap.xml', root).href], context, scrapeOptions);
     // Sitemap entries are seeds, like the start URL.
-    for (const url of found) enqueue(url, 0);
+    await enqueueLinks(found, 0);
   }
 
   // Links are needed to go on, whatever formats were asked for.
@@ -168,7 +204,7 @@ export async function crawl(
     try {
       const document = await scrape({ url: item.url, options: pageOptions }, context);
       const isHtml = /html/.test(document.metadata.contentType ?? 'text/html');
-      if (isHtml && item.depth < maxDepth) for (const link of document.links ?? []) enqueue(link, item.depth + 1);
+      if (isHtml && item.depth < maxDepth) await enqueueLinks(document.links ?? [], item.depth + 1);
       if (!wantsLinks) delete document.links;
       result = { url: item.url, depth: item.depth, document };
       summary.pages++;

@@ -1,4 +1,5 @@
 /** URL normalisation and the crawl's scope rules. */
+import type { PathPattern } from '../../spec/path-patterns.js';
 
 /** The form under which a URL is de-duplicated: no fragment, default port dropped, host lowercased. */
 export function normalizeUrl(value: string, ignoreQuery = false): string | undefined {
@@ -19,8 +20,8 @@ export interface ScopeOptions {
   allowExternalLinks: boolean;
   allowSubdomains: boolean;
   crawlEntireDomain: boolean;
-  includePaths: RegExp[];
-  excludePaths: RegExp[];
+  includePaths: PathPattern[];
+  excludePaths: PathPattern[];
 }
 
 /** The folder of the root URL: pages below it are in scope unless crawlEntireDomain. */
