@@ -47,6 +47,9 @@ const buildConfigSchema = () => closedObject({
     /** Queued crawls, batches, agent jobs and manual checks one serve process runs at once. */
     jobConcurrency: z.number().int().min(1).optional(),
     drainTimeoutSeconds: z.number().min(0).optional(),
+    maxConnections: z.number().int().min(1).optional(),
+    requestTimeoutSeconds: z.number().min(1).optional(),
+    keepAliveTimeoutSeconds: z.number().min(1).optional(),
     monthlyCredits: z.number().int().min(1).optional(),
     monthlyTokens: z.number().int().min(1).optional(),
   }).optional(),

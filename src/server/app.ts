@@ -68,6 +68,13 @@ export interface ServerOptions extends CheckServices {
   log?: { write(line: string): unknown };
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
+  /**
+   * How long a client may take to send a request's headers, and its whole request; how long an
+   * idle keep-alive connection stays open (SERVER_DEFAULTS, README "Security").
+   */
+  timeouts?: Partial<ConnectionTimeouts>;
+  /** Connections open at once: beyond them, new connections are closed as they arrive. */
+  maxConnections?: number;
   /** Queued crawls, batches, agent jobs and manual checks this process runs at once (default 20). */
   jobConcurrency?: number;
   /**
@@ -89,7 +96,26 @@ const DELIVERY_RECHECK_MS = 250;
  */
 const DELIVERY_POLL_MS = 5_000;
 
-export const SERVER_DEFAULTS = { bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20, drainTimeoutMs: 30_000, jobConcurrency: 20 } as const;
+export interface ConnectionTimeouts {
+  /** From a connection's first byte (or the end of its last request) to the end of the headers. */
+  headersMs: number;
+  /** From a request's first byte to the end of its body: slow senders cannot hold a socket. */
+  requestMs: number;
+  /** An idle keep-alive connection: longer than the idle timeouts of common proxies (60 s), so that they close first. */
+  keepAliveMs: number;
+}
+
+export const SERVER_DEFAULTS = {
+  bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20, drainTimeoutMs: 30_000, jobConcurrency: 20,
+  timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 } satisfies ConnectionTimeouts,
+  maxConnections: 1000,
+} as const;
+
+/**
+ * How often Node looks for requests past their headers or request timeout (its default, 30 s,
+ * would let a slow client hold its socket four times longer than the 10 s allowed).
+ */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -200,8 +226,14 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     .catch((error: unknown) => app.log.error({ err: error }, 'recovering interrupted jobs'));
   const recovering = setInterval(() => void recoverJobs(), Math.max(1000, leaseDuration() / 2)).unref();
 
+  const timeouts = { ...SERVER_DEFAULTS.timeouts, ...options.timeouts };
   const app = Fastify({
     bodyLimit: options.bodyLimit,
+    // Slow or idle clients must not hold sockets: the headers, then the whole request, each have
+    // a time limit. The answer itself has none here: a scrape may rightly take its `timeout`.
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: { headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs), connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs) },
     logger: options.log ? { stream: options.log, level: 'info', serializers: LOG_SERIALIZERS } : false,
     // Request ids in logs; no request bodies, headers or query strings are logged.
     genReqId: () => randomUUID(),
@@ -220,6 +252,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     },
     clientErrorHandler: answerClientError,
   });
+  // Beyond the cap, Node closes a new connection as it arrives, before reading a byte of it.
+  app.server.maxConnections = options.maxConnections ?? SERVER_DEFAULTS.maxConnections;
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   // The crawl and batch watchers (WebSocket); clients send nothing but the handshake.
   void app.register(websocket, { options: { maxPayload: 1024 } });

@@ -20,6 +20,9 @@ const serveFlags = z.object({
   jobConcurrency: count(1),
   jitter: z.coerce.number().min(0).optional(),
   drainTimeout: z.coerce.number().min(0).optional(),
+  maxConnections: count(1),
+  requestTimeout: z.coerce.number().min(1).optional(),
+  keepAliveTimeout: z.coerce.number().min(1).optional(),
   monthlyCredits: count(1),
   monthlyTokens: count(1),
   logFormat: z.enum(['text', 'json']).optional(),
@@ -27,6 +30,7 @@ const serveFlags = z.object({
   database: z.string().min(1).optional(),
 });
 
+const seconds = (value: number | undefined) => (value === undefined ? undefined : value * 1000);
 const optional = <K extends string>(key: K, value: number | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, number>));
 
 export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 3002 } as const;
@@ -60,6 +64,11 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     concurrencyPerKey: flags.concurrency ?? config.serve.concurrencyPerKey ?? SERVER_DEFAULTS.concurrencyPerKey,
     jobConcurrency: flags.jobConcurrency ?? config.serve.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
     drainTimeoutMs: (flags.drainTimeout ?? config.serve.drainTimeoutSeconds ?? SERVER_DEFAULTS.drainTimeoutMs / 1000) * 1000,
+    maxConnections: flags.maxConnections ?? config.serve.maxConnections ?? SERVER_DEFAULTS.maxConnections,
+    timeouts: {
+      ...optional('requestMs', seconds(flags.requestTimeout ?? config.serve.requestTimeoutSeconds)),
+      ...optional('keepAliveMs', seconds(flags.keepAliveTimeout ?? config.serve.keepAliveTimeoutSeconds)),
+    },
     ...optional('monthlyCredits', flags.monthlyCredits ?? config.serve.monthlyCredits),
     ...optional('monthlyTokens', flags.monthlyTokens ?? config.serve.monthlyTokens),
     ...(!output.quiet && { log }),

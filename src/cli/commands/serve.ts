@@ -19,6 +19,9 @@ export function serveCommand(runtime: Runtime): Command {
     .option('--monthly-credits <n>', 'credits each team may use per calendar month (UTC): beyond them, 402 (default: no limit)')
     .option('--monthly-tokens <n>', 'model tokens each team may use per month for agent jobs: beyond them, 402 (default: no limit)')
     .addOption(new Option('--log-format <format>', 'request log: text, a line per request (default on a terminal), or json lines (default otherwise)').choices(['text', 'json']))
+    .option('--max-connections <n>', 'connections open at once (default 1000): beyond them, new ones are closed as they arrive')
+    .option('--request-timeout <seconds>', 'time a client has to send a whole request, headers within 10 of them (default 30): then 408 and the connection is closed')
+    .option('--keep-alive-timeout <seconds>', 'how long an idle keep-alive connection stays open (default 72, longer than common proxies keep theirs)')
     .option('--drain-timeout <seconds>', 'on SIGTERM, how long running crawls may go on before they are stopped (default 30)')
     .addHelpText('after', `
 Keys: create one with "webwatch keys create --team <team>"; clients send it as a bearer token.
