@@ -94,4 +94,35 @@ export const pathPattern = () =>
     if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
   });
 
+/** A header name as HTTP defines it (RFC 9110 §5.6.2, a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What a header value may hold, as Node sends it: tab, visible ASCII, space and Latin-1. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers that frame the message or govern the connection: the engine sets them, never a client. */
+export const FRAMING_HEADERS = ['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer'] as const;
+
+/** Why a header cannot be sent as given, in plain words; the value is never quoted (it may be a secret). */
+function headerProblem(name: string, value: string, reserved: readonly string[]): string | undefined {
+  if (!HEADER_NAME.test(name)) return "is not a valid header name: only letters, digits and !#$%&'*+-.^_`|~ may appear in one, without spaces";
+  if (reserved.includes(name.toLowerCase())) return 'is set by webwatch for each request and cannot be given';
+  if (HEADER_VALUE.test(value)) return undefined;
+  const bad = [...value].find((character) => !HEADER_VALUE.test(character))!;
+  const code = `U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (bad === '\r' || bad === '\n') return `has a line break (${code}) in its value, which would end the header there`;
+  return `has a character a header cannot carry in its value (${code})`;
+}
+
+/**
+ * Headers a client has sent with a request or a webhook: each must be one HTTP can carry, so that
+ * a bad one is refused when given (400, or a validation error naming it), not when every request
+ * or delivery fails later.
+ */
+export const headerFields = (reserved: readonly string[]) =>
+  z.record(z.string(), z.string()).check((ctx) => {
+    for (const [name, value] of Object.entries(ctx.value)) {
+      const problem = headerProblem(name, value, reserved);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, path: [name], input: name });
+    }
+  });
+
 export const nonEmptyString = () => z.string().min(1);

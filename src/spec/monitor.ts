@@ -3,7 +3,7 @@
  * monitor resource (§2.6), and the cross-field rules for goal and judgeEnabled.
  */
 import { z } from 'zod';
-import { closedObject, domainName, httpUrl, modeObject, nonEmptyString, pathPattern, type SchemaMode } from './fields.js';
+import { closedObject, domainName, FRAMING_HEADERS, headerFields, httpUrl, modeObject, nonEmptyString, pathPattern, type SchemaMode } from './fields.js';
 import * as limits from './limits.js';
 import { buildScheduleSchema, normalizeSchedule, type StoredSchedule } from './schedule.js';
 import { buildScrapeOptionsSchemas } from './scrape-options.js';
@@ -69,7 +69,7 @@ export function buildMonitorSchemas(mode: SchemaMode) {
   const webhook = object({
     url: httpUrl(),
     events: z.array(z.enum(WEBHOOK_EVENTS)).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
+    headers: headerFields([...FRAMING_HEADERS, 'host']).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   });
 

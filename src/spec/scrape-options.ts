@@ -2,7 +2,7 @@
  * ScrapeOptions (spec §2.7), formats (§2.8) and actions (§2.9).
  */
 import { z } from 'zod';
-import { closedObject, domainName, modeObject, nonEmptyString, topLevelDomain, type SchemaMode } from './fields.js';
+import { closedObject, domainName, FRAMING_HEADERS, headerFields, modeObject, nonEmptyString, topLevelDomain, type SchemaMode } from './fields.js';
 import * as limits from './limits.js';
 
 import { FORMAT_NAMES } from './names.js';
@@ -151,7 +151,7 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     onlyCleanContent: z.boolean().optional(),
     includeTags: z.array(nonEmptyString()).optional(),
     excludeTags: z.array(nonEmptyString()).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
+    headers: headerFields(FRAMING_HEADERS).optional(),
     blockAds: z.boolean().optional(),
     removeBase64Images: z.boolean().optional(),
     skipTlsVerification: z.boolean().optional(),
