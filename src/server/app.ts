@@ -4,6 +4,7 @@
  * schemas, a body limit, and graceful close. Every request but the health route carries a
  * bearer key; everything it touches belongs to the key's team.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { LOCAL_TEAM, localBackend, type LocalBackend } from '../backend/local/local-backend.js';
@@ -27,6 +28,8 @@ import { WebwatchError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
+import { unstorableTextIn } from '../spec/stored-text.js';
+import { firstInvalidUtf8Byte } from '../core/definitions/utf8.js';
 import { agentRoutes } from './routes/agents.js';
 import { closeBrowserIfOpen } from '../engine/browser/lifetime.js';
 import { artifactsDir, pruneArtifacts, servedArtifacts } from '../engine/browser/artifacts.js';
@@ -161,8 +164,13 @@ function answerClientError(error: Error & { code?: string }, socket: import('nod
  * The JSON body parser: JSON.parse, then a bound on nesting (deep enough for any real schema or
  * metadata) checked without recursion, so that no body can exhaust the stack further on.
  */
-function parseJsonBody(_request: FastifyRequest, text: string, done: (error: Error | null, body?: unknown) => void): void {
-  if (text.length === 0) return done(null, undefined);
+function parseJsonBody(_request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void): void {
+  if (bytes.length === 0) return done(null, undefined);
+  // Invalid UTF-8 would be decoded to U+FFFD and stored so: it is refused, with where it starts.
+  if (!isUtf8(bytes)) {
+    return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: `the body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)})` }] }));
+  }
+  const text = bytes.toString('utf8');
   // As Fastify's own parser does: a "__proto__" key is refused, never merged into an object's prototype.
   if (/"__proto__"\s*:/.test(text)) {
     return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'the key "__proto__" is not allowed' }] }));
@@ -177,6 +185,8 @@ function parseJsonBody(_request: FastifyRequest, text: string, done: (error: Err
   if (tooDeep) {
     return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: formatPath(tooDeep), message: `nests deeper than ${MAX_JSON_DEPTH} levels` }] }));
   }
+  const unstorable = unstorableTextIn(body);
+  if (unstorable) return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: formatPath(unstorable.path), message: unstorable.message }] }));
   done(null, body);
 }
 
@@ -254,7 +264,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   });
   // Beyond the cap, Node closes a new connection as it arrives, before reading a byte of it.
   app.server.maxConnections = options.maxConnections ?? SERVER_DEFAULTS.maxConnections;
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   // The crawl and batch watchers (WebSocket); clients send nothing but the handshake.
   void app.register(websocket, { options: { maxPayload: 1024 } });
 
