@@ -67,6 +67,20 @@ describe('batch scrape', () => {
     assert.equal((await call(acme, 'GET', `/crawl/${started.body.id}`)).status, 404, 'a batch is not a crawl');
   });
 
+  it('counts the URLs asked for in total from the first poll, while pages are held, and after a cancel', async () => {
+    const urls = [...Array.from({ length: 6 }, (_, i) => `${site.origin}/slow?${i}`), `${site.origin}/broken`];
+    const started = await call(acme, 'POST', '/batch/scrape', { urls, maxConcurrency: 2 });
+    const first = (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
+    assert.deepEqual([first.status, first.total, first.completed], ['scraping', 7, 0]);
+    await until(async () => held.length >= 2);
+    held.splice(0, 1)[0]!();
+    await until(async () => (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body.completed === 1);
+    assert.equal((await call(acme, 'DELETE', `/batch/scrape/${started.body.id}`)).status, 200);
+    const ended = (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
+    assert.deepEqual([ended.status, ended.total, ended.completed], ['cancelled', 7, 1]);
+    for (const release of held.splice(0)) release();
+  });
+
   it('names what it refuses: an invalid URL, a webhook, appendToId, a bad option; private hosts on a guarded server', async () => {
     const invalidUrl = await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`, 'ftp://x/'] });
     assert.equal(invalidUrl.status, 400);

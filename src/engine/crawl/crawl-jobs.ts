@@ -77,11 +77,14 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
       return (await store.get(team, id, now))!;
     },
 
-    /** A job queued for whichever worker claims it (work-queue.ts); it reads as scraping meanwhile. */
-    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext): Promise<CrawlJobRecord> {
+    /**
+     * A job queued for whichever worker claims it (work-queue.ts); it reads as scraping meanwhile.
+     * A batch knows its `total` from the start (the URLs asked for); a crawl's grows as it finds pages.
+     */
+    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0): Promise<CrawlJobRecord> {
       const id = randomUUID();
       await q.insertInto('crawl_jobs').values({
-        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(),
+        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(), total,
         expires_at: new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString(), error: null, robots_blocked: null, ...queuedColumns(context),
       }).execute();
       return (await store.get(team, id, now))!;
@@ -139,16 +142,21 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
       return { data, nextSkip, lastPosition };
     },
 
-    /** One crawled page (a document, or the error that stopped it), counted and stored at once. */
+    /**
+     * One crawled page (a document, or the error that stopped it), counted and stored at once.
+     * Pages take positions in the order they are stored, so that reading on from a position never
+     * misses one; the job's row, updated first, holds them to that order under concurrent writers.
+     */
     async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): Promise<void> {
       await q.transaction().execute(async (trx) => {
         const done = 'document' in page;
         const credits = done ? page.document.metadata.creditsUsed ?? 1 : 0;
-        const { total } = await trx.updateTable('crawl_jobs')
-          .set((eb) => ({ total: eb('total', '+', 1), completed: eb('completed', '+', done ? 1 : 0), credits_used: eb('credits_used', '+', credits) }))
-          .where('id', '=', jobId).returning('total').executeTakeFirstOrThrow();
+        await trx.updateTable('crawl_jobs')
+          .set((eb) => ({ ...(kind === 'crawl' && { total: eb('total', '+', 1) }), completed: eb('completed', '+', done ? 1 : 0), credits_used: eb('credits_used', '+', credits) }))
+          .where('id', '=', jobId).executeTakeFirstOrThrow();
+        const { last } = await trx.selectFrom('crawl_pages').select((eb) => eb.fn.max('position').as('last')).where('job_id', '=', jobId).executeTakeFirstOrThrow();
         await trx.insertInto('crawl_pages').values({
-          job_id: jobId, position: total - 1, url: page.url, document: done ? JSON.stringify(page.document) : null,
+          job_id: jobId, position: last === null ? 0 : Number(last) + 1, url: page.url, document: done ? JSON.stringify(page.document) : null,
           error: done ? null : page.error, error_code: done ? null : page.code, created_at: now.toISOString(),
         }).execute();
       });

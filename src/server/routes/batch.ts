@@ -38,7 +38,7 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
     const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
     const atOnce = Math.min(fields.maxConcurrency ?? BATCH_CONCURRENCY_DEFAULT, concurrencyPerKey);
     // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
-    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: atOnce, scrapeOptions: pageOptions }, now(), work.context(request));
+    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: atOnce, scrapeOptions: pageOptions }, now(), work.context(request), valid.length);
     await work.queued();
     return {
       success: true,
