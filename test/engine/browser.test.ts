@@ -9,12 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { findChromium } from '../../src/engine/browser/chromium.js';
 import { browserRunning, closeBrowserIfOpen } from '../../src/engine/browser/lifetime.js';
+import { PRIVATE_TARGET_HINT, refusePrivateTargets } from '../../src/engine/fetch/network-policy.js';
 import { scrape, type ScrapeContext } from '../../src/engine/scrape/scrape.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
+import { errorBody } from '../../src/server/http.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
 import { run } from '../helpers/io.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
-import { html, startServer, type TestServer } from '../helpers/server.js';
+import { html, redirect, startServer, type TestServer } from '../helpers/server.js';
 
 const chromium = (() => {
   try {
@@ -54,7 +56,7 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
   const at = (path: string, options: ScrapeOptions = {}, extra: Partial<ScrapeContext> = {}) => scrape({ url: `${site.origin}${path}`, options }, context(extra));
 
   before(async () => {
-    other = await startServer({ '/pixel.png': html('') });
+    other = await startServer({ '/pixel.png': html(''), '/secret': html('<main><h1>Internal</h1><p>An internal dashboard that no public page may lead to.</p></main>') });
     site = await startServer({
       '/plain': html('<html><head><title>Plain</title></head><body><main><h1>Plain</h1><p>A plain page whose text is all in its HTML, long enough to be read without a browser.</p></main></body></html>'),
       '/spa': html('<html><head><title>App</title></head><body><div id="root"></div><script>document.getElementById("root").innerHTML = "<main><h1>Pricing</h1><p>The team plan costs $50 a month.</p></main>"</script></body></html>'),
@@ -64,6 +66,9 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
       '/device': html('<html><body><main><h1>Device</h1><p id="d"></p><script>document.getElementById("d").textContent = "touch " + ("ontouchstart" in window) + ", agent " + (/Mobile/.test(navigator.userAgent) ? "mobile" : "desktop")</script></main></body></html>'),
       '/tall': html('<html><body style="margin:0"><main><h1>Tall</h1><div style="height:2400px;background:linear-gradient(red,blue)"></div></main></body></html>'),
       '/with-pixel': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main><h1>Pixel</h1><p>A page with an image from another address, which the rule refuses.</p><img src="${other.origin}/pixel.png"></main></body></html>`),
+      '/to-private': redirect('/hop', 302),
+      '/hop': redirect(`${other.origin}/secret`, 301),
+      '/link-to-private': html(`<html><body><main><h1>Links</h1><p>A page with a link to an internal dashboard.</p><a id="go" href="${other.origin}/secret">dashboard</a></main></body></html>`),
       '/slow': async (_q, r) => {
         await new Promise((resolve) => setTimeout(resolve, 3000));
         r.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>');
@@ -140,6 +145,32 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
     assert.match(page.markdown!, /which the rule refuses/);
     assert.equal(other.requests.length, before, 'the image was never requested');
     await assert.rejects(scrape({ url: `${other.origin}/pixel.png`, options: { mobile: true } }, context({ checkUrl: refuseOther })), /refused by the test rule/);
+  });
+
+  describe('under serve\'s private-address rule (this site standing for a public one)', () => {
+    const serveRule = (url: URL) => (url.origin === site.origin ? undefined : refusePrivateTargets(url));
+    const failure = async (path: string, options: ScrapeOptions) => {
+      try {
+        const document = await scrape({ url: `${site.origin}${path}`, options }, context({ checkUrl: serveRule }));
+        return assert.fail(`${JSON.stringify(options)} succeeded, landing on ${document.metadata.url}`);
+      } catch (error) {
+        if (!(error instanceof WebwatchError)) throw error;
+        return error;
+      }
+    };
+    const answer = (error: WebwatchError) => ({ status: error.status, body: errorBody(error.message, error.details, error.code) });
+    const refusedSecret = () => ({ status: 403, body: errorBody('Forbidden', { url: `${other.origin}/secret`, address: '127.0.0.1', reason: PRIVATE_TARGET_HINT }) });
+
+    it('a redirect to a private address fails the browser\'s scrape with the plain fetch\'s 403, body for body', async () => {
+      const plain = await failure('/to-private', {});
+      assert.deepEqual(answer(plain), refusedSecret());
+      assert.deepEqual(answer(await failure('/to-private', { mobile: true })), answer(plain), 'the browser');
+      assert.deepEqual(answer(await failure('/to-private', { formats: ['markdown', 'screenshot'], actions: [{ type: 'wait', milliseconds: 10 }] })), answer(plain), 'the browser, with actions');
+    });
+
+    it('a click that navigates the page to a private address fails the scrape with the same 403', async () => {
+      assert.deepEqual(answer(await failure('/link-to-private', { actions: [{ type: 'click', selector: '#go' }, { type: 'wait', milliseconds: 300 }] })), refusedSecret());
+    });
   });
 
   it('a Chromium killed mid-scrape fails that page only; the next scrape starts a new one', async () => {

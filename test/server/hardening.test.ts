@@ -13,6 +13,7 @@ import { openDatabase, databasePath } from '../../src/engine/store/database.js';
 import { keyStore } from '../../src/engine/keys/key-store.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
 import { MAX_JSON_DEPTH, SCRAPE_URLS_PER_MONITOR_MAX, SCRAPE_URLS_PER_TARGET_MAX } from '../../src/spec/limits.js';
+import { watchConnections, type WatchedConnections } from '../helpers/connections.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
@@ -64,6 +65,38 @@ describe('the private-address rule comes before the cache', () => {
     const closed = await serve({ home, allowPrivateTargets: false });
     assert.equal((await call(closed.url, key, 'POST', '/scrape', { url: `${site.origin}/dash`, lockdown: true })).status, 403);
     await closed.stop();
+  });
+});
+
+describe('IPv6 spellings of a private address', () => {
+  let site: TestServer;
+  let connections: WatchedConnections;
+  before(async () => {
+    site = await startServer({}, (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>internal dashboard</p></main>'));
+    connections = watchConnections();
+  });
+  after(() => {
+    connections.stop();
+    return site.close();
+  });
+
+  it('are refused with 403 before any connection: IPv4-compatible, mapped, translated, NAT64, 6to4 and ISATAP forms of 127.0.0.1', async () => {
+    const started = await serve({ allowPrivateTargets: false });
+    const key = (await started.keys.create('acme', new Date())).key;
+    const port = Number(new URL(site.origin).port);
+    const hosts = ['[::127.0.0.1]', '[0:0:0:0:0:0:127.0.0.1]', '[::7f00:1]', '[::ffff:127.0.0.1]', '[::ffff:0:127.0.0.1]', '[64:ff9b::127.0.0.1]', '[2002:7f00:1::]', '[2606:4700::5efe:127.0.0.1]'];
+    try {
+      for (const host of hosts) {
+        const answer = await call(started.url, key, 'POST', '/scrape', { url: `http://${host}:${port}/dash` });
+        assert.equal(answer.status, 403, `${host}: ${JSON.stringify(answer.body)}`);
+        assert.equal(answer.body.error, 'Forbidden');
+        assert.match(answer.body.details.reason, /--allow-private-targets/);
+      }
+      assert.deepEqual(connections.attempts.filter((attempt) => attempt.port === port), [], 'no connection was attempted to the site, by any address');
+      assert.equal(site.requests.length, 0, 'the site saw no request');
+    } finally {
+      await started.stop();
+    }
   });
 });
 

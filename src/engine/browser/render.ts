@@ -2,16 +2,17 @@
  * A page rendered by Chromium (playwright-core, driving the system's Chromium by its path; it
  * never downloads a browser): one shared browser per process, a fresh context per scrape (no
  * cookies cross scrapes or teams), at most MAX_OPEN_PAGES at once, and a new browser after a
- * crash. Every request the page makes, sub-resources and redirects included, passes the same
- * URL check as a plain fetch (serve's private-address rule, threat protection), and under that
- * rule connects through a proxy that resolves each name once (public-proxy.ts). Ads, trackers
+ * crash. Every request the page makes, sub-resources included, passes the same URL check as a
+ * plain fetch (serve's private-address rule, threat protection) before it is sent; the page's
+ * redirects, which Chromium follows without asking, as they are sent. Under serve's rule every
+ * connection goes through a proxy that resolves each name once (public-proxy.ts). Ads, trackers
  * and cookie banners are blocked unless `blockAds` is false; `profile` keeps storage between
  * scrapes; `location` sets the page's languages and time zone.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request as PlaywrightRequest } from 'playwright-core';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { Action, ScrapeOptions } from '../../spec/scrape-options.js';
@@ -126,7 +127,7 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     browser = await browserAt(request.executablePath);
     const created = await newContext(browser, request, profile);
     context = created.context;
-    const session = render(created.context, created, request).then(async (rendered) => {
+    const session = render(created.context, created.guard, request).then(async (rendered) => {
       // Only a session that finished saves what it changed.
       await profile?.save(() => created.context.storageState({ indexedDB: true }));
       return rendered;
@@ -174,7 +175,7 @@ function navigatorLanguages(options: ScrapeOptions): string[] {
   });
 }
 
-async function newContext(browser: Browser, request: RenderRequest, profile: ProfileSession | undefined): Promise<{ context: BrowserContext; refused: () => unknown; refusedByProxy: () => unknown }> {
+async function newContext(browser: Browser, request: RenderRequest, profile: ProfileSession | undefined): Promise<{ context: BrowserContext; guard: PageGuard }> {
   const startedAt = Date.now();
   const proxy = request.publicAddressesOnly ? await import('./public-proxy.js') : undefined;
   const { options, headers } = request;
@@ -206,44 +207,99 @@ async function newContext(browser: Browser, request: RenderRequest, profile: Pro
   }
   let refused: unknown;
   let pageHost = '';
+  // The page of the scrape is the context's first; a popup it opens is not what is scraped.
+  let scrapedPage: Page | undefined;
+  context.once('page', (page) => {
+    scrapedPage = page;
+  });
+  /** A request that loads the scraped page itself (its main frame), not a frame, a popup or a sub-resource. */
+  const isPageNavigation = (sent: PlaywrightRequest) => sent.isNavigationRequest() && sent.frame() === scrapedPage?.mainFrame();
+  const pageChecks: Promise<void>[] = [];
+  const checkRequestUrl = async (url: string) => {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new WebwatchError(`the page asked for ${parsed.protocol} URL, which is not fetched`, { status: 403 });
+    await request.checkUrl?.(parsed);
+  };
+  /** A URL the page itself goes to (a navigation or one of its redirects): the first one refused fails the scrape. */
+  const checkPageUrl = (url: string) => {
+    pageHost = new URL(url).hostname;
+    const checked = checkRequestUrl(url);
+    pageChecks.push(checked.catch((error: unknown) => {
+      refused ??= error;
+    }));
+    return checked;
+  };
   await context.route('**/*', async (route) => {
     const url = route.request().url();
     if (/^(data|blob|about):/.test(url)) return route.continue();
     const frame = route.request().frame();
-    const isPage = route.request().isNavigationRequest() && frame === frame.page().mainFrame();
+    const isPage = isPageNavigation(route.request());
     // Ads, trackers and cookie banners go before anything else, unasked: no check, no connection.
     if (isAd && !isPage && isAd(url, route.request().resourceType(), frame.page().url())) return route.abort('blockedbyclient');
-    if (isPage) pageHost = new URL(url).hostname;
     try {
-      const parsed = new URL(url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new WebwatchError(`the page asked for ${parsed.protocol} URL, which is not fetched`, { status: 403 });
-      await request.checkUrl?.(parsed);
+      await (isPage ? checkPageUrl(url) : checkRequestUrl(url));
       // `locale` makes Chromium send that one language: every request asks in all of them, as the plain fetch does.
       const sent = route.request().headers();
       if (acceptLanguage && sent['accept-language'] !== undefined && sent['accept-language'] !== acceptLanguage) {
         return await route.continue({ headers: { ...sent, 'accept-language': acceptLanguage } });
       }
       return await route.continue();
-    } catch (error) {
-      // The page itself refused fails the scrape; a refused sub-resource is only left out.
-      if (isPage) refused = error;
+    } catch {
+      // A refused sub-resource is only left out; a refused page was recorded by checkPageUrl.
       return route.abort('blockedbyclient');
     }
   });
-  // The page refused by the proxy at connect time (a name that resolved to a private address
-  // only then) fails as the URL check would have failed it.
-  return { context, refused: () => refused, refusedByProxy: () => (pageHost ? proxy?.refusalOf(pageHost, startedAt) : undefined) };
+  // Playwright sends a redirect on without asking the route above, so the page's redirects are
+  // checked as they are sent: under serve's rule the proxy refuses the connection itself, and
+  // the scrape fails as the plain fetch's check of the redirect would fail it.
+  context.on('request', (sent) => {
+    if (sent.redirectedFrom() && isPageNavigation(sent)) void checkPageUrl(sent.url());
+  });
+  return {
+    context,
+    guard: {
+      async refusal() {
+        await Promise.all(pageChecks);
+        return refused;
+      },
+      // The page refused by the proxy at connect time (a name that resolved to a private address
+      // only then) fails as the URL check would have failed it.
+      refusedByProxy: () => (pageHost ? proxy?.refusalOf(pageHost, startedAt) : undefined),
+    },
+  };
 }
 
-async function render(context: BrowserContext, { refused, refusedByProxy }: { refused: () => unknown; refusedByProxy: () => unknown }, request: RenderRequest): Promise<Rendered> {
-  const { options } = request;
+/** Why the page's own navigations were refused, if they were. */
+interface PageGuard {
+  /** The first refused navigation or redirect of the page, once every check so far has ended. */
+  refusal(): Promise<unknown>;
+  refusedByProxy(): unknown;
+}
+
+async function render(context: BrowserContext, guard: PageGuard, request: RenderRequest): Promise<Rendered> {
   const page = await context.newPage();
-  const response = await page.goto(request.url, { waitUntil: 'load', timeout: request.timeoutMs }).catch((error: Error) => {
-    throw refused() ?? refusedByProxy() ?? error;
+  let rendered: Rendered;
+  try {
+    rendered = await renderIn(page, guard, request);
+  } catch (error) {
+    // Whatever failed after a refused navigation (an action waiting for a page that never came) failed because of it.
+    throw (await guard.refusal()) ?? error;
+  }
+  // A navigation after load (a click, a script) to a refused address fails the scrape as the first page would.
+  const refusal = await guard.refusal();
+  if (refusal) throw refusal;
+  return rendered;
+}
+
+async function renderIn(page: Page, guard: PageGuard, request: RenderRequest): Promise<Rendered> {
+  const { options } = request;
+  const response = await page.goto(request.url, { waitUntil: 'load', timeout: request.timeoutMs }).catch(async (error: Error) => {
+    throw (await guard.refusal()) ?? guard.refusedByProxy() ?? error;
   });
-  if (refused()) throw refused();
+  const refusal = await guard.refusal();
+  if (refusal) throw refusal;
   // The proxy answers a refused plain-HTTP page with 403 (an HTTPS one fails its tunnel, above).
-  if (response?.status() === 403 && refusedByProxy()) throw refusedByProxy();
+  if (response?.status() === 403 && guard.refusedByProxy()) throw guard.refusedByProxy();
   if (options.waitFor) await page.waitForTimeout(options.waitFor);
   const artifacts = artifactWriter(request);
   const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;
