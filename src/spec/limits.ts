@@ -76,8 +76,8 @@ export const DEFINITION_FILE_MAX_BYTES = 8 * 1024 * 1024;
 /**
  * YAML documents (`---`) in one definition file. A file of monitors holds a handful, but each
  * document costs the parser and the checks about 0.1 ms however small it is, so the size limit
- * alone let 200,000 tiny documents (2.4 MB) take half a minute. At this limit a file of the
- * smallest documents validates in about a second; more monitors fit as a list in one document.
+ * alone let 200,000 one-line documents (3.5 MB) take 20 to 40 s. At this limit a file of them
+ * validates in about 1.5 s (bench/many-documents.mjs); more monitors fit as a list in one document.
  */
 export const DEFINITION_FILE_MAX_DOCUMENTS = 5000;
 
