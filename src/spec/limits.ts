@@ -74,6 +74,14 @@ export const CREDITS = {
 export const DEFINITION_FILE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
+ * YAML documents (`---`) in one definition file. A file of monitors holds a handful, but each
+ * document costs the parser and the checks about 0.1 ms however small it is, so the size limit
+ * alone let 200,000 one-line documents (3.5 MB) take 20 to 40 s. At this limit a file of them
+ * validates in about 1.5 s (bench/many-documents.mjs); more monitors fit as a list in one document.
+ */
+export const DEFINITION_FILE_MAX_DOCUMENTS = 5000;
+
+/**
  * Levels of nested objects and arrays in one JSON value, the top-level value being depth 1: a
  * monitor is at depth 1, its `webhook` at 2, `webhook.metadata` at 3. The same limit holds for
  * definition files and for request bodies, so that a definition that validates is one the API

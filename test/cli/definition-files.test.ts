@@ -1,13 +1,14 @@
 /**
  * What `monitor validate` and `monitor apply` refuse to read, and how they say so: special
- * files, invalid UTF-8, files over the size limit, nesting beyond the depth limit.
+ * files, invalid UTF-8, files over the size limit or the limit of documents, nesting beyond the
+ * depth limit.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFINITION_FILE_MAX_BYTES, MAX_JSON_DEPTH } from '../../src/spec/limits.js';
+import { DEFINITION_FILE_MAX_BYTES, DEFINITION_FILE_MAX_DOCUMENTS, MAX_JSON_DEPTH } from '../../src/spec/limits.js';
 import { run, type Captured } from '../helpers/io.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 
@@ -151,6 +152,38 @@ describe('file size limit', () => {
     const result = await run(['monitor', 'apply', '-f', '-'], { stdin: padded(DEFINITION_FILE_MAX_BYTES + 1) });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /^<stdin>  standard input is over the 8 MiB limit of a definition file\n/);
+  });
+});
+
+describe('documents per file', () => {
+  /** `count` valid monitors, one per `---` document, each with its own name. */
+  const monitors = (count: number) =>
+    Array.from({ length: count }, (_, i) => `name: m${i}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/${i}"]}]`).join('\n---\n');
+  const over = DEFINITION_FILE_MAX_DOCUMENTS + 1;
+  const REFUSED = `the file holds ${over} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`;
+
+  it('accepts a file of exactly the limit and refuses one document more, naming the count and the limit, exit 2', async () => {
+    const dir = writeFiles({ 'at.yaml': monitors(DEFINITION_FILE_MAX_DOCUMENTS), 'over.yaml': monitors(over) });
+    const at = await run(['monitor', 'validate', join(dir, 'at.yaml')]);
+    assert.equal(at.code, 0, at.stdout.slice(0, 500));
+    const refused = await run(['monitor', 'validate', join(dir, 'over.yaml')]);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stdout, `${join(dir, 'over.yaml')}  ${REFUSED}\n`);
+    const json = await run(['monitor', 'validate', '--json', join(dir, 'over.yaml')]);
+    assert.equal(json.code, 2);
+    assert.deepEqual(JSON.parse(json.stdout).files, [
+      { file: join(dir, 'over.yaml'), monitors: [], errors: [{ path: '', line: null, column: null, message: REFUSED }] },
+    ]);
+  });
+
+  it('applies to standard input, and apply changes nothing', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const result = await run(['monitor', 'apply', '-f', '-', '--yes'], { stdin: monitors(over), env });
+    assert.equal(result.code, 2);
+    assert.ok(result.stderr.startsWith(`<stdin>  ${REFUSED}\n`), result.stderr.slice(0, 500));
+    assert.match(result.stderr, /nothing was changed/);
+    const listed = await run(['monitor', 'list', '--json'], { env });
+    assert.deepEqual(JSON.parse(listed.stdout), []);
   });
 });
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseDefinitionFile } from '../../src/core/definitions/parse.js';
+import { DEFINITION_FILE_MAX_DOCUMENTS } from '../../src/spec/limits.js';
 
 describe('definition file parsing', () => {
   it('reads one mapping, a list, and several documents', () => {
@@ -62,5 +63,27 @@ describe('definition file parsing', () => {
     const parsed = parseDefinitionFile(bomb.join('\n') + '\n', {});
     assert.equal(parsed.monitors.length, 0);
     assert.match(parsed.problems[0]!.message, /alias/i);
+  });
+});
+
+describe('documents per definition file', () => {
+  const documents = (count: number, text: string) => Array.from({ length: count }, () => text).join('\n---\n');
+
+  it('reads a file of exactly the limit', () => {
+    const parsed = parseDefinitionFile(documents(DEFINITION_FILE_MAX_DOCUMENTS, '{}'), {});
+    assert.equal(parsed.monitors.length, DEFINITION_FILE_MAX_DOCUMENTS);
+    assert.deepEqual(parsed.problems, []);
+  });
+
+  it('refuses one document more with one problem of the file, before parsing any of them', () => {
+    // Every document is a syntax error: any of them parsed would add a problem of its own.
+    const parsed = parseDefinitionFile(documents(DEFINITION_FILE_MAX_DOCUMENTS + 1, 'a: b: c'), {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.deepEqual(parsed.problems, [{
+      path: [],
+      line: null,
+      column: null,
+      message: `the file holds ${DEFINITION_FILE_MAX_DOCUMENTS + 1} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`,
+    }]);
   });
 });

@@ -5,7 +5,8 @@
 import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
-import { MAX_JSON_DEPTH } from '../../spec/limits.js';
+import { DEFINITION_FILE_MAX_DOCUMENTS, MAX_JSON_DEPTH } from '../../spec/limits.js';
+import { countYamlDocuments } from './documents.js';
 import { interpolate } from './interpolate.js';
 import { scanYaml } from './nesting.js';
 
@@ -39,6 +40,8 @@ export interface ParsedFile {
 
 const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields) or a list of monitors';
 const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
+const tooManyDocuments = (count: number) =>
+  `the file holds ${count} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`;
 
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
@@ -75,6 +78,11 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
   };
   const problems: LocatedProblem[] = [];
   const monitors: MonitorCandidate[] = [];
+  // Counted before parsing: refusing a file of too many documents must not cost their parsing.
+  const documentCount = countYamlDocuments(text);
+  if (documentCount > DEFINITION_FILE_MAX_DOCUMENTS) {
+    return { monitors, problems: [{ path: [], line: null, column: null, message: tooManyDocuments(documentCount) }] };
+  }
   // Too deep a file is refused whole: building any of its documents could exhaust the stack.
   const scanned = scanYaml(text, lineCounter, MAX_JSON_DEPTH);
   if (!scanned.ok) return { monitors, problems: [{ path: scanned.path, ...position(scanned.offset), message: TOO_DEEP }] };
