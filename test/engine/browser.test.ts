@@ -158,8 +158,8 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
         return error;
       }
     };
-    const answer = (error: WebwatchError) => ({ status: error.status, body: errorBody(error.message, error.details, error.code) });
-    const refusedSecret = () => ({ status: 403, body: errorBody('Forbidden', { url: `${other.origin}/secret`, address: '127.0.0.1', reason: PRIVATE_TARGET_HINT }) });
+    const answer = (error: WebwatchError) => ({ status: error.status, body: errorBody(error.status ?? 500, error.message, error.details, error.code) });
+    const refusedSecret = () => ({ status: 403, body: errorBody(403, 'Forbidden', { url: `${other.origin}/secret`, address: '127.0.0.1', reason: PRIVATE_TARGET_HINT }) });
 
     it('a redirect to a private address fails the browser\'s scrape with the plain fetch\'s 403, body for body', async () => {
       const plain = await failure('/to-private', {});
