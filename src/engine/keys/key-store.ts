@@ -7,6 +7,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
+import { prepared, preparedQueries } from '../store/prepared.js';
 import type { Tables } from '../store/tables.js';
 
 export const KEY_PREFIX = 'ww_';
@@ -33,6 +34,12 @@ function checkTeamName(team: string): void {
     throw new WebwatchError(`team "${team}" is not a valid name: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`, { status: 400 });
   }
 }
+
+/** Asked on every request of serve: compiled once. */
+const queriesOf = preparedQueries((db: Db) => ({
+  byHash: prepared<'hash', { id: string; team: string; grants_local_team: number }>(db, (parameter) =>
+    db.query.selectFrom('api_keys').select(['id', 'team', 'grants_local_team']).where('key_hash', '=', parameter('hash')).where('revoked_at', 'is', null)),
+}));
 
 export function keyStore(db: Db) {
   const q = db.query;
@@ -74,7 +81,7 @@ export function keyStore(db: Db) {
      */
     async identify(key: string): Promise<{ id: string; team: string; grantsLocalTeam: boolean } | undefined> {
       if (!key.startsWith(KEY_PREFIX)) return undefined;
-      const row = await q.selectFrom('api_keys').select(['id', 'team', 'grants_local_team']).where('key_hash', '=', hashOf(key)).where('revoked_at', 'is', null).executeTakeFirst();
+      const [row] = await queriesOf(db).byHash({ hash: hashOf(key) });
       return row && { id: row.id, team: row.team, grantsLocalTeam: row.grants_local_team === 1 };
     },
   };

@@ -6,6 +6,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary, NormalizedMonitor } from '../../spec/monitor.js';
 import { nextRunTimes } from '../../schedule/next-runs.js';
 import { isUniqueViolation, type Db } from '../store/database.js';
+import { prepared, preparedQueries } from '../store/prepared.js';
 import type { Tables } from '../store/tables.js';
 
 export type MonitorStatus = 'active' | 'paused' | 'deleted';
@@ -79,6 +80,12 @@ export interface MonitorStore {
   setStatus(team: string, id: string, status: MonitorStatus, now: Date): Promise<StoredMonitor>;
 }
 
+/** The list serve answers most often: compiled once. */
+const queriesOf = preparedQueries((db: Db) => ({
+  listed: prepared<'team', MonitorRow>(db, (parameter) =>
+    db.query.selectFrom('monitors').selectAll().where('team', '=', parameter('team')).where('status', '!=', 'deleted').orderBy('name').orderBy('created_at')),
+}));
+
 export function monitorStore(db: Db): MonitorStore {
   const q = db.query;
   const byId = (team: string, id: string) => q.selectFrom('monitors').selectAll().where('team', '=', team).where('id', '=', id).executeTakeFirst();
@@ -89,9 +96,9 @@ export function monitorStore(db: Db): MonitorStore {
   };
   return {
     async list(team, options = {}) {
-      const rows = await q.selectFrom('monitors').selectAll().where('team', '=', team)
-        .$if(!options.includeDeleted, (query) => query.where('status', '!=', 'deleted'))
-        .orderBy('name').orderBy('created_at').execute();
+      const rows = options.includeDeleted
+        ? await q.selectFrom('monitors').selectAll().where('team', '=', team).orderBy('name').orderBy('created_at').execute()
+        : await queriesOf(db).listed({ team });
       return rows.map(monitorFromRow);
     },
     async find(team, idOrName) {

@@ -15,6 +15,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, RawBuilder } from 'kysely';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
+import { keptStatements } from './sqlite-statements.js';
 import type { Tables } from './tables.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -31,6 +32,11 @@ export interface Db {
   writtenOrder(column?: string): RawBuilder<number>;
   /** The schema version found on opening, before SQLite's history migrations ran (db migrate reports it). */
   readonly versionAtOpen?: number;
+  /**
+   * SQLite: runs a read at once, on a connection of its own with its statements kept, seeing
+   * committed rows only (prepared.ts). Absent on PostgreSQL, where every query is a round trip.
+   */
+  readNow?(sql: string, parameters: readonly unknown[]): unknown[];
   /**
    * PostgreSQL: calls `onNotify` at each NOTIFY on `channel`, on a connection of its own, until
    * the returned function is called. Absent on SQLite, which has no notifications.
@@ -203,19 +209,33 @@ async function openSqlite(path: string): Promise<Db> {
       await connection.executeQuery(kysely.CompiledQuery.raw('begin immediate'));
     }
   }
+  const statements = keptStatements(raw);
   class ImmediateDialect extends kysely.SqliteDialect {
     override createDriver() {
-      return new ImmediateDriver({ database: raw });
+      return new ImmediateDriver({ database: statements });
     }
   }
-  const query = new kysely.Kysely<Tables>({ dialect: new ImmediateDialect({ database: raw }) });
+  const query = new kysely.Kysely<Tables>({ dialect: new ImmediateDialect({ database: statements }) });
+  // Opened at the first read of serve's hot paths: commands of the command line never need it.
+  let reader: ReturnType<typeof keptStatements> | undefined;
   return {
     kind: 'sqlite',
     query,
     location: path,
     versionAtOpen,
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
-    close: () => query.destroy(),
+    readNow(sql, parameters) {
+      if (!reader) {
+        const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
+        connection.pragma('busy_timeout = 5000');
+        reader = keptStatements(connection);
+      }
+      return reader.prepare(sql).all(parameters as unknown[]);
+    },
+    close: async () => {
+      reader?.close();
+      await query.destroy();
+    },
   };
 }
 

@@ -5,6 +5,13 @@
  */
 import type { ScrapeDocument } from '../scrape/document.js';
 import type { Db } from './database.js';
+import { prepared, preparedQueries } from './prepared.js';
+
+/** Read by every scrape that may be answered from the cache: compiled once. */
+const queriesOf = preparedQueries((db: Db) => ({
+  cached: prepared<'team' | 'key', { document: string; cached_at: number }>(db, (parameter) =>
+    db.query.selectFrom('scrape_cache').select(['document', 'cached_at']).where('team', '=', parameter('team')).where('cache_key', '=', parameter('key'))),
+}));
 
 export interface CachedDocument {
   document: ScrapeDocument;
@@ -36,7 +43,7 @@ export function scrapeStore(db: Db, team: string): ScrapeStore {
   return {
     team,
     async getCached(key) {
-      const row = await q.selectFrom('scrape_cache').select(['document', 'cached_at']).where('team', '=', team).where('cache_key', '=', key).executeTakeFirst();
+      const [row] = await queriesOf(db).cached({ team, key });
       return row && { document: JSON.parse(row.document) as ScrapeDocument, cachedAt: Number(row.cached_at) };
     },
     async putCached(key, url, document, at) {

@@ -10,6 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { leaseUntil, QUEUED, WORKER_ID } from './leases.js';
+import { prepared, preparedQueries } from './prepared.js';
 
 export { QUEUED };
 
@@ -67,15 +68,19 @@ export async function hasQueued(db: Db): Promise<boolean> {
   return false;
 }
 
+/** Asked before every request that starts work: the key's unfinished rows of every table, in one query compiled once. */
+const queriesOf = preparedQueries((db: Db) => ({
+  unfinished: prepared<'keyId', Record<QueueTable, number | string>>(db, (parameter) =>
+    db.query.selectNoFrom((eb) => QUEUE_TABLES.map((table) =>
+      (eb.selectFrom(table) as unknown as import('kysely').SelectQueryBuilder<Record<string, { key_id: string; status: string }>, string, object>)
+        .select((inner) => inner.fn.countAll<number>().as('n')).where('key_id', '=', parameter('keyId')).where('status', 'in', [...UNFINISHED[table]])
+        .as(table))) as never),
+}));
+
 /** Work a key has queued or running, in any process. */
 export async function unfinishedOfKey(db: Db, keyId: string): Promise<number> {
-  let total = 0;
-  for (const table of QUEUE_TABLES) {
-    const row = await db.query.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('key_id', '=', keyId)
-      .where('status', 'in', UNFINISHED[table] as unknown as never[]).executeTakeFirst();
-    total += Number(row?.n ?? 0);
-  }
-  return total;
+  const [row] = await queriesOf(db).unfinished({ keyId });
+  return QUEUE_TABLES.reduce((total, table) => total + Number(row?.[table] ?? 0), 0);
 }
 
 /** A team's queued and running work: `running` claimed by a worker, `waiting` for one with room. */

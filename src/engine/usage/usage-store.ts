@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { prepared, preparedQueries } from '../store/prepared.js';
 
 export type UsageKind = 'scrape' | 'crawl' | 'map' | 'search' | 'batch' | 'check' | 'agent' | 'judge' | 'extract';
 
@@ -28,6 +29,12 @@ export function monthOf(at: Date): { start: Date; end: Date } {
   return { start, end };
 }
 
+/** Written by every scrape, search and map of serve: compiled once. */
+const queriesOf = preparedQueries((db: Db) => ({
+  insert: prepared<'team' | 'keyId' | 'kind' | 'credits' | 'tokens' | 'at', never>(db, (parameter) =>
+    db.query.insertInto('usage').values({ team: parameter('team'), key_id: parameter('keyId'), kind: parameter('kind'), credits: parameter('credits'), tokens: parameter('tokens'), at: parameter('at') })),
+}));
+
 export function usageStore(db: Db) {
   const q = db.query;
   return {
@@ -35,7 +42,7 @@ export function usageStore(db: Db) {
       const credits = Math.max(0, Math.round(entry.credits ?? 0));
       const tokens = Math.max(0, Math.round(entry.tokens ?? 0));
       if (credits === 0 && tokens === 0) return;
-      await q.insertInto('usage').values({ team, key_id: usageKey.getStore()?.keyId ?? null, kind: entry.kind, credits, tokens, at: at.toISOString() }).execute();
+      await queriesOf(db).insert({ team, keyId: usageKey.getStore()?.keyId ?? null, kind: entry.kind, credits, tokens, at: at.toISOString() });
     },
 
     /** Credits and tokens of a team from `from` (inclusive) to `to` (exclusive). */
