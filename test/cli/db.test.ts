@@ -1,16 +1,17 @@
 /**
  * `webwatch db migrate` and `webwatch db copy`: an embedded store moved onto a real PostgreSQL
  * without losing a monitor, check, page result or snapshot; a destination that holds data, an
- * unknown address and a schema newer than this webwatch refused with the reason.
+ * unknown address and a schema newer than this webwatch refused with the reason; an empty or
+ * foreign file named, with what to do, and left as it is.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { checkStore } from '../../src/engine/monitors/check-store.js';
 import { monitorStore } from '../../src/engine/monitors/monitor-store.js';
 import { keyStore } from '../../src/engine/keys/key-store.js';
-import { openDatabase, type Db } from '../../src/engine/store/database.js';
+import { databasePath, openDatabase, type Db } from '../../src/engine/store/database.js';
 import { LATEST_VERSION } from '../../src/engine/store/migrations.js';
 import type { NormalizedMonitor } from '../../src/spec/monitor.js';
 import { tempDir } from '../helpers/files.js';
@@ -84,6 +85,37 @@ describe('webwatch db migrate', () => {
     assert.match(refused.stderr, /neither postgres:\/\/\.\.\. nor a SQLite file/);
     assert.doesNotMatch(refused.stderr + refused.stdout, /hunter2/);
   });
+});
+
+describe('an empty or foreign engine database file', () => {
+  it('is refused by every command when empty, naming the file, which stays empty: no new database in its place', async () => {
+    const home = tempDir();
+    const file = databasePath({ WEBWATCH_HOME: home });
+    writeFileSync(file, '');
+    const longAgo = new Date('2020-01-01T00:00:00Z');
+    utimesSync(file, longAgo, longAgo);
+    for (const argv of [['monitor', 'list'], ['keys', 'list'], ['db', 'migrate'], ['serve', '--port', '0']]) {
+      const refused = await run(argv, { env: { WEBWATCH_HOME: home } });
+      assert.equal(refused.code, 1, `${argv.join(' ')}: ${refused.stderr}`);
+      assert.match(refused.stderr, new RegExp(`^error: the engine database ${file} is empty \\(0 bytes\\)`), argv.join(' '));
+      assert.match(refused.stderr, /hint: restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there\. The file is left as it is/);
+    }
+    assert.deepEqual(readdirSync(home), ['webwatch.db']);
+    assert.equal(readFileSync(file).length, 0);
+  });
+
+  it('is refused when it is not SQLite, naming the file, where SQLite says only "file is not a database"', async () => {
+    const file = join(tempDir(), 'monitors.yaml');
+    writeFileSync(file, 'name: Pricing\n');
+    for (const argv of [['db', 'migrate', '--database', file], ['serve', '--port', '0', '--database', `sqlite:${file}`], ['keys', 'create', '--team', 'acme', '--database', file]]) {
+      const refused = await run(argv);
+      assert.equal(refused.code, 1, `${argv.join(' ')}: ${refused.stderr}`);
+      assert.match(refused.stderr, new RegExp(`^error: the engine database ${file} is not a SQLite database \\(its first bytes are not SQLite's header\\)`), argv.join(' '));
+      assert.doesNotMatch(refused.stderr, /file is not a database/);
+    }
+    assert.equal(readFileSync(file, 'utf8'), 'name: Pricing\n');
+  });
+
 });
 
 describe('webwatch db copy', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -197,6 +197,68 @@ describe('engine database', () => {
     assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM page_results'))!.n, 0);
     await db.close();
   });
+});
+
+describe('engine database: a file that is empty or not SQLite', () => {
+  /** The directory's files and their bytes, to show that nothing was written, created or chmodded. */
+  const snapshot = (dir: string) => readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name)).toString('base64'), statSync(join(dir, name)).mode]);
+
+  it('refuses an empty file left from before, at once, naming it and leaving it as it is', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'webwatch.db');
+    writeFileSync(path, '');
+    chmodSync(path, 0o644);
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(path, anHourAgo, anHourAgo);
+    const before = snapshot(dir);
+    const modifiedAt = statSync(path).mtimeMs;
+    const started = Date.now();
+    await assert.rejects(openDatabase(path), (error: Error & { code?: string; suggestion?: string }) => {
+      assert.ok(error instanceof Error);
+      assert.equal(error.message, `the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`);
+      assert.equal(error.code, 'DATABASE_EMPTY');
+      assert.match(error.suggestion ?? '', /restore it from a backup; if it never held anything, delete it/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 1000, 'an old empty file is no database in the making: no wait');
+    assert.deepEqual(snapshot(dir), before, 'no byte written, no -wal or -shm, the mode unchanged');
+    assert.equal(statSync(path).mtimeMs, modifiedAt);
+  });
+
+  it('waits for an empty file just created to become a database (another process is creating it), and refuses one that stays empty', async () => {
+    const growing = join(tempDir(), 'webwatch.db');
+    writeFileSync(growing, '');
+    const opening = openDatabase(growing);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const other = new Database(growing);
+    other.pragma('journal_mode = WAL');
+    other.exec('CREATE TABLE written_by_the_other (x)');
+    other.close();
+    const db = await opening;
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    assert.deepEqual(await sqlRows(db, "SELECT name FROM sqlite_master WHERE name = 'written_by_the_other'"), [{ name: 'written_by_the_other' }]);
+    await db.close();
+
+    const stays = join(tempDir(), 'webwatch.db');
+    writeFileSync(stays, '');
+    await assert.rejects(openDatabase(stays), /is empty \(0 bytes\)/);
+    assert.equal(statSync(stays).size, 0);
+  });
+
+  it('refuses a file that is not SQLite, naming it and leaving it as it is', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'notes.db');
+    writeFileSync(path, 'Things to buy: milk, eggs\n');
+    const before = snapshot(dir);
+    await assert.rejects(openDatabase(`sqlite:${path}`), (error: Error & { code?: string; suggestion?: string }) => {
+      assert.equal(error.message, `the engine database ${path} is not a SQLite database (its first bytes are not SQLite's header)`);
+      assert.equal(error.code, 'DATABASE_NOT_SQLITE');
+      assert.match(error.suggestion ?? '', /move the file aside/);
+      return true;
+    });
+    assert.deepEqual(snapshot(dir), before);
+  });
+
 });
 
 describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {

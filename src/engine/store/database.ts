@@ -7,10 +7,11 @@
  * The SQLite file holds webhook and scrape headers in plain text, so it and its companions are
  * readable by their owner only.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, RawBuilder } from 'kysely';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
@@ -131,16 +132,67 @@ function restrictToOwner(path: string): void {
  * A missing home directory is created 0700; an existing one keeps its mode, as WEBWATCH_HOME
  * may name a directory the user shares with other things. A missing database file is created
  * empty and 0600 before SQLite opens it, because SQLite gives the -wal and -shm files it
- * creates the mode of the database file.
+ * creates the mode of the database file. An existing file must be a database (see
+ * refuseUnusableFile) before anything of it is changed.
  */
-function prepareFiles(path: string): void {
+async function prepareFiles(path: string): Promise<void> {
   mkdirSync(dirname(path), { recursive: true, mode: OWNER_ONLY_DIRECTORY });
   try {
     closeSync(openSync(path, 'wx', OWNER_ONLY_FILE));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    await refuseUnusableFile(path);
   }
   restrictToOwner(path);
+}
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * How long an empty file may be a database that another process is creating: it creates the
+ * file a moment before SQLite writes the first page (prepareFiles), and two webwatch commands
+ * may start at once on a new home. An empty file older than this is refused at once.
+ */
+const NEW_FILE_GRACE_MS = 2000;
+const NEW_FILE_POLL_MS = 25;
+
+const DATABASE_EMPTY = 'DATABASE_EMPTY';
+const DATABASE_NOT_SQLITE = 'DATABASE_NOT_SQLITE';
+
+/**
+ * Refuses an existing file that is empty or not a SQLite database, naming it. SQLite itself
+ * would take an empty file for a new database, so that a store cut to nothing (a full disk, a
+ * bad copy) would quietly start again with no monitors and no keys; and it says of a foreign
+ * file only "file is not a database". The file is only read, never changed.
+ */
+export async function refuseUnusableFile(path: string): Promise<void> {
+  let stat = statSync(path);
+  const giveUpAt = Date.now() + NEW_FILE_GRACE_MS;
+  while (stat.size === 0 && Date.now() - stat.mtimeMs < NEW_FILE_GRACE_MS && Date.now() < giveUpAt) {
+    await sleep(NEW_FILE_POLL_MS);
+    stat = statSync(path);
+  }
+  if (!stat.isFile()) throw new WebwatchError(`the engine database ${path} is not a file`, { code: DATABASE_NOT_SQLITE });
+  if (stat.size === 0) {
+    throw new WebwatchError(`the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`, {
+      code: DATABASE_EMPTY,
+      suggestion: 'restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there. The file is left as it is',
+    });
+  }
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (!header.equals(SQLITE_HEADER)) {
+    throw new WebwatchError(`the engine database ${path} is not a SQLite database (its first bytes are not SQLite's header)`, {
+      code: DATABASE_NOT_SQLITE,
+      suggestion: 'check that this is the file you meant; to start afresh, move the file aside, and webwatch creates a new database there; if it was webwatch\'s, restore it from a backup. The file is left as it is',
+    });
+  }
 }
 
 /**
@@ -161,10 +213,11 @@ async function openSqlite(path: string): Promise<Db> {
   const [{ default: Database }, kysely] = await Promise.all([import('better-sqlite3'), import('kysely')]);
   let raw: BetterSqlite3.Database;
   try {
-    prepareFiles(path);
+    await prepareFiles(path);
     const nativeBinding = sqliteAddon();
     raw = new Database(path, nativeBinding ? { nativeBinding } : {});
   } catch (error) {
+    if (error instanceof WebwatchError) throw error;
     const message = (error as Error).message;
     // better-sqlite3 finds its compiled module only when opening: an install with
     // --ignore-scripts, enough for validate and for an API, has none.
