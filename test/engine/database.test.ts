@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { databaseLocation, databasePath, engineHome, migrate, openDatabase, redactedUrl, schemaVersion } from '../../src/engine/store/database.js';
+import { checkIntegrity } from '../../src/engine/store/integrity.js';
 import { LATEST_VERSION, SQLITE_HISTORY } from '../../src/engine/store/migrations.js';
+import { damagePage } from '../helpers/damage.js';
 import { tempDir } from '../helpers/files.js';
 import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/postgres.js';
 import { sqlRow, sqlRows } from '../helpers/sql.js';
@@ -259,6 +261,44 @@ describe('engine database: a file that is empty or not SQLite', () => {
     assert.deepEqual(snapshot(dir), before);
   });
 
+});
+
+describe('engine database: integrity check', () => {
+  it('checks every page without changing the file: the table or index of each damaged b-tree is named', async () => {
+    const path = join(tempDir(), 'shop.db');
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE prices (id INTEGER PRIMARY KEY, product TEXT, note TEXT); CREATE INDEX prices_by_product ON prices (product)');
+    const insert = raw.prepare('INSERT INTO prices (product, note) VALUES (?, ?)');
+    for (let i = 0; i < 400; i++) insert.run(`product ${i} ${'x'.repeat(200)}`, 'n'.repeat(300));
+    raw.close();
+    assert.deepEqual(await checkIntegrity(path), { database: path, kind: 'sqlite', check: 'quick_check', ok: true, problems: [] });
+
+    const page = damagePage(path, 'prices_by_product');
+    const bytes = readFileSync(path);
+    for (const full of [false, true]) {
+      const report = await checkIntegrity(`sqlite:${path}`, { full });
+      assert.equal(report.ok, false);
+      assert.equal(report.check, full ? 'integrity_check' : 'quick_check');
+      const named = report.problems.find((problem) => problem.index === 'prices_by_product');
+      assert.ok(named, JSON.stringify(report.problems));
+      assert.equal(named.table, 'prices');
+      assert.match(named.message, new RegExp(`^Tree \\d+ page ${page}\\b`));
+    }
+    assert.ok(readFileSync(path).equals(bytes), 'the check wrote nothing');
+
+    damagePage(path, 'prices');
+    const report = await checkIntegrity(path);
+    assert.ok(report.problems.some((problem) => problem.table === 'prices' && problem.index === undefined), JSON.stringify(report.problems));
+  });
+
+  it('checks nothing that is not there, and refuses to check an empty or foreign file', async () => {
+    const dir = tempDir();
+    await assert.rejects(checkIntegrity(join(dir, 'typo.db')), /typo\.db does not exist: nothing to check/);
+    assert.deepEqual(readdirSync(dir), []);
+    await assert.rejects(checkIntegrity(dir), new RegExp(`the engine database ${dir} is not a file`));
+    writeFileSync(join(dir, 'text.db'), 'not a database');
+    await assert.rejects(checkIntegrity(join(dir, 'text.db')), /text\.db is not a SQLite database/);
+  });
 });
 
 describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {

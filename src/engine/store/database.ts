@@ -76,7 +76,7 @@ export function redactedUrl(location: string): string {
 }
 
 /** A file path from `sqlite:PATH`, `sqlite://PATH` or a plain path. */
-const sqlitePath = (location: string) => location.replace(/^sqlite:(\/\/)?/i, '');
+export const sqlitePath = (location: string) => location.replace(/^sqlite:(\/\/)?/i, '');
 
 export const isUniqueViolation = (error: unknown) => {
   const code = (error as { code?: unknown }).code;
@@ -200,7 +200,7 @@ export async function refuseUnusableFile(path: string): Promise<void> {
  * `bindings` to search a dozen places for it, which costs every command that opens the store
  * 10-18 ms; where the file is not there (another build layout), that search still finds it.
  */
-function sqliteAddon(): string | undefined {
+export function sqliteAddon(): string | undefined {
   try {
     const addon = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
     return existsSync(addon) ? addon : undefined;
