@@ -14,7 +14,7 @@ import { checkStore } from '../engine/monitors/check-store.js';
 import { deliverDue } from '../engine/notify/deliver.js';
 import { outboxStore } from '../engine/notify/outbox.js';
 import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler/scheduler.js';
-import type { Db } from '../engine/store/database.js';
+import { DatabaseDamagedError, type Db } from '../engine/store/database.js';
 import { leaseDuration } from '../engine/store/leases.js';
 import { databaseHealth, requestCounter } from './shared-limits.js';
 import { failureOf, SERVER_STOPPED, type QueuedRun } from './routes/jobs.js';
@@ -24,7 +24,7 @@ import { agentStore } from '../engine/agent/agent-store.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
-import { ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
+import { DATABASE_CORRUPT, ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { agentRoutes } from './routes/agents.js';
@@ -110,6 +110,7 @@ export interface WebwatchServer {
 
 /** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
 const MAX_PATH_PARAM_LENGTH = 256;
+export const DATABASE_DAMAGED = `${ERROR_MESSAGES.internal}: the server's database is damaged, and its operator must restore it`;
 const ROUTE_NOT_OFFERED = 'webwatch serve answers the routes listed in its README ("Serving the API"); this one is not among them';
 export const LOCAL_TEAM_REFUSED = 'keys of team "local" reach the command line\'s own monitors and are refused unless created with --allow-local-team';
 
@@ -304,6 +305,11 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   }
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (error instanceof DatabaseDamagedError) {
+      // The log names the file for the operator; a client learns what failed and why, not where the server keeps its data.
+      request.log.error({ err: error }, 'the database is damaged');
+      return reply.code(500).send(errorBody(DATABASE_DAMAGED, { reason: error.reason }, DATABASE_CORRUPT));
+    }
     if (error instanceof WebwatchError && error.status !== undefined) {
       return reply.code(error.status).send(errorBody(error.message, error.details, error.code));
     }

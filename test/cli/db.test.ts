@@ -151,7 +151,7 @@ describe('webwatch db check', () => {
   });
 });
 
-describe('an empty or foreign engine database file', () => {
+describe('a damaged, empty or foreign engine database', () => {
   it('is refused by every command when empty, naming the file, which stays empty: no new database in its place', async () => {
     const home = tempDir();
     const file = databasePath({ WEBWATCH_HOME: home });
@@ -180,6 +180,18 @@ describe('an empty or foreign engine database file', () => {
     assert.equal(readFileSync(file, 'utf8'), 'name: Pricing\n');
   });
 
+  it('with a damaged page, fails a command that reads it with the file and the cause, exit 1', async () => {
+    const { home, file } = await damagedHome();
+    const listed = await run(['monitor', 'list'], { env: { WEBWATCH_HOME: home } });
+    assert.equal(listed.code, 1, listed.stderr);
+    assert.match(listed.stderr, new RegExp(`^error: the engine database ${file} is damaged: database disk image is malformed \\(SQLITE_CORRUPT\\)\\n`));
+    assert.match(listed.stderr, new RegExp(`hint: webwatch db check --database sqlite:${file} lists what is damaged`));
+    const json = await run(['monitor', 'list', '--json'], { env: { WEBWATCH_HOME: home } });
+    assert.equal(json.code, 1);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      success: false, code: 'DATABASE_CORRUPT', error: `the engine database ${file} is damaged: database disk image is malformed (SQLITE_CORRUPT)`,
+    });
+  });
 });
 
 describe('webwatch db copy', () => {

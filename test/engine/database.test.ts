@@ -4,10 +4,10 @@ import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSy
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { databaseLocation, databasePath, engineHome, migrate, openDatabase, redactedUrl, schemaVersion } from '../../src/engine/store/database.js';
+import { DatabaseDamagedError, databaseLocation, databasePath, engineHome, migrate, openDatabase, redactedUrl, schemaVersion } from '../../src/engine/store/database.js';
 import { checkIntegrity } from '../../src/engine/store/integrity.js';
 import { LATEST_VERSION, SQLITE_HISTORY } from '../../src/engine/store/migrations.js';
-import { damagePage } from '../helpers/damage.js';
+import { damagePage, manyMonitors } from '../helpers/damage.js';
 import { tempDir } from '../helpers/files.js';
 import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/postgres.js';
 import { sqlRow, sqlRows } from '../helpers/sql.js';
@@ -201,7 +201,7 @@ describe('engine database', () => {
   });
 });
 
-describe('engine database: a file that is empty or not SQLite', () => {
+describe('engine database: a file that is empty, foreign or damaged', () => {
   /** The directory's files and their bytes, to show that nothing was written, created or chmodded. */
   const snapshot = (dir: string) => readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name)).toString('base64'), statSync(join(dir, name)).mode]);
 
@@ -261,6 +261,27 @@ describe('engine database: a file that is empty or not SQLite', () => {
     assert.deepEqual(snapshot(dir), before);
   });
 
+  it('names the file and the cause when a query meets a damaged page', async () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const seeded = await openDatabase(path);
+    await manyMonitors(seeded, 'acme');
+    await seeded.close();
+    damagePage(path, 'monitors');
+
+    // The damage is in the middle: the file opens, and what does not read the page works.
+    const db = await openDatabase(path);
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    await assert.rejects(sqlRows(db, 'SELECT * FROM monitors'), (error: Error & { code?: string }) => {
+      assert.ok(error instanceof DatabaseDamagedError);
+      assert.equal(error.message, `the engine database ${path} is damaged: database disk image is malformed (SQLITE_CORRUPT)`);
+      assert.equal(error.code, 'DATABASE_CORRUPT');
+      assert.equal(error.withoutPath, 'the database is damaged: database disk image is malformed (SQLITE_CORRUPT)');
+      return true;
+    });
+    // In a transaction too.
+    await assert.rejects(db.query.transaction().execute((trx) => trx.selectFrom('monitors').selectAll().execute()), DatabaseDamagedError);
+    await db.close();
+  });
 });
 
 describe('engine database: integrity check', () => {

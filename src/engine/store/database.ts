@@ -13,8 +13,9 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { DatabaseConnection, Kysely, RawBuilder } from 'kysely';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
+import { DATABASE_CORRUPT } from '../../spec/errors.js';
 import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
 import type { Tables } from './tables.js';
 
@@ -195,6 +196,54 @@ export async function refuseUnusableFile(path: string): Promise<void> {
   }
 }
 
+/** SQLite's codes for a file whose pages are damaged, or that is not a database after all. */
+const isDamage = (error: unknown) => /^SQLITE_(CORRUPT|NOTADB)/.test(String((error as { code?: unknown } | undefined)?.code ?? ''));
+
+/**
+ * A query met a damaged page (or a header that is no longer SQLite's). The message names the
+ * file, for the operator; `reason`, what SQLite said, is what serve tells a client.
+ */
+export class DatabaseDamagedError extends WebwatchError {
+  readonly reason: string;
+
+  constructor(path: string, cause: Error & { code?: string }) {
+    const reason = `${cause.message} (${cause.code})`;
+    super(`the engine database ${path} is damaged: ${reason}`, {
+      code: DATABASE_CORRUPT,
+      cause,
+      suggestion: `webwatch db check --database sqlite:${path} lists what is damaged; stop webwatch, keep a copy of the file, and restore the database from a backup`,
+    });
+    this.name = 'DatabaseDamagedError';
+    this.reason = reason;
+  }
+
+  /** The message without the file's path, for those who are not the operator (serve's clients). */
+  get withoutPath(): string {
+    return `the database is damaged: ${this.reason}`;
+  }
+}
+
+/** The connection with SQLite's damage errors turned into DatabaseDamagedError. */
+function namingDamage(connection: DatabaseConnection, path: string): DatabaseConnection {
+  const translated = (error: unknown) => (isDamage(error) ? new DatabaseDamagedError(path, error as Error & { code?: string }) : error);
+  return {
+    async executeQuery(query) {
+      try {
+        return await connection.executeQuery(query);
+      } catch (error) {
+        throw translated(error);
+      }
+    },
+    async *streamQuery(query, chunkSize) {
+      try {
+        yield* connection.streamQuery(query, chunkSize);
+      } catch (error) {
+        throw translated(error);
+      }
+    },
+  };
+}
+
 /**
  * The native module of better-sqlite3 where its build puts it. Without a path the package asks
  * `bindings` to search a dozen places for it, which costs every command that opens the store
@@ -229,30 +278,34 @@ async function openSqlite(path: string): Promise<Db> {
     }
     throw new WebwatchError(`cannot open the engine database ${path}: ${message}`, { cause: error });
   }
-  // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
-  // first: switching to WAL takes a lock too.
-  raw.pragma('busy_timeout = 5000');
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
-  // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
-  // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
-  raw.pragma('foreign_keys = OFF');
   let versionAtOpen: number;
   try {
+    // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
+    // first: switching to WAL takes a lock too.
+    raw.pragma('busy_timeout = 5000');
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
+    // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
+    raw.pragma('foreign_keys = OFF');
     versionAtOpen = sqliteVersion(raw);
     migrateSqliteHistory(raw);
   } catch (error) {
     raw.close();
-    throw error;
+    throw isDamage(error) ? new DatabaseDamagedError(path, error as Error & { code?: string }) : error;
   }
 
   /**
    * Transactions begin IMMEDIATE: a transaction that reads, then writes, takes the write lock
    * at once and waits for it (busy_timeout), instead of failing at its first write when
-   * another process wrote in between.
+   * another process wrote in between. Every query's damage error names the file.
    */
   class ImmediateDriver extends kysely.SqliteDriver {
-    override async beginTransaction(connection: import('kysely').DatabaseConnection): Promise<void> {
+    private connection: DatabaseConnection | undefined;
+    override async acquireConnection(): Promise<DatabaseConnection> {
+      return (this.connection ??= namingDamage(await super.acquireConnection(), path));
+    }
+    override async beginTransaction(connection: DatabaseConnection): Promise<void> {
       await connection.executeQuery(kysely.CompiledQuery.raw('begin immediate'));
     }
   }
