@@ -17,6 +17,7 @@ import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler
 import { DatabaseDamagedError, type Db } from '../engine/store/database.js';
 import { leaseDuration } from '../engine/store/leases.js';
 import { databaseHealth, requestCounter } from './shared-limits.js';
+import { INTEGRITY_CHECK_INTERVAL_MS, watchIntegrity } from './integrity-watch.js';
 import { failureOf, SERVER_STOPPED, type QueuedRun } from './routes/jobs.js';
 import { startWorkRunner, type WorkHandlers } from './work-runner.js';
 import { announce, SCHEDULE_CHANNEL, unfinishedOfKey, WORK_CHANNEL, type RunContext } from '../engine/store/work-queue.js';
@@ -77,6 +78,8 @@ export interface ServerOptions extends CheckServices {
    * answers the health route only.
    */
   role?: ServeRole;
+  /** How often the SQLite file's pages are checked for the health route (default hourly; the first check runs at start). */
+  integrityCheckIntervalMs?: number;
 }
 
 export type ServeRole = 'all' | 'api' | 'worker';
@@ -438,9 +441,15 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     })
     : undefined;
 
-  /** The process's role, and whether the database answers: 503 when it does not. */
+  const integrity = watchIntegrity(options.db, {
+    intervalMs: options.integrityCheckIntervalMs ?? INTEGRITY_CHECK_INTERVAL_MS,
+    now: options.now,
+    onDamage: (problems) => app.log.error({ database: options.db.location, problems }, 'the database is damaged'),
+    onError: (error) => app.log.error({ err: error }, 'checking the database\'s integrity'),
+  });
+  /** The process's role, and whether the database answers with sound pages: 503 when it does not. */
   const health = async (_request: FastifyRequest, reply: FastifyReply) => {
-    const database = await databaseHealth(options.db);
+    const database = await databaseHealth(options.db, integrity?.state());
     return reply.code(database.ok ? 200 : 503).send({ success: database.ok, status: database.ok ? 'ok' : 'degraded', version: options.version, role, database });
   };
   app.get('/health', health);
@@ -489,6 +498,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     async drain() {
       await ready;
       clearInterval(recovering);
+      integrity?.stop();
       await app.close();
       const work = await runner;
       // Queued work not yet claimed stays queued, for another worker or this one's next start.

@@ -261,7 +261,7 @@ describe('engine database: a file that is empty, foreign or damaged', () => {
     assert.deepEqual(snapshot(dir), before);
   });
 
-  it('names the file and the cause when a query meets a damaged page', async () => {
+  it('names the file and the cause when a query meets a damaged page, and remembers it', async () => {
     const path = join(tempDir(), 'webwatch.db');
     const seeded = await openDatabase(path);
     await manyMonitors(seeded, 'acme');
@@ -270,6 +270,7 @@ describe('engine database: a file that is empty, foreign or damaged', () => {
 
     // The damage is in the middle: the file opens, and what does not read the page works.
     const db = await openDatabase(path);
+    assert.equal(db.damageSeen, undefined);
     assert.equal(await schemaVersion(db), LATEST_VERSION);
     await assert.rejects(sqlRows(db, 'SELECT * FROM monitors'), (error: Error & { code?: string }) => {
       assert.ok(error instanceof DatabaseDamagedError);
@@ -278,6 +279,7 @@ describe('engine database: a file that is empty, foreign or damaged', () => {
       assert.equal(error.withoutPath, 'the database is damaged: database disk image is malformed (SQLITE_CORRUPT)');
       return true;
     });
+    assert.equal(db.damageSeen, 'database disk image is malformed (SQLITE_CORRUPT)');
     // In a transaction too.
     await assert.rejects(db.query.transaction().execute((trx) => trx.selectFrom('monitors').selectAll().execute()), DatabaseDamagedError);
     await db.close();

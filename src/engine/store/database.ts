@@ -33,6 +33,8 @@ export interface Db {
   writtenOrder(column?: string): RawBuilder<number>;
   /** The schema version found on opening, before SQLite's history migrations ran (db migrate reports it). */
   readonly versionAtOpen?: number;
+  /** SQLite: what SQLite said of the first damaged page a query met since opening (the health route reports it). */
+  readonly damageSeen?: string | undefined;
   /**
    * PostgreSQL: calls `onNotify` at each NOTIFY on `channel`, on a connection of its own, until
    * the returned function is called. Absent on SQLite, which has no notifications.
@@ -223,9 +225,14 @@ export class DatabaseDamagedError extends WebwatchError {
   }
 }
 
-/** The connection with SQLite's damage errors turned into DatabaseDamagedError. */
-function namingDamage(connection: DatabaseConnection, path: string): DatabaseConnection {
-  const translated = (error: unknown) => (isDamage(error) ? new DatabaseDamagedError(path, error as Error & { code?: string }) : error);
+/** The connection with SQLite's damage errors turned into DatabaseDamagedError, each reported to `onDamage`. */
+function namingDamage(connection: DatabaseConnection, path: string, onDamage: (error: DatabaseDamagedError) => void): DatabaseConnection {
+  const translated = (error: unknown) => {
+    if (!isDamage(error)) return error;
+    const damaged = new DatabaseDamagedError(path, error as Error & { code?: string });
+    onDamage(damaged);
+    return damaged;
+  };
   return {
     async executeQuery(query) {
       try {
@@ -295,6 +302,10 @@ async function openSqlite(path: string): Promise<Db> {
     throw isDamage(error) ? new DatabaseDamagedError(path, error as Error & { code?: string }) : error;
   }
 
+  let damageSeen: string | undefined;
+  const noteDamage = (error: DatabaseDamagedError) => {
+    damageSeen ??= error.reason;
+  };
   /**
    * Transactions begin IMMEDIATE: a transaction that reads, then writes, takes the write lock
    * at once and waits for it (busy_timeout), instead of failing at its first write when
@@ -303,7 +314,7 @@ async function openSqlite(path: string): Promise<Db> {
   class ImmediateDriver extends kysely.SqliteDriver {
     private connection: DatabaseConnection | undefined;
     override async acquireConnection(): Promise<DatabaseConnection> {
-      return (this.connection ??= namingDamage(await super.acquireConnection(), path));
+      return (this.connection ??= namingDamage(await super.acquireConnection(), path, noteDamage));
     }
     override async beginTransaction(connection: DatabaseConnection): Promise<void> {
       await connection.executeQuery(kysely.CompiledQuery.raw('begin immediate'));
@@ -320,6 +331,9 @@ async function openSqlite(path: string): Promise<Db> {
     query,
     location: path,
     versionAtOpen,
+    get damageSeen() {
+      return damageSeen;
+    },
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
     close: () => query.destroy(),
   };
