@@ -15,9 +15,10 @@ import { checkStore } from '../engine/monitors/check-store.js';
 import { deliverDue } from '../engine/notify/deliver.js';
 import { outboxStore } from '../engine/notify/outbox.js';
 import { startScheduler, type Scheduler, type Timers } from '../engine/scheduler/scheduler.js';
-import type { Db } from '../engine/store/database.js';
+import { DatabaseDamagedError, type Db } from '../engine/store/database.js';
 import { leaseDuration } from '../engine/store/leases.js';
 import { databaseHealth, requestCounter } from './shared-limits.js';
+import { INTEGRITY_CHECK_INTERVAL_MS, watchIntegrity } from './integrity-watch.js';
 import { failureOf, SERVER_STOPPED, type QueuedRun } from './routes/jobs.js';
 import { startWorkRunner, type WorkHandlers } from './work-runner.js';
 import { announce, SCHEDULE_CHANNEL, unfinishedOfKey, WORK_CHANNEL, type RunContext } from '../engine/store/work-queue.js';
@@ -25,7 +26,7 @@ import { agentStore } from '../engine/agent/agent-store.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
-import { ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
+import { DATABASE_CORRUPT, ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { pathBeyondDepth } from '../spec/depth.js';
 import { unstorableTextIn } from '../spec/stored-text.js';
@@ -87,6 +88,8 @@ export interface ServerOptions extends CheckServices {
    * answers the health route only.
    */
   role?: ServeRole;
+  /** How often the SQLite file's pages are checked for the health route (default hourly; the first check runs at start). */
+  integrityCheckIntervalMs?: number;
 }
 
 export type ServeRole = 'all' | 'api' | 'worker';
@@ -139,6 +142,7 @@ export interface WebwatchServer {
 
 /** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
 const MAX_PATH_PARAM_LENGTH = 256;
+export const DATABASE_DAMAGED = `${ERROR_MESSAGES.internal}: the server's database is damaged, and its operator must restore it`;
 const ROUTE_NOT_OFFERED = 'webwatch serve answers the routes listed in its README ("Serving the API"); this one is not among them';
 export const LOCAL_TEAM_REFUSED = 'keys of team "local" reach the command line\'s own monitors and are refused unless created with --allow-local-team';
 
@@ -348,6 +352,11 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   }
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (error instanceof DatabaseDamagedError) {
+      // The log names the file for the operator; a client learns what failed and why, not where the server keeps its data.
+      request.log.error({ err: error }, 'the database is damaged');
+      return reply.code(500).send(errorBody(500, DATABASE_DAMAGED, { reason: error.reason }, DATABASE_CORRUPT));
+    }
     if (error instanceof WebwatchError && error.status !== undefined) {
       return reply.code(error.status).send(errorBody(error.status, error.message, error.details, error.code));
     }
@@ -478,10 +487,19 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     })
     : undefined;
 
-  /** The process's role, and whether the database answers: 503 when it does not. */
+  const integrity = watchIntegrity(options.db, {
+    intervalMs: options.integrityCheckIntervalMs ?? INTEGRITY_CHECK_INTERVAL_MS,
+    now: options.now,
+    onDamage: (problems) => app.log.error({ database: options.db.location, problems }, 'the database is damaged'),
+    onError: (error) => app.log.error({ err: error }, 'checking the database\'s integrity'),
+  });
+  /** The process's role, and whether the database answers with sound pages: 503 when it does not. */
   const health = async (_request: FastifyRequest, reply: FastifyReply) => {
-    const database = await databaseHealth(options.db);
-    return reply.code(database.ok ? 200 : 503).send({ success: database.ok, status: database.ok ? 'ok' : 'degraded', version: options.version, role, database });
+    const database = await databaseHealth(options.db, integrity?.state());
+    if (database.ok) return reply.code(200).send({ success: true, status: 'ok', version: options.version, role, database });
+    // Like every other error answer, with its message and code; the database's state beside them.
+    const code = database.integrity?.status === 'damaged' ? DATABASE_CORRUPT : 'DATABASE_UNAVAILABLE';
+    return reply.code(503).send({ ...errorBody(503, ERROR_MESSAGES.unavailable, undefined, code), status: 'degraded', version: options.version, role, database });
   };
   app.get('/health', health);
   app.get('/v2/health', health);
@@ -529,6 +547,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     async drain() {
       await ready;
       clearInterval(recovering);
+      integrity?.stop();
       await app.close();
       const work = await runner;
       // Queued work not yet claimed stays queued, for another worker or this one's next start.

@@ -7,7 +7,8 @@
  * in the process: one machine normally runs one serve process, and a write per request would
  * take SQLite's one write lock from every check and crawl.
  */
-import type { Db } from '../engine/store/database.js';
+import { DatabaseDamagedError, schemaVersion, type Db } from '../engine/store/database.js';
+import type { IntegrityState } from './integrity-watch.js';
 
 const WINDOW_MS = 60_000;
 
@@ -47,18 +48,25 @@ export interface DatabaseHealth {
   /** The schema version found, when the database answered. */
   schemaVersion?: number;
   latencyMs?: number;
+  /** SQLite: the last integrity check's result, and damage that queries met since. */
+  integrity?: IntegrityState;
   error?: string;
 }
 
-/** Whether the database answers a query, how fast, and at which schema version. */
-export async function databaseHealth(db: Db): Promise<DatabaseHealth> {
+/**
+ * Whether the database answers a query, how fast, at which schema version, and (SQLite) whether
+ * its pages are sound as last checked: a database that answers with damaged pages is not ok.
+ */
+export async function databaseHealth(db: Db, integrity?: IntegrityState): Promise<DatabaseHealth> {
   const started = performance.now();
+  const checked = integrity && { integrity };
   try {
-    const { schemaVersion } = await import('../engine/store/database.js');
     const version = await schemaVersion(db);
-    return { ok: true, kind: db.kind, schemaVersion: version, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
+    return { ok: integrity?.status !== 'damaged', kind: db.kind, schemaVersion: version, latencyMs: Math.round((performance.now() - started) * 10) / 10, ...checked };
   } catch (error) {
-    // The message only: a driver's error may carry the address, never the password (pg omits it).
-    return { ok: false, kind: db.kind, error: (error as Error).message };
+    // The message only, never the file's path: a driver's error may carry the address, never
+    // the password (pg omits it); a damaged SQLite file's error names the file.
+    const message = error instanceof DatabaseDamagedError ? error.withoutPath : (error as Error).message;
+    return { ok: false, kind: db.kind, ...checked, error: message };
   }
 }

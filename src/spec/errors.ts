@@ -34,8 +34,11 @@ export const TARGET_FAILURES_NOT_RETRIED: ReadonlySet<string> = new Set([
 /** Code of a server without a model for agent jobs (its 500 is configuration, not a fault). */
 export const AGENT_MODEL_NOT_CONFIGURED = 'AGENT_MODEL_NOT_CONFIGURED';
 
+/** Code of a server whose database has a damaged page: its 500 stays until the file is restored. */
+export const DATABASE_CORRUPT = 'DATABASE_CORRUPT';
+
 /** Error codes that asking again will not change, whatever the status: a client does not retry them. */
-export const CODES_NOT_RETRIED: ReadonlySet<string> = new Set([...TARGET_FAILURES_NOT_RETRIED, AGENT_MODEL_NOT_CONFIGURED]);
+export const CODES_NOT_RETRIED: ReadonlySet<string> = new Set([...TARGET_FAILURES_NOT_RETRIED, AGENT_MODEL_NOT_CONFIGURED, DATABASE_CORRUPT]);
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
 export function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {

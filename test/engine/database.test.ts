@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { databaseLocation, databasePath, engineHome, migrate, openDatabase, redactedUrl, schemaVersion } from '../../src/engine/store/database.js';
+import { DatabaseDamagedError, databaseLocation, databasePath, engineHome, migrate, openDatabase, redactedUrl, schemaVersion } from '../../src/engine/store/database.js';
+import { checkIntegrity } from '../../src/engine/store/integrity.js';
 import { LATEST_VERSION, SQLITE_HISTORY } from '../../src/engine/store/migrations.js';
+import { damagePage, manyMonitors } from '../helpers/damage.js';
 import { tempDir } from '../helpers/files.js';
 import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/postgres.js';
 import { sqlRow, sqlRows } from '../helpers/sql.js';
@@ -196,6 +198,129 @@ describe('engine database', () => {
     await sqlRow(db, "DELETE FROM checks WHERE id = 'c'");
     assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM page_results'))!.n, 0);
     await db.close();
+  });
+});
+
+describe('engine database: a file that is empty, foreign or damaged', () => {
+  /** The directory's files and their bytes, to show that nothing was written, created or chmodded. */
+  const snapshot = (dir: string) => readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name)).toString('base64'), statSync(join(dir, name)).mode]);
+
+  it('refuses an empty file left from before, at once, naming it and leaving it as it is', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'webwatch.db');
+    writeFileSync(path, '');
+    chmodSync(path, 0o644);
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(path, anHourAgo, anHourAgo);
+    const before = snapshot(dir);
+    const modifiedAt = statSync(path).mtimeMs;
+    const started = Date.now();
+    await assert.rejects(openDatabase(path), (error: Error & { code?: string; suggestion?: string }) => {
+      assert.ok(error instanceof Error);
+      assert.equal(error.message, `the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`);
+      assert.equal(error.code, 'DATABASE_EMPTY');
+      assert.match(error.suggestion ?? '', /restore it from a backup; if it never held anything, delete it/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 1000, 'an old empty file is no database in the making: no wait');
+    assert.deepEqual(snapshot(dir), before, 'no byte written, no -wal or -shm, the mode unchanged');
+    assert.equal(statSync(path).mtimeMs, modifiedAt);
+  });
+
+  it('waits for an empty file just created to become a database (another process is creating it), and refuses one that stays empty', async () => {
+    const growing = join(tempDir(), 'webwatch.db');
+    writeFileSync(growing, '');
+    const opening = openDatabase(growing);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const other = new Database(growing);
+    other.pragma('journal_mode = WAL');
+    other.exec('CREATE TABLE written_by_the_other (x)');
+    other.close();
+    const db = await opening;
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    assert.deepEqual(await sqlRows(db, "SELECT name FROM sqlite_master WHERE name = 'written_by_the_other'"), [{ name: 'written_by_the_other' }]);
+    await db.close();
+
+    const stays = join(tempDir(), 'webwatch.db');
+    writeFileSync(stays, '');
+    await assert.rejects(openDatabase(stays), /is empty \(0 bytes\)/);
+    assert.equal(statSync(stays).size, 0);
+  });
+
+  it('refuses a file that is not SQLite, naming it and leaving it as it is', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'notes.db');
+    writeFileSync(path, 'Things to buy: milk, eggs\n');
+    const before = snapshot(dir);
+    await assert.rejects(openDatabase(`sqlite:${path}`), (error: Error & { code?: string; suggestion?: string }) => {
+      assert.equal(error.message, `the engine database ${path} is not a SQLite database (its first bytes are not SQLite's header)`);
+      assert.equal(error.code, 'DATABASE_NOT_SQLITE');
+      assert.match(error.suggestion ?? '', /move the file aside/);
+      return true;
+    });
+    assert.deepEqual(snapshot(dir), before);
+  });
+
+  it('names the file and the cause when a query meets a damaged page, and remembers it', async () => {
+    const path = join(tempDir(), 'webwatch.db');
+    const seeded = await openDatabase(path);
+    await manyMonitors(seeded, 'acme');
+    await seeded.close();
+    damagePage(path, 'monitors');
+
+    // The damage is in the middle: the file opens, and what does not read the page works.
+    const db = await openDatabase(path);
+    assert.equal(db.damageSeen, undefined);
+    assert.equal(await schemaVersion(db), LATEST_VERSION);
+    await assert.rejects(sqlRows(db, 'SELECT * FROM monitors'), (error: Error & { code?: string }) => {
+      assert.ok(error instanceof DatabaseDamagedError);
+      assert.equal(error.message, `the engine database ${path} is damaged: database disk image is malformed (SQLITE_CORRUPT)`);
+      assert.equal(error.code, 'DATABASE_CORRUPT');
+      assert.equal(error.withoutPath, 'the database is damaged: database disk image is malformed (SQLITE_CORRUPT)');
+      return true;
+    });
+    assert.equal(db.damageSeen, 'database disk image is malformed (SQLITE_CORRUPT)');
+    // In a transaction too.
+    await assert.rejects(db.query.transaction().execute((trx) => trx.selectFrom('monitors').selectAll().execute()), DatabaseDamagedError);
+    await db.close();
+  });
+});
+
+describe('engine database: integrity check', () => {
+  it('checks every page without changing the file: the table or index of each damaged b-tree is named', async () => {
+    const path = join(tempDir(), 'shop.db');
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE prices (id INTEGER PRIMARY KEY, product TEXT, note TEXT); CREATE INDEX prices_by_product ON prices (product)');
+    const insert = raw.prepare('INSERT INTO prices (product, note) VALUES (?, ?)');
+    for (let i = 0; i < 400; i++) insert.run(`product ${i} ${'x'.repeat(200)}`, 'n'.repeat(300));
+    raw.close();
+    assert.deepEqual(await checkIntegrity(path), { database: path, kind: 'sqlite', check: 'quick_check', ok: true, problems: [] });
+
+    const page = damagePage(path, 'prices_by_product');
+    const bytes = readFileSync(path);
+    for (const full of [false, true]) {
+      const report = await checkIntegrity(`sqlite:${path}`, { full });
+      assert.equal(report.ok, false);
+      assert.equal(report.check, full ? 'integrity_check' : 'quick_check');
+      const named = report.problems.find((problem) => problem.index === 'prices_by_product');
+      assert.ok(named, JSON.stringify(report.problems));
+      assert.equal(named.table, 'prices');
+      assert.match(named.message, new RegExp(`^Tree \\d+ page ${page}\\b`));
+    }
+    assert.ok(readFileSync(path).equals(bytes), 'the check wrote nothing');
+
+    damagePage(path, 'prices');
+    const report = await checkIntegrity(path);
+    assert.ok(report.problems.some((problem) => problem.table === 'prices' && problem.index === undefined), JSON.stringify(report.problems));
+  });
+
+  it('checks nothing that is not there, and refuses to check an empty or foreign file', async () => {
+    const dir = tempDir();
+    await assert.rejects(checkIntegrity(join(dir, 'typo.db')), /typo\.db does not exist: nothing to check/);
+    assert.deepEqual(readdirSync(dir), []);
+    await assert.rejects(checkIntegrity(dir), new RegExp(`the engine database ${dir} is not a file`));
+    writeFileSync(join(dir, 'text.db'), 'not a database');
+    await assert.rejects(checkIntegrity(join(dir, 'text.db')), /text\.db is not a SQLite database/);
   });
 });
 

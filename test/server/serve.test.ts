@@ -103,7 +103,7 @@ describe('webwatch serve with the CLI in remote mode', () => {
   it('answers with the error catalog of spec §7', async () => {
     const unauthorized = await api(started.url, 'ww_wrong', '/monitor');
     assert.equal(unauthorized.status, 401);
-    assert.deepEqual(await body(unauthorized), { success: false, error: 'Unauthorized: Invalid token' });
+    assert.deepEqual(await body(unauthorized), { success: false, error: 'Unauthorized: Invalid token', code: 'UNAUTHORIZED' });
     assert.equal((await api(started.url, undefined, '/monitor')).status, 401);
 
     const badUrl = await api(started.url, acme, '/scrape', { method: 'POST', body: JSON.stringify({ url: 'ftp://example.com' }) });

@@ -4,6 +4,7 @@ import { loadConfig } from '../../config/config.js';
 import { databaseLocation, isPostgresUrl, migrate, openDatabase, redactedUrl, type Db } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError } from '../../errors/webwatch-error.js';
+import { escapeControls, styled } from '../../ui/terminal-text.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 
@@ -23,6 +24,24 @@ export async function runDbMigrate(context: CommandContext, rawFlags: unknown): 
   if (context.output.json) context.output.jsonDocument({ database: db.location, kind: db.kind, from, to });
   else context.output.info(from === to ? `${db.location}: schema already at version ${to}` : `${db.location}: schema migrated from version ${from} to ${to}`);
   return EXIT.ok;
+}
+
+export async function runDbCheck(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
+  const { database, full } = parseFlags(z.object({ database: z.string().min(1).optional(), full: z.boolean().optional() }), rawFlags);
+  const config = await loadConfig(context.io.env, context.io.cwd());
+  const { checkIntegrity, describeProblem, PROBLEMS_LISTED } = await import('../../engine/store/integrity.js');
+  const report = await checkIntegrity(databaseLocation(context.io.env, { flag: database, configUrl: config.database.url }), { full: full ?? false });
+  const { output } = context;
+  if (output.json) output.jsonDocument(report);
+  else if (report.note) output.info(`${report.database}: ${report.note}`);
+  else if (report.ok) output.info(`${report.database}: no damage found (${report.check} read every page${report.check === 'quick_check' ? '; --full also compares every index with its table' : ''})`);
+  else {
+    const count = `${report.problems.length}${report.problems.length >= PROBLEMS_LISTED ? ' or more' : ''}`;
+    output.problem(styled(`${output.errorStyle.red('error:')} ${escapeControls(`the engine database ${report.database} is damaged: ${report.check} found ${count} problem${report.problems.length === 1 ? '' : 's'}`)}`));
+    for (const problem of report.problems) output.problem(escapeControls(`  ${describeProblem(problem)}`));
+    output.problem(styled(`${output.errorStyle.dim('hint:')} stop webwatch, keep a copy of the file, and restore the database from a backup`));
+  }
+  return report.ok ? EXIT.ok : EXIT.failure;
 }
 
 /** A database address of db copy: `sqlite:PATH`, a path, or postgres://. */

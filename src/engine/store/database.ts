@@ -7,13 +7,15 @@
  * The SQLite file holds webhook and scrape headers in plain text, so it and its companions are
  * readable by their owner only.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { DatabaseConnection, Kysely, RawBuilder } from 'kysely';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
+import { DATABASE_CORRUPT } from '../../spec/errors.js';
 import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
 import { keptStatements } from './sqlite-statements.js';
 import type { Tables } from './tables.js';
@@ -32,6 +34,8 @@ export interface Db {
   writtenOrder(column?: string): RawBuilder<number>;
   /** The schema version found on opening, before SQLite's history migrations ran (db migrate reports it). */
   readonly versionAtOpen?: number;
+  /** SQLite: what SQLite said of the first damaged page a query met since opening (the health route reports it). */
+  readonly damageSeen?: string | undefined;
   /**
    * SQLite: runs a read at once, on a connection of its own with its statements kept, seeing
    * committed rows only (prepared.ts). Absent on PostgreSQL, where every query is a round trip.
@@ -81,7 +85,7 @@ export function redactedUrl(location: string): string {
 }
 
 /** A file path from `sqlite:PATH`, `sqlite://PATH` or a plain path. */
-const sqlitePath = (location: string) => location.replace(/^sqlite:(\/\/)?/i, '');
+export const sqlitePath = (location: string) => location.replace(/^sqlite:(\/\/)?/i, '');
 
 export const isUniqueViolation = (error: unknown) => {
   const code = (error as { code?: unknown }).code;
@@ -137,16 +141,120 @@ function restrictToOwner(path: string): void {
  * A missing home directory is created 0700; an existing one keeps its mode, as WEBWATCH_HOME
  * may name a directory the user shares with other things. A missing database file is created
  * empty and 0600 before SQLite opens it, because SQLite gives the -wal and -shm files it
- * creates the mode of the database file.
+ * creates the mode of the database file. An existing file must be a database (see
+ * refuseUnusableFile) before anything of it is changed.
  */
-function prepareFiles(path: string): void {
+async function prepareFiles(path: string): Promise<void> {
   mkdirSync(dirname(path), { recursive: true, mode: OWNER_ONLY_DIRECTORY });
   try {
     closeSync(openSync(path, 'wx', OWNER_ONLY_FILE));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    await refuseUnusableFile(path);
   }
   restrictToOwner(path);
+}
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * How long an empty file may be a database that another process is creating: it creates the
+ * file a moment before SQLite writes the first page (prepareFiles), and two webwatch commands
+ * may start at once on a new home. An empty file older than this is refused at once.
+ */
+const NEW_FILE_GRACE_MS = 2000;
+const NEW_FILE_POLL_MS = 25;
+
+const DATABASE_EMPTY = 'DATABASE_EMPTY';
+const DATABASE_NOT_SQLITE = 'DATABASE_NOT_SQLITE';
+
+/**
+ * Refuses an existing file that is empty or not a SQLite database, naming it. SQLite itself
+ * would take an empty file for a new database, so that a store cut to nothing (a full disk, a
+ * bad copy) would quietly start again with no monitors and no keys; and it says of a foreign
+ * file only "file is not a database". The file is only read, never changed.
+ */
+export async function refuseUnusableFile(path: string): Promise<void> {
+  let stat = statSync(path);
+  const giveUpAt = Date.now() + NEW_FILE_GRACE_MS;
+  while (stat.size === 0 && Date.now() - stat.mtimeMs < NEW_FILE_GRACE_MS && Date.now() < giveUpAt) {
+    await sleep(NEW_FILE_POLL_MS);
+    stat = statSync(path);
+  }
+  if (!stat.isFile()) throw new WebwatchError(`the engine database ${path} is not a file`, { code: DATABASE_NOT_SQLITE });
+  if (stat.size === 0) {
+    throw new WebwatchError(`the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`, {
+      code: DATABASE_EMPTY,
+      suggestion: 'restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there. The file is left as it is',
+    });
+  }
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (!header.equals(SQLITE_HEADER)) {
+    throw new WebwatchError(`the engine database ${path} is not a SQLite database (its first bytes are not SQLite's header)`, {
+      code: DATABASE_NOT_SQLITE,
+      suggestion: 'check that this is the file you meant; to start afresh, move the file aside, and webwatch creates a new database there; if it was webwatch\'s, restore it from a backup. The file is left as it is',
+    });
+  }
+}
+
+/** SQLite's codes for a file whose pages are damaged, or that is not a database after all. */
+const isDamage = (error: unknown) => /^SQLITE_(CORRUPT|NOTADB)/.test(String((error as { code?: unknown } | undefined)?.code ?? ''));
+
+/**
+ * A query met a damaged page (or a header that is no longer SQLite's). The message names the
+ * file, for the operator; `reason`, what SQLite said, is what serve tells a client.
+ */
+export class DatabaseDamagedError extends WebwatchError {
+  readonly reason: string;
+
+  constructor(path: string, cause: Error & { code?: string }) {
+    const reason = `${cause.message} (${cause.code})`;
+    super(`the engine database ${path} is damaged: ${reason}`, {
+      code: DATABASE_CORRUPT,
+      cause,
+      suggestion: `webwatch db check --database sqlite:${path} lists what is damaged; stop webwatch, keep a copy of the file, and restore the database from a backup`,
+    });
+    this.name = 'DatabaseDamagedError';
+    this.reason = reason;
+  }
+
+  /** The message without the file's path, for those who are not the operator (serve's clients). */
+  get withoutPath(): string {
+    return `the database is damaged: ${this.reason}`;
+  }
+}
+
+/** The connection with SQLite's damage errors turned into DatabaseDamagedError, each reported to `onDamage`. */
+function namingDamage(connection: DatabaseConnection, path: string, onDamage: (error: DatabaseDamagedError) => void): DatabaseConnection {
+  const translated = (error: unknown) => {
+    if (!isDamage(error)) return error;
+    const damaged = new DatabaseDamagedError(path, error as Error & { code?: string });
+    onDamage(damaged);
+    return damaged;
+  };
+  return {
+    async executeQuery(query) {
+      try {
+        return await connection.executeQuery(query);
+      } catch (error) {
+        throw translated(error);
+      }
+    },
+    async *streamQuery(query, chunkSize) {
+      try {
+        yield* connection.streamQuery(query, chunkSize);
+      } catch (error) {
+        throw translated(error);
+      }
+    },
+  };
 }
 
 /**
@@ -154,7 +262,7 @@ function prepareFiles(path: string): void {
  * `bindings` to search a dozen places for it, which costs every command that opens the store
  * 10-18 ms; where the file is not there (another build layout), that search still finds it.
  */
-function sqliteAddon(): string | undefined {
+export function sqliteAddon(): string | undefined {
   try {
     const addon = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
     return existsSync(addon) ? addon : undefined;
@@ -167,10 +275,11 @@ async function openSqlite(path: string): Promise<Db> {
   const [{ default: Database }, kysely] = await Promise.all([import('better-sqlite3'), import('kysely')]);
   let raw: BetterSqlite3.Database;
   try {
-    prepareFiles(path);
+    await prepareFiles(path);
     const nativeBinding = sqliteAddon();
     raw = new Database(path, nativeBinding ? { nativeBinding } : {});
   } catch (error) {
+    if (error instanceof WebwatchError) throw error;
     const message = (error as Error).message;
     // better-sqlite3 finds its compiled module only when opening: an install with
     // --ignore-scripts, enough for validate and for an API, has none.
@@ -182,30 +291,38 @@ async function openSqlite(path: string): Promise<Db> {
     }
     throw new WebwatchError(`cannot open the engine database ${path}: ${message}`, { cause: error });
   }
-  // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
-  // first: switching to WAL takes a lock too.
-  raw.pragma('busy_timeout = 5000');
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
-  // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
-  // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
-  raw.pragma('foreign_keys = OFF');
   let versionAtOpen: number;
   try {
+    // Another webwatch process may hold the write lock for a moment: wait rather than fail. Set
+    // first: switching to WAL takes a lock too.
+    raw.pragma('busy_timeout = 5000');
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    // Foreign keys are enforced once the schema is current: a migration that rebuilds a table
+    // must not cascade deletes into the tables that refer to it (better-sqlite3 turns them on).
+    raw.pragma('foreign_keys = OFF');
     versionAtOpen = sqliteVersion(raw);
     migrateSqliteHistory(raw);
   } catch (error) {
     raw.close();
-    throw error;
+    throw isDamage(error) ? new DatabaseDamagedError(path, error as Error & { code?: string }) : error;
   }
 
+  let damageSeen: string | undefined;
+  const noteDamage = (error: DatabaseDamagedError) => {
+    damageSeen ??= error.reason;
+  };
   /**
    * Transactions begin IMMEDIATE: a transaction that reads, then writes, takes the write lock
    * at once and waits for it (busy_timeout), instead of failing at its first write when
-   * another process wrote in between.
+   * another process wrote in between. Every query's damage error names the file.
    */
   class ImmediateDriver extends kysely.SqliteDriver {
-    override async beginTransaction(connection: import('kysely').DatabaseConnection): Promise<void> {
+    private connection: DatabaseConnection | undefined;
+    override async acquireConnection(): Promise<DatabaseConnection> {
+      return (this.connection ??= namingDamage(await super.acquireConnection(), path, noteDamage));
+    }
+    override async beginTransaction(connection: DatabaseConnection): Promise<void> {
       await connection.executeQuery(kysely.CompiledQuery.raw('begin immediate'));
     }
   }
@@ -223,6 +340,9 @@ async function openSqlite(path: string): Promise<Db> {
     query,
     location: path,
     versionAtOpen,
+    get damageSeen() {
+      return damageSeen;
+    },
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
     readNow(sql, parameters) {
       if (!reader) {
@@ -230,7 +350,14 @@ async function openSqlite(path: string): Promise<Db> {
         connection.pragma('busy_timeout = 5000');
         reader = keptStatements(connection);
       }
-      return reader.prepare(sql).all(parameters as unknown[]);
+      try {
+        return reader.prepare(sql).all(parameters as unknown[]);
+      } catch (error) {
+        if (!isDamage(error)) throw error;
+        const damaged = new DatabaseDamagedError(path, error as Error & { code?: string });
+        noteDamage(damaged);
+        throw damaged;
+      }
     },
     close: async () => {
       reader?.close();

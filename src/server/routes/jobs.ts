@@ -6,14 +6,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { CrawlJobRecord, CrawlJobStore } from '../../engine/crawl/crawl-jobs.js';
+import { DatabaseDamagedError } from '../../engine/store/database.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { whole } from '../http.js';
 import type { RouteDeps } from './deps.js';
 import type { LocalBackend } from '../../backend/local/local-backend.js';
 
-/** A page's failure as stored: its message and code. */
+/** A page's failure as stored, for the team to read: its message and code. */
 export function failureOf(error: unknown): { error: string; code: string | null } {
+  if (error instanceof DatabaseDamagedError) return { error: error.withoutPath, code: error.code ?? null };
   return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? error.code ?? null : null };
 }
 
