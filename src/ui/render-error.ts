@@ -1,7 +1,7 @@
 /** The one place errors become output: JSON (spec §7.1 shape) on stdout with --json, else stderr. */
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { EXIT, EXIT_CODE_TABLE, type ExitCode } from '../errors/exit-codes.js';
-import { errorCode } from '../spec/error-catalog.js';
+import { codeOfStatus } from '../errors/status-codes.js';
 import type { Output } from './output.js';
 import { escapeControls, styled } from './terminal-text.js';
 
@@ -43,7 +43,7 @@ const problemLines = (details: unknown): string[] =>
 /** The code a --json error document carries: the error's own, else its HTTP answer's, else its exit code's name. */
 function codeOf(failure: WebwatchError): string {
   if (failure.code !== undefined) return failure.code;
-  if (failure.status !== undefined) return errorCode(failure.status, failure.message);
+  if (failure.status !== undefined) return codeOfStatus(failure.status);
   return EXIT_CODE_TABLE.find((entry) => entry.code === failure.exitCode)?.name ?? 'FAILED';
 }
 

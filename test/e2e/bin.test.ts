@@ -117,6 +117,7 @@ describe('bin/webwatch.js', () => {
     const body = JSON.parse(result.stdout);
     assert.equal(body.success, false);
     assert.match(body.error, /unknown option '--bogus'/);
+    assert.equal(body.code, 'USAGE_ERROR', 'the exit code\'s name, when the error has no code of its own');
   });
 
   it('exits 2 when a required argument is missing', () => {
@@ -133,7 +134,7 @@ describe('bin/webwatch.js', () => {
     assert.deepEqual(rows.map((row) => row[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '130']);
     assert.deepEqual(rows[12], ['130', 'interrupted (Ctrl-C)']);
     const json = JSON.parse(webwatch(['help', 'exit-codes', '--json']).stdout);
-    assert.deepEqual(json[2], { code: 2, meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' });
+    assert.deepEqual(json[2], { code: 2, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' });
   });
 
   it('help <command> shows that command', () => {
