@@ -114,6 +114,8 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     if (monitor.status === 'deleted') throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: `monitor "${monitor.definition.name}" is deleted` } });
     return monitor;
   };
+  // The same for every scrape of this team: worked out once, not per request.
+  const browser = { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) };
   const contextFor = async (signal?: AbortSignal): Promise<ScrapeContext> => ({
     version: options.version,
     ...(extractLlm && { llm: extractLlm }),
@@ -123,7 +125,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
-    browser: { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) },
+    browser,
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
   const usage = async () => usageStore(await openDb());

@@ -7,7 +7,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
-import { prepared, preparedQueries } from '../store/prepared.js';
+import { prepared, perDatabase } from '../store/prepared.js';
 import type { Tables } from '../store/tables.js';
 
 export const KEY_PREFIX = 'ww_';
@@ -36,7 +36,7 @@ function checkTeamName(team: string): void {
 }
 
 /** Asked on every request of serve: compiled once. */
-const queriesOf = preparedQueries((db: Db) => ({
+const queriesOf = perDatabase((db: Db) => ({
   byHash: prepared<'hash', { id: string; team: string; grants_local_team: number }>(db, (parameter) =>
     db.query.selectFrom('api_keys').select(['id', 'team', 'grants_local_team']).where('key_hash', '=', parameter('hash')).where('revoked_at', 'is', null)),
 }));

@@ -6,7 +6,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary, NormalizedMonitor } from '../../spec/monitor.js';
 import { nextRunTimes } from '../../schedule/next-runs.js';
 import { isUniqueViolation, type Db } from '../store/database.js';
-import { prepared, preparedQueries } from '../store/prepared.js';
+import { prepared, perDatabase } from '../store/prepared.js';
 import type { Tables } from '../store/tables.js';
 
 export type MonitorStatus = 'active' | 'paused' | 'deleted';
@@ -81,7 +81,7 @@ export interface MonitorStore {
 }
 
 /** The list serve answers most often: compiled once. */
-const queriesOf = preparedQueries((db: Db) => ({
+const queriesOf = perDatabase((db: Db) => ({
   listed: prepared<'team', MonitorRow>(db, (parameter) =>
     db.query.selectFrom('monitors').selectAll().where('team', '=', parameter('team')).where('status', '!=', 'deleted').orderBy('name').orderBy('created_at')),
 }));

@@ -37,8 +37,8 @@ export function prepared<P extends string, Row>(db: Db, build: (parameter: (name
   return async (values) => (await db.query.executeQuery<Row>({ ...compiled, parameters: parametersOf(values) })).rows;
 }
 
-/** A store module's prepared queries, made once per database however often the store is opened. */
-export function preparedQueries<T>(make: (db: Db) => T): (db: Db) => T {
+/** What a store module makes once per database (its prepared queries), however often the store is opened. */
+export function perDatabase<T>(make: (db: Db) => T): (db: Db) => T {
   const made = new WeakMap<Db, T>();
   return (db) => {
     let queries = made.get(db);

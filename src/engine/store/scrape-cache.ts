@@ -5,10 +5,10 @@
  */
 import type { ScrapeDocument } from '../scrape/document.js';
 import type { Db } from './database.js';
-import { prepared, preparedQueries } from './prepared.js';
+import { prepared, perDatabase } from './prepared.js';
 
 /** Read by every scrape that may be answered from the cache: compiled once. */
-const queriesOf = preparedQueries((db: Db) => ({
+const queriesOf = perDatabase((db: Db) => ({
   cached: prepared<'team' | 'key', { document: string; cached_at: number }>(db, (parameter) =>
     db.query.selectFrom('scrape_cache').select(['document', 'cached_at']).where('team', '=', parameter('team')).where('cache_key', '=', parameter('key'))),
 }));

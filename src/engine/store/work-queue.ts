@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { leaseUntil, QUEUED, WORKER_ID } from './leases.js';
-import { prepared, preparedQueries } from './prepared.js';
+import { prepared, perDatabase } from './prepared.js';
 
 export { QUEUED };
 
@@ -69,7 +69,7 @@ export async function hasQueued(db: Db): Promise<boolean> {
 }
 
 /** Asked before every request that starts work: the key's unfinished rows of every table, in one query compiled once. */
-const queriesOf = preparedQueries((db: Db) => ({
+const queriesOf = perDatabase((db: Db) => ({
   unfinished: prepared<'keyId', Record<QueueTable, number | string>>(db, (parameter) =>
     db.query.selectNoFrom((eb) => QUEUE_TABLES.map((table) =>
       (eb.selectFrom(table) as unknown as import('kysely').SelectQueryBuilder<Record<string, { key_id: string; status: string }>, string, object>)
