@@ -153,7 +153,7 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     if (error instanceof WebwatchError) throw error;
     const message = (error as Error).message?.split('\n')[0] ?? String(error);
     // A browser that died mid-scrape fails this page only; the next one starts a new browser.
-    if (browser && !browser.isConnected()) {
+    if (browser && (await goneSoon(browser))) {
       throw new WebwatchError(`the browser stopped while rendering ${request.url}`, { status: 502, code: 'BROWSER_CRASHED' });
     }
     throw new WebwatchError(`the browser could not render ${request.url}: ${message}`, { status: 502, code: 'SCRAPE_BROWSER_ERROR' });
@@ -162,6 +162,25 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     release?.();
     await profile?.release();
   }
+}
+
+/**
+ * Whether the browser has stopped, or stops within a moment: when Chromium dies mid-navigation,
+ * the page's error (net::ERR_ABORTED) can come before the browser's disconnect.
+ */
+function goneSoon(browser: Browser, withinMs = 250): Promise<boolean> {
+  if (!browser.isConnected()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const gone = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      browser.off('disconnected', gone);
+      resolve(false);
+    }, withinMs);
+    browser.once('disconnected', gone);
+  });
 }
 
 /** The languages of `location` (or the country's) that are well-formed locales, for the page's navigator. */
