@@ -40,6 +40,28 @@ export const monitorFromRow = (row: MonitorRow): StoredMonitor => ({
   lastCheckSummary: row.last_check_summary ? (JSON.parse(row.last_check_summary) as MonitorSummary) : null,
 });
 
+/**
+ * The monitors of remembered list reads (sqlite-reader.ts), parsed once per row as long as the
+ * row is remembered, and frozen, since every answer of the list shares them.
+ */
+const listedMonitors = new WeakMap<MonitorRow, StoredMonitor>();
+function listedMonitor(row: MonitorRow): StoredMonitor {
+  let monitor = listedMonitors.get(row);
+  if (!monitor) {
+    monitor = deepFreeze(monitorFromRow(row));
+    listedMonitors.set(row, monitor);
+  }
+  return monitor;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Target ids are generated when omitted (spec 2.3). */
@@ -96,10 +118,10 @@ export function monitorStore(db: Db): MonitorStore {
   };
   return {
     async list(team, options = {}) {
-      const rows = options.includeDeleted
-        ? await q.selectFrom('monitors').selectAll().where('team', '=', team).orderBy('name').orderBy('created_at').execute()
-        : await queriesOf(db).listed({ team });
-      return rows.map(monitorFromRow);
+      if (options.includeDeleted) {
+        return (await q.selectFrom('monitors').selectAll().where('team', '=', team).orderBy('name').orderBy('created_at').execute()).map(monitorFromRow);
+      }
+      return (await queriesOf(db).listed({ team })).map(listedMonitor);
     },
     async find(team, idOrName) {
       const row = (UUID.test(idOrName) ? await byId(team, idOrName.toLowerCase()) : undefined)

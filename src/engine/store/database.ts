@@ -17,6 +17,7 @@ import type { DatabaseConnection, Kysely, RawBuilder } from 'kysely';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { DATABASE_CORRUPT } from '../../spec/errors.js';
 import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
+import { sqliteReader } from './sqlite-reader.js';
 import { keptStatements } from './sqlite-statements.js';
 import type { Tables } from './tables.js';
 
@@ -38,7 +39,9 @@ export interface Db {
   readonly damageSeen?: string | undefined;
   /**
    * SQLite: runs a read at once, on a connection of its own with its statements kept, seeing
-   * committed rows only (prepared.ts). Absent on PostgreSQL, where every query is a round trip.
+   * committed rows only, and answers it again while nothing has been committed since
+   * (sqlite-reader.ts, prepared.ts); the rows are shared, never to be changed. Absent on
+   * PostgreSQL, where every query is a round trip.
    */
   readNow?(sql: string, parameters: readonly unknown[]): unknown[];
   /**
@@ -334,7 +337,11 @@ async function openSqlite(path: string): Promise<Db> {
   }
   const query = new kysely.Kysely<Tables>({ dialect: new ImmediateDialect({ database: statements }) });
   // Opened at the first read of serve's hot paths: commands of the command line never need it.
-  let reader: ReturnType<typeof keptStatements> | undefined;
+  const reader = sqliteReader(() => {
+    const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
+    connection.pragma('busy_timeout = 5000');
+    return connection;
+  });
   return {
     kind: 'sqlite',
     query,
@@ -345,13 +352,8 @@ async function openSqlite(path: string): Promise<Db> {
     },
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
     readNow(sql, parameters) {
-      if (!reader) {
-        const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
-        connection.pragma('busy_timeout = 5000');
-        reader = keptStatements(connection);
-      }
       try {
-        return reader.prepare(sql).all(parameters as unknown[]);
+        return reader.read(sql, parameters);
       } catch (error) {
         if (!isDamage(error)) throw error;
         const damaged = new DatabaseDamagedError(path, error as Error & { code?: string });
@@ -360,7 +362,7 @@ async function openSqlite(path: string): Promise<Db> {
       }
     },
     close: async () => {
-      reader?.close();
+      reader.close();
       await query.destroy();
     },
   };
