@@ -43,7 +43,7 @@ import { monitorRoutes } from './routes/monitors.js';
 import { scrapeRoutes } from './routes/scrape.js';
 import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
-import { monthOf, usageKey, usageStore } from '../engine/usage/usage-store.js';
+import { monthOf, usageStore } from '../engine/usage/usage-store.js';
 import { errorBody } from './http.js';
 import { formatPath } from '../spec/schemas.js';
 
@@ -209,19 +209,25 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   const backends = new Map<string, LocalBackend>();
   const checkUrl = options.allowPrivateTargets ? undefined : refusePrivateTargets;
   /**
-   * The engine for a team. What a key asks for follows serve's private-address rule. The
-   * scheduled checks of the command line's own team (`local`) keep the command line's rule, as
-   * `monitor run --due` would run them: its monitors are the operator's.
+   * The engine for a key's requests, or for a team's scheduled checks. What a key asks for
+   * follows serve's private-address rule. The scheduled checks of the command line's own team
+   * (`local`) keep the command line's rule, as `monitor run --due` would run them: its monitors
+   * are the operator's.
    */
-  const backendOf = (team: string, work: 'request' | 'scheduled' = 'request') =>
-    backendFor(team, checkUrl !== undefined && !(work === 'scheduled' && team === LOCAL_TEAM));
-  /** The engine for a team under a private-address rule: queued work keeps that of the process that queued it. */
-  const backendFor = (team: string, guarded: boolean) => {
-    const id = `${team}\n${guarded}`;
+  const backendOf = (team: string, keyId: string | undefined, work: 'request' | 'scheduled' = 'request') =>
+    backendFor(team, checkUrl !== undefined && !(work === 'scheduled' && team === LOCAL_TEAM), keyId);
+  /**
+   * The engine for a team under a private-address rule, working for one key (what it spends is
+   * counted under the key), or for none (scheduled checks). Queued work keeps the rule of the
+   * process that queued it, and the key that queued it.
+   */
+  const backendFor = (team: string, guarded: boolean, keyId: string | undefined) => {
+    const id = `${team}\n${guarded}\n${keyId ?? ''}`;
     let backend = backends.get(id);
     if (!backend) {
       backend = localBackend({
         version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true,
+        ...(keyId && { keyId }),
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
         ...(guarded && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }),
         ...(options.llm && { llm: options.llm }),
@@ -300,12 +306,6 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       return reply;
     }
     return undefined;
-  });
-
-  // Work a request starts, in the background too, is counted in the usage ledger under its key.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.keyId) usageKey.run({ keyId: request.keyId }, done);
-    else done();
   });
 
   const usage = usageStore(options.db);
@@ -413,9 +413,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   const afterCheck = <T>(work: Promise<T>) => work.finally(deliver);
 
   /** Runs `work` under the key that queued it: what it spends is counted under that key. */
-  const asKey = <T>(context: RunContext | undefined, work: () => Promise<T>) => (context ? usageKey.run({ keyId: context.keyId }, work) : work());
   /** The engine a claimed job runs on: its team's, under the rule of the process that queued it. */
-  const engineFor = (team: string, context: RunContext | undefined) => (context ? backendFor(team, !context.privateTargetsAllowed) : backendOf(team));
+  const engineFor = (team: string, context: RunContext | undefined) => (context ? backendFor(team, !context.privateTargetsAllowed, context.keyId) : backendOf(team, undefined));
   const handlers: WorkHandlers = {
     async crawl(id, signal) {
       const claimed = await crawls.claimed(id);
@@ -428,7 +427,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl),
       };
       const queued = { id, url: job.url, options: stored };
-      await asKey(context, () => store.holding(kind === 'batch' ? runBatch(store, queued, run) : runCrawl(store, queued, run)))
+      await store.holding(kind === 'batch' ? runBatch(store, queued, run) : runCrawl(store, queued, run))
         .catch(async (error: unknown) => {
           await store.finish(id, 'failed', failureOf(error).error);
           throw error;
@@ -438,14 +437,14 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       const claimed = await agentStore(options.db).claimed(id);
       if (!claimed) return;
       const jobs = await engineFor(claimed.job.team, claimed.context).agents();
-      await asKey(claimed.context, () => jobs.runClaimed(id));
+      await jobs.runClaimed(id);
     },
     async check(id) {
       const checks = checkStore(options.db);
       const claimed = await checks.claimed(id);
       if (!claimed) return;
       const backend = engineFor(claimed.team, claimed.context);
-      await asKey(claimed.context, () => afterCheck(backend.runQueuedCheck(id, claimed.monitorId)))
+      await afterCheck(backend.runQueuedCheck(id, claimed.monitorId))
         .catch(async (error: unknown) => {
           // Never left running: the check ends failed with what stopped it.
           await checks.abandon(id, `the check could not run: ${failureOf(error).error}`, options.now());
@@ -469,7 +468,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         maxConcurrent: options.scheduler.maxConcurrent,
         jitterMs: options.scheduler.jitterMs,
         ...(options.scheduler.timers && { timers: options.scheduler.timers }),
-        run: (claim) => afterCheck(backendOf(claim.monitor.team, 'scheduled').startScheduled(claim)),
+        run: (claim) => afterCheck(backendOf(claim.monitor.team, undefined, 'scheduled').startScheduled(claim)),
         onEvent: (event) => app.log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
       })
     : undefined;
@@ -505,7 +504,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   app.get('/v2/health', health);
 
   const routes: RouteDeps = {
-    backendOf: (team) => backendOf(team),
+    backendOf: (request) => backendOf(request.team, request.keyId),
     tooBusy,
     limited,
     work: {

@@ -11,7 +11,7 @@ import { monitorStore } from '../../src/engine/monitors/monitor-store.js';
 import { outboxStore, type NewDelivery } from '../../src/engine/notify/outbox.js';
 import type { Db } from '../../src/engine/store/database.js';
 import { WORKER_ID } from '../../src/engine/store/leases.js';
-import { usageKey, usageStore } from '../../src/engine/usage/usage-store.js';
+import { usageStore } from '../../src/engine/usage/usage-store.js';
 import type { NormalizedMonitor } from '../../src/spec/monitor.js';
 import { forEachDatabase } from '../helpers/postgres.js';
 import { sqlRows } from '../helpers/sql.js';
@@ -57,7 +57,7 @@ forEachDatabase('usage store', ({ open }) => {
     const db = await open();
     const usage = usageStore(db);
     await usage.record('acme', { kind: 'scrape', credits: 1 }, new Date('2026-02-27T00:00:00Z'));
-    await usageKey.run({ keyId: 'k1' }, () => usage.record('acme', { kind: 'check', credits: 5, tokens: 1200 }, now));
+    await usage.record('acme', { kind: 'check', credits: 5, tokens: 1200, keyId: 'k1' }, now);
     await usage.record('acme', { kind: 'scrape', credits: 2 }, now);
     await usage.record('globex', { kind: 'scrape', credits: 100 }, now);
     await usage.record('acme', { kind: 'scrape', credits: 0 }, now);

@@ -45,6 +45,8 @@ export interface LocalBackendOptions {
   now(): Date;
   /** Whose monitors these are: `serve` gives each key's team its own. */
   team?: string;
+  /** The key of serve this engine works for: what it spends is counted under it in the usage ledger. */
+  keyId?: string;
   /** An open database to share (serve); otherwise opened on first use and closed with the backend. */
   db?: Db;
   /** Judges every URL fetched, redirects included; throws to refuse one (serve's private-network rule). */
@@ -129,7 +131,7 @@ export function localBackend(options: LocalBackendOptions): LocalBackend {
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
   const usage = async () => usageStore(await openDb());
-  const spent = async (kind: UsageKind, credits: number, tokens = 0) => (await usage()).record(team, { kind, credits, tokens }, options.now());
+  const spent = async (kind: UsageKind, credits: number, tokens = 0) => (await usage()).record(team, { kind, credits, tokens, keyId: options.keyId }, options.now());
   const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('judge', 0, tokens).catch(() => undefined) };
   const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('agent', 0, tokens).catch(() => undefined) };
   // One settings object for the backend's life: the model formats keep one client per settings.

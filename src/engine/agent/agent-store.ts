@@ -4,7 +4,6 @@
  * team's job reads as unknown. Events get a gapless `producerSequence` per job, assigned in the
  * writing transaction, so readers in any process see each event once and in order.
  */
-import { usageKey } from '../usage/usage-store.js';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Selectable } from 'kysely';
@@ -90,10 +89,10 @@ export function agentStore(db: Db) {
       status: succeeded ? 'completed' : 'failed', outcome, error: succeeded ? null : result.error ?? outcome,
       data: succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, finished_at: now.toISOString(), owner_pid: null, lease_owner: null, lease_expires_at: null,
       ...(!succeeded && { credits_used: 0 }),
-    }).where('id', '=', job.id).where('status', '=', 'processing').returning(['team', 'credits_used']).executeTakeFirst();
+    }).where('id', '=', job.id).where('status', '=', 'processing').returning(['team', 'credits_used', 'key_id']).executeTakeFirst();
     // What a succeeded run charged goes to the usage ledger; a failed run is charged nothing.
     if (ended && succeeded && ended.credits_used > 0) {
-      await trx.insertInto('usage').values({ team: ended.team, key_id: usageKey.getStore()?.keyId ?? null, kind: 'agent', credits: ended.credits_used, tokens: 0, at: now.toISOString() }).execute();
+      await trx.insertInto('usage').values({ team: ended.team, key_id: ended.key_id, kind: 'agent', credits: ended.credits_used, tokens: 0, at: now.toISOString() }).execute();
     }
   }
 

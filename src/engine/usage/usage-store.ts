@@ -1,19 +1,15 @@
 /**
  * The usage ledger: what the engine did for a team, in credits (spec §8's costs: a page 1, a
  * map 1, a search 2 per 10 results, an agent job what it charged) and model tokens, written as
- * the work is done. The key behind a request of serve is taken from the request's context, so
- * that usage can be told apart per key.
+ * the work is done. Serve's engines each work for one key and write it beside each row, so that
+ * usage can be told apart per key.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../store/database.js';
 import { perDatabase } from '../store/prepared.js';
 import type { Tables } from '../store/tables.js';
 
 export type UsageKind = 'scrape' | 'crawl' | 'map' | 'search' | 'batch' | 'check' | 'agent' | 'judge' | 'extract';
-
-/** The key a request of serve came with; work it starts (in the background too) keeps it. */
-export const usageKey = new AsyncLocalStorage<{ keyId: string }>();
 
 export interface UsagePeriod {
   startDate: string;
@@ -61,11 +57,12 @@ const ledgerOf = perDatabase((db: Db) => {
 export function usageStore(db: Db) {
   const q = db.query;
   return {
-    async record(team: string, entry: { kind: UsageKind; credits?: number; tokens?: number }, at: Date): Promise<void> {
+    /** `keyId`: the key of serve whose request (or queued work) did it; none for the command line's and scheduled work. */
+    async record(team: string, entry: { kind: UsageKind; credits?: number; tokens?: number; keyId?: string | undefined }, at: Date): Promise<void> {
       const credits = Math.max(0, Math.round(entry.credits ?? 0));
       const tokens = Math.max(0, Math.round(entry.tokens ?? 0));
       if (credits === 0 && tokens === 0) return;
-      await ledgerOf(db)({ team, key_id: usageKey.getStore()?.keyId ?? null, kind: entry.kind, credits, tokens, at: at.toISOString() });
+      await ledgerOf(db)({ team, key_id: entry.keyId ?? null, kind: entry.kind, credits, tokens, at: at.toISOString() });
     },
 
     /** Credits and tokens of a team from `from` (inclusive) to `to` (exclusive). */

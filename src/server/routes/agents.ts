@@ -26,7 +26,7 @@ function jobId(request: JobRequest): string {
 export const EXTRACT_REPLACED = 'extract is not offered by this server: agent jobs replace it (POST /v2/agent with a prompt, urls and a JSON Schema; webwatch agent run), as the hosted service advises while extract is in maintenance';
 
 export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  const jobs = (request: FastifyRequest) => deps.backendOf(request.team).agents();
+  const jobs = (request: FastifyRequest) => deps.backendOf(request).agents();
 
   const refuseExtract = async () => {
     throw new WebwatchError(`${ERROR_MESSAGES.notFound}: ${EXTRACT_REPLACED}`, { status: 404, code: 'EXTRACT_NOT_OFFERED', details: { reason: EXTRACT_REPLACED } });

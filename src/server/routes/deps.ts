@@ -7,7 +7,8 @@ import type { LocalBackend } from '../../backend/local/local-backend.js';
 import type { RunContext } from '../../engine/store/work-queue.js';
 
 export interface RouteDeps {
-  backendOf(team: string): LocalBackend;
+  /** The engine of the request's team, working for its key. */
+  backendOf(request: FastifyRequest): LocalBackend;
   /** Answers 429 (and returns true) when the key runs all it may at once. */
   tooBusy(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
   /** Runs `work` as one of the key's concurrent jobs, or answers 429. */

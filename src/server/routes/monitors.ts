@@ -26,15 +26,15 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     if (!validation.ok) throw invalid(validation.problems);
     const definition = normalizeMonitor(validation.value);
     await checkTargets(definition);
-    return { success: true, data: await backendOf(request.team).createMonitor(definition) };
+    return { success: true, data: await backendOf(request).createMonitor(definition) };
   });
 
   app.get<{ Querystring: { includeDeleted?: string; limit?: string; offset?: string } }>('/v2/monitor', async (request) => {
-    const monitors = await backendOf(request.team).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
+    const monitors = await backendOf(request).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
     return { success: true, data: page(monitors, request.query.offset, request.query.limit) };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).getMonitor(request.params.id) }));
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request).getMonitor(request.params.id) }));
 
   app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
     const body = asObject(request.body);
@@ -42,7 +42,7 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     // of the whole definition); the merged definition is then judged as a whole.
     const patch = validateMonitorUpdate(body, 'wire');
     if (!patch.ok) throw invalid(patch.problems);
-    const backend = backendOf(request.team);
+    const backend = backendOf(request);
     const existing = await backend.getMonitor(request.params.id);
     const { status, ...fields } = body as { status?: 'active' | 'paused' };
     let definition: NormalizedMonitor | undefined;
@@ -56,10 +56,10 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     return { success: true, data: await backend.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
   });
 
-  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request.team).deleteMonitor(request.params.id) }));
+  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request).deleteMonitor(request.params.id) }));
 
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
-    const backend = backendOf(request.team);
+    const backend = backendOf(request);
     if (await tooBusy(request, reply)) return reply;
     // Queued for whichever worker has room; the answer is the queued check.
     const check = await backend.queueRun(request.params.id, work.context(request));
@@ -69,7 +69,7 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
 
   app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/v2/monitor/:id/checks', async (request) => ({
     success: true,
-    data: page(await backendOf(request.team).listChecks(request.params.id), request.query.offset, request.query.limit),
+    data: page(await backendOf(request).listChecks(request.params.id), request.query.offset, request.query.limit),
   }));
 
   app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
@@ -80,7 +80,7 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     }
     const from = whole(skip, 'skip', 0);
     const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
-    const check = await backendOf(request.team).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
+    const check = await backendOf(request).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
     // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
     const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
     rest.searchParams.set('skip', String(from + count));

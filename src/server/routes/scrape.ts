@@ -12,7 +12,7 @@ export function scrapeRoutes(app: FastifyInstance, { backendOf, limited, served 
     const validation = validateScrapeOptions(rest, 'wire');
     if (!validation.ok) throw invalid(validation.problems);
     return limited(request, reply, async () => {
-      const document = await backendOf(request.team).scrape(target.href, validation.value);
+      const document = await backendOf(request).scrape(target.href, validation.value);
       // Screenshots and PDFs are files of this machine: the client gets URLs of this server.
       return { success: true, data: served(request, document) };
     });
@@ -23,6 +23,6 @@ export function scrapeRoutes(app: FastifyInstance, { backendOf, limited, served 
     const target = targetUrl(body.url);
     const validation = validateMapRequest({ ...body, url: target.href });
     if (!validation.ok) throw invalid(validation.problems);
-    return limited(request, reply, async () => ({ success: true, ...(await backendOf(request.team).map(validation.value)) }));
+    return limited(request, reply, async () => ({ success: true, ...(await backendOf(request).map(validation.value)) }));
   });
 }

@@ -18,7 +18,7 @@ export function searchRoutes(app: FastifyInstance, { backendOf, limited }: Route
       scrapeOptions = options.value;
     }
     return limited(request, reply, async () => {
-      const { warning, ...data } = await backendOf(request.team).search(search, scrapeOptions);
+      const { warning, ...data } = await backendOf(request).search(search, scrapeOptions);
       return { success: true, data, ...(warning && { warning }) };
     });
   });
