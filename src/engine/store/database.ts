@@ -39,7 +39,7 @@ export interface Db {
   readonly damageSeen?: string | undefined;
   /**
    * SQLite: runs a read at once, on a connection of its own with its statements kept, seeing
-   * committed rows only, and answers it again while nothing has been committed since
+   * committed rows only, and answers it again while the tables it read have not changed
    * (sqlite-reader.ts, prepared.ts); the rows are shared, never to be changed. Absent on
    * PostgreSQL, where every query is a round trip.
    */
@@ -323,25 +323,36 @@ async function openSqlite(path: string): Promise<Db> {
   class ImmediateDriver extends kysely.SqliteDriver {
     private connection: DatabaseConnection | undefined;
     override async acquireConnection(): Promise<DatabaseConnection> {
-      return (this.connection ??= namingDamage(await super.acquireConnection(), path, noteDamage));
+      return (this.connection ??= announcingWrites(namingDamage(await super.acquireConnection(), path, noteDamage)));
     }
     override async beginTransaction(connection: DatabaseConnection): Promise<void> {
       await connection.executeQuery(kysely.CompiledQuery.raw('begin immediate'));
     }
   }
   const statements = keptStatements(raw);
+  // Opened at the first read of serve's hot paths: commands of the command line never need it.
+  const reader = sqliteReader(() => {
+    const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
+    connection.pragma('busy_timeout = 5000');
+    return connection;
+  }, raw);
+  /** Each statement run, told to the reader once it has run, so that it knows what changed. */
+  const announcingWrites = (connection: DatabaseConnection): DatabaseConnection => ({
+    async executeQuery(compiled) {
+      try {
+        return await connection.executeQuery(compiled);
+      } finally {
+        reader.written(compiled.sql, raw.inTransaction);
+      }
+    },
+    streamQuery: (compiled, chunkSize) => connection.streamQuery(compiled, chunkSize),
+  });
   class ImmediateDialect extends kysely.SqliteDialect {
     override createDriver() {
       return new ImmediateDriver({ database: statements });
     }
   }
   const query = new kysely.Kysely<Tables>({ dialect: new ImmediateDialect({ database: statements }) });
-  // Opened at the first read of serve's hot paths: commands of the command line never need it.
-  const reader = sqliteReader(() => {
-    const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
-    connection.pragma('busy_timeout = 5000');
-    return connection;
-  });
   return {
     kind: 'sqlite',
     query,
