@@ -34,9 +34,14 @@ const AGENT_LIST_PAGE = 50;
 export const LOCAL_TEAM = 'local';
 
 // The fetching and content pipeline loads on first use: listing monitors does not need it.
-const scrapeModule = () => import('../../engine/scrape/scrape.js');
-const crawlModule = () => import('../../engine/crawl/crawl.js');
-const checkRunner = () => import('../../engine/monitors/run-check.js');
+// Each import is asked for once: asking again costs the loader's look-up on every request.
+const once = <T>(load: () => Promise<T>) => {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
+};
+const scrapeModule = once(() => import('../../engine/scrape/scrape.js'));
+const crawlModule = once(() => import('../../engine/crawl/crawl.js'));
+const checkRunner = once(() => import('../../engine/monitors/run-check.js'));
 
 export interface LocalBackendOptions {
   version: string;

@@ -34,6 +34,7 @@ export function sqliteReader(open: () => BetterSqlite3.Database, writer: BetterS
   let statements: StatementSource | undefined;
   const othersCommitted = writer.prepare('pragma data_version').pluck();
   let othersSeen: unknown;
+  let othersLookedFor = false;
   /** A change count, and the count at each table's last change (and at the last change of all). */
   let changes = 0;
   const changedAt = new Map<string, number>();
@@ -50,10 +51,16 @@ export function sqliteReader(open: () => BetterSqlite3.Database, writer: BetterS
   return {
     read(sql, parameters) {
       statements ??= keptStatements(open());
-      const others = othersCommitted.get();
-      if (others !== othersSeen) {
-        remembered.clear();
-        othersSeen = others;
+      // Other processes' commits are looked for once per turn of the event loop: a read in the
+      // same turn is answered as one made a moment earlier would have been.
+      if (!othersLookedFor) {
+        othersLookedFor = true;
+        setImmediate(() => (othersLookedFor = false));
+        const others = othersCommitted.get();
+        if (others !== othersSeen) {
+          remembered.clear();
+          othersSeen = others;
+        }
       }
       const key = `${sql}\u0000${JSON.stringify(parameters)}`;
       const known = remembered.get(key);
