@@ -18,7 +18,7 @@ describe('remembered reads of SQLite', () => {
   const key = (id: string, team = 'acme') => ({ id, team, key_hash: `hash-${id}`, created_at: '2026-11-25T00:00:00Z', revoked_at: null, grants_local_team: 0 as const });
   before(async () => {
     file = join(tempDir(), 'webwatch.db');
-    db = await openDatabase(file);
+    db = await openDatabase(file, { readConnection: true });
   });
   after(() => db.close());
 

@@ -19,7 +19,7 @@ export interface ServingWebwatch {
 /** Serves a fresh engine home, or `home` to share one with the command line or an earlier server. */
 export async function serveWebwatch(options: Partial<ServerOptions> & { home?: string } = {}): Promise<ServingWebwatch> {
   const { home = tempDir(), ...serverOptions } = options;
-  const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }));
+  const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }), { readConnection: true });
   const server = buildServer({
     db, version: 'test', env: { WEBWATCH_HOME: home }, now: () => new Date(), allowPrivateTargets: true,
     bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerKey: SERVER_DEFAULTS.concurrencyPerKey,

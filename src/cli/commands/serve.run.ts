@@ -44,7 +44,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
   }
   const config = await loadConfig(io.env, io.cwd());
   const { buildServer, SERVER_DEFAULTS } = await import('../../server/app.js');
-  const db = await openDatabase(databaseLocation(io.env, { flag: flags.database, configUrl: config.database.url }));
+  const db = await openDatabase(databaseLocation(io.env, { flag: flags.database, configUrl: config.database.url }), { readConnection: true });
   const leaseSeconds = Number(io.env.WEBWATCH_LEASE_SECONDS);
   if (Number.isFinite(leaseSeconds) && leaseSeconds > 0) (await import('../../engine/store/leases.js')).setLeaseDuration(leaseSeconds * 1000);
   const role = flags.schedulerOnly ? 'worker' : flags.role ?? 'all';

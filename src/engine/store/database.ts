@@ -96,11 +96,15 @@ export const isUniqueViolation = (error: unknown) => {
 };
 
 /** Opens (and migrates) the database at `location`: a postgres:// address or a SQLite file. */
-export async function openDatabase(location: string, options: { migrate?: boolean } = {}): Promise<Db> {
+/**
+ * `readConnection`: on SQLite, a second, read-only connection for the queries of serve's hot
+ * paths (Db.readNow). A command of the command line reads once and goes: it has none.
+ */
+export async function openDatabase(location: string, options: { migrate?: boolean; readConnection?: boolean } = {}): Promise<Db> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !isPostgresUrl(location) && !/^sqlite:/i.test(location)) {
     throw new UsageError(`the database address ${redactedUrl(location)} is neither postgres://... nor a SQLite file (sqlite:PATH or a path)`);
   }
-  const db = isPostgresUrl(location) ? await openPostgres(location) : await openSqlite(sqlitePath(location));
+  const db = isPostgresUrl(location) ? await openPostgres(location) : await openSqlite(sqlitePath(location), options.readConnection ?? false);
   if (options.migrate !== false) {
     try {
       await migrate(db);
@@ -274,7 +278,7 @@ export function sqliteAddon(): string | undefined {
   }
 }
 
-async function openSqlite(path: string): Promise<Db> {
+async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
   const [{ default: Database }, kysely] = await Promise.all([import('better-sqlite3'), import('kysely')]);
   let raw: BetterSqlite3.Database;
   try {
@@ -362,7 +366,7 @@ async function openSqlite(path: string): Promise<Db> {
       return damageSeen;
     },
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
-    readNow(sql, parameters) {
+    ...(readConnection && { readNow: (sql: string, parameters: readonly unknown[]) => {
       try {
         return reader.read(sql, parameters);
       } catch (error) {
@@ -371,7 +375,7 @@ async function openSqlite(path: string): Promise<Db> {
         noteDamage(damaged);
         throw damaged;
       }
-    },
+    } }),
     close: async () => {
       reader.close();
       await query.destroy();

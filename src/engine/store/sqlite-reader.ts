@@ -32,7 +32,7 @@ export interface SqliteReader {
 
 export function sqliteReader(open: () => BetterSqlite3.Database, writer: BetterSqlite3.Database): SqliteReader {
   let statements: StatementSource | undefined;
-  const othersCommitted = writer.prepare('pragma data_version').pluck();
+  let othersCommitted: BetterSqlite3.Statement | undefined;
   let othersSeen: unknown;
   let othersLookedFor = false;
   /** A change count, and the count at each table's last change (and at the last change of all). */
@@ -51,6 +51,7 @@ export function sqliteReader(open: () => BetterSqlite3.Database, writer: BetterS
   return {
     read(sql, parameters) {
       statements ??= keptStatements(open());
+      othersCommitted ??= writer.prepare('pragma data_version').pluck();
       // Other processes' commits are looked for once per turn of the event loop: a read in the
       // same turn is answered as one made a moment earlier would have been.
       if (!othersLookedFor) {
