@@ -18,12 +18,18 @@ export function unstorableText(text: string): string | undefined {
 
 /** The first string or key of `value` (depth first, in order) that cannot be stored, with why. */
 export function unstorableTextIn(value: unknown): { path: PathSegment[]; message: string } | undefined {
+  return unstorableTextsIn(value, 1)[0];
+}
+
+/** The strings and keys of `value` that cannot be stored, in order, `most` of them at most. */
+export function unstorableTextsIn(value: unknown, most: number): { path: PathSegment[]; message: string }[] {
+  const found: { path: PathSegment[]; message: string }[] = [];
   const pending: { value: unknown; path: PathSegment[] }[] = [{ value, path: [] }];
-  while (pending.length > 0) {
+  while (pending.length > 0 && found.length < most) {
     const { value: here, path } = pending.pop()!;
     if (typeof here === 'string') {
       const message = unstorableText(here);
-      if (message) return { path, message };
+      if (message) found.push({ path, message });
       continue;
     }
     if (typeof here !== 'object' || here === null) continue;
@@ -32,10 +38,10 @@ export function unstorableTextIn(value: unknown): { path: PathSegment[]; message
       const [segment, child] = children[i]!;
       if (typeof segment === 'string') {
         const message = unstorableText(segment);
-        if (message) return { path: [...path, segment], message: `the key ${message}` };
+        if (message) found.push({ path: [...path, segment], message: `the key ${message}` });
       }
       if (typeof child === 'string' || (typeof child === 'object' && child !== null)) pending.push({ value: child, path: [...path, segment] });
     }
   }
-  return undefined;
+  return found;
 }

@@ -4,6 +4,7 @@
  */
 import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
+import { unstorableTextsIn } from '../../spec/stored-text.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
 import { DEFINITION_FILE_MAX_DOCUMENTS, MAX_JSON_DEPTH } from '../../spec/limits.js';
 import { countYamlDocuments } from './documents.js';
@@ -39,6 +40,8 @@ export interface ParsedFile {
 }
 
 const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields) or a list of monitors';
+/** Strings of one monitor named for holding text the store cannot keep: enough to show the pattern. */
+const UNSTORABLE_TEXTS_SHOWN = 20;
 const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
 const tooManyDocuments = (count: number) =>
   `the file holds ${count} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`;
@@ -133,6 +136,10 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
       // The file nests within the limit (scanYaml), but aliases can nest deeper than it.
       const tooDeep = pathBeyondDepth(values[index]);
       if (tooDeep) candidateProblems.push({ path: tooDeep, ...locate(tooDeep, false), message: TOO_DEEP });
+      // YAML's escapes can write NUL and halves of surrogate pairs ("\0", "\ud800"): text the API refuses too.
+      for (const unstorable of unstorableTextsIn(values[index], UNSTORABLE_TEXTS_SHOWN)) {
+        candidateProblems.push({ path: unstorable.path, ...locate(unstorable.path, unstorable.message.startsWith('the key')), message: unstorable.message });
+      }
       monitors.push({
         value: values[index],
         position: position(item?.range?.[0] ?? 0),
