@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseDefinitionFile } from '../../src/core/definitions/parse.js';
-import { DEFINITION_FILE_MAX_DOCUMENTS } from '../../src/spec/limits.js';
+import { DEFINITION_FILE_MAX_MONITORS } from '../../src/spec/limits.js';
 
 describe('definition file parsing', () => {
   it('reads one mapping, a list, and several documents', () => {
@@ -66,24 +66,54 @@ describe('definition file parsing', () => {
   });
 });
 
-describe('documents per definition file', () => {
+describe('monitors per definition file', () => {
+  const MAX = DEFINITION_FILE_MAX_MONITORS;
   const documents = (count: number, text: string) => Array.from({ length: count }, () => text).join('\n---\n');
+  const list = (count: number, item: string) => `- ${item}\n`.repeat(count);
+  const refused = (count: number) => [{
+    path: [],
+    line: null,
+    column: null,
+    message: `the file holds ${count} monitors (as documents or list items), over the limit of ${MAX} in a definition file: split it into several files`,
+  }];
 
-  it('reads a file of exactly the limit', () => {
-    const parsed = parseDefinitionFile(documents(DEFINITION_FILE_MAX_DOCUMENTS, '{}'), {});
-    assert.equal(parsed.monitors.length, DEFINITION_FILE_MAX_DOCUMENTS);
-    assert.deepEqual(parsed.problems, []);
+  it('reads a file of exactly the limit, as documents, as a list, or both', () => {
+    for (const text of [documents(MAX, '{}'), list(MAX, '{}'), `[${'{}, '.repeat(MAX)}]`, `${documents(MAX / 2, '{}')}\n---\n${list(MAX / 2, '{}')}`]) {
+      const parsed = parseDefinitionFile(text, {});
+      assert.equal(parsed.monitors.length, MAX);
+      assert.deepEqual(parsed.problems, []);
+    }
   });
 
   it('refuses one document more with one problem of the file, before parsing any of them', () => {
     // Every document is a syntax error: any of them parsed would add a problem of its own.
-    const parsed = parseDefinitionFile(documents(DEFINITION_FILE_MAX_DOCUMENTS + 1, 'a: b: c'), {});
+    const parsed = parseDefinitionFile(documents(MAX + 1, 'a: b: c'), {});
     assert.equal(parsed.monitors.length, 0);
-    assert.deepEqual(parsed.problems, [{
-      path: [],
-      line: null,
-      column: null,
-      message: `the file holds ${DEFINITION_FILE_MAX_DOCUMENTS + 1} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`,
-    }]);
+    assert.deepEqual(parsed.problems, refused(MAX + 1));
+  });
+
+  it('refuses a list of one item more, in a block or in brackets, before parsing any item', () => {
+    for (const text of [list(MAX + 1, 'a: b: c'), `[${'{a: b: c}, '.repeat(MAX + 1)}]`, `  - a: b: c\n${list(MAX, 'a: b: c')}`]) {
+      const parsed = parseDefinitionFile(text, {});
+      assert.equal(parsed.monitors.length, 0);
+      assert.deepEqual(parsed.problems, refused(MAX + 1));
+    }
+  });
+
+  it('counts documents and list items of one file together', () => {
+    const half = MAX / 2;
+    const text = `name: a\n---\n${list(half, '{name: b}')}---\n[${'{name: c}, '.repeat(half)}]\n`;
+    const parsed = parseDefinitionFile(text, {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.deepEqual(parsed.problems, refused(1 + half + half));
+  });
+
+  it('counts again as the parser delimits items when broken YAML hides some from the count of lines', () => {
+    // After a comment line the parser takes ` - y` into the root list as an item of its own:
+    // twice as many items as the lines show, and every one of them would be built.
+    const hidden = '- b\n#\n - y\n'.repeat(MAX / 2 + 1);
+    const parsed = parseDefinitionFile(hidden, {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.deepEqual(parsed.problems, refused(MAX + 2));
   });
 });

@@ -5,9 +5,9 @@
 import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
-import { DEFINITION_FILE_MAX_DOCUMENTS, MAX_JSON_DEPTH } from '../../spec/limits.js';
-import { countYamlDocuments } from './documents.js';
+import { DEFINITION_FILE_MAX_MONITORS, MAX_JSON_DEPTH } from '../../spec/limits.js';
 import { interpolate } from './interpolate.js';
+import { countMonitors, countParsedMonitors } from './monitor-count.js';
 import { scanYaml } from './nesting.js';
 
 export interface SourcePosition {
@@ -40,8 +40,12 @@ export interface ParsedFile {
 
 const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields) or a list of monitors';
 const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
-const tooManyDocuments = (count: number) =>
-  `the file holds ${count} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`;
+const tooManyMonitors = (count: number): LocatedProblem => ({
+  path: [],
+  line: null,
+  column: null,
+  message: `the file holds ${count} monitors (as documents or list items), over the limit of ${DEFINITION_FILE_MAX_MONITORS} in a definition file: split it into several files`,
+});
 
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
@@ -78,14 +82,16 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
   };
   const problems: LocatedProblem[] = [];
   const monitors: MonitorCandidate[] = [];
-  // Counted before parsing: refusing a file of too many documents must not cost their parsing.
-  const documentCount = countYamlDocuments(text);
-  if (documentCount > DEFINITION_FILE_MAX_DOCUMENTS) {
-    return { monitors, problems: [{ path: [], line: null, column: null, message: tooManyDocuments(documentCount) }] };
-  }
+  // Counted before parsing: refusing a file of too many monitors must not cost their parsing.
+  const counted = countMonitors(text);
+  if (counted > DEFINITION_FILE_MAX_MONITORS) return { monitors, problems: [tooManyMonitors(counted)] };
   // Too deep a file is refused whole: building any of its documents could exhaust the stack.
   const scanned = scanYaml(text, lineCounter, MAX_JSON_DEPTH);
   if (!scanned.ok) return { monitors, problems: [{ path: scanned.path, ...position(scanned.offset), message: TOO_DEEP }] };
+  // On broken YAML the count of lines can fall short of the items the parser puts in a list
+  // (it takes in wrongly indented ones), and building them is most of their cost.
+  const parsedCount = countParsedMonitors(scanned.tokens);
+  if (parsedCount > DEFINITION_FILE_MAX_MONITORS) return { monitors, problems: [tooManyMonitors(parsedCount)] };
   const docs = Array.from(new Composer({ merge: true, uniqueKeys: true }).compose(scanned.tokens));
 
   for (const doc of docs) {
