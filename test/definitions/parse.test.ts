@@ -1,6 +1,7 @@
 /** Definition files: document forms, positions, YAML syntax errors, interpolation typing. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { parseDefinitionFile } from '../../src/core/definitions/parse.js';
 import { DEFINITION_FILE_MAX_MONITORS } from '../../src/spec/limits.js';
 
@@ -30,6 +31,27 @@ describe('definition file parsing', () => {
     const duplicate = parseDefinitionFile('name: a\nname: b\n', {});
     assert.deepEqual(duplicate.problems.map((p) => [p.line, p.column]), [[2, 1]]);
     assert.match(duplicate.problems[0]!.message, /Map keys must be unique/);
+  });
+
+  it('reports keys repeated in a mapping where the YAML library\'s own check does', () => {
+    // The library's check is quadratic in the keys of a mapping; parsing finds them itself.
+    const texts = ['a: 1\na: 2\n', '{a: 1, a: 2}', 'a: 1\n"a": 2\na: 3\n', '1: a\n1.0: b\n0x1: c\n', 'true: a\nTrue: b\n',
+      '.nan: a\n.nan: b\n', '~: a\nnull: b\n', ': a\n: b\n', 'x: &a {k: 1}\ny:\n  <<: *a\n  <<: *a\n  k: 2\n', '[a: 1, a: 2]',
+      '? [a]\n: 1\n? [a]\n: 2\n', 'a: 1\n&x a: 2\n!!str a: 3\n', '"1": a\n1: b\n', '-0: a\n0: b\n', 'a: {b: 1, b: 2}\nc:\n  - d: 1\n    d: 2\n'];
+    for (const text of texts) {
+      const expected = parseAllDocuments(text, { merge: true })
+        .flatMap((doc) => doc.errors.filter((error) => error.code === 'DUPLICATE_KEY'))
+        .map((error) => ({ line: error.linePos![0].line, column: error.linePos![0].col, message: 'YAML syntax: Map keys must be unique' }));
+      const found = parseDefinitionFile(text, {}).problems.filter((p) => p.message.includes('unique')).map(({ line, column, message }) => ({ line, column, message }));
+      assert.deepEqual(found, expected, JSON.stringify(text));
+    }
+  });
+
+  it('locates the first of keys that a path names alike, and the place of a problem among equal items', () => {
+    const [monitor] = parseDefinitionFile('name: a\n1: x\n"1": y\nt: [{x: 1}, {x: 1}, {x: "${UNSET}"}, {x: 1}]\n', {}).monitors;
+    assert.deepEqual(monitor!.locate([1], true), { line: 2, column: 1 });
+    assert.deepEqual(monitor!.locate(['t', 3, 'x'], false), { line: 4, column: 42 });
+    assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['t', 2, 'x'], line: 4, column: 25 }]);
   });
 
   it('refuses a scalar document', () => {

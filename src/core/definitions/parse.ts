@@ -2,7 +2,7 @@
  * YAML definition files -> monitor candidates with source positions. A file holds one monitor
  * (a mapping), a list of monitors, or several `---` documents of either kind.
  */
-import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
+import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
 import { DEFINITION_FILE_MAX_MONITORS, MAX_JSON_DEPTH } from '../../spec/limits.js';
@@ -39,6 +39,7 @@ export interface ParsedFile {
 }
 
 const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields) or a list of monitors';
+const DUPLICATE_KEY = 'Map keys must be unique';
 const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
 const tooManyMonitors = (count: number): LocatedProblem => ({
   path: [],
@@ -63,6 +64,26 @@ function interpolateDocument(doc: Document, env: Readonly<Record<string, string 
       node.value = node.type === Scalar.PLAIN ? retype(result.value) : result.value;
     },
   });
+}
+
+/**
+ * Where a mapping repeats a key, as the composer's own check finds them (scalar keys of equal
+ * value, NaN never equal to itself; other keys are never equal), with a set per mapping. The
+ * composer compares each key with every earlier one, so a mapping of 40,000 keys took 39 s.
+ */
+function duplicateKeyOffsets(doc: Document): number[] {
+  const offsets: number[] = [];
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const { key } of map.items) {
+        if (!isScalar(key) || Number.isNaN(key.value)) continue;
+        if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0);
+        else seen.add(key.value);
+      }
+    },
+  });
+  return offsets;
 }
 
 function retype(text: string): unknown {
@@ -92,13 +113,16 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
   // (it takes in wrongly indented ones), and building them is most of their cost.
   const parsedCount = countParsedMonitors(scanned.tokens);
   if (parsedCount > DEFINITION_FILE_MAX_MONITORS) return { monitors, problems: [tooManyMonitors(parsedCount)] };
-  const docs = Array.from(new Composer({ merge: true, uniqueKeys: true }).compose(scanned.tokens));
+  // Keys repeated in a mapping are found below, in linear time.
+  const docs = Array.from(new Composer({ merge: true, uniqueKeys: false }).compose(scanned.tokens));
 
   for (const doc of docs) {
-    if (doc.errors.length > 0) {
-      for (const error of doc.errors) {
-        problems.push({ path: [], ...position(error.pos[0]), message: `YAML syntax: ${firstLine(error.message)}` });
-      }
+    const syntaxErrors = [
+      ...doc.errors.map((error) => ({ offset: error.pos[0], message: firstLine(error.message) })),
+      ...duplicateKeyOffsets(doc).map((offset) => ({ offset, message: DUPLICATE_KEY })),
+    ].sort((a, b) => a.offset - b.offset);
+    if (syntaxErrors.length > 0) {
+      for (const { offset, message } of syntaxErrors) problems.push({ path: [], ...position(offset), message: `YAML syntax: ${message}` });
       continue;
     }
     const root = doc.contents;
@@ -150,6 +174,37 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
   return { monitors, problems };
 }
 
+/*
+ * Lists by their items, and mappings by their keys as a path names them (the first of equal
+ * keys), indexed on first use: a search of the items for each problem made a file of many
+ * problems in one collection (40,000 unknown keys, say) quadratic.
+ */
+const itemIndexes = new WeakMap<YAMLSeq, Map<unknown, number>>();
+const pairIndexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function indexOfItem(seq: YAMLSeq, item: unknown): number {
+  let index = itemIndexes.get(seq);
+  if (!index) {
+    index = new Map(seq.items.map((node, i) => [node, i] as const).reverse());
+    itemIndexes.set(seq, index);
+  }
+  return index.get(item) ?? -1;
+}
+
+function pairNamed(map: YAMLMap, segment: PathSegment): Pair | undefined {
+  let index = pairIndexes.get(map);
+  if (!index) {
+    index = new Map();
+    for (const pair of map.items) {
+      if (!isScalar(pair.key)) continue;
+      const name = String(pair.key.value);
+      if (!index.has(name)) index.set(name, pair);
+    }
+    pairIndexes.set(map, index);
+  }
+  return index.get(String(segment));
+}
+
 /** The path from `root` to a node, given the ancestry `visit` reports. */
 function pathOf(root: Node, ancestry: readonly unknown[]): PathSegment[] {
   const path: PathSegment[] = [];
@@ -157,7 +212,7 @@ function pathOf(root: Node, ancestry: readonly unknown[]): PathSegment[] {
   for (let i = 0; i < chain.length; i++) {
     const here = chain[i];
     const next = chain[i + 1];
-    if (isSeq(here) && next !== undefined) path.push(here.items.indexOf(next as never));
+    if (isSeq(here) && next !== undefined) path.push(indexOfItem(here, next));
     if (isPair(here) && isScalar(here.key)) path.push(here.key.value as string);
   }
   return path;
@@ -174,7 +229,7 @@ function locateIn(
   for (const segment of path) {
     key = undefined;
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      const pair = pairNamed(node, segment);
       if (!pair) break;
       key = pair.key;
       node = pair.value ?? pair.key;
