@@ -76,6 +76,12 @@ describe('definition file parsing', () => {
     }]);
   });
 
+  it('names the index of an unset variable in an item of a list', () => {
+    const text = 'name: a\ntargets:\n  - type: scrape\n    urls: [https://a.example, "https://${HOST}/b"]\n';
+    const [monitor] = parseDefinitionFile(text, {}).monitors;
+    assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['targets', 0, 'urls', 1], line: 4, column: 31 }]);
+  });
+
   it('resolves anchors and merge keys, and stops alias bombs', () => {
     const text = 'base: &opts {timeout: 5000}\nname: a\nextra:\n  <<: *opts\n  mobile: true\n';
     const [monitor] = parseDefinitionFile(text, {}).monitors;

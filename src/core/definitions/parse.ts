@@ -156,7 +156,8 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
         Scalar(_key, node, path) {
           const message = interpolationProblems.get(node);
           if (message) {
-            candidateProblems.push({ path: pathOf(item, path), ...position(node.range?.[0] ?? 0), message });
+            // The ancestry stops at the list that holds the scalar: the scalar completes it, for its index.
+            candidateProblems.push({ path: pathOf(item, [...path, node]), ...position(node.range?.[0] ?? 0), message });
           }
         },
       } as Parameters<typeof visit>[1]);
