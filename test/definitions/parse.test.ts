@@ -54,6 +54,14 @@ describe('definition file parsing', () => {
     assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['t', 2, 'x'], line: 4, column: 25 }]);
   });
 
+  it('reports every syntax error of a file of many, and leaves Error.stackTraceLimit as it found it', () => {
+    const before = Error.stackTraceLimit;
+    const parsed = parseDefinitionFile(`a: [${','.repeat(1000)}]\n`, {});
+    assert.equal(parsed.problems.length, 1000);
+    assert.ok(parsed.problems.every((p) => p.message === 'YAML syntax: Unexpected , in flow sequence'));
+    assert.equal(Error.stackTraceLimit, before);
+  });
+
   it('refuses a scalar document', () => {
     const parsed = parseDefinitionFile('just text\n', {});
     assert.match(parsed.problems[0]!.message, /holds a monitor \(a mapping of fields\) or a list of monitors/);
