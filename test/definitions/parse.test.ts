@@ -48,10 +48,17 @@ describe('definition file parsing', () => {
   });
 
   it('locates the first of keys that a path names alike, and the place of a problem among equal items', () => {
-    const [monitor] = parseDefinitionFile('name: a\n1: x\n"1": y\nt: [{x: 1}, {x: 1}, {x: "${UNSET}"}, {x: 1}]\n', {}).monitors;
-    assert.deepEqual(monitor!.locate([1], true), { line: 2, column: 1 });
-    assert.deepEqual(monitor!.locate(['t', 3, 'x'], false), { line: 4, column: 42 });
-    assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['t', 2, 'x'], line: 4, column: 25 }]);
+    // Small collections are searched, larger ones indexed: both ways are taken here.
+    for (const count of [3, 40]) {
+      const keys = Array.from({ length: count }, (_, i) => `k${i}: 1\n`).join('');
+      const items = Array.from({ length: count }, (_, i) => (i === count - 2 ? '{x: "${UNSET}"}' : '{x: 1}')).join(', ');
+      const [monitor] = parseDefinitionFile(`name: a\n1: x\n"1": y\n${keys}t: [${items}]\n`, {}).monitors;
+      const line = count + 4;
+      assert.deepEqual(monitor!.locate([1], true), { line: 2, column: 1 });
+      assert.deepEqual(monitor!.locate([`k${count - 1}`], true), { line: count + 3, column: 1 });
+      assert.deepEqual(monitor!.locate(['t', count - 1, 'x'], false), { line, column: 5 + 8 * (count - 2) + 17 + 4 });
+      assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['t', count - 2, 'x'], line, column: 5 + 8 * (count - 2) + 4 }]);
+    }
   });
 
   it('reports every syntax error of a file of many, and leaves Error.stackTraceLimit as it found it', () => {

@@ -70,19 +70,26 @@ function interpolateDocument(doc: Document, env: Readonly<Record<string, string 
  * Where a mapping repeats a key, as the composer's own check finds them (scalar keys of equal
  * value, NaN never equal to itself; other keys are never equal), with a set per mapping. The
  * composer compares each key with every earlier one, so a mapping of 40,000 keys took 39 s.
+ * Walked without `visit`, whose bookkeeping per node cost a file of 5,000 small documents 7 %.
  */
 function duplicateKeyOffsets(doc: Document): number[] {
   const offsets: number[] = [];
-  visit(doc, {
-    Map(_key, map) {
+  const pending: unknown[] = [doc.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isMap(node)) {
       const seen = new Set<unknown>();
-      for (const { key } of map.items) {
-        if (!isScalar(key) || Number.isNaN(key.value)) continue;
-        if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0);
-        else seen.add(key.value);
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0);
+          else seen.add(key.value);
+        }
+        pending.push(key, value);
       }
-    },
-  });
+    } else if (isSeq(node)) {
+      for (const item of node.items) pending.push(item);
+    }
+  }
   return offsets;
 }
 
@@ -193,12 +200,15 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
 /*
  * Lists by their items, and mappings by their keys as a path names them (the first of equal
  * keys), indexed on first use: a search of the items for each problem made a file of many
- * problems in one collection (40,000 unknown keys, say) quadratic.
+ * problems in one collection (40,000 unknown keys, say) quadratic. Small collections, every
+ * monitor among them, are searched: an index for each cost more than it saved.
  */
+const INDEXED_FROM_ITEMS = 32;
 const itemIndexes = new WeakMap<YAMLSeq, Map<unknown, number>>();
 const pairIndexes = new WeakMap<YAMLMap, Map<string, Pair>>();
 
 function indexOfItem(seq: YAMLSeq, item: unknown): number {
+  if (seq.items.length < INDEXED_FROM_ITEMS) return seq.items.indexOf(item);
   let index = itemIndexes.get(seq);
   if (!index) {
     index = new Map(seq.items.map((node, i) => [node, i] as const).reverse());
@@ -208,17 +218,19 @@ function indexOfItem(seq: YAMLSeq, item: unknown): number {
 }
 
 function pairNamed(map: YAMLMap, segment: PathSegment): Pair | undefined {
+  const name = String(segment);
+  if (map.items.length < INDEXED_FROM_ITEMS) return map.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === name);
   let index = pairIndexes.get(map);
   if (!index) {
     index = new Map();
     for (const pair of map.items) {
       if (!isScalar(pair.key)) continue;
-      const name = String(pair.key.value);
-      if (!index.has(name)) index.set(name, pair);
+      const key = String(pair.key.value);
+      if (!index.has(key)) index.set(key, pair);
     }
     pairIndexes.set(map, index);
   }
-  return index.get(String(segment));
+  return index.get(name);
 }
 
 /** The path from `root` to a node, given the ancestry `visit` reports. */
