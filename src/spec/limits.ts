@@ -74,12 +74,13 @@ export const CREDITS = {
 export const DEFINITION_FILE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * YAML documents (`---`) in one definition file. A file of monitors holds a handful, but each
- * document costs the parser and the checks about 0.1 ms however small it is, so the size limit
- * alone let 200,000 one-line documents (3.5 MB) take 20 to 40 s. At this limit a file of them
- * validates in about 1.5 s (bench/many-documents.mjs); more monitors fit as a list in one document.
+ * Monitors in one definition file: its YAML documents (`---`), a document whose root is a list
+ * counting as its items. A file of monitors holds a handful, but each costs the parser and the
+ * checks about 0.1 ms however small it is, as a document or as an item, so the size limit alone
+ * let 200,000 one-line monitors (1.4-3.5 MB) take 20 to 40 s. At this limit a file of them
+ * validates in about 1.5 s (bench/many-documents.mjs).
  */
-export const DEFINITION_FILE_MAX_DOCUMENTS = 5000;
+export const DEFINITION_FILE_MAX_MONITORS = 5000;
 
 /**
  * Levels of nested objects and arrays in one JSON value, the top-level value being depth 1: a

@@ -1,6 +1,6 @@
 /**
  * What `monitor validate` and `monitor apply` refuse to read, and how they say so: special
- * files, invalid UTF-8, files over the size limit or the limit of documents, nesting beyond the
+ * files, invalid UTF-8, files over the size limit or the limit of monitors, nesting beyond the
  * depth limit.
  */
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFINITION_FILE_MAX_BYTES, DEFINITION_FILE_MAX_DOCUMENTS, MAX_JSON_DEPTH } from '../../src/spec/limits.js';
+import { DEFINITION_FILE_MAX_BYTES, DEFINITION_FILE_MAX_MONITORS, MAX_JSON_DEPTH } from '../../src/spec/limits.js';
 import { run, type Captured } from '../helpers/io.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 
@@ -155,33 +155,64 @@ describe('file size limit', () => {
   });
 });
 
-describe('documents per file', () => {
+describe('monitors per file', () => {
+  const monitor = (i: number) => `name: m${i}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/${i}"]}]`;
   /** `count` valid monitors, one per `---` document, each with its own name. */
-  const monitors = (count: number) =>
-    Array.from({ length: count }, (_, i) => `name: m${i}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/${i}"]}]`).join('\n---\n');
-  const over = DEFINITION_FILE_MAX_DOCUMENTS + 1;
-  const REFUSED = `the file holds ${over} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`;
+  const documents = (count: number, from = 0) => Array.from({ length: count }, (_, i) => monitor(from + i)).join('\n---\n');
+  /** `count` valid monitors as the items of one list. */
+  const list = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `- ${monitor(from + i).replaceAll('\n', '\n  ')}\n`).join('');
+  const MAX = DEFINITION_FILE_MAX_MONITORS;
+  const over = MAX + 1;
+  const refused = (count: number) =>
+    `the file holds ${count} monitors (as documents or list items), over the limit of ${MAX} in a definition file: split it into several files`;
 
   it('accepts a file of exactly the limit and refuses one document more, naming the count and the limit, exit 2', async () => {
-    const dir = writeFiles({ 'at.yaml': monitors(DEFINITION_FILE_MAX_DOCUMENTS), 'over.yaml': monitors(over) });
+    const dir = writeFiles({ 'at.yaml': documents(MAX), 'over.yaml': documents(over) });
     const at = await run(['monitor', 'validate', join(dir, 'at.yaml')]);
     assert.equal(at.code, 0, at.stdout.slice(0, 500));
-    const refused = await run(['monitor', 'validate', join(dir, 'over.yaml')]);
-    assert.equal(refused.code, 2);
-    assert.equal(refused.stdout, `${join(dir, 'over.yaml')}  ${REFUSED}\n`);
+    const result = await run(['monitor', 'validate', join(dir, 'over.yaml')]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, `${join(dir, 'over.yaml')}  ${refused(over)}\n`);
     const json = await run(['monitor', 'validate', '--json', join(dir, 'over.yaml')]);
     assert.equal(json.code, 2);
     assert.deepEqual(JSON.parse(json.stdout).files, [
-      { file: join(dir, 'over.yaml'), monitors: [], errors: [{ path: '', line: null, column: null, message: REFUSED }] },
+      { file: join(dir, 'over.yaml'), monitors: [], errors: [{ path: '', line: null, column: null, message: refused(over) }] },
     ]);
   });
 
-  it('applies to standard input, and apply changes nothing', async () => {
-    const env = { WEBWATCH_HOME: tempDir() };
-    const result = await run(['monitor', 'apply', '-f', '-', '--yes'], { stdin: monitors(over), env });
+  it('accepts a list of exactly the limit and refuses one item more with one error, before any item is checked', async () => {
+    // Each item lacks its schedule: one checked would print an error of its own.
+    const unscheduled = Array.from({ length: over }, (_, i) => `- name: m${i}\n  targets: [{type: scrape, urls: ["https://example.com/${i}"]}]\n`).join('');
+    const dir = writeFiles({ 'at.yaml': list(MAX), 'over.yaml': unscheduled, 'flow.yaml': `[${Array.from({ length: over }, (_, i) => `{name: m${i}}`).join(', ')}]\n` });
+    const at = await run(['monitor', 'validate', '--json', join(dir, 'at.yaml')]);
+    assert.equal(at.code, 0, at.stdout.slice(0, 500));
+    assert.equal(JSON.parse(at.stdout).files[0].monitors.length, MAX);
+    for (const name of ['over.yaml', 'flow.yaml']) {
+      const result = await run(['monitor', 'validate', join(dir, name)]);
+      assert.equal(result.code, 2);
+      assert.equal(result.stdout, `${join(dir, name)}  ${refused(over)}\n`);
+    }
+  });
+
+  it('counts documents and the items of lists in one file together', async () => {
+    const half = MAX / 2;
+    const mixed = `${documents(half)}\n---\n${list(half - 1, half)}---\n[{name: last, schedule: {cron: "0 * * * *"}, targets: [{type: scrape, urls: ["https://example.com/last"]}]}]\n`;
+    const dir = writeFiles({ 'at.yaml': mixed, 'over.yaml': `${mixed}---\n${monitor(over)}\n` });
+    const at = await run(['monitor', 'validate', join(dir, 'at.yaml')]);
+    assert.equal(at.code, 0, at.stdout.slice(0, 500));
+    const result = await run(['monitor', 'validate', join(dir, 'over.yaml')]);
     assert.equal(result.code, 2);
-    assert.ok(result.stderr.startsWith(`<stdin>  ${REFUSED}\n`), result.stderr.slice(0, 500));
-    assert.match(result.stderr, /nothing was changed/);
+    assert.equal(result.stdout, `${join(dir, 'over.yaml')}  ${refused(over)}\n`);
+  });
+
+  it('applies to standard input, as documents or as a list, and apply changes nothing', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    for (const stdin of [documents(over), list(over)]) {
+      const result = await run(['monitor', 'apply', '-f', '-', '--yes'], { stdin, env });
+      assert.equal(result.code, 2);
+      assert.ok(result.stderr.startsWith(`<stdin>  ${refused(over)}\n`), result.stderr.slice(0, 500));
+      assert.match(result.stderr, /nothing was changed/);
+    }
     const listed = await run(['monitor', 'list', '--json'], { env });
     assert.deepEqual(JSON.parse(listed.stdout), []);
   });

@@ -1,8 +1,9 @@
 /** Definition files: document forms, positions, YAML syntax errors, interpolation typing. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { parseDefinitionFile } from '../../src/core/definitions/parse.js';
-import { DEFINITION_FILE_MAX_DOCUMENTS } from '../../src/spec/limits.js';
+import { DEFINITION_FILE_MAX_MONITORS } from '../../src/spec/limits.js';
 
 describe('definition file parsing', () => {
   it('reads one mapping, a list, and several documents', () => {
@@ -32,6 +33,42 @@ describe('definition file parsing', () => {
     assert.match(duplicate.problems[0]!.message, /Map keys must be unique/);
   });
 
+  it('reports keys repeated in a mapping where the YAML library\'s own check does', () => {
+    // The library's check is quadratic in the keys of a mapping; parsing finds them itself.
+    const texts = ['a: 1\na: 2\n', '{a: 1, a: 2}', 'a: 1\n"a": 2\na: 3\n', '1: a\n1.0: b\n0x1: c\n', 'true: a\nTrue: b\n',
+      '.nan: a\n.nan: b\n', '~: a\nnull: b\n', ': a\n: b\n', 'x: &a {k: 1}\ny:\n  <<: *a\n  <<: *a\n  k: 2\n', '[a: 1, a: 2]',
+      '? [a]\n: 1\n? [a]\n: 2\n', 'a: 1\n&x a: 2\n!!str a: 3\n', '"1": a\n1: b\n', '-0: a\n0: b\n', 'a: {b: 1, b: 2}\nc:\n  - d: 1\n    d: 2\n'];
+    for (const text of texts) {
+      const expected = parseAllDocuments(text, { merge: true })
+        .flatMap((doc) => doc.errors.filter((error) => error.code === 'DUPLICATE_KEY'))
+        .map((error) => ({ line: error.linePos![0].line, column: error.linePos![0].col, message: 'YAML syntax: Map keys must be unique' }));
+      const found = parseDefinitionFile(text, {}).problems.filter((p) => p.message.includes('unique')).map(({ line, column, message }) => ({ line, column, message }));
+      assert.deepEqual(found, expected, JSON.stringify(text));
+    }
+  });
+
+  it('locates the first of keys that a path names alike, and the place of a problem among equal items', () => {
+    // Small collections are searched, larger ones indexed: both ways are taken here.
+    for (const count of [3, 40]) {
+      const keys = Array.from({ length: count }, (_, i) => `k${i}: 1\n`).join('');
+      const items = Array.from({ length: count }, (_, i) => (i === count - 2 ? '{x: "${UNSET}"}' : '{x: 1}')).join(', ');
+      const [monitor] = parseDefinitionFile(`name: a\n1: x\n"1": y\n${keys}t: [${items}]\n`, {}).monitors;
+      const line = count + 4;
+      assert.deepEqual(monitor!.locate([1], true), { line: 2, column: 1 });
+      assert.deepEqual(monitor!.locate([`k${count - 1}`], true), { line: count + 3, column: 1 });
+      assert.deepEqual(monitor!.locate(['t', count - 1, 'x'], false), { line, column: 5 + 8 * (count - 2) + 17 + 4 });
+      assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['t', count - 2, 'x'], line, column: 5 + 8 * (count - 2) + 4 }]);
+    }
+  });
+
+  it('reports every syntax error of a file of many, and leaves Error.stackTraceLimit as it found it', () => {
+    const before = Error.stackTraceLimit;
+    const parsed = parseDefinitionFile(`a: [${','.repeat(1000)}]\n`, {});
+    assert.equal(parsed.problems.length, 1000);
+    assert.ok(parsed.problems.every((p) => p.message === 'YAML syntax: Unexpected , in flow sequence'));
+    assert.equal(Error.stackTraceLimit, before);
+  });
+
   it('refuses a scalar document', () => {
     const parsed = parseDefinitionFile('just text\n', {});
     assert.match(parsed.problems[0]!.message, /holds a monitor \(a mapping of fields\) or a list of monitors/);
@@ -54,6 +91,12 @@ describe('definition file parsing', () => {
     }]);
   });
 
+  it('names the index of an unset variable in an item of a list', () => {
+    const text = 'name: a\ntargets:\n  - type: scrape\n    urls: [https://a.example, "https://${HOST}/b"]\n';
+    const [monitor] = parseDefinitionFile(text, {}).monitors;
+    assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['targets', 0, 'urls', 1], line: 4, column: 31 }]);
+  });
+
   it('resolves anchors and merge keys, and stops alias bombs', () => {
     const text = 'base: &opts {timeout: 5000}\nname: a\nextra:\n  <<: *opts\n  mobile: true\n';
     const [monitor] = parseDefinitionFile(text, {}).monitors;
@@ -66,24 +109,54 @@ describe('definition file parsing', () => {
   });
 });
 
-describe('documents per definition file', () => {
+describe('monitors per definition file', () => {
+  const MAX = DEFINITION_FILE_MAX_MONITORS;
   const documents = (count: number, text: string) => Array.from({ length: count }, () => text).join('\n---\n');
+  const list = (count: number, item: string) => `- ${item}\n`.repeat(count);
+  const refused = (count: number) => [{
+    path: [],
+    line: null,
+    column: null,
+    message: `the file holds ${count} monitors (as documents or list items), over the limit of ${MAX} in a definition file: split it into several files`,
+  }];
 
-  it('reads a file of exactly the limit', () => {
-    const parsed = parseDefinitionFile(documents(DEFINITION_FILE_MAX_DOCUMENTS, '{}'), {});
-    assert.equal(parsed.monitors.length, DEFINITION_FILE_MAX_DOCUMENTS);
-    assert.deepEqual(parsed.problems, []);
+  it('reads a file of exactly the limit, as documents, as a list, or both', () => {
+    for (const text of [documents(MAX, '{}'), list(MAX, '{}'), `[${'{}, '.repeat(MAX)}]`, `${documents(MAX / 2, '{}')}\n---\n${list(MAX / 2, '{}')}`]) {
+      const parsed = parseDefinitionFile(text, {});
+      assert.equal(parsed.monitors.length, MAX);
+      assert.deepEqual(parsed.problems, []);
+    }
   });
 
   it('refuses one document more with one problem of the file, before parsing any of them', () => {
     // Every document is a syntax error: any of them parsed would add a problem of its own.
-    const parsed = parseDefinitionFile(documents(DEFINITION_FILE_MAX_DOCUMENTS + 1, 'a: b: c'), {});
+    const parsed = parseDefinitionFile(documents(MAX + 1, 'a: b: c'), {});
     assert.equal(parsed.monitors.length, 0);
-    assert.deepEqual(parsed.problems, [{
-      path: [],
-      line: null,
-      column: null,
-      message: `the file holds ${DEFINITION_FILE_MAX_DOCUMENTS + 1} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`,
-    }]);
+    assert.deepEqual(parsed.problems, refused(MAX + 1));
+  });
+
+  it('refuses a list of one item more, in a block or in brackets, before parsing any item', () => {
+    for (const text of [list(MAX + 1, 'a: b: c'), `[${'{a: b: c}, '.repeat(MAX + 1)}]`, `  - a: b: c\n${list(MAX, 'a: b: c')}`]) {
+      const parsed = parseDefinitionFile(text, {});
+      assert.equal(parsed.monitors.length, 0);
+      assert.deepEqual(parsed.problems, refused(MAX + 1));
+    }
+  });
+
+  it('counts documents and list items of one file together', () => {
+    const half = MAX / 2;
+    const text = `name: a\n---\n${list(half, '{name: b}')}---\n[${'{name: c}, '.repeat(half)}]\n`;
+    const parsed = parseDefinitionFile(text, {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.deepEqual(parsed.problems, refused(1 + half + half));
+  });
+
+  it('counts again as the parser delimits items when broken YAML hides some from the count of lines', () => {
+    // After a comment line the parser takes ` - y` into the root list as an item of its own:
+    // twice as many items as the lines show, and every one of them would be built.
+    const hidden = '- b\n#\n - y\n'.repeat(MAX / 2 + 1);
+    const parsed = parseDefinitionFile(hidden, {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.deepEqual(parsed.problems, refused(MAX + 2));
   });
 });

@@ -2,13 +2,13 @@
  * YAML definition files -> monitor candidates with source positions. A file holds one monitor
  * (a mapping), a list of monitors, or several `---` documents of either kind.
  */
-import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type Document, type Node } from 'yaml';
+import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type CST, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import { unstorableTextsIn } from '../../spec/stored-text.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
-import { DEFINITION_FILE_MAX_DOCUMENTS, MAX_JSON_DEPTH } from '../../spec/limits.js';
-import { countYamlDocuments } from './documents.js';
+import { DEFINITION_FILE_MAX_MONITORS, MAX_JSON_DEPTH } from '../../spec/limits.js';
 import { interpolate } from './interpolate.js';
+import { countMonitors, countParsedMonitors } from './monitor-count.js';
 import { scanYaml } from './nesting.js';
 
 export interface SourcePosition {
@@ -42,9 +42,14 @@ export interface ParsedFile {
 const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields) or a list of monitors';
 /** Strings of one monitor named for holding text the store cannot keep: enough to show the pattern. */
 const UNSTORABLE_TEXTS_SHOWN = 20;
+const DUPLICATE_KEY = 'Map keys must be unique';
 const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
-const tooManyDocuments = (count: number) =>
-  `the file holds ${count} YAML documents, over the limit of ${DEFINITION_FILE_MAX_DOCUMENTS} in a definition file: split it into several files`;
+const tooManyMonitors = (count: number): LocatedProblem => ({
+  path: [],
+  line: null,
+  column: null,
+  message: `the file holds ${count} monitors (as documents or list items), over the limit of ${DEFINITION_FILE_MAX_MONITORS} in a definition file: split it into several files`,
+});
 
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
@@ -64,6 +69,49 @@ function interpolateDocument(doc: Document, env: Readonly<Record<string, string 
   });
 }
 
+/**
+ * Where a mapping repeats a key, as the composer's own check finds them (scalar keys of equal
+ * value, NaN never equal to itself; other keys are never equal), with a set per mapping. The
+ * composer compares each key with every earlier one, so a mapping of 40,000 keys took 39 s.
+ * Walked without `visit`, whose bookkeeping per node cost a file of 5,000 small documents 7 %.
+ */
+function duplicateKeyOffsets(doc: Document): number[] {
+  const offsets: number[] = [];
+  const pending: unknown[] = [doc.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0);
+          else seen.add(key.value);
+        }
+        pending.push(key, value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) pending.push(item);
+    }
+  }
+  return offsets;
+}
+
+/**
+ * The documents built from the parser's tokens. Keys repeated in a mapping are left to
+ * duplicateKeyOffsets. The composer reports each problem as an Error, whose stack is never read:
+ * capturing them took 90 % of the time and 75 % of the memory of composing a file of 300,000
+ * syntax errors (an 8 MiB file of them ran out of memory after 140 s).
+ */
+function composeDocuments(tokens: CST.Token[]): Document[] {
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return Array.from(new Composer({ merge: true, uniqueKeys: false }).compose(tokens));
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
 function retype(text: string): unknown {
   try {
     const value: unknown = parseYaml(text);
@@ -81,21 +129,25 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
   };
   const problems: LocatedProblem[] = [];
   const monitors: MonitorCandidate[] = [];
-  // Counted before parsing: refusing a file of too many documents must not cost their parsing.
-  const documentCount = countYamlDocuments(text);
-  if (documentCount > DEFINITION_FILE_MAX_DOCUMENTS) {
-    return { monitors, problems: [{ path: [], line: null, column: null, message: tooManyDocuments(documentCount) }] };
-  }
+  // Counted before parsing: refusing a file of too many monitors must not cost their parsing.
+  const counted = countMonitors(text);
+  if (counted > DEFINITION_FILE_MAX_MONITORS) return { monitors, problems: [tooManyMonitors(counted)] };
   // Too deep a file is refused whole: building any of its documents could exhaust the stack.
   const scanned = scanYaml(text, lineCounter, MAX_JSON_DEPTH);
   if (!scanned.ok) return { monitors, problems: [{ path: scanned.path, ...position(scanned.offset), message: TOO_DEEP }] };
-  const docs = Array.from(new Composer({ merge: true, uniqueKeys: true }).compose(scanned.tokens));
+  // On broken YAML the count of lines can fall short of the items the parser puts in a list
+  // (it takes in wrongly indented ones), and building them is most of their cost.
+  const parsedCount = countParsedMonitors(scanned.tokens);
+  if (parsedCount > DEFINITION_FILE_MAX_MONITORS) return { monitors, problems: [tooManyMonitors(parsedCount)] };
+  const docs = composeDocuments(scanned.tokens);
 
   for (const doc of docs) {
-    if (doc.errors.length > 0) {
-      for (const error of doc.errors) {
-        problems.push({ path: [], ...position(error.pos[0]), message: `YAML syntax: ${firstLine(error.message)}` });
-      }
+    const syntaxErrors = [
+      ...doc.errors.map((error) => ({ offset: error.pos[0], message: firstLine(error.message) })),
+      ...duplicateKeyOffsets(doc).map((offset) => ({ offset, message: DUPLICATE_KEY })),
+    ].sort((a, b) => a.offset - b.offset);
+    if (syntaxErrors.length > 0) {
+      for (const { offset, message } of syntaxErrors) problems.push({ path: [], ...position(offset), message: `YAML syntax: ${message}` });
       continue;
     }
     const root = doc.contents;
@@ -129,7 +181,8 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
         Scalar(_key, node, path) {
           const message = interpolationProblems.get(node);
           if (message) {
-            candidateProblems.push({ path: pathOf(item, path), ...position(node.range?.[0] ?? 0), message });
+            // The ancestry stops at the list that holds the scalar: the scalar completes it, for its index.
+            candidateProblems.push({ path: pathOf(item, [...path, node]), ...position(node.range?.[0] ?? 0), message });
           }
         },
       } as Parameters<typeof visit>[1]);
@@ -151,6 +204,42 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
   return { monitors, problems };
 }
 
+/*
+ * Lists by their items, and mappings by their keys as a path names them (the first of equal
+ * keys), indexed on first use: a search of the items for each problem made a file of many
+ * problems in one collection (40,000 unknown keys, say) quadratic. Small collections, every
+ * monitor among them, are searched: an index for each cost more than it saved.
+ */
+const INDEXED_FROM_ITEMS = 32;
+const itemIndexes = new WeakMap<YAMLSeq, Map<unknown, number>>();
+const pairIndexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function indexOfItem(seq: YAMLSeq, item: unknown): number {
+  if (seq.items.length < INDEXED_FROM_ITEMS) return seq.items.indexOf(item);
+  let index = itemIndexes.get(seq);
+  if (!index) {
+    index = new Map(seq.items.map((node, i) => [node, i] as const).reverse());
+    itemIndexes.set(seq, index);
+  }
+  return index.get(item) ?? -1;
+}
+
+function pairNamed(map: YAMLMap, segment: PathSegment): Pair | undefined {
+  const name = String(segment);
+  if (map.items.length < INDEXED_FROM_ITEMS) return map.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === name);
+  let index = pairIndexes.get(map);
+  if (!index) {
+    index = new Map();
+    for (const pair of map.items) {
+      if (!isScalar(pair.key)) continue;
+      const key = String(pair.key.value);
+      if (!index.has(key)) index.set(key, pair);
+    }
+    pairIndexes.set(map, index);
+  }
+  return index.get(name);
+}
+
 /** The path from `root` to a node, given the ancestry `visit` reports. */
 function pathOf(root: Node, ancestry: readonly unknown[]): PathSegment[] {
   const path: PathSegment[] = [];
@@ -158,7 +247,7 @@ function pathOf(root: Node, ancestry: readonly unknown[]): PathSegment[] {
   for (let i = 0; i < chain.length; i++) {
     const here = chain[i];
     const next = chain[i + 1];
-    if (isSeq(here) && next !== undefined) path.push(here.items.indexOf(next as never));
+    if (isSeq(here) && next !== undefined) path.push(indexOfItem(here, next));
     if (isPair(here) && isScalar(here.key)) path.push(here.key.value as string);
   }
   return path;
@@ -175,7 +264,7 @@ function locateIn(
   for (const segment of path) {
     key = undefined;
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      const pair = pairNamed(node, segment);
       if (!pair) break;
       key = pair.key;
       node = pair.value ?? pair.key;
