@@ -44,7 +44,7 @@ import { scrapeRoutes } from './routes/scrape.js';
 import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
 import { monthOf, usageStore } from '../engine/usage/usage-store.js';
-import { errorBody } from './http.js';
+import { errorBody, invalid } from './http.js';
 import { formatPath } from '../spec/schemas.js';
 
 /** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
@@ -171,9 +171,7 @@ function answerClientError(error: Error & { code?: string }, socket: import('nod
 function parseJsonBody(_request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void): void {
   if (bytes.length === 0) return done(null, undefined);
   // Invalid UTF-8 would be decoded to U+FFFD and stored so: it is refused, with where it starts.
-  if (!isUtf8(bytes)) {
-    return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: `the body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)})` }] }));
-  }
+  if (!isUtf8(bytes)) return done(invalid([{ path: [], message: `the body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)})` }]));
   const text = bytes.toString('utf8');
   // As Fastify's own parser does: a "__proto__" key is refused, never merged into an object's prototype.
   if (/"__proto__"\s*:/.test(text)) {
@@ -190,7 +188,7 @@ function parseJsonBody(_request: FastifyRequest, bytes: Buffer, done: (error: Er
     return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: formatPath(tooDeep), message: `nests deeper than ${MAX_JSON_DEPTH} levels` }] }));
   }
   const unstorable = unstorableTextIn(body);
-  if (unstorable) return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: formatPath(unstorable.path), message: unstorable.message }] }));
+  if (unstorable) return done(invalid([unstorable]));
   done(null, body);
 }
 
@@ -412,8 +410,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   }
   const afterCheck = <T>(work: Promise<T>) => work.finally(deliver);
 
-  /** Runs `work` under the key that queued it: what it spends is counted under that key. */
-  /** The engine a claimed job runs on: its team's, under the rule of the process that queued it. */
+  /** The engine a claimed job runs on: its team's, under the rule of the process that queued it, for the key that queued it. */
   const engineFor = (team: string, context: RunContext | undefined) => (context ? backendFor(team, !context.privateTargetsAllowed, context.keyId) : backendOf(team, undefined));
   const handlers: WorkHandlers = {
     async crawl(id, signal) {

@@ -115,7 +115,7 @@ function compilePathPatterns(sources: readonly string[] | undefined, field: 'inc
       return compilePathPattern(source);
     } catch (error) {
       if (!(error instanceof PathPatternError)) throw error;
-      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, code: 'BAD_REQUEST', details: [{ path: `crawlOptions.${field}[${index}]`, message: error.message }] });
+      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: `crawlOptions.${field}[${index}]`, message: error.message }] });
     }
   });
 }

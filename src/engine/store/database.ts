@@ -17,7 +17,7 @@ import type { DatabaseConnection, Kysely, RawBuilder } from 'kysely';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { DATABASE_CORRUPT } from '../../spec/errors.js';
 import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migrations.js';
-import { sqliteReader } from './sqlite-reader.js';
+import { sqliteReader, type SqliteReader } from './sqlite-reader.js';
 import { keptStatements } from './sqlite-statements.js';
 import type { Tables } from './tables.js';
 
@@ -327,21 +327,24 @@ async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
   class ImmediateDriver extends kysely.SqliteDriver {
     private connection: DatabaseConnection | undefined;
     override async acquireConnection(): Promise<DatabaseConnection> {
-      return (this.connection ??= announcingWrites(namingDamage(await super.acquireConnection(), path, noteDamage)));
+      const connection = namingDamage(await super.acquireConnection(), path, noteDamage);
+      return (this.connection ??= reader ? announcingWrites(connection, reader) : connection);
     }
     override async beginTransaction(connection: DatabaseConnection): Promise<void> {
       await connection.executeQuery(kysely.CompiledQuery.raw('begin immediate'));
     }
   }
   const statements = keptStatements(raw);
-  // Opened at the first read of serve's hot paths: commands of the command line never need it.
-  const reader = sqliteReader(() => {
-    const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
-    connection.pragma('busy_timeout = 5000');
-    return connection;
-  }, raw);
+  // Serve's alone (readConnection), opened at its first read.
+  const reader = readConnection
+    ? sqliteReader(() => {
+      const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
+      connection.pragma('busy_timeout = 5000');
+      return connection;
+    }, raw)
+    : undefined;
   /** Each statement run, told to the reader once it has run, so that it knows what changed. */
-  const announcingWrites = (connection: DatabaseConnection): DatabaseConnection => ({
+  const announcingWrites = (connection: DatabaseConnection, reader: SqliteReader): DatabaseConnection => ({
     async executeQuery(compiled) {
       try {
         return await connection.executeQuery(compiled);
@@ -366,7 +369,7 @@ async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
       return damageSeen;
     },
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
-    ...(readConnection && { readNow: (sql: string, parameters: readonly unknown[]) => {
+    ...(reader && { readNow: (sql: string, parameters: readonly unknown[]) => {
       try {
         return reader.read(sql, parameters);
       } catch (error) {
@@ -377,7 +380,7 @@ async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
       }
     } }),
     close: async () => {
-      reader.close();
+      reader?.close();
       await query.destroy();
     },
   };
