@@ -10,9 +10,14 @@ if (Number(process.versions.node.split('.')[0]) < 20) {
   process.stderr.write(`webwatch needs Node.js 20 or newer; this is ${process.version}\n`);
   process.exit(1);
 }
+/** Set when the command has returned its exit code, or when its reader went away. */
+let finished = false;
 process.stdout.on('error', (error) => {
   // A closed pipe (`webwatch ... | head`) is not a failure of webwatch.
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  if (error.code === 'EPIPE') {
+    finished = true;
+    process.exit(process.exitCode ?? 0);
+  }
   throw error;
 });
 
@@ -25,9 +30,17 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
   const cli = loadBundle() ?? import('../dist/src/cli/main.js');
+  // A command whose work still waits on something that no longer keeps Node running (an unref'd
+  // timer, a dropped promise) would end here with 0 and nothing done: it is a failure, said so.
+  process.on('exit', (code) => {
+    if (finished || code !== 0) return;
+    process.stderr.write('error: internal error: webwatch stopped before the command finished (nothing was left to wait for)\n');
+    process.exitCode = 1;
+  });
   Promise.resolve(cli)
     .then(({ main, processIo }) => main(args, processIo()))
     .then((code) => {
+      finished = true;
       process.exitCode = code;
     });
 }

@@ -13,11 +13,15 @@ export interface Progress {
 
 const silent: Progress = { update: () => {}, stop: () => {} };
 
-export async function startProgress(io: Io, output: Output, text: string): Promise<Progress> {
-  if (!io.stderr.isTTY || output.quiet || output.json || io.env.CI) return silent;
+/** Whether a spinner shows: a person's terminal on stderr, without --quiet, --json or CI. */
+export function progressShown(io: Io, output: Output): boolean {
   // A terminal of width 0 (a pseudo-terminal nobody sized, as `script` makes without one) has
   // ora clear endless lines, forever: no spinner there.
-  if (io.stderr.columns === 0) return silent;
+  return Boolean(io.stderr.isTTY) && !output.quiet && !output.json && !io.env.CI && io.stderr.columns !== 0;
+}
+
+export async function startProgress(io: Io, output: Output, text: string): Promise<Progress> {
+  if (!progressShown(io, output)) return silent;
   const { default: ora } = await import('ora');
   // The text names URLs and monitors, which come from outside.
   const spinner = ora({ text: escapeControls(text), stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();

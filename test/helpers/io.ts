@@ -28,7 +28,13 @@ export function fakeIo(options: FakeIoOptions = {}) {
   const err: string[] = [];
   const io: Io = {
     stdout: { write: (chunk: string) => out.push(chunk), isTTY: options.tty ?? false },
-    stderr: { write: (chunk: string) => err.push(chunk), isTTY: options.tty ?? false, ...(options.columns !== undefined && { columns: options.columns }) },
+    stderr: {
+      write: (chunk: string) => err.push(chunk),
+      isTTY: options.tty ?? false,
+      ...(options.columns !== undefined && { columns: options.columns }),
+      // What a spinner (ora) calls on a terminal's stream; the lines it clears stay in the capture.
+      ...(options.tty && { cursorTo: () => true, clearLine: () => true, moveCursor: () => true }),
+    },
     stdinIsTTY: options.tty ?? false,
     readStdin: async () => Buffer.from(options.stdin ?? '').toString('utf8'),
     readStdinBytes: async (maxBytes: number) => Buffer.from(options.stdin ?? '').subarray(0, maxBytes + 1),

@@ -59,7 +59,7 @@ describe('agent jobs on webwatch serve', () => {
     throw new Error(`job ${id} did not finish`);
   };
   const trace = async (id: string) => (await call(acme, 'GET', `/agent/${id}/trace`)).body.events as Body[];
-  const kinds = (events: Body[]) => events.map((e) => (e.type === 'tool_call.started' || e.type === 'tool_call.finished' ? `${e.type}:${e.toolName}` : e.type));
+  const kinds = (events: Body[]) => events.map((e) => (e.type === 'tool_call.started' || e.type === 'tool_call.finished' ? `${e.type}:${e.toolName}` : e.modelTurn ? `model turn ${e.modelTurn}` : e.type));
   const userTask = (request: Body) => String(request.messages.find((m: Body) => m.role === 'user')?.content ?? '');
   const turnsOf = (request: Body) => request.messages.filter((m: Body) => m.role === 'assistant').length;
 
@@ -78,7 +78,12 @@ describe('agent jobs on webwatch serve', () => {
     assert.ok(Date.parse(status.expiresAt) > Date.now());
 
     const events = await trace(start.body.id);
-    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'tool_call.started:scrape', 'artifact.updated', 'tool_call.finished:scrape', 'artifact.updated', 'agent.finished', 'run.finished']);
+    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'model turn 1', 'tool_call.started:scrape', 'artifact.updated', 'tool_call.finished:scrape', 'model turn 2', 'artifact.updated', 'agent.finished', 'run.finished']);
+    // Followers are told what the agent waits for, and how long each tool call took.
+    assert.deepEqual([events[2].type, events[2].phase, events[2].message], ['progress.reported', 'planning', 'model turn 1']);
+    assert.deepEqual([events[6].phase, events[6].modelTurn], ['working', 2]);
+    const scraped = events.find((e) => e.type === 'tool_call.finished');
+    assert.ok(Number.isInteger(scraped.durationMs) && scraped.durationMs >= 0 && scraped.durationMs < 5000, `durationMs ${scraped.durationMs}`);
     assert.deepEqual(events.map((e) => e.producerSequence), events.map((_, i) => i + 1), 'gapless, in order');
     for (const event of events) {
       assert.equal(event.schemaVersion, 1);
@@ -123,8 +128,8 @@ describe('agent jobs on webwatch serve', () => {
     assert.equal(status.status, 'completed');
     assert.deepEqual(status.data, { price: 12 });
     const events = await trace(start.body.id);
-    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'progress.reported', 'artifact.updated', 'agent.finished', 'run.finished']);
-    assert.match(events[2].message, /does not match the schema.*\/price must be number/);
+    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'model turn 1', 'progress.reported', 'model turn 2', 'artifact.updated', 'agent.finished', 'run.finished']);
+    assert.match(events[3].message, /does not match the schema.*\/price must be number/);
   });
 
   it('maxCredits: the run ends failed, uncharged, without data, outcome credit_limit_reached', async () => {
@@ -165,8 +170,8 @@ describe('agent jobs on webwatch serve', () => {
     assert.equal(status.status, 'failed');
     assert.match(status.error, /the model failed/);
     const events = await trace(start.body.id);
-    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'error.occurred', 'agent.finished', 'run.finished']);
-    assert.deepEqual([events[2].error.code, events[2].error.retryable], ['internal', true]);
+    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'model turn 1', 'error.occurred', 'agent.finished', 'run.finished']);
+    assert.deepEqual([events[3].error.code, events[3].error.retryable], ['internal', true]);
   });
 
   it('cancel: mid-run it ends cancelled; then 409 already cancelled; a finished job 409 already finished', async () => {
@@ -175,7 +180,7 @@ describe('agent jobs on webwatch serve', () => {
     await new Promise((r) => setTimeout(r, 100));
     // A follower waiting for the next event gets it as soon as it is recorded.
     const t0 = performance.now();
-    const waiting = call(acme, 'GET', `/agent/${start.body.id}/trace?since=2&waitMs=20000`);
+    const waiting = call(acme, 'GET', `/agent/${start.body.id}/trace?since=3&waitMs=20000`);
     const cancelling = new Promise<{ status: number; body: Body }>((resolve) => setTimeout(() => resolve(call(acme, 'DELETE', `/agent/${start.body.id}`)), 200));
     const woken = await waiting;
     assert.ok(performance.now() - t0 < 2000, 'answered when the event came, not after waitMs');
@@ -188,7 +193,7 @@ describe('agent jobs on webwatch serve', () => {
     assert.equal(status.status, 'failed');
     assert.match(status.error, /cancelled/);
     const events = await trace(start.body.id);
-    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'run.cancel_requested', 'agent.finished', 'run.finished']);
+    assert.deepEqual(kinds(events), ['run.started', 'agent.started', 'model turn 1', 'run.cancel_requested', 'agent.finished', 'run.finished']);
     assert.deepEqual([events.at(-1).outcome, events.at(-1).error.code], ['cancelled', 'cancelled']);
 
     script = () => ({ content: '"done"' });
@@ -210,9 +215,11 @@ describe('agent jobs on webwatch serve', () => {
     assert.equal(status.status, 'completed');
     const events = await trace(start.body.id);
     const sub = events.filter((e) => e.agent.role === 'subagent');
-    assert.deepEqual(sub.map((e) => e.type), ['agent.started', 'agent.finished']);
+    assert.deepEqual(kinds(sub), ['agent.started', 'model turn 1', 'agent.finished']);
+    // Starting it is a tool call of the orchestrator, traced like the others.
+    assert.deepEqual(kinds(events.filter((e) => e.agent.role === 'orchestrator' && e.type.startsWith('tool_call'))), ['tool_call.started:start_subagent', 'tool_call.finished:start_subagent']);
     assert.equal(sub[0].agent.parentId, events[0].agent.id);
-    assert.deepEqual([sub[1].outcome, sub[1].error.code], ['cancelled', 'parent_finished']);
+    assert.deepEqual([sub[2].outcome, sub[2].error.code], ['cancelled', 'parent_finished']);
     assert.equal(events.at(-1).outcome, 'succeeded');
   });
 

@@ -33,6 +33,8 @@ export interface ApiClientOptions {
 export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | boolean | undefined>;
+  /** Abandons the request and its retries (Ctrl-C while following): rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
@@ -137,11 +139,12 @@ export class ApiClient {
       let text: string;
       let retryAfter: number | undefined;
       try {
-        const response = await request(url, { method, headers, body, dispatcher: this.dispatcher });
+        const response = await request(url, { method, headers, body, dispatcher: this.dispatcher, ...(options.signal && { signal: options.signal }) });
         status = response.statusCode;
         retryAfter = retryAfterSeconds(response.headers['retry-after'], Date.now());
         text = await response.body.text();
       } catch (error) {
+        if (options.signal?.aborted) throw options.signal.reason;
         const failure = networkFailure(error, this.base);
         log?.(`<- ${failure.message} after ${seconds(Date.now() - started)}`);
         // A request that may have reached the server is resent only when resending is harmless.

@@ -254,7 +254,10 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     agentTrace: async (id, since = 0, wait = {}) => {
       // The hosted API answers every event and ignores `since` and `waitMs` (spec §4.2 bodies may
       // lack `success`); webwatch serve answers only the new ones, as soon as there are some.
-      const answer = await client.request<{ events?: TraceEvent[]; creditsUsed?: number }>('GET', `${agentPath(id)}/trace`, { query: { ...(since > 0 && { since }), ...(wait.waitMs && { waitMs: wait.waitMs }) } });
+      const answer = await client.request<{ events?: TraceEvent[]; creditsUsed?: number }>('GET', `${agentPath(id)}/trace`, {
+        query: { ...(since > 0 && { since }), ...(wait.waitMs && { waitMs: wait.waitMs }) },
+        ...(wait.signal && { signal: wait.signal }),
+      });
       const events = (answer.events ?? []).filter((event) => event.producerSequence > since).sort((a, b) => a.producerSequence - b.producerSequence);
       return { events, ...(answer.creditsUsed !== undefined && { creditsUsed: answer.creditsUsed }) };
     },

@@ -4,13 +4,19 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import type { Backend } from '../../backend/backend.js';
-import { followTrace, outcomeExitCode } from '../../core/agent/follow.js';
-import type { RunOutcome, TraceEvent } from '../../engine/agent/trace.js';
+import { resolveAgentRef } from '../../core/agent/agent-ref.js';
+import { outcomeExitCode, TraceFollower } from '../../core/agent/follow.js';
+import { AgentRunView, type RunSummary } from '../../core/agent/run-view.js';
+import type { RunOutcome } from '../../engine/agent/trace.js';
+import type { AgentStatusDocument } from '../../engine/agent/wire.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { UsageError } from '../../errors/webwatch-error.js';
+import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { validateAgentRequest, type AgentRequestInput } from '../../spec/agent.js';
 import { formatPath } from '../../spec/issues.js';
+import { startAgentLive, summaryText } from '../../ui/agent-live.js';
 import { timelineLine } from '../../ui/agent-timeline.js';
+import type { Output } from '../../ui/output.js';
+import { escapeControls, styled, type Styled } from '../../ui/terminal-text.js';
 import { renderRows } from '../../ui/table.js';
 import { backendFor, withBackend } from '../backend.js';
 import type { CommandContext } from '../context.js';
@@ -43,15 +49,61 @@ async function readSchema(file: string): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
-/** Prints events as they come: a timeline on stderr for a person, nothing else otherwise. */
-function timelinePrinter(context: CommandContext): (event: TraceEvent) => void {
-  const { io, output } = context;
-  if (output.quiet || output.json || !io.stderr.isTTY) return () => {};
-  return (event) => io.stderr.write(`${timelineLine(event, output.errorStyle)}\n`);
-}
-
 /** Ctrl-C while following: stop following and say how to cancel, unless the job runs here. */
 const stopOnInterrupt = interruptible;
+
+interface Followed {
+  /** How the run ended; undefined when following was stopped (Ctrl-C). */
+  outcome: RunOutcome | undefined;
+  summary: RunSummary;
+}
+
+/**
+ * Follows a job to its end: each event to `print` (a timeline line) or as a JSON line on stdout,
+ * the live status line on a terminal's stderr, and the summary for a person at the end.
+ */
+async function follow(context: CommandContext, backend: Backend, id: string, options: { since?: number; maxCredits?: number; timeline: 'stderr' | 'stdout' | 'json-lines' | 'none' }): Promise<Followed> {
+  const { io, output } = context;
+  const print =
+    options.timeline === 'stderr' ? (line: Styled) => output.info(line)
+    : options.timeline === 'stdout' ? (line: Styled) => output.data(line)
+    : undefined;
+  const live = await startAgentLive(io, output, { style: options.timeline === 'stdout' ? output.style : output.errorStyle, ...(print && { print }), ...(options.maxCredits !== undefined && { maxCredits: options.maxCredits }) });
+  const interrupt = stopOnInterrupt();
+  const follower = new TraceFollower(backend, id, { since: options.since ?? 0, signal: interrupt.signal, onCredits: (credits) => live.credits(credits) });
+  try {
+    for await (const event of follower.events()) {
+      if (options.timeline === 'json-lines') io.stdout.write(`${JSON.stringify(event)}\n`);
+      live.event(event);
+    }
+  } finally {
+    live.stop();
+    interrupt.dispose();
+  }
+  return { outcome: follower.outcome, summary: live.summary() };
+}
+
+/** The summary line: the outcome coloured, the counts plain. */
+function summaryLine(output: Output, summary: RunSummary): Styled {
+  const style = output.errorStyle;
+  const [outcome, rest] = [summary.outcome ?? 'still running', summaryText(summary).slice((summary.outcome ?? 'still running').length)];
+  return styled(`${summary.outcome === 'succeeded' ? style.green(outcome) : style.red(outcome)}${rest}`);
+}
+
+/** How long the status may lag behind the trace's `run.finished` (the run writes it last). */
+const STATUS_SETTLE_MS = 15_000;
+
+/** The job's status once it says the run is over: the trace's end comes a moment before it. */
+async function settledStatus(backend: Backend, id: string): Promise<AgentStatusDocument> {
+  const until = Date.now() + STATUS_SETTLE_MS;
+  let pause = 50;
+  for (;;) {
+    const status = await backend.getAgent(id);
+    if (status.status !== 'processing' || Date.now() > until) return status;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 1000);
+  }
+}
 
 export async function runAgentRun(context: CommandContext, prompt: string, rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;
@@ -76,42 +128,41 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
       if (output.json) output.jsonDocument({ success: true, id });
       else {
         output.data(id);
-        output.info(`follow it with: webwatch agent trace ${id} --follow`);
+        output.info(`follow it with: webwatch agent trace ${id.slice(0, 8)} --follow`);
       }
       return EXIT.ok;
     }
     output.info(`agent job ${id}`);
-    const print = timelinePrinter(context);
-    const interrupt = stopOnInterrupt();
-    let outcome: RunOutcome | undefined;
-    try {
-      for await (const event of followTrace(backend, id, { signal: interrupt.signal })) {
-        print(event);
-        if (event.type === 'run.finished') outcome = event.outcome;
-      }
-    } finally {
-      interrupt.dispose();
-    }
+    const timeline = output.quiet || output.json || !io.stderr.isTTY ? 'none' : 'stderr';
+    const { outcome, summary } = await follow(context, backend, id, { timeline, ...(flags.maxCredits !== undefined && { maxCredits: flags.maxCredits }) });
     if (!outcome) {
       if (local) await backend.cancelAgent(id).catch(() => undefined);
-      output.info(local ? `agent job ${id} cancelled: it ran in this command` : `stopped following; the job goes on. Cancel it with: webwatch agent cancel ${id}`);
+      output.info(local ? `agent job ${id} cancelled: it ran in this command` : `stopped following; the job goes on. Cancel it with: webwatch agent cancel ${id.slice(0, 8)}`);
       return EXIT.interrupted;
     }
-    const status = await backend.getAgent(id);
+    const status = await settledStatus(backend, id);
+    if (outcome === 'succeeded' && (status.status !== 'completed' || status.data === undefined)) {
+      // The trace says it succeeded, the status has no result: no exit 0 without one.
+      throw new WebwatchError(`agent job ${id} finished succeeded, but its status ${status.status === 'completed' ? 'holds no result' : `still reads ${status.status}`}`, { code: 'AGENT_RESULT_MISSING', suggestion: `read it later with: webwatch agent status ${id.slice(0, 8)}` });
+    }
     if (flags.output && status.data !== undefined) await writeFile(flags.output, `${JSON.stringify(status.data, null, 2)}\n`);
     if (output.json) output.jsonDocument({ id, ...status });
     else if (status.status === 'completed') {
       if (!flags.output) output.data(typeof status.data === 'string' ? status.data : JSON.stringify(status.data, null, 2));
-      output.info(`succeeded, ${status.creditsUsed ?? 0} credits${flags.output ? `; result written to ${flags.output}` : ''}`);
-    } else output.problem(`${output.errorStyle.red('error:')} ${status.error ?? outcome}`);
+      output.info(summaryLine(output, { ...summary, credits: status.creditsUsed ?? summary.credits }));
+      if (flags.output) output.info(`result written to ${flags.output}`);
+    } else {
+      output.info(summaryLine(output, summary));
+      output.problem(styled(`${output.errorStyle.red('error:')} ${escapeControls(status.error ?? outcome)}`));
+    }
     return outcomeExitCode(outcome);
   } finally {
     await backend.close();
   }
 }
 
-export async function runAgentStatus(context: CommandContext, id: string): Promise<ExitCode> {
-  const status = await withBackend(context, 'reading an agent job', (backend) => backend.getAgent(id));
+export async function runAgentStatus(context: CommandContext, ref: string): Promise<ExitCode> {
+  const status = await withBackend(context, 'reading an agent job', async (backend) => backend.getAgent(await resolveAgentRef(backend, ref)));
   const { output } = context;
   if (output.json) output.jsonDocument(status);
   else {
@@ -133,38 +184,39 @@ export async function runAgentList(context: CommandContext): Promise<ExitCode> {
 
 const traceFlags = z.object({ follow: z.boolean().optional(), since: z.coerce.number().int().min(0).optional() });
 
-export async function runAgentTrace(context: CommandContext, id: string, rawFlags: unknown): Promise<ExitCode> {
+export async function runAgentTrace(context: CommandContext, ref: string, rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;
   const flags = parseFlags(traceFlags, rawFlags);
   // People get the timeline; pipes and --json one canonical event per line.
-  const write = output.json || !output.tty ? (event: TraceEvent) => io.stdout.write(`${JSON.stringify(event)}\n`) : (event: TraceEvent) => output.data(timelineLine(event, output.style));
+  const person = !output.json && output.tty;
   return withBackend(context, 'reading an agent trace', async (backend: Backend) => {
+    const id = await resolveAgentRef(backend, ref);
     if (!flags.follow) {
       const { events } = await backend.agentTrace(id, flags.since ?? 0);
-      events.forEach(write);
+      if (!person) for (const event of events) io.stdout.write(`${JSON.stringify(event)}\n`);
+      else {
+        const view = new AgentRunView();
+        for (const event of events) {
+          const { durationMs } = view.see(event, Date.parse(event.occurredAt));
+          output.data(timelineLine(event, output.style, event.type === 'tool_call.finished' ? durationMs : undefined));
+        }
+      }
       return EXIT.ok;
     }
-    const interrupt = stopOnInterrupt();
-    let outcome: RunOutcome | undefined;
-    try {
-      for await (const event of followTrace(backend, id, { since: flags.since ?? 0, signal: interrupt.signal })) {
-        write(event);
-        if (event.type === 'run.finished') outcome = event.outcome;
-      }
-    } finally {
-      interrupt.dispose();
-    }
+    const { outcome, summary } = await follow(context, backend, id, { since: flags.since ?? 0, timeline: person ? 'stdout' : 'json-lines' });
     if (!outcome) {
-      output.info(`stopped following; the job goes on. Cancel it with: webwatch agent cancel ${id}`);
+      output.info(`stopped following; the job goes on. Cancel it with: webwatch agent cancel ${id.slice(0, 8)}`);
       return EXIT.interrupted;
     }
+    if (person) output.info(summaryLine(output, summary));
     return outcomeExitCode(outcome);
   });
 }
 
-export async function runAgentSnapshot(context: CommandContext, id: string, snapshotId: string, rawFlags: unknown): Promise<ExitCode> {
+export async function runAgentSnapshot(context: CommandContext, ref: string, snapshotId: string, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ output: z.string().optional() }), rawFlags);
-  const content = await withBackend(context, 'reading an agent snapshot', (backend) => backend.agentSnapshot(id, snapshotId));
+  let id = ref;
+  const content = await withBackend(context, 'reading an agent snapshot', async (backend) => backend.agentSnapshot((id = await resolveAgentRef(backend, ref)), snapshotId));
   if (flags.output) {
     await writeFile(flags.output, content);
     context.output.info(`snapshot ${snapshotId} written to ${flags.output}`);
@@ -173,8 +225,9 @@ export async function runAgentSnapshot(context: CommandContext, id: string, snap
   return EXIT.ok;
 }
 
-export async function runAgentCancel(context: CommandContext, id: string): Promise<ExitCode> {
-  await withBackend(context, 'cancelling an agent job', (backend) => backend.cancelAgent(id));
+export async function runAgentCancel(context: CommandContext, ref: string): Promise<ExitCode> {
+  let id = ref;
+  await withBackend(context, 'cancelling an agent job', async (backend) => backend.cancelAgent((id = await resolveAgentRef(backend, ref))));
   if (context.output.json) context.output.jsonDocument({ success: true, id });
   else context.output.info(`agent job ${id}: cancel requested`);
   return EXIT.ok;

@@ -1,41 +1,137 @@
 /**
  * Following an agent job's trace through any backend: events after the last one seen, each
- * once, in producerSequence order, until `run.finished`. Polling, so it works the same on the
- * local engine, against serve and against a remote API.
+ * once, in producerSequence order, until the run has ended. Long polls where the API waits for
+ * the next event (the local engine, webwatch serve), polling with a growing pause where it
+ * answers at once (the hosted API). A follow ends only when the run has: on `run.finished`, or,
+ * for a trace that lacks it, when the job's status says the run is over. Ctrl-C (the signal)
+ * stops following and leaves the job alone; an API that keeps failing after the client's own
+ * retries ends it with that error.
  */
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Backend } from '../../backend/backend.js';
 import type { RunOutcome, TraceEvent } from '../../engine/agent/trace.js';
+import type { AgentStatusDocument } from '../../engine/agent/wire.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 
-export const FOLLOW_POLL_MS = 100;
-/** How long one request may wait for the next event (an API that cannot wait answers at once). */
-export const FOLLOW_WAIT_MS = 2000;
+/** How long one request may wait for the next event (the engine caps it at 25 s). */
+export const FOLLOW_WAIT_MS = 20_000;
+/** The first pause after an API answered at once with nothing new; it doubles up to the max. */
+export const FOLLOW_POLL_MS = 250;
+export const FOLLOW_POLL_MAX_MS = 2_000;
+/** While nothing comes, the job's status is read this often: a run may end without `run.finished`. */
+export const FOLLOW_STATUS_MS = 10_000;
 
 export interface FollowOptions {
   /** Events after this producerSequence (0: from the start). */
   since?: number;
-  pollMs?: number;
-  sleep?: (ms: number) => Promise<void>;
   /** Stops following (Ctrl-C): the job goes on. */
   signal?: AbortSignal;
+  waitMs?: number;
+  pollMs?: number;
+  statusMs?: number;
+  /** Told the job's credits whenever an answer carries them. */
+  onCredits?: (credits: number) => void;
 }
 
-/** Each event once, in order; ends after `run.finished`, or when the signal aborts. */
-export async function* followTrace(backend: Backend, id: string, options: FollowOptions = {}): AsyncGenerator<TraceEvent> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.()));
-  let last = options.since ?? 0;
-  for (;;) {
-    if (options.signal?.aborted) return;
-    const { events } = await backend.agentTrace(id, last, { waitMs: FOLLOW_WAIT_MS, ...(options.signal && { signal: options.signal }) });
-    for (const event of events) {
-      // A server that answers the whole trace every time: what was seen is skipped.
-      if (event.producerSequence <= last) continue;
-      last = event.producerSequence;
-      yield event;
-      if (event.type === 'run.finished') return;
+/** The outcome of a run that ended, read from its status document when its trace does not say. */
+export function outcomeOfStatus(status: AgentStatusDocument): RunOutcome | undefined {
+  if (status.status === 'processing') return undefined;
+  if (status.status === 'completed') return 'succeeded';
+  const said = status.error ?? '';
+  if (/cancel/i.test(said)) return 'cancelled';
+  if (/refus/i.test(said)) return 'refused';
+  if (/credit/i.test(said)) return 'credit_limit_reached';
+  return 'failed';
+}
+
+export class TraceFollower {
+  /** How the run ended; undefined while it goes on, or when following was stopped first. */
+  outcome: RunOutcome | undefined;
+  creditsUsed: number | undefined;
+  private last: number;
+
+  constructor(private readonly backend: Backend, private readonly id: string, private readonly options: FollowOptions = {}) {
+    this.last = options.since ?? 0;
+  }
+
+  private get stopped(): boolean {
+    return this.options.signal?.aborted ?? false;
+  }
+
+  /** Each new event once, in order; ends when the run has ended or the signal aborts. */
+  async *events(): AsyncGenerator<TraceEvent> {
+    const { options } = this;
+    const waitMs = options.waitMs ?? FOLLOW_WAIT_MS;
+    const statusMs = options.statusMs ?? FOLLOW_STATUS_MS;
+    let pause = options.pollMs ?? FOLLOW_POLL_MS;
+    let statusReadAt = Date.now();
+    while (!this.stopped) {
+      const asked = Date.now();
+      const answer = await this.ask(waitMs);
+      if (!answer) return;
+      const fresh = answer.events.filter((event) => event.producerSequence > this.last);
+      for (const event of fresh) {
+        this.last = event.producerSequence;
+        yield event;
+        if (event.type === 'run.finished') {
+          this.outcome = event.outcome;
+          return;
+        }
+      }
+      if (fresh.length > 0) {
+        pause = options.pollMs ?? FOLLOW_POLL_MS;
+        continue;
+      }
+      // Nothing new for a while: a run that ended without `run.finished` in its trace ends here too.
+      if (Date.now() - statusReadAt >= statusMs) {
+        statusReadAt = Date.now();
+        const ended = await this.endedByStatus();
+        if (ended) {
+          // Events recorded just before the end are still shown.
+          const late = await this.ask(0);
+          for (const event of late?.events.filter((e) => e.producerSequence > this.last) ?? []) {
+            this.last = event.producerSequence;
+            yield event;
+          }
+          this.outcome = ended;
+          return;
+        }
+      }
+      // An API that answered at once did not wait: it is asked again after a pause that grows.
+      if (Date.now() - asked < waitMs / 2) {
+        try {
+          await sleepFor(pause, undefined, options.signal ? { signal: options.signal } : {});
+        } catch {
+          return;
+        }
+        pause = Math.min(pause * 2, FOLLOW_POLL_MAX_MS);
+      }
     }
-    // Nothing new: an API that waited had nothing for a while; one that did not is asked again shortly.
-    if (events.length === 0) await sleep(options.pollMs ?? FOLLOW_POLL_MS);
+  }
+
+  /** One trace request; undefined when following was stopped meanwhile. */
+  private async ask(waitMs: number): Promise<{ events: TraceEvent[] } | undefined> {
+    const { signal } = this.options;
+    try {
+      const answer = await this.backend.agentTrace(this.id, this.last, { ...(waitMs > 0 && { waitMs }), ...(signal && { signal }) });
+      if (answer.creditsUsed !== undefined) {
+        this.creditsUsed = answer.creditsUsed;
+        this.options.onCredits?.(answer.creditsUsed);
+      }
+      return answer;
+    } catch (error) {
+      if (this.stopped) return undefined;
+      throw error;
+    }
+  }
+
+  private async endedByStatus(): Promise<RunOutcome | undefined> {
+    try {
+      return outcomeOfStatus(await this.backend.getAgent(this.id));
+    } catch (error) {
+      if (this.stopped) return undefined;
+      throw error;
+    }
   }
 }
 

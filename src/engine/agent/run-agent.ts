@@ -133,6 +133,7 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
 
   /** One tool call of the engine's tools: traced, charged, its text fenced. */
   async function useTool(agent: AgentIdentity, call: ChatToolCall, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+    const started = Date.now();
     record(agent, { type: 'tool_call.started', toolCallId: call.id, toolName: call.name, parameters: args });
     let result: unknown;
     let text: string;
@@ -167,7 +168,16 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
       result = { error: messageOf(error) };
       text = `The tool failed: ${messageOf(error)}`;
     }
-    record(agent, { type: 'tool_call.finished', toolCallId: call.id, toolName: call.name, result });
+    record(agent, { type: 'tool_call.finished', toolCallId: call.id, toolName: call.name, result, durationMs: Date.now() - started });
+    return text;
+  }
+
+  /** A call the agent loop answers itself (subagents): traced like the engine's tools. */
+  async function traced(agent: AgentIdentity, call: ChatToolCall, args: Record<string, unknown>, work: () => Promise<{ result: unknown; text: string }>): Promise<string> {
+    const started = Date.now();
+    record(agent, { type: 'tool_call.started', toolCallId: call.id, toolName: call.name, parameters: args });
+    const { result, text } = await work();
+    record(agent, { type: 'tool_call.finished', toolCallId: call.id, toolName: call.name, result, durationMs: Date.now() - started });
     return text;
   }
 
@@ -189,6 +199,8 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
       for (let turn = 1; turn <= turns; turn++) {
         stopIfAborted(signal);
         charge(AGENT_CREDITS.modelCall);
+        // Followers show what the agent waits for: a model turn takes seconds with a real model.
+        record(agent, { type: 'progress.reported', phase: turn === 1 ? 'planning' : 'working', message: `model turn ${turn}`, modelTurn: turn });
         let reply;
         try {
           reply = await context.model.chat({ messages, tools, signal });
@@ -226,11 +238,17 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
             const childController = new AbortController();
             children.push(childController);
             const childSignal = AbortSignal.any([signal, childController.signal]);
-            subagents.push(runSubagent(child, String(args.task ?? ''), childSignal));
-            messages.push({ role: 'tool', toolCallId: call.id, content: `Started ${child.name}.` });
+            const content = await traced(agent, call, args, async () => {
+              subagents.push(runSubagent(child, String(args.task ?? ''), childSignal));
+              return { result: { subagent: child.name }, text: `Started ${child.name}.` };
+            });
+            messages.push({ role: 'tool', toolCallId: call.id, content });
           } else if (call.name === 'wait_for_subagents' && isOrchestrator) {
-            const results = await Promise.all(subagents);
-            messages.push({ role: 'tool', toolCallId: call.id, content: results.map((r, i) => `subagent ${i + 1}: ${r}`).join('\n') || 'No subagents were started.' });
+            const content = await traced(agent, call, args, async () => {
+              const results = await Promise.all(subagents);
+              return { result: { subagents: results.length }, text: results.map((r, i) => `subagent ${i + 1}: ${r}`).join('\n') || 'No subagents were started.' };
+            });
+            messages.push({ role: 'tool', toolCallId: call.id, content });
           } else {
             messages.push({ role: 'tool', toolCallId: call.id, content: await useTool(agent, call, args, signal) });
           }

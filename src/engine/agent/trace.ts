@@ -43,10 +43,12 @@ export type TraceEventBody =
   | { type: 'run.finished'; outcome: RunOutcome; error: TraceError | null }
   | { type: 'agent.started' }
   | { type: 'agent.finished'; outcome: Exclude<RunOutcome, 'credit_limit_reached'>; durationMs: number; error: TraceError | null }
-  | { type: 'progress.reported'; phase: 'planning' | 'working' | 'finalizing'; message: string }
+  /** `modelTurn` (webwatch's own field): the agent asks its model for turn N now. */
+  | { type: 'progress.reported'; phase: 'planning' | 'working' | 'finalizing'; message: string; modelTurn?: number }
   | { type: 'reasoning.summary'; text: string }
   | { type: 'tool_call.started'; toolCallId: string; toolName: string; parameters: unknown }
-  | { type: 'tool_call.finished'; toolCallId: string; toolName: string; result: unknown }
+  /** `durationMs` (webwatch's own field): how long the call took; absent from other APIs' traces. */
+  | { type: 'tool_call.finished'; toolCallId: string; toolName: string; result: unknown; durationMs?: number }
   | { type: 'artifact.updated'; artifact: ArtifactChange }
   | { type: 'error.occurred'; error: TraceError };
 

@@ -1,0 +1,55 @@
+/**
+ * An agent job named on the command line: its whole id, or a unique prefix of it of at least 4
+ * characters (as `agent list` shows 8), resolved among the team's jobs as git resolves commits.
+ * The API itself takes whole ids only, so prefixes are looked up through the job list.
+ */
+import { distance } from 'fastest-levenshtein';
+import type { Backend } from '../../backend/backend.js';
+import type { AgentListItem } from '../../engine/agent/wire.js';
+import { WebwatchError, UsageError } from '../../errors/webwatch-error.js';
+import { isJobId } from '../../spec/agent.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+
+const MIN_PREFIX = 4;
+/** Pages of the list read at most (50 jobs each on serve; jobs are kept 7 days). */
+const MAX_PAGES = 40;
+
+const LIST_HINT = 'webwatch agent list shows the ids';
+
+/** The whole id of the job `ref` names, or an error that says why it names none. */
+export async function resolveAgentRef(backend: Pick<Backend, 'listAgents'>, ref: string): Promise<string> {
+  const given = ref.trim().toLowerCase();
+  if (isJobId(given)) return given;
+  if (!/^[0-9a-f-]+$/.test(given)) {
+    throw new UsageError(`"${ref}" is not an agent job id: ids are hexadecimal UUIDs`, { suggestion: `give the id or its first ${MIN_PREFIX} or more characters; ${LIST_HINT}` });
+  }
+  if (given.length < MIN_PREFIX) {
+    throw new UsageError(`"${ref}" is too short to name an agent job: give at least ${MIN_PREFIX} characters of its id`, { suggestion: LIST_HINT });
+  }
+  const jobs: AgentListItem[] = [];
+  let before: number | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const { agents, next } = await backend.listAgents(before === undefined ? {} : { before });
+    jobs.push(...agents);
+    const last = agents.at(-1);
+    if (!next || !last) break;
+    before = Date.parse(last.createdAt);
+  }
+  const matches = jobs.filter((job) => job.id.startsWith(given));
+  if (matches.length === 1) return matches[0]!.id;
+  if (matches.length > 1) {
+    throw new WebwatchError(`"${ref}" matches ${matches.length} agent jobs: ${matches.slice(0, 5).map((job) => `${job.id.slice(0, 8)} (${job.targetHint})`).join(', ')}${matches.length > 5 ? ', …' : ''}`, {
+      status: 400,
+      code: 'AMBIGUOUS_ID',
+      details: { agent: ref, reason: 'ambiguous', candidates: matches.map((job) => job.id) },
+      suggestion: 'give more of the id',
+    });
+  }
+  // One character off (a typo in the prefix): that job is offered.
+  const near = jobs.filter((job) => distance(job.id.slice(0, given.length), given) === 1);
+  throw new WebwatchError(ERROR_MESSAGES.agentNotFound, {
+    status: 404,
+    details: { agent: ref, reason: 'no agent job of this team has this id or id prefix' },
+    suggestion: near.length === 1 ? `did you mean ${near[0]!.id.slice(0, Math.max(8, given.length))}? (${LIST_HINT})` : jobs.length === 0 ? 'there are no agent jobs yet: start one with webwatch agent run "<prompt>"' : LIST_HINT,
+  });
+}
