@@ -35,15 +35,16 @@ export interface AgentLiveOptions {
   now?: () => number;
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** `12.3 s · model turn 3, 4.2 s · 5 of 20 credits`; each agent at work named when there are several. */
 export function statusText(view: AgentRunView, now: number): string {
   const parts = [duration(view.elapsed(now))];
   const doing = view.activities();
   for (const activity of doing) parts.push(`${doing.length > 1 ? `${activity.agent}: ` : ''}${activity.doing}, ${duration(now - activity.since)}`);
-  if (view.credits !== undefined) parts.push(`${view.credits}${view.maxCredits !== undefined ? ` of ${view.maxCredits}` : ''} credits`);
+  if (view.credits !== undefined) parts.push(view.maxCredits !== undefined ? `${view.credits} of ${view.maxCredits} credits` : plural(view.credits, 'credit'));
   return parts.join(' · ');
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `succeeded in 14.2 s: 4 model turns, 3 tool calls, 5 credits, 2 snapshots`. */
 export function summaryText(summary: RunSummary): string {

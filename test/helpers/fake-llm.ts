@@ -25,16 +25,22 @@ export interface FakeLlmRequestBody {
   [field: string]: unknown;
 }
 
+/** How a real model server takes its time: nothing at all for `delayMs`, then the headers, then the body after `bodyDelayMs`. */
+export interface Timing {
+  delayMs?: number;
+  bodyDelayMs?: number;
+}
+
 export type FakeReply =
   /** An answer: text, tool calls (arguments sent as given when a string, else as JSON), or both. */
-  | {
+  | ({
     content?: string | null;
     toolCalls?: { id?: string; name: string; arguments: unknown }[];
     finishReason?: string;
     usage?: { prompt_tokens: number; completion_tokens: number } | null;
-  }
+  } & Timing)
   /** Any other answer, e.g. an error: a string body is sent as it is, anything else as JSON. */
-  | { status: number; body: unknown; headers?: Record<string, string> }
+  | ({ status: number; body: unknown; headers?: Record<string, string> } & Timing)
   /** Never answer (until the client gives up or the server closes). */
   | 'hang';
 
@@ -73,12 +79,23 @@ export async function startFakeLlm(reply: (request: FakeLlmRequestBody, index: n
     try {
       const answer = await reply(body, index);
       if (answer === 'hang') return;
+      if (answer.delayMs) await pause(answer.delayMs, abandoned);
+      if (response.destroyed) return;
       if ('status' in answer) {
         const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-        response.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json', ...answer.headers }).end(text);
+        response.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json', ...answer.headers });
+        if (answer.bodyDelayMs) await pause(answer.bodyDelayMs, abandoned);
+        response.end(text);
         return;
       }
-      send(response, 200, completion(body, index, answer));
+      const text = JSON.stringify(completion(body, index, answer));
+      response.writeHead(200, { 'content-type': 'application/json' });
+      if (answer.bodyDelayMs) {
+        // The first byte of the body, then the rest: a server that streams its answer slowly.
+        response.write(text.slice(0, 1));
+        await pause(answer.bodyDelayMs, abandoned);
+        if (!response.destroyed) response.end(text.slice(1));
+      } else response.end(text);
     } catch (error) {
       send(response, 500, { error: { message: `the fake model's script failed: ${String(error)}`, type: 'server_error' } });
     }
@@ -96,6 +113,30 @@ export async function startFakeLlm(reply: (request: FakeLlmRequestBody, index: n
       server.closeAllConnections();
       server.close(() => resolve());
     }),
+  };
+}
+
+/** Waits `ms`, or less when the client went away. */
+const pause = (ms: number, abandoned: Promise<void>) => Promise.race([new Promise<void>((resolve) => setTimeout(resolve, ms)), abandoned]);
+
+/**
+ * A model as slow as a real one: each reply of `script` is sent after `turnMs` plus or minus
+ * `jitterMs` (uniformly, from a seeded generator, so a run is repeatable); replies that set
+ * their own timing keep it.
+ */
+export function withLatency(script: (request: FakeLlmRequestBody, index: number) => FakeReply, options: { turnMs: number; jitterMs: number; seed?: number }) {
+  let state = options.seed ?? 1;
+  const random = () => {
+    // mulberry32: small, seedable, good enough for jitter.
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return (request: FakeLlmRequestBody, index: number): FakeReply => {
+    const reply = script(request, index);
+    if (reply === 'hang' || reply.delayMs !== undefined || reply.bodyDelayMs !== undefined) return reply;
+    return { ...reply, delayMs: Math.max(0, Math.round(options.turnMs + (random() * 2 - 1) * options.jitterMs)) };
   };
 }
 

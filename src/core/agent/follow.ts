@@ -13,13 +13,14 @@ import type { RunOutcome, TraceEvent } from '../../engine/agent/trace.js';
 import type { AgentStatusDocument } from '../../engine/agent/wire.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 
-/** How long one request may wait for the next event (the engine caps it at 25 s). */
-export const FOLLOW_WAIT_MS = 20_000;
+/** How long one request may wait for the next event (the engine caps it at 25 s): short enough that a
+ * server gone quiet is noticed, long enough that a follower costs next to nothing while it waits. */
+export const FOLLOW_WAIT_MS = 5_000;
 /** The first pause after an API answered at once with nothing new; it doubles up to the max. */
 export const FOLLOW_POLL_MS = 250;
 export const FOLLOW_POLL_MAX_MS = 2_000;
 /** While nothing comes, the job's status is read this often: a run may end without `run.finished`. */
-export const FOLLOW_STATUS_MS = 10_000;
+export const FOLLOW_STATUS_MS = 5_000;
 
 export interface FollowOptions {
   /** Events after this producerSequence (0: from the start). */
