@@ -5,7 +5,7 @@
  */
 import type { Io, OutputStream } from './io.js';
 import { colorStyle, plainStyle, type Style } from './style.js';
-import { escapeControls, Styled } from './terminal-text.js';
+import { escapeControls, messageStyle, Styled, type MessageStyle } from './terminal-text.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -29,6 +29,12 @@ export class Output {
   /** Styles for stdout and stderr, each off unless that stream is a colour terminal. */
   readonly style: Style;
   readonly errorStyle: Style;
+  /**
+   * stderr's colours for messages: each escapes the text it is given, then colours it, as in
+   * `output.info(output.messageStyle.green(line))`; styledLine joins such pieces with others.
+   * errorStyle's colours leave escaping to the caller.
+   */
+  readonly messageStyle: MessageStyle;
   readonly interactive: boolean;
   /** Whether stdout is a terminal (tables) or a pipe (tab-separated rows). */
   readonly tty: boolean;
@@ -40,6 +46,7 @@ export class Output {
     this.quiet = options.quiet;
     this.style = style;
     this.errorStyle = errorStyle;
+    this.messageStyle = messageStyle(errorStyle);
     this.interactive = Boolean(io.stdout.isTTY && io.stdinIsTTY) && !io.env.CI;
     this.tty = Boolean(io.stdout.isTTY);
     this.columns = io.stdout.columns;
@@ -112,7 +119,7 @@ export class Output {
 
   /** A note for a person at a terminal (which engine acts, say): stderr, TTY only. */
   notice(text: string): void {
-    if (!this.quiet && this.io.stderr.isTTY) this.write(this.io.stderr, `${this.errorStyle.dim(escapeControls(text))}\n`);
+    if (!this.quiet && this.io.stderr.isTTY) this.write(this.io.stderr, `${this.messageStyle.dim(text).text}\n`);
   }
 
   /** A problem on stderr, shown even with --quiet. */

@@ -114,7 +114,7 @@ const MEANWHILE = { created: 'another process created it meanwhile', changed: 'a
  */
 function reportApplied(output: Output, entry: PlanEntry) {
   if (entry.action === 'unchanged' && !entry.meanwhile) return;
-  const style = output.errorStyle;
+  const style = output.messageStyle;
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
   const note = entry.meanwhile ? `: ${MEANWHILE[entry.meanwhile]}` : '';
   output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})${note}`));
