@@ -39,6 +39,9 @@ export class Output {
   /** Whether stdout is a terminal (tables) or a pipe (tab-separated rows). */
   readonly tty: boolean;
   readonly columns: number | undefined;
+  /** The same of stderr, for a table among the messages. */
+  readonly errorTty: boolean;
+  readonly errorColumns: number | undefined;
   private live: LiveLine | undefined;
 
   private constructor(private readonly io: Io, private readonly options: OutputOptions, style: Style, errorStyle: Style) {
@@ -50,6 +53,8 @@ export class Output {
     this.interactive = Boolean(io.stdout.isTTY && io.stdinIsTTY) && !io.env.CI;
     this.tty = Boolean(io.stdout.isTTY);
     this.columns = io.stdout.columns;
+    this.errorTty = Boolean(io.stderr.isTTY);
+    this.errorColumns = io.stderr.columns;
   }
 
   static async create(io: Io, options: OutputOptions): Promise<Output> {

@@ -364,7 +364,7 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     if (check.deliveries && check.deliveries.length > 0) {
       output.info('\nnotifications:');
       const deliveries = check.deliveries.map((d) => [d.channel, d.event, d.status, String(d.attempts), d.target, d.lastError ?? '']);
-      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries));
+      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries, { stream: 'stderr' }));
     }
     reportDeliveryFailures(output, check);
     if (output.tty) {
