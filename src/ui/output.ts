@@ -1,7 +1,8 @@
 /**
  * Where everything a command prints goes: data on stdout, messages on stderr, colour only for
- * people (a TTY, no NO_COLOR, no TERM=dumb, no --no-color). Text from outside never reaches a
- * terminal with its control characters: messages are always escaped, data on a terminal.
+ * people (a TTY, no NO_COLOR, no FORCE_COLOR=0, no TERM=dumb, no --no-color). Text from outside
+ * never reaches a terminal with its control characters: messages are always escaped, data on a
+ * terminal.
  */
 import type { Io, OutputStream } from './io.js';
 import { colorStyle, plainStyle, type Style } from './style.js';
@@ -19,6 +20,8 @@ export interface OutputOptions {
 export function colorWanted(stream: OutputStream, env: Io['env'], flag: boolean): boolean {
   if (!flag || !stream.isTTY) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  // The other common way to ask for none. FORCE_COLOR=1 forces nothing: a pipe gets no colour.
+  if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false;
   if (env.TERM === 'dumb') return false;
   return true;
 }
