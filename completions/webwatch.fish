@@ -53,7 +53,7 @@ function __webwatch_dynamic
 end
 complete -c webwatch -l version -s V -d 'print the version'
 complete -c webwatch -l json -d 'print one JSON document on stdout (errors too)'
-complete -c webwatch -l no-color -d 'no colour (also NO_COLOR=1 or TERM=dumb)'
+complete -c webwatch -l no-color -d 'no colour (also NO_COLOR=1, FORCE_COLOR=0 or TERM=dumb)'
 complete -c webwatch -l quiet -s q -d 'no messages on stderr, only data and errors'
 complete -c webwatch -l no-pager -d 'never show long output (diffs) through $PAGER'
 complete -c webwatch -l api-url -x -d 'act on this remote v2 API (also WEBWATCH_API_URL, config apiUrl)'

@@ -29,7 +29,7 @@ export function buildProgram(runtime: Runtime): Command {
     .description('Web monitoring and scraping: monitor definitions in YAML, checked locally, run remotely or on an embedded engine.')
     .version(version(), '-V, --version', 'print the version')
     .addOption(new Option('--json', 'print one JSON document on stdout (errors too)'))
-    .addOption(new Option('--no-color', 'no colour (also NO_COLOR=1 or TERM=dumb)'))
+    .addOption(new Option('--no-color', 'no colour (also NO_COLOR=1, FORCE_COLOR=0 or TERM=dumb)'))
     .addOption(new Option('-q, --quiet', 'no messages on stderr, only data and errors'))
     .addOption(new Option('--no-pager', 'never show long output (diffs) through $PAGER'))
     .addOption(new Option('--api-url <url>', 'act on this remote v2 API (also WEBWATCH_API_URL, config apiUrl)'))

@@ -1,11 +1,12 @@
 /**
  * Where everything a command prints goes: data on stdout, messages on stderr, colour only for
- * people (a TTY, no NO_COLOR, no TERM=dumb, no --no-color). Text from outside never reaches a
- * terminal with its control characters: messages are always escaped, data on a terminal.
+ * people (a TTY, no NO_COLOR, no FORCE_COLOR=0, no TERM=dumb, no --no-color). Text from outside
+ * never reaches a terminal with its control characters: messages are always escaped, data on a
+ * terminal.
  */
 import type { Io, OutputStream } from './io.js';
 import { colorStyle, plainStyle, type Style } from './style.js';
-import { escapeControls, Styled } from './terminal-text.js';
+import { escapeControls, messageStyle, Styled, type MessageStyle } from './terminal-text.js';
 
 export interface OutputOptions {
   json: boolean;
@@ -19,6 +20,8 @@ export interface OutputOptions {
 export function colorWanted(stream: OutputStream, env: Io['env'], flag: boolean): boolean {
   if (!flag || !stream.isTTY) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  // The other common way to ask for none. FORCE_COLOR=1 forces nothing: a pipe gets no colour.
+  if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false;
   if (env.TERM === 'dumb') return false;
   return true;
 }
@@ -29,10 +32,19 @@ export class Output {
   /** Styles for stdout and stderr, each off unless that stream is a colour terminal. */
   readonly style: Style;
   readonly errorStyle: Style;
+  /**
+   * stderr's colours for messages: each escapes the text it is given, then colours it, as in
+   * `output.info(output.messageStyle.green(line))`; styledLine joins such pieces with others.
+   * errorStyle's colours leave escaping to the caller.
+   */
+  readonly messageStyle: MessageStyle;
   readonly interactive: boolean;
   /** Whether stdout is a terminal (tables) or a pipe (tab-separated rows). */
   readonly tty: boolean;
   readonly columns: number | undefined;
+  /** The same of stderr, for a table among the messages. */
+  readonly errorTty: boolean;
+  readonly errorColumns: number | undefined;
   private live: LiveLine | undefined;
 
   private constructor(private readonly io: Io, private readonly options: OutputOptions, style: Style, errorStyle: Style) {
@@ -40,9 +52,12 @@ export class Output {
     this.quiet = options.quiet;
     this.style = style;
     this.errorStyle = errorStyle;
+    this.messageStyle = messageStyle(errorStyle);
     this.interactive = Boolean(io.stdout.isTTY && io.stdinIsTTY) && !io.env.CI;
     this.tty = Boolean(io.stdout.isTTY);
     this.columns = io.stdout.columns;
+    this.errorTty = Boolean(io.stderr.isTTY);
+    this.errorColumns = io.stderr.columns;
   }
 
   static async create(io: Io, options: OutputOptions): Promise<Output> {
@@ -112,7 +127,7 @@ export class Output {
 
   /** A note for a person at a terminal (which engine acts, say): stderr, TTY only. */
   notice(text: string): void {
-    if (!this.quiet && this.io.stderr.isTTY) this.write(this.io.stderr, `${this.errorStyle.dim(escapeControls(text))}\n`);
+    if (!this.quiet && this.io.stderr.isTTY) this.write(this.io.stderr, `${this.messageStyle.dim(text).text}\n`);
   }
 
   /** A problem on stderr, shown even with --quiet. */

@@ -4,6 +4,7 @@
  */
 import type { Io } from './io.js';
 import type { Output } from './output.js';
+import { plainStyle } from './style.js';
 import { escapeControls } from './terminal-text.js';
 
 export interface Progress {
@@ -24,7 +25,9 @@ export async function startProgress(io: Io, output: Output, text: string): Promi
   if (!progressShown(io, output)) return silent;
   const { default: ora } = await import('ora');
   // The text names URLs and monitors, which come from outside.
-  const spinner = ora({ text: escapeControls(text), stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+  // Output decides about colour; left to itself, ora would colour the spinner despite NO_COLOR.
+  const color = output.errorStyle === plainStyle ? false : 'cyan';
+  const spinner = ora({ text: escapeControls(text), color, stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
   // Whatever the command prints while it spins goes through Output, which clears the spinner first.
   output.setLive({ clear: () => spinner.clear(), render: () => spinner.render() });
   return {

@@ -3,7 +3,7 @@ import { WebwatchError } from '../errors/webwatch-error.js';
 import { EXIT, EXIT_CODE_TABLE, type ExitCode } from '../errors/exit-codes.js';
 import { codeOfStatus } from '../errors/status-codes.js';
 import type { Output } from './output.js';
-import { escapeControls, styled } from './terminal-text.js';
+import { styledLine } from './terminal-text.js';
 
 export function asWebwatchError(error: unknown): WebwatchError {
   if (error instanceof WebwatchError) return error;
@@ -58,16 +58,16 @@ export function renderError(error: unknown, output: Output): ExitCode {
     });
   } else {
     // Messages carry text from outside: a server's error, a file's content, a flag's value.
-    const style = output.errorStyle;
+    const style = output.messageStyle;
     const detail = detailLine(failure.details);
     // The details say what and why; the bare status word adds nothing to them (the exit code keeps the class).
     const message = detail && BARE.has(failure.message) ? detail : failure.message;
-    output.problem(styled(`${style.red('error:')} ${escapeControls(message)}`));
+    output.problem(styledLine`${style.red('error:')} ${message}`);
     // A server's own message with a reason beside it (an API's 501, an agent passthrough): both are shown.
     const reason = (failure.details as { reason?: unknown } | undefined)?.reason;
-    if (typeof reason === 'string' && detail && message !== detail && !message.includes(reason) && reason !== failure.suggestion) output.problem(escapeControls(`  ${reason}`));
-    for (const line of problemLines(failure.details)) output.problem(escapeControls(line));
-    if (failure.suggestion) output.problem(styled(`${style.dim('hint:')} ${escapeControls(failure.suggestion)}`));
+    if (typeof reason === 'string' && detail && message !== detail && !message.includes(reason) && reason !== failure.suggestion) output.problem(`  ${reason}`);
+    for (const line of problemLines(failure.details)) output.problem(line);
+    if (failure.suggestion) output.problem(styledLine`${style.dim('hint:')} ${failure.suggestion}`);
   }
   return failure.exitCode;
 }

@@ -11,6 +11,8 @@ import { escapeControls, styled, type Styled } from './terminal-text.js';
 export interface TableOptions {
   /** Rows to highlight (changed checks, say), by index. */
   emphasize?: readonly boolean[];
+  /** Where the table is written: stdout (data), or stderr (among messages). */
+  stream?: 'stdout' | 'stderr';
 }
 
 const GAP = '  ';
@@ -22,8 +24,11 @@ const SHORT_ID = 8;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[], options: TableOptions = {}): Promise<Styled> {
-  if (!output.tty) return styled(rows.map((row) => row.join('\t')).join('\n'));
+export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[], options: TableOptions = {}): Promise<string | Styled> {
+  // Each stream is a terminal or not, in colour or not, on its own.
+  const [tty, width, style] = options.stream === 'stderr' ? [output.errorTty, output.errorColumns, output.errorStyle] : [output.tty, output.columns, output.style];
+  // Plain text, which Output escapes where it must (as data on a terminal, always as a message).
+  if (!tty) return rows.map((row) => row.join('\t')).join('\n');
   // Loaded here, not with the module: it sets up an Intl.Segmenter (some 15 ms of ICU data),
   // which help and piped output never need.
   const { default: stringWidth } = await import('string-width');
@@ -34,9 +39,8 @@ export async function renderRows(output: Output, head: readonly string[], rows: 
   const cells = rows.map((_, r) => head.map((__, i) => escapeControls(columns[i]![r]!).replace(/\s*\n\s*/g, ' ')));
   // An id cut short is no id: id columns keep their width.
   const rigid = head.map((_, i) => rows.some((row) => UUID.test(row[i] ?? '')));
-  const widths = fitWidths(head.map((title, i) => Math.max(stringWidth(title), ...cells.map((row) => stringWidth(row[i]!)))), output.columns, rigid);
+  const widths = fitWidths(head.map((title, i) => Math.max(stringWidth(title), ...cells.map((row) => stringWidth(row[i]!)))), width, rigid);
   const line = (row: readonly string[]) => row.map((cell, i) => (i === row.length - 1 ? cut(cell, widths[i]!) : pad(cut(cell, widths[i]!), widths[i]!))).join(GAP).trimEnd();
-  const { style } = output;
   return styled([
     style.bold(line(head)),
     ...cells.map((row, r) => (options.emphasize?.[r] ? style.yellow(line(row)) : line(row))),

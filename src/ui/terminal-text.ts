@@ -4,6 +4,7 @@
  * window, hide what follows. They are shown as visible escapes instead (`\x1b`, `\u009b`);
  * newline and tab stay, being layout.
  */
+import type { Style } from './style.js';
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
@@ -24,3 +25,23 @@ export class Styled {
 }
 
 export const styled = (text: string): Styled => new Styled(text);
+
+/**
+ * A line of ours as a template: every string put into it is escaped, every Styled kept, so that
+ * a piece from outside is not let through by forgetting to escape it, nor our colours escaped:
+ * ``styledLine`${output.messageStyle.red('error:')} ${message}` ``.
+ */
+export function styledLine(parts: TemplateStringsArray, ...pieces: readonly (string | number | Styled)[]): Styled {
+  return styled(parts.reduce((line, part, i) => line + part + (i < pieces.length ? shown(pieces[i]!) : ''), ''));
+}
+
+const shown = (piece: string | number | Styled) => (piece instanceof Styled ? piece.text : escapeControls(String(piece)));
+
+/** A colour for messages: a string (text from outside) is escaped first, a Styled painted as it is. */
+export type MessagePaint = (text: string | Styled) => Styled;
+export type MessageStyle = { readonly [Name in keyof Style]: MessagePaint };
+
+export function messageStyle(style: Style): MessageStyle {
+  const paint = (colour: (text: string) => string): MessagePaint => (text) => styled(colour(shown(text)));
+  return { bold: paint(style.bold), dim: paint(style.dim), red: paint(style.red), green: paint(style.green), yellow: paint(style.yellow), cyan: paint(style.cyan) };
+}

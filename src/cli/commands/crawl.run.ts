@@ -10,6 +10,7 @@ import { asWebwatchError } from '../../ui/render-error.js';
 import { backendFor, withBackend } from '../backend.js';
 import { interruptible } from '../interrupt.js';
 import { renderRows } from '../../ui/table.js';
+import { styledLine } from '../../ui/terminal-text.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
@@ -88,7 +89,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
     if ('error' in page) {
       const error = asWebwatchError(page.error);
       if (output.json && !flags.output) io.stdout.write(`${JSON.stringify({ success: false, url: page.url, error: error.message, ...(error.code && { code: error.code }) })}\n`);
-      else output.problem(`error: ${page.url}: ${error.message}`);
+      else output.problem(styledLine`${output.messageStyle.red('error:')} ${page.url}: ${error.message}`);
       return;
     }
     if (flags.output) {

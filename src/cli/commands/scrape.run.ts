@@ -6,6 +6,7 @@ import type { ScrapeDocument } from '../../engine/scrape/document.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
+import { styledLine } from '../../ui/terminal-text.js';
 import { backendFor } from '../backend.js';
 import { interruptible } from '../interrupt.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
@@ -85,6 +86,6 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
     else output.data(text);
     for (const format of leftOut) output.info(`${format} is not printed with other formats: --json includes it, -o <directory> writes the file itself`);
   }
-  for (const failure of failures) if (!output.json || flags.output) output.problem(`error: ${failure.url}: ${asWebwatchError(failure.error).message}`);
+  for (const failure of failures) if (!output.json || flags.output) output.problem(styledLine`${output.messageStyle.red('error:')} ${failure.url}: ${asWebwatchError(failure.error).message}`);
   return failures.length > 0 ? asWebwatchError(failures[0]!.error).exitCode : EXIT.ok;
 }

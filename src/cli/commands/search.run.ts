@@ -8,6 +8,7 @@ import { validateSearchRequest } from '../../spec/search.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { startProgress } from '../../ui/progress.js';
 import { renderRows } from '../../ui/table.js';
+import { styledLine } from '../../ui/terminal-text.js';
 import { withBackend } from '../backend.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
@@ -57,7 +58,7 @@ export async function runSearch(context: CommandContext, query: string, rawFlags
       progress.stop();
     }
     const { output } = context;
-    if (answer.warning) output.info(`warning: ${answer.warning}`);
+    if (answer.warning) output.info(styledLine`${output.messageStyle.yellow('warning:')} ${answer.warning}`);
     if (output.json) {
       output.jsonDocument(answer);
       return EXIT.ok;

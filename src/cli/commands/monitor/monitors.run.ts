@@ -17,7 +17,7 @@ import type { Output } from '../../../ui/output.js';
 import { redactChange, redactDefinition } from '../../../ui/redact.js';
 import { startProgress } from '../../../ui/progress.js';
 import { renderRows } from '../../../ui/table.js';
-import { escapeControls, styled } from '../../../ui/terminal-text.js';
+import { escapeControls, styled, styledLine } from '../../../ui/terminal-text.js';
 import { withBackend } from '../../backend.js';
 import type { CommandContext } from '../../context.js';
 import { parseFlags } from '../../flags.js';
@@ -58,10 +58,12 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError, 
   if (shape.problems === 'github') {
     for (const annotation of validationAnnotations(error.report, reportRoot(io), io.cwd())) output.problem(styled(annotation));
   } else {
-    for (const { file, error: problem } of reportedProblems(error.report)) output.problem(formatLocated(file, problem));
+    // The same lines, in the same colours, as `monitor validate --print` says them on stderr.
+    const style = output.errorStyle;
+    for (const { file, error: problem } of reportedProblems(error.report)) output.problem(styled(formatLocated(file, problem, { outside: escapeControls, where: style.bold, path: style.yellow })));
   }
   if (shape.plan === 'markdown') output.data(styled(invalidDefinitionsMarkdown(error.report, consequence)));
-  output.problem(styled(output.errorStyle.red(`error: ${escapeControls(error.message)}`)));
+  output.problem(output.messageStyle.red(`error: ${error.message}`));
   return EXIT.usage;
 }
 
@@ -114,7 +116,7 @@ const MEANWHILE = { created: 'another process created it meanwhile', changed: 'a
  */
 function reportApplied(output: Output, entry: PlanEntry) {
   if (entry.action === 'unchanged' && !entry.meanwhile) return;
-  const style = output.errorStyle;
+  const style = output.messageStyle;
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
   const note = entry.meanwhile ? `: ${MEANWHILE[entry.meanwhile]}` : '';
   output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})${note}`));
@@ -274,7 +276,7 @@ function reportDeliveryFailures(output: Output, check: CheckRecord): void {
     const what = state.failed > 0
       ? `${state.failed} deliver${state.failed === 1 ? 'y' : 'ies'} failed${state.attempts ? ` after ${state.attempts} attempt${state.attempts === 1 ? '' : 's'}` : ''}`
       : `${state.pending} deliver${state.pending === 1 ? 'y' : 'ies'} not made yet (retried later by the scheduler or monitor run --due)`;
-    output.problem(styled(`${output.errorStyle.yellow('warning:')} ${channel}: ${what}: ${escapeControls(state.lastError)}`));
+    output.problem(styledLine`${output.messageStyle.yellow('warning:')} ${channel}: ${what}: ${state.lastError}`);
   }
 }
 
@@ -362,7 +364,7 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     if (check.deliveries && check.deliveries.length > 0) {
       output.info('\nnotifications:');
       const deliveries = check.deliveries.map((d) => [d.channel, d.event, d.status, String(d.attempts), d.target, d.lastError ?? '']);
-      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries));
+      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries, { stream: 'stderr' }));
     }
     reportDeliveryFailures(output, check);
     if (output.tty) {

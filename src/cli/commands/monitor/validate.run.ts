@@ -97,11 +97,11 @@ function renderSummary(report: ValidationReport, output: Output) {
   }
   const files = report.files.length;
   const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const summary = output.errorStyle;
+  const summary = output.messageStyle;
   if (report.valid) {
-    output.info(styled(summary.green(`✓ ${s(monitorCount, 'monitor')} in ${s(files, 'file')} valid`)));
+    output.info(summary.green(`✓ ${s(monitorCount, 'monitor')} in ${s(files, 'file')} valid`));
   } else {
-    output.info(styled(summary.red(`✗ ${s(errorCount, 'error')} in ${invalidFiles.size} of ${s(files, 'file')}`)));
+    output.info(summary.red(`✗ ${s(errorCount, 'error')} in ${invalidFiles.size} of ${s(files, 'file')}`));
   }
 }
 
