@@ -157,7 +157,9 @@ async function measure(build, name) {
   };
 }
 
-const builds = [{ name: 'this build', dir: root }, ...(against ? [{ name: `build of ${against}`, dir: resolve(against) }] : [])];
+// Named by its commit: the results say which build they compare with, not where it was checked out.
+const againstCommit = against && spawnSync('git', ['-C', resolve(against), 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+const builds = [{ name: 'this build', dir: root }, ...(against ? [{ name: `build of ${againstCommit}`, dir: resolve(against) }] : [])];
 const results = {};
 for (const build of builds) {
   const serving = await startBuild(build.dir);
@@ -177,7 +179,8 @@ const result = {
   date: new Date().toISOString(),
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)) },
   followers, turns, stallSeconds,
-  ...(against && { against }),
+  commit: spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim(),
+  ...(against && { against: againstCommit }),
   results,
   goalsMet: { delayP95Under300ms: ours.delayMs.p95 < 300, idleCpuUnder1Percent: (ours.idleCpu?.maxPercentOfCore ?? Infinity) < 1 },
 };

@@ -69,7 +69,9 @@ async function startBuild(dir) {
   };
 }
 
-const builds = [{ name: 'serve', dir: root }, ...(against ? [{ name: `serve of ${against}`, dir: resolve(against) }] : [])];
+// Named by its commit: the results say which build they compare with, not where it was checked out.
+const againstCommit = against && spawnSync('git', ['-C', resolve(against), 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+const builds = [{ name: 'serve', dir: root }, ...(against ? [{ name: `serve of ${againstCommit}`, dir: resolve(against) }] : [])];
 const started = [];
 for (const build of builds) started.push({ ...build, ...(await startBuild(build.dir)) });
 const main = started[0];
@@ -129,7 +131,7 @@ const result = {
   connections: 50,
   seconds,
   rounds,
-  ...(against && { against }),
+  ...(against && { against: againstCommit }),
   results,
   ratioToBare: Object.fromEntries(Object.keys(routes).map((route) => [route, +(ours(route).requestsPerSecond / results[route]['bare node:http'].requestsPerSecond).toFixed(2)])),
   goalsMet: {

@@ -16,7 +16,7 @@ import { formatPath } from '../../spec/issues.js';
 import { startAgentLive, summaryText } from '../../ui/agent-live.js';
 import { timelineLine } from '../../ui/agent-timeline.js';
 import type { Output } from '../../ui/output.js';
-import { escapeControls, styled, type Styled } from '../../ui/terminal-text.js';
+import { styledLine, type Styled } from '../../ui/terminal-text.js';
 import { renderRows } from '../../ui/table.js';
 import { backendFor, withBackend } from '../backend.js';
 import type { CommandContext } from '../context.js';
@@ -85,9 +85,9 @@ async function follow(context: CommandContext, backend: Backend, id: string, opt
 
 /** The summary line: the outcome coloured, the counts plain. */
 function summaryLine(output: Output, summary: RunSummary): Styled {
-  const style = output.errorStyle;
-  const [outcome, rest] = [summary.outcome ?? 'still running', summaryText(summary).slice((summary.outcome ?? 'still running').length)];
-  return styled(`${summary.outcome === 'succeeded' ? style.green(outcome) : style.red(outcome)}${rest}`);
+  const style = output.messageStyle;
+  const outcome = summary.outcome ?? 'still running';
+  return styledLine`${summary.outcome === 'succeeded' ? style.green(outcome) : style.red(outcome)}${summaryText(summary).slice(outcome.length)}`;
 }
 
 /** How long the status may lag behind the trace's `run.finished` (the run writes it last). */
@@ -153,7 +153,7 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
       if (flags.output) output.info(`result written to ${flags.output}`);
     } else {
       output.info(summaryLine(output, summary));
-      output.problem(styled(`${output.errorStyle.red('error:')} ${escapeControls(status.error ?? outcome)}`));
+      output.problem(styledLine`${output.messageStyle.red('error:')} ${status.error ?? outcome}`);
     }
     return outcomeExitCode(outcome);
   } finally {
