@@ -6,11 +6,12 @@
 // Measured: the delay from an event being written (its occurredAt, stamped by serve on this
 // machine's clock) to each follower printing it (the line arriving on its stdout), p50 and p95
 // over every event and follower; the followers' CPU (user + system, from /proc) while the model
-// stalls, as a share of one core; and whether every follower saw the whole trace and exited
+// stalls, as a share of one core, and that of one more follower on a pseudo-terminal drawing its
+// timeline and ticking status line; and whether every follower saw the whole trace and exited
 // with the outcome. Goals (issue: the agent's live view): p95 < 300 ms, idle CPU < 1 % of a core.
 // With --against DIR, the followers of another build (a checkout with its own dist/) follow
 // the same kind of run on their own serve, in the same run of the bench.
-// Usage: npm run build && node bench/agent-follow.mjs [--followers 20] [--turns 10] [--stall 15] [--against DIR]
+// Usage: npm run build && node bench/agent-follow.mjs [--followers 20] [--turns 10] [--stall 25] [--against DIR]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -22,7 +23,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const flag = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
 const followers = Number(flag('--followers', 20));
 const turns = Number(flag('--turns', 10));
-const stallSeconds = Number(flag('--stall', 15));
+const stallSeconds = Number(flag('--stall', 25));
 const against = flag('--against', undefined);
 const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
@@ -130,21 +131,47 @@ async function measure(build, name) {
     const exited = new Promise((done) => child.on('exit', (code) => done(code)));
     return { child, seen, exited };
   });
+  // One more follower as a person runs it: on a pseudo-terminal (`script`), with its timeline and
+  // its ticking status line; measured apart, as it draws while the others only wait.
+  const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
+  const onTerminal = spawn('script', ['-qec', `stty cols 120 rows 40; exec ${[process.execPath, build.bin, 'agent', 'trace', id, '--follow'].map(quote).join(' ')}`, '/dev/null'], { env: { ...build.clientEnv, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  onTerminal.stdout.resume();
+  const terminalExited = new Promise((done) => onTerminal.on('exit', (code) => done(code)));
+  /** The node process under script (script, then the shell, which execs node). */
+  const terminalPid = () => {
+    const children = (pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      } catch {
+        return [];
+      }
+    };
+    return children(onTerminal.pid)[0];
+  };
   // Idle CPU: from a second into the stall to a second before it ends, each follower's share of a core.
   while (!stalls.has(task) && procs.some((p) => p.child.exitCode === null)) await new Promise((done) => setTimeout(done, 50));
   let idle;
   const stall = stalls.get(task);
   if (stall) {
     await new Promise((done) => setTimeout(done, Math.max(0, stall.from + 1000 - Date.now())));
+    const pty = terminalPid();
     const before = procs.map((p) => cpuSeconds(p.child.pid));
+    const ptyBefore = pty && cpuSeconds(pty);
     const t0 = Date.now();
     await new Promise((done) => setTimeout(done, Math.max(1000, stall.to - 1000 - Date.now())));
     const after = procs.map((p) => cpuSeconds(p.child.pid));
+    const ptyAfter = pty && cpuSeconds(pty);
     const seconds = (Date.now() - t0) / 1000;
     const shares = procs.flatMap((_, i) => (before[i] !== undefined && after[i] !== undefined ? [(after[i] - before[i]) / seconds] : []));
-    idle = { seconds: +seconds.toFixed(1), followersAlive: shares.length, meanPercentOfCore: shares.length ? +((100 * shares.reduce((a, b) => a + b, 0)) / shares.length).toFixed(2) : undefined, maxPercentOfCore: shares.length ? +(100 * Math.max(...shares)).toFixed(2) : undefined };
+    idle = {
+      seconds: +seconds.toFixed(1), followersAlive: shares.length,
+      meanPercentOfCore: shares.length ? +((100 * shares.reduce((a, b) => a + b, 0)) / shares.length).toFixed(2) : undefined,
+      maxPercentOfCore: shares.length ? +(100 * Math.max(...shares)).toFixed(2) : undefined,
+      onTerminalPercentOfCore: ptyBefore !== undefined && ptyAfter !== undefined ? +((100 * (ptyAfter - ptyBefore)) / seconds).toFixed(2) : undefined,
+    };
   }
   const codes = await Promise.all(procs.map((p) => p.exited));
+  const terminalCode = await terminalExited;
   const complete = procs.filter((p) => p.seen.at(-1)?.type === 'run.finished' && p.seen.every((e, i) => e.producerSequence === i + 1)).length;
   return {
     followers,
@@ -154,6 +181,7 @@ async function measure(build, name) {
     idleCpu: idle,
     sawWholeTrace: complete,
     exitCodes: Object.fromEntries([...new Set(codes)].map((code) => [code, codes.filter((c) => c === code).length])),
+    onTerminalExitCode: terminalCode,
   };
 }
 
@@ -169,7 +197,7 @@ for (const build of builds) {
     await serving.stop();
   }
   const r = results[build.name];
-  console.log(`${build.name}: ${r.followers} followers, ${r.events} events; delay p50 ${r.delayMs.p50} ms, p95 ${r.delayMs.p95} ms, max ${r.delayMs.max} ms; idle CPU ${r.idleCpu ? `${r.idleCpu.meanPercentOfCore} % of a core (max ${r.idleCpu.maxPercentOfCore} %, ${r.idleCpu.followersAlive} followers still following)` : 'not measured: every follower had ended'}; whole trace seen by ${r.sawWholeTrace}; exit codes ${JSON.stringify(r.exitCodes)}`);
+  console.log(`${build.name}: ${r.followers} followers, ${r.events} events; delay p50 ${r.delayMs.p50} ms, p95 ${r.delayMs.p95} ms, max ${r.delayMs.max} ms; idle CPU ${r.idleCpu ? `${r.idleCpu.meanPercentOfCore} % of a core (max ${r.idleCpu.maxPercentOfCore} %, ${r.idleCpu.followersAlive} followers still following; on a terminal with its status line ${r.idleCpu.onTerminalPercentOfCore ?? 'ended'} %)` : 'not measured: every follower had ended'}; whole trace seen by ${r.sawWholeTrace}; exit codes ${JSON.stringify(r.exitCodes)}`);
 }
 site.close();
 model.close();

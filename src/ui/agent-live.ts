@@ -60,7 +60,8 @@ export function summaryText(summary: RunSummary): string {
 export async function startAgentLive(io: Io, output: Output, options: AgentLiveOptions): Promise<AgentLive> {
   const now = options.now ?? Date.now;
   const view = new AgentRunView(options.maxCredits);
-  const progress = await startProgress(io, output, 'waiting for the first event');
+  // Drawn as often as its times move, not at ora's 80 ms: a follower waits for minutes at a time.
+  const progress = await startProgress(io, output, 'waiting for the first event', { intervalMs: TICK_MS });
   const live = progressShown(io, output);
   let timer: NodeJS.Timeout | undefined;
   let fit = (text: string) => text;

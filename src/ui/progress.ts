@@ -21,13 +21,14 @@ export function progressShown(io: Io, output: Output): boolean {
   return Boolean(io.stderr.isTTY) && !output.quiet && !output.json && !io.env.CI && io.stderr.columns !== 0;
 }
 
-export async function startProgress(io: Io, output: Output, text: string): Promise<Progress> {
+/** `intervalMs`: how often the spinner is drawn (ora's default, 80 ms, when absent). */
+export async function startProgress(io: Io, output: Output, text: string, options: { intervalMs?: number } = {}): Promise<Progress> {
   if (!progressShown(io, output)) return silent;
   const { default: ora } = await import('ora');
   // The text names URLs and monitors, which come from outside.
   // Output decides about colour; left to itself, ora would colour the spinner despite NO_COLOR.
   const color = output.errorStyle === plainStyle ? false : 'cyan';
-  const spinner = ora({ text: escapeControls(text), color, stream: io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+  const spinner = ora({ text: escapeControls(text), color, stream: io.stderr as NodeJS.WritableStream, discardStdin: false, ...(options.intervalMs && { interval: options.intervalMs }) }).start();
   // Whatever the command prints while it spins goes through Output, which clears the spinner first.
   output.setLive({ clear: () => spinner.clear(), render: () => spinner.render() });
   return {
