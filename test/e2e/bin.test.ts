@@ -157,6 +157,19 @@ describe('bin/webwatch.js', () => {
     assert.equal(result.status, 0);
   });
 
+  it('a command that stops with its work undone (nothing left to keep Node running) exits 1 and says so, never 0', () => {
+    // The CLI's main replaced, through a module hook, by one that never settles: what an unref'd
+    // timer or a dropped promise in a command looks like to the launcher.
+    const dir = writeFiles({
+      'stuck-main.mjs': 'export const main = () => new Promise(() => {});\nexport const processIo = () => ({});\n',
+      'hooks.mjs': `export async function resolve(specifier, context, next) {\n  return specifier.endsWith('/cli/main.js') ? { url: new URL('./stuck-main.mjs', import.meta.url).href, shortCircuit: true } : next(specifier, context);\n}\n`,
+      'register.mjs': `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`,
+    });
+    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, 'monitor', 'list'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', WEBWATCH_BUNDLE: '0' } });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^error: internal error: webwatch stopped before the command finished/m);
+  });
+
   it('Ctrl-C exits 130', async () => {
     // validate - waits on standard input, which this test keeps open.
     const child = spawn(process.execPath, [BIN, 'monitor', 'validate', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
