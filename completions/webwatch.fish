@@ -207,7 +207,7 @@ complete -c webwatch -n '__webwatch_at \'agent run\'' -l max-credits -x -d 'stop
 complete -c webwatch -n '__webwatch_at \'agent run\'' -l effort -x -a 'low medium high' -d 'how much work the agent may do'
 complete -c webwatch -n '__webwatch_at \'agent run\'' -l detach -d 'print the job id and return at once (a server or remote API runs the job)'
 complete -c webwatch -n '__webwatch_at \'agent run\'' -l output -s o -r -F -d 'write the result (JSON) to this file'
-complete -c webwatch -n '__webwatch_at \'agent trace\'' -l follow -s f -d 'keep printing events until the run finishes; the exit code is its outcome'
+complete -c webwatch -n '__webwatch_at \'agent trace\'' -l follow -s f -d 'keep printing events until the run has ended, with a live status line on a terminal; the exit code is its outcome'
 complete -c webwatch -n '__webwatch_at \'agent trace\'' -l since -x -d 'only events after this producerSequence'
 complete -c webwatch -n '__webwatch_at \'agent snapshot\'' -l output -s o -r -F -d 'write the snapshot to this file'
 complete -c webwatch -n '__webwatch_at \'auth\' 0' -a status -d 'which API and key are in use, and whether they work'
