@@ -1,9 +1,9 @@
 /** `scrape`: several URLs with bounded concurrency, results in the order asked. */
-import type { Backend } from '../backend/backend.js';
-import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { Backend, ScrapeResult } from '../backend/backend.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
+import { inParallel } from '../lib/in-parallel.js';
 
-export type ScrapeResult = { url: string; document: ScrapeDocument } | { url: string; error: unknown };
+export type { ScrapeResult };
 
 export const SCRAPE_CONCURRENCY = 4;
 
@@ -14,21 +14,16 @@ export async function scrapeUrls(
   onResult?: (result: ScrapeResult, index: number) => void,
   signal?: AbortSignal,
 ): Promise<ScrapeResult[]> {
-  const results: ScrapeResult[] = new Array(urls.length);
-  let next = 0;
-  async function worker() {
-    while (next < urls.length && !signal?.aborted) {
-      const index = next++;
-      const url = urls[index]!;
-      try {
-        results[index] = { url, document: await backend.scrape(url, options, signal) };
-      } catch (error) {
-        results[index] = { url, error };
-      }
-      onResult?.(results[index]!, index);
+  const results = await inParallel(urls, SCRAPE_CONCURRENCY, async (url, index) => {
+    let result: ScrapeResult;
+    try {
+      result = { url, document: await backend.scrape(url, options, signal) };
+    } catch (error) {
+      result = { url, error };
     }
-  }
-  await Promise.all(Array.from({ length: Math.min(SCRAPE_CONCURRENCY, urls.length) }, worker));
+    onResult?.(result, index);
+    return result;
+  }, signal);
   signal?.throwIfAborted();
   return results;
 }

@@ -5,6 +5,7 @@
  * again (and at connect time), so a lookup that times out here lets nothing through.
  */
 import type { NormalizedMonitor } from '../spec/monitor.js';
+import { inParallel } from '../lib/in-parallel.js';
 
 const LOOKUPS_AT_ONCE = 16;
 const LOOKUP_BOUND_MS = 3000;
@@ -25,22 +26,18 @@ export async function refusePrivateHosts(urls: readonly URL[], checkUrl: (url: U
   const byHost = new Map<string, URL>();
   for (const url of urls) if (!byHost.has(url.hostname)) byHost.set(url.hostname, url);
   const hosts = [...byHost.values()];
-  const refusals: (unknown | undefined)[] = new Array(hosts.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, hosts.length) }, async () => {
-    while (next < hosts.length) {
-      const index = next++;
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LOOKUP_BOUND_MS)));
-      try {
-        await Promise.race([checkUrl(hosts[index]!), bound]);
-      } catch (error) {
-        refusals[index] = error;
-      } finally {
-        clearTimeout(timer);
-      }
+  const refusals = await inParallel(hosts, LOOKUPS_AT_ONCE, async (host) => {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LOOKUP_BOUND_MS)));
+    try {
+      await Promise.race([checkUrl(host), bound]);
+      return undefined;
+    } catch (error) {
+      return error;
+    } finally {
+      clearTimeout(timer);
     }
-  }));
+  });
   const refused = refusals.find((error) => error !== undefined);
   if (refused !== undefined) throw refused;
 }

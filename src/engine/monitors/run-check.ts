@@ -7,6 +7,7 @@
  * summary are written in one transaction at the end, so an interrupted check leaves nothing
  * half-written.
  */
+import { inParallel } from '../../lib/in-parallel.js';
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
 import { diffJson, diffText } from '../diff/json-diff.js';
@@ -49,14 +50,10 @@ async function judgePages(context: CheckContext, monitor: StoredMonitor, pages: 
   if (!judgeEnabled || !goal) return;
   const judge = context.judge ?? lexicalJudge;
   const judged = pages.filter((page) => page.status === 'new' || page.status === 'changed');
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(JUDGE_CONCURRENCY, judged.length) }, async () => {
-    while (next < judged.length) {
-      const page = judged[next++]!;
-      const content = page.status === 'changed' ? (page.diff ? diffText(page.diff) : '') : pending.snapshots.find((s) => s.url === page.url && s.targetId === page.targetId)?.markdown ?? '';
-      page.judgment = await judge({ goal, url: page.url, status: page.status as 'new' | 'changed', content });
-    }
-  }));
+  await inParallel(judged, JUDGE_CONCURRENCY, async (page) => {
+    const content = page.status === 'changed' ? (page.diff ? diffText(page.diff) : '') : pending.snapshots.find((s) => s.url === page.url && s.targetId === page.targetId)?.markdown ?? '';
+    page.judgment = await judge({ goal, url: page.url, status: page.status as 'new' | 'changed', content });
+  });
 }
 
 /** What the check writes at its end, with its results. */
@@ -184,13 +181,6 @@ function slots(limit: number) {
       };
     },
   };
-}
-
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
 }
 
 /**

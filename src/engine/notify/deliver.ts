@@ -5,6 +5,7 @@
  * configured, within 10 s. 2xx is delivered. 408, 429, 5xx and network failures are retried with
  * backoff (Retry-After honoured), up to MAX_ATTEMPTS; other answers fail the delivery for good.
  */
+import { inParallel } from '../../lib/in-parallel.js';
 import { createHmac } from 'node:crypto';
 import type { Agent } from 'undici';
 import { retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
@@ -123,10 +124,7 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
  */
 export async function deliverDue(options: DeliveryOptions): Promise<number> {
   const due = await options.outbox.claimDue(options.now());
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, due.length) }, async () => {
-    while (next < due.length) await deliverOne(due[next++]!, options);
-  }));
+  await inParallel(due, DELIVERY_CONCURRENCY, (delivery) => deliverOne(delivery, options));
   return due.length;
 }
 

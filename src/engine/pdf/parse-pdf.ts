@@ -5,6 +5,7 @@
  * `tesseract`. Poppler was measured against pdf.js (and unpdf) and mupdf: it reads faster than
  * pdf.js with better word recall, and mupdf's licence (AGPL) does not fit webwatch (bench/README).
  */
+import { inParallel } from '../../lib/in-parallel.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,20 +192,6 @@ async function ocrPage(file: string, dir: string, page: number, dpi: number, lim
   } finally {
     await Promise.all(['pgm', 'tsv', 'hocr'].map((extension) => rm(`${root}.${extension}`, { force: true })));
   }
-}
-
-/** Runs `work` over `items`, `concurrency` at a time, in order of results. */
-async function inParallel<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
 }
 
 export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limits: PdfLimits): Promise<ParsedPdf> {

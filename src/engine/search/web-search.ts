@@ -3,6 +3,7 @@
  * each source asked, filtered by domain and time, de-duplicated, numbered, and, with scrape
  * options, each scraped, a few at a time.
  */
+import { inParallel } from '../../lib/in-parallel.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { SEARCH_SCRAPE_CONCURRENCY } from '../../spec/limits.js';
 import { SEARCH_TBS, type SearchRequest, type SearchSource } from '../../spec/search.js';
@@ -105,19 +106,14 @@ export async function webSearch(request: SearchRequest, deps: SearchDeps): Promi
   if (deps.scrape) {
     const scrapeOne = deps.scrape;
     const all = [...(answer.web ?? []), ...(answer.news ?? [])] as WithDocument<WebResult | NewsResult>[];
-    let next = 0;
-    const worker = async () => {
-      while (next < all.length) {
-        const result = all[next++]!;
-        try {
-          Object.assign(result, await scrapeOne(result.url, combined), { url: result.url });
-        } catch (error) {
-          const failure = error instanceof WebwatchError ? error : undefined;
-          Object.assign(result, { metadata: { sourceURL: result.url, url: result.url, error: error instanceof Error ? error.message : String(error), ...(failure?.code && { errorCode: failure.code }) } });
-        }
+    await inParallel(all, SEARCH_SCRAPE_CONCURRENCY, async (result) => {
+      try {
+        Object.assign(result, await scrapeOne(result.url, combined), { url: result.url });
+      } catch (error) {
+        const failure = error instanceof WebwatchError ? error : undefined;
+        Object.assign(result, { metadata: { sourceURL: result.url, url: result.url, error: error instanceof Error ? error.message : String(error), ...(failure?.code && { errorCode: failure.code }) } });
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(SEARCH_SCRAPE_CONCURRENCY, all.length) }, worker));
+    });
   }
   if (warnings.length > 0) answer.warning = warnings.join('; ');
   return answer;

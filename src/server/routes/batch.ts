@@ -11,6 +11,7 @@ import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
+import { inParallel } from '../../lib/in-parallel.js';
 import { failureOf, jobRoutes, stopReason, type QueuedJob, type QueuedRun } from './jobs.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
@@ -53,21 +54,17 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
 export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
   const { urls, maxConcurrency, scrapeOptions } = job.options as { urls: string[]; maxConcurrency: number; scrapeOptions: ScrapeOptions };
   const { signal, now } = run;
-  let next = 0;
-  const worker = async () => {
-    while (next < urls.length && !signal.aborted) {
-      const url = urls[next++]!;
-      try {
-        const document = await run.backend.scrape(url, scrapeOptions, signal);
-        // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
-        if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now());
-      } catch (error) {
-        if (!signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
-      }
+  const scrapeOne = async (url: string) => {
+    try {
+      const document = await run.backend.scrape(url, scrapeOptions, signal);
+      // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
+      if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now());
+    } catch (error) {
+      if (!signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(maxConcurrency, urls.length) }, worker));
+    await inParallel(urls, maxConcurrency, scrapeOne, signal);
     if (signal.aborted) await batches.finish(job.id, 'failed', stopReason(signal, 'batch scrape'));
     else await batches.finish(job.id, 'completed');
   } catch (error) {
