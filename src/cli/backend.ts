@@ -7,7 +7,7 @@ import { EXIT } from '../errors/exit-codes.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import type { CommandContext } from './context.js';
 import { escapeControls } from '../ui/terminal-text.js';
-import { version } from './program.js';
+import { version } from './version.js';
 
 /**
  * The remote API to use (flags > env > saved login > config), or undefined for the local engine.

@@ -1,5 +1,4 @@
 /** The command tree. Building it loads no heavy module: actions import theirs when they run. */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { completeCommand, completionCommand } from './commands/completion.js';
 import { crawlCommand } from './commands/crawl.js';
@@ -16,11 +15,7 @@ import { agentCommand } from './commands/agent.js';
 import { loginCommand, logoutCommand } from './commands/login.js';
 import { authCommand, whoamiCommand } from './commands/auth.js';
 import type { Runtime } from './context.js';
-
-/** Read from package.json so the two never disagree (dist/src/cli -> project root). */
-export function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
+import { version } from './version.js';
 
 export function buildProgram(runtime: Runtime): Command {
   const program = new Command('webwatch');

@@ -5,7 +5,7 @@ import { asWebwatchError } from '../../ui/render-error.js';
 import { escapeControls } from '../../ui/terminal-text.js';
 import { remoteSettings } from '../backend.js';
 import type { CommandContext } from '../context.js';
-import { version } from '../program.js';
+import { version } from '../version.js';
 
 /** Enough of a key to tell two apart, never enough to use: its first 3 and last 4 characters. */
 export function redactKey(key: string): string {

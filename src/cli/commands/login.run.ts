@@ -5,7 +5,7 @@ import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { escapeControls } from '../../ui/terminal-text.js';
-import { version } from '../program.js';
+import { version } from '../version.js';
 
 async function keyFrom(context: CommandContext): Promise<string> {
   const { io, globals } = context;

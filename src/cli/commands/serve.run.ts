@@ -5,7 +5,7 @@ import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
-import { version } from '../program.js';
+import { version } from '../version.js';
 
 const count = (min: number) => z.coerce.number().int().min(min).optional();
 const serveFlags = z.object({

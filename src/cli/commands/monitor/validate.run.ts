@@ -15,7 +15,7 @@ import { escapeControls, styled } from '../../../ui/terminal-text.js';
 import type { CommandContext } from '../../context.js';
 import { parseFlags } from '../../flags.js';
 import { problemFormat, reportRoot, type ProblemFormat } from '../../problem-format.js';
-import { version } from '../../program.js';
+import { version } from '../../version.js';
 
 const flagsSchema = z.object({
   print: z.boolean().default(false),
