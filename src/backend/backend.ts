@@ -4,9 +4,7 @@
  */
 import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
 import type { ScrapeDocument } from '../engine/scrape/document.js';
-import type { ScrapeResult } from '../core/scrape.js';
-import type { CheckRecord, PageResult, PageStatus } from '../engine/monitors/check-store.js';
-import type { DeliveryState } from '../engine/notify/outbox.js';
+import type { CheckRecord, DeliveryState, PageResult, PageStatus } from '../contract/checks.js';
 import type { MonitorResource } from '../engine/monitors/resource.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
@@ -17,6 +15,9 @@ import type { SearchAnswer } from '../engine/search/web-search.js';
 import type { MapLink } from '../engine/map/map.js';
 import type { AgentRequestInput } from '../spec/agent.js';
 import type { TraceEvent } from '../engine/agent/trace.js';
+
+/** One URL of several scraped: its document, or why there is none. */
+export type ScrapeResult = { url: string; document: ScrapeDocument } | { url: string; error: unknown };
 import type { AgentListItem, AgentStatusDocument } from '../engine/agent/wire.js';
 
 export interface CrawlJobStatus {

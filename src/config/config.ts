@@ -12,6 +12,9 @@ import { UsageError } from '../errors/webwatch-error.js';
 import { closedObject, domainName, topLevelDomain } from '../spec/fields.js';
 import { describeIssue, formatPath, SECRET_NAME } from '../spec/issues.js';
 import { RISK_SCORE_MAX, RISK_SCORE_MIN, THREAT_LIST_MAX } from '../spec/limits.js';
+import type { SearchSettings } from '../engine/search/providers.js';
+
+export type { SearchSettings };
 import { NO_THREAT_POLICY, type OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 
 const MODULE = 'webwatch';
@@ -280,7 +283,6 @@ function llmSettings(config: Config, env: Readonly<Record<string, string | undef
   return { ...config.llm, ...(apiKey && { apiKey }) };
 }
 
-export type SearchSettings = ({ provider: 'searxng'; baseUrl: string } | { provider: 'v2'; apiUrl: string }) & { apiKey?: string };
 
 /** The search provider's settings, with the v2 key from the environment. */
 function searchSettings(config: Config, env: Readonly<Record<string, string | undefined>>): SearchSettings | undefined {

@@ -5,10 +5,12 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
 import type { PageDiff } from '../diff/markdown-diff.js';
-import type { JsonFieldDiff } from '../diff/json-diff.js';
 import type { Judgment } from '../judge/judge.js';
 import type { Db, Query } from '../store/database.js';
-import { outboxStore, type NewDelivery, type NotificationStatus } from '../notify/outbox.js';
+import { outboxStore, type NewDelivery } from '../notify/outbox.js';
+import type { CheckPage, CheckRecord, CheckStatus, JsonPageDiff, NotificationStatus, PageResult, PageStatus } from '../../contract/checks.js';
+
+export type { CheckPage, CheckRecord, CheckStatus, JsonPageDiff, PageResult, PageStatus } from '../../contract/checks.js';
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
 import type { Tables } from '../store/tables.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
@@ -24,34 +26,6 @@ function batches<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
   return out;
-}
-
-export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
-export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
-
-export interface PageResult {
-  url: string;
-  targetId: string;
-  status: PageStatus;
-  statusCode: number | null;
-  previousScrapeId: string | null;
-  currentScrapeId: string | null;
-  /** The markdown's diff; for a target that extracts JSON, `{json}` of its changed fields (and the markdown's `text` in mixed mode). */
-  diff: PageDiff | JsonPageDiff | null;
-  judgment: Judgment | null;
-  error: string | null;
-  /** The JSON extracted this time, for a target that extracts JSON. */
-  snapshot?: { json: unknown } | null;
-  /**
-   * The screenshot of a new or changed page, kept with the check: in the store its file name
-   * under the team's `artifacts/kept`; in a check's answer its file URL (a URL of serve under serve).
-   */
-  screenshot?: string;
-}
-
-export interface JsonPageDiff {
-  text?: string;
-  json: JsonFieldDiff;
 }
 
 export interface Snapshot {
@@ -83,37 +57,6 @@ export interface LastSnapshot {
 export interface FingerprintUpdate {
   scrapeId: string;
   fingerprint: string;
-}
-
-export interface CheckRecord {
-  id: string;
-  monitorId: string;
-  status: CheckStatus;
-  trigger: 'manual' | 'scheduled';
-  /** The schedule slot a scheduled check was started for. */
-  scheduledFor: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-  /** Zeroed until the check has finished. */
-  summary: MonitorSummary;
-  error: string | null;
-  /** Deliveries of the check's notifications, per channel; null when it has none. */
-  notificationStatus: NotificationStatus | null;
-  /** The embedded engine bills nothing: credits are counted (a page fetched is 1), never charged. */
-  billingStatus: 'not_applicable';
-  estimatedCredits: number | null;
-  reservedCredits: number | null;
-  /** Pages fetched, once the check has finished. */
-  actualCredits: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A page result as a check's answer carries it: with its id and time. */
-export interface CheckPage extends PageResult {
-  /** `<checkId>:<position>`, stable for the life of the check. */
-  id: string;
-  createdAt: string;
 }
 
 const ZERO_SUMMARY: MonitorSummary = { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 };

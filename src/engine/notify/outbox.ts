@@ -5,7 +5,7 @@
  */
 import { diffText } from '../diff/json-diff.js';
 import { randomUUID } from 'node:crypto';
-import type { CheckRecord, PageResult } from '../monitors/check-store.js';
+import type { CheckRecord, DeliveryState, NotificationStatus, PageResult } from '../../contract/checks.js';
 import type { StoredMonitor } from '../monitors/monitor-store.js';
 import type { Selectable } from 'kysely';
 import type { Db, Query } from '../store/database.js';
@@ -48,19 +48,7 @@ export type NewDelivery = Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>
 /** As the notification builders make it: the queuing process adds its private-address rule. */
 export type Notification = Omit<NewDelivery, 'privateTargetsAllowed'>;
 
-/** Per channel, how many deliveries of a check are pending, delivered and failed. */
-/** Per channel: deliveries by state, and the last error of one that failed or is being retried. */
-export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: number; delivered: number; failed: number; lastError?: string; attempts?: number }>>;
-
-/** One delivery of a check, as `monitor check` shows it: no headers, no body. */
-export interface DeliveryState {
-  channel: 'webhook' | 'email';
-  event: string;
-  target: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  lastError: string | null;
-}
+export type { DeliveryState, NotificationStatus } from '../../contract/checks.js';
 
 /**
  * The webhook deliveries a finished check causes (DESIGN §6): `monitor.page` for each page that

@@ -1,0 +1,82 @@
+/**
+ * Checks and their pages as every side sees them: the engine's store, the local and remote
+ * backends, serve's answers and the command line. Types only, so that whoever reads a check
+ * depends on this module and not on the store that writes it.
+ */
+import type { PageDiff } from '../engine/diff/markdown-diff.js';
+import type { JsonFieldDiff } from '../engine/diff/json-diff.js';
+import type { Judgment } from '../engine/judge/judge.js';
+import type { MonitorSummary } from '../spec/monitor.js';
+
+export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
+export type PageStatus = 'new' | 'same' | 'changed' | 'removed' | 'error';
+
+export interface PageResult {
+  url: string;
+  targetId: string;
+  status: PageStatus;
+  statusCode: number | null;
+  previousScrapeId: string | null;
+  currentScrapeId: string | null;
+  /** The markdown's diff; for a target that extracts JSON, `{json}` of its changed fields (and the markdown's `text` in mixed mode). */
+  diff: PageDiff | JsonPageDiff | null;
+  judgment: Judgment | null;
+  error: string | null;
+  /** The JSON extracted this time, for a target that extracts JSON. */
+  snapshot?: { json: unknown } | null;
+  /**
+   * The screenshot of a new or changed page, kept with the check: in the store its file name
+   * under the team's `artifacts/kept`; in a check's answer its file URL (a URL of serve under serve).
+   */
+  screenshot?: string;
+}
+
+export interface JsonPageDiff {
+  text?: string;
+  json: JsonFieldDiff;
+}
+
+export interface CheckRecord {
+  id: string;
+  monitorId: string;
+  status: CheckStatus;
+  trigger: 'manual' | 'scheduled';
+  /** The schedule slot a scheduled check was started for. */
+  scheduledFor: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** Zeroed until the check has finished. */
+  summary: MonitorSummary;
+  error: string | null;
+  /** Deliveries of the check's notifications, per channel; null when it has none. */
+  notificationStatus: NotificationStatus | null;
+  /** The embedded engine bills nothing: credits are counted (a page fetched is 1), never charged. */
+  billingStatus: 'not_applicable';
+  estimatedCredits: number | null;
+  reservedCredits: number | null;
+  /** Pages fetched, once the check has finished. */
+  actualCredits: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A page result as a check's answer carries it: with its id and time. */
+export interface CheckPage extends PageResult {
+  /** `<checkId>:<position>`, stable for the life of the check. */
+  id: string;
+  createdAt: string;
+}
+
+/** Per channel: deliveries by state, and the last error of one that failed or is being retried. */
+export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: number; delivered: number; failed: number; lastError?: string; attempts?: number }>>;
+
+/** One delivery of a check, as `monitor check` shows it: no headers, no body. */
+export interface DeliveryState {
+  channel: 'webhook' | 'email';
+  event: string;
+  target: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastError: string | null;
+}
+
