@@ -14,11 +14,10 @@ import type { SearchRequest } from '../spec/search.js';
 import type { SearchAnswer } from '../engine/search/web-search.js';
 import type { MapLink } from '../engine/map/map.js';
 import type { AgentRequestInput } from '../spec/agent.js';
-import type { TraceEvent } from '../engine/agent/trace.js';
+import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../contract/agent.js';
 
 /** One URL of several scraped: its document, or why there is none. */
 export type ScrapeResult = { url: string; document: ScrapeDocument } | { url: string; error: unknown };
-import type { AgentListItem, AgentStatusDocument } from '../engine/agent/wire.js';
 
 export interface CrawlJobStatus {
   id: string;

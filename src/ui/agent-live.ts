@@ -6,7 +6,7 @@
  * without --quiet, --json or CI; the timeline and the summary are the caller's to place.
  */
 import { AgentRunView, type RunSummary } from '../core/agent/run-view.js';
-import type { TraceEvent } from '../engine/agent/trace.js';
+import type { TraceEvent } from '../contract/agent.js';
 import { duration, timelineLine } from './agent-timeline.js';
 import type { Io } from './io.js';
 import type { Output } from './output.js';

@@ -5,7 +5,7 @@
  * from outside (a model, a web page, a server), so each piece is escaped where it is put in the
  * line, and the line is styled around them.
  */
-import type { TraceEvent } from '../engine/agent/trace.js';
+import type { TraceEvent } from '../contract/agent.js';
 import type { Style } from './style.js';
 import { escapeControls, styled, type Styled } from './terminal-text.js';
 

@@ -12,8 +12,7 @@ import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf } from '../../spec/monitor.js';
 import type { Backend, CrawlJobStatus, UsageReport } from '../backend.js';
-import type { TraceEvent } from '../../engine/agent/trace.js';
-import type { AgentListItem, AgentStatusDocument } from '../../engine/agent/wire.js';
+import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../../contract/agent.js';
 import { ApiClient, type ApiClientOptions } from './api-client.js';
 
 /** How often a waiting command asks about a running check or crawl. */

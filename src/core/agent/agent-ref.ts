@@ -5,7 +5,7 @@
  */
 import { distance } from 'fastest-levenshtein';
 import type { Backend } from '../../backend/backend.js';
-import type { AgentListItem } from '../../engine/agent/wire.js';
+import type { AgentListItem } from '../../contract/agent.js';
 import { WebwatchError, UsageError } from '../../errors/webwatch-error.js';
 import { isJobId } from '../../spec/agent.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';

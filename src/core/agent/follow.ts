@@ -9,8 +9,7 @@
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Backend } from '../../backend/backend.js';
-import type { RunOutcome, TraceEvent } from '../../engine/agent/trace.js';
-import type { AgentStatusDocument } from '../../engine/agent/wire.js';
+import type { AgentStatusDocument, RunOutcome, TraceEvent } from '../../contract/agent.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 
 /** How long one request may wait for the next event (the engine caps it at 25 s): short enough that a

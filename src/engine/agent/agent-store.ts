@@ -16,7 +16,8 @@ import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type 
 /** How long a job, its trace and its snapshots are kept after it started. */
 export const AGENT_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export type AgentEffort = 'low' | 'medium' | 'high';
+export type { AgentEffort } from '../../contract/agent.js';
+import type { AgentEffort } from '../../contract/agent.js';
 
 /** What the caller asked for (POST /v2/agent). */
 export interface AgentRequest {

@@ -1,65 +1,9 @@
 /**
- * Agent trace events in the canonical schema v1 that the hosted SDK types (`AgentTraceEvent`):
- * every event carries its schema version, id, run, time, producer sequence and the agent that
- * produced it. The store assigns `producerSequence`, gapless per run.
+ * Trace errors as the engine records them. The events' types are the contract's
+ * (src/contract/agent.ts); the store assigns `producerSequence`, gapless per run.
  */
-
-export type AgentRole = 'orchestrator' | 'subagent' | 'browser' | 'system';
-
-export interface AgentIdentity {
-  id: string;
-  role: AgentRole;
-  name: string;
-  parentId?: string;
-}
-
-/** Trace error codes of spec §7.4. */
-export type TraceErrorCode = 'cancelled' | 'credit_limit_reached' | 'parent_finished' | 'refused' | 'internal';
-
-export interface TraceError {
-  code: TraceErrorCode;
-  source: 'agent' | 'tool' | 'billing' | 'system';
-  retryable: boolean;
-  message: string;
-}
-
-export type RunOutcome = 'succeeded' | 'failed' | 'cancelled' | 'refused' | 'credit_limit_reached';
-
-export interface ArtifactChange {
-  kind: 'json' | 'markdown' | 'html' | 'screenshot' | 'text';
-  artifactId: string;
-  path?: string;
-  snapshotId: string;
-  change: 'init' | 'partial' | 'append' | 'modify' | 'update';
-  changedFields?: string[];
-  itemCount?: number;
-  sourceToolCallId?: string;
-}
-
-/** What a producer records: the store adds the envelope (ids, time, sequence). */
-export type TraceEventBody =
-  | { type: 'run.started' }
-  | { type: 'run.cancel_requested'; reason: 'user' }
-  | { type: 'run.finished'; outcome: RunOutcome; error: TraceError | null }
-  | { type: 'agent.started' }
-  | { type: 'agent.finished'; outcome: Exclude<RunOutcome, 'credit_limit_reached'>; durationMs: number; error: TraceError | null }
-  /** `modelTurn` (webwatch's own field): the agent asks its model for turn N now. */
-  | { type: 'progress.reported'; phase: 'planning' | 'working' | 'finalizing'; message: string; modelTurn?: number }
-  | { type: 'reasoning.summary'; text: string }
-  | { type: 'tool_call.started'; toolCallId: string; toolName: string; parameters: unknown }
-  /** `durationMs` (webwatch's own field): how long the call took; absent from other APIs' traces. */
-  | { type: 'tool_call.finished'; toolCallId: string; toolName: string; result: unknown; durationMs?: number }
-  | { type: 'artifact.updated'; artifact: ArtifactChange }
-  | { type: 'error.occurred'; error: TraceError };
-
-export type TraceEvent = TraceEventBody & {
-  schemaVersion: 1;
-  eventId: string;
-  runId: string;
-  occurredAt: string;
-  producerSequence: number;
-  agent: AgentIdentity;
-};
+export type { AgentRole, AgentIdentity, TraceErrorCode, TraceError, RunOutcome, ArtifactChange, TraceEventBody, TraceEvent } from '../../contract/agent.js';
+import type { TraceError, TraceErrorCode } from '../../contract/agent.js';
 
 /** Whether a trace error is worth retrying (spec §6.2: read like the retryable column of §7). */
 export const RETRYABLE_TRACE_CODES: ReadonlySet<TraceErrorCode> = new Set(['internal']);

@@ -2,36 +2,10 @@
  * Agent jobs as the v2 wire carries them, in the shapes the hosted SDK types
  * (`AgentStatusResponse`, `AgentListItem`, `AgentTraceResponse`, `AgentSnapshotResponse`).
  */
-import type { AgentEffort, AgentJob } from './agent-store.js';
-import type { TraceEvent } from './trace.js';
+import type { AgentJob } from './agent-store.js';
 
-export interface AgentStatusDocument {
-  success: boolean;
-  status: 'processing' | 'completed' | 'failed';
-  error?: string;
-  data?: unknown;
-  model?: string;
-  effort?: AgentEffort;
-  expiresAt: string;
-  creditsUsed?: number;
-}
-
-export interface AgentListItem {
-  id: string;
-  createdAt: string;
-  targetHint: string;
-  origin: string;
-  settings: { hidden: boolean; starred: boolean };
-  status: 'processing' | 'completed' | 'failed';
-  options?: { urls?: string[]; prompt: string; schema?: unknown; model: string; effort?: AgentEffort };
-}
-
-export interface AgentTraceDocument {
-  success: boolean;
-  id?: string;
-  events?: TraceEvent[];
-  creditsUsed?: number;
-}
+export type { AgentListItem, AgentStatusDocument, AgentTraceDocument } from '../../contract/agent.js';
+import type { AgentListItem, AgentStatusDocument } from '../../contract/agent.js';
 
 export function agentStatusDocument(job: AgentJob): AgentStatusDocument {
   return {
