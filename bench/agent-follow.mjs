@@ -18,6 +18,7 @@ import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServe } from './serve-process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const flag = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -65,19 +66,7 @@ async function startBuild(dir) {
   mkdirSync(join(home, 'config/webwatch'), { recursive: true });
   writeFileSync(join(home, 'config/webwatch/config.yaml'), `llm: {baseUrl: "${modelUrl}", model: scripted}\n`);
   const env = { PATH: process.env.PATH, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
-  const key = JSON.parse(spawnSync(process.execPath, [bin, 'keys', 'create', '--team', 'bench', '--json'], { env, encoding: 'utf8' }).stdout).key;
-  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000', '--concurrency', '100'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const base = await new Promise((done) => {
-    let out = '';
-    server.stdout.on('data', (chunk) => {
-      out += chunk;
-      try {
-        done(JSON.parse(out).url);
-      } catch {
-        // Not all of it yet.
-      }
-    });
-  });
+  const { server, base, key } = await startServe(bin, env, ['--concurrency', '100']);
   return {
     bin, base, key,
     clientEnv: { PATH: process.env.PATH, WEBWATCH_API_URL: base, WEBWATCH_API_KEY: key, WEBWATCH_HOME: join(home, 'client'), XDG_CONFIG_HOME: join(home, 'client-config') },

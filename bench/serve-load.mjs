@@ -9,13 +9,14 @@
 // Goals (issue: serve, round two): monitor list >= 5,000 req/s with p99 < 25 ms, cached
 // scrape >= 10,000 req/s with p99 < 15 ms, at 50 connections on the 2-core bench machine.
 // Usage: npm run build && node bench/serve-load.mjs [--seconds 10] [--rounds 3] [--against DIR]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startServe } from './serve-process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const flag = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -34,20 +35,7 @@ async function startBuild(dir) {
   const bin = join(dir, 'bin/webwatch.js');
   const home = mkdtempSync(join(tmpdir(), 'webwatch-serve-load-'));
   const env = { ...process.env, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
-  const key = JSON.parse(spawnSync(process.execPath, [bin, 'keys', 'create', '--team', 'bench', '--json'], { env, encoding: 'utf8' }).stdout).key;
-  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000000', '--concurrency', '1000'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const base = await new Promise((done) => {
-    let out = '';
-    server.stdout.on('data', (chunk) => {
-      out += chunk;
-      try {
-        done(JSON.parse(out).url);
-      } catch {
-        // Not all of it yet.
-      }
-    });
-  });
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const { server, base, headers } = await startServe(bin, env, ['--concurrency', '1000']);
   for (let i = 0; i < 20; i++) {
     const body = { name: `Monitor ${i}`, schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`https://example.com/${i}`] }] };
     const response = await fetch(`${base}/monitor`, { method: 'POST', headers, body: JSON.stringify(body) });

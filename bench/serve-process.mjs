@@ -16,5 +16,5 @@ export async function startServe(bin, env, extraArgs = []) {
       }
     });
   });
-  return { server, base, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
+  return { server, base, key, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
 }

@@ -12,6 +12,7 @@ import type { Io } from './io.js';
 import type { Output } from './output.js';
 import { progressShown, startProgress } from './progress.js';
 import type { Style } from './style.js';
+import { cutTo } from './table.js';
 import type { Styled } from './terminal-text.js';
 
 /** How often the status line's times move. */
@@ -68,16 +69,8 @@ export async function startAgentLive(io: Io, output: Output, options: AgentLiveO
   if (live) {
     const { default: stringWidth } = await import('string-width');
     // The spinner and a space go before the text; a line that wraps would be redrawn as two.
-    fit = (text) => {
-      const room = (io.stderr.columns ?? 80) - 3;
-      if (stringWidth(text) <= room) return text;
-      let cut = '';
-      for (const char of text) {
-        if (stringWidth(`${cut}${char}…`) > room) break;
-        cut += char;
-      }
-      return `${cut}…`;
-    };
+    const cut = cutTo(stringWidth);
+    fit = (text) => cut(text, (io.stderr.columns ?? 80) - 3);
     const tick = () => progress.update(fit(statusText(view, now())));
     // The follow's own requests keep the process alive; the ticker must not on its own.
     timer = setInterval(tick, TICK_MS);

@@ -100,7 +100,8 @@ export function fitWidths(natural: readonly number[], terminalColumns: number | 
 
 type Width = (text: string) => number;
 
-const cutTo = (stringWidth: Width) => (text: string, width: number): string => {
+/** Text cut to `width` columns, an ellipsis marking the cut. */
+export const cutTo = (stringWidth: Width) => (text: string, width: number): string => {
   if (stringWidth(text) <= width) return text;
   let kept = '';
   let used = 0;

@@ -47,7 +47,6 @@ export function outcomeOfStatus(status: AgentStatusDocument): RunOutcome | undef
 export class TraceFollower {
   /** How the run ended; undefined while it goes on, or when following was stopped first. */
   outcome: RunOutcome | undefined;
-  creditsUsed: number | undefined;
   private last: number;
 
   constructor(private readonly backend: Backend, private readonly id: string, private readonly options: FollowOptions = {}) {
@@ -69,16 +68,10 @@ export class TraceFollower {
       const asked = Date.now();
       const answer = await this.ask(waitMs);
       if (!answer) return;
-      const fresh = answer.events.filter((event) => event.producerSequence > this.last);
-      for (const event of fresh) {
-        this.last = event.producerSequence;
-        yield event;
-        if (event.type === 'run.finished') {
-          this.outcome = event.outcome;
-          return;
-        }
-      }
-      if (fresh.length > 0) {
+      const seen = this.last;
+      yield* this.unseen(answer.events);
+      if (this.outcome) return;
+      if (this.last > seen) {
         pause = options.pollMs ?? FOLLOW_POLL_MS;
         continue;
       }
@@ -88,12 +81,8 @@ export class TraceFollower {
         const ended = await this.endedByStatus();
         if (ended) {
           // Events recorded just before the end are still shown.
-          const late = await this.ask(0);
-          for (const event of late?.events.filter((e) => e.producerSequence > this.last) ?? []) {
-            this.last = event.producerSequence;
-            yield event;
-          }
-          this.outcome = ended;
+          yield* this.unseen((await this.ask(0))?.events ?? []);
+          this.outcome ??= ended;
           return;
         }
       }
@@ -109,15 +98,25 @@ export class TraceFollower {
     }
   }
 
+  /** The events not yet seen, in order, up to `run.finished` (which sets the outcome). */
+  private *unseen(events: readonly TraceEvent[]): Generator<TraceEvent> {
+    for (const event of events) {
+      if (event.producerSequence <= this.last) continue;
+      this.last = event.producerSequence;
+      yield event;
+      if (event.type === 'run.finished') {
+        this.outcome = event.outcome;
+        return;
+      }
+    }
+  }
+
   /** One trace request; undefined when following was stopped meanwhile. */
   private async ask(waitMs: number): Promise<{ events: TraceEvent[] } | undefined> {
     const { signal } = this.options;
     try {
       const answer = await this.backend.agentTrace(this.id, this.last, { ...(waitMs > 0 && { waitMs }), ...(signal && { signal }) });
-      if (answer.creditsUsed !== undefined) {
-        this.creditsUsed = answer.creditsUsed;
-        this.options.onCredits?.(answer.creditsUsed);
-      }
+      if (answer.creditsUsed !== undefined) this.options.onCredits?.(answer.creditsUsed);
       return answer;
     } catch (error) {
       if (this.stopped) return undefined;
