@@ -1,7 +1,9 @@
 /**
  * The engine's tables as the query layer (Kysely) sees them, the same on SQLite and PostgreSQL:
  * times are ISO-8601 text (they sort as they compare), flags are 0 or 1, documents are JSON
- * text. A new column is added here and in one migration of migrations.ts.
+ * text. A new column is added here and in one migration of migrations.ts;
+ * test/engine/schema-agreement.test.ts checks that this file, SQLite's migrations and the
+ * PostgreSQL baseline agree on every table and column.
  */
 import type { Generated } from 'kysely';
 
