@@ -39,7 +39,7 @@ async function seed(db: Db): Promise<void> {
       const scrapeId = `${team}-scrape-${i}`;
       const page = { url: 'https://example.com/', targetId: 't1', status: 'new' as const, statusCode: 200, previousScrapeId: null, currentScrapeId: scrapeId, diff: null, judgment: null, error: null };
       const snapshot = { targetId: 't1', url: 'https://example.com/', scrapeId, markdown, fingerprint: null, contentHash: `hash-${i}` };
-      await checks.finish(monitor, check.id, 'completed', [page], { snapshots: [snapshot], fingerprints: [] }, summary, null, new Date(`2026-01-0${i + 2}T00:01:00Z`));
+      await checks.finish(monitor, check.id, { status: 'completed', pages: [page], snapshots: [snapshot], fingerprints: [], summary, error: null }, new Date(`2026-01-0${i + 2}T00:01:00Z`));
     }
   }
   await keyStore(db).create('acme', new Date());

@@ -19,7 +19,7 @@ forEachDatabase('check store', ({ open }) => {
         const check = await checks.start(monitor, 'manual', new Date(at));
         const snapshots: Snapshot[] = urls.map((url, n) => ({ targetId: 't1', url, scrapeId: `${tag}-${n}`, markdown: `${tag} ${url}`, fingerprint: `f-${tag}-${n}`, contentHash: `h-${tag}-${n}`, ...(n % 100 === 7 && { gone: true }) }));
         const pages: PageResult[] = urls.map((url, n) => ({ url, targetId: 't1', status: 'new', statusCode: 200, previousScrapeId: null, currentScrapeId: `${tag}-${n}`, diff: null, judgment: null, error: null }));
-        return checks.finish(monitor, check.id, 'completed', pages, { snapshots, fingerprints: [] }, summary(urls.length), null, new Date(at));
+        return checks.finish(monitor, check.id, { status: 'completed', pages, snapshots, fingerprints: [], summary: summary(urls.length), error: null }, new Date(at));
       };
       const first = await run('2026-11-21T12:00:00Z', 'a', URLS);
       // A later check that saw only some pages again, twice in the same millisecond: the one written last is the newest.

@@ -70,7 +70,7 @@ async function setup(at: string, db: Db) {
     const done = (async () => {
       await checks.begin(monitor.id, claim.checkId, time.now());
       await new Promise<void>((resolve) => holds.set(monitor.definition.name, resolve));
-      return checks.finish(monitor, claim.checkId, 'completed', [], { snapshots: [], fingerprints: [] }, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, null, time.now());
+      return checks.finish(monitor, claim.checkId, { status: 'completed', pages: [], snapshots: [], fingerprints: [], summary: { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, error: null }, time.now());
     })();
     finished.set(monitor.definition.name, done);
     return done;

@@ -118,7 +118,7 @@ forEachDatabase('check store: extracted JSON, credits and kept screenshots', ({ 
     const summary = { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 };
     const page = { url: 'https://example.com/', targetId: 't', status: 'new' as const, statusCode: 200, previousScrapeId: null, currentScrapeId: 's1', diff: null, judgment: null, error: null, snapshot: { json: { price: 10 } }, screenshot: 'kept-1.png' };
     const snapshot = { targetId: 't', url: 'https://example.com/', scrapeId: 's1', markdown: 'Pro $10', fingerprint: null, contentHash: 'h', json: { price: 10 } };
-    const finished = await checks.finish(monitor, check.id, 'completed', [page], { snapshots: [snapshot], fingerprints: [], credits: 5 }, summary, null, now);
+    const finished = await checks.finish(monitor, check.id, { status: 'completed', pages: [page], snapshots: [snapshot], fingerprints: [], credits: 5, summary, error: null }, now);
     assert.equal(finished.actualCredits, 5, 'the credits the check wrote, not 1 a page');
     assert.deepEqual(await checks.snapshotJson('s1'), { price: 10 });
     assert.equal(await checks.snapshotJson('unknown'), null);
@@ -127,7 +127,7 @@ forEachDatabase('check store: extracted JSON, credits and kept screenshots', ({ 
 
     // A check finished without credits (as before they were kept) counts 1 a page.
     const second = await checks.start(monitor, 'manual', new Date(now.getTime() + 1000));
-    const plain = await checks.finish(monitor, second.id, 'completed', [{ ...page, currentScrapeId: 's2', snapshot: null, screenshot: undefined }], { snapshots: [], fingerprints: [] }, summary, null, new Date(now.getTime() + 1000));
+    const plain = await checks.finish(monitor, second.id, { status: 'completed', pages: [{ ...page, currentScrapeId: 's2', snapshot: null, screenshot: undefined }], snapshots: [], fingerprints: [], summary, error: null }, new Date(now.getTime() + 1000));
     assert.equal(plain.actualCredits, 1);
     assert.deepEqual(Object.keys((await checks.pages(second.id))[0]!).filter((key) => key === 'snapshot' || key === 'screenshot'), []);
 

@@ -113,6 +113,20 @@ export async function insertHeldCheck(q: Query, monitorId: string, status: 'queu
   return id;
 }
 
+/** How a check ended: its page results, snapshots and summary, written together by finish(). */
+export interface CheckEnding {
+  status: CheckStatus;
+  pages: readonly PageResult[];
+  snapshots: readonly Snapshot[];
+  fingerprints: readonly FingerprintUpdate[];
+  /** Its credits; none for a check that did no work. */
+  credits?: number;
+  summary: MonitorSummary;
+  error: string | null;
+  /** Its notifications, queued in the outbox in the same transaction. */
+  notify?: Notify;
+}
+
 export function checkStore(db: Db) {
   const q = db.query;
   const outbox = outboxStore(db);
@@ -194,7 +208,9 @@ export function checkStore(db: Db) {
     },
 
     /** Page results and the end of the check, written together. */
-    async finish(monitor: StoredMonitor, checkId: string, status: CheckStatus, pages: readonly PageResult[], written: { snapshots: readonly Snapshot[]; fingerprints: readonly FingerprintUpdate[]; credits?: number }, summary: MonitorSummary, error: string | null, now: Date, notify?: Notify): Promise<CheckRecord> {
+    async finish(monitor: StoredMonitor, checkId: string, ending: CheckEnding, now: Date): Promise<CheckRecord> {
+      const { status, pages, summary, error, notify } = ending;
+      const written = ending;
       await q.transaction().execute(async (trx) => {
         const at = now.toISOString();
         // Many rows a statement: one statement per row was most of the transaction's time.

@@ -322,13 +322,16 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   const now = context.now();
   // A page costs 1, and what its scrape reported beyond that; a failed one nothing.
   const credits = summary.totalPages - summary.error + pending.extraCredits;
-  const finished = await context.checks.finish(monitor, check.id, status, pages, { ...pending, credits }, summary, failure, now, (done, results) => {
-    // With onlyMeaningful, pages judged not meaningful are left out of notifications.
-    const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
-    // Each delivery keeps this process's private-address rule, whoever delivers it later.
-    const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
-    return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
-  });
+  const finished = await context.checks.finish(monitor, check.id, {
+    status, pages, snapshots: pending.snapshots, fingerprints: pending.fingerprints, credits, summary, error: failure,
+    notify: (done, results) => {
+      // With onlyMeaningful, pages judged not meaningful are left out of notifications.
+      const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
+      // Each delivery keeps this process's private-address rule, whoever delivers it later.
+      const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
+      return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
+    },
+  }, now);
   const expired = await context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
   const directory = context.scrape.browser?.artifactsDir;
   if (expired.length > 0 && directory) await (await import('../browser/artifacts.js')).deleteKept(directory, expired);
