@@ -30,7 +30,7 @@ export function remoteSettings(context: CommandContext, config: Config): { apiUr
   return { apiUrl: apiUrlOf(apiUrl.value), apiKey: apiKey?.value, sources: { apiUrl: apiUrl.source, ...(apiKey && { apiKey: apiKey.source }) } };
 }
 
-export async function backendFor(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config } = {}): Promise<Backend> {
+export async function openBackend(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config } = {}): Promise<Backend> {
   const { io, output, globals } = context;
   const config = options.config ?? (await loadConfig(io.env, io.cwd()));
   const remote = remoteSettings(context, config);
@@ -75,7 +75,7 @@ export async function backendFor(context: CommandContext, doing: string, options
 
 /** Runs `work` with a backend and closes it whatever happens. */
 export async function withBackend<T>(context: CommandContext, doing: string, work: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await backendFor(context, doing);
+  const backend = await openBackend(context, doing);
   try {
     return await work(backend);
   } finally {

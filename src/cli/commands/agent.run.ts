@@ -17,7 +17,7 @@ import { timelineLine } from '../../ui/agent-timeline.js';
 import type { Output } from '../../ui/output.js';
 import { styledLine, type Styled } from '../../ui/terminal-text.js';
 import { renderRows } from '../../ui/table.js';
-import { backendFor, withBackend } from '../backend.js';
+import { openBackend, withBackend } from '../backend.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 
@@ -116,7 +116,7 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
     origin: 'webwatch-cli',
   });
   if (!request.ok) throw new UsageError(`invalid agent request: ${request.problems.map((p) => `${formatPath(p.path) || 'prompt'}: ${p.message}`).join('; ')}`);
-  const backend = await backendFor(context, 'starting an agent job');
+  const backend = await openBackend(context, 'starting an agent job');
   const local = backend.description === 'the local engine';
   try {
     if (flags.detach && local) {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/config.js';
 import { databasePath } from '../../engine/store/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { backendFor, remoteSettings } from '../backend.js';
+import { openBackend, remoteSettings } from '../backend.js';
 import type { CommandContext } from '../context.js';
 
 const MAX_CHECKS = 20;
@@ -18,7 +18,7 @@ export async function runComplete(context: CommandContext, what: string, monitor
   const { io } = context;
   const config = await loadConfig(io.env, io.cwd());
   if (!remoteSettings(context, config) && !existsSync(databasePath(io.env))) return EXIT.ok;
-  const backend = await backendFor(context, 'completing', { quick: true, config });
+  const backend = await openBackend(context, 'completing', { quick: true, config });
   try {
     const lines: string[] = [];
     if (what === 'monitors') {

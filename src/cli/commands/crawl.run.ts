@@ -7,7 +7,7 @@ import { formatPath } from '../../spec/issues.js';
 import { validateCrawlOptions, type CrawlOptions } from '../../spec/schemas.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
-import { backendFor, withBackend } from '../backend.js';
+import { openBackend, withBackend } from '../backend.js';
 import { interruptible } from '../interrupt.js';
 import { renderRows } from '../../ui/table.js';
 import { styledLine } from '../../ui/terminal-text.js';
@@ -62,7 +62,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   const flags = parseFlags(flagsSchema, rawFlags);
   const crawlOptions = crawlOptionsOf(flags);
   const scrapeOptions = await scrapeOptionsFromFlags(flags, io.env);
-  const backend = await backendFor(context, 'crawling');
+  const backend = await openBackend(context, 'crawling');
   if (flags.detach) {
     try {
       const started = await backend.startCrawl(url, crawlOptions, scrapeOptions);

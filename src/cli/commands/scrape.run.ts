@@ -7,7 +7,7 @@ import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';
 import { styledLine } from '../../ui/terminal-text.js';
-import { backendFor } from '../backend.js';
+import { openBackend } from '../backend.js';
 import { interruptible } from '../interrupt.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
@@ -45,7 +45,7 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
   const options = await scrapeOptionsFromFlags(flags, io.env);
   const intoDirectory = flags.output !== undefined && (await isDirectoryTarget(flags.output, urls.length > 1));
   if (intoDirectory) await outputDirectory(flags.output!);
-  const backend = await backendFor(context, 'scraping');
+  const backend = await openBackend(context, 'scraping');
 
   const progress = await startProgress(io, output, urls.length === 1 ? `scraping ${urls[0]}` : `scraping 0/${urls.length}`);
   let results: ScrapeResult[];

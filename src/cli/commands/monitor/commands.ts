@@ -108,7 +108,7 @@ Examples:
   # crontab: every 5 minutes, run what is due
   */5 * * * * webwatch monitor run --due --quiet`)
     .action(async (monitor: string | undefined, options: unknown, command: Command) => {
-      runtime.exitCode = await (await run()).runRun(await contextFor(command, runtime), monitor, options);
+      runtime.exitCode = await (await run()).runMonitorNow(await contextFor(command, runtime), monitor, options);
     });
 }
 

@@ -287,7 +287,7 @@ const checkLine = (check: CheckRecord) => {
   return `check ${check.id} ${check.status}${counts ? `: ${counts}` : ''}`;
 };
 
-export async function runRun(context: CommandContext, idOrName: string | undefined, rawFlags: unknown): Promise<ExitCode> {
+export async function runMonitorNow(context: CommandContext, idOrName: string | undefined, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ due: z.boolean().default(false), wait: z.boolean().default(false) }), rawFlags);
   if (flags.due && idOrName) throw new UsageError('give a monitor or --due, not both');
   if (!flags.due && !idOrName) throw new UsageError('give a monitor to run, or --due to run every monitor that is due');
