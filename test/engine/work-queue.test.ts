@@ -86,7 +86,7 @@ forEachDatabase('work queue', ({ kind, open }) => {
     assert.deepEqual(await claimQueued(db, 'agent_jobs', 5, new Date()), [queued.id]);
     // A worker without llm configured (the processes were not given the same configuration).
     const worker = agentJobs({ db, team: 'acme', now: () => new Date(), scrape: {} as ScrapeContext });
-    await worker.runClaimed(queued.id);
+    await worker.runClaimed((await agentStore(db).claimed(queued.id))!.job);
     const ended = await worker.get(queued.id);
     assert.equal(ended.status, 'failed');
     assert.match(ended.error ?? '', /^the worker could not run the job: no model is configured for agent jobs/);

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { keyStore } from '../../src/engine/keys/key-store.js';
 import { DatabaseDamagedError, databasePath, openDatabase } from '../../src/engine/store/database.js';
-import { failureOf } from '../../src/server/routes/jobs.js';
+import { failureOf } from '../../src/server/work/run-jobs.js';
 import { damagePage, manyMonitors } from '../helpers/damage.js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';

@@ -1,95 +1,23 @@
-/** The Backend of the embedded engine: engine functions called in this process. */
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { ScrapeContext } from '../../engine/scrape/scrape.js';
-import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
-import { scrapeStore } from '../../engine/store/scrape-cache.js';
-import type { RunContext } from '../../engine/store/work-queue.js';
-import type { ClaimedCheck } from '../../engine/scheduler/scheduler.js';
-import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
-import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
-import { outboxStore } from '../../engine/notify/outbox.js';
-import { MAP_CREDITS, searchCredits } from '../../spec/credits.js';
-import { monthOf, usageStore, type UsageKind } from '../../engine/usage/usage-store.js';
-import type { CheckContext } from '../../engine/monitors/run-check.js';
-import type { Judge } from '../../engine/judge/judge.js';
-import { monitorStore, nameConflict, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
-import { monitorResource } from '../../engine/monitors/resource.js';
-import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
-import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
-import { ERROR_MESSAGES } from '../../spec/errors.js';
-import type { Backend } from '../backend.js';
-import type { BrowserSettings, SearchSettings } from '../../config/config.js';
+/**
+ * The command line's Backend on the embedded engine: the `local` team's engine (team-engine.ts),
+ * with what only a command needs on top: monitors named by id prefix or name, a check run to
+ * its end with its notifications delivered, agent jobs as the wire shows them, and the browser
+ * closed when the command ends.
+ */
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
-import { artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
-import { profilesDir } from '../../engine/browser/profiles.js';
-import { searchProvider } from '../../engine/search/providers.js';
-import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
+import { UsageError } from '../../errors/webwatch-error.js';
+import type { Backend } from '../backend.js';
+import { teamEngine, type TeamEngineOptions } from './team-engine.js';
+
+export { DELIVERY_WAIT_DEFAULT_SECONDS, LOCAL_TEAM } from './team-engine.js';
 
 /** Agent jobs listed at once. */
 const AGENT_LIST_PAGE = 50;
 
-/** The embedded engine has one team; `serve` gives each key's team its own. */
-export const LOCAL_TEAM = 'local';
-
-// The fetching and content pipeline loads on first use: listing monitors does not need it.
-// Each import is asked for once: asking again costs the loader's look-up on every request.
-const once = <T>(load: () => Promise<T>) => {
-  let loaded: Promise<T> | undefined;
-  return () => (loaded ??= load());
-};
-const scrapeModule = once(() => import('../../engine/scrape/scrape.js'));
-const crawlModule = once(() => import('../../engine/crawl/crawl.js'));
-const checkRunner = once(() => import('../../engine/monitors/run-check.js'));
-
-export interface LocalBackendOptions {
-  version: string;
-  threatPolicy?: OrganizationThreatPolicy;
-  env: Readonly<Record<string, string | undefined>>;
-  now(): Date;
-  /** Whose monitors these are: `serve` gives each key's team its own. */
-  team?: string;
-  /** The key of serve this engine works for: what it spends is counted under it in the usage ledger. */
-  keyId?: string;
-  /** An open database to share (serve); otherwise opened on first use and closed with the backend. */
-  db?: Db;
-  /** Judges every URL fetched, redirects included; throws to refuse one (serve's private-network rule). */
-  checkUrl?: (url: URL) => void | Promise<void>;
-  /** Sockets connect only to public addresses, whatever a name resolves to later (serve). */
-  publicAddressesOnly?: boolean;
-  /** Signing key of webhooks, and how long `run` keeps delivering before leaving the rest in the outbox. */
-  notifications?: { secret?: string; waitSeconds: number; smtp?: { url: string; from: string }; onlyMeaningful?: boolean };
-  /** The model that judges changes (the lexical judge without one) and writes the model formats. */
-  llm?: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
-  /** The provider of search targets. */
-  search?: SearchSettings;
-  /**
-   * Monitors by id or exact name only (serve: an API takes ids), rather than also by unique id
-   * prefix and case-insensitive name, with suggestions (the command line).
-   */
-  exactMonitorRefs?: boolean;
-  /** Which Chromium, and whether script-drawn pages are rendered unasked. */
-  browser?: BrowserSettings;
-  /** close() also stops the process's browser (the command line; serve stops it when it drains). */
+export interface LocalBackendOptions extends Omit<TeamEngineOptions, 'team' | 'keyId' | 'exactMonitorRefs'> {
+  /** close() also stops the process's browser (a command ends with its backend). */
   closesBrowser?: boolean;
-}
-
-export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
-
-export interface LocalBackend extends Backend {
-  /** The team's agent jobs on this engine (serve answers the agent routes with them). */
-  agents(): Promise<AgentJobs>;
-  /** Ends the agent runs of this process (serve stopping): they finish failed, `internal`. */
-  stopAgents(): Promise<void>;
-  /** Starts a check and returns at once with the running check; `done` settles when it ends. */
-  startRun(idOrName: string): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }>;
-  /** Runs the scheduled check of a slot the scheduler claimed. */
-  startScheduled(claim: ClaimedCheck): Promise<CheckRecord>;
-  /** Queues a manual check for whichever worker claims it (serve); the check as queued. */
-  queueRun(idOrName: string, context: RunContext): Promise<CheckRecord>;
-  /** Runs a queued check this worker claimed; undefined when it had ended meanwhile. */
-  runQueuedCheck(checkId: string, monitorId: string): Promise<CheckRecord | undefined>;
 }
 
 /** Crawl jobs are stored by serve: the command line's crawls run in its own process. */
@@ -99,263 +27,61 @@ const notStored = async (): Promise<never> => {
   });
 };
 
-export function localBackend(options: LocalBackendOptions): LocalBackend {
-  const team = options.team ?? LOCAL_TEAM;
-  let db: Promise<Db> | undefined = options.db && Promise.resolve(options.db);
-  // The database opens on first use: a command that fails validation never creates it. The
-  // command line's engine is always the embedded SQLite file.
-  const openDb = () => (db ??= openDatabase(databasePath(options.env)));
-  const openMonitors = async () => monitorStore(await openDb());
-  const checksOf = async () => checkStore(await openDb());
-  const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
-  const existing = async (idOrName: string): Promise<StoredMonitor> => {
-    const monitors = await openMonitors();
-    const monitor = await monitors.find(team, idOrName);
-    if (monitor) return monitor;
-    if (options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName, reason: "no monitor of this key's team has this id or name" } });
-    const all = (await monitors.list(team, { includeDeleted: true })).map((stored) => ({ ...stored, name: stored.definition.name }));
-    return resolveMonitorRef(idOrName, all);
-  };
-  const alive = async (id: string) => {
-    const monitor = await existing(id);
-    if (monitor.status === 'deleted') throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: `monitor "${monitor.definition.name}" is deleted` } });
-    return monitor;
-  };
-  // The same for every scrape of this team: worked out once, not per request.
-  const browser = { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) };
-  const contextFor = async (signal?: AbortSignal): Promise<ScrapeContext> => ({
-    version: options.version,
-    ...(extractLlm && { llm: extractLlm }),
-    now: options.now,
-    store: scrapeStore(await openDb(), team),
-    ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
-    ...(signal && { signal }),
-    ...(options.checkUrl && { checkUrl: options.checkUrl }),
-    ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
-    browser,
-  });
-  /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
-  const usage = async () => usageStore(await openDb());
-  const spent = async (kind: UsageKind, credits: number, tokens = 0) => (await usage()).record(team, { kind, credits, tokens, keyId: options.keyId }, options.now());
-  const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('judge', 0, tokens).catch(() => undefined) };
-  const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('agent', 0, tokens).catch(() => undefined) };
-  // One settings object for the backend's life: the model formats keep one client per settings.
-  const extractLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('extract', 0, tokens).catch(() => undefined) };
-  /** A check's pages fetched are its credits, counted once it has finished. */
-  const countCheck = async (check: CheckRecord) => {
-    await spent('check', check.actualCredits ?? 0);
-    return check;
-  };
-  // One judge for the backend's life, so its model client is made once, not per page.
-  let modelJudge: Promise<Judge> | undefined;
-  const search = options.search && searchProvider(options.search);
-  // Read when a check starts, so that a bad value fails the checks it concerns and no other command.
-  const checkContext = async (): Promise<CheckContext> => ({
-    ...withConversionThreads(options.env),
-    checks: await checksOf(),
-    scrape: await contextFor(),
-    now: options.now,
-    ...(llm && { judge: async (input) => (await (modelJudge ??= import('../../engine/judge/llm-judge.js').then(({ llmJudge }) => llmJudge(llm))))(input) }),
-    ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
-    ...(search && { search }),
-  });
-  /** Delivers what the outbox holds (this check's and older ones), for a bounded time. */
-  async function deliverNotifications() {
-    const { deliverUntil } = await import('../../engine/notify/deliver.js');
-    const waitSeconds = options.notifications?.waitSeconds ?? DELIVERY_WAIT_DEFAULT_SECONDS;
-    await deliverUntil({
-      outbox: outboxStore(await openDb()),
-      now: options.now,
-      version: options.version,
-      waitMs: waitSeconds * 1000,
-      ...(options.notifications?.secret && { secret: options.notifications.secret }),
-      ...(options.notifications?.smtp && { smtp: options.notifications.smtp }),
-    });
-  }
-
-  let agentJobs: AgentJobs | undefined;
-  const agents = async () => {
-    if (!agentJobs) {
-      const { agentJobs: jobsOf } = await import('../../engine/agent/agent-jobs.js');
-      agentJobs = jobsOf({ db: await openDb(), team, now: options.now, scrape: await contextFor(), ...(agentLlm && { llm: agentLlm }), ...(search && { search }) });
-    }
-    return agentJobs;
-  };
-
-  async function startRun(idOrName: string) {
-    const monitor = await runnable(idOrName);
-    const started = await (await checkRunner()).beginCheck(await checkContext(), monitor, 'manual');
-    return { ...started, done: started.done.then(countCheck) };
-  }
-
-  /** A monitor that may be checked now: 409 when it is paused. */
-  async function runnable(idOrName: string) {
-    const monitor = await alive(idOrName);
-    if (monitor.status === 'paused') {
-      throw new WebwatchError(ERROR_MESSAGES.conflict, {
-        status: 409,
-        details: { monitor: monitor.id, reason: `monitor "${monitor.definition.name}" is paused` },
-        suggestion: `resume it with: webwatch monitor resume "${monitor.definition.name}"`,
-      });
-    }
-    return monitor;
-  }
-
+export function localBackend(options: LocalBackendOptions): Backend {
+  const engine = teamEngine(options);
   return {
     description: 'the local engine',
-    scrape: async (url, scrapeOptions, signal) => {
-      const document = await (await scrapeModule()).scrape({ url, options: scrapeOptions }, await contextFor(signal));
-      await spent('scrape', document.metadata.creditsUsed);
-      return document;
-    },
-    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => {
-      // Counted as the pages come, and written once: a crawl stopped half-way pays for what it did.
-      let credits = 0;
-      try {
-        return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, await contextFor(signal), (page) => {
-          if ('document' in page) credits += page.document.metadata.creditsUsed;
-          return onPage(page);
-        });
-      } finally {
-        await spent('crawl', credits);
-      }
-    },
+    scrape: engine.scrape,
+    crawl: engine.crawl,
     async scrapeMany(urls, scrapeOptions, onResult, signal) {
       const { scrapeUrls } = await import('../../core/scrape.js');
       let done = 0;
       return scrapeUrls(this, urls, scrapeOptions, () => onResult?.(++done), signal);
     },
-    map: async (request, signal) => {
-      const links = await (await import('../../engine/map/map.js')).mapSite(request, await contextFor(signal));
-      await spent('map', MAP_CREDITS);
-      return { links };
-    },
-    search: async (request, scrapeOptions, signal) => {
-      const [{ webSearch }, { scrape }] = await Promise.all([import('../../engine/search/web-search.js'), scrapeModule()]);
-      let scraped = 0;
-      const answer = await webSearch(request, {
-        provider: search,
-        now: options.now,
-        ...(signal && { signal }),
-        ...(scrapeOptions && {
-          scrape: async (url: string, each: AbortSignal) => {
-            const document = await scrape({ url, options: scrapeOptions }, await contextFor(each));
-            scraped += document.metadata.creditsUsed;
-            return document;
-          },
-        }),
-      });
-      await spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0)) + scraped);
-      return answer;
-    },
+    map: engine.map,
+    search: engine.search,
+    usage: engine.usage,
     startCrawl: notStored,
     crawlStatus: notStored,
     cancelCrawl: notStored,
     crawlErrors: notStored,
     activeCrawls: notStored,
-    usage: async () => {
-      const { start, end } = monthOf(options.now());
-      const ledger = await usage();
-      const used = await ledger.totals(team, start, end);
-      return {
-        periodStart: start.toISOString(),
-        periodEnd: end.toISOString(),
-        // The engine has no plan: nothing runs out.
-        credits: { used: used.credits, remaining: null, plan: null },
-        tokens: { used: used.tokens, remaining: null, plan: null },
-        months: (await ledger.byMonth(team, false)).map(({ startDate, endDate, creditsUsed, tokensUsed }) => ({ startDate, endDate, creditsUsed, tokensUsed })),
-      };
-    },
-    listMonitors: async (list = {}) => (await (await openMonitors()).list(team, list)).map(resource),
-    getMonitor: async (idOrName) => resource(await existing(idOrName)),
-    createMonitor: async (definition) => {
-      const monitors = await openMonitors();
-      // The insert refuses a name taken since this look-up (by another process) with the same 409.
-      if (await monitors.find(team, definition.name)) throw nameConflict(definition.name);
-      return resource(await monitors.insert(team, definition, options.now()));
-    },
-    updateMonitor: async (id, change) => {
-      const monitor = await alive(id);
-      const monitors = await openMonitors();
-      let updated = monitor;
-      if (change.definition) updated = await monitors.update(team, monitor.id, change.definition, options.now());
-      if (change.status) updated = await monitors.setStatus(team, monitor.id, change.status, options.now());
-      return resource(updated);
-    },
-    startRun,
+    listMonitors: engine.listMonitors,
+    getMonitor: engine.getMonitor,
+    createMonitor: engine.createMonitor,
+    updateMonitor: engine.updateMonitor,
+    deleteMonitor: engine.deleteMonitor,
+    listChecks: engine.listChecks,
+    getCheck: engine.getCheck,
     runMonitor: async (idOrName) => {
-      const check = await (await startRun(idOrName)).done;
-      await deliverNotifications();
+      const check = await (await engine.startRun(idOrName)).done;
+      await engine.deliverNotifications();
       // Read again: the deliveries have moved the check's notificationStatus on.
-      return (await (await checksOf()).get(check.monitorId, check.id)) ?? check;
+      return engine.reread(check);
     },
     runDue: async () => {
-      const [{ runClaimedCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../../engine/scheduler/scheduler.js')]);
-      const context = await checkContext();
-      const ran = await runDueOnce({ db: await openDb(), checks: context.checks, now: options.now, team, run: async (claim) => countCheck(await runClaimedCheck(context, claim)) });
-      await deliverNotifications();
-      const checks = await checksOf();
-      return Promise.all(ran.map(async (check) => (await checks.get(check.monitorId, check.id)) ?? check));
+      const ran = await engine.runDue();
+      await engine.deliverNotifications();
+      return Promise.all(ran.map(engine.reread));
     },
-    startScheduled: async (claim: ClaimedCheck) => countCheck(await (await checkRunner()).runClaimedCheck(await checkContext(), claim)),
-    queueRun: async (idOrName, context) => (await checksOf()).enqueue(await runnable(idOrName), options.now(), context),
-    runQueuedCheck: async (checkId, monitorId) => {
-      const monitor = await (await openMonitors()).find(team, monitorId);
-      if (!monitor || monitor.status === 'deleted') {
-        await (await checksOf()).abandon(checkId, 'the monitor was deleted before its check ran', options.now());
-        return undefined;
-      }
-      return countCheck(await (await checkRunner()).runClaimedCheck(await checkContext(), { monitor, checkId, slot: '' }));
-    },
-    listChecks: async (idOrName) => (await checksOf()).list((await existing(idOrName)).id),
-    getCheck: async (idOrName, checkId, status) => {
-      const monitor = await existing(idOrName);
-      const checks = await checksOf();
-      let check = await checks.get(monitor.id, checkId);
-      if (!check && options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
-      check ??= resolveCheckRef(checkId, await checks.list(monitor.id), monitor.definition.name);
-      // A kept screenshot as the file URL of this machine (serve turns it into a URL of its own).
-      const kept = join(artifactsDir(options.env, team), KEPT_DIR);
-      const pages = (await checks.pages(check.id, status)).map((page) => (page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page));
-      return { ...check, pages, deliveries: await outboxStore(await openDb()).deliveries(check.id) };
-    },
-    deleteMonitor: async (id) => resource(await (await openMonitors()).setStatus(team, (await alive(id)).id, 'deleted', options.now())),
-    agents,
-    stopAgents: async () => {
-      await agentJobs?.stopAll();
-    },
-    startAgent: async (request) => ({ id: (await (await agents()).start(request)).job.id }),
-    getAgent: async (id) => agentStatusDocument(await (await agents()).get(id)),
+    startAgent: async (request) => ({ id: (await (await engine.agents()).start(request)).job.id }),
+    getAgent: async (id) => agentStatusDocument(await (await engine.agents()).get(id)),
     listAgents: async (list = {}) => {
-      const jobs = await (await agents()).list({ limit: AGENT_LIST_PAGE, ...(list.before !== undefined && { before: list.before }) });
+      const jobs = await (await engine.agents()).list({ limit: AGENT_LIST_PAGE, ...(list.before !== undefined && { before: list.before }) });
       const last = jobs.length === AGENT_LIST_PAGE ? jobs[jobs.length - 1] : undefined;
       return { agents: jobs.map(agentListItem), ...(last && { next: `?before=${Date.parse(last.createdAt)}` }) };
     },
     agentTrace: async (id, since, wait) => {
-      const { job, events } = await (await agents()).trace(id, since, wait);
+      const { job, events } = await (await engine.agents()).trace(id, since, wait);
       return { events, creditsUsed: job.creditsUsed };
     },
-    agentSnapshot: async (id, snapshotId) => (await agents()).snapshot(id, snapshotId),
+    agentSnapshot: async (id, snapshotId) => (await engine.agents()).snapshot(id, snapshotId),
     cancelAgent: async (id) => {
-      await (await agents()).cancel(id);
+      await (await engine.agents()).cancel(id);
     },
     close: async () => {
-      // Agent runs of this process end before the database closes.
-      if (agentJobs) await Promise.allSettled(agentJobs.running());
-      // The command line's one backend ends with it; serve closes the browser when it drains.
+      await engine.close();
       if (options.closesBrowser) await closeBrowserIfOpen();
-      if (!options.db) await (await db?.catch(() => undefined))?.close();
-      db = undefined;
     },
   };
-}
-
-/** WEBWATCH_CONVERSION_THREADS: the worker threads of large checks, where the cores the system reports are not the ones webwatch may use (a container's CPU quota). */
-function withConversionThreads(env: Readonly<Record<string, string | undefined>>): { conversionThreads?: number } {
-  const value = env.WEBWATCH_CONVERSION_THREADS;
-  if (value === undefined || value === '') return {};
-  if (!/^\d+$/.test(value) || Number(value) > 16) {
-    throw new UsageError(`WEBWATCH_CONVERSION_THREADS must be a whole number from 0 to 16, not ${JSON.stringify(value)}`);
-  }
-  return { conversionThreads: Number(value) };
 }

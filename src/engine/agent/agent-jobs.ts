@@ -113,11 +113,8 @@ export function agentJobs(options: AgentJobsOptions) {
       return store.create(team, request, options.llm!.model, options.now(), context);
     },
 
-    /** Runs a job this worker claimed from the queue; settles when the run ends. */
-    async runClaimed(id: string): Promise<void> {
-      const claimed = await store.claimed(id);
-      if (!claimed) return;
-      const { job: queued } = claimed;
+    /** Runs a job this worker claimed from the queue (as `claimed` read it); settles when the run ends. */
+    async runClaimed(queued: AgentJob): Promise<void> {
       let started: { done: Promise<void> };
       try {
         if (!options.llm) throw new WebwatchError(MODEL_NOT_CONFIGURED);

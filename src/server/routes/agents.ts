@@ -3,7 +3,7 @@
  * are queued for a worker, count against the key's concurrency, belong to the key's team, and
  * answer with the messages of spec §7.3 to the letter.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { MODEL_NOT_CONFIGURED_CODE } from '../../engine/agent/agent-jobs.js';
 import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -25,8 +25,8 @@ function jobId(request: JobRequest): string {
 /** Extract is in maintenance on the hosted service, which points to agent jobs; so does serve. */
 export const EXTRACT_REPLACED = 'extract is not offered by this server: agent jobs replace it (POST /v2/agent with a prompt, urls and a JSON Schema; webwatch agent run), as the hosted service advises while extract is in maintenance';
 
-export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  const jobs = (request: FastifyRequest) => deps.backendOf(request).agents();
+export const agentRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  const jobs = (request: FastifyRequest) => deps.engineOf(request).agents();
 
   const refuseExtract = async () => {
     throw new WebwatchError(`${ERROR_MESSAGES.notFound}: ${EXTRACT_REPLACED}`, { status: 404, code: 'EXTRACT_NOT_OFFERED', details: { reason: EXTRACT_REPLACED } });
@@ -39,7 +39,7 @@ export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (!validation.ok) {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
     }
-    if (await deps.tooBusy(request, reply)) return reply;
+    if (await app.limits.tooBusy(request, reply)) return reply;
     let job;
     try {
       // Queued for whichever worker has room; its trace fills as the worker runs it.
@@ -88,4 +88,4 @@ export function agentRoutes(app: FastifyInstance, deps: RouteDeps): void {
     await (await jobs(request)).cancel(jobId(request));
     return { success: true };
   });
-}
+};

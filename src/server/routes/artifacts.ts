@@ -2,12 +2,13 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ARTIFACT_NAME, ARTIFACT_TYPES, artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
+import type { RouteDeps } from './deps.js';
 
-export function artifactRoutes(app: FastifyInstance, env: Readonly<Record<string, string | undefined>>): void {
+export const artifactRoutes: FastifyPluginAsync<RouteDeps> = async (app, { env }) => {
   const send = async (reply: FastifyReply, directory: string, name: string, kept: string) => {
     const notFound = () => new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { artifact: name, reason: `no such screenshot or PDF for this key's team (${kept})` } });
     // Only names the browser writes: no path, no other team's directory.
@@ -26,4 +27,4 @@ export function artifactRoutes(app: FastifyInstance, env: Readonly<Record<string
   // Screenshots kept with monitor checks, for as long as their checks.
   app.get<{ Params: { name: string } }>(`/v2/artifacts/${KEPT_DIR}/:name`, async (request, reply) =>
     send(reply, join(artifactsDir(env, request.team), KEPT_DIR), request.params.name, 'a check keeps them for its monitor\'s retention'));
-}
+};

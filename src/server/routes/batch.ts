@@ -1,22 +1,22 @@
 /**
- * Batch scrape on `webwatch serve`: a list of URLs queued for a worker (work-runner.ts), which
+ * Batch scrape on `webwatch serve`: a list of URLs queued for a worker (work/worker.ts), which
  * scrapes them with the same options, a few at a time, each page written to the store as it is
  * done (crawl-jobs.ts, kind `batch`); status, cancel and errors are jobs.ts's.
  */
-import type { FastifyInstance } from 'fastify';
-import type { CrawlJobStore } from '../../engine/crawl/crawl-jobs.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { sortBatchUrls, validateBatchRequest } from '../../spec/batch.js';
 import { BATCH_CONCURRENCY_DEFAULT } from '../../spec/limits.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
-import { inParallel } from '../../lib/in-parallel.js';
-import { failureOf, jobRoutes, stopReason, type QueuedJob, type QueuedRun } from './jobs.js';
-import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import { jobRoutes } from './jobs.js';
 
-export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: CrawlJobStore, concurrencyPerKey: number): void {
-  const { tooBusy, now, checkUrl, work } = deps;
+export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  const { now, checkUrl, work } = deps;
+  const { tooBusy, concurrencyPerKey } = app.limits;
+  const batches = crawlJobStore(deps.db, 'batch');
   jobRoutes(app, deps, batches, '/v2/batch/scrape', 'batch scrape');
 
   app.post('/v2/batch/scrape', async (request, reply) => {
@@ -48,26 +48,4 @@ export function batchRoutes(app: FastifyInstance, deps: RouteDeps, batches: Craw
       ...(invalidUrls.length > 0 && { invalidURLs: invalidUrls.map(({ url }) => url) }),
     };
   });
-}
-
-/** Runs a batch job this worker claimed: its URLs, a few at a time, each page stored as it is done. */
-export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
-  const { urls, maxConcurrency, scrapeOptions } = job.options as { urls: string[]; maxConcurrency: number; scrapeOptions: ScrapeOptions };
-  const { signal, now } = run;
-  const scrapeOne = async (url: string) => {
-    try {
-      const document = await run.backend.scrape(url, scrapeOptions, signal);
-      // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
-      if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now());
-    } catch (error) {
-      if (!signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
-    }
-  };
-  try {
-    await inParallel(urls, maxConcurrency, scrapeOne, signal);
-    if (signal.aborted) await batches.finish(job.id, 'failed', stopReason(signal, 'batch scrape'));
-    else await batches.finish(job.id, 'completed');
-  } catch (error) {
-    await batches.finish(job.id, 'failed', failureOf(error).error);
-  }
-}
+};

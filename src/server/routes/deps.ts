@@ -1,26 +1,23 @@
 /**
- * What every routes module of `webwatch serve` gets from the server: the engine of a team, the
- * key's concurrency limit, the work queue, the clock and the private-address rule.
+ * What every routes plugin of `webwatch serve` is registered with: the database, the engine of
+ * a team, the work queue, the clock and the private-address rule. The guards' limits are
+ * `app.limits` (guards.ts).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { LocalBackend } from '../../backend/local/local-backend.js';
+import type { FastifyRequest } from 'fastify';
+import type { TeamEngine } from '../../backend/local/team-engine.js';
+import type { Db } from '../../engine/store/database.js';
 import type { RunContext } from '../../engine/store/work-queue.js';
+import type { WorkQueue } from '../work/worker.js';
 
 export interface RouteDeps {
+  db: Db;
+  env: Readonly<Record<string, string | undefined>>;
   /** The engine of the request's team, working for its key. */
-  backendOf(request: FastifyRequest): LocalBackend;
-  /** Answers 429 (and returns true) when the key runs all it may at once. */
-  tooBusy(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
-  /** Runs `work` as one of the key's concurrent jobs, or answers 429. */
-  limited<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply>;
+  engineOf(request: FastifyRequest): TeamEngine;
   /** The work queue: crawls, batches, agent jobs and manual checks run on whichever worker has room. */
-  work: {
+  work: WorkQueue & {
     /** What running the request's work needs of it, whichever process runs it. */
     context(request: FastifyRequest): RunContext;
-    /** Tells the workers (this process's, and PostgreSQL's listeners) that work was queued. */
-    queued(): Promise<void>;
-    /** Stops a crawl or batch at once if this process runs it (it was cancelled). */
-    abort(id: string, reason: string): void;
   };
   now(): Date;
   /** serve's private-address rule, unless private targets are allowed. */

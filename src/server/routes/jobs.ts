@@ -1,47 +1,15 @@
 /**
  * What crawl and batch scrape jobs of `webwatch serve` share: their status answer (paged with
- * `skip` and `next`, at most 10 MB of documents each), cancel, errors, and what a worker runs
- * them with.
+ * `skip` and `next`, at most 10 MB of documents each), cancel and errors. A worker runs them
+ * (work/run-jobs.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { CrawlJobRecord, CrawlJobStore } from '../../engine/crawl/crawl-jobs.js';
-import { DatabaseDamagedError } from '../../engine/store/database.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { whole } from '../http.js';
 import type { RouteDeps } from './deps.js';
-import type { LocalBackend } from '../../backend/local/local-backend.js';
-
-/** A page's failure as stored, for the team to read: its message and code. */
-export function failureOf(error: unknown): { error: string; code: string | null } {
-  if (error instanceof DatabaseDamagedError) return { error: error.withoutPath, code: error.code ?? null };
-  return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? error.code ?? null : null };
-}
-
-/** A crawl or batch job a worker claimed, as its run reads it. */
-export interface QueuedJob {
-  id: string;
-  url: string;
-  options: unknown;
-}
-
-/** What a claimed job runs with: the team's engine under the queuing request's rule. */
-export interface QueuedRun {
-  backend: LocalBackend;
-  /** A document with its screenshots and PDFs as URLs of the server the client called. */
-  served<T>(value: T): T;
-  signal: AbortSignal;
-  now(): Date;
-}
-
-/** The reason a worker gives a job's signal when the server stops before the job ends. */
-export const SERVER_STOPPED = 'server stopped';
-
-/** Why a stopped job ended, as its status says it. */
-export function stopReason(signal: AbortSignal, noun: string): string {
-  return signal.reason === SERVER_STOPPED ? `the server stopped before the ${noun} finished` : String(signal.reason ?? 'cancelled');
-}
 
 /** GET, DELETE and GET errors of `base/:id`; the POST that starts a job is the caller's. */
 export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: CrawlJobStore, base: '/v2/crawl' | '/v2/batch/scrape', noun: string, watchLimitPerKey = WATCHERS_PER_KEY): void {

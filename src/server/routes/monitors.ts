@@ -1,5 +1,5 @@
 /** The monitor routes of `webwatch serve`: monitors, their runs, checks and page results. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../../spec/monitor.js';
@@ -11,7 +11,13 @@ import type { RouteDeps } from './deps.js';
 /** Page results in one answer of a check, unless `limit` says otherwise. */
 const CHECK_PAGES_DEFAULT = 1000;
 
-export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkUrl, served, work }: RouteDeps): void {
+export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf, checkUrl, served, work }) => {
+  const { tooBusy } = app.limits;
+  // A monitor created, changed, paused or resumed may move the scheduler's next wake-up.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && reply.statusCode < 300) work.monitorsChanged();
+  });
+
   /**
    * Every scrape, crawl and webhook URL of a definition passes the private-network rule: each
    * host once, a few at a time, so that a monitor with many URLs is judged in the time of a
@@ -26,15 +32,15 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     if (!validation.ok) throw invalid(validation.problems);
     const definition = normalizeMonitor(validation.value);
     await checkTargets(definition);
-    return { success: true, data: await backendOf(request).createMonitor(definition) };
+    return { success: true, data: await engineOf(request).createMonitor(definition) };
   });
 
   app.get<{ Querystring: { includeDeleted?: string; limit?: string; offset?: string } }>('/v2/monitor', async (request) => {
-    const monitors = await backendOf(request).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
+    const monitors = await engineOf(request).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
     return { success: true, data: page(monitors, request.query.offset, request.query.limit) };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request).getMonitor(request.params.id) }));
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await engineOf(request).getMonitor(request.params.id) }));
 
   app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
     const body = asObject(request.body);
@@ -42,8 +48,8 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     // of the whole definition); the merged definition is then judged as a whole.
     const patch = validateMonitorUpdate(body, 'wire');
     if (!patch.ok) throw invalid(patch.problems);
-    const backend = backendOf(request);
-    const existing = await backend.getMonitor(request.params.id);
+    const engine = engineOf(request);
+    const existing = await engine.getMonitor(request.params.id);
     const { status, ...fields } = body as { status?: 'active' | 'paused' };
     let definition: NormalizedMonitor | undefined;
     if (Object.keys(fields).length > 0) {
@@ -53,23 +59,23 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
       definition = normalizeMonitor(validation.value);
       await checkTargets(definition);
     }
-    return { success: true, data: await backend.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
+    return { success: true, data: await engine.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
   });
 
-  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await backendOf(request).deleteMonitor(request.params.id) }));
+  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await engineOf(request).deleteMonitor(request.params.id) }));
 
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
-    const backend = backendOf(request);
+    const engine = engineOf(request);
     if (await tooBusy(request, reply)) return reply;
     // Queued for whichever worker has room; the answer is the queued check.
-    const check = await backend.queueRun(request.params.id, work.context(request));
+    const check = await engine.queueRun(request.params.id, work.context(request));
     await work.queued();
     return { success: true, data: check };
   });
 
   app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/v2/monitor/:id/checks', async (request) => ({
     success: true,
-    data: page(await backendOf(request).listChecks(request.params.id), request.query.offset, request.query.limit),
+    data: page(await engineOf(request).listChecks(request.params.id), request.query.offset, request.query.limit),
   }));
 
   app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
@@ -80,7 +86,7 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     }
     const from = whole(skip, 'skip', 0);
     const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
-    const check = await backendOf(request).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
+    const check = await engineOf(request).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
     // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
     const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
     rest.searchParams.set('skip', String(from + count));
@@ -89,4 +95,4 @@ export function monitorRoutes(app: FastifyInstance, { backendOf, tooBusy, checkU
     // Kept screenshots as URLs of this server, readable with a key of the team.
     return { success: true, data: { ...check, pages: check.pages.slice(from, from + count).map((page) => served(request, page)), next } };
   });
-}
+};

@@ -1,12 +1,13 @@
 /** POST /v2/search: a web search over the server's configured provider, as one of the key's jobs. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { validateSearchRequest } from '../../spec/search.js';
 import { asObject, invalid } from '../http.js';
 import type { RouteDeps } from './deps.js';
 
-export function searchRoutes(app: FastifyInstance, { backendOf, limited }: RouteDeps): void {
+export const searchRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf }) => {
+  const { limited } = app.limits;
   app.post('/v2/search', async (request, reply) => {
     const validation = validateSearchRequest(asObject(request.body));
     if (!validation.ok) throw invalid(validation.problems);
@@ -18,8 +19,8 @@ export function searchRoutes(app: FastifyInstance, { backendOf, limited }: Route
       scrapeOptions = options.value;
     }
     return limited(request, reply, async () => {
-      const { warning, ...data } = await backendOf(request).search(search, scrapeOptions);
+      const { warning, ...data } = await engineOf(request).search(search, scrapeOptions);
       return { success: true, data, ...(warning && { warning }) };
     });
   });
-}
+};

@@ -5,25 +5,16 @@
  * with UNLIMITED.
  */
 import { workOfTeam } from '../../engine/store/work-queue.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { monthOf, usageStore } from '../../engine/usage/usage-store.js';
-import type { Db } from '../../engine/store/database.js';
 import type { RouteDeps } from './deps.js';
 
 /** `remaining` without a budget: 2^31 - 1, what a signed 32-bit counter can hold. */
 export const UNLIMITED = 2_147_483_647;
 
-export interface UsageRouteOptions {
-  db: Db;
-  monthlyCredits?: number | undefined;
-  monthlyTokens?: number | undefined;
-  concurrencyPerKey: number;
-  /** The key's work running or queued now, in every process. */
-  atOnce(keyId: string): Promise<number>;
-}
-
-export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: UsageRouteOptions): void {
-  const usage = usageStore(options.db);
+export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now }) => {
+  const { limits } = app;
+  const usage = usageStore(db);
   const thisMonth = async (team: string) => {
     const { start, end } = monthOf(now());
     return { start, end, ...(await usage.totals(team, start, end)) };
@@ -31,7 +22,7 @@ export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: U
 
   app.get('/v2/team/credit-usage', async (request) => {
     const { start, end, credits } = await thisMonth(request.team);
-    const plan = options.monthlyCredits;
+    const plan = limits.monthlyCredits;
     return {
       success: true,
       data: {
@@ -46,7 +37,7 @@ export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: U
 
   app.get('/v2/team/token-usage', async (request) => {
     const { start, end, tokens } = await thisMonth(request.team);
-    const plan = options.monthlyTokens;
+    const plan = limits.monthlyTokens;
     return {
       success: true,
       data: {
@@ -75,17 +66,17 @@ export function usageRoutes(app: FastifyInstance, { now }: RouteDeps, options: U
 
   app.get('/v2/concurrency-check', async (request) => ({
     success: true,
-    data: { concurrency: await options.atOnce(request.keyId), maxConcurrency: options.concurrencyPerKey },
+    data: { concurrency: await limits.atOnce(request.keyId), maxConcurrency: limits.concurrencyPerKey },
   }));
 
   app.get('/v2/team/queue-status', async (request) => {
     const team = request.team;
-    const q = options.db.query;
-    const { running, waiting } = await workOfTeam(options.db, team);
+    const q = db.query;
+    const { running, waiting } = await workOfTeam(db, team);
     const lastCheck = await q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.max('checks.finished_at').as('at'))
       .where('monitors.team', '=', team).where('checks.status', '=', 'completed').executeTakeFirst();
     const lastAgent = await q.selectFrom('agent_jobs').select((eb) => eb.fn.max('finished_at').as('at')).where('team', '=', team).where('status', '=', 'completed').executeTakeFirst();
     const latest = [lastCheck?.at, lastAgent?.at].filter((at): at is string => typeof at === 'string').sort().at(-1) ?? null;
-    return { success: true, jobsInQueue: running + waiting, activeJobsInQueue: running, waitingJobsInQueue: waiting, maxConcurrency: options.concurrencyPerKey, mostRecentSuccess: latest };
+    return { success: true, jobsInQueue: running + waiting, activeJobsInQueue: running, waitingJobsInQueue: waiting, maxConcurrency: limits.concurrencyPerKey, mostRecentSuccess: latest };
   });
-}
+};

@@ -1,13 +1,13 @@
 /**
- * The worker's side of the work queue (engine/store/work-queue.ts): crawls, batch scrapes,
+ * The worker's side of the work queue (engine/store/work-queue.ts), for worker.ts: crawls, batch scrapes,
  * agent jobs and manual checks that any serve process's API queued are claimed here, as many
  * as this process has room for (`--job-concurrency`), oldest first. A worker looks for work when
  * it is told (its own API queued some, PostgreSQL's NOTIFY, a run ended) and every POLL_MS
  * besides, so work queued while no notification could reach it is found all the same. Crawls and
  * batches cancelled through any process are stopped here within CANCEL_POLL_MS.
  */
-import type { Db } from '../engine/store/database.js';
-import { claimQueued, hasQueued, QUEUE_TABLES, WORK_CHANNEL, type QueueTable } from '../engine/store/work-queue.js';
+import type { Db } from '../../engine/store/database.js';
+import { claimQueued, hasQueued, QUEUE_TABLES, WORK_CHANNEL, type QueueTable } from '../../engine/store/work-queue.js';
 
 /** How often a worker looks for queued work it was not told of. */
 const POLL_MS = { sqlite: 1_000, postgres: 5_000 } as const;

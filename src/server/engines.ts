@@ -1,0 +1,65 @@
+/**
+ * serve's team engines: one per team, private-address rule and key, made on first use and
+ * kept for the process's life (each holds its model clients and judge).
+ */
+import { LOCAL_TEAM, teamEngine, type TeamEngine } from '../backend/local/team-engine.js';
+import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
+import type { Db } from '../engine/store/database.js';
+import type { RunContext } from '../engine/store/work-queue.js';
+import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
+import type { CheckServices } from '../config/config.js';
+
+export interface TeamEnginesOptions extends Pick<CheckServices, 'llm' | 'search' | 'browser' | 'onlyMeaningfulChanges'> {
+  db: Db;
+  version: string;
+  env: Readonly<Record<string, string | undefined>>;
+  now(): Date;
+  threatPolicy?: OrganizationThreatPolicy | undefined;
+  /** Lets what keys ask for reach private, loopback and link-local addresses. */
+  allowPrivateTargets: boolean;
+}
+
+export interface TeamEngines {
+  /** What a key asks for: serve's private-address rule, spending counted under the key. */
+  forKey(team: string, keyId: string): TeamEngine;
+  /** A claimed job: the rule of the process that queued it, for the key that queued it. */
+  forJob(team: string, context: RunContext | undefined): TeamEngine;
+  /**
+   * A scheduled check: no key. The command line's own team (`local`) keeps the command line's
+   * rule, as `monitor run --due` would run them: its monitors are the operator's.
+   */
+  forSchedule(team: string): TeamEngine;
+  /** Ends the agent runs of every engine (serve stopping). */
+  stopAgents(): Promise<void>;
+}
+
+export function teamEngines(options: TeamEnginesOptions): TeamEngines {
+  const engines = new Map<string, TeamEngine>();
+  const guardedByDefault = !options.allowPrivateTargets;
+  const engine = (team: string, guarded: boolean, keyId: string | undefined) => {
+    const id = `${team}\n${guarded}\n${keyId ?? ''}`;
+    let found = engines.get(id);
+    if (!found) {
+      found = teamEngine({
+        version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true,
+        ...(keyId && { keyId }),
+        ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
+        ...(guarded && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }),
+        ...(options.llm && { llm: options.llm }),
+        ...(options.search && { search: options.search }),
+        ...(options.browser && { browser: options.browser }),
+        ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
+      });
+      engines.set(id, found);
+    }
+    return found;
+  };
+  return {
+    forKey: (team, keyId) => engine(team, guardedByDefault, keyId),
+    forJob: (team, context) => (context ? engine(team, !context.privateTargetsAllowed, context.keyId) : engine(team, guardedByDefault, undefined)),
+    forSchedule: (team) => engine(team, guardedByDefault && team !== LOCAL_TEAM, undefined),
+    stopAgents: async () => {
+      await Promise.all([...engines.values()].map((each) => each.stopAgents()));
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * How a worker runs the crawl and batch jobs it claimed: each page goes to the job's store as it
+ * is done, so a job holds no documents in memory; the job's signal stops it, and the job ends
+ * failed with the reason.
+ */
+import type { CrawlPage } from '../../engine/crawl/crawl.js';
+import type { CrawlJobStore } from '../../engine/crawl/crawl-jobs.js';
+import { DatabaseDamagedError } from '../../engine/store/database.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { inParallel } from '../../lib/in-parallel.js';
+import type { CrawlOptions } from '../../spec/schemas.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import type { TeamEngine } from '../../backend/local/team-engine.js';
+
+/** A page's failure as stored, for the team to read: its message and code. */
+export function failureOf(error: unknown): { error: string; code: string | null } {
+  if (error instanceof DatabaseDamagedError) return { error: error.withoutPath, code: error.code ?? null };
+  return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? error.code ?? null : null };
+}
+
+/** A crawl or batch job a worker claimed, as its run reads it. */
+export interface QueuedJob {
+  id: string;
+  url: string;
+  options: unknown;
+}
+
+/** What a claimed job runs with: the team's engine under the queuing request's rule. */
+export interface QueuedRun {
+  engine: TeamEngine;
+  /** A document with its screenshots and PDFs as URLs of the server the client called. */
+  served<T>(value: T): T;
+  signal: AbortSignal;
+  now(): Date;
+}
+
+/** The reason a worker gives a job's signal when the server stops before the job ends. */
+export const SERVER_STOPPED = 'server stopped';
+
+/** Why a stopped job ended, as its status says it. */
+export function stopReason(signal: AbortSignal, noun: string): string {
+  return signal.reason === SERVER_STOPPED ? `the server stopped before the ${noun} finished` : String(signal.reason ?? 'cancelled');
+}
+
+/** Runs a crawl job: each page is stored as it is crawled. */
+export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
+  const { scrapeOptions, ...crawlOptions } = job.options as CrawlOptions & { scrapeOptions: ScrapeOptions };
+  const { signal, now } = run;
+  let firstError: string | undefined;
+  try {
+    const summary = await run.engine.crawl(job.url, crawlOptions, scrapeOptions, async (page: CrawlPage) => {
+      if (signal.aborted) return;
+      if ('error' in page) firstError ??= failureOf(page.error).error;
+      // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
+      await crawls.addPage(job.id, 'document' in page ? { ...page, document: run.served(page.document) } : { url: page.url, ...failureOf(page.error) }, now());
+    }, signal);
+    await crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
+    // A crawl that could not fetch even its start page failed; it did not complete empty.
+    if (summary.pages === 0 && firstError !== undefined) await crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`);
+    else await crawls.finish(job.id, 'completed');
+  } catch (error) {
+    await crawls.finish(job.id, 'failed', signal.aborted ? stopReason(signal, 'crawl') : failureOf(error).error);
+  }
+}
+
+/** Runs a batch job: its URLs, a few at a time, each page stored as it is done. */
+export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
+  const { urls, maxConcurrency, scrapeOptions } = job.options as { urls: string[]; maxConcurrency: number; scrapeOptions: ScrapeOptions };
+  const { signal, now } = run;
+  const scrapeOne = async (url: string) => {
+    try {
+      const document = await run.engine.scrape(url, scrapeOptions, signal);
+      // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
+      if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now());
+    } catch (error) {
+      if (!signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
+    }
+  };
+  try {
+    await inParallel(urls, maxConcurrency, scrapeOne, signal);
+    if (signal.aborted) await batches.finish(job.id, 'failed', stopReason(signal, 'batch scrape'));
+    else await batches.finish(job.id, 'completed');
+  } catch (error) {
+    await batches.finish(job.id, 'failed', failureOf(error).error);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The worker side of `webwatch serve`: everything that runs without a request. Queued crawls,
+ * batch scrapes, agent jobs and manual checks are claimed, run and finished here (whichever
+ * process's API queued them); scheduled checks, notification deliveries, the recovery of jobs
+ * whose worker stopped, and the pruning of old screenshots too. Routes only validate, enqueue
+ * and read (routes/), and tell the worker through `queue`.
+ *
+ * Roles (README, "Running on several machines"): `all` and `worker` run all of it; `api` runs
+ * only recovery and pruning, and its queued work is claimed by the workers.
+ */
+import { agentStore } from '../../engine/agent/agent-store.js';
+import { artifactsDir, pruneArtifacts, servedArtifacts } from '../../engine/browser/artifacts.js';
+import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
+import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
+import { checkStore } from '../../engine/monitors/check-store.js';
+import { startScheduler, type Scheduler, type Timers } from '../../engine/scheduler/scheduler.js';
+import type { Db } from '../../engine/store/database.js';
+import { leaseDuration } from '../../engine/store/leases.js';
+import { announce, SCHEDULE_CHANNEL, WORK_CHANNEL } from '../../engine/store/work-queue.js';
+import type { TeamEngines } from '../engines.js';
+import { startDeliveries } from './deliveries.js';
+import { failureOf, runBatch, runCrawl, SERVER_STOPPED, type QueuedRun } from './run-jobs.js';
+import { startWorkRunner, type WorkHandlers } from './work-runner.js';
+
+/** Screenshots and PDFs are kept a day, like crawl results; looked through hourly. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface WorkerOptions {
+  db: Db;
+  env: Readonly<Record<string, string | undefined>>;
+  now(): Date;
+  version: string;
+  engines: TeamEngines;
+  /** Runs queued work, scheduled checks and deliveries (roles `all` and `worker`); `api` does not. */
+  works: boolean;
+  /** Queued crawls, batches, agent jobs and manual checks this process runs at once. */
+  jobConcurrency: number;
+  /** Runs every team's monitors on their schedules; off when omitted. */
+  scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers } | undefined;
+  webhookSecret?: string | undefined;
+  smtp?: { url: string; from: string } | undefined;
+  /** On drain, how long running crawls may go on before they are stopped (failed, with the reason). */
+  drainTimeoutMs: number;
+  log: { error(fields: object, message: string): void; info(fields: object, message: string): void };
+}
+
+/** What the routes tell the worker. */
+export interface WorkQueue {
+  /** Work was queued: this process's runner looks now, PostgreSQL's listeners are told. */
+  queued(): Promise<void>;
+  /** Stops a crawl or batch at once if this process runs it (it was cancelled). */
+  abort(id: string, reason: string): void;
+  /** A monitor was created, changed, paused or resumed: the next wake-up may move. */
+  monitorsChanged(): void;
+}
+
+export interface Worker {
+  queue: WorkQueue;
+  scheduler: Scheduler | undefined;
+  /** Settles once jobs of stopped workers are recovered and the scheduler has started. */
+  ready: Promise<void>;
+  /** Claims nothing more, lets running work finish (crawls get the drain time), delivers, and closes the browser. */
+  drain(): Promise<void>;
+}
+
+export function startWorker(options: WorkerOptions): Worker {
+  const { db, engines, log } = options;
+  const crawls = crawlJobStore(db);
+  const batches = crawlJobStore(db, 'batch');
+  const checks = checkStore(db);
+  const agents = agentStore(db);
+
+  // Jobs of workers that stopped are failed: now, and again as leases run out.
+  const recoverJobs = () => Promise.all([crawls.recoverInterrupted(options.now()), batches.recoverInterrupted(options.now()), crawls.purgeExpired(options.now())])
+    .catch((error: unknown) => log.error({ err: error }, 'recovering interrupted jobs'));
+  const recovering = setInterval(() => void recoverJobs(), Math.max(1000, leaseDuration() / 2)).unref();
+  const prune = () => void pruneArtifacts(options.env, options.now().getTime());
+  const pruning = setInterval(prune, PRUNE_INTERVAL_MS).unref();
+  prune();
+
+  const deliveries = options.works
+    ? startDeliveries({ db, now: options.now, version: options.version, webhookSecret: options.webhookSecret, smtp: options.smtp, onError: (error) => log.error({ err: error }, 'delivering notifications') })
+    : undefined;
+  const afterCheck = <T>(work: Promise<T>) => work.finally(() => deliveries?.deliver());
+
+  const handlers: WorkHandlers = {
+    async crawl(id, signal) {
+      const claimed = await crawls.claimed(id);
+      if (!claimed) return;
+      const { job, kind, options: stored, context } = claimed;
+      const store = kind === 'batch' ? batches : crawls;
+      const artifactsUrl = `${context?.origin ?? ''}/v2/artifacts/`;
+      const run: QueuedRun = {
+        engine: engines.forJob(job.team, context), signal, now: options.now,
+        served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl),
+      };
+      const queued = { id, url: job.url, options: stored };
+      await store.holding(kind === 'batch' ? runBatch(store, queued, run) : runCrawl(store, queued, run))
+        .catch(async (error: unknown) => {
+          await store.finish(id, 'failed', failureOf(error).error);
+          throw error;
+        });
+    },
+    async agent(id) {
+      const claimed = await agents.claimed(id);
+      if (!claimed) return;
+      await (await engines.forJob(claimed.job.team, claimed.context).agents()).runClaimed(claimed.job);
+    },
+    async check(id) {
+      const claimed = await checks.claimed(id);
+      if (!claimed) return;
+      await afterCheck(engines.forJob(claimed.team, claimed.context).runQueuedCheck(id, claimed.monitorId))
+        .catch(async (error: unknown) => {
+          // Never left running: the check ends failed with what stopped it.
+          await checks.abandon(id, `the check could not run: ${failureOf(error).error}`, options.now());
+          throw error;
+        });
+    },
+    cancelledAmong: (ids) => crawls.cancelledAmong(ids),
+  };
+  const runner = options.works
+    ? startWorkRunner({ db, now: options.now, handlers, maxConcurrent: options.jobConcurrency, onError: (error, what) => log.error({ err: error }, what) })
+    : undefined;
+
+  const scheduler = options.scheduler && options.works
+    ? startScheduler({
+        db,
+        checks,
+        now: options.now,
+        maxConcurrent: options.scheduler.maxConcurrent,
+        jitterMs: options.scheduler.jitterMs,
+        ...(options.scheduler.timers && { timers: options.scheduler.timers }),
+        run: (claim) => afterCheck(engines.forSchedule(claim.monitor.team).startScheduled(claim)),
+        onEvent: (event) => log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
+      })
+    : undefined;
+  // Other processes' schedulers hear of monitor changes through PostgreSQL; without it they look within a minute.
+  const unlistenSchedule = scheduler && db.listen
+    ? db.listen(SCHEDULE_CHANNEL, () => void scheduler.wake()).catch((error: unknown) => {
+      log.error({ err: error }, 'listening for monitor changes (looking every minute instead)');
+      return undefined;
+    })
+    : undefined;
+
+  const ready = recoverJobs().then(async () => {
+    void scheduler?.tick();
+    await runner;
+    deliveries?.deliver();
+  });
+
+  return {
+    scheduler,
+    ready,
+    queue: {
+      async queued() {
+        (await runner)?.wake();
+        await announce(db, WORK_CHANNEL);
+      },
+      abort: (id, reason) => void runner?.then((started) => started.abort(id, reason)),
+      monitorsChanged() {
+        void scheduler?.wake();
+        void announce(db, SCHEDULE_CHANNEL).catch((error: unknown) => log.error({ err: error }, 'announcing a monitor change'));
+      },
+    },
+    async drain() {
+      await ready;
+      clearInterval(recovering);
+      const work = await runner;
+      // Queued work not yet claimed stays queued, for another worker or this one's next start.
+      await work?.stop();
+      await (await unlistenSchedule)?.();
+      await scheduler?.stop();
+      // Agent runs can take many minutes: they end now, failed with `internal`, as after a crash.
+      await engines.stopAgents();
+      // Crawls may take long too: they get the drain time, then are stopped and say why.
+      const drained = (work?.idle() ?? Promise.resolve()).then(() => true);
+      const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), options.drainTimeoutMs).unref());
+      if (!(await Promise.race([drained, timeout]))) work?.stopAll(SERVER_STOPPED);
+      await work?.idle();
+      await deliveries?.finish();
+      clearInterval(pruning);
+      await closeBrowserIfOpen();
+    },
+  };
+}
