@@ -157,8 +157,9 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     const hooks = await receiver();
     const key = (await keyStore(db).create('acme', new Date())).key;
     const [id] = await dueMonitors(db, 1, site.server.origin, `${hooks.server.origin}/hook`, new Date(Date.now() - 60_000).toISOString());
-    const workers = await Promise.all([started(['--role', 'worker']), started(['--role', 'worker'])]);
+    // The API first: the workers check the due slot as soon as they start, and it lasts 2.5 s.
     const api = await started(['--role', 'api']);
+    const workers = await Promise.all([started(['--role', 'worker']), started(['--role', 'worker'])]);
     await until('the first slot is being checked', async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'running'")).length === 1);
     // A second slot comes due while the first check runs: whichever worker claims it skips it.
     const second = new Date(Date.now() - 1000).toISOString();
