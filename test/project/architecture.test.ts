@@ -23,7 +23,12 @@ const RULES: IForbiddenRuleType[] = [
   { name: 'no import cycles', severity: 'error', from: {}, to: { circular: true } },
   // The interface's rules and limits, and the types every side shares, stand on nothing of ours.
   layer('spec', ['engine', 'server', 'cli', 'backend', 'ui', 'core', 'config']),
-  layer('contract', ['server', 'cli', 'backend', 'ui', 'core', 'config']),
+  {
+    name: 'contract imports nothing of ours but spec and contract',
+    severity: 'error',
+    from: { path: '^src/contract/' },
+    to: { path: '^src/', pathNot: '^src/(spec|contract)/' },
+  },
   // The engine does the work; it knows nothing of who asks (a command, serve) or of terminals.
   layer('engine', ['server', 'cli', 'backend', 'ui', 'core', 'config']),
   // Behaviour above a backend never touches the terminal.
