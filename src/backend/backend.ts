@@ -3,7 +3,7 @@
  * process, or a remote v2 API. Core functions take a Backend and return data.
  */
 import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
-import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { ScrapeDocument } from '../contract/scrape.js';
 import type { CheckRecord, DeliveryState, PageResult, PageStatus } from '../contract/checks.js';
 import type { MonitorResource } from '../engine/monitors/resource.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';

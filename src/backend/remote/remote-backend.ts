@@ -2,7 +2,7 @@
 import type { CrawlPage, CrawlSummary } from '../../engine/crawl/crawl.js';
 import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../engine/monitors/resource.js';
-import type { ScrapeDocument } from '../../engine/scrape/document.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
 import type { MapLink } from '../../engine/map/map.js';
 import type { SearchAnswer } from '../../engine/search/web-search.js';
 import { EXIT } from '../../errors/exit-codes.js';
