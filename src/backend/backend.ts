@@ -2,7 +2,7 @@
  * What a command can ask of webwatch's engine, wherever it runs: the embedded engine in this
  * process, or a remote v2 API. Core functions take a Backend and return data.
  */
-import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
+import type { CrawlPage, CrawlSummary } from '../contract/crawl.js';
 import type { ScrapeDocument } from '../contract/scrape.js';
 import type { CheckRecord, DeliveryState, PageResult, PageStatus } from '../contract/checks.js';
 import type { MonitorResource } from '../engine/monitors/resource.js';

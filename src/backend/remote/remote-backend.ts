@@ -1,5 +1,5 @@
 /** The Backend of a remote v2 API (DESIGN §5): the same commands, over HTTP. */
-import type { CrawlPage, CrawlSummary } from '../../engine/crawl/crawl.js';
+import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
 import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
 import type { MonitorResource } from '../../engine/monitors/resource.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
