@@ -11,8 +11,8 @@ import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import type { MapRequest } from '../spec/map.js';
 import type { SearchRequest } from '../spec/search.js';
-import type { SearchAnswer } from '../engine/search/web-search.js';
-import type { MapLink } from '../engine/map/map.js';
+import type { SearchAnswer } from '../contract/search.js';
+import type { MapLink } from '../contract/map.js';
 import type { AgentRequestInput } from '../spec/agent.js';
 import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../contract/agent.js';
 
