@@ -5,7 +5,7 @@
 import type { CrawlPage, CrawlSummary } from '../contract/crawl.js';
 import type { ScrapeDocument } from '../contract/scrape.js';
 import type { CheckRecord, DeliveryState, PageResult, PageStatus } from '../contract/checks.js';
-import type { MonitorResource } from '../engine/monitors/resource.js';
+import type { MonitorResource } from '../contract/monitor.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';

@@ -7,7 +7,7 @@ import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
 import { reportedProblems } from '../../../core/reported-problems.js';
 import type { CheckRecord } from '../../../engine/monitors/check-store.js';
-import type { MonitorResource } from '../../../engine/monitors/resource.js';
+import type { MonitorResource } from '../../../contract/monitor.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { UsageError } from '../../../errors/webwatch-error.js';
 import type { NormalizedMonitor } from '../../../spec/monitor.js';
