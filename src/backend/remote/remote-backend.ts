@@ -1,6 +1,6 @@
 /** The Backend of a remote v2 API (DESIGN §5): the same commands, over HTTP. */
 import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
-import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
+import type { CheckRecord, PageResult } from '../../contract/checks.js';
 import type { MonitorResource } from '../../contract/monitor.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
 import type { MapLink } from '../../contract/map.js';

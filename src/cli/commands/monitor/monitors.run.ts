@@ -6,7 +6,7 @@ import { formatLocated } from '../../../core/definitions/located-line.js';
 import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
 import { reportedProblems } from '../../../core/reported-problems.js';
-import type { CheckRecord } from '../../../engine/monitors/check-store.js';
+import type { CheckRecord } from '../../../contract/checks.js';
 import type { MonitorResource } from '../../../contract/monitor.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { UsageError } from '../../../errors/webwatch-error.js';
