@@ -34,6 +34,14 @@ const RULES: IForbiddenRuleType[] = [
   // Behaviour above a backend never touches the terminal.
   layer('core', ['ui', 'cli', 'server']),
   layer('backend', ['server', 'cli', 'ui']),
+  // Only the local backend runs the engine: the Backend interface and the remote client read the
+  // shapes they pass in src/contract.
+  {
+    name: 'backend.ts and the remote client do not import engine',
+    severity: 'error',
+    from: { path: ['^src/backend/backend\\.ts$', '^src/backend/remote/'] },
+    to: { path: '^src/engine/' },
+  },
   layer('server', ['cli', 'ui']),
 ];
 
