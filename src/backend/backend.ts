@@ -2,17 +2,17 @@
  * What a command can ask of webwatch's engine, wherever it runs: the embedded engine in this
  * process, or a remote v2 API. Core functions take a Backend and return data.
  */
-import type { CrawlPage, CrawlSummary } from '../engine/crawl/crawl.js';
-import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { CrawlPage, CrawlSummary } from '../contract/crawl.js';
+import type { ScrapeDocument } from '../contract/scrape.js';
 import type { CheckRecord, DeliveryState, PageResult, PageStatus } from '../contract/checks.js';
-import type { MonitorResource } from '../engine/monitors/resource.js';
+import type { MonitorResource } from '../contract/monitor.js';
 import type { NormalizedMonitor } from '../spec/monitor.js';
 import type { CrawlOptions } from '../spec/schemas.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import type { MapRequest } from '../spec/map.js';
 import type { SearchRequest } from '../spec/search.js';
-import type { SearchAnswer } from '../engine/search/web-search.js';
-import type { MapLink } from '../engine/map/map.js';
+import type { SearchAnswer } from '../contract/search.js';
+import type { MapLink } from '../contract/map.js';
 import type { AgentRequestInput } from '../spec/agent.js';
 import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../contract/agent.js';
 

@@ -1,7 +1,7 @@
 /** `-o <directory>` of scrape and crawl: files named after each page's URL, one per format. */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { ScrapeDocument } from '../contract/scrape.js';
 import { UsageError } from '../errors/webwatch-error.js';
 import { formatText } from './scrape-output.js';
 

@@ -1,5 +1,5 @@
 /** How `scrape` shows documents without --json: formats as text, and where the pages came from. */
-import type { ScrapeDocument } from '../engine/scrape/document.js';
+import type { ScrapeDocument } from '../contract/scrape.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import { fieldDiffText } from '../engine/diff/json-diff.js';
 

@@ -3,9 +3,7 @@
  * backends, serve's answers and the command line. Types only, so that whoever reads a check
  * depends on this module and not on the store that writes it.
  */
-import type { PageDiff } from '../engine/diff/markdown-diff.js';
-import type { JsonFieldDiff } from '../engine/diff/json-diff.js';
-import type { Judgment } from '../engine/judge/judge.js';
+import type { JsonFieldDiff, PageDiff } from './diff.js';
 import type { MonitorSummary } from '../spec/monitor.js';
 
 export type CheckStatus = 'queued' | 'running' | 'completed' | 'partial' | 'failed' | 'skipped_overlap';
@@ -29,6 +27,21 @@ export interface PageResult {
    * under the team's `artifacts/kept`; in a check's answer its file URL (a URL of serve under serve).
    */
   screenshot?: string;
+}
+
+/** The judge's verdict on a new or changed page: does the change matter for the monitor's goal? */
+export interface Judgment {
+  meaningful: boolean;
+  confidence: 'high' | 'medium' | 'low';
+  reason: string;
+  meaningfulChanges: MeaningfulChange[];
+}
+
+export interface MeaningfulChange {
+  type: 'added' | 'removed' | 'changed';
+  before: string | null;
+  after: string | null;
+  reason: string;
 }
 
 export interface JsonPageDiff {

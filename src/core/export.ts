@@ -4,7 +4,7 @@
  * cookies and tokens, become `${VARIABLE}` references unless the caller asks for them.
  */
 import { createRequestOf } from '../spec/monitor.js';
-import type { MonitorResource } from '../engine/monitors/resource.js';
+import type { MonitorResource } from '../contract/monitor.js';
 
 /** A header value written as a reference: the variable to set, and where it was. */
 export interface ExportedSecret {

@@ -23,12 +23,25 @@ const RULES: IForbiddenRuleType[] = [
   { name: 'no import cycles', severity: 'error', from: {}, to: { circular: true } },
   // The interface's rules and limits, and the types every side shares, stand on nothing of ours.
   layer('spec', ['engine', 'server', 'cli', 'backend', 'ui', 'core', 'config']),
-  layer('contract', ['server', 'cli', 'backend', 'ui', 'core', 'config']),
+  {
+    name: 'contract imports nothing of ours but spec and contract',
+    severity: 'error',
+    from: { path: '^src/contract/' },
+    to: { path: '^src/', pathNot: '^src/(spec|contract)/' },
+  },
   // The engine does the work; it knows nothing of who asks (a command, serve) or of terminals.
   layer('engine', ['server', 'cli', 'backend', 'ui', 'core', 'config']),
   // Behaviour above a backend never touches the terminal.
   layer('core', ['ui', 'cli', 'server']),
   layer('backend', ['server', 'cli', 'ui']),
+  // Only the local backend runs the engine: the Backend interface and the remote client read the
+  // shapes they pass in src/contract.
+  {
+    name: 'backend.ts and the remote client do not import engine',
+    severity: 'error',
+    from: { path: ['^src/backend/backend\\.ts$', '^src/backend/remote/'] },
+    to: { path: '^src/engine/' },
+  },
   layer('server', ['cli', 'ui']),
 ];
 

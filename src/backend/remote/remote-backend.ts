@@ -1,10 +1,10 @@
 /** The Backend of a remote v2 API (DESIGN §5): the same commands, over HTTP. */
-import type { CrawlPage, CrawlSummary } from '../../engine/crawl/crawl.js';
-import type { CheckRecord, PageResult } from '../../engine/monitors/check-store.js';
-import type { MonitorResource } from '../../engine/monitors/resource.js';
-import type { ScrapeDocument } from '../../engine/scrape/document.js';
-import type { MapLink } from '../../engine/map/map.js';
-import type { SearchAnswer } from '../../engine/search/web-search.js';
+import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
+import type { CheckRecord, PageResult } from '../../contract/checks.js';
+import type { MonitorResource } from '../../contract/monitor.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
+import type { MapLink } from '../../contract/map.js';
+import type { SearchAnswer } from '../../contract/search.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { ScrapeResult } from '../../core/scrape.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';

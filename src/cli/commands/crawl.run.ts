@@ -1,6 +1,6 @@
 /** `crawl`: flags -> crawl options -> backend; pages stream out as rows, JSON lines or files. */
 import { z } from 'zod';
-import type { CrawlPage } from '../../engine/crawl/crawl.js';
+import type { CrawlPage } from '../../contract/crawl.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { formatPath } from '../../spec/issues.js';

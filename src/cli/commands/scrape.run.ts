@@ -2,7 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
-import type { ScrapeDocument } from '../../engine/scrape/document.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { startProgress } from '../../ui/progress.js';
 import { asWebwatchError } from '../../ui/render-error.js';

@@ -1,6 +1,6 @@
 /** `monitor apply`, `diff` and `create`: definitions from files, a plan, and its execution. */
 import type { Backend } from '../../backend/backend.js';
-import type { MonitorResource } from '../../engine/monitors/resource.js';
+import type { MonitorResource } from '../../contract/monitor.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { NormalizedMonitor } from '../../spec/monitor.js';

@@ -3,7 +3,7 @@
  * existing ones, as create, update (with field changes), unchanged, or delete (with --prune).
  */
 import type { NormalizedMonitor } from '../../spec/monitor.js';
-import type { MonitorResource } from '../../engine/monitors/resource.js';
+import type { MonitorResource } from '../../contract/monitor.js';
 import { fieldChanges, type FieldChange } from './changes.js';
 
 export type PlanAction = 'create' | 'update' | 'unchanged' | 'delete';

@@ -26,12 +26,8 @@ export const MAX_OPEN_PAGES = 4;
 const DESKTOP_VIEWPORT = { width: 1280, height: 800 };
 const MOBILE_VIEWPORT = { width: 412, height: 915 };
 
-export interface ActionResults {
-  screenshots: string[];
-  scrapes: { url: string; html: string }[];
-  javascriptReturns: { type: string; value: unknown }[];
-  pdfs: string[];
-}
+export type { ActionResults } from '../../contract/scrape.js';
+import type { ActionResults } from '../../contract/scrape.js';
 
 export interface RenderRequest {
   url: string;

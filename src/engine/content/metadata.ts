@@ -5,39 +5,8 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { hasChildren, isTag, textContent } from 'domutils';
 
-export interface PageMetadata {
-  title?: string;
-  description?: string;
-  language?: string;
-  keywords?: string;
-  robots?: string;
-  favicon?: string;
-  canonicalUrl?: string;
-  ogTitle?: string;
-  ogDescription?: string;
-  ogUrl?: string;
-  ogImage?: string;
-  ogAudio?: string;
-  ogVideo?: string;
-  ogType?: string;
-  ogSiteName?: string;
-  ogLocale?: string;
-  ogLocaleAlternate?: string[];
-  ogDeterminer?: string;
-  dcTitle?: string;
-  dcDescription?: string;
-  dcSubject?: string;
-  dcCreator?: string;
-  dcDate?: string;
-  dcDateCreated?: string;
-  dcTermsCreated?: string;
-  dcType?: string;
-  dcTermsType?: string;
-  dcLanguage?: string;
-  publishedTime?: string;
-  modifiedTime?: string;
-  author?: string;
-}
+export type { PageMetadata } from '../../contract/scrape.js';
+import type { PageMetadata } from '../../contract/scrape.js';
 
 const clean = (value: string | undefined) => {
   const text = value?.replace(/\s+/g, ' ').trim();

@@ -10,7 +10,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, parseTargetUrl } from '../fetch/fetch-page.js';
-import type { ScrapeDocument } from '../scrape/document.js';
 import { requestHeaders } from '../scrape/request-headers.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
 import { inScope, normalizeUrl } from './urls.js';
@@ -41,15 +40,8 @@ const SITEMAP_FILES_MAX = 20;
 const LINK_WORK_SLICE_MS = 10;
 export const ROBOTS_AGENT = 'webwatch';
 
-export type CrawlPage = { url: string; depth: number; document: ScrapeDocument } | { url: string; depth: number; error: unknown };
-
-export interface CrawlSummary {
-  pages: number;
-  errors: number;
-  skippedByRobots: number;
-  /** The URLs robots.txt kept the crawl from, the first ROBOTS_BLOCKED_LISTED of them. */
-  robotsBlocked: string[];
-}
+export type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
+import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
 
 export const ROBOTS_BLOCKED_LISTED = 1000;
 

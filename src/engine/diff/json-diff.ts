@@ -7,7 +7,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-export type JsonFieldDiff = Record<string, { previous: unknown; current: unknown }>;
+export type { JsonFieldDiff } from '../../contract/diff.js';
+import type { JsonFieldDiff } from '../../contract/diff.js';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 

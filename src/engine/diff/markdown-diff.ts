@@ -10,32 +10,8 @@ import { createRequire } from 'node:module';
 let diffLibrary: typeof import('diff') | undefined;
 const diffModule = () => (diffLibrary ??= createRequire(import.meta.url)('diff') as typeof import('diff'));
 
-export interface DiffChange {
-  type: 'add' | 'del' | 'normal';
-  content: string;
-  /** Line in current.md (add), previous.md (del); both for context lines. */
-  ln?: number;
-  ln1?: number;
-  ln2?: number;
-}
-
-export interface DiffChunk {
-  content: string;
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  changes: DiffChange[];
-}
-
-export interface StructuredDiff {
-  files: { from: string; to: string; additions: number; deletions: number; chunks: DiffChunk[] }[];
-}
-
-export interface PageDiff {
-  text: string;
-  json: StructuredDiff;
-}
+export type { DiffChange, DiffChunk, PageDiff, StructuredDiff } from '../../contract/diff.js';
+import type { DiffChange, DiffChunk, PageDiff } from '../../contract/diff.js';
 
 const PREVIOUS = 'previous.md';
 const CURRENT = 'current.md';

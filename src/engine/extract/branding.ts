@@ -4,6 +4,9 @@
  * images from the markup and the page's metadata. `fieldSources` names where each part came from.
  */
 import type { BrandingSample, StyleSample } from '../browser/branding-probe.js';
+import type { BrandingProfile } from '../../contract/scrape.js';
+
+export type { BrandingProfile } from '../../contract/scrape.js';
 
 export interface BrandingInput {
   sample: BrandingSample;
@@ -88,7 +91,7 @@ function buttonStyle(button: StyleSample | undefined) {
   return defined({ background: background && toHex(background), textColor: text && toHex(text), borderColor: border && toHex(border), borderRadius: button.borderRadius });
 }
 
-export function brandingProfile(input: BrandingInput) {
+export function brandingProfile(input: BrandingInput): BrandingProfile {
   const { sample } = input;
   const background = solid(sample.body.background) ?? solid(sample.html.background) ?? { r: 255, g: 255, b: 255, a: 1 };
   const text = solid(sample.body.color);
@@ -159,5 +162,3 @@ export function brandingProfile(input: BrandingInput) {
     },
   };
 }
-
-export type BrandingProfile = ReturnType<typeof brandingProfile>;

@@ -8,37 +8,8 @@ import { extractJson, type PageText } from './model-formats.js';
 import { availabilityOf, type Price } from './product.js';
 import { absolute, amountOf, formattedPrice, nodes, ofType, text, values, type SchemaNode } from './structured-data.js';
 
-export interface MenuItem {
-  id: string;
-  name: string;
-  description?: string;
-  images: { url: string; alt?: string }[];
-  price?: Price;
-  availability: { inStock: boolean; text?: string };
-  dietary: string[];
-  calories?: number;
-  optionGroups: unknown[];
-  identifiers: { merchantItemId?: string };
-  url?: string;
-  sourceUrl: string;
-}
-
-export interface MenuSection {
-  id: string;
-  name: string;
-  description?: string;
-  items: MenuItem[];
-}
-
-export interface MenuProfile {
-  isMenu: boolean;
-  confidence: number;
-  merchant: { name: string; type?: string | null; location?: unknown };
-  currency?: string | null;
-  sections: MenuSection[];
-  sourceUrl: string;
-  fieldSources: Record<string, string>;
-}
+export type { MenuItem, MenuProfile, MenuSection } from '../../contract/scrape.js';
+import type { MenuItem, MenuProfile, MenuSection } from '../../contract/scrape.js';
 
 /** `https://schema.org/VeganDiet` is `vegan`; `GlutenFreeDiet` is `gluten free`. */
 const dietOf = (value: string) => value.replace(/^.*[/#:]/, '').replace(/Diet$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();

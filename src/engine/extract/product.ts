@@ -7,32 +7,8 @@ import type { ChatModel } from '../llm/chat.js';
 import { extractJson, type PageText } from './model-formats.js';
 import { absolute, amountOf, formattedPrice, nodes, ofType, text, values, type DataSource, type SchemaNode } from './structured-data.js';
 
-export interface Price {
-  amount: number;
-  currency?: string;
-  formatted?: string;
-}
-
-export interface ProductVariant {
-  id?: string;
-  sku?: string;
-  title?: string;
-  price?: Price;
-  sale?: { originalPrice: Price };
-  availability: { inStock: boolean; text?: string };
-  images?: { url: string; alt?: string }[];
-}
-
-export interface ProductProfile {
-  title: string;
-  brand?: string;
-  category?: string;
-  url: string;
-  description?: string;
-  variants: ProductVariant[];
-  /** Where each field came from: `JSON-LD`, `microdata`, `RDFa`, `page metadata` or `model`. */
-  fieldSources: Record<string, string>;
-}
+export type { Price, ProductProfile, ProductVariant } from '../../contract/scrape.js';
+import type { Price, ProductProfile, ProductVariant } from '../../contract/scrape.js';
 
 /** schema.org availability values that mean it can be bought now. */
 const IN_STOCK = new Set(['InStock', 'LimitedAvailability', 'OnlineOnly', 'InStoreOnly']);

@@ -5,19 +5,8 @@
  */
 import { z } from 'zod';
 
-export interface MeaningfulChange {
-  type: 'added' | 'removed' | 'changed';
-  before: string | null;
-  after: string | null;
-  reason: string;
-}
-
-export interface Judgment {
-  meaningful: boolean;
-  confidence: 'high' | 'medium' | 'low';
-  reason: string;
-  meaningfulChanges: MeaningfulChange[];
-}
+export type { Judgment, MeaningfulChange } from '../../contract/checks.js';
+import type { Judgment, MeaningfulChange } from '../../contract/checks.js';
 
 /** What is judged: the goal, and the page's new content (a new page) or its diff (a changed one). */
 export interface JudgeInput {

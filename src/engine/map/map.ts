@@ -10,11 +10,8 @@ import { parseTargetUrl } from '../fetch/fetch-page.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { MapRequest } from '../../spec/map.js';
 
-export interface MapLink {
-  url: string;
-  title?: string;
-  description?: string;
-}
+export type { MapLink } from '../../contract/map.js';
+import type { MapLink } from '../../contract/map.js';
 
 const TEXT_MAX = 300;
 const registrable = (host: string) => host.split('.').slice(-2).join('.');

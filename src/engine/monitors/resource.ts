@@ -1,27 +1,9 @@
 /** The monitor resource of the v2 interface (spec 2.6), from a stored monitor. */
-import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { estimatedCreditsPerMonth } from './credits.js';
 import type { StoredMonitor } from './monitor-store.js';
 
-export interface MonitorResource {
-  id: string;
-  name: string;
-  status: 'active' | 'paused' | 'deleted';
-  goal: string | null;
-  judgeEnabled: boolean;
-  schedule: { cron: string; timezone: string };
-  targets: Target[];
-  notification?: unknown;
-  webhook?: unknown;
-  retentionDays: number;
-  createdAt: string;
-  updatedAt: string;
-  lastRunAt: string | null;
-  nextRunAt: string | null;
-  currentCheckId: string | null;
-  lastCheckSummary: MonitorSummary | null;
-  estimatedCreditsPerMonth: number | null;
-}
+export type { MonitorResource } from '../../contract/monitor.js';
+import type { MonitorResource } from '../../contract/monitor.js';
 
 export function monitorResource(monitor: StoredMonitor, now: Date): MonitorResource {
   const d = monitor.definition;

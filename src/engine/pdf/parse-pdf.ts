@@ -33,28 +33,8 @@ export interface PdfLimits {
   timeoutMs: number;
 }
 
-export interface PdfBlockItem {
-  id: string;
-  type: string;
-  label: string | null;
-  /** [x0, y0, x1, y1] as fractions of the page's width and height, origin top left. */
-  bbox: [number, number, number, number] | null;
-  content: string;
-  /** [start, end) of the block's markdown in the document's markdown; null when left out of it. */
-  markdownSpan: [number, number] | null;
-  readingOrder: number;
-  source: 'text' | 'ocr';
-  confidence: { layout: number | null; ocr: number | null };
-}
-
-export interface PdfPageBlocks {
-  pageNumber: number;
-  width: number | null;
-  height: number | null;
-  /** `ok`, or `empty` for a page where nothing was read. */
-  status: string;
-  items: PdfBlockItem[];
-}
+export type { PdfBlockItem, PdfPageBlocks } from '../../contract/scrape.js';
+import type { PdfBlockItem, PdfPageBlocks } from '../../contract/scrape.js';
 
 export interface ParsedPdf {
   markdown: string;

@@ -10,28 +10,8 @@ import { SEARCH_TBS, type SearchRequest, type SearchSource } from '../../spec/se
 import type { ScrapeDocument } from '../scrape/document.js';
 import { resultKey, type SearchProvider, type SearchResult } from './search.js';
 
-export interface WebResult {
-  url: string;
-  title?: string;
-  description?: string;
-  position: number;
-}
-
-export interface NewsResult {
-  url: string;
-  title?: string;
-  snippet?: string;
-  date?: string;
-  position: number;
-}
-
-export type WithDocument<T> = T & Partial<ScrapeDocument>;
-
-export interface SearchAnswer {
-  web?: WithDocument<WebResult>[];
-  news?: WithDocument<NewsResult>[];
-  warning?: string;
-}
+export type { NewsResult, SearchAnswer, WebResult, WithDocument } from '../../contract/search.js';
+import type { NewsResult, SearchAnswer, WebResult, WithDocument } from '../../contract/search.js';
 
 export const SEARCH_NOT_CONFIGURED = 'no search provider is configured';
 export const SEARCH_CONFIG_HINT = 'add to the config: search: {provider: searxng, baseUrl: http://127.0.0.1:8888} (a SearXNG with the JSON format enabled), or search: {provider: v2, apiUrl: https://...} with WEBWATCH_SEARCH_API_KEY';
