@@ -19,12 +19,17 @@ describe('monitor run, checks, check', () => {
     oldStatus: 200,
     links: ['/site/one', '/site/two'],
   };
+  /** Requests of /slow so far: a check is surely running while one is unanswered. */
+  let slowAsked = 0;
   before(async () => {
     server = await startServer({
       '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(site.a),
       '/b': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(site.b),
       '/old': (_q, r) => void r.writeHead(site.oldStatus, { 'content-type': 'text/html' }).end('<main><p>Old page</p></main>'),
-      '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 1500),
+      '/slow': (_q, r) => {
+        slowAsked++;
+        setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 1500);
+      },
       '/site/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main>${site.links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`),
       '/site/one': html('<main><p>One</p></main>'),
       '/site/two': html('<main><p>Two</p></main>'),
@@ -116,8 +121,11 @@ describe('monitor run, checks, check', () => {
     const home = tempDir();
     const env = { WEBWATCH_HOME: home };
     await run(['monitor', 'apply', '-f', monitorFile('Crash', [`${server.origin}/a`, `${server.origin}/slow`], false)], { env });
+    const asked = slowAsked;
     const child = spawn(process.execPath, [BIN, 'monitor', 'run', 'Crash'], { env: { ...process.env, ...env }, stdio: 'ignore' });
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Killed while /slow is being fetched (a fixed wait missed it when the machine was busy).
+    const deadline = Date.now() + 15_000;
+    while (slowAsked === asked && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('exit', resolve));
     const db = new Database(join(home, 'webwatch.db'), { readonly: true });
