@@ -14,7 +14,7 @@ import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch } from '../helpers/webwatch-server.js';
 import { sqlRow } from '../helpers/sql.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
@@ -184,21 +184,18 @@ describe('agent jobs from the clients', () => {
       });
       return { child, url };
     };
-    const api = (url: string, method: string, path: string, body?: unknown) =>
-      fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) }).then((r) => r.json() as Promise<Body>);
-
     const first = await startServe();
-    const { id } = await api(first.url, 'POST', '/agent', { prompt: 'never ends' });
+    const { id } = (await call(first, key, 'POST', '/agent', { prompt: 'never ends' })).body;
     for (let i = 0; i < 100 && model.requests.filter((r) => r.body.messages.some((m: Body) => m.content === 'never ends')).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     const exited = new Promise((resolve) => first.child.on('exit', resolve));
     first.child.kill('SIGKILL');
     await exited;
 
     const second = await startServe();
-    const status = await api(second.url, 'GET', `/agent/${id}`);
+    const status = (await call(second, key, 'GET', `/agent/${id}`)).body;
     assert.equal(status.status, 'failed');
     assert.match(status.error, /interrupted/);
-    const trace = await api(second.url, 'GET', `/agent/${id}/trace`);
+    const trace = (await call(second, key, 'GET', `/agent/${id}/trace`)).body;
     const last = trace.events.at(-1);
     assert.deepEqual([last.type, last.outcome, last.error.code], ['run.finished', 'failed', 'internal']);
     const stopped = new Promise((resolve) => second.child.on('exit', resolve));

@@ -242,8 +242,7 @@ describe('agent jobs on webwatch serve', () => {
     script = () => 'hang';
     const own = await serve({ llm: { baseUrl: model.url, model: 'scripted', timeoutMs: 60_000 } });
     const key = (await own.keys.create('acme', new Date())).key;
-    const response = await fetch(`${own.url}/agent`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'forever' }) });
-    const { id } = (await response.json()) as Body;
+    const { id } = (await call(own, key, 'POST', '/agent', { prompt: 'forever' })).body;
     await new Promise((r) => setTimeout(r, 100));
     const t0 = performance.now();
     await own.server.drain();
@@ -257,8 +256,8 @@ describe('agent jobs on webwatch serve', () => {
   it('without a model, serve answers 500 Failed to passthrough agent request.', async () => {
     const bare = await serve();
     const key = (await bare.keys.create('acme', new Date())).key;
-    const response = await fetch(`${bare.url}/agent`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) });
-    const body: Body = await response.json();
+    const response = await call(bare, key, 'POST', '/agent', { prompt: 'x' });
+    const body: Body = response.body;
     assert.equal(response.status, 500);
     assert.equal(body.error, 'Failed to passthrough agent request.');
     assert.match(body.details.reason, /llm\.baseUrl/);

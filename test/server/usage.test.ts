@@ -122,15 +122,15 @@ describe('usage', () => {
     const budget = await serveWebwatch({ monthlyCredits: 2 });
     try {
       const key = (await budget.keys.create('acme', new Date())).key;
-      const scrape = () => fetch(`${budget.url}/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${site.origin}/a`, maxAge: 0 }) });
+      const scrape = () => call(budget, key, 'POST', '/scrape', { url: `${site.origin}/a`, maxAge: 0 });
       assert.equal((await scrape()).status, 200);
       assert.equal((await scrape()).status, 200);
       const refused = await scrape();
       assert.equal(refused.status, 402);
-      const body = await refused.json() as Body;
+      const body = refused.body;
       assert.equal(body.error, 'Payment Required: Insufficient credits');
       assert.match(body.details.reason, /used its 2 credits of this month/);
-      const usage = await (await fetch(`${budget.url}/team/credit-usage`, { headers: { authorization: `Bearer ${key}` } })).json() as Body;
+      const usage = (await call(budget, key, 'GET', '/team/credit-usage')).body;
       assert.deepEqual([usage.data.remainingCredits, usage.data.planCredits, usage.data.creditsUsed], [0, 2, 2]);
     } finally {
       await budget.stop();
