@@ -1,17 +1,15 @@
 /** Batch scrape: the routes, the hosted clients, the command line, cancel, and a serve killed mid-batch. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { serveProcess } from '../helpers/serve-process.js';
 import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
 
@@ -144,41 +142,21 @@ describe('batch scrape', () => {
 
   it('a batch whose serve was killed is failed, with the reason, when serve comes back', async () => {
     const home = tempDir();
-    const env = { ...process.env, WEBWATCH_HOME: home };
     const key = JSON.parse((await run(['keys', 'create', '--team', 'acme', '--json'], { env: { WEBWATCH_HOME: home } })).stdout).key;
-    const startServe = async () => {
-      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      const url: string = await new Promise((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk) => {
-          out += chunk;
-          try {
-            resolve(JSON.parse(out).url);
-          } catch {
-            // Not the whole document yet.
-          }
-        });
-        child.on('exit', () => reject(new Error('serve ended early')));
-      });
-      return { child, url };
-    };
+    const startServe = () => serveProcess(['--quiet'], { WEBWATCH_HOME: home });
     const first = await startServe();
     const slowBefore = site.requests.filter((r) => r.path === '/slow').length;
     const { body } = await call(first, key, 'POST', '/batch/scrape', { urls: [`${site.origin}/slow?killed`] });
     // The serve took the batch from the queue and is fetching its page.
     await until(async () => site.requests.filter((r) => r.path === '/slow').length > slowBefore);
-    const exited = new Promise((resolve) => first.child.on('exit', resolve));
-    first.child.kill('SIGKILL');
-    await exited;
+    await first.kill();
     const second = await startServe();
     try {
       const status = (await call(second, key, 'GET', `/batch/scrape/${body.id}`)).body;
       assert.equal(status.status, 'failed');
       assert.match(status.error, /interrupted: the process running the batch scrape ended before it finished/);
     } finally {
-      const stopped = new Promise((resolve) => second.child.on('exit', resolve));
-      second.child.kill('SIGTERM');
-      await stopped;
+      await second.stop();
     }
   });
 });

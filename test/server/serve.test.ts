@@ -3,10 +3,8 @@
  * teams' keys, the error catalog, limits, and the private-network rule.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/engine/store/database.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
@@ -14,10 +12,9 @@ import { SERVER_DEFAULTS } from '../../src/server/app.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
+import { serveProcess } from '../helpers/serve-process.js';
 import { call, serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
 import { sqlRow } from '../helpers/sql.js';
-
-const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -220,36 +217,20 @@ describe('the serve command', () => {
     assert.deepEqual(listed.map((k: { id: string; team: string }) => [k.id, k.team]), [[created.id, 'acme']]);
     assert.doesNotMatch(JSON.stringify(listed), new RegExp(created.key));
 
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--allow-private-targets', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const url: string = await new Promise((resolve, reject) => {
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-        try {
-          resolve(JSON.parse(stdout).url);
-        } catch {
-          // Not the whole document yet.
-        }
-      });
-      child.on('exit', () => reject(new Error(`serve ended early: ${stderr}`)));
-    });
-    const remote = { env: { ...env, WEBWATCH_API_URL: url, WEBWATCH_API_KEY: created.key } };
+    const served = await serveProcess([], env);
+    const remote = { env: { ...env, WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: created.key } };
     const file = writeFiles({ 'm.yaml': `name: Slow\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${slow.origin}/a"]}]\n` });
     assert.equal((await run(['monitor', 'apply', '-f', file], remote)).code, EXIT.ok);
     const running = JSON.parse((await run(['monitor', 'run', 'Slow', '--json'], remote)).stdout);
     assert.equal(running.status, 'queued', 'queued for the first worker with room: this process');
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0, stderr);
+    assert.equal(await served.stop(), 0, served.stderr());
     // The check finished before the server stopped.
     assert.equal((await run(['monitor', 'checks', 'Slow'], { env })).code, EXIT.notFound, "the local engine's team is not the key's");
     const db = await openDatabase(join(home, 'webwatch.db'));
     const row = (await sqlRow<{ status: string }>(db, 'SELECT status FROM checks WHERE id = ?', running.id))!;
     await db.close();
     assert.equal(row.status, 'completed');
-    assert.doesNotMatch(stderr, new RegExp(created.key), 'request logs carry no key');
+    assert.doesNotMatch(served.stderr(), new RegExp(created.key), 'request logs carry no key');
 
     assert.equal((await run(['keys', 'revoke', created.id], { env })).code, EXIT.ok);
     assert.equal(JSON.parse((await run(['keys', 'list', '--json'], { env })).stdout)[0].revokedAt !== null, true);
