@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { resolveMonitorRef } from '../../src/core/monitor-ref.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { serveWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch } from '../helpers/webwatch-server.js';
 
 const monitors = [
   { id: 'ab12cd34-0000-4000-8000-000000000001', name: 'Acme pricing', status: 'active' },
@@ -69,9 +69,9 @@ describe('monitor commands by prefix and name', () => {
       assert.equal((await ww(['monitor', 'apply', '-f', writeFiles(FILE)])).code, 0);
       const { id } = JSON.parse((await ww(['monitor', 'get', 'ACME pricing', '--json'])).stdout);
       assert.equal(JSON.parse((await ww(['monitor', 'get', id.slice(0, 8), '--json'])).stdout).id, id);
-      const whole = await fetch(`${served.url}/monitor/${id}`, { headers: { authorization: `Bearer ${key}` } });
+      const whole = await call(served, key, 'GET', `/monitor/${id}`);
       assert.equal(whole.status, 200, 'the monitor is on serve');
-      const direct = await fetch(`${served.url}/monitor/${id.slice(0, 8)}`, { headers: { authorization: `Bearer ${key}` } });
+      const direct = await call(served, key, 'GET', `/monitor/${id.slice(0, 8)}`);
       assert.equal(direct.status, 404, 'no prefixes over HTTP');
       const missing = await ww(['monitor', 'get', 'Acme pricng']);
       assert.match(missing.stderr, /hint: did you mean "Acme pricing"\?/);

@@ -16,6 +16,7 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.js';
+import { call } from '../helpers/webwatch-server.js';
 import { sqlRows } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -45,14 +46,6 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     const serve = await serveProcess(args, { WEBWATCH_DATABASE_URL: url, WEBWATCH_LEASE_SECONDS: '2', XDG_CONFIG_HOME: config });
     processes.push(serve);
     return serve;
-  };
-  const call = async (serve: ServeProcess, method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${serve.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(payload !== undefined && { 'content-type': 'application/json' }) },
-      ...(payload !== undefined && { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: await response.json() };
   };
   const leaseOwner = async (table: string, id: string) => (await sqlRows<{ lease_owner: string | null }>(db, `SELECT lease_owner FROM ${table} WHERE id = $1`, id))[0]?.lease_owner;
   const heldBy = (owner: string | null | undefined, serve: ServeProcess) => owner?.split(':')[1] === String(serve.child.pid);
@@ -86,46 +79,46 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
 
   it('work queued through an API-only process waits for a worker, then a worker runs every kind of it', async () => {
     const api = await started(['--role', 'api']);
-    const crawl = await call(api, 'POST', '/crawl', { url: `${site.origin}/docs/`, limit: 5 });
+    const crawl = await call(api, key, 'POST', '/crawl', { url: `${site.origin}/docs/`, limit: 5 });
     assert.equal(crawl.status, 200, JSON.stringify(crawl.body));
-    const batch = await call(api, 'POST', '/batch/scrape', { urls: [`${site.origin}/one`, `${site.origin}/two`] });
+    const batch = await call(api, key, 'POST', '/batch/scrape', { urls: [`${site.origin}/one`, `${site.origin}/two`] });
     assert.equal(batch.status, 200);
-    const agent = await call(api, 'POST', '/agent', { prompt: 'the title of the pricing page', urls: [`${site.origin}/pricing`] });
+    const agent = await call(api, key, 'POST', '/agent', { prompt: 'the title of the pricing page', urls: [`${site.origin}/pricing`] });
     assert.equal(agent.status, 200, JSON.stringify(agent.body));
-    const monitor = await call(api, 'POST', '/monitor', { name: 'Queued', schedule: { cron: '0 0 1 1 *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/watched`] }] });
+    const monitor = await call(api, key, 'POST', '/monitor', { name: 'Queued', schedule: { cron: '0 0 1 1 *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/watched`] }] });
     assert.equal(monitor.status, 200, JSON.stringify(monitor.body));
-    const run = await call(api, 'POST', `/monitor/${monitor.body.data.id}/run`);
+    const run = await call(api, key, 'POST', `/monitor/${monitor.body.data.id}/run`);
     assert.equal(run.status, 200);
     assert.equal(run.body.data.status, 'queued');
 
     // No worker yet: the API process runs none of it, and says it waits.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.equal(hits.size, 0, 'nothing fetched before a worker started');
-    const queue = await call(api, 'GET', '/team/queue-status');
+    const queue = await call(api, key, 'GET', '/team/queue-status');
     assert.deepEqual([queue.body.waitingJobsInQueue, queue.body.activeJobsInQueue], [4, 0]);
-    assert.equal((await call(api, 'GET', `/crawl/${crawl.body.id}`)).body.status, 'scraping', 'a queued crawl reads as scraping');
+    assert.equal((await call(api, key, 'GET', `/crawl/${crawl.body.id}`)).body.status, 'scraping', 'a queued crawl reads as scraping');
 
     const worker = await started(['--role', 'worker']);
     const crawled = await until('the crawl completed', async () => {
-      const status = await call(api, 'GET', `/crawl/${crawl.body.id}`);
+      const status = await call(api, key, 'GET', `/crawl/${crawl.body.id}`);
       return status.body.status === 'completed' && status.body;
     });
     assert.equal(crawled.total, 5);
     assert.ok(crawled.data.every((document: Body) => document.metadata.sourceURL.startsWith(`${site.origin}/docs`)));
     const scraped = await until('the batch completed', async () => {
-      const status = await call(api, 'GET', `/batch/scrape/${batch.body.id}`);
+      const status = await call(api, key, 'GET', `/batch/scrape/${batch.body.id}`);
       return status.body.status === 'completed' && status.body;
     });
     assert.deepEqual(scraped.data.map((document: Body) => document.metadata.title).sort(), ['/one', '/two']);
     const answered = await until('the agent job completed', async () => {
-      const status = await call(api, 'GET', `/agent/${agent.body.id}`);
+      const status = await call(api, key, 'GET', `/agent/${agent.body.id}`);
       return status.body.status !== 'processing' && status.body;
     });
     assert.deepEqual([answered.status, answered.data], ['completed', { title: '/pricing' }]);
-    const trace = await call(api, 'GET', `/agent/${agent.body.id}/trace`);
+    const trace = await call(api, key, 'GET', `/agent/${agent.body.id}/trace`);
     assert.equal(trace.body.events.at(-1).type, 'run.finished');
     const check = await until('the manual check completed', async () => {
-      const checks = await call(api, 'GET', `/monitor/${monitor.body.data.id}/checks`);
+      const checks = await call(api, key, 'GET', `/monitor/${monitor.body.data.id}/checks`);
       return checks.body.data.find((found: Body) => found.id === run.body.data.id && found.status === 'completed');
     });
     assert.equal(check.trigger, 'manual');
@@ -141,9 +134,9 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
 
   it('a cancel through the API stops a crawl another process runs, at once', async () => {
     const [api, worker] = await Promise.all([started(['--role', 'api']), started(['--role', 'worker'])]);
-    const crawl = await call(api, 'POST', '/crawl', { url: `${site.origin}/slow/cancel/`, limit: 50, maxConcurrency: 1 });
+    const crawl = await call(api, key, 'POST', '/crawl', { url: `${site.origin}/slow/cancel/`, limit: 50, maxConcurrency: 1 });
     await until('the worker took the crawl', async () => heldBy(await leaseOwner('crawl_jobs', crawl.body.id), worker));
-    const cancelled = await call(api, 'DELETE', `/crawl/${crawl.body.id}`);
+    const cancelled = await call(api, key, 'DELETE', `/crawl/${crawl.body.id}`);
     assert.deepEqual([cancelled.status, cancelled.body.status], [200, 'cancelled']);
     const seen = () => [...hits.keys()].filter((path) => path.startsWith('/slow/cancel')).length;
     // The page being fetched may end; no new one starts once the worker has seen the cancel.
@@ -161,13 +154,13 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     const api = await started(['--role', 'api']);
     const victim = await started(['--role', 'worker']);
     const urls = Array.from({ length: 12 }, (_, i) => `${site.origin}/slow/killed/${i}`);
-    const batch = await call(api, 'POST', '/batch/scrape', { urls, maxConcurrency: 1 });
+    const batch = await call(api, key, 'POST', '/batch/scrape', { urls, maxConcurrency: 1 });
     await until('the victim took the batch', async () => heldBy(await leaseOwner('crawl_jobs', batch.body.id), victim));
     await new Promise((resolve) => setTimeout(resolve, 1200));
     await victim.kill();
     const survivor = await started(['--role', 'worker']);
     const failed = await until('the batch failed', async () => {
-      const status = await call(api, 'GET', `/batch/scrape/${batch.body.id}`);
+      const status = await call(api, key, 'GET', `/batch/scrape/${batch.body.id}`);
       return status.body.status !== 'scraping' && status.body;
     }, 20_000);
     assert.equal(failed.status, 'failed');
@@ -183,19 +176,19 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
   it("the key's concurrency limit counts its queued and running work in every process", async () => {
     const [first, second] = await Promise.all([started(['--role', 'api', '--concurrency', '2']), started(['--role', 'api', '--concurrency', '2'])]);
     const worker = await started(['--role', 'worker']);
-    const one = await call(first, 'POST', '/crawl', { url: `${site.origin}/slow/limit-one/`, limit: 3 });
-    const two = await call(second, 'POST', '/crawl', { url: `${site.origin}/slow/limit-two/`, limit: 3 });
+    const one = await call(first, key, 'POST', '/crawl', { url: `${site.origin}/slow/limit-one/`, limit: 3 });
+    const two = await call(second, key, 'POST', '/crawl', { url: `${site.origin}/slow/limit-two/`, limit: 3 });
     assert.deepEqual([one.status, two.status], [200, 200]);
     for (const serve of [first, second]) {
-      const refused = await call(serve, 'POST', '/batch/scrape', { urls: [`${site.origin}/slow/refused`] });
+      const refused = await call(serve, key, 'POST', '/batch/scrape', { urls: [`${site.origin}/slow/refused`] });
       assert.equal(refused.status, 429, 'the third job of the key, whichever process takes it');
-      assert.equal((await call(serve, 'GET', '/concurrency-check')).body.data.concurrency, 2);
+      assert.equal((await call(serve, key, 'GET', '/concurrency-check')).body.data.concurrency, 2);
     }
     await until('both crawls ended', async () => {
-      const statuses = await Promise.all([call(first, 'GET', `/crawl/${one.body.id}`), call(second, 'GET', `/crawl/${two.body.id}`)]);
+      const statuses = await Promise.all([call(first, key, 'GET', `/crawl/${one.body.id}`), call(second, key, 'GET', `/crawl/${two.body.id}`)]);
       return statuses.every((status) => status.body.status === 'completed');
     });
-    assert.equal((await call(second, 'POST', '/batch/scrape', { urls: [`${site.origin}/after-limit`] })).status, 200, 'room again once they ended');
+    assert.equal((await call(second, key, 'POST', '/batch/scrape', { urls: [`${site.origin}/after-limit`] })).status, 200, 'room again once they ended');
     for (const serve of [first, second, worker]) assert.equal(await serve.stop(), 0, serve.stderr());
   });
 });

@@ -15,6 +15,7 @@ import { run } from '../helpers/io.js';
 import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/postgres.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.js';
+import { call } from '../helpers/webwatch-server.js';
 import { sqlRows } from '../helpers/sql.js';
 
 /** A site whose pages answer after `delayMs`, counting the requests of each path. */
@@ -166,7 +167,7 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     await sqlRows(db, 'UPDATE monitors SET next_run_at = $1 WHERE id = $2', second, id);
     await sqlRows(db, "SELECT pg_notify('webwatch_schedule', '')");
     await until('the second slot recorded', async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'skipped_overlap'")).length === 1, 10_000);
-    const manual = await fetch(`${api.url}/monitor/${id}/run`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const manual = await call(api, key, 'POST', `/monitor/${id}/run`);
     assert.equal(manual.status, 409, 'the monitor is being checked by a worker');
     await until('the first check finished', async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'completed'")).length === 1);
     const checks = await sqlRows<CheckRow>(db, 'SELECT monitor_id, status, scheduled_for, error, owner_pid FROM checks ORDER BY scheduled_for');
@@ -178,10 +179,7 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     // new monitor, and the slot it makes them see is the first monitor's, moved two seconds ahead.
     const third = new Date(Date.now() + 2000).toISOString();
     await sqlRows(db, 'UPDATE monitors SET next_run_at = $1 WHERE id = $2', third, id);
-    const created = await fetch(`${api.url}/monitor`, {
-      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Other', schedule: { cron: '0 0 1 1 *' }, targets: [{ type: 'scrape', urls: [`${site.server.origin}/other`] }] }),
-    });
+    const created = await call(api, key, 'POST', '/monitor', { name: 'Other', schedule: { cron: '0 0 1 1 *' }, targets: [{ type: 'scrape', urls: [`${site.server.origin}/other`] }] });
     assert.equal(created.status, 200);
     const ran = await until('the moved slot checked', async () => (await sqlRows(db, 'SELECT 1 FROM checks WHERE scheduled_for = $1', third)).length === 1, 15_000)
       .then(async () => (await sqlRows<{ started_at: string }>(db, 'SELECT started_at FROM checks WHERE scheduled_for = $1', third))[0]!);
@@ -198,13 +196,12 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     const health = await (await fetch(`${api.origin}/health`)).json() as { role: string; database: { kind: string; ok: boolean; schemaVersion: number } };
     assert.deepEqual([health.role, health.database.kind, health.database.ok, health.database.schemaVersion], ['api', 'postgres', true, LATEST_VERSION]);
     assert.equal(((await (await fetch(`${worker.origin}/v2/health`)).json()) as { role: string }).role, 'worker');
-    const get = (serve: ServeProcess, path = '/monitor') => fetch(`${serve.url}${path}`, { headers: { authorization: `Bearer ${created.key}` } });
-    assert.equal((await get(worker)).status, 404, 'a worker serves no API route');
+    assert.equal((await call(worker, created.key, 'GET', '/monitor')).status, 404, 'a worker serves no API route');
 
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await get(api)).status, (await get(other)).status);
+    for (let i = 0; i < 3; i++) statuses.push((await call(api, created.key, 'GET', '/monitor')).status, (await call(other, created.key, 'GET', '/monitor')).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200]);
-    const refused = await get(other);
+    const refused = await call(other, created.key, 'GET', '/monitor');
     assert.equal(refused.status, 429, 'the seventh request in the minute, whichever process takes it');
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
 
@@ -212,7 +209,7 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     const revoke = await run(['keys', 'revoke', second.id, '--database', url, '--json']);
     assert.equal(revoke.code, 0, revoke.stderr);
     for (const serve of [api, other]) {
-      const answer = await fetch(`${serve.url}/monitor`, { headers: { authorization: `Bearer ${second.key}` } });
+      const answer = await call(serve, second.key, 'GET', '/monitor');
       assert.equal(answer.status, 401, 'revoked in one process, refused by all at the next request');
     }
     for (const serve of [api, other, worker]) assert.equal(await serve.stop(), 0, serve.stderr());

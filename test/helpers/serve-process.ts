@@ -1,4 +1,7 @@
-/** `webwatch serve` as a child process (bin/webwatch.js), on a free port of 127.0.0.1. */
+/**
+ * `webwatch serve` as a child process (bin/webwatch.js), on a free port of 127.0.0.1, with
+ * --json, so that it says where it listens. Ask its API with call() (webwatch-server.ts).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -17,8 +20,15 @@ export interface ServeProcess {
   kill(): Promise<void>;
 }
 
-export async function serveProcess(args: string[], env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--allow-private-targets', '--json', ...args], {
+export interface ServeProcessOptions {
+  /** --allow-private-targets, as serveWebwatch allows them: the tests' sites are on 127.0.0.1. True unless false. */
+  allowPrivateTargets?: boolean;
+}
+
+/** `args` after serve's own; `env` over this process's environment, where XDG_CONFIG_HOME names no directory unless `env` sets it (no user configuration is read). */
+export async function serveProcess(args: string[], env: Record<string, string>, options: ServeProcessOptions = {}): Promise<ServeProcess> {
+  const { allowPrivateTargets = true } = options;
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...(allowPrivateTargets ? ['--allow-private-targets'] : []), '--json', ...args], {
     env: { ...process.env, XDG_CONFIG_HOME: '/nonexistent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,10 +3,8 @@
  * the hosted service's JS SDK against serve, and a serve process killed mid-run.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { EXIT } from '../../src/errors/exit-codes.js';
@@ -14,10 +12,10 @@ import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch } from '../helpers/webwatch-server.js';
+import { serveProcess } from '../helpers/serve-process.js';
+import { call, serveWebwatch } from '../helpers/webwatch-server.js';
 import { sqlRow } from '../helpers/sql.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
 
@@ -166,43 +164,20 @@ describe('agent jobs from the clients', () => {
     const configDir = tempDir();
     mkdirSync(join(configDir, 'webwatch'), { recursive: true });
     writeFileSync(join(configDir, 'webwatch', 'config.yaml'), `llm: {baseUrl: "${model.url}", model: scripted}\n`);
-    const env = { ...process.env, WEBWATCH_HOME: home, XDG_CONFIG_HOME: configDir };
     const key = JSON.parse((await run(['keys', 'create', '--team', 'acme', '--json'], { env: { WEBWATCH_HOME: home } })).stdout).key;
-    const startServe = async () => {
-      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--quiet'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      const url: string = await new Promise((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk) => {
-          out += chunk;
-          try {
-            resolve(JSON.parse(out).url);
-          } catch {
-            // Not the whole document yet.
-          }
-        });
-        child.on('exit', () => reject(new Error('serve ended early')));
-      });
-      return { child, url };
-    };
-    const api = (url: string, method: string, path: string, body?: unknown) =>
-      fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) }).then((r) => r.json() as Promise<Body>);
-
+    const startServe = () => serveProcess(['--quiet'], { WEBWATCH_HOME: home, XDG_CONFIG_HOME: configDir }, { allowPrivateTargets: false });
     const first = await startServe();
-    const { id } = await api(first.url, 'POST', '/agent', { prompt: 'never ends' });
+    const { id } = (await call(first, key, 'POST', '/agent', { prompt: 'never ends' })).body;
     for (let i = 0; i < 100 && model.requests.filter((r) => r.body.messages.some((m: Body) => m.content === 'never ends')).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    const exited = new Promise((resolve) => first.child.on('exit', resolve));
-    first.child.kill('SIGKILL');
-    await exited;
+    await first.kill();
 
     const second = await startServe();
-    const status = await api(second.url, 'GET', `/agent/${id}`);
+    const status = (await call(second, key, 'GET', `/agent/${id}`)).body;
     assert.equal(status.status, 'failed');
     assert.match(status.error, /interrupted/);
-    const trace = await api(second.url, 'GET', `/agent/${id}/trace`);
+    const trace = (await call(second, key, 'GET', `/agent/${id}/trace`)).body;
     const last = trace.events.at(-1);
     assert.deepEqual([last.type, last.outcome, last.error.code], ['run.finished', 'failed', 'internal']);
-    const stopped = new Promise((resolve) => second.child.on('exit', resolve));
-    second.child.kill('SIGTERM');
-    await stopped;
+    await second.stop();
   });
 });

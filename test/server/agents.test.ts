@@ -10,7 +10,7 @@ import { EXIT } from '../../src/errors/exit-codes.js';
 import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
 import { sqlRow } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -42,23 +42,15 @@ describe('agent jobs on webwatch serve', () => {
     await site.close();
   });
 
-  const call = async (key: string, method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${started.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(payload !== undefined && { 'content-type': 'application/json' }) },
-      ...(payload !== undefined && { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: await response.json() };
-  };
   const finished = async (id: string) => {
     for (let i = 0; i < 300; i++) {
-      const status = await call(acme, 'GET', `/agent/${id}`);
+      const status = await call(started, acme, 'GET', `/agent/${id}`);
       if (status.body.status !== 'processing') return status.body;
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error(`job ${id} did not finish`);
   };
-  const trace = async (id: string) => (await call(acme, 'GET', `/agent/${id}/trace`)).body.events as Body[];
+  const trace = async (id: string) => (await call(started, acme, 'GET', `/agent/${id}/trace`)).body.events as Body[];
   const kinds = (events: Body[]) => events.map((e) => (e.type === 'tool_call.started' || e.type === 'tool_call.finished' ? `${e.type}:${e.toolName}` : e.modelTurn ? `model turn ${e.modelTurn}` : e.type));
   const userTask = (request: Body) => String(request.messages.find((m: Body) => m.role === 'user')?.content ?? '');
   const turnsOf = (request: Body) => request.messages.filter((m: Body) => m.role === 'assistant').length;
@@ -68,7 +60,7 @@ describe('agent jobs on webwatch serve', () => {
       ? { toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/pricing` } }] }
       : { toolCalls: [{ name: 'finish', arguments: { result: { plans: [{ name: 'Pro', monthly: 12 }] } } }] });
     const schema = { type: 'object', properties: { plans: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, monthly: { type: 'number' } }, required: ['name', 'monthly'] } } }, required: ['plans'] };
-    const start = await call(acme, 'POST', '/agent', { prompt: 'List the plans and prices', urls: [`${site.origin}/pricing`], schema });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'List the plans and prices', urls: [`${site.origin}/pricing`], schema });
     assert.equal(start.status, 200);
     assert.equal(start.body.success, true);
     const status = await finished(start.body.id);
@@ -101,9 +93,9 @@ describe('agent jobs on webwatch serve', () => {
     // Artifacts: the scraped page and the result, each a snapshot.
     const [page, result] = events.filter((e) => e.type === 'artifact.updated');
     assert.equal(page.artifact.kind, 'markdown');
-    const pageSnapshot = await call(acme, 'GET', `/agent/${start.body.id}/snapshots/${page.artifact.snapshotId}`);
+    const pageSnapshot = await call(started, acme, 'GET', `/agent/${start.body.id}/snapshots/${page.artifact.snapshotId}`);
     assert.match(pageSnapshot.body.snapshot, /Pro plan: \$12 a month/);
-    const resultSnapshot = await call(acme, 'GET', `/agent/${start.body.id}/snapshots/${result.artifact.snapshotId}`);
+    const resultSnapshot = await call(started, acme, 'GET', `/agent/${start.body.id}/snapshots/${result.artifact.snapshotId}`);
     assert.deepEqual(JSON.parse(resultSnapshot.body.snapshot), status.data);
   });
 
@@ -111,7 +103,7 @@ describe('agent jobs on webwatch serve', () => {
     script = (request) => (turnsOf(request) === 0
       ? { toolCalls: [{ name: 'scrape', arguments: { url: 'http://127.0.0.2:9/elsewhere' } }] }
       : { toolCalls: [{ name: 'finish', arguments: { result: 'ok' } }] });
-    const start = await call(acme, 'POST', '/agent', { prompt: 'stay here', urls: [`${site.origin}/pricing`], strictConstrainToURLs: true });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'stay here', urls: [`${site.origin}/pricing`], strictConstrainToURLs: true });
     const status = await finished(start.body.id);
     assert.equal(status.status, 'completed');
     assert.equal(status.creditsUsed, 2 * AGENT_CREDITS.modelCall, 'the refused fetch is not charged');
@@ -123,7 +115,7 @@ describe('agent jobs on webwatch serve', () => {
 
   it('a result that does not match the schema is sent back, then accepted', async () => {
     script = (request) => (turnsOf(request) === 0 ? { toolCalls: [{ name: 'finish', arguments: { result: { price: 'twelve' } } }] } : { toolCalls: [{ name: 'finish', arguments: { result: { price: 12 } } }] });
-    const start = await call(acme, 'POST', '/agent', { prompt: 'price?', schema: { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] } });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'price?', schema: { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] } });
     const status = await finished(start.body.id);
     assert.equal(status.status, 'completed');
     assert.deepEqual(status.data, { price: 12 });
@@ -134,7 +126,7 @@ describe('agent jobs on webwatch serve', () => {
 
   it('maxCredits: the run ends failed, uncharged, without data, outcome credit_limit_reached', async () => {
     script = () => ({ toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/pricing` } }] });
-    const start = await call(acme, 'POST', '/agent', { prompt: 'loop', maxCredits: 5 });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'loop', maxCredits: 5 });
     const status = await finished(start.body.id);
     assert.equal(status.status, 'failed');
     assert.equal(status.creditsUsed, 0);
@@ -153,7 +145,7 @@ describe('agent jobs on webwatch serve', () => {
 
   it('a refusal ends the run refused', async () => {
     script = () => ({ toolCalls: [{ name: 'refuse', arguments: { reason: 'I will not do that' } }] });
-    const start = await call(acme, 'POST', '/agent', { prompt: 'something harmful' });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'something harmful' });
     const status = await finished(start.body.id);
     assert.equal(status.status, 'failed');
     assert.match(status.error, /refused the task: I will not do that/);
@@ -165,7 +157,7 @@ describe('agent jobs on webwatch serve', () => {
 
   it('a model that does not answer fails the run with internal, retryable', async () => {
     script = () => 'hang';
-    const start = await call(acme, 'POST', '/agent', { prompt: 'slow' });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'slow' });
     const status = await finished(start.body.id);
     assert.equal(status.status, 'failed');
     assert.match(status.error, /the model failed/);
@@ -176,18 +168,18 @@ describe('agent jobs on webwatch serve', () => {
 
   it('cancel: mid-run it ends cancelled; then 409 already cancelled; a finished job 409 already finished', async () => {
     script = () => 'hang';
-    const start = await call(acme, 'POST', '/agent', { prompt: 'wait for me' });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'wait for me' });
     await new Promise((r) => setTimeout(r, 100));
     // A follower waiting for the next event gets it as soon as it is recorded.
     const t0 = performance.now();
-    const waiting = call(acme, 'GET', `/agent/${start.body.id}/trace?since=3&waitMs=20000`);
-    const cancelling = new Promise<{ status: number; body: Body }>((resolve) => setTimeout(() => resolve(call(acme, 'DELETE', `/agent/${start.body.id}`)), 200));
+    const waiting = call(started, acme, 'GET', `/agent/${start.body.id}/trace?since=3&waitMs=20000`);
+    const cancelling = new Promise<{ status: number; body: Body }>((resolve) => setTimeout(() => resolve(call(started, acme, 'DELETE', `/agent/${start.body.id}`)), 200));
     const woken = await waiting;
     assert.ok(performance.now() - t0 < 2000, 'answered when the event came, not after waitMs');
     assert.deepEqual(woken.body.events.map((e: Body) => e.type)[0], 'run.cancel_requested');
     const cancelled = await cancelling;
     assert.deepEqual([cancelled.status, cancelled.body], [200, { success: true }]);
-    const again = await call(acme, 'DELETE', `/agent/${start.body.id}`);
+    const again = await call(started, acme, 'DELETE', `/agent/${start.body.id}`);
     assert.deepEqual([again.status, again.body.error], [409, 'Agent is already cancelled']);
     const status = await finished(start.body.id);
     assert.equal(status.status, 'failed');
@@ -197,9 +189,9 @@ describe('agent jobs on webwatch serve', () => {
     assert.deepEqual([events.at(-1).outcome, events.at(-1).error.code], ['cancelled', 'cancelled']);
 
     script = () => ({ content: '"done"' });
-    const done = await call(acme, 'POST', '/agent', { prompt: 'quick' });
+    const done = await call(started, acme, 'POST', '/agent', { prompt: 'quick' });
     assert.equal((await finished(done.body.id)).status, 'completed');
-    const late = await call(acme, 'DELETE', `/agent/${done.body.id}`);
+    const late = await call(started, acme, 'DELETE', `/agent/${done.body.id}`);
     assert.deepEqual([late.status, late.body.error], [409, 'Agent already finished']);
   });
 
@@ -210,7 +202,7 @@ describe('agent jobs on webwatch serve', () => {
         ? { toolCalls: [{ name: 'start_subagent', arguments: { task: 'look at the details' } }] }
         : { toolCalls: [{ name: 'finish', arguments: { result: 'done without waiting' } }] };
     };
-    const start = await call(acme, 'POST', '/agent', { prompt: 'delegate' });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'delegate' });
     const status = await finished(start.body.id);
     assert.equal(status.status, 'completed');
     const events = await trace(start.body.id);
@@ -225,24 +217,24 @@ describe('agent jobs on webwatch serve', () => {
 
   it('answers with the messages of spec §7.3, and another team sees nothing', async () => {
     script = () => ({ content: '"ok"' });
-    const start = await call(acme, 'POST', '/agent', { prompt: 'mine' });
+    const start = await call(started, acme, 'POST', '/agent', { prompt: 'mine' });
     await finished(start.body.id);
     const id = start.body.id;
-    assert.deepEqual(await call(acme, 'GET', '/agent/not-a-uuid'), { status: 400, body: { success: false, error: 'Invalid job ID format. Job ID must be a valid UUID.', code: 'INVALID_JOB_ID' } });
-    assert.deepEqual((await call(acme, 'GET', `/agent/${id}/snapshots/bad`)).body.error, 'Invalid snapshot ID');
-    assert.deepEqual((await call(acme, 'GET', `/agent/${id}/snapshots/00000000-0000-4000-8000-000000000000`)).body.error, 'Snapshot not found');
+    assert.deepEqual(await call(started, acme, 'GET', '/agent/not-a-uuid'), { status: 400, body: { success: false, error: 'Invalid job ID format. Job ID must be a valid UUID.', code: 'INVALID_JOB_ID' } });
+    assert.deepEqual((await call(started, acme, 'GET', `/agent/${id}/snapshots/bad`)).body.error, 'Invalid snapshot ID');
+    assert.deepEqual((await call(started, acme, 'GET', `/agent/${id}/snapshots/00000000-0000-4000-8000-000000000000`)).body.error, 'Snapshot not found');
     for (const [method, path] of [['GET', `/agent/${id}`], ['GET', `/agent/${id}/trace`], ['DELETE', `/agent/${id}`]] as const) {
-      const answer = await call(rival, method, path);
+      const answer = await call(started, rival, method, path);
       assert.deepEqual([answer.status, answer.body.error], [404, 'Agent job not found'], `${method} ${path}`);
     }
-    const list = await call(rival, 'GET', '/agent');
+    const list = await call(started, rival, 'GET', '/agent');
     assert.equal(list.body.agents.some((a: Body) => a.id === id), false);
-    const mine = await call(acme, 'GET', '/agent');
+    const mine = await call(started, acme, 'GET', '/agent');
     assert.equal(mine.body.agents.find((a: Body) => a.id === id).options.prompt, 'mine');
-    const invalid = await call(acme, 'POST', '/agent', { prompt: '', maxCredits: 0 });
+    const invalid = await call(started, acme, 'POST', '/agent', { prompt: '', maxCredits: 0 });
     assert.equal(invalid.status, 400);
     assert.deepEqual(invalid.body.details.map((d: Body) => d.path).sort(), ['maxCredits', 'prompt']);
-    const badSchema = await call(acme, 'POST', '/agent', { prompt: 'x', schema: { type: 'no-such-type' } });
+    const badSchema = await call(started, acme, 'POST', '/agent', { prompt: 'x', schema: { type: 'no-such-type' } });
     assert.equal(badSchema.status, 422);
   });
 
@@ -250,8 +242,7 @@ describe('agent jobs on webwatch serve', () => {
     script = () => 'hang';
     const own = await serve({ llm: { baseUrl: model.url, model: 'scripted', timeoutMs: 60_000 } });
     const key = (await own.keys.create('acme', new Date())).key;
-    const response = await fetch(`${own.url}/agent`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'forever' }) });
-    const { id } = (await response.json()) as Body;
+    const { id } = (await call(own, key, 'POST', '/agent', { prompt: 'forever' })).body;
     await new Promise((r) => setTimeout(r, 100));
     const t0 = performance.now();
     await own.server.drain();
@@ -265,8 +256,8 @@ describe('agent jobs on webwatch serve', () => {
   it('without a model, serve answers 500 Failed to passthrough agent request.', async () => {
     const bare = await serve();
     const key = (await bare.keys.create('acme', new Date())).key;
-    const response = await fetch(`${bare.url}/agent`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) });
-    const body: Body = await response.json();
+    const response = await call(bare, key, 'POST', '/agent', { prompt: 'x' });
+    const body: Body = response.body;
     assert.equal(response.status, 500);
     assert.equal(body.error, 'Failed to passthrough agent request.');
     assert.match(body.details.reason, /llm\.baseUrl/);

@@ -11,7 +11,7 @@ import { EXIT } from '../../src/errors/exit-codes.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -34,11 +34,7 @@ describe('bad input to serve', () => {
     await served.stop();
     await site.close();
   });
-  const send = async (method: string, path: string, body: string | Uint8Array): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${served.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
-    return { status: response.status, body: await response.json() };
-  };
-  const monitorNames = async () => (await (await fetch(`${served.url}/monitor`, { headers: { authorization: `Bearer ${key}` } })).json() as Body).data.map((m: Body) => m.name);
+  const monitorNames = async () => (await call(served, key, 'GET', '/monitor')).body.data.map((m: Body) => m.name);
 
   it('refuses webhook headers HTTP cannot carry, naming each, and never quoting a value', async () => {
     const cases: [Record<string, string>, string, RegExp][] = [
@@ -51,7 +47,7 @@ describe('bad input to serve', () => {
       [{ 'Transfer-Encoding': 'chunked' }, 'webhook.headers.Transfer-Encoding', /set by webwatch/],
     ];
     for (const [headers, path, message] of cases) {
-      const answer = await send('POST', '/monitor', JSON.stringify(monitor(headers)));
+      const answer = await call(served, key, 'POST', '/monitor', JSON.stringify(monitor(headers)));
       assert.equal(answer.status, 400, path);
       assert.equal(answer.body.code, 'BAD_REQUEST');
       const problem = answer.body.details.find((detail: Body) => detail.path === path);
@@ -60,8 +56,8 @@ describe('bad input to serve', () => {
       assert.doesNotMatch(JSON.stringify(answer.body), /secret-/);
     }
     assert.deepEqual(await monitorNames(), []);
-    assert.equal((await send('POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Café': 'crème' })))).status, 400, 'a header name is ASCII');
-    assert.equal((await send('POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Note': 'crème brûlée' })))).status, 200, 'a Latin-1 value is sent as it is');
+    assert.equal((await call(served, key, 'POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Café': 'crème' })))).status, 400, 'a header name is ASCII');
+    assert.equal((await call(served, key, 'POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Note': 'crème brûlée' })))).status, 200, 'a Latin-1 value is sent as it is');
   });
 
   it('refuses scrape headers HTTP cannot carry with 400 before any fetch, on every route that takes scrape options', async () => {
@@ -74,12 +70,12 @@ describe('bad input to serve', () => {
       ['/scrape', { url: site.url, headers: { 'Not a name': 'x' } }],
       ['/scrape', { url: site.url, headers: { Connection: 'close' } }],
     ] as const) {
-      const answer = await send('POST', path, JSON.stringify(body));
+      const answer = await call(served, key, 'POST', path, JSON.stringify(body));
       assert.equal(answer.status, 400, `${path}: ${JSON.stringify(answer.body)}`);
       assert.match(answer.body.details[0].path, /headers/);
     }
     assert.equal(site.requests.length, requests);
-    assert.equal((await send('POST', '/scrape', JSON.stringify({ url: site.url, headers: { Host: 'vhost.example', 'X-A': 'b' } }))).status, 200, 'a scrape may name its virtual host');
+    assert.equal((await call(served, key, 'POST', '/scrape', JSON.stringify({ url: site.url, headers: { Host: 'vhost.example', 'X-A': 'b' } }))).status, 200, 'a scrape may name its virtual host');
   });
 
   it('refuses a body that is not UTF-8, saying where, and stores nothing', async () => {
@@ -87,30 +83,30 @@ describe('bad input to serve', () => {
     const json = Buffer.from(JSON.stringify({ name: 'x-----', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] }));
     const at = json.indexOf('-----');
     json.set([0xff, 0xfe, 0xc3, 0x28, 0x80], at);
-    const answer = await send('POST', '/monitor', json);
+    const answer = await call(served, key, 'POST', '/monitor', json);
     assert.equal(answer.status, 400);
     assert.deepEqual(answer.body.details, [{ path: '', message: `the body is not valid UTF-8 (at byte ${at})` }]);
     const scrape = Buffer.concat([Buffer.from(`{"url":"${site.origin}/p/`), Buffer.from([0xef, 0xbf]), Buffer.from('"}')]);
-    assert.equal((await send('POST', '/scrape', scrape)).status, 400);
+    assert.equal((await call(served, key, 'POST', '/scrape', scrape)).status, 400);
     assert.deepEqual(await monitorNames(), stored);
   });
 
   it('refuses NUL characters and halves of surrogate pairs in any string or key, naming the field', async () => {
     const stored = await monitorNames();
     const base = { schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] };
-    const nul = await send('POST', '/monitor', JSON.stringify({ ...base, name: 'a\u0000b' }));
+    const nul = await call(served, key, 'POST', '/monitor', JSON.stringify({ ...base, name: 'a\u0000b' }));
     assert.equal(nul.status, 400);
     assert.deepEqual(nul.body.details, [{ path: 'name', message: 'holds a NUL character (U+0000), which cannot be stored' }]);
     // JSON.stringify writes a lone surrogate as an escape, as a client's JSON would.
-    const half = await send('POST', '/monitor', JSON.stringify({ ...base, name: 'price \ud83d' }));
+    const half = await call(served, key, 'POST', '/monitor', JSON.stringify({ ...base, name: 'price \ud83d' }));
     assert.equal(half.status, 400);
     assert.equal(half.body.details[0].path, 'name');
     assert.match(half.body.details[0].message, /half of a surrogate pair \(U\+D83D\)/);
-    const key = await send('POST', '/monitor', JSON.stringify({ ...base, name: 'ok', webhook: { url: 'https://example.com/h', metadata: { 'k\udc00': 1 } } }));
-    assert.equal(key.status, 400);
-    assert.match(key.body.details[0].message, /^the key holds half of a surrogate pair/);
+    const inKey = await call(served, key, 'POST', '/monitor', JSON.stringify({ ...base, name: 'ok', webhook: { url: 'https://example.com/h', metadata: { 'k\udc00': 1 } } }));
+    assert.equal(inKey.status, 400);
+    assert.match(inKey.body.details[0].message, /^the key holds half of a surrogate pair/);
     assert.deepEqual(await monitorNames(), stored);
-    const whole = await send('POST', '/monitor', JSON.stringify({ ...base, name: 'price 📉' }));
+    const whole = await call(served, key, 'POST', '/monitor', JSON.stringify({ ...base, name: 'price 📉' }));
     assert.equal(whole.status, 200, 'a whole pair is text like any other');
     assert.deepEqual((await monitorNames()).sort(), [...stored, 'price 📉'].sort());
   });

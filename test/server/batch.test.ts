@@ -1,17 +1,15 @@
 /** Batch scrape: the routes, the hosted clients, the command line, cancel, and a serve killed mid-batch. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { serveProcess } from '../helpers/serve-process.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
 
@@ -35,10 +33,6 @@ describe('batch scrape', () => {
     await served.stop();
     await site.close();
   });
-  const call = async (key: string, method: string, path: string, payload?: unknown, url = served.url): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(payload !== undefined && { 'content-type': 'application/json' }) }, ...(payload !== undefined && { body: JSON.stringify(payload) }) });
-    return { status: response.status, body: await response.json() };
-  };
   const until = async (check: () => Promise<boolean>) => {
     for (let i = 0; i < 300; i++) {
       if (await check()) return;
@@ -49,54 +43,54 @@ describe('batch scrape', () => {
 
   it('scrapes the URLs, lists the invalid ones, stores pages and errors, and keeps them to the team', async () => {
     const urls = [`${site.origin}/one`, 'not a url', `${site.origin}/two`, `${site.origin}/broken`];
-    const started = await call(acme, 'POST', '/batch/scrape', { urls, ignoreInvalidURLs: true, formats: ['markdown'] });
+    const started = await call(served, acme, 'POST', '/batch/scrape', { urls, ignoreInvalidURLs: true, formats: ['markdown'] });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     assert.deepEqual(started.body.invalidURLs, ['not a url']);
     assert.equal(started.body.url, `${served.origin}/v2/batch/scrape/${started.body.id}`);
     let status: Body;
-    await until(async () => (status = (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body).status !== 'scraping');
+    await until(async () => (status = (await call(served, acme, 'GET', `/batch/scrape/${started.body.id}`)).body).status !== 'scraping');
     assert.deepEqual([status.status, status.total, status.completed, status.creditsUsed, status.next], ['completed', 3, 2, 2, null]);
     assert.deepEqual(status.data.map((d: Body) => d.markdown.trim()).sort(), ['page /one', 'page /two']);
     assert.ok(Date.parse(status.expiresAt) > Date.now());
-    const errors = (await call(acme, 'GET', `/batch/scrape/${started.body.id}/errors`)).body;
+    const errors = (await call(served, acme, 'GET', `/batch/scrape/${started.body.id}/errors`)).body;
     assert.deepEqual(errors.errors.map((e: Body) => [e.url, e.code]), [[`${site.origin}/broken`, 'SCRAPE_CONNECTION_FAILED']]);
     assert.deepEqual(errors.robotsBlocked, []);
-    const other = await call(rival, 'GET', `/batch/scrape/${started.body.id}`);
+    const other = await call(served, rival, 'GET', `/batch/scrape/${started.body.id}`);
     assert.equal(other.status, 404);
     assert.match(other.body.details.reason, /no batch scrape job with this id for this key's team/);
-    assert.equal((await call(acme, 'GET', `/crawl/${started.body.id}`)).status, 404, 'a batch is not a crawl');
+    assert.equal((await call(served, acme, 'GET', `/crawl/${started.body.id}`)).status, 404, 'a batch is not a crawl');
   });
 
   it('counts the URLs asked for in total from the first poll, while pages are held, and after a cancel', async () => {
     const urls = [...Array.from({ length: 6 }, (_, i) => `${site.origin}/slow?${i}`), `${site.origin}/broken`];
-    const started = await call(acme, 'POST', '/batch/scrape', { urls, maxConcurrency: 2 });
-    const first = (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
+    const started = await call(served, acme, 'POST', '/batch/scrape', { urls, maxConcurrency: 2 });
+    const first = (await call(served, acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
     assert.deepEqual([first.status, first.total, first.completed], ['scraping', 7, 0]);
     await until(async () => held.length >= 2);
     held.splice(0, 1)[0]!();
-    await until(async () => (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body.completed === 1);
-    assert.equal((await call(acme, 'DELETE', `/batch/scrape/${started.body.id}`)).status, 200);
-    const ended = (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
+    await until(async () => (await call(served, acme, 'GET', `/batch/scrape/${started.body.id}`)).body.completed === 1);
+    assert.equal((await call(served, acme, 'DELETE', `/batch/scrape/${started.body.id}`)).status, 200);
+    const ended = (await call(served, acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
     assert.deepEqual([ended.status, ended.total, ended.completed], ['cancelled', 7, 1]);
     for (const release of held.splice(0)) release();
   });
 
   it('names what it refuses: an invalid URL, a webhook, appendToId, a bad option; private hosts on a guarded server', async () => {
-    const invalidUrl = await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`, 'ftp://x/'] });
+    const invalidUrl = await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`, 'ftp://x/'] });
     assert.equal(invalidUrl.status, 400);
     assert.equal(invalidUrl.body.details[0].path, 'urls[1]');
-    const webhook = await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], webhook: 'https://hooks.example/x' });
+    const webhook = await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], webhook: 'https://hooks.example/x' });
     assert.equal(webhook.status, 400);
     assert.match(JSON.stringify(webhook.body.details), /webhook is not offered by webwatch serve for batch scrapes/);
-    assert.match(JSON.stringify((await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], appendToId: 'x' })).body.details), /appendToId/);
-    assert.match(JSON.stringify((await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], timeout: 5 })).body.details), /timeout/);
-    assert.equal((await call(acme, 'POST', '/batch/scrape', { urls: [] })).status, 400);
-    const cleaned = await call(acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], zeroDataRetention: true, onlyCleanContent: true });
+    assert.match(JSON.stringify((await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], appendToId: 'x' })).body.details), /appendToId/);
+    assert.match(JSON.stringify((await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], timeout: 5 })).body.details), /timeout/);
+    assert.equal((await call(served, acme, 'POST', '/batch/scrape', { urls: [] })).status, 400);
+    const cleaned = await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], zeroDataRetention: true, onlyCleanContent: true });
     assert.equal(cleaned.status, 400);
     assert.deepEqual(cleaned.body.details, [{ path: 'onlyCleanContent', message: 'is not supported with zeroDataRetention' }]);
     const guarded = await serveWebwatch({ allowPrivateTargets: false });
     try {
-      assert.equal((await call((await guarded.keys.create('acme', new Date())).key, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] }, guarded.url)).status, 403);
+      assert.equal((await call(guarded, (await guarded.keys.create('acme', new Date())).key, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] })).status, 403);
     } finally {
       await guarded.stop();
     }
@@ -104,17 +98,17 @@ describe('batch scrape', () => {
 
   it('cancel stops the fetching at once; a second cancel is a conflict', async () => {
     const urls = Array.from({ length: 20 }, (_, i) => `${site.origin}/slow?${i}`);
-    const started = await call(acme, 'POST', '/batch/scrape', { urls, maxConcurrency: 2 });
+    const started = await call(served, acme, 'POST', '/batch/scrape', { urls, maxConcurrency: 2 });
     await until(async () => held.length >= 2);
-    const cancelled = await call(acme, 'DELETE', `/batch/scrape/${started.body.id}`);
+    const cancelled = await call(served, acme, 'DELETE', `/batch/scrape/${started.body.id}`);
     assert.deepEqual(cancelled.body, { success: true, status: 'cancelled' });
     const asked = site.requests.filter((r) => r.path === '/slow').length;
     for (const release of held.splice(0)) release();
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(site.requests.filter((r) => r.path === '/slow').length, asked, 'no page fetched after the cancel');
-    const status = (await call(acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
+    const status = (await call(served, acme, 'GET', `/batch/scrape/${started.body.id}`)).body;
     assert.equal(status.status, 'cancelled');
-    assert.equal((await call(acme, 'DELETE', `/batch/scrape/${started.body.id}`)).status, 409);
+    assert.equal((await call(served, acme, 'DELETE', `/batch/scrape/${started.body.id}`)).status, 409);
   });
 
   it('the hosted JS SDK starts, waits for, reads, cancels and lists errors of batch scrapes', async () => {
@@ -133,7 +127,7 @@ describe('batch scrape', () => {
     const list = join(tempDir(), 'urls.txt');
     writeFileSync(list, `# pages\n${site.origin}/c1\n\n${site.origin}/c2  # second\n${site.origin}/broken\n`);
     const env = { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: acme };
-    const before = (await call(acme, 'GET', '/team/queue-status')).body;
+    const before = (await call(served, acme, 'GET', '/team/queue-status')).body;
     const remote = await run(['scrape', '--input', list, '--json'], { env });
     assert.equal(remote.code, 1, 'a page failed');
     const lines = remote.stdout.trim().split('\n').map((line) => JSON.parse(line));
@@ -148,41 +142,21 @@ describe('batch scrape', () => {
 
   it('a batch whose serve was killed is failed, with the reason, when serve comes back', async () => {
     const home = tempDir();
-    const env = { ...process.env, WEBWATCH_HOME: home };
     const key = JSON.parse((await run(['keys', 'create', '--team', 'acme', '--json'], { env: { WEBWATCH_HOME: home } })).stdout).key;
-    const startServe = async () => {
-      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      const url: string = await new Promise((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk) => {
-          out += chunk;
-          try {
-            resolve(JSON.parse(out).url);
-          } catch {
-            // Not the whole document yet.
-          }
-        });
-        child.on('exit', () => reject(new Error('serve ended early')));
-      });
-      return { child, url };
-    };
+    const startServe = () => serveProcess(['--quiet'], { WEBWATCH_HOME: home });
     const first = await startServe();
     const slowBefore = site.requests.filter((r) => r.path === '/slow').length;
-    const { body } = await call(key, 'POST', '/batch/scrape', { urls: [`${site.origin}/slow?killed`] }, first.url);
+    const { body } = await call(first, key, 'POST', '/batch/scrape', { urls: [`${site.origin}/slow?killed`] });
     // The serve took the batch from the queue and is fetching its page.
     await until(async () => site.requests.filter((r) => r.path === '/slow').length > slowBefore);
-    const exited = new Promise((resolve) => first.child.on('exit', resolve));
-    first.child.kill('SIGKILL');
-    await exited;
+    await first.kill();
     const second = await startServe();
     try {
-      const status = (await call(key, 'GET', `/batch/scrape/${body.id}`, undefined, second.url)).body;
+      const status = (await call(second, key, 'GET', `/batch/scrape/${body.id}`)).body;
       assert.equal(status.status, 'failed');
       assert.match(status.error, /interrupted: the process running the batch scrape ended before it finished/);
     } finally {
-      const stopped = new Promise((resolve) => second.child.on('exit', resolve));
-      second.child.kill('SIGTERM');
-      await stopped;
+      await second.stop();
     }
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findChromium } from '../../src/engine/browser/chromium.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const hasChromium = (() => {
   try {
@@ -18,13 +18,10 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   let served: ServingWebwatch;
   let guarded: ServingWebwatch;
   const keys: Record<string, string> = {};
-  const post = (to: ServingWebwatch, key: string, body: unknown, route = '/scrape') =>
-    fetch(`${to.url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const get = (url: string, key?: string) => fetch(url, { ...(key && { headers: { authorization: `Bearer ${key}` } }) });
   /** The finished job's status answer. */
   const finished = async (route: string, key: string) => {
     for (let tries = 0; tries < 300; tries++) {
-      const status = (await (await get(`${served.url}${route}`, key)).json()) as { status: string; data: { screenshot?: string; actions?: { pdfs: string[] }; metadata: { sourceURL: string } }[] };
+      const status = (await call<{ status: string; data: { screenshot?: string; actions?: { pdfs: string[] }; metadata: { sourceURL: string } }[] }>(served, key, 'GET', route)).body;
       if (status.status !== 'scraping') return status;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -33,11 +30,11 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   /** A screenshot or PDF URL answers the key of its team, and only it. */
   const readableByItsTeamOnly = async (url: string, type: string) => {
     assert.ok(url.startsWith(`${served.url}/artifacts/`), url);
-    const mine = await get(url, keys.acme);
+    const mine = await call(url, keys.acme, 'GET');
     assert.equal(mine.status, 200);
     assert.equal(mine.headers.get('content-type'), type);
-    assert.equal((await get(url, keys.other)).status, 404, 'another team');
-    assert.equal((await get(url)).status, 401, 'no key');
+    assert.equal((await call(url, keys.other, 'GET')).status, 404, 'another team');
+    assert.equal((await call(url, undefined, 'GET')).status, 401, 'no key');
   };
 
   before(async () => {
@@ -59,26 +56,26 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   });
 
   it('a screenshot is a URL of serve, readable with the key of its team only', async () => {
-    const answer = await post(served, keys.acme!, { url: site.origin, formats: ['markdown', 'screenshot'] });
+    const answer = await call<{ data: { screenshot: string; markdown: string } }>(served, keys.acme!, 'POST', '/scrape', { url: site.origin, formats: ['markdown', 'screenshot'] });
     assert.equal(answer.status, 200);
-    const { data } = (await answer.json()) as { data: { screenshot: string; markdown: string } };
+    const { data } = answer.body;
     assert.match(data.markdown, /Everything costs \$10/);
     assert.ok(data.screenshot.startsWith(`${served.url}/artifacts/`), data.screenshot);
-    const mine = await fetch(data.screenshot, { headers: { authorization: `Bearer ${keys.acme}` } });
+    const mine = await call(data.screenshot, keys.acme, 'GET');
     assert.equal(mine.status, 200);
     assert.equal(mine.headers.get('content-type'), 'image/png');
-    assert.deepEqual([...new Uint8Array(await mine.arrayBuffer()).subarray(1, 4)], [...Buffer.from('PNG')]);
-    assert.equal((await fetch(data.screenshot, { headers: { authorization: `Bearer ${keys.other}` } })).status, 404, 'another team');
-    assert.equal((await fetch(data.screenshot)).status, 401, 'no key');
-    assert.equal((await fetch(`${served.url}/artifacts/..%2F..%2Fwebwatch.db`, { headers: { authorization: `Bearer ${keys.acme}` } })).status, 404);
+    assert.deepEqual([...mine.bytes.subarray(1, 4)], [...Buffer.from('PNG')]);
+    assert.equal((await call(data.screenshot, keys.other, 'GET')).status, 404, 'another team');
+    assert.equal((await call(data.screenshot, undefined, 'GET')).status, 401, 'no key');
+    assert.equal((await call(served, keys.acme, 'GET', '/artifacts/..%2F..%2Fwebwatch.db')).status, 404);
   });
 
   it('crawl and batch scrape documents carry URLs of serve for their screenshots and PDFs, not paths of its disk', async () => {
-    const crawl = (await (await post(served, keys.acme!, { url: site.origin, limit: 2, scrapeOptions: { formats: ['markdown', 'screenshot'] } }, '/crawl')).json()) as { id: string };
+    const crawl = (await call<{ id: string }>(served, keys.acme!, 'POST', '/crawl', { url: site.origin, limit: 2, scrapeOptions: { formats: ['markdown', 'screenshot'] } })).body;
     const crawled = await finished(`/crawl/${crawl.id}`, keys.acme!);
     assert.equal(crawled.data.length, 2);
     for (const page of crawled.data) await readableByItsTeamOnly(page.screenshot!, 'image/png');
-    const batch = (await (await post(served, keys.acme!, { urls: [site.origin, `${site.origin}/more`], actions: [{ type: 'pdf' }] }, '/batch/scrape')).json()) as { id: string };
+    const batch = (await call<{ id: string }>(served, keys.acme!, 'POST', '/batch/scrape', { urls: [site.origin, `${site.origin}/more`], actions: [{ type: 'pdf' }] })).body;
     const batched = await finished(`/batch/scrape/${batch.id}`, keys.acme!);
     assert.equal(batched.data.length, 2);
     for (const page of batched.data) await readableByItsTeamOnly(page.actions!.pdfs[0]!, 'application/pdf');
@@ -86,7 +83,7 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   });
 
   it('a profile belongs to the team of the key: the same name in another team is another profile', async () => {
-    const visit = async (key: string) => ((await (await post(served, key, { url: `${site.origin}/visit`, profile: { name: 'shop' } })).json()) as { data: { markdown: string } }).data.markdown;
+    const visit = async (key: string) => (await call<{ data: { markdown: string } }>(served, key, 'POST', '/scrape', { url: `${site.origin}/visit`, profile: { name: 'shop' } })).body.data.markdown;
     assert.match(await visit(keys.acme!), /cookie visits 0/);
     assert.match(await visit(keys.acme!), /cookie visits 1/);
     assert.match(await visit(keys.other!), /cookie visits 0/, 'the other team does not see acme\'s cookie');
@@ -94,13 +91,13 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   });
 
   it('a monitor check under serve keeps the screenshot of a new page, as a URL of serve for the team\'s key', async () => {
-    const create = await post(served, keys.acme!, { name: 'Shop shots', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.origin], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] }, '/monitor');
-    const monitor = ((await create.json()) as { data: { id: string } }).data;
-    const running = ((await (await post(served, keys.acme!, {}, `/monitor/${monitor.id}/run`)).json()) as { data: { id: string } }).data;
+    const create = await call<{ data: { id: string } }>(served, keys.acme!, 'POST', '/monitor', { name: 'Shop shots', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.origin], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] });
+    const monitor = create.body.data;
+    const running = (await call<{ data: { id: string } }>(served, keys.acme!, 'POST', `/monitor/${monitor.id}/run`, {})).body.data;
     let check: { status: string; pages: { status: string; screenshot?: string }[] } | undefined;
     for (let tries = 0; tries < 300 && (!check || check.status === 'running' || check.status === 'queued'); tries++) {
       if (check) await new Promise((resolve) => setTimeout(resolve, 100));
-      check = ((await (await get(`${served.url}/monitor/${monitor.id}/checks/${running.id}`, keys.acme)).json()) as { data: NonNullable<typeof check> }).data;
+      check = (await call<{ data: NonNullable<typeof check> }>(served, keys.acme, 'GET', `/monitor/${monitor.id}/checks/${running.id}`)).body.data;
     }
     assert.equal(check!.status, 'completed');
     assert.equal(check!.pages[0]!.status, 'new');
@@ -110,9 +107,9 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
 
   it('without --allow-private-targets, the browser does not reach a private page either', async () => {
     const seen = site.requests.length;
-    const answer = await post(guarded, keys.guarded!, { url: site.origin, formats: ['screenshot'] });
+    const answer = await call(guarded, keys.guarded!, 'POST', '/scrape', { url: site.origin, formats: ['screenshot'] });
     assert.equal(answer.status, 403);
-    assert.match(JSON.stringify(await answer.json()), /private, loopback and link-local/);
+    assert.match(JSON.stringify(answer.body), /private, loopback and link-local/);
     assert.equal(site.requests.length, seen, 'the site saw no request');
   });
 });

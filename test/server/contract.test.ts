@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join, dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -36,18 +36,16 @@ function requiredKeys(name: string): string[] {
 describe('serve answers what the SDK types require', () => {
   let site: TestServer;
   let served: ServingWebwatch;
-  let key: string;
+  let apiKey: string;
   before(async () => {
     site = await startServer({ '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>a page</p></main>') });
     served = await serveWebwatch();
-    key = (await served.keys.create('acme', new Date())).key;
+    apiKey = (await served.keys.create('acme', new Date())).key;
   });
   after(async () => {
     await served.stop();
     await site.close();
   });
-  const call = async (method: string, path: string, payload?: unknown): Promise<Body> =>
-    (await fetch(`${served.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(payload !== undefined && { body: JSON.stringify(payload) }) })).json();
 
   it('reads the required keys from the SDK', () => {
     assert.deepEqual(requiredKeys('MonitorCheck').sort(), ['billingStatus', 'createdAt', 'id', 'monitorId', 'status', 'summary', 'trigger', 'updatedAt']);
@@ -55,14 +53,14 @@ describe('serve answers what the SDK types require', () => {
   });
 
   it('checks, running and finished, their pages, and crawl status carry every required key', async () => {
-    const monitor = (await call('POST', '/monitor', { name: 'Contract', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/a`] }] })).data;
-    const running = (await call('POST', `/monitor/${monitor.id}/run`)).data;
+    const monitor = (await call(served, apiKey, 'POST', '/monitor', { name: 'Contract', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/a`] }] })).body.data;
+    const running = (await call(served, apiKey, 'POST', `/monitor/${monitor.id}/run`, undefined, { type: 'application/json' })).body.data;
     for (const key of requiredKeys('MonitorCheck')) assert.ok(key in running && running[key] !== null && running[key] !== undefined, `running check: ${key}`);
     assert.deepEqual(running.summary, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, 'a zeroed summary while queued');
 
     let check: Body;
     for (let i = 0; i < 100; i++) {
-      check = (await call('GET', `/monitor/${monitor.id}/checks/${running.id}`)).data;
+      check = (await call(served, apiKey, 'GET', `/monitor/${monitor.id}/checks/${running.id}`)).body.data;
       if (check.status !== 'running' && check.status !== 'queued') break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -71,14 +69,14 @@ describe('serve answers what the SDK types require', () => {
     assert.equal(check.actualCredits, 1);
     for (const key of requiredKeys('MonitorCheckPage')) assert.ok(check.pages[0][key] !== undefined, `check page: ${key}`);
     assert.equal(check.pages[0].id, `${check.id}:0`);
-    for (const listed of (await call('GET', `/monitor/${monitor.id}/checks`)).data) {
+    for (const listed of (await call(served, apiKey, 'GET', `/monitor/${monitor.id}/checks`)).body.data) {
       for (const key of requiredKeys('MonitorCheck')) assert.ok(key in listed, `listed check: ${key}`);
     }
 
-    const crawl = await call('POST', '/crawl', { url: `${site.origin}/a`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 1 });
+    const crawl = (await call(served, apiKey, 'POST', '/crawl', { url: `${site.origin}/a`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 1 })).body;
     let status: Body;
     for (let i = 0; i < 100; i++) {
-      status = await call('GET', `/crawl/${crawl.id}`);
+      status = (await call(served, apiKey, 'GET', `/crawl/${crawl.id}`)).body;
       if (status.status !== 'scraping') break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -87,23 +85,23 @@ describe('serve answers what the SDK types require', () => {
   });
 
   it('batch scrapes, maps, searches, errors and usage carry every required key', async () => {
-    const batch = await call('POST', '/batch/scrape', { urls: [`${site.origin}/a`] });
+    const batch = (await call(served, apiKey, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] })).body;
     for (const key of requiredKeys('BatchScrapeResponse$1')) assert.ok(key in batch, `batch start: ${key}`);
     let status: Body;
     for (let i = 0; i < 100; i++) {
-      status = await call('GET', `/batch/scrape/${batch.id}`);
+      status = (await call(served, apiKey, 'GET', `/batch/scrape/${batch.id}`)).body;
       if (status.status !== 'scraping') break;
       await new Promise((r) => setTimeout(r, 20));
     }
     for (const key of requiredKeys('BatchScrapeJob')) assert.ok(key in status, `batch status: ${key}`);
-    for (const key of requiredKeys('CrawlErrorsResponse$1')) assert.ok(key in (await call('GET', `/batch/scrape/${batch.id}/errors`)), `errors: ${key}`);
-    const map = await call('POST', '/map', { url: `${site.origin}/a`, sitemap: 'skip' });
+    for (const key of requiredKeys('CrawlErrorsResponse$1')) assert.ok(key in (await call(served, apiKey, 'GET', `/batch/scrape/${batch.id}/errors`)).body, `errors: ${key}`);
+    const map = (await call(served, apiKey, 'POST', '/map', { url: `${site.origin}/a`, sitemap: 'skip' })).body;
     for (const key of requiredKeys('MapData')) assert.ok(key in map, `map: ${key}`);
     for (const key of requiredKeys('SearchResultWeb')) assert.ok(map.links.every((link: Body) => key in link), `map link: ${key}`);
-    for (const key of requiredKeys('ConcurrencyCheck')) assert.ok(key in (await call('GET', '/concurrency-check')).data, `concurrency: ${key}`);
-    for (const key of requiredKeys('CreditUsage')) assert.ok(key in (await call('GET', '/team/credit-usage')).data, `credit usage: ${key}`);
-    for (const key of requiredKeys('TokenUsage')) assert.ok(key in (await call('GET', '/team/token-usage')).data, `token usage: ${key}`);
-    for (const key of requiredKeys('QueueStatusResponse$1')) assert.ok(key in (await call('GET', '/team/queue-status')), `queue status: ${key}`);
-    for (const key of requiredKeys('ActiveCrawlsResponse')) assert.ok(key in (await call('GET', '/crawl/active')), `active crawls: ${key}`);
+    for (const key of requiredKeys('ConcurrencyCheck')) assert.ok(key in (await call(served, apiKey, 'GET', '/concurrency-check')).body.data, `concurrency: ${key}`);
+    for (const key of requiredKeys('CreditUsage')) assert.ok(key in (await call(served, apiKey, 'GET', '/team/credit-usage')).body.data, `credit usage: ${key}`);
+    for (const key of requiredKeys('TokenUsage')) assert.ok(key in (await call(served, apiKey, 'GET', '/team/token-usage')).body.data, `token usage: ${key}`);
+    for (const key of requiredKeys('QueueStatusResponse$1')) assert.ok(key in (await call(served, apiKey, 'GET', '/team/queue-status')).body, `queue status: ${key}`);
+    for (const key of requiredKeys('ActiveCrawlsResponse')) assert.ok(key in (await call(served, apiKey, 'GET', '/crawl/active')).body, `active crawls: ${key}`);
   });
 });

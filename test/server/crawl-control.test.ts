@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch as serve } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch as serve } from '../helpers/webwatch-server.js';
 import { sqlRow } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -21,11 +21,6 @@ describe('crawl control on serve', () => {
     });
   });
   after(() => site.close());
-
-  const call = async (url: string, key: string, method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(payload !== undefined && { 'content-type': 'application/json' }) }, ...(payload !== undefined && { body: JSON.stringify(payload) }) });
-    return { status: response.status, body: await response.json() };
-  };
 
   it('a running crawl is listed as active, and cancel stops its fetching at once', async () => {
     const started = await serve();

@@ -13,7 +13,7 @@ import { failureOf } from '../../src/server/work/run-jobs.js';
 import { damagePage, manyMonitors } from '../helpers/damage.js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { serveWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -65,16 +65,15 @@ describe('webwatch serve on a damaged database', () => {
       assert.ok(health.body.database.integrity.problems.some((problem: string) => new RegExp(`^table monitors: Tree \\d+ page ${page}: `).test(problem)), health.text);
       assert.ok(!health.text.includes(home), 'the health route, open to anyone, does not say where the file is');
 
-      const listed = await fetch(`${started.url}/monitor`, { headers: { authorization: `Bearer ${key}` } });
-      const text = await listed.text();
+      const listed = await call(started, key, 'GET', '/monitor');
       assert.equal(listed.status, 500);
-      assert.deepEqual(JSON.parse(text), {
+      assert.deepEqual(listed.body, {
         success: false,
         error: "Internal Server Error: the server's database is damaged, and its operator must restore it",
         code: 'DATABASE_CORRUPT',
         details: { reason: 'database disk image is malformed (SQLITE_CORRUPT)' },
       });
-      assert.ok(!text.includes(home));
+      assert.ok(!listed.text.includes(home));
       // The operator's log names the file.
       assert.ok(log.text().includes(`the engine database ${file} is damaged`), log.text());
 
@@ -116,7 +115,7 @@ describe('webwatch serve on a damaged database', () => {
     const started = await serveWebwatch({ home });
     try {
       await healthChecked(started.origin);
-      const listed = await fetch(`${started.url}/monitor`, { headers: { authorization: `Bearer ${key}` } });
+      const listed = await call(started, key, 'GET', '/monitor');
       assert.equal(listed.status, 500);
       const health = await fetch(`${started.origin}/health`);
       const body = (await health.json()) as Body;

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { EXIT } from '../../src/errors/exit-codes.js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -22,30 +22,18 @@ describe('error codes of serve', () => {
   });
   after(() => served.stop());
 
-  const call = async (method: string, path: string, options: { key?: string | undefined; body?: string; type?: string } = {}): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${served.url}${path}`, {
-      method,
-      headers: {
-        ...(options.key !== undefined && { authorization: `Bearer ${options.key}` }),
-        ...(options.body !== undefined && { 'content-type': options.type ?? 'application/json' }),
-      },
-      ...(options.body !== undefined && { body: options.body }),
-    });
-    return { status: response.status, body: await response.json() };
-  };
-
   it('names each failure with a code, whatever its status', async () => {
     const answers: [string, { status: number; body: Body }, number, string][] = [
-      ['no key', await call('GET', '/monitor'), 401, 'UNAUTHORIZED'],
-      ['a revoked or unknown key', await call('GET', '/monitor', { key: 'wk_nothing' }), 401, 'UNAUTHORIZED'],
-      ['a body that is not JSON', await call('POST', '/scrape', { key, body: '{"url":' }), 400, 'BAD_REQUEST'],
-      ['an invalid field', await call('POST', '/monitor', { key, body: JSON.stringify({ name: 'x', schedule: { cron: 'often' }, targets: [] }) }), 400, 'BAD_REQUEST'],
-      ['no URL', await call('POST', '/scrape', { key, body: '{"url":"ftp://x"}' }), 400, 'INVALID_URL'],
-      ['a private address', await call('POST', '/scrape', { key, body: '{"url":"http://127.0.0.1:9/"}' }), 403, 'FORBIDDEN'],
-      ['an unknown monitor', await call('GET', '/monitor/3f1c1d4e-0000-4000-8000-000000000000', { key }), 404, 'NOT_FOUND'],
-      ['a route serve does not have', await call('GET', '/nothing-here', { key }), 404, 'ROUTE_NOT_FOUND'],
-      ['a body over the limit', await call('POST', '/scrape', { key, body: JSON.stringify({ url: 'https://example.com/', pad: 'x'.repeat(4096) }) }), 413, 'PAYLOAD_TOO_LARGE'],
-      ['a body that is not JSON at all', await call('POST', '/scrape', { key, body: 'url=x', type: 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      ['no key', await call(served, undefined, 'GET', '/monitor'), 401, 'UNAUTHORIZED'],
+      ['a revoked or unknown key', await call(served, 'wk_nothing', 'GET', '/monitor'), 401, 'UNAUTHORIZED'],
+      ['a body that is not JSON', await call(served, key, 'POST', '/scrape', '{"url":'), 400, 'BAD_REQUEST'],
+      ['an invalid field', await call(served, key, 'POST', '/monitor', JSON.stringify({ name: 'x', schedule: { cron: 'often' }, targets: [] })), 400, 'BAD_REQUEST'],
+      ['no URL', await call(served, key, 'POST', '/scrape', '{"url":"ftp://x"}'), 400, 'INVALID_URL'],
+      ['a private address', await call(served, key, 'POST', '/scrape', '{"url":"http://127.0.0.1:9/"}'), 403, 'FORBIDDEN'],
+      ['an unknown monitor', await call(served, key, 'GET', '/monitor/3f1c1d4e-0000-4000-8000-000000000000'), 404, 'NOT_FOUND'],
+      ['a route serve does not have', await call(served, key, 'GET', '/nothing-here'), 404, 'ROUTE_NOT_FOUND'],
+      ['a body over the limit', await call(served, key, 'POST', '/scrape', JSON.stringify({ url: 'https://example.com/', pad: 'x'.repeat(4096) })), 413, 'PAYLOAD_TOO_LARGE'],
+      ['a body that is not JSON at all', await call(served, key, 'POST', '/scrape', 'url=x', { type: 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ];
     for (const [what, answer, status, code] of answers) {
       assert.equal(answer.status, status, `${what}: ${JSON.stringify(answer.body)}`);
@@ -54,8 +42,8 @@ describe('error codes of serve', () => {
       assert.equal(answer.body.code, code, `${what}: ${JSON.stringify(answer.body)}`);
     }
     // The key's 12 requests a minute run out.
-    let limited = await call('GET', '/monitor', { key });
-    for (let i = 0; i < 12 && limited.status === 200; i++) limited = await call('GET', '/monitor', { key });
+    let limited = await call(served, key, 'GET', '/monitor');
+    for (let i = 0; i < 12 && limited.status === 200; i++) limited = await call(served, key, 'GET', '/monitor');
     assert.equal(limited.status, 429);
     assert.equal(limited.body.code, 'RATE_LIMIT_EXCEEDED');
   });

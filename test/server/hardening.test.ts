@@ -17,20 +17,11 @@ import { watchConnections, type WatchedConnections } from '../helpers/connection
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch as serve } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch as serve } from '../helpers/webwatch-server.js';
 import { sqlRow } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
-
-const call = async (url: string, key: string | undefined, method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { ...(key && { authorization: `Bearer ${key}` }), ...(payload !== undefined && { 'content-type': 'application/json' }) },
-    ...(payload !== undefined && { body: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
-  });
-  return { status: response.status, body: await response.json() };
-};
 
 describe('the private-address rule comes before the cache', () => {
   let site: TestServer;

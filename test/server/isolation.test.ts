@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -39,15 +39,7 @@ describe('two teams on one server see nothing of each other', () => {
     await site.close();
   });
 
-  const call = async (key: string, method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${started.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(payload !== undefined && { 'content-type': 'application/json' }) },
-      ...(payload !== undefined && { body: JSON.stringify(payload) }),
-    });
-    return { status: response.status, body: await response.json() };
-  };
-  const scrape = (key: string, options: Record<string, unknown>) => call(key, 'POST', '/scrape', options);
+  const scrape = (key: string, options: Record<string, unknown>) => call(started, key, 'POST', '/scrape', options);
   const fetchesOf = (path: string) => site.requests.filter((r) => r.path === path).length;
 
   it('change tracking: histories belong to one team, and a page seen with a cookie to requests with that cookie', async () => {
@@ -102,22 +94,22 @@ describe('two teams on one server see nothing of each other', () => {
   });
 
   it("monitors, checks, page results and diffs: another team's ids are unknown everywhere", async () => {
-    const created = await call(acme, 'POST', '/monitor', {
+    const created = await call(started, acme, 'POST', '/monitor', {
       name: 'Accounts', schedule: { cron: '0 * * * *' },
       targets: [{ type: 'scrape', urls: [`${site.origin}/account`], scrapeOptions: { headers: { Cookie: 'session=alice' } } }],
       webhook: { url: `${site.origin}/hook`, headers: { Authorization: 'Bearer hook-secret' } },
     });
     assert.equal(created.status, 200);
     const id = created.body.data.id;
-    const ran = await call(acme, 'POST', `/monitor/${id}/run`);
+    const ran = await call(started, acme, 'POST', `/monitor/${id}/run`);
     assert.equal(ran.status, 200);
     const checkId = ran.body.data.id;
-    for (let i = 0; i < 50 && ['queued', 'running'].includes((await call(acme, 'GET', `/monitor/${id}/checks/${checkId}`)).body.data.status); i++) await new Promise((r) => setTimeout(r, 50));
-    const own = await call(acme, 'GET', `/monitor/${id}/checks/${checkId}`);
+    for (let i = 0; i < 50 && ['queued', 'running'].includes((await call(started, acme, 'GET', `/monitor/${id}/checks/${checkId}`)).body.data.status); i++) await new Promise((r) => setTimeout(r, 50));
+    const own = await call(started, acme, 'GET', `/monitor/${id}/checks/${checkId}`);
     assert.equal(own.body.data.pages.length, 1);
 
     // The rival team's own monitor, to pair with acme's ids.
-    const theirs = (await call(rival, 'POST', '/monitor', { name: 'Accounts', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/report`] }] })).body.data.id;
+    const theirs = (await call(started, rival, 'POST', '/monitor', { name: 'Accounts', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/report`] }] })).body.data.id;
     const probes: [string, string, unknown?][] = [
       ['GET', `/monitor/${id}`],
       ['PATCH', `/monitor/${id}`, { status: 'paused' }],
@@ -129,43 +121,43 @@ describe('two teams on one server see nothing of each other', () => {
       ['DELETE', `/monitor/${id}`],
     ];
     for (const [method, path, payload] of probes) {
-      const answer = await call(rival, method, path, payload);
+      const answer = await call(started, rival, method, path, payload);
       assert.equal(answer.status, 404, `${method} ${path}`);
       assert.doesNotMatch(JSON.stringify(answer.body), /Alice|hook-secret|session=alice/, `${method} ${path}`);
     }
-    const list = await call(rival, 'GET', '/monitor?includeDeleted=true');
+    const list = await call(started, rival, 'GET', '/monitor?includeDeleted=true');
     assert.deepEqual(list.body.data.map((m: { id: string }) => m.id), [theirs]);
 
     // Nothing the rival did changed acme's monitor.
-    const after = await call(acme, 'GET', `/monitor/${id}`);
+    const after = await call(started, acme, 'GET', `/monitor/${id}`);
     assert.equal(after.body.data.status, 'active');
     assert.equal(after.body.data.goal, null);
-    assert.equal((await call(acme, 'GET', `/monitor/${id}/checks`)).body.data.length, 1);
+    assert.equal((await call(started, acme, 'GET', `/monitor/${id}/checks`)).body.data.length, 1);
   });
 
   it('crawl jobs: status and errors of another team’s crawl are unknown', async () => {
-    const started_ = await call(acme, 'POST', '/crawl', { url: `${site.origin}/report`, limit: 1, sitemap: 'skip', ignoreRobotsTxt: true });
+    const started_ = await call(started, acme, 'POST', '/crawl', { url: `${site.origin}/report`, limit: 1, sitemap: 'skip', ignoreRobotsTxt: true });
     assert.equal(started_.status, 200);
     const id = started_.body.id;
     let status: Body;
     for (let i = 0; i < 100; i++) {
-      status = (await call(acme, 'GET', `/crawl/${id}`)).body;
+      status = (await call(started, acme, 'GET', `/crawl/${id}`)).body;
       if (status.status !== 'scraping') break;
       await new Promise((r) => setTimeout(r, 30));
     }
     assert.equal(status.status, 'completed');
     assert.equal(status.data.length, 1);
     for (const path of [`/crawl/${id}`, `/crawl/${id}/errors`]) {
-      const answer = await call(rival, 'GET', path);
+      const answer = await call(started, rival, 'GET', path);
       assert.equal(answer.status, 404, path);
       assert.doesNotMatch(JSON.stringify(answer.body), /Quarterly/);
     }
   });
 
   it('keys: no route lists or reveals keys, and a key works only for its team', async () => {
-    for (const path of ['/keys', '/team/keys']) assert.equal((await call(acme, 'GET', path)).status, 404);
+    for (const path of ['/keys', '/team/keys']) assert.equal((await call(started, acme, 'GET', path)).status, 404);
     const revoked = await started.keys.create('rival', new Date());
     await started.keys.revoke(revoked.id, new Date());
-    assert.equal((await call(revoked.key, 'GET', '/monitor')).status, 401);
+    assert.equal((await call(started, revoked.key, 'GET', '/monitor')).status, 401);
   });
 });

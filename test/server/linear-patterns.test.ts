@@ -11,6 +11,7 @@ import { databasePath, openDatabase } from '../../src/engine/store/database.js';
 import { tempDir } from '../helpers/files.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.js';
+import { call } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -37,27 +38,17 @@ describe('crawl path patterns on serve', { timeout: 120_000 }, () => {
     await site?.close();
   });
 
-  const call = async (method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${serve.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(payload !== undefined && { 'content-type': 'application/json' }) },
-      ...(payload !== undefined && { body: JSON.stringify(payload) }),
-      signal: AbortSignal.timeout(5_000),
-    });
-    return { status: response.status, body: await response.json() };
-  };
-
   it('runs patterns that backtrack exponentially in JavaScript while the server keeps answering', async () => {
-    const started = await call('POST', '/crawl', {
+    const started = await call(serve, key, 'POST', '/crawl', {
       url: site.url, includePaths: ['^/(a+)+$'], excludePaths: ['^(.|.)+!$'], sitemap: 'skip', ignoreRobotsTxt: true,
-    });
+    }, { timeoutMs: 5_000 });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     let status: Body;
     for (const deadline = Date.now() + 30_000; ;) {
       // A server whose event loop is stuck answers neither the health route nor the status in time.
       const health = await fetch(`${serve.origin}/health`, { signal: AbortSignal.timeout(2_000) });
       assert.equal(health.status, 200);
-      status = (await call('GET', `/crawl/${started.body.id}`)).body;
+      status = (await call(serve, key, 'GET', `/crawl/${started.body.id}`, undefined, { timeoutMs: 5_000 })).body;
       if (status.status !== 'scraping') break;
       assert.ok(Date.now() < deadline, 'the crawl ends within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -71,7 +62,7 @@ describe('crawl path patterns on serve', { timeout: 120_000 }, () => {
 
   it('answers 400 naming the field for a pattern the linear-time engine cannot take, before any fetch', async () => {
     const requests = site.requests.length;
-    const refused = await call('POST', '/crawl', { url: site.url, includePaths: ['^/blog/'], excludePaths: ['^/(?!keep)'] });
+    const refused = await call(serve, key, 'POST', '/crawl', { url: site.url, includePaths: ['^/blog/'], excludePaths: ['^/(?!keep)'] }, { timeoutMs: 5_000 });
     assert.equal(refused.status, 400);
     assert.equal(refused.body.error, 'Bad Request');
     assert.equal(refused.body.code, 'BAD_REQUEST');

@@ -8,7 +8,7 @@ import Firecrawl from '@mendable/firecrawl-js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const FIRECRAWL_CLI = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
 const exec = promisify(execFile);
@@ -39,13 +39,11 @@ describe('map', () => {
     await served.stop();
     await site.close();
   });
-  const call = async (body: unknown, apiKey = key, url = served.url) => {
-    const response = await fetch(`${url}/map`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: response.status, body: await response.json() as { success: boolean; links: { url: string; title?: string; description?: string }[]; error?: string; details?: unknown } };
-  };
+  const map = (payload: unknown, apiKey = key, to: string | { url: string } = served) =>
+    call<{ success: boolean; links: { url: string; title?: string; description?: string }[]; error?: string; details?: unknown }>(to, apiKey, 'POST', '/map', payload);
 
   it('finds the sitemaps (through robots.txt and an index) and the start page links, once each', async () => {
-    const { status, body } = await call({ url: `${root}/` });
+    const { status, body } = await map({ url: `${root}/` });
     assert.equal(status, 200, JSON.stringify(body));
     const urls = body.links.map((link) => link.url.replace(root, ''));
     assert.deepEqual(new Set(urls), new Set(['/', '/pricing', '/blog/one', '/about', '/careers', '/blog/pricing-changes']));
@@ -57,28 +55,28 @@ describe('map', () => {
   });
 
   it('search filters and orders, limit bounds, sitemap modes and query parameters are honoured', async () => {
-    const searched = (await call({ url: `${root}/`, search: 'pricing' })).body.links.map((link) => link.url.replace(root, ''));
+    const searched = (await map({ url: `${root}/`, search: 'pricing' })).body.links.map((link) => link.url.replace(root, ''));
     assert.deepEqual(new Set(searched), new Set(['/pricing', '/blog/pricing-changes']));
-    assert.equal((await call({ url: `${root}/`, limit: 2 })).body.links.length, 2);
-    const only = (await call({ url: `${root}/`, sitemap: 'only' })).body.links.map((link) => link.url.replace(root, ''));
+    assert.equal((await map({ url: `${root}/`, limit: 2 })).body.links.length, 2);
+    const only = (await map({ url: `${root}/`, sitemap: 'only' })).body.links.map((link) => link.url.replace(root, ''));
     assert.deepEqual(new Set(only), new Set(['/about', '/pricing', '/careers', '/blog/pricing-changes']));
-    const skip = (await call({ url: `${root}/`, sitemap: 'skip' })).body.links.map((link) => link.url.replace(root, ''));
+    const skip = (await map({ url: `${root}/`, sitemap: 'skip' })).body.links.map((link) => link.url.replace(root, ''));
     assert.ok(!skip.includes('/careers'));
-    const kept = (await call({ url: `${root}/`, sitemap: 'skip', ignoreQueryParameters: false })).body.links.map((link) => link.url.replace(root, ''));
+    const kept = (await map({ url: `${root}/`, sitemap: 'skip', ignoreQueryParameters: false })).body.links.map((link) => link.url.replace(root, ''));
     assert.ok(kept.includes('/blog/one?utm=x') && kept.includes('/blog/one?utm=y'));
-    const subdomains = (await call({ url: `${root}/`, sitemap: 'skip', includeSubdomains: true })).body.links.map((link) => link.url);
+    const subdomains = (await map({ url: `${root}/`, sitemap: 'skip', includeSubdomains: true })).body.links.map((link) => link.url);
     assert.ok(subdomains.some((url) => url.startsWith('http://docs.localhost')), 'a subdomain link with includeSubdomains');
   });
 
   it('a bad request names the field; a bad URL is the §7 answer; private addresses are refused on a guarded server', async () => {
-    const limit = await call({ url: `${root}/`, limit: 0 });
+    const limit = await map({ url: `${root}/`, limit: 0 });
     assert.equal(limit.status, 400);
     assert.match(JSON.stringify(limit.body.details), /limit/);
-    const badUrl = await call({ url: 'not a url' });
+    const badUrl = await map({ url: 'not a url' });
     assert.equal(badUrl.status, 400);
     const guarded = await serveWebwatch({ allowPrivateTargets: false });
     try {
-      const refused = await call({ url: `${root}/` }, (await guarded.keys.create('acme', new Date())).key, guarded.url);
+      const refused = await map({ url: `${root}/` }, (await guarded.keys.create('acme', new Date())).key, guarded.url);
       assert.equal(refused.status, 403);
     } finally {
       await guarded.stop();

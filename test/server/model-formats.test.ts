@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { fencedPageOf, startFakeLlm, systemOf, type FakeLlm } from '../helpers/fake-llm.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 describe('model formats through serve', () => {
   let site: TestServer;
@@ -44,22 +44,18 @@ describe('model formats through serve', () => {
     assert.deepEqual(document.json, { plan: 'Pro', price: 10 });
     assert.equal(document.metadata?.creditsUsed, 5, '1 for the page, 4 for the extraction');
     assert.equal(model.requests.length, 2);
-    const credits = await (await fetch(`${served.url}/team/credit-usage`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { creditsUsed: number } };
+    const credits = (await call<{ data: { creditsUsed: number } }>(served, key, 'GET', '/team/credit-usage')).body;
     assert.equal(credits.data.creditsUsed, 5);
-    const tokens = await (await fetch(`${served.url}/team/token-usage`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { tokensUsed: number } };
+    const tokens = (await call<{ data: { tokensUsed: number } }>(served, key, 'GET', '/team/token-usage')).body;
     assert.equal(tokens.data.tokensUsed, 120, 'the two model calls, 60 tokens each');
   });
 
   it('with no model configured: 400 naming what needs one and how to configure it, and the page is not fetched', async () => {
     const key = (await bare.keys.create('acme', new Date())).key;
     const before = site.requests.length;
-    const response = await fetch(`${bare.url}/scrape`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${site.origin}/pricing`, formats: ['markdown', { type: 'question', question: 'How much?' }] }),
-    });
+    const response = await call<{ success: boolean; error: string }>(bare, key, 'POST', '/scrape', { url: `${site.origin}/pricing`, formats: ['markdown', { type: 'question', question: 'How much?' }] });
     assert.equal(response.status, 400);
-    const body = await response.json() as { success: boolean; error: string };
+    const body = response.body;
     assert.equal(body.success, false);
     assert.match(body.error, /the question format needs a language model, and none is configured: set llm\.baseUrl and llm\.model/);
     assert.equal(site.requests.length, before);

@@ -1,23 +1,16 @@
 /** A PATCH of a monitor names the field it refuses, whichever it is. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Body = any;
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 describe('PATCH /v2/monitor/:id', () => {
   let served: ServingWebwatch;
   let key: string;
   let id: string;
-  const call = async (method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${served.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(payload !== undefined && { body: JSON.stringify(payload) }) });
-    return { status: response.status, body: await response.json() };
-  };
   before(async () => {
     served = await serveWebwatch();
     key = (await served.keys.create('acme', new Date())).key;
-    const created = await call('POST', '/monitor', { name: 'Patched', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] });
+    const created = await call(served, key, 'POST', '/monitor', { name: 'Patched', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     id = created.body.data.id;
   });
@@ -29,7 +22,7 @@ describe('PATCH /v2/monitor/:id', () => {
     ['an unknown status', { status: 'sleeping' }, 'status'],
   ] as const) {
     it(`names the field of ${field}, not a field it did not send`, async () => {
-      const { status, body } = await call('PATCH', `/monitor/${id}`, patch);
+      const { status, body } = await call(served, key, 'PATCH', `/monitor/${id}`, patch);
       assert.equal(status, 400);
       assert.equal(body.success, false);
       const paths: string[] = body.details.map((d: { path: string }) => d.path);
@@ -39,7 +32,7 @@ describe('PATCH /v2/monitor/:id', () => {
   }
 
   it('applies a good field and keeps the rest', async () => {
-    const { status, body } = await call('PATCH', `/monitor/${id}`, { goal: 'a new goal' });
+    const { status, body } = await call(served, key, 'PATCH', `/monitor/${id}`, { goal: 'a new goal' });
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(body.data.goal, 'a new goal');
     assert.equal(body.data.name, 'Patched');

@@ -9,7 +9,7 @@ import Firecrawl, { type Document, type PdfPageBlocks } from '@mendable/firecraw
 import { findTool } from '../../src/engine/pdf/tools.js';
 import { encryptPdf, PdfPrinter } from '../helpers/pdf-corpus.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const missingTools = (() => {
   try {
@@ -75,13 +75,9 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
   });
 
   it('an encrypted PDF is a failure of the target: 502 with the code and the reason', async () => {
-    const response = await fetch(`${served.url}/scrape`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${(await served.keys.create('acme', new Date())).key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${site.origin}/secret` }),
-    });
+    const response = await call<{ success: boolean; code: string; error: string }>(served, (await served.keys.create('acme', new Date())).key, 'POST', '/scrape', { url: `${site.origin}/secret` });
     assert.equal(response.status, 502);
-    const body = await response.json() as { success: boolean; code: string; error: string };
+    const body = response.body;
     assert.equal(body.success, false);
     assert.equal(body.code, 'SCRAPE_PDF_ENCRYPTED');
     assert.match(body.error, /encrypted and needs a password/);

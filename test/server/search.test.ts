@@ -8,7 +8,7 @@ import Firecrawl from '@mendable/firecrawl-js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const FIRECRAWL_CLI = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
 const exec = promisify(execFile);
@@ -52,31 +52,27 @@ describe('search', () => {
     await searxng.close();
     await site.close();
   });
-  const call = async (body: unknown, url = served.url, apiKey = key) => {
-    const response = await fetch(`${url}/search`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const search = (payload: unknown, to: string | { url: string } = served, apiKey = key) => call(to, apiKey, 'POST', '/search', payload);
 
   it('answers web and news results, filtered, de-duplicated and numbered, with warnings for what it ignores', async () => {
-    const { status, body } = await call({ query: 'gpu launch', sources: ['web', { type: 'news' }], excludeDomains: ['spam.example'], tbs: 'qdr:w', country: 'DE' });
+    const { status, body } = await search({ query: 'gpu launch', sources: ['web', { type: 'news' }], excludeDomains: ['spam.example'], tbs: 'qdr:w', country: 'DE' });
     assert.equal(status, 200, JSON.stringify(body));
     assert.deepEqual(body.data.web.map((r: { url: string; position: number }) => [r.url, r.position]), [[`${site.origin}/launch`, 1], ['https://docs.example/gpu', 2]]);
     assert.deepEqual(body.data.news, [{ url: 'https://news.example/gpu', title: 'GPU news', snippet: 'Launch coverage', date: '2026-11-21T10:00:00.000Z', position: 1 }]);
     assert.match(body.warning, /location and country are not used/);
     const params = asked.at(-1)!;
     assert.equal(params.get('time_range'), 'week');
-    assert.equal((await call({ query: 'gpu launch', limit: 1 })).body.data.web.length, 1);
+    assert.equal((await search({ query: 'gpu launch', limit: 1 })).body.data.web.length, 1);
   });
 
   it('scrapes each result with scrapeOptions, under the private-address rule of the server', async () => {
-    const { body } = await call({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } });
+    const { body } = await search({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } });
     assert.equal(body.data.web.length, 1);
     assert.match(body.data.web[0].markdown, /It launched today/);
     assert.equal(body.data.web[0].title, 'GPU launch page');
     const guarded = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin }, allowPrivateTargets: false });
     try {
-      const refused = await call({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } }, guarded.url, (await guarded.keys.create('acme', new Date())).key);
+      const refused = await search({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } }, guarded.url, (await guarded.keys.create('acme', new Date())).key);
       assert.equal(refused.status, 200);
       assert.equal(refused.body.data.web[0].markdown, undefined);
       assert.match(refused.body.data.web[0].metadata.error, /private|loopback|Forbidden/i);
@@ -86,26 +82,26 @@ describe('search', () => {
   });
 
   it('names the field it refuses, and says why the provider failed', async () => {
-    const images = await call({ query: 'x', sources: ['images'] });
+    const images = await search({ query: 'x', sources: ['images'] });
     assert.equal(images.status, 400);
     assert.match(JSON.stringify(images.body.details), /sources\[0\].*not offered/);
-    const tbs = await call({ query: 'x', tbs: 'cdr:1,cd_min:1/1/2020' });
+    const tbs = await search({ query: 'x', tbs: 'cdr:1,cd_min:1/1/2020' });
     assert.equal(tbs.status, 400);
     assert.match(JSON.stringify(tbs.body.details), /tbs/);
-    assert.equal((await call({ query: '' })).status, 400);
-    const failed = await call({ query: 'provider error' });
+    assert.equal((await search({ query: '' })).status, 400);
+    const failed = await search({ query: 'provider error' });
     assert.equal(failed.status, 502);
     assert.equal(failed.body.code, 'SEARCH_PROVIDER_FAILED');
     assert.match(failed.body.error, /HTTP 500/);
-    assert.match((await call({ query: 'malformed' })).body.error, /malformed JSON/);
-    const slow = await call({ query: 'slow', timeout: 1000 });
+    assert.match((await search({ query: 'malformed' })).body.error, /malformed JSON/);
+    const slow = await search({ query: 'slow', timeout: 1000 });
     assert.equal(slow.status, 408);
   });
 
   it('without a provider, says how to configure one', async () => {
     const bare = await serveWebwatch();
     try {
-      const { status, body } = await call({ query: 'x' }, bare.url, (await bare.keys.create('acme', new Date())).key);
+      const { status, body } = await search({ query: 'x' }, bare.url, (await bare.keys.create('acme', new Date())).key);
       assert.equal(status, 501);
       assert.equal(body.code, 'SEARCH_NOT_CONFIGURED');
       assert.match(body.details.reason, /search: \{provider: searxng/);

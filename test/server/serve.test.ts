@@ -3,10 +3,8 @@
  * teams' keys, the error catalog, limits, and the private-network rule.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/engine/store/database.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
@@ -14,17 +12,12 @@ import { SERVER_DEFAULTS } from '../../src/server/app.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { serveProcess } from '../helpers/serve-process.js';
+import { call, serveWebwatch as serve, type ServingWebwatch } from '../helpers/webwatch-server.js';
 import { sqlRow } from '../helpers/sql.js';
-
-const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
-const body = async (response: Response): Promise<Body> => response.json();
-
-const api = (url: string, key: string | undefined, path: string, init: RequestInit = {}) =>
-  fetch(`${url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }), ...(init.headers as Record<string, string> | undefined) } });
 
 describe('webwatch serve with the CLI in remote mode', () => {
   let site: TestServer;
@@ -101,35 +94,35 @@ describe('webwatch serve with the CLI in remote mode', () => {
   });
 
   it('answers with the error catalog of spec §7', async () => {
-    const unauthorized = await api(started.url, 'ww_wrong', '/monitor');
+    const unauthorized = await call(started, 'ww_wrong', 'GET', '/monitor');
     assert.equal(unauthorized.status, 401);
-    assert.deepEqual(await body(unauthorized), { success: false, error: 'Unauthorized: Invalid token', code: 'UNAUTHORIZED' });
-    assert.equal((await api(started.url, undefined, '/monitor')).status, 401);
+    assert.deepEqual(unauthorized.body, { success: false, error: 'Unauthorized: Invalid token', code: 'UNAUTHORIZED' });
+    assert.equal((await call(started, undefined, 'GET', '/monitor')).status, 401);
 
-    const badUrl = await api(started.url, acme, '/scrape', { method: 'POST', body: JSON.stringify({ url: 'ftp://example.com' }) });
+    const badUrl = await call(started, acme, 'POST', '/scrape', { url: 'ftp://example.com' });
     assert.equal(badUrl.status, 400);
-    assert.equal((await body(badUrl)).error, 'Invalid URL');
+    assert.equal(badUrl.body.error, 'Invalid URL');
 
-    const malformed = await api(started.url, acme, '/monitor', { method: 'POST', body: '{"name": ' });
+    const malformed = await call(started, acme, 'POST', '/monitor', '{"name": ');
     assert.equal(malformed.status, 400);
-    const malformedBody = await body(malformed);
+    const malformedBody = malformed.body;
     assert.equal(malformedBody.error, 'Bad Request');
     assert.ok(Array.isArray(malformedBody.details));
 
-    const invalid = await api(started.url, acme, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'X', schedule: { cron: '* * * * *' }, targets: [] }) });
+    const invalid = await call(started, acme, 'POST', '/monitor', { name: 'X', schedule: { cron: '* * * * *' }, targets: [] });
     assert.equal(invalid.status, 400);
-    const invalidBody = await body(invalid);
+    const invalidBody = invalid.body;
     assert.deepEqual(invalidBody.details.map((d: { path: string }) => d.path).sort(), ['schedule.cron', 'targets']);
 
-    const missing = await api(started.url, acme, '/nothing-here');
+    const missing = await call(started, acme, 'GET', '/nothing-here');
     assert.equal(missing.status, 404);
-    assert.equal((await body(missing)).error, 'Not Found: this server does not offer GET /v2/nothing-here');
-    const unknownId = await api(started.url, acme, '/monitor/00000000-0000-4000-8000-000000000000');
-    assert.equal((await body(unknownId)).error, 'Not Found', 'an unknown id of an offered route is a plain Not Found');
+    assert.equal(missing.body.error, 'Not Found: this server does not offer GET /v2/nothing-here');
+    const unknownId = await call(started, acme, 'GET', '/monitor/00000000-0000-4000-8000-000000000000');
+    assert.equal(unknownId.body.error, 'Not Found', 'an unknown id of an offered route is a plain Not Found');
 
-    const tooLarge = await api(started.url, acme, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(SERVER_DEFAULTS.bodyLimit) }) });
+    const tooLarge = await call(started, acme, 'POST', '/monitor', { name: 'x'.repeat(SERVER_DEFAULTS.bodyLimit) });
     assert.equal(tooLarge.status, 413);
-    assert.equal((await body(tooLarge)).error, 'Payload Too Large');
+    assert.equal(tooLarge.body.error, 'Payload Too Large');
 
     const health = await fetch(started.url.replace(/\/v2$/, '/health'));
     assert.equal(health.status, 200);
@@ -141,13 +134,13 @@ describe('serve limits and the private-network rule', () => {
     const started = await serve({ rateLimitPerMinute: 3 });
     const key = (await started.keys.create('acme', new Date())).key;
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await api(started.url, key, '/monitor')).status);
+    for (let i = 0; i < 4; i++) statuses.push((await call(started, key, 'GET', '/monitor')).status);
     assert.deepEqual(statuses, [200, 200, 200, 429]);
-    const limited = await api(started.url, key, '/monitor');
-    assert.equal((await body(limited)).error, 'Rate limit exceeded');
+    const limited = await call(started, key, 'GET', '/monitor');
+    assert.equal(limited.body.error, 'Rate limit exceeded');
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     // Another key has its own budget.
-    assert.equal((await api(started.url, (await started.keys.create('acme', new Date())).key, '/monitor')).status, 200);
+    assert.equal((await call(started, (await started.keys.create('acme', new Date())).key, 'GET', '/monitor')).status, 200);
     await started.stop();
   });
 
@@ -155,10 +148,10 @@ describe('serve limits and the private-network rule', () => {
     const slow = await startServer({ '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 400) });
     const started = await serve({ concurrencyPerKey: 1 });
     const key = (await started.keys.create('acme', new Date())).key;
-    const scrape = () => api(started.url, key, '/scrape', { method: 'POST', body: JSON.stringify({ url: `${slow.origin}/slow` }) });
+    const scrape = () => call(started, key, 'POST', '/scrape', { url: `${slow.origin}/slow` });
     const [a, b] = await Promise.all([scrape(), new Promise((r) => setTimeout(r, 100)).then(scrape)]);
     assert.deepEqual([a.status, b.status], [200, 429]);
-    assert.equal((await body(b)).error, 'Concurrency limit reached');
+    assert.equal(b.body.error, 'Concurrency limit reached');
     await started.stop();
     await slow.close();
   });
@@ -167,13 +160,13 @@ describe('serve limits and the private-network rule', () => {
     const started = await serve({ allowPrivateTargets: false });
     const key = (await started.keys.create('acme', new Date())).key;
     for (const url of ['http://127.0.0.1:9/', 'http://localhost:9/', 'http://10.1.2.3/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/', 'http://[::ffff:192.168.0.1]/']) {
-      const response = await api(started.url, key, '/scrape', { method: 'POST', body: JSON.stringify({ url }) });
+      const response = await call(started, key, 'POST', '/scrape', { url });
       assert.equal(response.status, 403, url);
-      assert.match(JSON.stringify(await body(response)), /allow-private-targets/);
+      assert.match(JSON.stringify(response.body), /allow-private-targets/);
     }
-    const monitor = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Inside', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['http://192.168.1.1/admin'] }] }) });
+    const monitor = await call(started, key, 'POST', '/monitor', { name: 'Inside', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['http://192.168.1.1/admin'] }] });
     assert.equal(monitor.status, 403);
-    const hooked = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hook', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }], webhook: { url: 'http://127.0.0.1:9/hook' } }) });
+    const hooked = await call(started, key, 'POST', '/monitor', { name: 'Hook', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }], webhook: { url: 'http://127.0.0.1:9/hook' } });
     assert.equal(hooked.status, 403, 'a private webhook target is refused too');
     await started.stop();
   });
@@ -192,19 +185,19 @@ describe('the scheduler inside serve', () => {
       response.writeHead(204).end();
     });
     for (const key of keys) {
-      const response = await api(started.url, key, '/monitor', { method: 'POST', body: JSON.stringify({ name: 'Hourly', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }], webhook: { url: `${receiver.origin}/hook`, events: ['monitor.check.completed'] } }) });
-      ids.push((await body(response)).data.id);
+      const response = await call(started, key, 'POST', '/monitor', { name: 'Hourly', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }], webhook: { url: `${receiver.origin}/hook`, events: ['monitor.check.completed'] } });
+      ids.push(response.body.data.id);
     }
     now = new Date('2026-11-21T10:00:05Z');
     await started.server.scheduler!.tick();
     await Promise.all([...started.server.scheduler!.running.values()]);
     for (const [i, key] of keys.entries()) {
-      const checks = (await body(await api(started.url, key, `/monitor/${ids[i]}/checks`))).data;
+      const checks = (await call(started, key, 'GET', `/monitor/${ids[i]}/checks`)).body.data;
       assert.equal(checks.length, 1);
       assert.equal(checks[0].trigger, 'scheduled');
       assert.equal(checks[0].scheduledFor, '2026-11-21T10:00:00.000Z');
       assert.deepEqual(checks[0].summary, { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 });
-      assert.equal((await body(await api(started.url, key, `/monitor/${ids[i]}`))).data.nextRunAt, '2026-11-21T11:00:00.000Z');
+      assert.equal((await call(started, key, 'GET', `/monitor/${ids[i]}`)).body.data.nextRunAt, '2026-11-21T11:00:00.000Z');
     }
     await started.stop();
     assert.deepEqual(hooks, ['monitor.check.completed', 'monitor.check.completed'], 'each scheduled check announced itself');
@@ -224,36 +217,20 @@ describe('the serve command', () => {
     assert.deepEqual(listed.map((k: { id: string; team: string }) => [k.id, k.team]), [[created.id, 'acme']]);
     assert.doesNotMatch(JSON.stringify(listed), new RegExp(created.key));
 
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--allow-private-targets', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const url: string = await new Promise((resolve, reject) => {
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-        try {
-          resolve(JSON.parse(stdout).url);
-        } catch {
-          // Not the whole document yet.
-        }
-      });
-      child.on('exit', () => reject(new Error(`serve ended early: ${stderr}`)));
-    });
-    const remote = { env: { ...env, WEBWATCH_API_URL: url, WEBWATCH_API_KEY: created.key } };
+    const served = await serveProcess([], env);
+    const remote = { env: { ...env, WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: created.key } };
     const file = writeFiles({ 'm.yaml': `name: Slow\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${slow.origin}/a"]}]\n` });
     assert.equal((await run(['monitor', 'apply', '-f', file], remote)).code, EXIT.ok);
     const running = JSON.parse((await run(['monitor', 'run', 'Slow', '--json'], remote)).stdout);
     assert.equal(running.status, 'queued', 'queued for the first worker with room: this process');
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0, stderr);
+    assert.equal(await served.stop(), 0, served.stderr());
     // The check finished before the server stopped.
     assert.equal((await run(['monitor', 'checks', 'Slow'], { env })).code, EXIT.notFound, "the local engine's team is not the key's");
     const db = await openDatabase(join(home, 'webwatch.db'));
     const row = (await sqlRow<{ status: string }>(db, 'SELECT status FROM checks WHERE id = ?', running.id))!;
     await db.close();
     assert.equal(row.status, 'completed');
-    assert.doesNotMatch(stderr, new RegExp(created.key), 'request logs carry no key');
+    assert.doesNotMatch(served.stderr(), new RegExp(created.key), 'request logs carry no key');
 
     assert.equal((await run(['keys', 'revoke', created.id], { env })).code, EXIT.ok);
     assert.equal(JSON.parse((await run(['keys', 'list', '--json'], { env })).stdout)[0].revokedAt !== null, true);

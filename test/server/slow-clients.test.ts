@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const TIMEOUTS = { headersMs: 600, requestMs: 1200, keepAliveMs: 600 };
 
@@ -101,13 +101,9 @@ describe('slow clients', { timeout: 60_000 }, () => {
   });
 
   it('lets an answer take longer than the request timeout: a slow page is scraped', async () => {
-    const response = await fetch(`${served.url}/scrape`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${site.origin}/slow` }),
-    });
+    const response = await call<{ data: { markdown: string } }>(served, key, 'POST', '/scrape', { url: `${site.origin}/slow` });
     assert.equal(response.status, 200);
-    assert.match((await response.json() as { data: { markdown: string } }).data.markdown, /worth the wait/);
+    assert.match(response.body.data.markdown, /worth the wait/);
   });
 });
 

@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/files.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const FIRECRAWL_CLI = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
 const exec = promisify(execFile);
@@ -54,10 +54,6 @@ describe('usage', () => {
     await searxng.close();
     await site.close();
   });
-  const call = async (key: string, method: string, path: string, payload?: unknown): Promise<{ status: number; body: Body }> => {
-    const response = await fetch(`${served.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(payload !== undefined && { 'content-type': 'application/json' }) }, ...(payload !== undefined && { body: JSON.stringify(payload) }) });
-    return { status: response.status, body: await response.json() };
-  };
   const until = async (check: () => Promise<boolean>) => {
     for (let i = 0; i < 200; i++) {
       if (await check()) return;
@@ -67,25 +63,25 @@ describe('usage', () => {
   };
 
   it('adds up what each team did: pages, a crawl, a map, a search, an agent job', async () => {
-    assert.equal((await call(acme, 'POST', '/scrape', { url: `${site.origin}/a` })).status, 200);
-    assert.equal((await call(acmeCi, 'POST', '/scrape', { url: `${site.origin}/c` })).status, 200);
-    const crawl = await call(acme, 'POST', '/crawl', { url: `${site.origin}/a`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 3, scrapeOptions: { maxAge: 0 } });
-    await until(async () => (await call(acme, 'GET', `/crawl/${crawl.body.id}`)).body.status === 'completed');
-    assert.equal((await call(acme, 'POST', '/map', { url: `${site.origin}/a`, sitemap: 'skip' })).status, 200);
-    assert.equal((await call(acme, 'POST', '/search', { query: 'x' })).status, 200);
-    const agent = await call(acme, 'POST', '/agent', { prompt: 'say ok' });
-    await until(async () => (await call(acme, 'GET', `/agent/${agent.body.id}`)).body.status === 'completed');
+    assert.equal((await call(served, acme, 'POST', '/scrape', { url: `${site.origin}/a` })).status, 200);
+    assert.equal((await call(served, acmeCi, 'POST', '/scrape', { url: `${site.origin}/c` })).status, 200);
+    const crawl = await call(served, acme, 'POST', '/crawl', { url: `${site.origin}/a`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 3, scrapeOptions: { maxAge: 0 } });
+    await until(async () => (await call(served, acme, 'GET', `/crawl/${crawl.body.id}`)).body.status === 'completed');
+    assert.equal((await call(served, acme, 'POST', '/map', { url: `${site.origin}/a`, sitemap: 'skip' })).status, 200);
+    assert.equal((await call(served, acme, 'POST', '/search', { query: 'x' })).status, 200);
+    const agent = await call(served, acme, 'POST', '/agent', { prompt: 'say ok' });
+    await until(async () => (await call(served, acme, 'GET', `/agent/${agent.body.id}`)).body.status === 'completed');
     const agentCredits = AGENT_CREDITS.modelCall;
 
     // 2 pages + 3 crawled + 1 map + 2 search (3 results) + the agent's model call.
     const expected = 2 + 3 + 1 + 2 + agentCredits;
-    const credits = await call(acme, 'GET', '/team/credit-usage');
+    const credits = await call(served, acme, 'GET', '/team/credit-usage');
     assert.equal(credits.body.data.creditsUsed, expected);
     assert.equal(credits.body.data.remainingCredits, UNLIMITED);
     assert.equal(credits.body.data.billingPeriodStart.slice(8), '01T00:00:00.000Z');
-    const tokens = await call(acme, 'GET', '/team/token-usage');
+    const tokens = await call(served, acme, 'GET', '/team/token-usage');
     assert.equal(tokens.body.data.tokensUsed, 120);
-    assert.equal((await call(rival, 'GET', '/team/credit-usage')).body.data.creditsUsed, 0, 'another team sees none of it');
+    assert.equal((await call(served, rival, 'GET', '/team/credit-usage')).body.data.creditsUsed, 0, 'another team sees none of it');
 
     const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
     assert.equal((await client.getCreditUsage()).remainingCredits, UNLIMITED);
@@ -110,7 +106,7 @@ describe('usage', () => {
 
   it('concurrency and queue status show the work running now', async () => {
     const client = new Firecrawl({ apiKey: rival, apiUrl: served.origin });
-    const crawl = await call(rival, 'POST', '/crawl', { url: `${site.origin}/slow`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 1 });
+    const crawl = await call(served, rival, 'POST', '/crawl', { url: `${site.origin}/slow`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 1 });
     assert.equal(crawl.status, 200);
     await until(async () => site.requests.some((r) => r.path === '/slow'));
     assert.deepEqual(await client.getConcurrency(), { concurrency: 1, maxConcurrency: 20 });
@@ -118,7 +114,7 @@ describe('usage', () => {
     assert.equal(queue.activeJobsInQueue, 1);
     assert.equal(queue.waitingJobsInQueue, 0);
     releaseSlow();
-    await until(async () => (await call(rival, 'GET', `/crawl/${crawl.body.id}`)).body.status === 'completed');
+    await until(async () => (await call(served, rival, 'GET', `/crawl/${crawl.body.id}`)).body.status === 'completed');
     assert.equal((await client.getQueueStatus()).activeJobsInQueue, 0);
   });
 
@@ -126,15 +122,15 @@ describe('usage', () => {
     const budget = await serveWebwatch({ monthlyCredits: 2 });
     try {
       const key = (await budget.keys.create('acme', new Date())).key;
-      const scrape = () => fetch(`${budget.url}/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${site.origin}/a`, maxAge: 0 }) });
+      const scrape = () => call(budget, key, 'POST', '/scrape', { url: `${site.origin}/a`, maxAge: 0 });
       assert.equal((await scrape()).status, 200);
       assert.equal((await scrape()).status, 200);
       const refused = await scrape();
       assert.equal(refused.status, 402);
-      const body = await refused.json() as Body;
+      const body = refused.body;
       assert.equal(body.error, 'Payment Required: Insufficient credits');
       assert.match(body.details.reason, /used its 2 credits of this month/);
-      const usage = await (await fetch(`${budget.url}/team/credit-usage`, { headers: { authorization: `Bearer ${key}` } })).json() as Body;
+      const usage = (await call(budget, key, 'GET', '/team/credit-usage')).body;
       assert.deepEqual([usage.data.remainingCredits, usage.data.planCredits, usage.data.creditsUsed], [0, 2, 2]);
     } finally {
       await budget.stop();

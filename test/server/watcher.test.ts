@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { WebSocket } from 'undici';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -96,7 +96,7 @@ describe('the job watcher', () => {
     assert.equal(code, 4404);
     assert.match(messages[0].error, /no crawl job with this id for this key's team/);
     // The plain status route still answers on the same path.
-    assert.equal((await fetch(`${served.url}/crawl/${id}`, { headers: { authorization: `Bearer ${acme}` } })).status, 200);
+    assert.equal((await call(served, acme, 'GET', `/crawl/${id}`)).status, 200);
   });
 
   it('watches batch scrapes too', async () => {
