@@ -1,8 +1,10 @@
-// Writes a module's non-ASCII characters as \u escapes where that changes nothing, so that the
+// Writes a file's non-ASCII characters as \u escapes where that changes nothing, so that the
 // bundle is ASCII: V8 then holds it as a one-byte string, which Node reads several times faster
 // than UTF-8 with multi-byte characters (4 MiB: about 3 ms against 17 ms, on every command).
+// esbuild's `charset: 'ascii'` escapes strings, templates and identifiers; build/bundle.mjs runs
+// this on its output for what esbuild leaves, regular expressions (and comments).
 // Only where an escape means the same character: inside string literals, untagged template
-// literals (a tag could read the raw text), regular expressions, and comments. A module whose
+// literals (a tag could read the raw text), regular expressions, and comments. A file whose
 // escaped text does not parse as cleanly as before keeps its original text.
 import ts from 'typescript';
 

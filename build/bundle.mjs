@@ -1,279 +1,185 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/src/cli/main.js) and the modules it can load into one
-// CommonJS file, dist/webwatch.cjs, that bin/webwatch.js loads instead. Why: a one-off command
-// loaded some 330 files one by one (zod alone is 95), and resolving, reading and linking them
-// was most of its start-up. Modules still run only when first required, as before; packages
-// that are large and rarely needed (the server, mail, the model client, native SQLite, the
-// browser driver) stay outside and load from node_modules when a command needs them.
-// ES modules are turned into CommonJS with TypeScript's transpiler, already a dev dependency.
-// Last, it runs one scrape of a page on 127.0.0.1 through bin/webwatch.js, which leaves V8's
-// code cache of the bundle beside it (dist/webwatch.cjs.cache), so that the next command
-// starts without compiling what a scrape uses.
+// Bundles the compiled CLI (dist/src/cli/main.js) and the modules it can load into CommonJS files
+// that bin/webwatch.js runs instead: dist/webwatch.cjs, with the command tree and every module it
+// loads at once, and chunks in dist/webwatch/N.cjs, read when a command first needs one of their
+// modules. Why: a one-off command loaded some 330 files one by one (zod alone is 95), and
+// resolving, reading and linking them was most of its start-up. Packages that are large and
+// rarely needed (the server, mail, the model client, native SQLite, the browser driver) stay
+// outside and load from node_modules when a command needs them.
+// esbuild resolves the modules and splits them into chunks (one per set of entry points, the CLI
+// and every import(), that reach a module through static imports). Its chunks are ES modules,
+// which Node 20 cannot compile from a code cache; so each is turned into a function of CommonJS
+// code, which the launcher compiles with vm.Script and V8's code cache beside the file.
+// Last, it runs a scrape of a page on 127.0.0.1 and a few other commands through bin/webwatch.js,
+// which leave the code caches of the files they read (FILE.cache), so that the next command
+// starts without compiling what they use.
 // Usage: node build/bundle.mjs (after tsc; `npm run build` does both)
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve as resolvePath, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
-import { asciiJavaScript, asciiJson } from './ascii-source.mjs';
+import * as esbuild from 'esbuild';
+import { asciiJavaScript } from './ascii-source.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const entry = join(root, 'dist/src/cli/main.js');
 const output = join(root, 'dist/webwatch.cjs');
 const chunkDir = join(root, 'dist/webwatch');
-
-/** Loaded from node_modules when needed: native code, or big and used by few commands. */
-const EXTERNAL = new Set([
-  'better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core',
-]);
-// The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
-EXTERNAL.add('htmlmetaparser');
-const builtins = new Set(builtinModules);
-const isBuiltin = (spec) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]);
-const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
-
-const packageTypes = new Map();
-/** Whether `file` is an ES module, by extension or its package's "type". */
-function isEsm(file) {
-  if (file.endsWith('.mjs')) return true;
-  if (file.endsWith('.cjs') || file.endsWith('.json')) return false;
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    if (packageTypes.has(dir)) return packageTypes.get(dir);
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      const type = JSON.parse(readFileSync(manifest, 'utf8')).type === 'module';
-      packageTypes.set(dir, type);
-      return type;
-    }
-    if (dirname(dir) === dir) return false;
-  }
-}
-
-/** The target of a package's "exports" for `subpath`, with the conditions of `import`. */
-function exportTarget(exports, subpath) {
-  const pick = (value) => {
-    if (typeof value === 'string') return value;
-    if (Array.isArray(value)) return value.map(pick).find(Boolean);
-    if (value && typeof value === 'object') {
-      for (const condition of ['node', 'import', 'default']) if (condition in value) {
-        const found = pick(value[condition]);
-        if (found) return found;
-      }
-    }
-    return undefined;
-  };
-  if (typeof exports === 'string' || Array.isArray(exports) || !Object.keys(exports).some((key) => key.startsWith('.'))) {
-    return subpath === '.' ? pick(exports) : undefined;
-  }
-  if (subpath in exports) return pick(exports[subpath]);
-  for (const [key, value] of Object.entries(exports)) {
-    const star = key.indexOf('*');
-    if (star < 0) continue;
-    const [before, after] = [key.slice(0, star), key.slice(star + 1)];
-    if (subpath.startsWith(before) && subpath.endsWith(after)) {
-      const target = pick(value);
-      return target?.replace('*', subpath.slice(before.length, subpath.length - after.length));
-    }
-  }
-  return undefined;
-}
-
-/** Resolves as require() would, falling back to the "import" conditions for ESM-only packages. */
-function resolveFrom(file, spec) {
-  try {
-    return realpathSync(createRequire(file).resolve(spec));
-  } catch (error) {
-    if (spec.startsWith('.') || spec.startsWith('/')) throw error;
-    const name = packageName(spec);
-    for (let dir = dirname(file); ; dir = dirname(dir)) {
-      const packageDir = join(dir, 'node_modules', name);
-      if (existsSync(join(packageDir, 'package.json'))) {
-        const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-        const subpath = spec === name ? '.' : `.${spec.slice(name.length)}`;
-        const target = manifest.exports ? exportTarget(manifest.exports, subpath) : subpath === '.' ? manifest.module ?? manifest.main : subpath;
-        if (!target) throw error;
-        return realpathSync(resolvePath(packageDir, target));
-      }
-      if (dirname(dir) === dir) throw error;
-    }
-  }
-}
-
-const modules = new Map();
+const CLI = 'dist/src/cli/main.js';
 // The conversion worker (src/engine/scrape/convert-pool.ts) starts from the same bundle, at its own entry.
-const workerEntry = join(root, 'dist/src/engine/scrape/convert-worker.js');
-const queue = [realpathSync(entry), realpathSync(workerEntry)];
-const REQUIRE = /\brequire\(\s*(['"])([^'"\n]+)\1\s*\)/g;
-// What TypeScript makes of `import('x')`, and the getters of lazyNamespaces below: where code
-// is loaded only when it runs.
-const DYNAMIC_IMPORT = /(?:Promise\.resolve\(\)\.then\(\(\) => |configurable: false, get: \(\) => )__importStar\(require\((['"])([^'"\n]+)\1\)\)/g;
+const WORKER = 'dist/src/engine/scrape/convert-worker.js';
+/** Loaded from node_modules when needed: native code, or big and used by few commands. */
+const EXTERNAL = ['better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core'];
+// The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
+EXTERNAL.push('htmlmetaparser');
+const rel = (file) => relative(root, file).split(sep).join('/');
 
-// zod's index loads its messages in 40 languages (17 ms of every command that checks anything)
-// for `z.locales`, which webwatch never reads: that namespace loads when first read instead, and
-// goes to a chunk of its own. Not configurable, so that zod's sealing of its exports, which reads
-// every configurable getter, leaves it unread.
-const LAZY_NAMESPACES = [{ file: /\/zod\/v4\/(classic\/external|core\/index)\.cjs$/, name: 'locales' }];
-function lazyNamespaces(file, code) {
-  for (const { file: pattern, name } of LAZY_NAMESPACES) {
-    if (!pattern.test(file)) continue;
-    const eager = new RegExp(`^exports\\.${name} = (__importStar\\(require\\("[^"]+"\\)\\));$`, 'm');
-    if (!eager.test(code)) throw new Error(`${file}: no "exports.${name} = __importStar(require(...))" to make lazy; has the package changed?`);
-    code = code.replace(eager, `Object.defineProperty(exports, "${name}", { enumerable: true, configurable: false, get: () => $1 });`);
-  }
-  return code;
-}
-
-function transform(file) {
-  const source = readFileSync(file, 'utf8');
-  if (file.endsWith('.json')) return `module.exports = ${asciiJson(source)};`;
-  if (!isEsm(file)) return asciiJavaScript(file, lazyNamespaces(file, source.startsWith('#!') ? `//${source}` : source));
-  const { outputText } = ts.transpileModule(source, {
-    fileName: file,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, sourceMap: false, removeComments: false },
-  });
-  return asciiJavaScript(file, outputText.replace(/\bimport\.meta\b/g, '__meta'));
-}
-
-while (queue.length > 0) {
-  const file = queue.shift();
-  if (modules.has(file)) continue;
-  const code = transform(file);
-  const deps = {};
-  const dynamic = new Set([...code.matchAll(DYNAMIC_IMPORT)].map((match) => match[2]));
-  const staticSpecs = new Set([...code.replace(DYNAMIC_IMPORT, '').matchAll(REQUIRE)].map((match) => match[2]));
-  for (const match of code.matchAll(REQUIRE)) {
-    const spec = match[2];
-    if (spec in deps || isBuiltin(spec) || EXTERNAL.has(packageName(spec))) continue;
-    let target;
-    try {
-      target = resolveFrom(file, spec);
-    } catch {
-      continue; // optional dependencies that are not installed: left to the real require
-    }
-    if (target.endsWith('.node') || !statSync(target).isFile()) continue;
-    deps[spec] = target;
-    queue.push(target);
-  }
-  // A module imported only by import() starts a chunk; a static import keeps it with its importer.
-  const eager = new Set(Object.entries(deps).filter(([spec]) => staticSpecs.has(spec) || !dynamic.has(spec)).map(([, target]) => target));
-  const lazy = new Set(Object.values(deps).filter((target) => !eager.has(target)));
-  modules.set(file, { code, deps, eager, lazy });
-}
-
-// Chunks: every module goes with the modules that load it at once (static imports), so a command
-// reads only the code it runs. The entry points are the CLI and every target of an import(); a
-// module belongs to the chunk of the set of entry points that reach it through static imports.
-// Modules the CLI itself reaches so are in dist/webwatch.cjs, the others in dist/webwatch/N.cjs.
-const start = realpathSync(entry);
-const workerStart = realpathSync(workerEntry);
-const entries = [start, workerStart, ...new Set([...modules.values()].flatMap(({ lazy }) => [...lazy]))];
-const reachedBy = new Map([...modules.keys()].map((file) => [file, []]));
-for (const [index, from] of entries.entries()) {
-  const seen = new Set([from]);
-  for (const file of seen) {
-    reachedBy.get(file).push(index);
-    for (const target of modules.get(file).eager) seen.add(target);
-  }
-}
-
-const groups = new Map(); // by the entry points that reach them; "0" (the CLI) alone for its own
-for (const [file, by] of reachedBy) {
-  const key = by.includes(0) ? '0' : by.join(',');
-  if (!groups.has(key)) groups.set(key, { entries: new Set(by), files: [] });
-  groups.get(key).files.push(file);
-}
-// A small chunk costs a file read and a compilation of its own for little code: it joins a chunk
-// loaded by every command that loads it (one reached by a superset of its entry points, the
-// closest), so that those commands read one file fewer and the others some code they do not run;
-// only a chunk loaded by at most twice as many entry points, so that shared chunks (zod's) do
-// not collect the small pieces of every command.
-const SMALL_CHUNK = 16 * 1024;
-const bytes = (group) => group.files.reduce((sum, file) => sum + modules.get(file).code.length, 0);
-const isSuperset = (big, small) => big.size > small.size && big.size <= 2 * small.size && [...small].every((entry) => big.has(entry));
-for (const [key, group] of [...groups].sort(([, a], [, b]) => b.entries.size - a.entries.size)) {
-  if (key === '0' || bytes(group) >= SMALL_CHUNK) continue;
-  const into = [...groups].filter(([other, candidate]) => other !== '0' && isSuperset(candidate.entries, group.entries)).sort(([, a], [, b]) => a.entries.size - b.entries.size)[0];
-  if (!into) continue;
-  into[1].files.push(...group.files);
-  groups.delete(key);
-}
-const chunks = [...groups.values()].map((group) => group.files); // the CLI's first: its entry was read first
-const ids = new Map(chunks.flat().map((file, index) => [file, index]));
-const chunkOf = new Map(chunks.flatMap((files, chunk) => files.map((file) => [file, chunk])));
-
-// node_modules may be a link to another tree: paths stay under the project's own name for it.
-const linkedModules = realpathSync(join(root, 'node_modules'));
-const rel = (file) => relative(root, file.startsWith(linkedModules + sep) ? join(root, 'node_modules', file.slice(linkedModules.length + 1)) : file).split(sep).join('/');
-/** One module as the runtime below takes it: [id, path, {specifier: id}, definition]. */
-const moduleEntry = (file) => {
-  const { code, deps } = modules.get(file);
-  const table = Object.fromEntries(Object.entries(deps).map(([spec, target]) => [spec, ids.get(target)]));
-  return `[${ids.get(file)}, ${JSON.stringify(rel(file))}, ${JSON.stringify(table)}, function (module, exports, require, __filename, __dirname, __meta) {\n${code}\n}],`;
+// import.meta of each module as it would be in its own file (the re2js, diff and SQLite loaders,
+// the worker's path): __meta(path) is defined by the bundle's runtime below.
+const importMeta = {
+  name: 'import-meta',
+  setup(build) {
+    build.onLoad({ filter: /\.(m?js|cjs)$/ }, ({ path }) => {
+      const source = readFileSync(path, 'utf8');
+      if (!/\bimport\.meta\b/.test(source)) return undefined;
+      return { contents: source.replace(/\bimport\.meta\b/g, `__meta(${JSON.stringify(rel(path))})`), loader: 'js' };
+    });
+  },
 };
+const started = performance.now();
+const { outputFiles, metafile } = await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { cli: CLI, 'convert-worker': WORKER }, // named, so that every file is in one directory
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outdir: chunkDir,
+  write: false,
+  external: EXTERNAL,
+  // A file in ASCII is a one-byte string to V8, which Node reads several times faster than UTF-8
+  // with multi-byte characters (4 MiB: about 3 ms against 17 ms). esbuild escapes strings,
+  // templates and identifiers; asciiJavaScript below the regular expressions it leaves.
+  charset: 'ascii',
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [importMeta],
+});
+const bundled = performance.now();
+
+// Each output as CommonJS (imports become require(), exports module.exports), named by a number.
+const outputs = outputFiles.filter((file) => file.path.endsWith('.js'));
+const names = new Map(outputs.map((file, index) => [basename(file.path), String(index)]));
+const entryOf = (entry) => names.get(basename(Object.keys(metafile.outputs).find((out) => metafile.outputs[out].entryPoint === entry)));
+const [cli, worker] = [entryOf(CLI), entryOf(WORKER)];
+const chunks = new Map(); // name -> { code, statics: names of the chunks it imports at once }
+for (const file of outputs) {
+  const { imports, exports } = metafile.outputs[rel(file.path)];
+  let text = file.text;
+  // A CommonJS package behind an import() (yaml, ajv) gets a chunk of `export default require_x();`
+  // of its own, and with splitting esbuild gives the import() a namespace of `default` alone
+  // (evanw/esbuild#3245), where Node gives the package's named exports too: as module.exports,
+  // the importer's __toESM gives both.
+  if (exports.length === 1 && exports[0] === 'default') text = text.replace(/^export default (require_\w+\(\));$/m, 'module.exports = $1;');
+  // The line naming each module's source ("// dist/src/...") is kept through the transform as a
+  // legal comment: the tests read which modules a chunk holds from it.
+  text = text.replace(/^(\s*)\/\/ ((?:dist|node_modules)\/\S+)$/gm, '$1//! $2');
+  // The launcher runs the code with vm.Script, where import() has no loader: it becomes require().
+  const { code } = await esbuild.transform(text, { format: 'cjs', platform: 'node', target: 'node20', charset: 'ascii', legalComments: 'inline', supported: { 'dynamic-import': false } });
+  chunks.set(names.get(basename(file.path)), {
+    code: asciiJavaScript(rel(file.path), code)
+      .replace(/^(\s*)\/\/! ((?:dist|node_modules)\/\S+)$/gm, '$1// $2')
+      .replace(/\brequire\("\.\/([^"/]+\.js)"\)/g, (call, chunk) => (names.has(chunk) ? `require("./${names.get(chunk)}")` : call)),
+    statics: imports.filter(({ kind, external }) => kind === 'import-statement' && !external).map(({ path }) => names.get(basename(path))),
+  });
+}
+
+// Files: the CLI's chunk and the chunks it imports at once go in dist/webwatch.cjs, so that --help
+// reads no other file; each other chunk in a file of its own, but a small chunk costs a file read
+// and a compilation of its own for little code: it joins the file of a chunk loaded by every
+// command that loads it (reached from a superset of its entry points, the closest), and only one
+// reached from at most twice as many, so that shared chunks (zod's) do not collect the small
+// pieces of every command. Entry points: the CLI, the worker and every target of an import().
+const inline = new Set([cli]);
+for (const name of inline) for (const next of chunks.get(name).statics) inline.add(next);
+const SMALL_CHUNK = 16 * 1024;
+const dynamic = Object.values(metafile.outputs).flatMap(({ imports }) => imports.filter(({ kind, external }) => kind === 'dynamic-import' && !external).map(({ path }) => names.get(basename(path))));
+const reachedBy = new Map([...chunks.keys()].map((name) => [name, new Set()]));
+for (const entry of new Set([cli, worker, ...dynamic])) {
+  const seen = new Set([entry]);
+  for (const name of seen) for (const next of chunks.get(name).statics) seen.add(next);
+  for (const name of seen) reachedBy.get(name).add(entry);
+}
+const files = new Map([...chunks.keys()].filter((name) => !inline.has(name)).map((name) => [name, [name]])); // named by their first chunk
+const isSuperset = (big, small) => big.size > small.size && big.size <= 2 * small.size && [...small].every((entry) => big.has(entry));
+for (const [name, held] of [...files].sort(([a], [b]) => reachedBy.get(b).size - reachedBy.get(a).size)) {
+  if (held.reduce((sum, chunk) => sum + chunks.get(chunk).code.length, 0) >= SMALL_CHUNK) continue;
+  const into = [...files.keys()].filter((other) => isSuperset(reachedBy.get(other), reachedBy.get(name))).sort((a, b) => reachedBy.get(a).size - reachedBy.get(b).size)[0];
+  if (!into) continue;
+  files.get(into).push(...held);
+  files.delete(name);
+}
+const fileOf = Object.fromEntries([...files].flatMap(([file, held]) => held.map((name) => [name, file])));
+const functions = (held) => held.map((name) => `${JSON.stringify(name)}: function (module, exports, require, __meta) {\n${chunks.get(name).code}\n},`).join('\n');
 
 rmSync(chunkDir, { recursive: true, force: true });
 rmSync(`${output}.cache`, { force: true });
 mkdirSync(chunkDir, { recursive: true });
 const written = [];
-for (const [chunk, files] of chunks.entries()) {
-  if (chunk === 0) continue;
-  const file = join(chunkDir, `${chunk}.cjs`);
-  writeFileSync(file, [`// Generated by build/bundle.mjs: modules loaded together; do not edit.`, 'module.exports = [', ...files.map(moduleEntry), '];', ''].join('\n'));
+for (const [name, held] of files) {
+  const file = join(chunkDir, `${name}.cjs`);
+  writeFileSync(file, `// Generated by build/bundle.mjs: chunks loaded together; do not edit.\nmodule.exports = {\n${functions(held)}\n};\n`);
   written.push(file);
 }
 // Written last: the launcher takes the bundle when this file is newer than dist/src.
-writeFileSync(output, [
-  `'use strict';
+writeFileSync(output, `'use strict';
 // Generated by build/bundle.mjs from dist/src and node_modules; do not edit.
 // Run by bin/webwatch.js, which passes __compile: it runs a file of generated code (this one, or a
-// chunk of dist/webwatch/) from V8's code cache and returns its exports.
+// file of dist/webwatch/) from V8's code cache and returns its exports.
 const __path = require('node:path');
 const __url = require('node:url');
 const { createRequire: __createRequire } = require('node:module');
 const __root = __path.join(__dirname, '..');
-const __cache = new Map();
-/** [path, {specifier: id}, definition] of each module id, filled as chunks are read. */
-const __modules = [];
-/** The chunk of each module id: 0 is this file, N is dist/webwatch/N.cjs. */
-const __chunkOf = ${JSON.stringify(chunks.flatMap((files, chunk) => files.map(() => chunk)))};
-function __define(entries) {
-  for (const [id, ...entry] of entries) __modules[id] = entry;
-}
-function __load(id) {
-  let module = __cache.get(id);
+const __outside = __createRequire(__filename);
+/** The file of dist/webwatch/ of each chunk that is not in this one. */
+const __fileOf = ${JSON.stringify(fileOf)};
+/** The code of each chunk, filled as files are read. */
+const __chunks = {
+${functions([...inline])}
+};
+const __loaded = new Map();
+function __load(name) {
+  let module = __loaded.get(name);
   if (module) return module.exports;
-  if (!__modules[id]) __define(__compile(__path.join(__dirname, 'webwatch', __chunkOf[id] + '.cjs')));
-  const [file, deps, define] = __modules[id];
+  module = { exports: {} };
+  __loaded.set(name, module);
+  if (!__chunks[name]) Object.assign(__chunks, __compile(__path.join(__dirname, 'webwatch', __fileOf[name] + '.cjs')));
+  __chunks[name](module, module.exports, __require, __meta);
+  return module.exports;
+}
+/** Chunks by their number; anything else (Node's modules, the packages left outside) from node_modules. */
+function __require(spec) {
+  return spec.startsWith('./') ? __load(spec.slice(2)) : __outside(spec);
+}
+__require.resolve = (spec, options) => __outside.resolve(spec, options);
+/** import.meta of a module, as it would be in its own file. */
+function __meta(file) {
   const filename = __path.join(__root, file);
-  module = { exports: {}, id: filename, filename, loaded: false };
-  __cache.set(id, module);
-  // The real require of the original file, made only when a module asks for something outside.
-  let real;
-  const outside = () => (real ??= __createRequire(filename));
-  const require = (spec) => (spec in deps ? __load(deps[spec]) : outside()(spec));
-  require.resolve = (spec, options) => outside().resolve(spec, options);
-  const meta = {
+  return {
     get url() { return __url.pathToFileURL(filename).href; },
     filename,
     dirname: __path.dirname(filename),
-    resolve: (spec) => __url.pathToFileURL(outside().resolve(spec)).href,
+    resolve: (spec) => __url.pathToFileURL(__createRequire(filename).resolve(spec)).href,
   };
-  define.call(module.exports, module, module.exports, require, filename, __path.dirname(filename), meta);
-  module.loaded = true;
-  return module.exports;
 }
-__define([`,
-  ...chunks[0].map(moduleEntry),
-  `]);\nmodule.exports = __load(module.webwatchEntry === 'convert-worker' ? ${ids.get(workerStart)} : ${ids.get(start)});\n`,
-].join('\n'));
+module.exports = __load(module.webwatchEntry === 'convert-worker' ? ${JSON.stringify(worker)} : ${JSON.stringify(cli)});
+`);
 written.unshift(output);
-
-const notAscii = [...modules].filter(([, { code }]) => /[^\x00-\x7f]/.test(code)).map(([file]) => rel(file));
-const size = (files) => `${(files.reduce((sum, file) => sum + statSync(file).size, 0) / 1024 / 1024).toFixed(1)} MiB`;
-console.log(`${rel(output)} and ${chunks.length - 1} chunks in ${rel(chunkDir)}/: ${modules.size} modules (${chunks[0].length} in the first), ${size(written)} (${size([output])} in the first)${notAscii.length > 0 ? `; not ASCII (read more slowly): ${notAscii.join(', ')}` : ', ASCII'}`);
+const converted = performance.now();
+const size = (paths) => `${(paths.reduce((sum, file) => sum + statSync(file).size, 0) / 1024 / 1024).toFixed(1)} MiB`;
+console.log(`${rel(output)} and ${files.size} files in ${rel(chunkDir)}/: ${Object.keys(metafile.inputs).length} modules in ${chunks.size} chunks (${inline.size} in the first), ${size(written)} (${size([output])} in the first); esbuild ${Math.round(bundled - started)} ms, CommonJS ${Math.round(converted - bundled)} ms`);
 
 // The code caches, from real commands (fresh engine home and config, so nothing of the user's is
 // touched): each run adds what it compiled to the caches of the files it read.
@@ -304,7 +210,6 @@ for (const args of warmUps) {
 }
 server.close();
 rmSync(home, { recursive: true, force: true });
-// The bundle itself is checked by the end-to-end tests; a cache missing here is written by the first run.
 if (failed.length > 0) console.error(`warning: warm-up runs through the bundle failed: ${failed.join(', ')}; their code is not all in the caches`);
 const caches = written.map((file) => `${file}.cache`).filter((file) => existsSync(file));
 if (caches.length > 0) console.log(`code caches of ${caches.length} of the ${written.length} files: ${size(caches)}`);
