@@ -32,6 +32,11 @@ describe('crawl control on serve', () => {
     const active = await client.getActiveCrawls();
     assert.deepEqual(active.crawls.map((c) => [c.id, c.url]), [[crawl.id, `${site.origin}/p0`]]);
     assert.equal((await call(started.url, (await started.keys.create('rival', new Date())).key, 'GET', '/crawl/active')).body.crawls.length, 0, "another team's crawls are not listed");
+    // The hosted API's other name for the list, each crawl with its start time in ISO UTC with milliseconds.
+    const ongoing = (await call(started.url, key, 'GET', '/crawl/ongoing')).body.crawls as { id: string; created_at: string }[];
+    assert.deepEqual(ongoing.map((c) => c.id), [crawl.id]);
+    assert.match(ongoing[0]!.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(Math.abs(Date.parse(ongoing[0]!.created_at) - Date.now()) < 60_000, ongoing[0]!.created_at);
 
     assert.equal(await client.cancelCrawl(crawl.id), true);
     const fetchedAtCancel = fetched;

@@ -3,7 +3,7 @@
  * writes each page to the store (crawl-jobs.ts) as it is crawled; status, cancel and errors are
  * jobs.ts's.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { validateCrawlOptions, validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid, targetUrl } from '../http.js';
@@ -15,11 +15,15 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const { tooBusy } = app.limits;
   const crawls = crawlJobStore(deps.db);
 
-  // Registered before /v2/crawl/:id reads "active" as an id.
-  app.get('/v2/crawl/active', async (request) => ({
+  // The team's running crawls, first started first; `ongoing` is the hosted API's other name for the list.
+  const ongoing = async (request: FastifyRequest) => ({
     success: true,
-    crawls: (await crawls.active(request.team, now())).map((job) => ({ id: job.id, teamId: job.team, url: job.url, options: job.options })),
-  }));
+    crawls: (await crawls.active(request.team, now())).map((job) => ({
+      id: job.id, teamId: job.team, url: job.url, created_at: new Date(job.createdAt).toISOString(), options: job.options,
+    })),
+  });
+  app.get('/v2/crawl/active', ongoing);
+  app.get('/v2/crawl/ongoing', ongoing);
 
   jobRoutes(app, deps, crawls, '/v2/crawl', 'crawl');
 
