@@ -58,6 +58,12 @@ describe('crawl: the site of a start URL that redirects', () => {
     assert.ok(!(await run(`${site.origin('example.test')}/`, { sitemap: 'skip', crawlEntireDomain: true })).landed.some((url) => url.startsWith('elsewhere')));
   });
 
+  it('includePaths: the start page is read for its links, and returned only when it matches', async () => {
+    const { landed, summary } = await run(`${site.origin('example.test')}/`, { sitemap: 'skip', includePaths: ['^/a'] });
+    assert.deepEqual(landed, onWww('/a', '/a/deep'));
+    assert.equal(summary.pages, 2);
+  });
+
   it('every redirect is judged by checkUrl: a refused www leaves one failed start page', async () => {
     const judged: string[] = [];
     const checkUrl = (url: URL) => {

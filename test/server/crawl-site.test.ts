@@ -1,6 +1,7 @@
 /**
  * The hosted JS SDK through serve on a site whose apex redirects to www: a crawl and a map of the
- * apex reach the www pages. Names on 127.0.0.1.
+ * apex reach the www pages, and a crawl returns only pages its includePaths let in, the start page
+ * too. Names on 127.0.0.1.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -44,5 +45,12 @@ describe('crawl and map of a site on www, through serve with the hosted SDK', ()
     const only = (await client.map(`${site.origin('example.test')}/`, { sitemap: 'only', limit: 10 })).links;
     assert.equal(only.length, 10);
     assert.ok(only.every((link) => SITEMAP_PATHS.map(www).includes(link.url)));
+  });
+
+  it('includePaths: the start page is not returned, counted or charged unless it matches', async () => {
+    const job = await client.crawl(`${site.origin('www.example.test')}/`, { includePaths: ['^/a'], sitemap: 'skip', pollInterval: 1 });
+    assert.equal(job.status, 'completed');
+    assert.deepEqual(landedPaths(job.data), onWww('/a', '/a/deep'));
+    assert.deepEqual([job.completed, job.total, job.creditsUsed], [2, 2, 2]);
   });
 });

@@ -12,7 +12,7 @@ import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, parseTargetUrl } from '../fetch/fetch-page.js';
 import { requestHeaders } from '../scrape/request-headers.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
-import { addRoot, inScope, normalizeUrl } from './urls.js';
+import { addRoot, inScope, normalizeUrl, pathAllowed } from './urls.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { compilePathPattern, PathPatternError, type PathPattern } from '../../spec/path-patterns.js';
@@ -137,6 +137,8 @@ function compilePathPatterns(sources: readonly string[] | undefined, field: 'inc
 /**
  * The site is the start URL's host, with and without `www.`, and the host the start page was
  * redirected to: its pages are crawled by the scope rules, by its robots.txt, from its sitemap.
+ * The start page is always read for its links, but returned only when the path patterns let in
+ * the page it landed on.
  */
 export async function crawl(
   rootUrl: string,
@@ -260,7 +262,9 @@ export async function crawl(
       await robots?.read(site);
       pace();
     }
-    await report(result);
+    if ('error' in result || pathAllowed(site, scope)) await report(result);
+    // Read for its links only: it does not take a page of the limit.
+    else scheduled--;
   }
   if (sitemapMode !== 'skip') {
     const declared = robots?.sitemaps() ?? [];

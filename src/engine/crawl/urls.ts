@@ -53,6 +53,13 @@ export function onSubdomain(candidate: URL, roots: readonly URL[]): boolean {
   return roots.some((root) => candidate.hostname.endsWith(`.${registrable(root.hostname)}`));
 }
 
+/** The path patterns let `candidate` in: none of excludePaths, and one of includePaths when there are any. */
+export function pathAllowed(candidate: URL, options: Pick<ScopeOptions, 'includePaths' | 'excludePaths'>): boolean {
+  const path = candidate.pathname + candidate.search;
+  if (options.excludePaths.some((pattern) => pattern.test(path))) return false;
+  return options.includePaths.length === 0 || options.includePaths.some((pattern) => pattern.test(path));
+}
+
 export function inScope(candidate: URL, roots: readonly URL[], options: ScopeOptions): boolean {
   if (!options.allowExternalLinks) {
     const root = rootOf(candidate, roots);
@@ -60,8 +67,5 @@ export function inScope(candidate: URL, roots: readonly URL[], options: ScopeOpt
     if (!root && !subdomain) return false;
     if (root && !options.crawlEntireDomain && !candidate.pathname.startsWith(rootFolder(root))) return false;
   }
-  const path = candidate.pathname + candidate.search;
-  if (options.excludePaths.some((pattern) => pattern.test(path))) return false;
-  if (options.includePaths.length > 0 && candidate.href !== roots[0]!.href && !options.includePaths.some((pattern) => pattern.test(path))) return false;
-  return true;
+  return pathAllowed(candidate, options);
 }
