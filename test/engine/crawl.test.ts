@@ -58,8 +58,25 @@ describe('crawl', () => {
   });
 
   it('filters paths with includePaths and excludePaths', async () => {
-    assert.deepEqual((await run({ includePaths: ['^/a'], sitemap: 'skip' })).paths, ['/', '/a', '/a/deep', '/a/deeper']);
+    assert.deepEqual((await run({ includePaths: ['^/a'], sitemap: 'skip' })).paths, ['/a', '/a/deep', '/a/deeper']);
     assert.deepEqual((await run({ excludePaths: ['^/a', '^/docs'], sitemap: 'skip' })).paths, ['/', '/b', '/b?x=1']);
+  });
+
+  it('the start URL is read for its links but returned only when the path patterns let it in', async () => {
+    const fetched = () => server.requests.filter((request) => request.path === '/').length;
+    const before = fetched();
+    const included = await run({ includePaths: ['^/a'], sitemap: 'skip' });
+    assert.equal(fetched() - before, 1, 'the start page was fetched');
+    assert.ok(included.pages.every((page) => /^\/a/.test(new URL(page.url).pathname)), 'every page returned matches includePaths');
+    assert.deepEqual([included.summary.pages, included.summary.errors], [3, 0]);
+    assert.deepEqual((await run({ excludePaths: ['^/$'], sitemap: 'skip', maxDepth: 1 })).paths, ['/a', '/b', '/b?x=1', '/docs/']);
+    assert.deepEqual((await run({ includePaths: ['^/docs/'], sitemap: 'skip' }, '/docs/')).paths, ['/docs/', '/docs/one'], 'a start URL that matches is returned');
+    assert.deepEqual((await run({ includePaths: ['^/from'] })).paths, ['/from-sitemap'], 'sitemap pages are filtered alike');
+    const closed = await startServer({});
+    await closed.close();
+    const failed: CrawlPage[] = [];
+    const summary = await crawl(`${closed.origin}/`, { includePaths: ['^/a'], sitemap: 'skip', ignoreRobotsTxt: true }, {}, context, (p) => void failed.push(p));
+    assert.deepEqual([failed.length, 'error' in failed[0]!, summary.errors], [1, true, 1], 'a start page that cannot be fetched is still an error');
   });
 
   it('refuses, before fetching, a stored pattern that only a backtracking engine could run', async () => {

@@ -12,7 +12,7 @@ import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, parseTargetUrl } from '../fetch/fetch-page.js';
 import { requestHeaders } from '../scrape/request-headers.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
-import { inScope, normalizeUrl } from './urls.js';
+import { addRoot, inScope, normalizeUrl, pathAllowed } from './urls.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { compilePathPattern, PathPatternError, type PathPattern } from '../../spec/path-patterns.js';
@@ -54,7 +54,8 @@ export interface Robots {
 // A CommonJS module whose type declarations do not describe its default export.
 const robotsParser = robotsParserModule as unknown as (url: string, text: string) => Robots;
 
-async function fetchText(url: string, context: ScrapeContext, options: ScrapeOptions): Promise<string | undefined> {
+/** The text of a robots.txt or sitemap, and the URL it was served from after redirects; undefined when it could not be read. */
+async function fetchText(url: string, context: ScrapeContext, options: ScrapeOptions): Promise<{ text: string; finalUrl: string } | undefined> {
   try {
     const page = await fetchPage({
       url,
@@ -66,16 +67,37 @@ async function fetchText(url: string, context: ScrapeContext, options: ScrapeOpt
       ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
       ...(context.signal && { signal: context.signal }),
     });
-    return page.statusCode < 400 ? decodeBody(page.body, page.contentType, false).text : undefined;
+    return page.statusCode < 400 ? { text: decodeBody(page.body, page.contentType, false).text, finalUrl: page.finalUrl } : undefined;
   } catch {
     return undefined;
   }
 }
 
+/**
+ * The robots.txt of `root`'s origin. Its rules apply to the origin it was served from: an apex
+ * whose robots.txt redirects to www's has www's rules, for www's pages.
+ */
 export async function loadRobots(root: URL, context: ScrapeContext, options: ScrapeOptions): Promise<Robots | undefined> {
-  const url = new URL('/robots.txt', root).href;
-  const text = await fetchText(url, context, options);
-  return text === undefined ? undefined : robotsParser(url, text);
+  const fetched = await fetchText(new URL('/robots.txt', root).href, context, options);
+  return fetched && robotsParser(fetched.finalUrl, fetched.text);
+}
+
+/** The robots.txt files of a crawl's site, read once per origin, each judging the pages of its own origin. */
+function siteRobots(context: ScrapeContext, options: ScrapeOptions) {
+  const files: Robots[] = [];
+  const asked = new Set<string>();
+  return {
+    /** Reads the robots.txt of `url`'s origin unless one read already covers it. */
+    async read(url: URL): Promise<void> {
+      if (asked.has(url.origin) || files.some((robots) => robots.isAllowed(url.href, ROBOTS_AGENT) !== undefined)) return;
+      asked.add(url.origin);
+      const robots = await loadRobots(url, context, options);
+      if (robots) files.push(robots);
+    },
+    blocks: (url: string) => files.some((robots) => robots.isAllowed(url, ROBOTS_AGENT) === false),
+    crawlDelay: () => Math.max(0, ...files.map((robots) => robots.getCrawlDelay(ROBOTS_AGENT) ?? 0)),
+    sitemaps: () => [...new Set(files.flatMap((robots) => robots.getSitemaps()))],
+  };
 }
 
 /** URLs of a sitemap, following sitemap indexes (bounded). */
@@ -87,7 +109,7 @@ export async function sitemapUrls(start: string[], context: ScrapeContext, optio
     const url = queue.shift()!;
     if (seen.has(url)) continue;
     seen.add(url);
-    const xml = await fetchText(url, context, options);
+    const xml = (await fetchText(url, context, options))?.text;
     if (!xml) continue;
     const $ = load(xml, { xml: true });
     $('sitemap > loc').each((_, element) => void queue.push($(element).text().trim()));
@@ -112,6 +134,12 @@ function compilePathPatterns(sources: readonly string[] | undefined, field: 'inc
   });
 }
 
+/**
+ * The site is the start URL's host, with and without `www.`, and the host the start page was
+ * redirected to: its pages are crawled by the scope rules, by its robots.txt, from its sitemap.
+ * The start page is always read for its links, but returned only when the path patterns let in
+ * the page it landed on.
+ */
 export async function crawl(
   rootUrl: string,
   crawlOptions: CrawlOptions,
@@ -130,9 +158,17 @@ export async function crawl(
     includePaths: compilePathPatterns(crawlOptions.includePaths, 'includePaths'),
     excludePaths: compilePathPatterns(crawlOptions.excludePaths, 'excludePaths'),
   };
-  const robots = crawlOptions.ignoreRobotsTxt ? undefined : await loadRobots(root, context, scrapeOptions);
-  const delayMs = Math.max(crawlOptions.delay ?? 0, robots?.getCrawlDelay(ROBOTS_AGENT) ?? 0) * 1000;
-  const perHost = delayMs > 0 ? 1 : CRAWL_DEFAULTS.perHostConcurrency;
+  const roots = [root];
+  const startUrl = normalizeUrl(root.href, ignoreQuery);
+  const robots = crawlOptions.ignoreRobotsTxt ? undefined : siteRobots(context, scrapeOptions);
+  await robots?.read(root);
+  let delayMs = 0;
+  let perHost: number = CRAWL_DEFAULTS.perHostConcurrency;
+  const pace = () => {
+    delayMs = Math.max(crawlOptions.delay ?? 0, robots?.crawlDelay() ?? 0) * 1000;
+    perHost = delayMs > 0 ? 1 : CRAWL_DEFAULTS.perHostConcurrency;
+  };
+  pace();
   const maxConcurrency = crawlOptions.maxConcurrency ?? CRAWL_DEFAULTS.maxConcurrency;
 
   const seen = new Set<string>();
@@ -143,9 +179,9 @@ export async function crawl(
     const url = normalizeUrl(value, ignoreQuery);
     if (!url || seen.has(url) || scheduled >= limit || depth > maxDepth) return;
     const parsed = new URL(url);
-    if (url !== normalizeUrl(root.href, ignoreQuery) && !inScope(parsed, root, scope)) return;
+    if (url !== startUrl && !inScope(parsed, roots, scope)) return;
     seen.add(url);
-    if (robots && robots.isAllowed(url, ROBOTS_AGENT) === false) {
+    if (robots?.blocks(url)) {
       summary.skippedByRobots++;
       if (summary.robotsBlocked.length < ROBOTS_BLOCKED_LISTED) summary.robotsBlocked.push(url);
       return;
@@ -169,15 +205,6 @@ export async function crawl(
     }
   };
 
-  const sitemapMode = crawlOptions.sitemap ?? 'include';
-  if (sitemapMode !== 'only') enqueue(root.href, 0);
-  if (sitemapMode !== 'skip') {
-    const declared = robots?.getSitemaps() ?? [];
-    const found = await sitemapUrls(declared.length > 0 ? declared : [new URL('/sitemap.xml', root).href], context, scrapeOptions);
-    // Sitemap entries are seeds, like the start URL.
-    await enqueueLinks(found, 0);
-  }
-
   // Links are needed to go on, whatever formats were asked for.
   const formats = scrapeOptions.formats ?? ['markdown'];
   const wantsLinks = formats.some((format) => (typeof format === 'string' ? format : format.type) === 'links');
@@ -187,25 +214,65 @@ export async function crawl(
   const lastStart = new Map<string, number>();
   let active = 0;
 
-  async function visit(item: { url: string; depth: number }) {
+  /** A page scraped: what the crawl returns for it, and the links to go on with. */
+  async function scrapeItem(item: { url: string; depth: number }): Promise<{ result: CrawlPage; links: readonly string[] }> {
     const host = new URL(item.url).host;
     const wait = (lastStart.get(host) ?? -Infinity) + delayMs - Date.now();
     lastStart.set(host, Date.now() + Math.max(0, wait));
     if (wait > 0) await sleep(wait, undefined, context.signal ? { signal: context.signal } : undefined);
-    let result: CrawlPage;
     try {
       const document = await scrape({ url: item.url, options: pageOptions }, context);
       const isHtml = /html/.test(document.metadata.contentType ?? 'text/html');
-      if (isHtml && item.depth < maxDepth) await enqueueLinks(document.links ?? [], item.depth + 1);
+      const links = isHtml && item.depth < maxDepth ? document.links ?? [] : [];
       if (!wantsLinks) delete document.links;
-      result = { url: item.url, depth: item.depth, document };
-      summary.pages++;
+      return { result: { url: item.url, depth: item.depth, document }, links };
     } catch (error) {
-      result = { url: item.url, depth: item.depth, error };
-      summary.errors++;
+      return { result: { url: item.url, depth: item.depth, error }, links: [] };
     }
+  }
+
+  async function report(result: CrawlPage) {
+    if ('document' in result) summary.pages++;
+    else summary.errors++;
     await onPage(result);
   }
+
+  async function visit(item: { url: string; depth: number }) {
+    const { result, links } = await scrapeItem(item);
+    await enqueueLinks(links, item.depth + 1);
+    await report(result);
+  }
+
+  const sitemapMode = crawlOptions.sitemap ?? 'include';
+  // The start page first, alone: where it lands is the site too, for its links and sitemap.
+  let site = root;
+  let startLinks: readonly string[] = [];
+  if (sitemapMode !== 'only') enqueue(root.href, 0);
+  const start = queue.shift();
+  if (start) {
+    if (context.signal?.aborted) throw context.signal.reason;
+    const { result, links } = await scrapeItem(start);
+    startLinks = links;
+    if ('document' in result) {
+      site = new URL(result.document.metadata.url || start.url);
+      addRoot(roots, site);
+      // Its links lead back to it under the address it landed on.
+      const landed = normalizeUrl(site.href, ignoreQuery);
+      if (landed) seen.add(landed);
+      await robots?.read(site);
+      pace();
+    }
+    if ('error' in result || pathAllowed(site, scope)) await report(result);
+    // Read for its links only: it does not take a page of the limit.
+    else scheduled--;
+  }
+  if (sitemapMode !== 'skip') {
+    const declared = robots?.sitemaps() ?? [];
+    const found = await sitemapUrls(declared.length > 0 ? declared : [new URL('/sitemap.xml', site).href], context, scrapeOptions);
+    // Sitemap entries are seeds, like the start URL.
+    await enqueueLinks(found, 0);
+  }
+  if (start) await enqueueLinks(startLinks, start.depth + 1);
 
   await new Promise<void>((resolve, reject) => {
     const pump = () => {

@@ -31,15 +31,41 @@ function rootFolder(root: URL): string {
 
 const registrable = (host: string) => host.split('.').slice(-2).join('.');
 
-export function inScope(candidate: URL, root: URL, options: ScopeOptions): boolean {
-  if (!options.allowExternalLinks) {
-    const sameHost = candidate.hostname === root.hostname;
-    const subdomain = options.allowSubdomains && candidate.hostname.endsWith(`.${registrable(root.hostname)}`);
-    if (!sameHost && !subdomain) return false;
-    if (sameHost && !options.crawlEntireDomain && !candidate.pathname.startsWith(rootFolder(root))) return false;
-  }
+/** A host name as a site: `www.example.com` and `example.com` are one. */
+export const siteHost = (hostname: string) => hostname.replace(/^www\./, '');
+
+/**
+ * The site's roots: the start URL, then the page it was redirected to when that is another site
+ * (a redirect between apex and www, or within the host, leaves the start URL's folder the rule).
+ */
+export function addRoot(roots: URL[], landed: URL): void {
+  if (!roots.some((root) => siteHost(root.hostname) === siteHost(landed.hostname))) roots.push(landed);
+}
+
+/** The root whose site `candidate` is on (apex and www alike), if any. */
+export function rootOf(candidate: URL, roots: readonly URL[]): URL | undefined {
+  const host = siteHost(candidate.hostname);
+  return roots.find((root) => siteHost(root.hostname) === host);
+}
+
+/** `candidate` is on a subdomain of a root's domain. */
+export function onSubdomain(candidate: URL, roots: readonly URL[]): boolean {
+  return roots.some((root) => candidate.hostname.endsWith(`.${registrable(root.hostname)}`));
+}
+
+/** The path patterns let `candidate` in: none of excludePaths, and one of includePaths when there are any. */
+export function pathAllowed(candidate: URL, options: Pick<ScopeOptions, 'includePaths' | 'excludePaths'>): boolean {
   const path = candidate.pathname + candidate.search;
   if (options.excludePaths.some((pattern) => pattern.test(path))) return false;
-  if (options.includePaths.length > 0 && candidate.href !== root.href && !options.includePaths.some((pattern) => pattern.test(path))) return false;
-  return true;
+  return options.includePaths.length === 0 || options.includePaths.some((pattern) => pattern.test(path));
+}
+
+export function inScope(candidate: URL, roots: readonly URL[], options: ScopeOptions): boolean {
+  if (!options.allowExternalLinks) {
+    const root = rootOf(candidate, roots);
+    const subdomain = options.allowSubdomains && onSubdomain(candidate, roots);
+    if (!root && !subdomain) return false;
+    if (root && !options.crawlEntireDomain && !candidate.pathname.startsWith(rootFolder(root))) return false;
+  }
+  return pathAllowed(candidate, options);
 }

@@ -1,11 +1,12 @@
 /**
  * Map: the URLs of a site, fast — from its sitemaps (sitemap.xml, or those robots.txt names)
  * and the links of its start page, without scraping every page. Titles come from the anchors'
- * text where a link was found on the start page.
+ * text where a link was found on the start page. The site is the start URL's host, with and
+ * without `www.`, and the host its start page was redirected to.
  */
 import { load } from 'cheerio/slim';
 import { loadRobots, sitemapUrls } from '../crawl/crawl.js';
-import { normalizeUrl } from '../crawl/urls.js';
+import { addRoot, normalizeUrl, onSubdomain, rootOf } from '../crawl/urls.js';
 import { parseTargetUrl } from '../fetch/fetch-page.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { MapRequest } from '../../spec/map.js';
@@ -14,14 +15,13 @@ export type { MapLink } from '../../contract/map.js';
 import type { MapLink } from '../../contract/map.js';
 
 const TEXT_MAX = 300;
-const registrable = (host: string) => host.split('.').slice(-2).join('.');
 
 export async function mapSite(request: MapRequest, context: ScrapeContext): Promise<MapLink[]> {
   const root = parseTargetUrl(request.url);
   const ignoreQuery = request.ignoreQueryParameters ?? true;
   const limit = request.limit;
-  const onSite = (url: URL) =>
-    url.hostname === root.hostname || (request.includeSubdomains === true && url.hostname.endsWith(`.${registrable(root.hostname)}`));
+  const roots = [root];
+  const onSite = (url: URL) => rootOf(url, roots) !== undefined || (request.includeSubdomains === true && onSubdomain(url, roots));
   const found = new Map<string, MapLink>();
   const add = (value: string, base: string, text?: { title?: string; description?: string }) => {
     let absolute: URL;
@@ -45,10 +45,14 @@ export async function mapSite(request: MapRequest, context: ScrapeContext): Prom
   const pageOptions = { formats: ['rawHtml' as const], onlyMainContent: false, ...(request.timeout && { timeout: request.timeout }) };
 
   const sitemap = request.sitemap ?? 'include';
+  // Where the start page landed: the site's sitemap is looked for there.
+  let site = root;
   if (sitemap !== 'only') {
     // The start page: itself, with its title and description, and the links it has.
     const document = await scrape({ url: root.href, options: pageOptions }, scoped);
-    const base = document.metadata.url ?? root.href;
+    const base = document.metadata.url || root.href;
+    site = new URL(base);
+    addRoot(roots, site);
     add(base, base, { ...(document.metadata.title && { title: document.metadata.title }), ...(document.metadata.description && { description: document.metadata.description }) });
     const $ = load(document.rawHtml ?? '');
     $('a[href]').each((_, element) => {
@@ -57,9 +61,9 @@ export async function mapSite(request: MapRequest, context: ScrapeContext): Prom
     });
   }
   if (sitemap !== 'skip') {
-    const robots = await loadRobots(root, scoped, {});
+    const robots = (await loadRobots(site, scoped, {})) ?? (site.origin === root.origin ? undefined : await loadRobots(root, scoped, {}));
     const declared = robots?.getSitemaps() ?? [];
-    for (const url of await sitemapUrls(declared.length > 0 ? declared : [new URL('/sitemap.xml', root).href], scoped, {})) {
+    for (const url of await sitemapUrls(declared.length > 0 ? declared : [new URL('/sitemap.xml', site).href], scoped, {})) {
       add(url, root.href);
       if (found.size >= limit * 4 && !request.search) break;
     }
