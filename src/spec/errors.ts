@@ -30,6 +30,8 @@ export const ERROR_MESSAGES = {
   badGateway: 'Bad Gateway',
   unavailable: 'Service Unavailable',
   gatewayTimeout: 'Gateway Timeout',
+  /** A map that ran out of its `timeout` (408, the hosted API's words). */
+  mapTimeout: 'Map timed out',
   agentInvalidJobId: 'Invalid job ID format. Job ID must be a valid UUID.',
   agentInvalidSnapshotId: 'Invalid snapshot ID',
   agentNotFound: 'Agent job not found',
@@ -51,6 +53,7 @@ const CODES_OF_MESSAGES: ReadonlyMap<string, string> = new Map([
   [ERROR_MESSAGES.promptInjection, ERROR_MESSAGES.promptInjection],
   [ERROR_MESSAGES.lockdownCacheMiss, ERROR_MESSAGES.lockdownCacheMiss],
   [ERROR_MESSAGES.noCachedData, ERROR_MESSAGES.noCachedData],
+  [ERROR_MESSAGES.mapTimeout, 'MAP_TIMEOUT'],
   [ERROR_MESSAGES.agentInvalidJobId, 'INVALID_JOB_ID'],
   [ERROR_MESSAGES.agentInvalidSnapshotId, 'INVALID_SNAPSHOT_ID'],
   [ERROR_MESSAGES.agentNotFound, 'AGENT_NOT_FOUND'],

@@ -12,7 +12,9 @@ const mapRequest = z.looseObject({
   includeSubdomains: z.boolean().optional(),
   ignoreQueryParameters: z.boolean().optional(),
   limit: z.number().int().min(1).max(MAP_LIMIT_MAX).default(MAP_LIMIT_DEFAULT),
-  timeout: z.number().int().min(1000).max(300_000).optional(),
+  // Any positive number of milliseconds, as the hosted API takes it (§8 bounds the scrape's
+  // timeout, not the map's); past it the map answers 408 `Map timed out`.
+  timeout: z.number().positive().finite().optional(),
   // Accepted and not used: the embedded engine has one location, and audit data is the caller's.
   location: z.unknown().optional(),
   integration: z.string().optional(),

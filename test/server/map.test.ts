@@ -30,6 +30,8 @@ describe('map', () => {
       '/sitemap-index.xml': page(() => `<sitemapindex><sitemap><loc>${root}/sitemap-a.xml</loc></sitemap><sitemap><loc>${root}/sitemap-b.xml</loc></sitemap></sitemapindex>`, 'application/xml'),
       '/sitemap-a.xml': page(() => `<urlset><url><loc>${root}/about</loc></url><url><loc>${root}/pricing</loc></url></urlset>`, 'application/xml'),
       '/sitemap-b.xml': page(() => `<urlset><url><loc>${root}/careers</loc></url><url><loc>${root}/blog/pricing-changes</loc></url></urlset>`, 'application/xml'),
+      // A start page that answers after 3 s.
+      '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Slow</title>'), 3000),
     });
     root = `http://localhost:${new URL(site.origin).port}`;
     served = await serveWebwatch();
@@ -80,6 +82,41 @@ describe('map', () => {
       assert.equal(refused.status, 403);
     } finally {
       await guarded.stop();
+    }
+  });
+
+  it('any positive timeout; past it, 408 "Map timed out" (MAP_TIMEOUT) at once, and nothing of what was found', async () => {
+    // Over the scrape's bound of 300000 ms, and not a whole number: taken as the hosted API takes it.
+    assert.equal((await map({ url: `${root}/`, timeout: 600_000 })).status, 200);
+    assert.equal((await map({ url: `${root}/`, timeout: 2500.5 })).status, 200);
+    for (const timeout of [0, -5, 'soon']) {
+      const refused = await map({ url: `${root}/`, timeout });
+      assert.equal(refused.status, 400, String(timeout));
+      assert.match(JSON.stringify(refused.body.details), /timeout/);
+    }
+    let started = Date.now();
+    const slowPage = await map({ url: `${root}/slow`, timeout: 300 });
+    assert.equal(slowPage.status, 408, JSON.stringify(slowPage.body));
+    assert.deepEqual([slowPage.body.success, slowPage.body.error, (slowPage.body as { code?: string }).code], [false, 'Map timed out', 'MAP_TIMEOUT']);
+    assert.ok(Date.now() - started < 2500, `answered after ${Date.now() - started} ms`);
+    // A sitemap that does not come in time: the map fails, rather than answering the start page alone.
+    const slowSitemap = await startServer({
+      '/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Home</title><a href="/a">A</a>'),
+      '/sitemap.xml': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset></urlset>'), 3000),
+    });
+    try {
+      started = Date.now();
+      const timedOut = await map({ url: `${slowSitemap.origin}/`, timeout: 800 });
+      assert.equal(timedOut.status, 408, JSON.stringify(timedOut.body));
+      assert.equal(timedOut.body.error, 'Map timed out');
+      assert.ok(Date.now() - started < 2500, `answered after ${Date.now() - started} ms`);
+      // The hosted SDK sees the hosted API's error.
+      const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
+      await assert.rejects(client.map(`${slowSitemap.origin}/`, { timeout: 800 }), (error: { status?: number; code?: string; message: string }) =>
+        error.status === 408 && error.code === 'MAP_TIMEOUT' && error.message === 'Map timed out');
+      assert.equal((await map({ url: `${slowSitemap.origin}/`, sitemap: 'skip', timeout: 800 })).status, 200);
+    } finally {
+      await slowSitemap.close();
     }
   });
 

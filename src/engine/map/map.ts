@@ -2,9 +2,14 @@
  * Map: the URLs of a site, fast — from its sitemaps (sitemap.xml, or those robots.txt names)
  * and the links of its start page, without scraping every page. Titles come from the anchors'
  * text where a link was found on the start page. The site is the start URL's host, with and
- * without `www.`, and the host its start page was redirected to.
+ * without `www.`, and the host its start page was redirected to. With a `timeout`, a map that
+ * runs out of it fails as the hosted API's does: 408 `Map timed out` (code MAP_TIMEOUT), with
+ * none of what it found so far.
  */
 import { load } from 'cheerio/slim';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { SCRAPE_TIMEOUT_MAX_MS } from '../../spec/limits.js';
 import { loadRobots, sitemapUrls } from '../crawl/crawl.js';
 import { addRoot, normalizeUrl, onSubdomain, rootOf } from '../crawl/urls.js';
 import { parseTargetUrl } from '../fetch/fetch-page.js';
@@ -15,8 +20,35 @@ export type { MapLink } from '../../contract/map.js';
 import type { MapLink } from '../../contract/map.js';
 
 const TEXT_MAX = 300;
+/** The longest delay a timer takes (2^31 - 1 ms, about 24 days): a longer timeout is, in effect, none. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
 
 export async function mapSite(request: MapRequest, context: ScrapeContext): Promise<MapLink[]> {
+  if (request.timeout === undefined) return mapWithin(request, context, undefined);
+  const timeoutMs = Math.min(Math.ceil(request.timeout), TIMER_MAX_MS);
+  const timedOut = () => new WebwatchError(ERROR_MESSAGES.mapTimeout, { status: 408, details: { url: request.url, timeoutMs: request.timeout } });
+  // The timer stops every request of the map, and answers at once: reading robots.txt and the
+  // sitemaps skips what fails, so a stopped map could otherwise end with part of the site.
+  const stop = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      stop.abort();
+      reject(timedOut());
+    }, timeoutMs);
+  });
+  const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
+  try {
+    return await Promise.race([mapWithin(request, { ...context, signal }, timeoutMs), expired]);
+  } catch (error) {
+    if (stop.signal.aborted && !context.signal?.aborted) throw timedOut();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function mapWithin(request: MapRequest, scoped: ScrapeContext, timeoutMs: number | undefined): Promise<MapLink[]> {
   const root = parseTargetUrl(request.url);
   const ignoreQuery = request.ignoreQueryParameters ?? true;
   const limit = request.limit;
@@ -40,9 +72,8 @@ export async function mapSite(request: MapRequest, context: ScrapeContext): Prom
     found.set(url, { url, ...(text?.title && { title: text.title }), ...(text?.description && { description: text.description }) });
   };
 
-  const signal = request.timeout ? AbortSignal.timeout(request.timeout) : undefined;
-  const scoped: ScrapeContext = signal ? { ...context, signal: context.signal ? AbortSignal.any([context.signal, signal]) : signal } : context;
-  const pageOptions = { formats: ['rawHtml' as const], onlyMainContent: false, ...(request.timeout && { timeout: request.timeout }) };
+  // The start page within the map's timeout, and never longer than a scrape may take (§8).
+  const pageOptions = { formats: ['rawHtml' as const], onlyMainContent: false, ...(timeoutMs !== undefined && { timeout: Math.min(timeoutMs, SCRAPE_TIMEOUT_MAX_MS) }) };
 
   const sitemap = request.sitemap ?? 'include';
   // Where the start page landed: the site's sitemap is looked for there.
