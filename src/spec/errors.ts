@@ -88,6 +88,14 @@ export const TARGET_FAILURES_NOT_RETRIED: ReadonlySet<string> = new Set([
   ...PDF_FAILURE_CODES,
 ]);
 
+/**
+ * A PDF with more pages than the time left in its scrape can read (engine/pdf/time-estimate.ts):
+ * refused at once, its message starting with the hosted API's words `Insufficient time to process
+ * PDF`. Asking again with the same timeout fails the same way, whatever its 408 says.
+ */
+export const PDF_INSUFFICIENT_TIME = 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR';
+export const PDF_INSUFFICIENT_TIME_MESSAGE = 'Insufficient time to process PDF';
+
 /** Code of a server without a model for agent jobs (its 500 is configuration, not a fault). */
 export const AGENT_MODEL_NOT_CONFIGURED = 'AGENT_MODEL_NOT_CONFIGURED';
 
@@ -95,7 +103,7 @@ export const AGENT_MODEL_NOT_CONFIGURED = 'AGENT_MODEL_NOT_CONFIGURED';
 export const DATABASE_CORRUPT = 'DATABASE_CORRUPT';
 
 /** Error codes that asking again will not change, whatever the status: a client does not retry them. */
-export const CODES_NOT_RETRIED: ReadonlySet<string> = new Set([...TARGET_FAILURES_NOT_RETRIED, AGENT_MODEL_NOT_CONFIGURED, DATABASE_CORRUPT]);
+export const CODES_NOT_RETRIED: ReadonlySet<string> = new Set([...TARGET_FAILURES_NOT_RETRIED, AGENT_MODEL_NOT_CONFIGURED, DATABASE_CORRUPT, PDF_INSUFFICIENT_TIME]);
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
 export function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {

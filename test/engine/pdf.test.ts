@@ -234,6 +234,35 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       await fails(read(handBuiltPdf([catalog, pages, page])), 'SCRAPE_PDF_UNREADABLE', /Page count \(1000000000\) larger than number of objects/);
     });
 
+    it('more pages than the time left can read: refused at once, in the hosted API\'s words', async () => {
+      const refused = async (promise: Promise<unknown>, message: RegExp, withinMs: number) => {
+        const started = Date.now();
+        await fails(promise, 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR', message);
+        assert.ok(Date.now() - started < withinMs, `refused after ${Date.now() - started} ms`);
+      };
+      // OCR of 3 pages needs about 2 s at the least: refused after pdfinfo alone, in `ocr`...
+      await refused(read(scans['price-list']!, { mode: 'ocr' }, 1500), /^Insufficient time to process PDF of 3 pages \(by OCR\): \d+ms of the scrape's timeout \(1500ms\) are left\. Please increase the timeout parameter in your scrape request to at least \d+ms\.$/, 1000);
+      // ...and in `auto` once the text layer shows that no page has text.
+      await refused(read(scans['price-list']!, { mode: 'auto' }, 1500), /^Insufficient time to process PDF of 3 pages \(by OCR\)/, 1000);
+      // One page of OCR fits in the time: read as before.
+      assert.match((await read(scans['price-list']!, { mode: 'ocr', maxPages: 1 }, 60_000)).markdown, /Garden tools/);
+      // The text layer of 3000 pages of text (the price list 1000 times), 3 s: refused once the
+      // first 100 pages have counted them (and shown how fast they read).
+      const dir = tempDir();
+      writeFileSync(join(dir, 'in.pdf'), corpus['price-list']!.pdf);
+      await exec('qpdf', ['--empty', '--pages', ...Array.from({ length: 1000 }, () => join(dir, 'in.pdf')), '--', join(dir, 'long.pdf')]);
+      const long = readFileSync(join(dir, 'long.pdf'));
+      await refused(read(long, { mode: 'fast' }, 3000), /^Insufficient time to process PDF of 3000 pages \(2900 of them still to read\): \d+ms of the scrape's timeout \(3000ms\) are left\./, 3000);
+      // 3000 blank pages read far faster than pages of text: their first 100 show it, and they are read.
+      const kids = Array.from({ length: 3000 }, (_, i) => `${i + 3} 0 R`).join(' ');
+      const blank = handBuiltPdf([catalog, Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count 3000 >>`),
+        ...Array.from({ length: 3000 }, () => Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>'))]);
+      assert.equal((await read(blank, { mode: 'fast' }, 3000)).numPages, 3000);
+      // Through a scrape, whose 1 s timeout the fetch has already used some of.
+      const scan = await scrape({ url: `${server.origin}/scan`, options: { timeout: 1000, parsers: [{ type: 'pdf', mode: 'ocr' }] } }, { version: 't', now: () => new Date() }).then(() => undefined, (error: unknown) => error);
+      assert.ok(scan instanceof WebwatchError && scan.code === 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR' && scan.status === 408, String(scan));
+    });
+
     it('a compressed content stream that inflates to 64 MiB of drawing: stopped at the deadline', async () => {
       const drawing = deflateSync(Buffer.from('0 0 m 1 1 l S\n'.repeat(64 * 1024 * 1024 / 14)), { level: 9 });
       const bomb = handBuiltPdf([catalog, Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),

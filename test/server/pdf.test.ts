@@ -83,6 +83,15 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     assert.match(body.error, /encrypted and needs a password/);
   });
 
+  it('a PDF that cannot be read in the time left: 408 at once, in the hosted API\'s words, not retried', async () => {
+    const started = Date.now();
+    const error = await client.scrape(`${site.origin}/prices`, { timeout: 1000, parsers: [{ type: 'pdf', mode: 'ocr' }] }).then(() => undefined, (e: unknown) => e as { status?: number; code?: string; message: string });
+    assert.equal(error?.status, 408);
+    assert.equal(error?.code, 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR');
+    assert.match(error?.message ?? '', /^Insufficient time to process PDF of 2 pages \(by OCR\): \d+ms of the scrape's timeout \(1000ms\) are left\. Please increase the timeout parameter in your scrape request to at least \d+ms\.$/);
+    assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
+  });
+
   it('a monitor of a PDF: the first check sees it new, a changed price is a changed page with its diff', async () => {
     const monitor = await client.createMonitor({ name: 'Price list', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/prices`] }] });
     const finished = async (checkId: string) => {

@@ -15,7 +15,8 @@ import { hasPdfSignature } from './detect.js';
 import { hocrLineSizes, parseLayoutTsv, tidyOcr, type PageLayout } from './layout.js';
 import { bodyLineHeight, itemsMarkdown, layOutPage, type LaidOutPage } from './markdown.js';
 import { eraseRules } from './rules.js';
-import { runTool, ToolStopped, type PdfTool, type ToolLimits } from './tools.js';
+import { ensureTimeFor } from './time-estimate.js';
+import { findTool, runTool, ToolStopped, type PdfTool, type ToolLimits } from './tools.js';
 
 export interface PdfParseOptions {
   mode: 'fast' | 'auto' | 'ocr';
@@ -183,7 +184,9 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
     // The text layer's first run also gives the title and each page's size; when it returns
     // fewer pages than it asked for, it has counted them too, and pdfinfo is not needed.
     const firstRun = Math.min(PAGES_PER_RUN, options.maxPages ?? PAGES_PER_RUN);
+    const textStarted = Date.now();
     const firstText = options.mode === 'ocr' ? undefined : await readTextLayer(file, 1, firstRun, limits);
+    const textMs = Date.now() - textStarted;
     const counted = firstText && firstText.layouts.length < firstRun ? firstText.layouts.length : undefined;
     const info = counted !== undefined
       ? { pages: counted, ...(firstText?.title && { title: firstText.title }), sizes: new Map<number, [number, number]>() }
@@ -191,6 +194,10 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
     const pagesParsed = Math.min(info.pages, options.maxPages ?? Infinity);
     const warnings = new Set<string>();
     if (pagesParsed < info.pages) warnings.add(`only the first ${pagesParsed} of ${info.pages} pages were read (maxPages)`);
+    // The rest of the text layer, unless it cannot be read in the time left (time-estimate.ts).
+    if (firstText) {
+      ensureTimeFor('text', pagesParsed - firstText.layouts.length, info.pages, limits, firstText.layouts.length > 0 ? { msPerPage: textMs / firstText.layouts.length } : {});
+    }
 
     const layouts: PageLayout[] = [];
     if (firstText) {
@@ -211,6 +218,10 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
         : [];
     if (toOcr.length > 0) {
       try {
+        // Refused at once when its pages cannot be read by OCR in the time left; without
+        // tesseract, `auto` reads none of them and says so below.
+        findTool('tesseract');
+        ensureTimeFor('ocr', toOcr.length, info.pages, limits);
         const read = await inParallel(toOcr, Math.max(1, Math.min(2, availableParallelism())), (page) => ocrPage(file, dir, page, ocrDpi(info.sizes.get(page)), limits));
         for (const layout of read) if (layout) byNumber.set(layout.pageNumber, layout);
       } catch (error) {
