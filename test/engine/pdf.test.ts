@@ -21,6 +21,7 @@ import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
 import { encryptPdf, PdfPrinter, wordScores } from '../helpers/pdf-corpus.js';
 import { tempDir } from '../helpers/files.js';
+import { resolveToLoopback } from '../helpers/hosts.js';
 import { html, startServer, type Handler, type TestServer } from '../helpers/server.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -81,6 +82,12 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       '/broken': pdf(() => corpus['price-list']!.pdf.subarray(0, 2000)),
       '/site/': html('<title>Shop</title><main><h1>Shop</h1><a href="/site/prices">Our prices</a></main>'),
       '/site/prices': pdf(() => corpus['price-list']!.pdf),
+      // docs.google.com on loopback: a document's and a presentation's editor pages (drawn by
+      // script) and their exports, which answer a PDF when asked for one.
+      '/document/d/doc-1/edit': html('<title>Price list - Google Docs</title><div id="docs-editor"></div><script>draw()</script>'),
+      '/presentation/d/deck-1/edit': html('<title>Deck - Google Slides</title><div id="root"></div><script>draw()</script>'),
+      '/document/d/doc-1/export': (q, r) => (new URL(q.url!, 'http://x').searchParams.get('format') === 'pdf' ? pdf(() => corpus['price-list']!.pdf)(q, r) : void r.writeHead(400).end()),
+      '/presentation/d/deck-1/export': (q, r) => (new URL(q.url!, 'http://x').searchParams.get('format') === 'pdf' ? pdf(() => corpus.columns!.pdf)(q, r) : void r.writeHead(400).end()),
     });
   });
   after(async () => {
@@ -332,6 +339,26 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       assert.equal(document.pages?.[0]?.markdown, document.markdown);
       const encrypted = await scrapeOf('/secret').then(() => undefined, (error: unknown) => error);
       assert.ok(encrypted instanceof WebwatchError && encrypted.code === 'SCRAPE_PDF_ENCRYPTED');
+    });
+
+    it('Google Docs and Slides: fetched through their PDF export and read as PDFs; sourceURL is the URL asked', async () => {
+      const restore = resolveToLoopback(['docs.google.com']);
+      try {
+        const google = `http://docs.google.com:${new URL(server.origin).port}`;
+        const doc = await scrape({ url: `${google}/document/d/doc-1/edit?usp=sharing`, options: { parsers: [{ type: 'pdf', mode: 'fast' }] } }, context);
+        assert.match(doc.markdown ?? '', /^# Garden tools price list/);
+        assert.equal(doc.metadata.numPages, 3);
+        assert.equal(doc.metadata.creditsUsed, 3);
+        assert.equal(doc.metadata.contentType, 'application/pdf');
+        assert.equal(doc.metadata.sourceURL, `${google}/document/d/doc-1/edit?usp=sharing`);
+        assert.equal(doc.metadata.url, `${google}/document/d/doc-1/export?format=pdf`);
+        const deck = await scrape({ url: `${google}/presentation/d/deck-1/edit#slide=id.p`, options: { parsers: [{ type: 'pdf', mode: 'fast' }] } }, context);
+        assert.match(deck.markdown ?? '', /Alpha paragraph\./);
+        assert.equal(deck.metadata.url, `${google}/presentation/d/deck-1/export?format=pdf`);
+        assert.ok(!server.requests.some((request) => request.path.endsWith('/edit')), 'the editor pages were never asked for');
+      } finally {
+        restore();
+      }
     });
 
     it('crawl: a linked PDF is a page of the crawl, parsed, and its links are not followed', async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl, { type Document, type PdfPageBlocks } from '@mendable/firecrawl-js';
 import { findTool } from '../../src/engine/pdf/tools.js';
+import { resolveToLoopback } from '../helpers/hosts.js';
 import { encryptPdf, PdfPrinter } from '../helpers/pdf-corpus.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
@@ -39,6 +40,9 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     site = await startServer({
       '/prices': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(priceList),
       '/secret': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(secret),
+      // docs.google.com, on loopback for the tests that point it there: an editor page and its PDF export.
+      '/document/d/doc-1/edit': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Prices - Google Docs</title><div id="root"></div><script>draw()</script>'),
+      '/document/d/doc-1/export': (q, r) => void (q.url?.endsWith('?format=pdf') ? r.writeHead(200, { 'content-type': 'application/pdf' }).end(priceList) : r.writeHead(400).end()),
     });
     served = await serveWebwatch();
     client = new Firecrawl({ apiKey: (await served.keys.create('acme', new Date())).key, apiUrl: served.origin });
@@ -81,6 +85,20 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     assert.equal(body.success, false);
     assert.equal(body.code, 'SCRAPE_PDF_ENCRYPTED');
     assert.match(body.error, /encrypted and needs a password/);
+  });
+
+  it('a Google Docs URL: its PDF export, read as a PDF; sourceURL is the URL asked, url what was fetched', async () => {
+    const restore = resolveToLoopback(['docs.google.com']);
+    try {
+      const asked = `http://docs.google.com:${new URL(site.origin).port}/document/d/doc-1/edit?usp=sharing`;
+      const document = await client.scrape(asked, { formats: ['markdown'], parsers: [{ type: 'pdf', mode: 'fast' }] });
+      assert.equal(document.markdown, '# Prices\n\nThe spade costs 24.50 this week.\n\nDelivery takes two days.');
+      assert.equal(document.metadata?.sourceURL, asked);
+      assert.equal(document.metadata?.url, `http://docs.google.com:${new URL(site.origin).port}/document/d/doc-1/export?format=pdf`);
+      assert.equal(document.metadata?.numPages, 2);
+    } finally {
+      restore();
+    }
   });
 
   it('a PDF that cannot be read in the time left: 408 at once, in the hosted API\'s words, not retried', async () => {

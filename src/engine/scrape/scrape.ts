@@ -9,6 +9,7 @@ import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOU
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
 import type { Rendered } from '../browser/render.js';
+import { googleExportUrl } from '../pdf/google-docs.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
 import { diffJson } from '../diff/json-diff.js';
 import { extractionWanted, modelNeeds, modelNotConfigured, trackingSettings, type TrackingSettings } from '../extract/needs.js';
@@ -232,6 +233,15 @@ async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
   });
 }
 
+/**
+ * What a plain fetch asks for the URL asked: a Google Docs or Slides document's PDF export
+ * instead of its editor page (pdf/google-docs.ts), otherwise the URL itself. A browser still
+ * renders the page asked, for its actions and screenshots.
+ */
+function urlToFetch(url: string): string {
+  return googleExportUrl(url) ?? url;
+}
+
 function responseFingerprint(version: string, cacheKey: string, page: FetchedPage): string {
   const hash = createHash('sha256').update(`${version}\n${cacheKey}\n${page.statusCode}\n${page.contentType ?? ''}\n${page.finalUrl}\n`);
   return hash.update(page.body).digest('base64url');
@@ -251,7 +261,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
     page = rendered.page;
   } else {
     page = await fetchPage({
-      url: request.url,
+      url: urlToFetch(request.url),
       timeoutMs: options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS,
       headers: requestHeaders(options, context.version),
       skipTlsVerification: options.skipTlsVerification ?? true,
