@@ -116,7 +116,7 @@ _webwatch() {
       "crawl --sitemap") kind="choices=include,skip,only";;
       "crawl -o"|"crawl --output") kind="directories";;
       "map --sitemap") kind="choices=include,skip,only";;
-      "search --sources") kind="list=web,news";;
+      "search --sources") kind="list=web,news,images";;
       "search --tbs") kind="choices=qdr:h,qdr:d,qdr:w,qdr:m,qdr:y";;
       "search -f"|"search --format") kind="list=markdown,summary,html,rawHtml,rawBase64,links,images,branding,product,menu,screenshot,json,changeTracking,audio,video,question,highlights";;
       "agent run --schema") kind="files";;

@@ -188,7 +188,7 @@ complete -c webwatch -n '__webwatch_at \'map\'' -l keep-query-parameters -d 'kee
 complete -c webwatch -n '__webwatch_at \'map\'' -l limit -x -d 'at most this many URLs (default 5000, at most 100000)'
 complete -c webwatch -n '__webwatch_at \'map\'' -l timeout -x -d 'give up after this many milliseconds'
 complete -c webwatch -n '__webwatch_at \'search\'' -l limit -x -d 'at most this many results per source (default 5, at most 100)'
-complete -c webwatch -n '__webwatch_at \'search\'' -l sources -x -a '(__webwatch_list web news)' -d 'comma-separated: web (default), news'
+complete -c webwatch -n '__webwatch_at \'search\'' -l sources -x -a '(__webwatch_list web news images)' -d 'comma-separated: web (default), news, images'
 complete -c webwatch -n '__webwatch_at \'search\'' -l tbs -x -a 'qdr:h qdr:d qdr:w qdr:m qdr:y' -d 'only results of the past hour, day, week, month or year'
 complete -c webwatch -n '__webwatch_at \'search\'' -l include-domain -x -d 'only results from this domain or its subdomains (repeatable)'
 complete -c webwatch -n '__webwatch_at \'search\'' -l exclude-domain -x -d 'no results from this domain or its subdomains (repeatable)'

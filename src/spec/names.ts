@@ -9,5 +9,5 @@ export const FORMAT_NAMES = [
   'menu', 'screenshot', 'json', 'changeTracking', 'audio', 'video', 'question', 'highlights',
 ] as const;
 
-/** Result sources of a search. */
-export const SEARCH_SOURCES = ['web', 'news'] as const;
+/** Result sources of a search (the hosted SDK's SearchRequest.sources, but `alexandria`). */
+export const SEARCH_SOURCES = ['web', 'news', 'images'] as const;

@@ -1,7 +1,8 @@
 /**
  * The search request (POST /v2/search, `webwatch search`), as the hosted SDK sends it. Fields
  * webwatch cannot honour are refused by name, or accepted with a warning where the hosted API
- * itself treats them as hints (location, country).
+ * itself treats them as hints (location, country). `sources` are `web` (the default), `news` and
+ * `images`, each a string or `{type}`; with `images` the answer has all three lists.
  */
 import { z } from 'zod';
 import { describeIssue, type Problem } from './issues.js';
@@ -20,7 +21,7 @@ export type SearchTimeRange = (typeof SEARCH_TBS)[keyof typeof SEARCH_TBS];
 const source = z.union([z.string(), z.object({ type: z.string() })]).transform((value, context) => {
   const type = typeof value === 'string' ? value : value.type;
   if ((SEARCH_SOURCES as readonly string[]).includes(type)) return type as SearchSource;
-  context.addIssue({ code: 'custom', message: type === 'images' || type === 'alexandria' ? `"${type}" results are not offered by webwatch (sources: web, news)` : `must be one of ${SEARCH_SOURCES.join(', ')}` });
+  context.addIssue({ code: 'custom', message: type === 'alexandria' ? `"${type}" results are not offered by webwatch (sources: ${SEARCH_SOURCES.join(', ')})` : `must be one of ${SEARCH_SOURCES.join(', ')}` });
   return z.NEVER;
 });
 

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import Firecrawl from '@mendable/firecrawl-js';
+import Firecrawl, { type SearchResultImages, type SearchResultNews } from '@mendable/firecrawl-js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -31,6 +31,20 @@ describe('search', () => {
         if (q === 'provider error') return void response.writeHead(500).end('oops');
         if (q === 'malformed') return void response.writeHead(200, { 'content-type': 'application/json' }).end('{"results": [');
         if (q === 'slow') return void setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"results": []}'), 3000);
+        if (params.get('categories') === 'images') {
+          // SearXNG's image results: the image in img_src, its size in resolution (spelled as engines do) or width and height.
+          const images = [
+            { url: 'https://photos.example/gpu', title: 'GPU photo', img_src: 'https://photos.example/gpu.jpg', resolution: '1920x1080', thumbnail_src: 'https://t.example/1.jpg' },
+            { url: 'https://blog.example/launch', title: 'Launch day', img_src: '/img/launch.png', resolution: '800 × 600' },
+            { url: 'https://cdn.example/page', title: 'Sized by fields', img_src: 'https://cdn.example/board.webp', img_width: 640, img_height: '480' },
+            { url: 'https://again.example/gpu', title: 'Same image elsewhere', img_src: 'https://photos.example/gpu.jpg', resolution: '1920x1080' },
+            { url: 'https://inline.example/', title: 'Inline', img_src: 'data:image/png;base64,AAAA' },
+            { url: 'https://spam.example/img', title: 'Spam', img_src: 'https://spam.example/a.jpg' },
+            { url: 'https://nosize.example/', title: '', img_src: 'https://nosize.example/x.gif', resolution: 'unknown' },
+            { url: 'https://nosrc.example/', title: 'No image' },
+          ];
+          return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: q, results: images }));
+        }
         const news = params.get('categories') === 'news';
         const results = news
           ? [{ url: 'https://news.example/gpu', title: 'GPU news', content: 'Launch coverage', publishedDate: '2026-11-21T10:00:00Z' }]
@@ -65,6 +79,40 @@ describe('search', () => {
     assert.equal((await search({ query: 'gpu launch', limit: 1 })).body.data.web.length, 1);
   });
 
+  it('images: asked of SearXNG\'s images category; the answer then has web, news and images, each a list', async () => {
+    const { status, body } = await search({ query: 'gpu launch', sources: ['images'], excludeDomains: ['spam.example'] });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(asked.at(-1)!.get('categories'), 'images');
+    assert.deepEqual(Object.keys(body.data), ['web', 'news', 'images']);
+    assert.deepEqual([body.data.web, body.data.news], [[], []]);
+    assert.deepEqual(body.data.images, [
+      { title: 'GPU photo', imageUrl: 'https://photos.example/gpu.jpg', imageWidth: 1920, imageHeight: 1080, url: 'https://photos.example/gpu', position: 1 },
+      { title: 'Launch day', imageUrl: 'https://blog.example/img/launch.png', imageWidth: 800, imageHeight: 600, url: 'https://blog.example/launch', position: 2 },
+      { title: 'Sized by fields', imageUrl: 'https://cdn.example/board.webp', imageWidth: 640, imageHeight: 480, url: 'https://cdn.example/page', position: 3 },
+      { imageUrl: 'https://nosize.example/x.gif', url: 'https://nosize.example/', position: 4 },
+    ]);
+    // With web and images: the web results, no news, the images; the limit is per source.
+    const both = await search({ query: 'gpu launch', sources: [{ type: 'web' }, 'images'], limit: 2 });
+    assert.deepEqual(Object.keys(both.body.data), ['web', 'news', 'images']);
+    assert.deepEqual(both.body.data.web.map((r: { url: string }) => r.url), [`${site.origin}/launch`, 'https://spam.example/gpu']);
+    assert.deepEqual(both.body.data.news, []);
+    assert.deepEqual(both.body.data.images.map((r: { imageUrl: string }) => r.imageUrl), ['https://photos.example/gpu.jpg', 'https://blog.example/img/launch.png']);
+    // Image results are not scraped.
+    const scraped = await search({ query: 'gpu launch', sources: ['images'], scrapeOptions: { formats: ['markdown'] } });
+    assert.equal(scraped.body.data.images[0].markdown, undefined);
+    // Without images, the sources asked only, as before.
+    assert.deepEqual(Object.keys((await search({ query: 'gpu launch' })).body.data), ['web']);
+    // A server whose provider is another v2 API (this one) passes its images on.
+    const relay = await serveWebwatch({ search: { provider: 'v2', apiUrl: served.url, apiKey: key } });
+    try {
+      const relayed = await search({ query: 'gpu launch', sources: ['images'], limit: 3 }, relay.url, (await relay.keys.create('acme', new Date())).key);
+      assert.equal(relayed.status, 200, JSON.stringify(relayed.body));
+      assert.deepEqual(relayed.body.data.images, body.data.images.slice(0, 3));
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('scrapes each result with scrapeOptions, under the private-address rule of the server', async () => {
     const { body } = await search({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } });
     assert.equal(body.data.web.length, 1);
@@ -82,9 +130,10 @@ describe('search', () => {
   });
 
   it('names the field it refuses, and says why the provider failed', async () => {
-    const images = await search({ query: 'x', sources: ['images'] });
-    assert.equal(images.status, 400);
-    assert.match(JSON.stringify(images.body.details), /sources\[0\].*not offered/);
+    const alexandria = await search({ query: 'x', sources: ['alexandria'] });
+    assert.equal(alexandria.status, 400);
+    assert.match(JSON.stringify(alexandria.body.details), /sources\[0\].*not offered by webwatch \(sources: web, news, images\)/);
+    assert.match(JSON.stringify((await search({ query: 'x', sources: ['videos'] })).body.details), /must be one of web, news, images/);
     const tbs = await search({ query: 'x', tbs: 'cdr:1,cd_min:1/1/2020' });
     assert.equal(tbs.status, 400);
     assert.match(JSON.stringify(tbs.body.details), /tbs/);
@@ -117,6 +166,11 @@ describe('search', () => {
     const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
     const found = await client.search('gpu launch', { limit: 5, sources: ['web'] });
     assert.deepEqual(found.web?.map((r) => (r as { url: string }).url), [`${site.origin}/launch`, 'https://spam.example/gpu', 'https://docs.example/gpu']);
+    const pictures = await client.search('gpu launch', { limit: 2, sources: ['images', { type: 'news' }] });
+    assert.deepEqual([pictures.web, pictures.news?.map((r) => (r as SearchResultNews).url)], [[], ['https://news.example/gpu']]);
+    const [first] = (pictures.images ?? []) as SearchResultImages[];
+    assert.deepEqual(first, { title: 'GPU photo', imageUrl: 'https://photos.example/gpu.jpg', imageWidth: 1920, imageHeight: 1080, url: 'https://photos.example/gpu', position: 1 });
+    assert.equal(pictures.images?.length, 2);
     const home = tempDir();
     const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', served.origin, '--api-key', key, 'search', 'gpu launch', '--json'], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home });
     assert.match(stdout, /docs\.example\/gpu/);
@@ -132,8 +186,12 @@ describe('search', () => {
     assert.deepEqual(JSON.parse(remote.stdout).news.map((r: { url: string }) => r.url), ['https://news.example/gpu']);
     const scraped = JSON.parse((await run(['search', 'gpu launch', '--include-domain', '127.0.0.1', '-f', 'markdown', '--json'], { env: { XDG_CONFIG_HOME: config } })).stdout);
     assert.match(scraped.web[0].markdown, /It launched today/);
-    const bad = await run(['search', 'x', '--sources', 'images'], { env: { XDG_CONFIG_HOME: config } });
+    const images = await run(['search', 'gpu launch', '--sources', 'images', '--limit', '2'], { env: { XDG_CONFIG_HOME: config } });
+    assert.equal(images.code, 0, images.stderr);
+    assert.equal(images.stdout, '1\thttps://photos.example/gpu.jpg\tGPU photo\n2\thttps://blog.example/img/launch.png\tLaunch day\n');
+    assert.match(images.stderr, /web: no results\n(.|\n)*news: no results\n(.|\n)*images:/);
+    const bad = await run(['search', 'x', '--sources', 'alexandria'], { env: { XDG_CONFIG_HOME: config } });
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--sources: "images" results are not offered/);
+    assert.match(bad.stderr, /--sources: "alexandria" results are not offered/);
   });
 });

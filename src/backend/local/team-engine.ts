@@ -241,7 +241,7 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
           },
         }),
       });
-      await spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0)) + scraped);
+      await spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0) + (answer.images?.length ?? 0)) + scraped);
       return answer;
     },
     usage: async () => {

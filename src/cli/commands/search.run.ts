@@ -63,7 +63,8 @@ export async function runSearch(context: CommandContext, query: string, rawFlags
       output.jsonDocument(answer);
       return EXIT.ok;
     }
-    const groups = [['web', answer.web], ['news', answer.news]] as const;
+    const images = answer.images?.map((r) => ({ position: r.position, url: r.imageUrl, title: r.title }));
+    const groups = [['web', answer.web], ['news', answer.news], ['images', images]] as const;
     for (const [name, results] of groups) {
       if (!results) continue;
       if (results.length === 0) {

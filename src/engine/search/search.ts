@@ -11,15 +11,20 @@ export interface SearchResult {
   snippet: string;
   /** ISO-8601, when the provider knows it. */
   publishedAt: string | null;
+  /** An image result's image (`url` is then the page that shows it), and its size when known. */
+  image?: { url: string; width?: number; height?: number };
 }
+
+export type SearchCategory = 'general' | 'news' | 'images';
 
 export interface SearchProvider {
   readonly name: string;
   /**
    * Results published within `window`, or of any time without one (the agent's searches);
-   * `category` news asks for news, `timeRange` for the past day, week, month or year.
+   * `category` news asks for news, images for images (results with `image`), `timeRange` for
+   * the past day, week, month or year.
    */
-  search(query: string, options: { window?: SearchWindow; limit: number; category?: 'general' | 'news'; timeRange?: 'day' | 'week' | 'month' | 'year'; signal?: AbortSignal }): Promise<SearchResult[]>;
+  search(query: string, options: { window?: SearchWindow; limit: number; category?: SearchCategory; timeRange?: 'day' | 'week' | 'month' | 'year'; signal?: AbortSignal }): Promise<SearchResult[]>;
 }
 
 export type SearchWindow = '5m' | '15m' | '1h' | '6h' | '24h' | '7d';
@@ -49,6 +54,48 @@ const isoOrNull = (value: unknown) => {
   return Number.isNaN(time) ? null : new Date(time).toISOString();
 };
 
+/** A positive whole number of pixels, from a number or a numeric string. */
+const pixels = (value: unknown): number | undefined => {
+  const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) && number > 0 ? number : undefined;
+};
+
+/** A SearXNG image result's size: its `resolution` ("1920x1080", "1920 x 1080", "1920×1080"), or width and height fields. */
+export function imageSize(result: { resolution?: unknown; img_width?: unknown; img_height?: unknown; width?: unknown; height?: unknown }): { width?: number; height?: number } {
+  const match = typeof result.resolution === 'string' ? /^\s*(\d+)\s*[x×X]\s*(\d+)\s*$/.exec(result.resolution) : null;
+  const width = pixels(match?.[1]) ?? pixels(result.img_width) ?? pixels(result.width);
+  const height = pixels(match?.[2]) ?? pixels(result.img_height) ?? pixels(result.height);
+  return { ...(width && { width }), ...(height && { height }) };
+}
+
+interface SearxngResult {
+  url?: unknown;
+  title?: unknown;
+  content?: unknown;
+  publishedDate?: unknown;
+  img_src?: unknown;
+  resolution?: unknown;
+  img_width?: unknown;
+  img_height?: unknown;
+  width?: unknown;
+  height?: unknown;
+}
+
+/** One result of SearXNG's JSON answer; for images, only one with its image's address (`img_src`, made absolute against the page's). */
+function searxngResult(result: SearxngResult, images: boolean): SearchResult | undefined {
+  if (typeof result.url !== 'string') return undefined;
+  const found: SearchResult = { url: result.url, title: typeof result.title === 'string' ? result.title : '', snippet: typeof result.content === 'string' ? result.content : '', publishedAt: isoOrNull(result.publishedDate) };
+  if (!images) return found;
+  if (typeof result.img_src !== 'string' || result.img_src === '') return undefined;
+  let src: string;
+  try {
+    src = new URL(result.img_src, result.url).href;
+  } catch {
+    return undefined;
+  }
+  return { ...found, image: { url: src, ...imageSize(result) } };
+}
+
 /** SearXNG's JSON API (`format=json` must be enabled in its settings). */
 export function searxngProvider(baseUrl: string): SearchProvider {
   return {
@@ -64,11 +111,15 @@ export function searxngProvider(baseUrl: string): SearchProvider {
         // SearXNG's coarsest filter that still covers the window; finer windows are cut here.
         if (window) url.searchParams.set('time_range', window === '7d' ? 'week' : 'day');
         else if (timeRange) url.searchParams.set('time_range', timeRange);
-        if (category === 'news') url.searchParams.set('categories', 'news');
-        const body = (await getJson(url, { ...(signal && { signal }) })) as { results?: { url?: string; title?: string; content?: string; publishedDate?: string | null }[] };
-        const found = (body.results ?? []).filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.content ?? '', publishedAt: isoOrNull(r.publishedDate) }));
+        // News and images are SearXNG categories of their own, as the hosted sources are.
+        if (category === 'news' || category === 'images') url.searchParams.set('categories', category);
+        const body = (await getJson(url, { ...(signal && { signal }) })) as { results?: unknown };
+        const answered: unknown[] = Array.isArray(body.results) ? body.results : [];
+        const found = answered
+          .map((r) => (r && typeof r === 'object' ? searxngResult(r as SearxngResult, category === 'images') : undefined))
+          .filter((r): r is SearchResult => r !== undefined);
         results.push(...found);
-        if (found.length < SEARXNG_FULL_PAGE || results.length >= limit) break;
+        if (answered.length < SEARXNG_FULL_PAGE || results.length >= limit) break;
       }
       return results;
     },
@@ -87,11 +138,22 @@ export function v2SearchProvider(apiUrl: string, apiKey: string | undefined): Se
       const body = (await getJson(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) },
-        body: JSON.stringify({ query, limit, ...(range && { tbs: range }), ...(category === 'news' && { sources: ['news'] }) }),
+        body: JSON.stringify({ query, limit, ...(range && { tbs: range }), ...((category === 'news' || category === 'images') && { sources: [category] }) }),
         ...(signal && { signal }),
       })) as {
-        data?: { web?: { url?: string; title?: string; description?: string; date?: string }[]; news?: { url?: string; title?: string; snippet?: string; date?: string }[] } | { url?: string; title?: string; description?: string }[];
+        data?: {
+          web?: { url?: string; title?: string; description?: string; date?: string }[];
+          news?: { url?: string; title?: string; snippet?: string; date?: string }[];
+          images?: { url?: string; title?: string; imageUrl?: string; imageWidth?: number; imageHeight?: number }[];
+        } | { url?: string; title?: string; description?: string }[];
       };
+      if (category === 'images') {
+        const images = Array.isArray(body.data) ? [] : body.data?.images ?? [];
+        return images.filter((r) => typeof r.url === 'string' && typeof r.imageUrl === 'string').map((r) => ({
+          url: r.url!, title: r.title ?? '', snippet: '', publishedAt: null,
+          image: { url: r.imageUrl!, ...imageSize({ width: r.imageWidth, height: r.imageHeight }) },
+        }));
+      }
       const items = Array.isArray(body.data) ? body.data : (category === 'news' ? body.data?.news?.map((n) => ({ ...n, description: n.snippet })) : body.data?.web) ?? [];
       return items.filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.description ?? '', publishedAt: isoOrNull((r as { date?: string }).date) }));
     },

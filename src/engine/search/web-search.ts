@@ -1,7 +1,10 @@
 /**
  * One web search (POST /v2/search, `webwatch search`): the configured provider's results for
  * each source asked, filtered by domain and time, de-duplicated, numbered, and, with scrape
- * options, each scraped, a few at a time.
+ * options, each scraped, a few at a time. Image results (source `images`, the provider's images
+ * category) are filtered by the domain of the page that shows them, de-duplicated by image, and
+ * not scraped; a search that asks for them answers web, news and images, each a list, empty when
+ * it was not asked for or nothing was found.
  */
 import { inParallel } from '../../lib/in-parallel.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -10,7 +13,7 @@ import { SEARCH_TBS, type SearchRequest, type SearchSource } from '../../spec/se
 import type { ScrapeDocument } from '../scrape/document.js';
 import { resultKey, type SearchProvider, type SearchResult } from './search.js';
 
-export type { NewsResult, SearchAnswer, WebResult, WithDocument } from '../../contract/search.js';
+export type { ImageResult, NewsResult, SearchAnswer, WebResult, WithDocument } from '../../contract/search.js';
 import type { NewsResult, SearchAnswer, WebResult, WithDocument } from '../../contract/search.js';
 
 export const SEARCH_NOT_CONFIGURED = 'no search provider is configured';
@@ -41,7 +44,7 @@ export async function webSearch(request: SearchRequest, deps: SearchDeps): Promi
   const oldest = range === 'hour' ? deps.now().getTime() - 3_600_000 : undefined;
 
   const sources: SearchSource[] = request.sources ? [...new Set(request.sources)] : ['web'];
-  const answer: SearchAnswer = {};
+  let answer: SearchAnswer = {};
   const warnings: string[] = [];
   if (request.location || request.country) warnings.push('location and country are not used: the search provider answers for its own region');
 
@@ -50,7 +53,7 @@ export async function webSearch(request: SearchRequest, deps: SearchDeps): Promi
     try {
       found = await provider.search(request.query, {
         limit: request.limit,
-        category: source === 'news' ? 'news' : 'general',
+        category: source === 'web' ? 'general' : source,
         ...(range && { timeRange: range === 'hour' ? 'day' : range }),
         signal: combined,
       });
@@ -68,20 +71,33 @@ export async function webSearch(request: SearchRequest, deps: SearchDeps): Promi
       } catch {
         continue;
       }
+      // An image is one whose address the client can fetch (no data: or other inline images).
+      if (source === 'images' && !/^https?:\/\//i.test(result.image?.url ?? '')) continue;
       if (request.includeDomains?.length && !inDomains(host, request.includeDomains)) continue;
       if (request.excludeDomains?.length && inDomains(host, request.excludeDomains)) continue;
       if (oldest !== undefined && result.publishedAt && Date.parse(result.publishedAt) < oldest) continue;
-      const key = resultKey(result.url);
+      const key = source === 'images' ? result.image!.url : resultKey(result.url);
       if (seen.has(key) || kept.length >= request.limit) continue;
       seen.add(key);
       kept.push(result);
     }
     if (source === 'web') {
       answer.web = kept.map((r, i) => ({ url: r.url, ...(r.title && { title: r.title }), ...(r.snippet && { description: r.snippet }), position: i + 1 }));
-    } else {
+    } else if (source === 'news') {
       answer.news = kept.map((r, i) => ({ url: r.url, ...(r.title && { title: r.title }), ...(r.snippet && { snippet: r.snippet }), ...(r.publishedAt && { date: r.publishedAt }), position: i + 1 }));
+    } else {
+      answer.images = kept.map((r, i) => ({
+        ...(r.title && { title: r.title }),
+        imageUrl: r.image!.url,
+        ...(r.image!.width && { imageWidth: r.image!.width }),
+        ...(r.image!.height && { imageHeight: r.image!.height }),
+        url: r.url,
+        position: i + 1,
+      }));
     }
   }
+  // With images asked, all three lists, in the SDK's order, empty where nothing was asked or found.
+  if (sources.includes('images')) answer = { web: answer.web ?? [], news: answer.news ?? [], images: answer.images ?? [] };
 
   if (deps.scrape) {
     const scrapeOne = deps.scrape;
