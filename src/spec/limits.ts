@@ -53,6 +53,10 @@ export const QUESTION_MAX_LENGTH = 10_000;
 export const IMAGE_QUALITY_MIN = 1;
 export const IMAGE_QUALITY_MAX = 100;
 
+/** A screenshot's viewport (of the format or of the action), in CSS pixels: at most 8K UHD. */
+export const VIEWPORT_WIDTH_MAX = 7680;
+export const VIEWPORT_HEIGHT_MAX = 4320;
+
 /** Credit costs the spec states (§8). */
 export const CREDITS = {
   lockdownHit: 5,

@@ -25,8 +25,8 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
   const object = <T extends z.ZodRawShape>(shape: T) => modeObject(mode, shape);
 
   const viewport = object({
-    width: z.number().int().positive(),
-    height: z.number().int().positive(),
+    width: z.number().int().positive().max(limits.VIEWPORT_WIDTH_MAX),
+    height: z.number().int().positive().max(limits.VIEWPORT_HEIGHT_MAX),
   });
 
   const screenshotOptions = {
