@@ -31,6 +31,12 @@ export const SEARCH_WINDOW_DEFAULT = '24h';
 export const SCRAPE_TIMEOUT_MIN_MS = 1000;
 export const SCRAPE_TIMEOUT_MAX_MS = 300_000;
 export const SCRAPE_TIMEOUT_DEFAULT_MS = 60_000;
+/**
+ * `waitFor` is at most half of the scrape's timeout, the one given or the default above, as the
+ * hosted API rules: the rest of the timeout is left for loading the page and converting it. A
+ * longer wait could only end in a 408 after the whole timeout was spent.
+ */
+export const WAIT_FOR_TIMEOUT_FRACTION = 0.5;
 export const MAX_AGE_DEFAULT_MS = 172_800_000;
 /** With `lockdown`, the default maxAge widens to two years. */
 export const LOCKDOWN_MAX_AGE_DEFAULT_MS = 2 * 365 * 24 * 60 * 60 * 1000;

@@ -21,6 +21,35 @@ export const PII_ENTITIES = ['PERSON', 'EMAIL', 'PHONE', 'LOCATION', 'FINANCIAL'
 
 const imageQuality = () => z.number().int().min(limits.IMAGE_QUALITY_MIN).max(limits.IMAGE_QUALITY_MAX);
 
+/**
+ * `waitFor` against the timeout it shares (limits.WAIT_FOR_TIMEOUT_FRACTION): the timeout given,
+ * else the default one, which the message names, with the fix (a longer timeout, or a shorter
+ * wait).
+ */
+export function waitForProblem(waitFor: number, timeout: number | undefined): string | undefined {
+  const effective = timeout ?? limits.SCRAPE_TIMEOUT_DEFAULT_MS;
+  const most = Math.floor(effective * limits.WAIT_FOR_TIMEOUT_FRACTION);
+  if (waitFor <= most) return undefined;
+  const needed = Math.ceil(waitFor / limits.WAIT_FOR_TIMEOUT_FRACTION);
+  const hint = needed <= limits.SCRAPE_TIMEOUT_MAX_MS
+    ? `a timeout of at least ${needed} ms allows it`
+    : `no timeout allows it: the longest, ${limits.SCRAPE_TIMEOUT_MAX_MS} ms, allows at most ${Math.floor(limits.SCRAPE_TIMEOUT_MAX_MS * limits.WAIT_FOR_TIMEOUT_FRACTION)} ms`;
+  const against = timeout === undefined
+    ? `the default timeout of ${effective} ms, which applies as timeout is not given`
+    : `the timeout of ${effective} ms`;
+  return `waitFor must not exceed half of timeout: ${waitFor} ms is more than half of ${against} (${most} ms); ${hint}`;
+}
+
+/** The rule runs beside the other fields' errors, once waitFor and timeout are each valid. */
+function waitForComparable(payload: z.core.ParsePayload): boolean {
+  const value = payload.value as { waitFor?: unknown; timeout?: unknown } | null;
+  if (typeof value !== 'object' || value === null) return false;
+  const { waitFor, timeout } = value;
+  const validTimeout = timeout === undefined
+    || (Number.isInteger(timeout) && (timeout as number) >= limits.SCRAPE_TIMEOUT_MIN_MS && (timeout as number) <= limits.SCRAPE_TIMEOUT_MAX_MS);
+  return Number.isInteger(waitFor) && (waitFor as number) >= 0 && validTimeout;
+}
+
 export function buildScrapeOptionsSchemas(mode: SchemaMode) {
   const object = <T extends z.ZodRawShape>(shape: T) => modeObject(mode, shape);
 
@@ -178,7 +207,10 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     auditMetadata: closedObject({
       username: z.string().max(limits.AUDIT_USERNAME_MAX_LENGTH),
     }).optional(),
-  });
+  }).superRefine((options, ctx) => {
+    const problem = options.waitFor === undefined ? undefined : waitForProblem(options.waitFor, options.timeout);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['waitFor'], input: options.waitFor, message: problem });
+  }, { when: waitForComparable });
 
   return { scrapeOptions, formats, action, viewport };
 }

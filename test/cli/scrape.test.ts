@@ -362,4 +362,16 @@ describe('webwatch scrape: the browser flags', () => {
     assert.equal(negative.stderr.split('\n')[0], 'error: invalid scrape options: waitFor: must be at least 0 (got -5)');
     assert.equal(bodies.length, before);
   });
+
+  it('a wait longer than half of the timeout (--timeout, or the default) is a usage error sent nowhere', async () => {
+    const before = bodies.length;
+    const given = await run(['scrape', 'https://a.example/', '--wait-for', '8000', '--timeout', '15000'], { env: env() });
+    assert.equal(given.code, 2);
+    assert.match(given.stderr.split('\n')[0]!, /^error: invalid scrape options: waitFor: waitFor must not exceed half of timeout: 8000 ms is more than half of the timeout of 15000 ms/);
+    const unset = await run(['scrape', 'https://a.example/', '--wait-for', '40000'], { env: env() });
+    assert.equal(unset.code, 2);
+    assert.match(unset.stderr.split('\n')[0]!, /half of the default timeout of 60000 ms, which applies as timeout is not given/);
+    assert.equal(bodies.length, before);
+    assert.equal((await run(['scrape', 'https://a.example/', '--wait-for', '40000', '--timeout', '80000'], { env: env() })).code, 0);
+  });
 });

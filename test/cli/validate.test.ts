@@ -95,6 +95,45 @@ describe('monitor validate', () => {
     assert.equal(result.stdout.replaceAll(dir, '<dir>'), '<dir>/b.yml:3:7  name  duplicate monitor name "Pricing": already defined at <dir>/a.yaml:1\n');
   });
 
+  it('holds waitFor to half of the timeout (given, or the default), screenshot viewports to 7680 x 4320, and format objects closed', async () => {
+    const file = `name: Rules
+schedule: {cron: "0 * * * *"}
+targets:
+  - type: scrape
+    urls: [https://example.com/a]
+    scrapeOptions:
+      timeout: 15000
+      waitFor: 8000
+  - type: crawl
+    url: https://example.com
+    scrapeOptions:
+      waitFor: 40000
+      formats:
+        - type: screenshot
+          viewport: {width: 8000, height: 4320}
+        - type: json
+          prompt: the price
+          systemPrompt: be brief
+  - type: scrape
+    urls: [https://example.com/b]
+    scrapeOptions:
+      timeout: 15000
+      waitFor: 7500
+      actions:
+        - {type: screenshot, viewport: {width: 7680, height: 4321}}
+`;
+    const dir = writeFiles({ 'rules.yaml': file });
+    const result = await run(['monitor', 'validate', join(dir, 'rules.yaml')]);
+    assert.equal(result.code, 2);
+    assert.deepEqual(result.stdout.trim().split('\n').map((line) => line.replace(dir, '<dir>')), [
+      '<dir>/rules.yaml:8:16  targets[0].scrapeOptions.waitFor  waitFor must not exceed half of timeout: 8000 ms is more than half of the timeout of 15000 ms (7500 ms); a timeout of at least 16000 ms allows it',
+      '<dir>/rules.yaml:12:16  targets[1].scrapeOptions.waitFor  waitFor must not exceed half of timeout: 40000 ms is more than half of the default timeout of 60000 ms, which applies as timeout is not given (30000 ms); a timeout of at least 80000 ms allows it',
+      '<dir>/rules.yaml:15:29  targets[1].scrapeOptions.formats[0].viewport.width  must be at most 7680 (got 8000)',
+      '<dir>/rules.yaml:18:11  targets[1].scrapeOptions.formats[1].systemPrompt  unknown field "systemPrompt"',
+      '<dir>/rules.yaml:25:62  targets[2].scrapeOptions.actions[0].viewport.height  must be at most 4320 (got 4321)',
+    ]);
+  });
+
   it('reads standard input for -', async () => {
     const result = await run(['monitor', 'validate', '-', '--json'], { stdin: VALID.replace('${HOOK_TOKEN}', 'x') });
     assert.equal(result.code, 0);

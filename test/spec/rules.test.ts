@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatPath } from '../../src/spec/issues.js';
-import { PATH_PATTERN_MAX_LENGTH, PATH_PATTERN_MAX_PROGRAM_SIZE, PATH_PATTERNS_MAX } from '../../src/spec/limits.js';
+import { PATH_PATTERN_MAX_LENGTH, PATH_PATTERN_MAX_PROGRAM_SIZE, PATH_PATTERNS_MAX, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../src/spec/limits.js';
 import { normalizeMonitor } from '../../src/spec/monitor.js';
-import { validateMonitorRequest } from '../../src/spec/schemas.js';
+import { validateMonitorRequest, validateScrapeOptions } from '../../src/spec/schemas.js';
 import { scrapeTarget, searchTarget, validMonitor } from '../helpers/monitors.js';
 
 function problems(input: unknown, mode: 'file' | 'wire' = 'file') {
@@ -74,6 +74,51 @@ describe('unknown keys', () => {
     assert.match(problemAt(wait, 'targets[0].scrapeOptions.actions[0].extra', 'wire'), /unknown field/);
     const pii = validMonitor({ targets: [scrapeTarget({ redactPII: { mode: 'fast', style: 'tag' } })] });
     assert.match(problemAt(pii, 'targets[0].scrapeOptions.redactPII.style', 'wire'), /unknown field/);
+  });
+});
+
+describe('waitFor and timeout', () => {
+  const at = 'targets[0].scrapeOptions.waitFor';
+  const options = (scrapeOptions: Record<string, unknown>) => validMonitor({ targets: [scrapeTarget(scrapeOptions)] });
+
+  it('waitFor may be at most half of the timeout given', () => {
+    for (const mode of ['file', 'wire'] as const) {
+      assert.deepEqual(problems(options({ waitFor: 5000, timeout: 15000 }), mode), []);
+      assert.deepEqual(problems(options({ waitFor: 7500, timeout: 15000 }), mode), []);
+      for (const waitFor of [7501, 8000, 15000, 20000]) {
+        assert.equal(problemAt(options({ waitFor, timeout: 15000 }), at, mode),
+          `waitFor must not exceed half of timeout: ${waitFor} ms is more than half of the timeout of 15000 ms (7500 ms); a timeout of at least ${waitFor * 2} ms allows it`);
+      }
+    }
+  });
+
+  it('without a timeout, the default timeout (60000 ms) is the one, and the message says so', () => {
+    assert.equal(SCRAPE_TIMEOUT_DEFAULT_MS, 60_000);
+    assert.deepEqual(problems(options({ waitFor: 30_000 })), []);
+    assert.equal(problemAt(options({ waitFor: 30_001 }), at),
+      'waitFor must not exceed half of timeout: 30001 ms is more than half of the default timeout of 60000 ms, which applies as timeout is not given (30000 ms); a timeout of at least 60002 ms allows it');
+    assert.deepEqual(problems(options({ waitFor: 40_000, timeout: 80_000 })), []);
+  });
+
+  it('says when no timeout can allow the wait', () => {
+    assert.match(problemAt(options({ waitFor: 150_001, timeout: 300_000 }), at), /no timeout allows it: the longest, 300000 ms, allows at most 150000 ms$/);
+  });
+
+  it('is reported with the other problems, and not over a timeout that is itself wrong', () => {
+    const found = problems(options({ waitFor: 8000, timeout: 15000, onlyMainContnt: true }));
+    assert.deepEqual(found.map((p) => p.path).sort(), ['targets[0].scrapeOptions.onlyMainContnt', at]);
+    assert.deepEqual(problems(options({ waitFor: 8000, timeout: 400_000 })).map((p) => p.path), ['targets[0].scrapeOptions.timeout']);
+    assert.deepEqual(problems(options({ waitFor: -1, timeout: 15000 })).map((p) => p.path), [at]);
+  });
+
+  it('holds wherever scrape options are: a crawl target, and scrape options alone', () => {
+    const crawl = validMonitor({ targets: [{ type: 'crawl', url: 'https://example.com', scrapeOptions: { waitFor: 40_000 } }] });
+    assert.match(problemAt(crawl, 'targets[0].scrapeOptions.waitFor', 'wire'), /^waitFor must not exceed half of timeout: 40000 ms/);
+    for (const mode of ['file', 'wire'] as const) {
+      const result = validateScrapeOptions({ waitFor: 20_000, timeout: 15_000 }, mode);
+      assert.ok(!result.ok);
+      assert.deepEqual(result.problems.map((p) => formatPath(p.path)), ['waitFor']);
+    }
   });
 });
 
