@@ -1,20 +1,21 @@
 /**
  * The agent job request (POST /v2/agent), as the hosted SDK sends it (`prepareAgentPayload`):
  * a prompt, optional URLs, an optional JSON Schema for the result, a credit bound and an
- * effort. Fields the local engine does not use (model, webhook, threadId, ...) are accepted
- * and ignored, as the wire ignores unknown keys.
+ * effort. The SDK's fields the local engine does not use (model, webhook, threadId, ...) are
+ * accepted and ignored; any other field is refused by name.
  */
 import { z } from 'zod';
 import { describeIssue, type Problem } from './issues.js';
-import { httpUrl } from './fields.js';
+import { closedObject, httpUrl } from './fields.js';
 import { QUESTION_MAX_LENGTH } from './limits.js';
+import { auditMetadataSchema, threatProtectionSchema } from './scrape-options.js';
 
 /** URLs an agent job may start from: webwatch's bound. */
 export const AGENT_URLS_MAX = 100;
 
 export const AGENT_EFFORTS = ['low', 'medium', 'high'] as const;
 
-const agentRequestSchema = z.looseObject({
+const agentRequestSchema = closedObject({
   prompt: z.string().min(1).max(QUESTION_MAX_LENGTH),
   urls: z.array(httpUrl()).max(AGENT_URLS_MAX).optional(),
   schema: z.record(z.string(), z.unknown()).optional(),
@@ -23,6 +24,20 @@ const agentRequestSchema = z.looseObject({
   strictConstrainToURLs: z.boolean().optional(),
   origin: z.string().max(256).optional(),
   integration: z.string().max(256).optional(),
+  // Accepted and not used: the hosted service's models, webhooks, threads, chat mode and
+  // tool exchange; the server's threat policy; audit data, the caller's.
+  model: z.string().optional(),
+  webhook: z.union([z.string(), closedObject({
+    url: z.string(),
+    headers: z.record(z.string(), z.string()).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    events: z.array(z.enum(['started', 'action', 'completed', 'failed', 'cancelled'])).optional(),
+  })]).optional(),
+  threadId: z.string().optional(),
+  mode: z.enum(['extract', 'chat']).optional(),
+  exchange: z.record(z.string(), z.unknown()).optional(),
+  threatProtection: threatProtectionSchema().optional(),
+  auditMetadata: auditMetadataSchema().optional(),
 });
 
 export type AgentRequestInput = z.infer<typeof agentRequestSchema>;

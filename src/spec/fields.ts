@@ -8,8 +8,10 @@ import { pathPatternProblem } from './path-patterns.js';
 import { didYouMean } from './suggest.js';
 
 /**
- * `file` validates definition files: every object is closed, so a typo is an error.
- * `wire` validates API requests: only the objects the spec closes reject unknown keys.
+ * `file` validates definition files, `wire` API requests. Every object is closed in both, so an
+ * unknown field (a typo, an option of another service) is an error naming it rather than
+ * dropped. The wire also takes what the hosted SDK and CLI put in their requests beyond the
+ * interface (`origin`, `integration`, deprecated aliases), which a definition file has no use for.
  */
 export type SchemaMode = 'file' | 'wire';
 
@@ -26,10 +28,17 @@ export function closedObject<T extends z.ZodRawShape>(shape: T) {
   });
 }
 
-/** An object closed in definition files and open (unknown keys dropped) on the wire. */
-export function modeObject<T extends z.ZodRawShape>(mode: SchemaMode, shape: T) {
-  return mode === 'file' ? closedObject(shape) : z.object(shape);
-}
+/**
+ * Who sent a request, as the hosted SDK and CLI say it in every body they post (`origin`:
+ * `js-sdk@4.42.0`, `integration`: `cli`): accepted on the wire, used for nothing.
+ */
+export const requestTags = () => ({
+  origin: z.string().optional(),
+  integration: z.string().optional(),
+});
+
+/** A field the hosted SDK may send that webwatch refuses by name, saying why (never dropped). */
+export const refusedField = (message: string) => z.undefined({ error: message }).optional();
 
 export function describeHttpUrlProblem(value: string): string | undefined {
   let url: URL;

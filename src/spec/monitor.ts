@@ -3,7 +3,7 @@
  * monitor resource (§2.6), and the cross-field rules for goal and judgeEnabled.
  */
 import { z } from 'zod';
-import { closedObject, domainName, FRAMING_HEADERS, headerFields, httpUrl, modeObject, nonEmptyString, pathPattern, type SchemaMode } from './fields.js';
+import { closedObject, domainName, FRAMING_HEADERS, headerFields, httpUrl, nonEmptyString, pathPattern, refusedField, requestTags, type SchemaMode } from './fields.js';
 import * as limits from './limits.js';
 import { buildScheduleSchema, normalizeSchedule, type StoredSchedule } from './schedule.js';
 import { buildScrapeOptionsSchemas } from './scrape-options.js';
@@ -15,11 +15,10 @@ export const TARGET_TYPES = ['scrape', 'crawl', 'search'] as const;
 const uuid = () => z.uuid({ error: 'must be a UUID, like 0b7c6f7e-9f7a-4c1e-8d5a-2f0e4b6a9c31' });
 
 export function buildMonitorSchemas(mode: SchemaMode) {
-  const object = <T extends z.ZodRawShape>(shape: T) => modeObject(mode, shape);
+  const object = closedObject;
   const { scrapeOptions } = buildScrapeOptionsSchemas(mode);
-  const schedule = buildScheduleSchema(mode);
+  const schedule = buildScheduleSchema();
 
-  // The spec lists crawl options only by example, so on the wire unknown ones pass through.
   const crawlOptionsShape = {
     limit: z.number().int().min(1).optional(),
     maxDepth: z.number().int().min(0).optional(),
@@ -34,7 +33,32 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     delay: z.number().min(0).optional(),
     maxConcurrency: z.number().int().min(1).optional(),
   };
-  const crawlOptions = mode === 'file' ? closedObject(crawlOptionsShape) : z.looseObject(crawlOptionsShape);
+  /**
+   * The spec lists crawl options only by example; on the wire they are also those of the hosted
+   * SDK's CrawlOptions (POST /v2/crawl sends them beside the URL, and a monitor's crawl target
+   * may carry them). Accepted as they were before requests were closed; the README's "Request
+   * rules" says which ones the crawler uses.
+   */
+  const sdkCrawlFields = {
+    ...requestTags(),
+    prompt: z.string().nullable().optional(),
+    maxDiscoveryDepth: z.number().int().min(0).nullable().optional(),
+    deduplicateSimilarURLs: z.boolean().optional(),
+    robotsUserAgent: z.string().nullable().optional(),
+    regexOnFullURL: z.boolean().optional(),
+    webhook: z.union([
+      z.string(),
+      closedObject({
+        url: z.string(),
+        headers: z.record(z.string(), z.string()).optional(),
+        metadata: z.record(z.string(), z.unknown()).optional(),
+        events: z.array(z.enum(['completed', 'failed', 'page', 'started'])).optional(),
+      }),
+    ]).nullable().optional(),
+    zeroDataRetention: z.boolean().optional(),
+    scrapeOptions: refusedField('goes beside crawlOptions: a crawl target has its own scrapeOptions (spec §2.3)'),
+  };
+  const crawlOptions = mode === 'file' ? closedObject(crawlOptionsShape) : closedObject({ ...crawlOptionsShape, ...sdkCrawlFields });
 
   const domainList = () => z.array(domainName(false)).max(limits.SEARCH_DOMAINS_MAX);
 
@@ -90,6 +114,8 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     notification: notification.optional(),
     retentionDays: z.number().int().min(limits.RETENTION_DAYS_MIN).max(limits.RETENTION_DAYS_MAX).optional(),
     webhook: webhook.optional(),
+    // The hosted SDK adds `origin` to every body it posts, monitors included.
+    ...(mode === 'wire' ? requestTags() : {}),
   });
 
   /** PATCH /monitor/{id}: any create field, plus the status a client may set. */

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { checkCron, sameSchedule } from '../schedule/cron.js';
 import { textToCron } from '../schedule/text.js';
 import { checkTimezone } from '../schedule/timezone.js';
-import { modeObject, type SchemaMode } from './fields.js';
+import { closedObject } from './fields.js';
 import { DEFAULT_TIMEZONE } from './limits.js';
 
-export function buildScheduleSchema(mode: SchemaMode) {
-  return modeObject(mode, {
+export function buildScheduleSchema() {
+  return closedObject({
     cron: z.string().optional(),
     text: z.string().optional(),
     timezone: z.string().optional(),

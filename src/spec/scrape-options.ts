@@ -1,8 +1,9 @@
 /**
- * ScrapeOptions (spec §2.7), formats (§2.8) and actions (§2.9).
+ * ScrapeOptions (spec §2.7), formats (§2.8) and actions (§2.9). Every object is closed: an
+ * option of another service or a misspelt one is refused by name, in requests as in files.
  */
 import { z } from 'zod';
-import { closedObject, domainName, FRAMING_HEADERS, headerFields, modeObject, nonEmptyString, topLevelDomain, type SchemaMode } from './fields.js';
+import { closedObject, domainName, FRAMING_HEADERS, headerFields, nonEmptyString, requestTags, topLevelDomain, type SchemaMode } from './fields.js';
 import * as limits from './limits.js';
 
 import { FORMAT_NAMES } from './names.js';
@@ -50,8 +51,46 @@ function waitForComparable(payload: z.core.ParsePayload): boolean {
   return Number.isInteger(waitFor) && (waitFor as number) >= 0 && validTimeout;
 }
 
+/**
+ * What the hosted SDK's ScrapeOptions type has beyond spec §2.7, accepted on the wire and
+ * dropped from the options (they change nothing webwatch does): who sent the request, the
+ * deprecated fastMode, and the discovery of Alexandria tools, which webwatch does not have (the
+ * answer simply carries no `tools`). `useMock` names a recorded answer of the hosted service's
+ * tests; webwatch has none, and scrapes the page.
+ */
+const sdkScrapeFields = () => ({
+  ...requestTags(),
+  fastMode: z.boolean().optional(),
+  useMock: z.string().optional(),
+  domainTools: z.boolean().optional(),
+  toolDetail: z.enum(['compact', 'summary', 'full']).optional(),
+});
+
+/** `location` (spec §2.7): also what map takes. */
+export const locationSchema = () => closedObject({
+  country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166-1 country code in capitals, like US').optional(),
+  languages: z.array(nonEmptyString()).optional(),
+});
+
+const threatList = (wildcard: boolean) => z.array(domainName(wildcard)).max(limits.THREAT_LIST_MAX);
+
+/** The per-request `threatProtection` override (spec §2.7): also what map and search take. */
+export const threatProtectionSchema = () => closedObject({
+  mode: z.enum(['off', 'normal']).optional(),
+  blacklist: threatList(true).optional(),
+  whitelist: threatList(true).optional(),
+  blockedTlds: z.array(topLevelDomain()).max(limits.THREAT_LIST_MAX).optional(),
+  failurePolicy: z.enum(['open', 'closed']).optional(),
+  riskScoreThreshold: z.number().int().min(limits.RISK_SCORE_MIN).max(limits.RISK_SCORE_MAX).optional(),
+});
+
+/** `auditMetadata` (spec §2.7, closed by the spec): also what map and agent jobs take. */
+export const auditMetadataSchema = () => closedObject({
+  username: z.string().max(limits.AUDIT_USERNAME_MAX_LENGTH),
+});
+
 export function buildScrapeOptionsSchemas(mode: SchemaMode) {
-  const object = <T extends z.ZodRawShape>(shape: T) => modeObject(mode, shape);
+  const object = closedObject;
 
   const viewport = object({
     width: z.number().int().positive().max(limits.VIEWPORT_WIDTH_MAX),
@@ -143,14 +182,19 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     }),
   ]);
 
-  const parserObject = object({
+  const pdfParserShape = {
     type: z.literal('pdf'),
     mode: z.enum(['fast', 'auto', 'ocr']).optional(),
     maxPages: z.number().int().min(limits.PDF_MAX_PAGES_MIN).max(limits.PDF_MAX_PAGES_MAX).optional(),
     pages: z.boolean().optional(),
     blocks: z.boolean().optional(),
     pageMarkers: z.boolean().optional(),
-  });
+  };
+  // On the wire, `pageMarkdown` too: the SDK's deprecated name of `pages`, an alias the hosted API still takes.
+  const parserObject = mode === 'file'
+    ? object(pdfParserShape)
+    : object({ ...pdfParserShape, pageMarkdown: z.boolean().optional() })
+      .transform(({ pageMarkdown, ...parser }) => (pageMarkdown === undefined || parser.pages !== undefined ? parser : { ...parser, pages: pageMarkdown }));
 
   const redactPII = z.union([
     z.boolean(),
@@ -162,18 +206,7 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     }),
   ]);
 
-  const threatList = (wildcard: boolean) => z.array(domainName(wildcard)).max(limits.THREAT_LIST_MAX);
-
-  const threatProtection = object({
-    mode: z.enum(['off', 'normal']).optional(),
-    blacklist: threatList(true).optional(),
-    whitelist: threatList(true).optional(),
-    blockedTlds: z.array(topLevelDomain()).max(limits.THREAT_LIST_MAX).optional(),
-    failurePolicy: z.enum(['open', 'closed']).optional(),
-    riskScoreThreshold: z.number().int().min(limits.RISK_SCORE_MIN).max(limits.RISK_SCORE_MAX).optional(),
-  });
-
-  const scrapeOptions = object({
+  const scrapeOptionsShape = {
     formats: formats.optional(),
     actions: z.array(action).optional(),
     onlyMainContent: z.boolean().optional(),
@@ -192,25 +225,28 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     storeInCache: z.boolean().optional(),
     lockdown: z.boolean().optional(),
     proxy: z.enum(['basic', 'enhanced', 'auto']).optional(),
-    location: object({
-      country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166-1 country code in capitals, like US').optional(),
-      languages: z.array(nonEmptyString()).optional(),
-    }).optional(),
+    location: locationSchema().optional(),
     parsers: z.array(z.union([z.literal('pdf'), parserObject])).optional(),
     profile: object({
       name: z.string().min(limits.PROFILE_NAME_MIN_LENGTH).max(limits.PROFILE_NAME_MAX_LENGTH),
       saveChanges: z.boolean().optional(),
     }).optional(),
     redactPII: redactPII.optional(),
-    threatProtection: threatProtection.optional(),
-    // Closed by the spec.
-    auditMetadata: closedObject({
-      username: z.string().max(limits.AUDIT_USERNAME_MAX_LENGTH),
-    }).optional(),
-  }).superRefine((options, ctx) => {
+    threatProtection: threatProtectionSchema().optional(),
+    auditMetadata: auditMetadataSchema().optional(),
+  };
+
+  const waitForRule = (options: { waitFor?: number | undefined; timeout?: number | undefined }, ctx: z.core.$RefinementCtx) => {
     const problem = options.waitFor === undefined ? undefined : waitForProblem(options.waitFor, options.timeout);
     if (problem) ctx.addIssue({ code: 'custom', path: ['waitFor'], input: options.waitFor, message: problem });
-  }, { when: waitForComparable });
+  };
+
+  const fileOptions = object(scrapeOptionsShape).superRefine(waitForRule, { when: waitForComparable });
+  const scrapeOptions: z.ZodType<z.output<typeof fileOptions>, z.input<typeof fileOptions>> = mode === 'file'
+    ? fileOptions
+    : object({ ...scrapeOptionsShape, ...sdkScrapeFields() })
+      .superRefine(waitForRule, { when: waitForComparable })
+      .transform(({ origin, integration, fastMode, useMock, domainTools, toolDetail, ...options }) => options);
 
   return { scrapeOptions, formats, action, viewport };
 }

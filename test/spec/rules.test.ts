@@ -66,14 +66,70 @@ describe('unknown keys', () => {
     assert.match(message, /did you mean "onlyMainContent"/);
   });
 
-  it('are dropped on the wire, except in objects the spec closes', () => {
-    assert.deepEqual(problems({ ...validMonitor(), extra: 1 }, 'wire'), []);
-    const closed = validMonitor({ targets: [scrapeTarget({ auditMetadata: { username: 'a', team: 'b' } })] });
-    assert.match(problemAt(closed, 'targets[0].scrapeOptions.auditMetadata.team', 'wire'), /unknown field "team"/);
-    const wait = validMonitor({ targets: [scrapeTarget({ actions: [{ type: 'wait', milliseconds: 5, extra: 1 }] })] });
-    assert.match(problemAt(wait, 'targets[0].scrapeOptions.actions[0].extra', 'wire'), /unknown field/);
-    const pii = validMonitor({ targets: [scrapeTarget({ redactPII: { mode: 'fast', style: 'tag' } })] });
-    assert.match(problemAt(pii, 'targets[0].scrapeOptions.redactPII.style', 'wire'), /unknown field/);
+  it('are errors on the wire too, in every object, one per key, naming it', () => {
+    assert.deepEqual(problems({ ...validMonitor(), extra: 1 }, 'wire'), [{ path: 'extra', message: 'unknown field "extra"' }]);
+    const options = (scrapeOptions: Record<string, unknown>) => validMonitor({ targets: [scrapeTarget(scrapeOptions)] });
+    const at = 'targets[0].scrapeOptions';
+    const cases: [Record<string, unknown>, string][] = [
+      [options({ onlyMainContnt: true }), `${at}.onlyMainContnt`],
+      [options({ auditMetadata: { username: 'a', team: 'b' } }), `${at}.auditMetadata.team`],
+      [options({ redactPII: { mode: 'fast', style: 'tag' } }), `${at}.redactPII.style`],
+      [options({ location: { country: 'DE', city: 'Berlin' } }), `${at}.location.city`],
+      [options({ profile: { name: 'p', shared: true } }), `${at}.profile.shared`],
+      [options({ threatProtection: { mode: 'normal', level: 3 } }), `${at}.threatProtection.level`],
+      [options({ parsers: [{ type: 'pdf', ocr: true }] }), `${at}.parsers[0].ocr`],
+      [options({ formats: [{ type: 'json', prompt: 'p', systemPrompt: 's' }] }), `${at}.formats[0].systemPrompt`],
+      [options({ formats: [{ type: 'screenshot', fullPage: true, zoom: 2 }] }), `${at}.formats[0].zoom`],
+      [options({ formats: [{ type: 'screenshot', viewport: { width: 800, height: 600, scale: 2 } }] }), `${at}.formats[0].viewport.scale`],
+      [options({ formats: [{ type: 'changeTracking', modes: ['json'], schemas: {} }] }), `${at}.formats[0].schemas`],
+      [options({ formats: [{ type: 'question', question: 'q', prompt: 'p' }] }), `${at}.formats[0].prompt`],
+      [options({ formats: [{ type: 'highlights', query: 'q', limit: 3 }] }), `${at}.formats[0].limit`],
+      [options({ formats: [{ type: 'markdown', prompt: 'p' }] }), `${at}.formats[0].prompt`],
+      [options({ actions: [{ type: 'wait', milliseconds: 5, extra: 1 }] }), `${at}.actions[0].extra`],
+      [options({ actions: [{ type: 'click', selector: 'a', delay: 5 }] }), `${at}.actions[0].delay`],
+      [options({ actions: [{ type: 'screenshot', viewport: { width: 800, height: 600, dpr: 2 } }] }), `${at}.actions[0].viewport.dpr`],
+      [validMonitor({ schedule: { cron: '0 * * * *', every: 'hour' } }), 'schedule.every'],
+      [validMonitor({ webhook: { url: 'https://example.com/hook', secret: 's' } }), 'webhook.secret'],
+      [validMonitor({ notification: { email: { enabled: true, cc: [] } } }), 'notification.email.cc'],
+      [validMonitor({ targets: [{ ...scrapeTarget({}), label: 'x' }] }), 'targets[0].label'],
+      [validMonitor({ targets: [{ type: 'crawl', url: 'https://example.com', crawlOptions: { depth: 2 } }] }), 'targets[0].crawlOptions.depth'],
+    ];
+    for (const [monitor, path] of cases) {
+      for (const mode of ['file', 'wire'] as const) {
+        assert.match(problemAt(monitor, path, mode), /^unknown field "/, `${mode}: ${path}`);
+      }
+    }
+  });
+
+  it('on the wire, are not the fields the hosted SDK adds to requests; in files they are', () => {
+    const monitor = validMonitor({
+      origin: 'js-sdk@4.42.0',
+      integration: 'cli',
+      targets: [
+        scrapeTarget({ origin: 'js-sdk', integration: 'cli', fastMode: true, useMock: 'm', domainTools: false, toolDetail: 'full', parsers: [{ type: 'pdf', pageMarkdown: true }] }),
+        { type: 'crawl', url: 'https://example.com', crawlOptions: { maxDiscoveryDepth: 2, deduplicateSimilarURLs: true, regexOnFullURL: false, robotsUserAgent: 'bot', prompt: 'blog posts', webhook: 'https://example.com/hook', zeroDataRetention: false, origin: 'js-sdk', integration: 'cli' } },
+      ],
+    });
+    assert.deepEqual(problems(monitor, 'wire'), []);
+    assert.deepEqual(problems(monitor, 'file').map((p) => p.path).sort(), [
+      'integration', 'origin',
+      'targets[0].scrapeOptions.domainTools', 'targets[0].scrapeOptions.fastMode', 'targets[0].scrapeOptions.integration', 'targets[0].scrapeOptions.origin',
+      'targets[0].scrapeOptions.parsers[0].pageMarkdown', 'targets[0].scrapeOptions.toolDetail', 'targets[0].scrapeOptions.useMock',
+      'targets[1].crawlOptions.deduplicateSimilarURLs', 'targets[1].crawlOptions.integration', 'targets[1].crawlOptions.maxDiscoveryDepth', 'targets[1].crawlOptions.origin',
+      'targets[1].crawlOptions.prompt', 'targets[1].crawlOptions.regexOnFullURL', 'targets[1].crawlOptions.robotsUserAgent', 'targets[1].crawlOptions.webhook',
+      'targets[1].crawlOptions.zeroDataRetention',
+    ].sort());
+  });
+
+  it('the SDK fields of scrape options are dropped from what the wire gives the engine; pageMarkdown is pages', () => {
+    const result = validateScrapeOptions({ formats: ['markdown'], origin: 'js-sdk', integration: 'cli', fastMode: true, useMock: 'm', domainTools: true, toolDetail: 'compact', parsers: [{ type: 'pdf', pageMarkdown: true }, { type: 'pdf', pages: false, pageMarkdown: true }] }, 'wire');
+    assert.ok(result.ok, JSON.stringify(!result.ok && result.problems));
+    assert.deepEqual(result.value, { formats: ['markdown'], parsers: [{ type: 'pdf', pages: true }, { type: 'pdf', pages: false }] });
+  });
+
+  it('a crawl target\'s scrapeOptions inside crawlOptions is refused, pointing beside it', () => {
+    const monitor = validMonitor({ targets: [{ type: 'crawl', url: 'https://example.com', crawlOptions: { scrapeOptions: { formats: ['html'] } } }] });
+    assert.match(problemAt(monitor, 'targets[0].crawlOptions.scrapeOptions', 'wire'), /goes beside crawlOptions: a crawl target has its own scrapeOptions/);
   });
 });
 
