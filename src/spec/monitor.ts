@@ -111,9 +111,10 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     targets: z.array(target).min(limits.TARGETS_MIN).max(limits.TARGETS_MAX),
     goal: z.string().max(limits.GOAL_MAX_LENGTH).nullable().optional(),
     judgeEnabled: z.boolean().optional(),
-    notification: notification.optional(),
+    // On the wire, null removes them (the hosted SDK's UpdateMonitorRequest), as it does the goal.
+    notification: (mode === 'wire' ? notification.nullable() : notification).optional(),
     retentionDays: z.number().int().min(limits.RETENTION_DAYS_MIN).max(limits.RETENTION_DAYS_MAX).optional(),
-    webhook: webhook.optional(),
+    webhook: (mode === 'wire' ? webhook.nullable() : webhook).optional(),
     // The hosted SDK adds `origin` to every body it posts, monitors included.
     ...(mode === 'wire' ? requestTags() : {}),
   });

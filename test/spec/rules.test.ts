@@ -280,4 +280,15 @@ describe('update request (PATCH)', () => {
     assert.ok(!update.safeParse({ retentionDays: 0 }).success);
     assert.ok(!update.safeParse({ nmae: 'x' }).success);
   });
+
+  it('on the wire, null for webhook or notification removes it (the hosted SDK\'s UpdateMonitorRequest); a file has no use for it', async () => {
+    const { monitorSchemas } = await import('../../src/spec/schemas.js');
+    assert.ok(monitorSchemas('wire').updateRequest.safeParse({ webhook: null, notification: null, goal: null }).success);
+    assert.ok(!monitorSchemas('file').updateRequest.safeParse({ webhook: null }).success);
+    const merged = validMonitor({ webhook: null, notification: null });
+    assert.deepEqual(problems(merged, 'wire'), []);
+    const result = validateMonitorRequest(merged, 'wire');
+    assert.ok(result.ok);
+    assert.deepEqual(Object.keys(normalizeMonitor(result.value)).filter((name) => name === 'webhook' || name === 'notification'), []);
+  });
 });
