@@ -12,7 +12,8 @@ export interface DocumentMetadata extends PageMetadata {
   statusCode: number;
   contentType?: string;
   scrapeId: string;
-  cacheState: 'hit' | 'miss';
+  /** Whether the cache answered; only on a scrape that read it (not with maxAge 0, change tracking or actions). */
+  cacheState?: 'hit' | 'miss';
   cachedAt?: string;
   creditsUsed: number;
   /** Pages of a PDF. */

@@ -141,9 +141,13 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   if (checkUrl) await checkUrl(parseTargetUrl(request.url));
 
   // A change-tracking scrape wants the page as it is now, unless only the cache may answer;
-  // maxAge 0 (a monitor check's default) asks for the page as it is now, which no entry is.
+  // maxAge 0 (a monitor check's default) asks for the page as it is now, which no entry is; a
+  // scrape with actions is never stored, so never found. Only a scrape that reads the cache has
+  // a cacheState.
   const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_DEFAULT_MS : MAX_AGE_DEFAULT_MS);
-  if (store && (cacheOnly || !tracking) && maxAge > 0) {
+  const withActions = (options.actions?.length ?? 0) > 0;
+  const readsCache = store !== undefined && maxAge > 0 && (cacheOnly || (!tracking && !withActions));
+  if (store && readsCache) {
     const hit = await store.getCached(key);
     const age = hit ? now - hit.cachedAt : Infinity;
     const usable = hit && age < maxAge && (options.minAge === undefined || age >= options.minAge);
@@ -171,7 +175,7 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     throw new WebwatchError(ERROR_MESSAGES.noCachedData, { status: 404, code: ERROR_MESSAGES.noCachedData, details: { url: request.url } });
   }
 
-  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint });
+  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint }, readsCache);
   if ('unchanged' in fetched) return fetched;
   const { document } = fetched;
   // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are not stored either.
@@ -247,7 +251,7 @@ function responseFingerprint(version: string, cacheKey: string, page: FetchedPag
   return hash.update(page.body).digest('base64url');
 }
 
-async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }): Promise<FingerprintedScrape> {
+async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }, readsCache: boolean): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
   const scrapeId = randomUUID();
@@ -328,7 +332,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       ...(page.contentType && { contentType: page.contentType }),
       ...(content.pdf?.numPages !== undefined && { numPages: content.pdf.numPages }),
       scrapeId,
-      cacheState: 'miss',
+      ...(readsCache && { cacheState: 'miss' as const }),
       // A PDF costs its pages instead of the page's 1; formats add to either.
       creditsUsed: pageCredits(options, content.pdf?.creditsUsed),
     },
