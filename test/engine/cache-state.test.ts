@@ -93,11 +93,23 @@ describe('metadata.cacheState', () => {
     assert.equal('cacheState' in bare.metadata, false);
   });
 
+  it('a hit carries proxyUsed, basic for an entry stored before it was recorded', async () => {
+    const first = await at();
+    assert.equal(first.metadata.proxyUsed, 'basic');
+    assert.equal((await at()).metadata.proxyUsed, 'basic');
+    const { proxyUsed: _dropped, ...older } = first.metadata;
+    const { cacheKey } = await import('../../src/engine/scrape/cache-key.js');
+    await store.putCached(cacheKey(`${site.origin}/page`, { onlyMainContent: false }), `${site.origin}/page`, { ...first, metadata: older }, Date.now());
+    const hit = await at({ onlyMainContent: false, lockdown: true });
+    assert.deepEqual([hit.metadata.cacheState, hit.metadata.proxyUsed], ['hit', 'basic']);
+  });
+
   it('actions: the cache is neither read nor written, and there is no cacheState', { skip: !chromium && 'no Chromium: apt-get install chromium' }, async () => {
     const options: ScrapeOptions = { actions: [{ type: 'wait', milliseconds: 1 }] };
     const first = await at(options);
     assert.match(first.markdown ?? '', /Pro costs/);
     assert.equal('cacheState' in first.metadata, false);
+    assert.equal(first.metadata.proxyUsed, 'basic');
     await at(options);
     assert.deepEqual([reads, writes], [0, 0]);
   });

@@ -124,6 +124,7 @@ describe('scrape (local engine)', () => {
     assert.equal(metadata.contentType, 'text/html; charset=utf-8');
     assert.match(metadata.scrapeId, /^[0-9a-f-]{36}$/);
     assert.equal('cacheState' in metadata, false, 'no cache was read: this context has none');
+    assert.equal(metadata.proxyUsed, 'basic');
     assert.equal(metadata.creditsUsed, 1);
   });
 

@@ -82,7 +82,7 @@ describe('the hosted service clients against webwatch serve', () => {
     await assert.rejects(client.getMonitor('00000000-0000-4000-8000-000000000000'), /Not Found/);
   });
 
-  it('the JS SDK sees metadata.cacheState only when the cache was read', async () => {
+  it('the JS SDK sees metadata.cacheState only when the cache was read, and proxyUsed on every document', async () => {
     const client = new Firecrawl({ apiKey: key, apiUrl: origin });
     const url = `${site.origin}/prices`;
     const fetches = () => site.requests.filter((request) => request.path === '/prices').length;
@@ -96,11 +96,14 @@ describe('the hosted service clients against webwatch serve', () => {
     assert.equal(tracked.changeTracking?.changeStatus, 'new');
     assert.equal('cacheState' in tracked.metadata!, false, 'change tracking does not read the cache');
     assert.equal(fetches(), 3);
+    const documents = [first, second, fresh, tracked];
     if (chromium) {
       const acted = await client.scrape(url, { formats: ['markdown'], actions: [{ type: 'wait', milliseconds: 1 }] });
       assert.match(acted.markdown ?? '', /Pro costs/);
       assert.equal('cacheState' in acted.metadata!, false, 'a scrape with actions does not read the cache');
+      documents.push(acted);
     }
+    assert.deepEqual(documents.map((document) => document.metadata?.proxyUsed), documents.map(() => 'basic'));
   });
 
   it('the CLI scrapes, and creates, lists, runs and reads monitors and checks', async () => {
