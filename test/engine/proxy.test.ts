@@ -6,7 +6,11 @@
  * and the system's Chromium.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { findChromium } from '../../src/engine/browser/chromium.js';
 import { closeBrowserIfOpen } from '../../src/engine/browser/lifetime.js';
@@ -172,6 +176,38 @@ describe('proxy levels', () => {
       assert.match(error.message, /through the enhanced proxy http:\/\/127\.0\.0\.1:\d+ failed: connection refused by the proxy/);
       assertNoSecrets(error);
       return true;
+    });
+  });
+
+  describe('an https:// page', () => {
+    let secure: HttpsServer | undefined;
+    let origin = '';
+    before(async () => {
+      const dir = tempDir();
+      try {
+        execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+      } catch {
+        return;
+      }
+      secure = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/html' }).end('<main><h1>Secure</h1><p>Over TLS through a tunnel.</p></main>');
+      });
+      await new Promise<void>((resolve) => secure!.listen(0, '127.0.0.1', resolve));
+      origin = `https://127.0.0.1:${(secure.address() as AddressInfo).port}`;
+    });
+    after(() => secure?.close());
+
+    it('goes through a CONNECT tunnel of the proxy, with its credentials, fetched and in the browser', async (t) => {
+      if (!secure) return t.skip('no openssl to make a certificate');
+      const tunnels = () => locked.forwarded.filter((seen) => seen === `CONNECT ${new URL(origin).host}`).length;
+      const proxies = { basic: locked.withCredentials(USER, PASSWORD) };
+      const fetched = await at(proxies, { proxy: 'basic' }, `${origin}/`);
+      assert.match(fetched.markdown ?? '', /Over TLS through a tunnel/);
+      assert.equal(tunnels(), 1);
+      if (!chromium) return;
+      const rendered = await at(proxies, { proxy: 'basic', mobile: true }, `${origin}/`);
+      assert.match(rendered.markdown ?? '', /Over TLS through a tunnel/);
+      assert.ok(tunnels() >= 2, 'the browser tunnelled through the proxy too');
     });
   });
 

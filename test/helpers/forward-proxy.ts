@@ -1,19 +1,20 @@
 /**
  * A small HTTP forward proxy on 127.0.0.1 for tests of the `proxy` scrape option. It takes
- * requests in absolute form (`GET http://host/path`; no CONNECT, so targets are http://),
- * records each one it handles, checks Proxy-Authorization when given credentials (407
- * otherwise), and answers itself for what `answer` covers (a host no test may reach, a block)
- * or forwards to the target.
+ * requests in absolute form (`GET http://host/path`) and CONNECT tunnels (`CONNECT host:port`,
+ * for https:// targets), records each one it handles, checks Proxy-Authorization when given
+ * credentials (407 otherwise), and answers itself for what `answer` covers (a host no test may
+ * reach, a block) or forwards to the target.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 export interface ForwardProxy {
   /** `http://127.0.0.1:<port>`, without credentials. */
   url: string;
   /** The proxy's address with `user:password@`. */
   withCredentials(user: string, password: string): string;
-  /** The absolute URLs of the requests it handled (authorized ones), in order. */
+  /** The absolute URLs of the requests it handled (authorized ones), in order; a tunnel is `CONNECT host:port`. */
   forwarded: string[];
   /** How many requests it refused for their credentials (407). */
   refused: number;
@@ -56,8 +57,24 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     upstream.once('error', () => (response.headersSent ? response.destroy() : response.writeHead(502).end()));
     request.pipe(upstream);
   });
-  // No tunnels here: a CONNECT is refused, so a test whose target is https:// fails visibly.
-  server.on('connect', (_request, socket) => socket.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n'));
+  server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => {
+    if (expected && request.headers['proxy-authorization'] !== expected) {
+      refused++;
+      return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+    }
+    forwarded.push(`CONNECT ${request.url}`);
+    const target = /^\[?([^\]]+?)\]?:(\d+)$/.exec(request.url ?? '');
+    if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    const upstream = connect({ host: target[1], port: Number(target[2]) }, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.once('error', () => client.destroy());
+    client.once('error', () => upstream.destroy());
+    client.once('close', () => upstream.destroy());
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
