@@ -52,7 +52,7 @@ export async function openBackend(context: CommandContext, doing: string, option
       ...(!globals.verbose && { onRetry: (line: string) => output.info(line) }),
     });
   } else {
-    const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges, browser } = checkServices(config, io.env);
+    const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges, browser, proxies } = checkServices(config, io.env);
     // Loaded here, like the remote one: commands that never reach a backend (validate) skip it.
     const { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } = await import('../backend/local/local-backend.js');
     backend = localBackend({
@@ -66,6 +66,7 @@ export async function openBackend(context: CommandContext, doing: string, option
       ...(llm && { llm }),
       ...(search && { search }),
       ...(browser && { browser }),
+      ...(proxies && { proxies }),
       closesBrowser: true,
     });
   }

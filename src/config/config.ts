@@ -13,8 +13,9 @@ import { closedObject, domainName, topLevelDomain } from '../spec/fields.js';
 import { describeIssue, formatPath, SECRET_NAME } from '../spec/issues.js';
 import { RISK_SCORE_MAX, RISK_SCORE_MIN, THREAT_LIST_MAX } from '../spec/limits.js';
 import type { SearchSettings } from '../engine/search/providers.js';
+import type { ProxySettings } from '../engine/fetch/proxy.js';
 
-export type { SearchSettings };
+export type { ProxySettings, SearchSettings };
 import { NO_THREAT_POLICY, type OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 
 const MODULE = 'webwatch';
@@ -80,6 +81,16 @@ const buildConfigSchema = () => closedObject({
     executablePath: z.string().min(1).optional(),
     autoRender: z.boolean().optional(),
   }).optional(),
+  /**
+   * The proxies of the scrape option `proxy` (http:// or https://, with user:password@ when the
+   * proxy asks for them): `basic` for basic and auto's first try, `enhanced` for enhanced and
+   * auto's second; also WEBWATCH_PROXY_BASIC and WEBWATCH_PROXY_ENHANCED. Without them pages are
+   * fetched directly.
+   */
+  proxy: closedObject({
+    basic: z.url({ protocol: /^https?$/ }).optional(),
+    enhanced: z.url({ protocol: /^https?$/ }).optional(),
+  }).optional(),
   /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
   deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
   /**
@@ -111,6 +122,7 @@ export interface Config {
   search?: NonNullable<ConfigFile['search']>;
   onlyMeaningfulChanges?: boolean;
   browser: NonNullable<ConfigFile['browser']>;
+  proxy: NonNullable<ConfigFile['proxy']>;
   /** The files read, user's first. */
   files: string[];
 }
@@ -125,6 +137,8 @@ const ADDRESS_WITH_CREDENTIALS = /:\/\/[^/\s]*@/;
 
 /** Whether an issue's value may be a secret, and so must not be quoted in the error. */
 function mayBeSecret(issue: z.core.$ZodIssue): boolean {
+  // A proxy address may hold a user name and password, written any way.
+  if (issue.path[0] === 'proxy') return true;
   if (issue.path.some((segment) => typeof segment === 'string' && SECRET_NAME.test(segment))) return true;
   return typeof issue.input === 'string' && ADDRESS_WITH_CREDENTIALS.test(issue.input);
 }
@@ -255,6 +269,7 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
     database: Object.assign({}, ...layers.map((layer) => layer.config.database ?? {})),
     smtp: Object.assign({}, ...layers.map((layer) => layer.config.smtp ?? {})),
     browser: Object.assign({}, ...layers.map((layer) => layer.config.browser ?? {})),
+    proxy: Object.assign({}, ...layers.map((layer) => layer.config.proxy ?? {})),
     ...Object.assign({}, ...layers.map((layer) => ({
       ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
       ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
@@ -291,6 +306,35 @@ function searchSettings(config: Config, env: Readonly<Record<string, string | un
   return { ...config.search, ...(apiKey && { apiKey }) };
 }
 
+/** The variables of the proxies, by level: they win over the files' `proxy.basic` and `proxy.enhanced`. */
+const PROXY_VARIABLES = { basic: 'WEBWATCH_PROXY_BASIC', enhanced: 'WEBWATCH_PROXY_ENHANCED' } as const;
+
+/**
+ * The proxies of each level, the environment first; undefined without any. A bad variable is an
+ * error that names it, never quoting its value (it may hold a password).
+ */
+function proxySettings(config: Config, env: Readonly<Record<string, string | undefined>>): ProxySettings | undefined {
+  const proxies: ProxySettings = {};
+  for (const level of ['basic', 'enhanced'] as const) {
+    const variable = PROXY_VARIABLES[level];
+    const value = env[variable] || config.proxy[level];
+    if (!value) continue;
+    if (value === env[variable]) {
+      let url: URL | undefined;
+      try {
+        url = new URL(value);
+      } catch {
+        url = undefined;
+      }
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+        throw new UsageError(`${variable} must be the address of an HTTP proxy, http://host:port or https://host:port (with user:password@ before the host when the proxy asks for them)`);
+      }
+    }
+    proxies[level] = value;
+  }
+  return Object.keys(proxies).length > 0 ? proxies : undefined;
+}
+
 /** What checks use beyond fetching, each present only when configured: for the local engine and `serve`. */
 export interface CheckServices {
   webhookSecret?: string;
@@ -299,6 +343,8 @@ export interface CheckServices {
   search?: SearchSettings;
   onlyMeaningfulChanges?: boolean;
   browser?: BrowserSettings;
+  /** The proxies of the scrape option `proxy`. */
+  proxies?: ProxySettings;
 }
 
 /** Which Chromium (else WEBWATCH_CHROMIUM, else the usual paths) and whether script-drawn pages get it unasked (default yes). */
@@ -312,6 +358,7 @@ export function checkServices(config: Config, env: Readonly<Record<string, strin
   const smtp = smtpSettings(config, env);
   const llm = llmSettings(config, env);
   const search = searchSettings(config, env);
+  const proxies = proxySettings(config, env);
   return {
     ...(webhookSecret && { webhookSecret }),
     ...(smtp && { smtp }),
@@ -319,5 +366,6 @@ export function checkServices(config: Config, env: Readonly<Record<string, strin
     ...(search && { search }),
     ...(config.onlyMeaningfulChanges && { onlyMeaningfulChanges: true }),
     ...(Object.keys(config.browser).length > 0 && { browser: config.browser }),
+    ...(proxies && { proxies }),
   };
 }

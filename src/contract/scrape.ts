@@ -12,8 +12,11 @@ export interface DocumentMetadata extends PageMetadata {
   statusCode: number;
   contentType?: string;
   scrapeId: string;
-  cacheState: 'hit' | 'miss';
+  /** Whether the cache answered; only on a scrape that read it (not with maxAge 0, change tracking or actions). */
+  cacheState?: 'hit' | 'miss';
   cachedAt?: string;
+  /** The proxy level the page was fetched with: `enhanced` only when the enhanced proxy was used. */
+  proxyUsed?: 'basic' | 'enhanced';
   creditsUsed: number;
   /** Pages of a PDF. */
   numPages?: number;

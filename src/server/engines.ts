@@ -9,7 +9,7 @@ import type { RunContext } from '../engine/store/work-queue.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 
-export interface TeamEnginesOptions extends Pick<CheckServices, 'llm' | 'search' | 'browser' | 'onlyMeaningfulChanges'> {
+export interface TeamEnginesOptions extends Pick<CheckServices, 'llm' | 'search' | 'browser' | 'proxies' | 'onlyMeaningfulChanges'> {
   db: Db;
   version: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -48,6 +48,7 @@ export function teamEngines(options: TeamEnginesOptions): TeamEngines {
         ...(options.llm && { llm: options.llm }),
         ...(options.search && { search: options.search }),
         ...(options.browser && { browser: options.browser }),
+        ...(options.proxies && { proxies: options.proxies }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
       engines.set(id, found);

@@ -123,7 +123,8 @@ describe('scrape (local engine)', () => {
     assert.equal(metadata.statusCode, 200);
     assert.equal(metadata.contentType, 'text/html; charset=utf-8');
     assert.match(metadata.scrapeId, /^[0-9a-f-]{36}$/);
-    assert.equal(metadata.cacheState, 'miss');
+    assert.equal('cacheState' in metadata, false, 'no cache was read: this context has none');
+    assert.equal(metadata.proxyUsed, 'basic');
     assert.equal(metadata.creditsUsed, 1);
   });
 

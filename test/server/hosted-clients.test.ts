@@ -9,12 +9,22 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { findChromium } from '../../src/engine/browser/chromium.js';
+import { closeBrowserIfOpen } from '../../src/engine/browser/lifetime.js';
 import { tempDir } from '../helpers/files.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const FIRECRAWL_CLI = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
 const exec = promisify(execFile);
+
+const chromium = (() => {
+  try {
+    return findChromium(process.env, undefined, 'the tests');
+  } catch {
+    return undefined;
+  }
+})();
 
 describe('the hosted service clients against webwatch serve', () => {
   let site: TestServer;
@@ -25,12 +35,14 @@ describe('the hosted service clients against webwatch serve', () => {
   before(async () => {
     site = await startServer({
       '/news': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>News</h1><p>${headline}</p></main>`),
+      '/prices': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><h1>Prices</h1><p>Pro costs $10</p></main>'),
     });
     served = await serveWebwatch();
     origin = served.origin;
     key = (await served.keys.create('acme', new Date())).key;
   });
   after(async () => {
+    await closeBrowserIfOpen();
     await served.stop();
     await site.close();
   });
@@ -68,6 +80,30 @@ describe('the hosted service clients against webwatch serve', () => {
     assert.equal(paused.status, 'paused');
     assert.equal(await client.deleteMonitor(monitor.id), true);
     await assert.rejects(client.getMonitor('00000000-0000-4000-8000-000000000000'), /Not Found/);
+  });
+
+  it('the JS SDK sees metadata.cacheState only when the cache was read, and proxyUsed on every document', async () => {
+    const client = new Firecrawl({ apiKey: key, apiUrl: origin });
+    const url = `${site.origin}/prices`;
+    const fetches = () => site.requests.filter((request) => request.path === '/prices').length;
+    const first = await client.scrape(url, { formats: ['markdown'] });
+    const second = await client.scrape(url, { formats: ['markdown'] });
+    assert.deepEqual([first.metadata?.cacheState, second.metadata?.cacheState], ['miss', 'hit']);
+    assert.equal(fetches(), 1);
+    const fresh = await client.scrape(url, { formats: ['markdown'], maxAge: 0 });
+    assert.equal('cacheState' in fresh.metadata!, false, 'maxAge 0 does not read the cache');
+    const tracked = await client.scrape(url, { formats: ['markdown', { type: 'changeTracking' }] });
+    assert.equal(tracked.changeTracking?.changeStatus, 'new');
+    assert.equal('cacheState' in tracked.metadata!, false, 'change tracking does not read the cache');
+    assert.equal(fetches(), 3);
+    const documents = [first, second, fresh, tracked];
+    if (chromium) {
+      const acted = await client.scrape(url, { formats: ['markdown'], actions: [{ type: 'wait', milliseconds: 1 }] });
+      assert.match(acted.markdown ?? '', /Pro costs/);
+      assert.equal('cacheState' in acted.metadata!, false, 'a scrape with actions does not read the cache');
+      documents.push(acted);
+    }
+    assert.deepEqual(documents.map((document) => document.metadata?.proxyUsed), documents.map(() => 'basic'));
   });
 
   it('the CLI scrapes, and creates, lists, runs and reads monitors and checks', async () => {

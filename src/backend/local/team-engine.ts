@@ -24,7 +24,7 @@ import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { Backend } from '../backend.js';
-import type { BrowserSettings, SearchSettings } from '../../config/config.js';
+import type { BrowserSettings, ProxySettings, SearchSettings } from '../../config/config.js';
 import { artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
 import { profilesDir } from '../../engine/browser/profiles.js';
 import { searchProvider } from '../../engine/search/providers.js';
@@ -71,6 +71,8 @@ export interface TeamEngineOptions {
   exactMonitorRefs?: boolean;
   /** Which Chromium, and whether script-drawn pages are rendered unasked. */
   browser?: BrowserSettings;
+  /** The operator's proxies of the scrape option `proxy`. */
+  proxies?: ProxySettings;
 }
 
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
@@ -133,6 +135,7 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
     ...(signal && { signal }),
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
+    ...(options.proxies && { proxies: options.proxies }),
     browser,
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */

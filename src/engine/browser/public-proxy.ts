@@ -6,11 +6,18 @@
  * this process: it resolves each name once, with the same connect-time lookup as the plain
  * fetch (publicOnlyLookup), and connects to the address it checked. HTTPS passes through as a
  * CONNECT tunnel, end to end; the proxy sees host names and bytes, never the content.
+ *
+ * With an operator's proxy (`proxy.basic`, `proxy.enhanced`), the browser's connections go to it
+ * through this one too: under the rule each host is still judged here first, redirects and
+ * sub-resources included, before anything is sent on (the operator's proxy then resolves and
+ * connects); and the operator's credentials stay in this process, never handed to Chromium.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { publicOnlyLookup } from '../fetch/network-policy.js';
+import { PROXY_FAILURE_HEADER, proxyAuthorization } from '../fetch/proxy.js';
 
 type Lookup = typeof publicOnlyLookup;
 
@@ -46,11 +53,54 @@ export function publicOnlyProxy(): Promise<string> {
   return started;
 }
 
-/** A forward proxy on 127.0.0.1 whose every connection resolves its host with `lookup`. */
-export function startConnectingProxy(lookup: Lookup): Promise<string> {
+const chained = new Map<string, Promise<string>>();
+
+/**
+ * The proxy (`http://127.0.0.1:<port>`) that sends the browser's connections on to the operator's
+ * proxy at `upstream`, judging each host with publicOnlyLookup first when `publicOnly`.
+ */
+export function proxyThrough(upstream: string, publicOnly: boolean): Promise<string> {
+  const key = `${publicOnly}\n${upstream}`;
+  let proxy = chained.get(key);
+  if (!proxy) {
+    proxy = startConnectingProxy(publicOnly ? publicOnlyLookup : undefined, upstream).catch((error: unknown) => {
+      chained.delete(key);
+      throw error;
+    });
+    chained.set(key, proxy);
+  }
+  return proxy;
+}
+
+/** The operator's proxy as this one reaches it. */
+interface Upstream {
+  send: typeof httpRequest;
+  host: string;
+  port: number;
+  authorization: string | undefined;
+}
+
+function upstreamOf(address: string): Upstream {
+  const url = new URL(address);
+  const https = url.protocol === 'https:';
+  return {
+    send: https ? httpsRequest : httpRequest,
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port) || (https ? 443 : 80),
+    authorization: proxyAuthorization(url),
+  };
+}
+
+/**
+ * A forward proxy on 127.0.0.1. With `lookup`, every connection resolves its host with it first
+ * (and is refused when it fails); then connects to that address, or with `upstream` asks the
+ * operator's proxy for the same thing.
+ */
+export function startConnectingProxy(lookup: Lookup | undefined, upstream?: string): Promise<string> {
+  const via = upstream === undefined ? undefined : upstreamOf(upstream);
   return new Promise<string>((resolve, reject) => {
-    const server: Server = createServer((request, response) => forward(request, response, lookup));
-    server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => tunnel(request, client, head, lookup));
+    const server: Server = createServer((request, response) => forward(request, response, lookup, via));
+    server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => tunnel(request, client, head, lookup, via));
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       // The proxy never keeps a process alive by itself.
@@ -61,8 +111,9 @@ export function startConnectingProxy(lookup: Lookup): Promise<string> {
   });
 }
 
-/** The one address a host is connected to, by `lookup` (an address literal is judged too). */
-function resolveOnce(host: string, lookup: Lookup): Promise<string> {
+/** The one address a host is connected to, by `lookup` (an address literal is judged too); the host itself without one. */
+function resolveOnce(host: string, lookup: Lookup | undefined): Promise<string> {
+  if (!lookup) return Promise.resolve(host);
   return new Promise((resolve, reject) => {
     lookup(host, {}, (error, address) => {
       if (!error) return resolve(address as string);
@@ -75,28 +126,62 @@ function resolveOnce(host: string, lookup: Lookup): Promise<string> {
 /** Why a connection was refused, as the browser's error page (never shown: the page fails first). */
 const refusal = (error: Error) => (error as NodeJS.ErrnoException).code === 'EPRIVATETARGET' ? '403 Forbidden' : '502 Bad Gateway';
 
-/** HTTPS (and WebSockets): `CONNECT host:port`, then the bytes both ways. */
-function tunnel(request: IncomingMessage, client: Duplex, head: Buffer, lookup: Lookup): void {
-  const target = /^\[?([^\]]+?)\]?:(\d+)$/.exec(request.url ?? '');
-  if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-  let upstream: Socket | undefined;
-  resolveOnce(target[1]!, lookup).then((address) => {
-    if (client.destroyed) return;
-    upstream = connect({ host: address, port: Number(target[2]) });
-    upstream.once('connect', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream!.write(head);
-      upstream!.pipe(client);
-      client.pipe(upstream!);
+/** A socket to `address`:`port`, once connected. */
+function connected(address: string, port: number): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: address, port });
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      resolve(socket);
     });
-    upstream.once('error', (error) => client.end(`HTTP/1.1 ${refusal(error)}\r\n\r\n`));
-  }, (error: Error) => client.end(`HTTP/1.1 ${refusal(error)}\r\n\r\n`));
-  client.once('error', () => upstream?.destroy());
-  client.once('close', () => upstream?.destroy());
+    socket.once('error', reject);
+  });
 }
 
-/** Plain HTTP: the browser sends the absolute URL; it is requested again from the checked address. */
-function forward(request: IncomingMessage, response: ServerResponse, lookup: Lookup): void {
+/** A tunnel to `authority` (host:port) through the operator's proxy, once it has answered 200. */
+function tunnelThrough(upstream: Upstream, authority: string): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    const headers: OutgoingHttpHeaders = { host: authority, ...(upstream.authorization && { 'proxy-authorization': upstream.authorization }) };
+    const asked = upstream.send({ host: upstream.host, port: upstream.port, method: 'CONNECT', path: authority, headers, agent: false });
+    asked.once('connect', (answer: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (answer.statusCode !== 200) {
+        socket.destroy();
+        return reject(new Error(`the proxy answered ${answer.statusCode} to CONNECT`));
+      }
+      if (head.length > 0) socket.unshift(head);
+      resolve(socket);
+    });
+    asked.once('error', reject);
+    asked.end();
+  });
+}
+
+/** HTTPS (and WebSockets): `CONNECT host:port`, then the bytes both ways. */
+function tunnel(request: IncomingMessage, client: Duplex, head: Buffer, lookup: Lookup | undefined, upstream: Upstream | undefined): void {
+  const target = /^\[?([^\]]+?)\]?:(\d+)$/.exec(request.url ?? '');
+  if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+  const [host, port] = [target[1]!, Number(target[2])];
+  let outgoing: Duplex | undefined;
+  const failed = (error: Error) => void client.end(`HTTP/1.1 ${refusal(error)}\r\n\r\n`);
+  resolveOnce(host, lookup).then((address) => {
+    if (client.destroyed) return;
+    const opened = upstream ? tunnelThrough(upstream, `${host.includes(':') ? `[${host}]` : host}:${port}`) : connected(address, port);
+    opened.then((socket) => {
+      outgoing = socket;
+      if (client.destroyed) return void socket.destroy();
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) socket.write(head);
+      socket.pipe(client);
+      client.pipe(socket);
+      socket.once('error', () => client.destroy());
+    }, failed);
+  }, failed);
+  client.once('error', () => outgoing?.destroy());
+  client.once('close', () => outgoing?.destroy());
+}
+
+/** Plain HTTP: the browser sends the absolute URL; it is requested again from the checked address, or from the operator's proxy. */
+function forward(request: IncomingMessage, response: ServerResponse, lookup: Lookup | undefined, upstream: Upstream | undefined): void {
   let url: URL;
   try {
     url = new URL(request.url ?? '');
@@ -111,13 +196,28 @@ function forward(request: IncomingMessage, response: ServerResponse, lookup: Loo
     if (!response.headersSent) response.writeHead(Number(refusal(error).slice(0, 3))).end();
     else response.destroy();
   };
+  const proxyFailed = (reason: string) => {
+    if (!response.headersSent) response.writeHead(502, { [PROXY_FAILURE_HEADER]: reason }).end();
+    else response.destroy();
+  };
   resolveOnce(url.hostname.replace(/^\[|\]$/g, ''), lookup).then((address) => {
-    const upstream = httpRequest({ host: address, port: url.port || 80, path: `${url.pathname}${url.search}`, method: request.method, headers }, (answer) => {
+    const sent = upstream
+      ? upstream.send({ host: upstream.host, port: upstream.port, path: url.href, method: request.method, headers: { ...headers, ...(upstream.authorization && { 'proxy-authorization': upstream.authorization }) } })
+      : httpRequest({ host: address, port: url.port || 80, path: `${url.pathname}${url.search}`, method: request.method, headers });
+    sent.once('response', (answer) => {
+      // The operator's proxy refused its credentials: the browser must not be asked for them.
+      if (upstream && answer.statusCode === 407) {
+        answer.resume();
+        return proxyFailed('the proxy refused its credentials (407)');
+      }
       response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
       answer.pipe(response);
     });
-    upstream.once('error', refused);
-    response.once('close', () => upstream.destroy());
-    request.pipe(upstream);
+    sent.once('error', (error: NodeJS.ErrnoException) => {
+      if (!upstream) return refused(error);
+      proxyFailed(error.code === 'ECONNREFUSED' ? 'connection refused by the proxy' : `the proxy could not be reached (${error.code ?? 'error'})`);
+    });
+    response.once('close', () => sent.destroy());
+    request.pipe(sent);
   }, refused);
 }

@@ -5,7 +5,8 @@
  * crash. Every request the page makes, sub-resources included, passes the same URL check as a
  * plain fetch (serve's private-address rule, threat protection) before it is sent; the page's
  * redirects, which Chromium follows without asking, as they are sent. Under serve's rule every
- * connection goes through a proxy that resolves each name once (public-proxy.ts). Ads, trackers
+ * connection goes through a proxy that resolves each name once (public-proxy.ts), which also
+ * leads to the operator's proxy (`proxy.basic`, `proxy.enhanced`) when one is used. Ads, trackers
  * and cookie banners are blocked unless `blockAds` is false; `profile` keeps storage between
  * scrapes; `location` sets the page's languages and time zone.
  */
@@ -17,6 +18,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { Action, ScrapeOptions } from '../../spec/scrape-options.js';
 import type { FetchedPage } from '../fetch/fetch-page.js';
+import { PROXY_FAILURE_HEADER, shownProxy, withoutSecrets, type ProxyLevel } from '../fetch/proxy.js';
 import { pageLanguages } from '../scrape/request-headers.js';
 import { openProfile, PROFILE_WAIT_MS, type ProfileSession } from './profiles.js';
 import { browserClosed, browserOpened, closeBrowserIfOpen } from './lifetime.js';
@@ -41,6 +43,8 @@ export interface RenderRequest {
   checkUrl?: (url: URL) => void | Promise<void>;
   /** Connections only to public addresses, each name resolved once (serve's rule). */
   publicAddressesOnly?: boolean;
+  /** The operator's proxy every connection of the page goes through (its level names it in errors). */
+  proxy?: { url: string; level: ProxyLevel };
   /** Where `profile` storage is kept (a directory of the engine's home, per team). */
   profilesDir?: string;
   signal?: AbortSignal;
@@ -147,17 +151,25 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     }
   } catch (error) {
     if (error instanceof WebwatchError) throw error;
-    const message = (error as Error).message?.split('\n')[0] ?? String(error);
+    const message = withoutSecrets((error as Error).message?.split('\n')[0] ?? String(error), [request.proxy?.url]);
     // A browser that died mid-scrape fails this page only; the next one starts a new browser.
     if (browser && (await goneSoon(browser))) {
       throw new WebwatchError(`the browser stopped while rendering ${request.url}`, { status: 502, code: 'BROWSER_CRASHED' });
     }
+    // The tunnel to the operator's proxy failed: the proxy was not reached, or it refused.
+    if (request.proxy && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED/.test(message)) throw proxyFailure(request, 'it could not open a tunnel to the page');
     throw new WebwatchError(`the browser could not render ${request.url}: ${message}`, { status: 502, code: 'SCRAPE_BROWSER_ERROR' });
   } finally {
     await context?.close().catch(() => undefined);
     release?.();
     await profile?.release();
   }
+}
+
+/** The operator's proxy failed the page, said as the plain fetch says it: its level and address, never its credentials. */
+function proxyFailure(request: RenderRequest, reason: string): WebwatchError {
+  const proxy = request.proxy!;
+  return new WebwatchError(withoutSecrets(`fetching ${request.url} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), { code: 'SCRAPE_CONNECTION_FAILED' });
 }
 
 /**
@@ -192,7 +204,8 @@ function navigatorLanguages(options: ScrapeOptions): string[] {
 
 async function newContext(browser: Browser, request: RenderRequest, profile: ProfileSession | undefined): Promise<{ context: BrowserContext; guard: PageGuard }> {
   const startedAt = Date.now();
-  const proxy = request.publicAddressesOnly ? await import('./public-proxy.js') : undefined;
+  const proxies = request.publicAddressesOnly || request.proxy ? await import('./public-proxy.js') : undefined;
+  const proxyServer = proxies && (request.proxy ? await proxies.proxyThrough(request.proxy.url, request.publicAddressesOnly ?? false) : await proxies.publicOnlyProxy());
   const { options, headers } = request;
   const { 'user-agent': userAgent, ...extraHTTPHeaders } = headers;
   const viewport = screenshotFormatOf(options)?.viewport ?? (options.mobile ? MOBILE_VIEWPORT : DESKTOP_VIEWPORT);
@@ -211,7 +224,7 @@ async function newContext(browser: Browser, request: RenderRequest, profile: Pro
     ...(timezoneId && { timezoneId }),
     ...(profile?.state && { storageState: profile.state }),
     // Loopback too: without `<-loopback>` Chromium would connect to localhost names directly.
-    ...(proxy && { proxy: { server: await proxy.publicOnlyProxy(), bypass: '<-loopback>' } }),
+    ...(proxyServer && { proxy: { server: proxyServer, bypass: '<-loopback>' } }),
     // Downloads and service workers would bypass the request check below.
     acceptDownloads: false,
     serviceWorkers: 'block',
@@ -279,7 +292,7 @@ async function newContext(browser: Browser, request: RenderRequest, profile: Pro
       },
       // The page refused by the proxy at connect time (a name that resolved to a private address
       // only then) fails as the URL check would have failed it.
-      refusedByProxy: () => (pageHost ? proxy?.refusalOf(pageHost, startedAt) : undefined),
+      refusedByProxy: () => (pageHost && request.publicAddressesOnly ? proxies?.refusalOf(pageHost, startedAt) : undefined),
     },
   };
 }
@@ -315,6 +328,9 @@ async function renderIn(page: Page, guard: PageGuard, request: RenderRequest): P
   if (refusal) throw refusal;
   // The proxy answers a refused plain-HTTP page with 403 (an HTTPS one fails its tunnel, above).
   if (response?.status() === 403 && guard.refusedByProxy()) throw guard.refusedByProxy();
+  // The operator's proxy failed a plain-HTTP page: the in-process proxy's 502 says why.
+  const proxyFailed = request.proxy && response?.status() === 502 ? await response.headerValue(PROXY_FAILURE_HEADER) : null;
+  if (proxyFailed) throw proxyFailure(request, proxyFailed);
   if (options.waitFor) await page.waitForTimeout(options.waitFor);
   const artifacts = artifactWriter(request);
   const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;

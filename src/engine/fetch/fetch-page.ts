@@ -3,15 +3,19 @@
  * is checked by the caller's URL policy, so a redirect cannot reach what the first URL could
  * not), bounded size after decompression, one deadline for the whole exchange, and errors that
  * say what happened in the spec's terms. Not undici: its 110 modules were a fifth of the start-up
- * of a one-off scrape and of a first check, for one GET at a time per page.
+ * of a one-off scrape and of a first check, for one GET at a time per page. Through an operator's
+ * proxy (proxy.ts), undici's ProxyAgent, loaded then: a plain `http://` target is sent to the
+ * proxy as it is, an `https://` one through a CONNECT tunnel.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Dispatcher } from 'undici';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
-import { publicOnlyLookup } from './network-policy.js';
+import { publicOnlyLookup, refusePrivateTargets } from './network-policy.js';
+import { shownProxy, withoutSecrets, type ProxyLevel } from './proxy.js';
 
 export const MAX_REDIRECTS = 10;
 export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
@@ -24,8 +28,13 @@ export interface FetchRequest {
   maxBytes?: number;
   /** Called for the first URL and every redirect target; throws to refuse it. */
   checkUrl?: (url: URL) => void | Promise<void>;
-  /** Connect only to public addresses, checked on the resolved address itself (serve). */
+  /**
+   * Connect only to public addresses, checked on the resolved address itself (serve). Through a
+   * proxy, which connects in our place, each URL's host is checked before its request instead.
+   */
   publicAddressesOnly?: boolean;
+  /** The operator's proxy to go through (its level names it in errors); a direct fetch without one. */
+  proxy?: { url: string; level: ProxyLevel };
   signal?: AbortSignal;
 }
 
@@ -69,7 +78,25 @@ function agentFor(https: boolean, skipTlsVerification: boolean, publicAddressesO
 interface Response {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  body: IncomingMessage;
+  body: IncomingMessage | Readable;
+}
+
+const proxyAgents = new Map<string, Dispatcher>();
+/** Kept-alive connections per proxy and TLS rule (of the target's certificate; the proxy's own is always checked). */
+async function proxyAgentFor(address: string, skipTlsVerification: boolean): Promise<Dispatcher> {
+  const key = `${skipTlsVerification}\n${address}`;
+  let agent = proxyAgents.get(key);
+  if (!agent) {
+    const { ProxyAgent } = await import('undici');
+    agent = new ProxyAgent({ uri: address, proxyTunnel: false, requestTls: { rejectUnauthorized: !skipTlsVerification }, keepAliveTimeout: 4_000 });
+    proxyAgents.set(key, agent);
+  }
+  return agent;
+}
+
+async function getThrough(agent: Dispatcher, url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+  const response = await agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal });
+  return { statusCode: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.body };
 }
 
 function get(url: URL, headers: Record<string, string>, agent: HttpAgent, signal: AbortSignal): Promise<Response> {
@@ -100,6 +127,21 @@ function networkError(error: unknown, url: URL): WebwatchError {
     return new WebwatchError(`TLS certificate of ${url.hostname} was rejected (${code}); set skipTlsVerification to scrape it anyway`, { code: 'SCRAPE_TLS_ERROR', cause: error });
   }
   return new WebwatchError(`fetching ${url.href} failed: ${cause.message ?? String(error)}`, { code: 'SCRAPE_FETCH_FAILED', cause: error });
+}
+
+/**
+ * A proxied request that failed before any answer: the proxy could not be reached, refused the
+ * credentials, or could not open the tunnel. Said with the proxy's level and address, never its
+ * credentials, and without the library's error as the cause, which could carry them.
+ */
+function proxyError(error: unknown, url: URL, proxy: { url: string; level: ProxyLevel }): WebwatchError {
+  const cause = error as { code?: string; cause?: { code?: string }; message?: string };
+  const code = cause.code ?? cause.cause?.code ?? '';
+  if (/CERT|SSL|TLS|SELF_SIGNED|LEAF_SIGNATURE|ISSUER/i.test(code)) {
+    return new WebwatchError(`TLS certificate of ${url.hostname} or of the ${proxy.level} proxy ${shownProxy(proxy.url)} was rejected (${code})`, { code: 'SCRAPE_TLS_ERROR' });
+  }
+  const reason = code === 'ECONNREFUSED' ? 'connection refused by the proxy' : (cause.message ?? String(error));
+  return new WebwatchError(withoutSecrets(`fetching ${url.href} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), { code: 'SCRAPE_CONNECTION_FAILED' });
 }
 
 function isStaleSocket(error: unknown, socketReused: boolean): boolean {
@@ -170,28 +212,36 @@ export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
   else options.signal?.addEventListener('abort', cancel, { once: true });
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const redirects: string[] = [];
+  const { proxy } = options;
   let url = parseTargetUrl(options.url);
   try {
     for (;;) {
       await options.checkUrl?.(url);
+      // The proxy connects, not us: the address rule judges the host of each URL before it is asked for.
+      if (proxy && options.publicAddressesOnly) await refusePrivateTargets(url);
       let response: Response;
-      const agent = agentFor(url.protocol === 'https:', options.skipTlsVerification, options.publicAddressesOnly ?? false);
-      const send = () => get(url, { 'accept-encoding': 'gzip, deflate, br', ...options.headers }, agent, signal);
+      const sent = { 'accept-encoding': 'gzip, deflate, br', ...options.headers };
       try {
-        // A kept-alive socket the server has just closed: a GET is safe to send again, once.
-        const reusable = Object.values(agent.freeSockets).some((sockets) => (sockets?.length ?? 0) > 0);
-        try {
-          response = await send();
-        } catch (error) {
-          if (signal.aborted || !isStaleSocket(error, reusable)) throw error;
-          response = await send();
+        if (proxy) {
+          response = await getThrough(await proxyAgentFor(proxy.url, options.skipTlsVerification), url, sent, signal);
+        } else {
+          const agent = agentFor(url.protocol === 'https:', options.skipTlsVerification, options.publicAddressesOnly ?? false);
+          const send = () => get(url, sent, agent, signal);
+          // A kept-alive socket the server has just closed: a GET is safe to send again, once.
+          const reusable = Object.values(agent.freeSockets).some((sockets) => (sockets?.length ?? 0) > 0);
+          try {
+            response = await send();
+          } catch (error) {
+            if (signal.aborted || !isStaleSocket(error, reusable)) throw error;
+            response = await send();
+          }
         }
       } catch (error) {
         if (signal.aborted) throw error;
         // The connect-time address rule refused the socket: that is the answer, not a network fault.
         const refused = [error, (error as { cause?: unknown }).cause].find((e) => e instanceof WebwatchError);
         if (refused) throw refused;
-        throw networkError(error, url);
+        throw proxy ? proxyError(error, url, proxy) : networkError(error, url);
       }
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
@@ -229,7 +279,7 @@ export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
     if (code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT')) {
       throw new WebwatchError(`the response of ${url.href} is not valid compressed data`, { code: 'SCRAPE_DECODING_ERROR', cause: error });
     }
-    throw networkError(error, url);
+    throw proxy ? proxyError(error, url, proxy) : networkError(error, url);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', cancel);

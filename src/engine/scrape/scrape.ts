@@ -8,6 +8,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { fetchPage, parseTargetUrl, type FetchedPage } from '../fetch/fetch-page.js';
+import { proxyAttempts, type ProxyChoice, type ProxySettings } from '../fetch/proxy.js';
 import type { Rendered } from '../browser/render.js';
 import { googleExportUrl } from '../pdf/google-docs.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
@@ -34,6 +35,8 @@ export interface ScrapeContext {
   checkUrl?: (url: URL) => void | Promise<void>;
   /** Sockets connect only to public addresses (serve without --allow-private-targets). */
   publicAddressesOnly?: boolean;
+  /** The operator's proxies of `proxy: basic` and `enhanced` (config); pages are fetched directly without them. */
+  proxies?: ProxySettings;
   signal?: AbortSignal;
   /** The model of the model formats (summary, json...); without it they fail saying how to configure one. */
   llm?: LlmSettings;
@@ -141,9 +144,13 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   if (checkUrl) await checkUrl(parseTargetUrl(request.url));
 
   // A change-tracking scrape wants the page as it is now, unless only the cache may answer;
-  // maxAge 0 (a monitor check's default) asks for the page as it is now, which no entry is.
+  // maxAge 0 (a monitor check's default) asks for the page as it is now, which no entry is; a
+  // scrape with actions is never stored, so never found. Only a scrape that reads the cache has
+  // a cacheState.
   const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_DEFAULT_MS : MAX_AGE_DEFAULT_MS);
-  if (store && (cacheOnly || !tracking) && maxAge > 0) {
+  const withActions = (options.actions?.length ?? 0) > 0;
+  const readsCache = store !== undefined && maxAge > 0 && (cacheOnly || (!tracking && !withActions));
+  if (store && readsCache) {
     const hit = await store.getCached(key);
     const age = hit ? now - hit.cachedAt : Infinity;
     const usable = hit && age < maxAge && (options.minAge === undefined || age >= options.minAge);
@@ -158,6 +165,8 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
           scrapeId: randomUUID(),
           cacheState: 'hit',
           cachedAt: new Date(hit.cachedAt).toISOString(),
+          // Entries stored before proxyUsed was recorded were all fetched directly: basic.
+          proxyUsed: hit.document.metadata.proxyUsed ?? 'basic',
           creditsUsed: options.lockdown ? CREDITS.lockdownHit : 1,
         },
       }) };
@@ -171,7 +180,7 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     throw new WebwatchError(ERROR_MESSAGES.noCachedData, { status: 404, code: ERROR_MESSAGES.noCachedData, details: { url: request.url } });
   }
 
-  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint });
+  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint }, readsCache);
   if ('unchanged' in fetched) return fetched;
   const { document } = fetched;
   // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are not stored either.
@@ -214,7 +223,15 @@ export function looksDrawnByScript(page: FetchedPage): boolean {
   return emptyRoot || /<noscript\b[^>]*>[\s\S]*?(enable|requires?|need)[\s\S]*?javascript[\s\S]*?<\/noscript>/i.test(html);
 }
 
-async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: string, why: string): Promise<Rendered> {
+/** How one attempt reaches the page: within `timeoutMs`, through the chosen proxy, if any. */
+interface Attempt {
+  timeoutMs: number;
+  proxy: ProxyChoice;
+}
+
+const viaProxy = (attempt: Attempt) => (attempt.proxy.url ? { proxy: { url: attempt.proxy.url, level: attempt.proxy.level } } : {});
+
+async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: string, why: string, attempt: Attempt): Promise<Rendered> {
   const { findChromium } = await import('../browser/chromium.js');
   const executablePath = findChromium(context.browser?.env ?? {}, context.browser?.executablePath, why);
   const { renderPage } = await import('../browser/render.js');
@@ -222,12 +239,13 @@ async function render(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
     url: request.url,
     options: request.options,
     headers: requestHeaders(request.options, context.version),
-    timeoutMs: request.options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS,
+    timeoutMs: attempt.timeoutMs,
     executablePath,
     artifactsDir: context.browser?.artifactsDir ?? '.',
     scrapeId,
     ...(context.checkUrl && { checkUrl: context.checkUrl }),
     ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
+    ...viaProxy(attempt),
     ...(context.browser?.profilesDir && { profilesDir: context.browser.profilesDir }),
     ...(context.signal && { signal: context.signal }),
   });
@@ -247,43 +265,87 @@ function responseFingerprint(version: string, cacheKey: string, page: FetchedPag
   return hash.update(page.body).digest('base64url');
 }
 
-async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }): Promise<FingerprintedScrape> {
+/**
+ * Statuses of a site that turns the request away (a bot wall, a login wall, a rate limit):
+ * `proxy: auto` asks again through the enhanced proxy.
+ */
+const BLOCKED_STATUSES: ReadonlySet<number> = new Set([401, 403, 429]);
+
+/**
+ * Failures of the way to the site (not of the rules, the deadline or the page itself) that
+ * `proxy: auto` tries again through the enhanced proxy.
+ */
+const FAILURES_RETRIED_ENHANCED: ReadonlySet<string> = new Set(['SCRAPE_CONNECTION_FAILED', 'SCRAPE_FETCH_FAILED', 'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_BROWSER_ERROR']);
+
+interface Obtained {
+  page: FetchedPage;
+  rendered?: Rendered;
+  browserWarning?: string;
+}
+
+/** The page by one attempt: fetched, and rendered when the request or the page needs a browser. */
+async function obtain(request: ScrapeRequest, context: ScrapeContext, scrapeId: string, attempt: Attempt): Promise<Obtained> {
+  const { options } = request;
+  const needs = browserNeed(options);
+  if (needs) {
+    const rendered = await render(request, context, scrapeId, needs, attempt);
+    return { page: rendered.page, rendered };
+  }
+  const page = await fetchPage({
+    url: urlToFetch(request.url),
+    timeoutMs: attempt.timeoutMs,
+    headers: requestHeaders(options, context.version),
+    skipTlsVerification: options.skipTlsVerification ?? true,
+    ...(context.checkUrl && { checkUrl: context.checkUrl }),
+    ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
+    ...viaProxy(attempt),
+    ...(context.signal && { signal: context.signal }),
+  });
+  // A page drawn by script is rendered unasked, unless turned off; a plain page never pays for a browser.
+  if (context.browser && context.browser.autoRender !== false && looksDrawnByScript(page)) {
+    try {
+      const rendered = await render(request, context, scrapeId, 'a page drawn by script', attempt);
+      return { page: rendered.page, rendered };
+    } catch (error) {
+      if (!(error instanceof WebwatchError) || error.code !== 'BROWSER_NOT_FOUND') throw error;
+      return { page, browserWarning: `the page looks drawn by script and no browser was found to render it (${error.suggestion ?? ''})` };
+    }
+  }
+  return { page };
+}
+
+/**
+ * The page by each proxy of the request's `proxy` option in turn (proxyAttempts): the next one
+ * is tried when the last failed to reach the site or was turned away, within the scrape's one
+ * timeout. What the last attempt got is the answer, with the proxy level it used.
+ */
+async function obtainByProxy(request: ScrapeRequest, context: ScrapeContext, scrapeId: string, timeoutMs: number): Promise<Obtained & { proxyUsed: ProxyChoice['level'] }> {
+  const deadline = Date.now() + timeoutMs;
+  const attempts = proxyAttempts(request.options.proxy, context.proxies);
+  for (const [index, proxy] of attempts.entries()) {
+    const last = index === attempts.length - 1;
+    let obtained: Obtained;
+    try {
+      obtained = await obtain(request, context, scrapeId, { proxy, timeoutMs: index === 0 ? timeoutMs : Math.max(1, deadline - Date.now()) });
+    } catch (error) {
+      if (last || !(error instanceof WebwatchError) || !FAILURES_RETRIED_ENHANCED.has(error.code ?? '')) throw error;
+      continue;
+    }
+    if (last || !BLOCKED_STATUSES.has(obtained.page.statusCode)) return { ...obtained, proxyUsed: proxy.level };
+  }
+  throw new Error('a scrape has at least one proxy attempt');
+}
+
+async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }, readsCache: boolean): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
   const scrapeId = randomUUID();
   const startedAt = Date.now();
-  const needs = browserNeed(options);
-  let rendered: Rendered | undefined;
-  let page: FetchedPage;
-  let browserWarning: string | undefined;
-  if (needs) {
-    rendered = await render(request, context, scrapeId, needs);
-    page = rendered.page;
-  } else {
-    page = await fetchPage({
-      url: urlToFetch(request.url),
-      timeoutMs: options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS,
-      headers: requestHeaders(options, context.version),
-      skipTlsVerification: options.skipTlsVerification ?? true,
-      ...(context.checkUrl && { checkUrl: context.checkUrl }),
-      ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
-      ...(context.signal && { signal: context.signal }),
-    });
-    // A page drawn by script is rendered unasked, unless turned off; a plain page never pays for a browser.
-    if (context.browser && context.browser.autoRender !== false && looksDrawnByScript(page)) {
-      try {
-        rendered = await render(request, context, scrapeId, 'a page drawn by script');
-        page = rendered.page;
-      } catch (error) {
-        if (!(error instanceof WebwatchError) || error.code !== 'BROWSER_NOT_FOUND') throw error;
-        browserWarning = `the page looks drawn by script and no browser was found to render it (${error.suggestion ?? ''})`;
-      }
-    }
-  }
+  const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
+  const { page, rendered, browserWarning, proxyUsed } = await obtainByProxy(request, context, scrapeId, timeoutMs);
   const fingerprint = responseFingerprint(context.version, fingerprinting.cacheKey, page);
   if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions) return { unchanged: { statusCode: page.statusCode, scrapeId, fingerprint } };
   // A PDF is read within what is left of the scrape's timeout.
-  const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
   const convert = context.convert ?? (await import('./convert.js')).convertPage;
   const content = await convert({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
@@ -328,7 +390,8 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       ...(page.contentType && { contentType: page.contentType }),
       ...(content.pdf?.numPages !== undefined && { numPages: content.pdf.numPages }),
       scrapeId,
-      cacheState: 'miss',
+      ...(readsCache && { cacheState: 'miss' as const }),
+      proxyUsed,
       // A PDF costs its pages instead of the page's 1; formats add to either.
       creditsUsed: pageCredits(options, content.pdf?.creditsUsed),
     },
