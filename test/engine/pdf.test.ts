@@ -253,14 +253,9 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       await refused(read(scans['price-list']!, { mode: 'auto' }, 1500), /^Insufficient time to process PDF of 3 pages \(by OCR\)/, 1000);
       // One page of OCR fits in the time: read as before.
       assert.match((await read(scans['price-list']!, { mode: 'ocr', maxPages: 1 }, 60_000)).markdown, /Garden tools/);
-      // The text layer of 9000 pages of text (the price list 3000 times), 10 s: refused once the
-      // first 100 pages have counted them (and shown how fast they read). The time is ample for
-      // those 100 pages on a busy machine (3 s was not, amid the whole suite), and far short of 9000.
-      const dir = tempDir();
-      writeFileSync(join(dir, 'in.pdf'), corpus['price-list']!.pdf);
-      await exec('qpdf', ['--empty', '--pages', ...Array.from({ length: 3000 }, () => join(dir, 'in.pdf')), '--', join(dir, 'long.pdf')]);
-      const long = readFileSync(join(dir, 'long.pdf'));
-      await refused(read(long, { mode: 'fast' }, 10_000), /^Insufficient time to process PDF of 9000 pages \(8900 of them still to read\): \d+ms of the scrape's timeout \(10000ms\) are left\./, 5000);
+      // The text layer's refusal is judged at the document's own speed when it reads faster than
+      // measured, so whether a given long PDF is refused depends on the machine: its arithmetic
+      // and messages are tested in pdf-time.test.ts.
       // 3000 blank pages read far faster than pages of text: their first 100 show it, and they are read.
       const kids = Array.from({ length: 3000 }, (_, i) => `${i + 3} 0 R`).join(' ');
       const blank = handBuiltPdf([catalog, Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count 3000 >>`),
