@@ -47,7 +47,10 @@ const buildConfigSchema = () => closedObject({
     allowPrivateTargets: z.boolean().optional(),
     bodyLimit: z.number().int().min(1024).optional(),
     rateLimitPerMinute: z.number().int().min(1).optional(),
-    concurrencyPerKey: z.number().int().min(1).optional(),
+    /** Page scrapes each team runs at once; the pages of its crawls and batches queue for them. */
+    concurrencyPerTeam: z.number().int().min(1).optional(),
+    /** Pages of one host a crawl fetches at once (politeness); by default as many as the team's slots. */
+    perHostConcurrency: z.number().int().min(1).optional(),
     /** Queued crawls, batches, agent jobs and manual checks one serve process runs at once. */
     jobConcurrency: z.number().int().min(1).optional(),
     drainTimeoutSeconds: z.number().min(0).optional(),

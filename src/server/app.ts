@@ -34,6 +34,7 @@ import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
 import { databaseHealth } from './shared-limits.js';
 import { startWorker } from './work/worker.js';
+import { pageSlots } from '../engine/store/page-slots.js';
 
 /** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
 export interface ServerOptions extends CheckServices {
@@ -48,8 +49,13 @@ export interface ServerOptions extends CheckServices {
   bodyLimit: number;
   /** Requests per key per minute: beyond it, 429 Rate limit exceeded. */
   rateLimitPerMinute: number;
-  /** Scrapes, crawls and check runs per key at once: beyond it, 429 Concurrency limit reached. */
-  concurrencyPerKey: number;
+  /**
+   * Page scrapes each team runs at once (page-slots.ts): each page of its crawls and batches waits
+   * for a slot; a direct scrape, search or map finding none is 429 Concurrency limit reached.
+   */
+  concurrencyPerTeam: number;
+  /** Pages of one host a crawl fetches at once (politeness); by default as many as the team's slots. */
+  perHostConcurrency?: number | undefined;
   /** On drain, how long running crawls may go on before they are stopped (failed, with the reason). */
   drainTimeoutMs?: number;
   /** Credits each team may use per calendar month (UTC); beyond them, new work is 402. None: no limit. */
@@ -92,7 +98,7 @@ export interface ConnectionTimeouts {
 }
 
 export const SERVER_DEFAULTS = {
-  bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerKey: 20, drainTimeoutMs: 30_000, jobConcurrency: 20,
+  bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerTeam: 20, drainTimeoutMs: 30_000, jobConcurrency: 20,
   timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 } satisfies ConnectionTimeouts,
   maxConnections: 1000,
 } as const;
@@ -151,8 +157,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   void app.register(websocket, { options: { maxPayload: 1024 } });
   void app.register(errorReplies, { bodyLimit: options.bodyLimit });
   void app.register(keyGuard, { keys, db: options.db, rateLimitPerMinute: options.rateLimitPerMinute, serves });
+  const slots = pageSlots({ db: options.db, limit: options.concurrencyPerTeam, now: options.now });
   void app.register(workLimits, {
-    db: options.db, now: options.now, concurrencyPerKey: options.concurrencyPerKey, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens,
+    db: options.db, now: options.now, concurrencyPerTeam: options.concurrencyPerTeam, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens, pageSlots: slots,
   });
 
   const engines = teamEngines(options);
@@ -160,6 +167,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     db: options.db, env: options.env, now: options.now, version: options.version, engines,
     works: role !== 'api',
     jobConcurrency: options.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
+    pageSlots: slots,
+    perHostConcurrency: options.perHostConcurrency,
     scheduler: options.scheduler,
     webhookSecret: options.webhookSecret,
     smtp: options.smtp,
@@ -213,6 +222,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       integrity?.stop();
       await app.close();
       await worker.drain();
+      slots.close();
     },
   };
 }

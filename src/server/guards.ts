@@ -1,14 +1,14 @@
 /**
  * The guards every request of `webwatch serve` passes, as Fastify plugins registered once:
  * `keyGuard` (a key of a team, then the key's rate) before routing, and `workLimits` (the team's
- * monthly credits and tokens, the key's concurrency) for the routes that start work.
+ * monthly credits and tokens, its page scrapes at once) for the routes that start work.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { LOCAL_TEAM } from '../backend/local/team-engine.js';
 import { keyStore } from '../engine/keys/key-store.js';
 import type { Db } from '../engine/store/database.js';
-import { unfinishedOfKey } from '../engine/store/work-queue.js';
+import type { PageSlots } from '../engine/store/page-slots.js';
 import { monthOf, usageStore } from '../engine/usage/usage-store.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
 import { errorBody } from './http.js';
@@ -82,32 +82,33 @@ export const keyGuard = fp<KeyGuardOptions>(async (app, options) => {
 export interface WorkLimitOptions {
   db: Db;
   now(): Date;
-  /** Scrapes, crawls and check runs per key at once: beyond it, 429 Concurrency limit reached. */
-  concurrencyPerKey: number;
+  /**
+   * Page scrapes each team runs at once (page-slots.ts): the pages of its crawls and batch
+   * scrapes wait for a slot; a direct scrape, search or map finding none is 429 Concurrency limit reached.
+   */
+  concurrencyPerTeam: number;
   /** Credits each team may use per calendar month (UTC); beyond them, new work is 402. None: no limit. */
   monthlyCredits?: number | undefined;
   /** Model tokens each team may use per calendar month; beyond them, agent jobs are 402. */
   monthlyTokens?: number | undefined;
+  /** The team's page slots, shared with the worker that runs its crawls and batches. */
+  pageSlots: PageSlots;
 }
 
 /** What the routes that start work ask before they start it (`app.limits`). */
-export interface WorkLimits extends Readonly<WorkLimitOptions> {
-  /** Answers 402 (and returns true) when the team has used its month, 429 when the key runs all it may at once. */
-  tooBusy(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
-  /** Runs `work` as one of the key's concurrent jobs, or answers 402 or 429. */
+export interface WorkLimits extends Readonly<Omit<WorkLimitOptions, 'pageSlots'>> {
+  /** Answers 402 (and returns true) when the team has used its month: work to queue asks only this. */
+  outOfCredits(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
+  /** Runs `work` (a direct scrape, search or map) in one of the team's page slots, or answers 402 or 429. */
   limited<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply>;
-  /**
-   * The key's work at once: its requests this process answers (scrapes, searches, maps), and its
-   * crawls, batches, agent jobs and checks queued or running in any process (counted in the database).
-   */
-  atOnce(keyId: string): Promise<number>;
+  /** The team's page scrapes running now, in every process (page-slots.ts). */
+  running(team: string): Promise<number>;
 }
 
 export const workLimits = fp<WorkLimitOptions>(async (app: FastifyInstance, options) => {
   const usage = usageStore(options.db);
-  const inFlight = new Map<string, number>();
+  const { pageSlots, ...settings } = options;
 
-  /** Whether the team has used its month's credits (or tokens); answers 402 when it has. */
   const outOfCredits = async (request: FastifyRequest, reply: FastifyReply) => {
     if (options.monthlyCredits === undefined && options.monthlyTokens === undefined) return false;
     const { start, end } = monthOf(options.now());
@@ -122,26 +123,20 @@ export const workLimits = fp<WorkLimitOptions>(async (app: FastifyInstance, opti
     return true;
   };
 
-  const atOnce = async (keyId: string) => (inFlight.get(keyId) ?? 0) + (await unfinishedOfKey(options.db, keyId));
-  const tooBusy = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (await outOfCredits(request, reply)) return true;
-    if ((await atOnce(request.keyId)) < options.concurrencyPerKey) return false;
-    void reply.code(429).header('retry-after', '1').send(errorBody(429, ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerKey }));
-    return true;
-  };
-
   async function limited<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply> {
-    if (await tooBusy(request, reply)) return reply;
-    inFlight.set(request.keyId, (inFlight.get(request.keyId) ?? 0) + 1);
+    if (await outOfCredits(request, reply)) return reply;
+    const release = await pageSlots.takeNow(request.team);
+    if (!release) {
+      void reply.code(429).header('retry-after', '1').send(errorBody(429, ERROR_MESSAGES.concurrencyLimited, { limit: options.concurrencyPerTeam }));
+      return reply;
+    }
     try {
       return await work();
     } finally {
-      const left = (inFlight.get(request.keyId) ?? 1) - 1;
-      if (left === 0) inFlight.delete(request.keyId);
-      else inFlight.set(request.keyId, left);
+      release();
     }
   }
 
-  const limits: WorkLimits = { ...options, tooBusy, limited, atOnce };
+  const limits: WorkLimits = { ...settings, outOfCredits, limited, running: (team) => pageSlots.running(team) };
   app.decorate('limits', limits);
 }, { name: 'webwatch-work-limits' });

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { describeIssue, type Problem } from './issues.js';
-import { BATCH_CONCURRENCY_MAX, BATCH_URLS_MAX } from './limits.js';
+import { BATCH_URLS_MAX } from './limits.js';
 import type { Validation } from './schemas.js';
 
 const NOT_OFFERED = 'is not offered by webwatch serve';
@@ -12,7 +12,7 @@ const NOT_OFFERED = 'is not offered by webwatch serve';
 const batchFields = z.looseObject({
   urls: z.array(z.string()).min(1).max(BATCH_URLS_MAX),
   ignoreInvalidURLs: z.boolean().optional(),
-  maxConcurrency: z.number().int().min(1).max(BATCH_CONCURRENCY_MAX).optional(),
+  maxConcurrency: z.number().int().min(1).optional(),
   webhook: z.undefined({ message: `webhook ${NOT_OFFERED} for batch scrapes yet: poll GET /v2/batch/scrape/{id} or watch it over the WebSocket` }).optional(),
   appendToId: z.undefined({ message: `appendToId ${NOT_OFFERED}: start another batch scrape` }).optional(),
   zeroDataRetention: z.boolean().optional(),

@@ -129,12 +129,10 @@ export const SEARCH_REQUEST_QUERY_MAX_LENGTH = 500;
 export const SEARCH_SCRAPE_CONCURRENCY = 4;
 
 /**
- * Batch scrape (POST /v2/batch/scrape): URLs per job, and pages fetched at once by default (as
- * many as a crawl fetches), never more than the key's concurrency allows.
+ * Batch scrape (POST /v2/batch/scrape): URLs per job. Its pages run as many at once as the team's
+ * page slots allow, or fewer when the job's `maxConcurrency` says so.
  */
 export const BATCH_URLS_MAX = 10_000;
-export const BATCH_CONCURRENCY_DEFAULT = 4;
-export const BATCH_CONCURRENCY_MAX = 20;
 
 /**
  * Crawl path patterns (`includePaths`, `excludePaths`): webwatch's bounds, not the interface's.

@@ -3,7 +3,7 @@
  * whichever worker process has room, on one real PostgreSQL: an API-only process runs none of it
  * itself; work waits for a worker and is taken when one starts; a cancel made through the API
  * stops a crawl a worker runs; a worker killed with SIGKILL leaves its job failed, never stuck
- * and never run twice; the key's concurrency limit counts its work in every process.
+ * and never run twice; the team's page slots hold across every process.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -41,6 +41,8 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
   let key: string;
   /** Requests the site received, by path. */
   const hits = new Map<string, number>();
+  /** Slow pages being served now, and the most at once since the last reset. */
+  const slow = { now: 0, peak: 0 };
   const processes: ServeProcess[] = [];
   const started = async (args: string[]) => {
     const serve = await serveProcess(args, { WEBWATCH_DATABASE_URL: url, WEBWATCH_LEASE_SECONDS: '2', XDG_CONFIG_HOME: config });
@@ -59,7 +61,11 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
       const path = new URL(request.url ?? '/', 'http://x').pathname;
       hits.set(path, (hits.get(path) ?? 0) + 1);
       const page = `<html><head><title>${path}</title></head><body><main><h1>${path}</h1><p>The page at ${path}.</p><a href="${path.replace(/\/$/, '')}/a">a</a> <a href="${path.replace(/\/$/, '')}/b">b</a></main></body></html>`;
-      setTimeout(() => response.writeHead(200, { 'content-type': 'text/html' }).end(page), path.startsWith('/slow') ? 1000 : 0);
+      if (path.startsWith('/slow')) slow.peak = Math.max(slow.peak, ++slow.now);
+      setTimeout(() => {
+        if (path.startsWith('/slow')) slow.now--;
+        response.writeHead(200, { 'content-type': 'text/html' }).end(page);
+      }, path.startsWith('/slow') ? 1000 : 0);
     });
     model = await startFakeLlm((request) => (request.messages.some((message) => message.role === 'tool')
       ? { toolCalls: [{ name: 'finish', arguments: { result: { title: '/pricing' } } }] }
@@ -173,22 +179,31 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     for (const serve of [api, survivor]) assert.equal(await serve.stop(), 0, serve.stderr());
   });
 
-  it("the key's concurrency limit counts its queued and running work in every process", async () => {
-    const [first, second] = await Promise.all([started(['--role', 'api', '--concurrency', '2']), started(['--role', 'api', '--concurrency', '2'])]);
-    const worker = await started(['--role', 'worker']);
-    const one = await call(first, key, 'POST', '/crawl', { url: `${site.origin}/slow/limit-one/`, limit: 3 });
-    const two = await call(second, key, 'POST', '/crawl', { url: `${site.origin}/slow/limit-two/`, limit: 3 });
-    assert.deepEqual([one.status, two.status], [200, 200]);
-    for (const serve of [first, second]) {
-      const refused = await call(serve, key, 'POST', '/batch/scrape', { urls: [`${site.origin}/slow/refused`] });
-      assert.equal(refused.status, 429, 'the third job of the key, whichever process takes it');
-      assert.equal((await call(serve, key, 'GET', '/concurrency-check')).body.data.concurrency, 2);
+  it("the team's page slots hold across processes: two jobs on two workers run no more pages at once than the limit", async () => {
+    const api = await started(['--role', 'api', '--concurrency', '2']);
+    // One job each, so that the two jobs run in two processes.
+    const workers = await Promise.all([0, 1].map(() => started(['--role', 'worker', '--concurrency', '2', '--job-concurrency', '1'])));
+    slow.peak = 0;
+    const jobs: string[] = [];
+    for (const name of ['slots-a', 'slots-b']) {
+      const job = await call(api, key, 'POST', '/batch/scrape', { urls: [0, 1, 2].map((i) => `${site.origin}/slow/${name}-${i}`), maxAge: 0 });
+      assert.equal(job.status, 200, 'queued, never refused for concurrency');
+      jobs.push(job.body.id as string);
     }
-    await until('both crawls ended', async () => {
-      const statuses = await Promise.all([call(first, key, 'GET', `/crawl/${one.body.id}`), call(second, key, 'GET', `/crawl/${two.body.id}`)]);
-      return statuses.every((status) => status.body.status === 'completed');
+    const holders = await until('both jobs claimed', async () => {
+      const owners = await Promise.all(jobs.map((id) => leaseOwner('crawl_jobs', id)));
+      return owners.every((owner) => owner && owner !== 'queued') && owners;
     });
-    assert.equal((await call(second, key, 'POST', '/batch/scrape', { urls: [`${site.origin}/after-limit`] })).status, 200, 'room again once they ended');
-    for (const serve of [first, second, worker]) assert.equal(await serve.stop(), 0, serve.stderr());
+    assert.ok(workers.every((worker) => holders.some((owner) => heldBy(owner, worker))), 'each worker runs one job');
+    await until('the API process counts the pages the workers run', async () => (await call(api, key, 'GET', '/concurrency-check')).body.concurrency === 2);
+    const refused = await call(api, key, 'POST', '/scrape', { url: `${site.origin}/direct` });
+    assert.equal(refused.status, 429, "a direct scrape finds no slot while the team's pages hold them in other processes");
+    await until('both batches ended', async () => {
+      const statuses = await Promise.all(jobs.map((id) => call(api, key, 'GET', `/batch/scrape/${id}`)));
+      return statuses.every((status) => status.body.status === 'completed' && status.body.completed === 3);
+    });
+    assert.equal(slow.peak, 2, 'two pages at once, across both workers');
+    assert.equal((await call(api, key, 'GET', '/concurrency-check')).body.concurrency, 0, 'every slot given back');
+    for (const serve of [api, ...workers]) assert.equal(await serve.stop(), 0, serve.stderr());
   });
 });

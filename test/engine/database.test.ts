@@ -375,6 +375,8 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
       await sqlRow(db, `DROP INDEX ${table}_lease_owner`);
       await sqlRow(db, `ALTER TABLE ${table} DROP COLUMN key_id, DROP COLUMN run_context`);
     }
+    // Nor what came after.
+    await sqlRow(db, 'DROP TABLE page_slots');
     await sqlRow(db, 'UPDATE webwatch_schema SET version = 12');
     await sqlRow(db, "INSERT INTO rate_windows VALUES ('k', 0, 3)");
     await db.close();

@@ -26,7 +26,7 @@ export async function serveWebwatch(options: Partial<ServerOptions> & { home?: s
   const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }), { readConnection: true });
   const server = buildServer({
     db, version: 'test', env: { WEBWATCH_HOME: home }, now: () => new Date(), allowPrivateTargets: true,
-    bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerKey: SERVER_DEFAULTS.concurrencyPerKey,
+    bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerTeam: SERVER_DEFAULTS.concurrencyPerTeam,
     ...serverOptions,
   });
   const origin = await server.app.listen({ host: '127.0.0.1', port: 0 });

@@ -144,9 +144,9 @@ describe('serve limits and the private-network rule', () => {
     await started.stop();
   });
 
-  it('limits concurrent scrapes per key with 429 Concurrency limit reached', async () => {
+  it('limits concurrent scrapes per team with 429 Concurrency limit reached', async () => {
     const slow = await startServer({ '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 400) });
-    const started = await serve({ concurrencyPerKey: 1 });
+    const started = await serve({ concurrencyPerTeam: 1 });
     const key = (await started.keys.create('acme', new Date())).key;
     const scrape = () => call(started, key, 'POST', '/scrape', { url: `${slow.origin}/slow` });
     const [a, b] = await Promise.all([scrape(), new Promise((r) => setTimeout(r, 100)).then(scrape)]);

@@ -29,6 +29,10 @@ import { artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
 import { profilesDir } from '../../engine/browser/profiles.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
+import type { CrawlPacing } from '../../engine/crawl/crawl.js';
+import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
+import type { CrawlOptions } from '../../spec/schemas.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 /** The embedded engine has one team; `serve` gives each key's team its own. */
 export const LOCAL_TEAM = 'local';
@@ -78,8 +82,10 @@ export interface TeamEngineOptions {
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
 
 /** What a team's engine offers: the work itself, and the team's monitors, checks and agent jobs. */
-export interface TeamEngine extends Pick<Backend, 'scrape' | 'crawl' | 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck'> {
+export interface TeamEngine extends Pick<Backend, 'scrape' | 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck'> {
   readonly team: string;
+  /** The command line's crawl; serve paces its pages (`pacing`: politeness per host, the team's page slots). */
+  crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal, pacing?: CrawlPacing): Promise<CrawlSummary>;
   /** The team's agent jobs on this engine. */
   agents(): Promise<AgentJobs>;
   /** Ends the agent runs of this process (serve stopping): they finish failed, `internal`. */
@@ -212,14 +218,14 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
       await spent('scrape', document.metadata.creditsUsed);
       return document;
     },
-    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal) => {
+    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal, pacing) => {
       // Counted as the pages come, and written once: a crawl stopped half-way pays for what it did.
       let credits = 0;
       try {
         return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, await contextFor(signal), (page) => {
           if ('document' in page) credits += page.document.metadata.creditsUsed;
           return onPage(page);
-        });
+        }, pacing);
       } finally {
         await spent('crawl', credits);
       }

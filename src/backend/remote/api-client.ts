@@ -88,7 +88,7 @@ function apiError(status: number, text: string): WebwatchError {
 const STATUS_HINTS: Partial<Record<number, string>> = {
   401: 'the API refused the key: webwatch auth status shows which key is used and where it comes from; webwatch login saves another',
   402: "the team's credits for this period are used up: webwatch usage shows them",
-  429: "the API's rate or concurrency limit for this key: try again later, or run fewer at once",
+  429: "the API's rate limit for this key, or its team's concurrency limit: try again later, or run fewer at once",
 };
 
 /**

@@ -35,6 +35,17 @@ export interface CrawlOptions {
   maxConcurrency?: number | undefined;
 }
 
+/**
+ * How a crawl's pages are paced beyond its own options (serve: its politeness setting and the
+ * team's page slots). Without it, the command line's defaults (CRAWL_DEFAULTS).
+ */
+export interface CrawlPacing {
+  /** Pages of one host at once; a crawl delay (its own or robots.txt's) makes it 1. */
+  perHost?: number | undefined;
+  /** Waits for a slot before each page is fetched; the slot is given back once the page is. */
+  pageSlot?: (() => Promise<() => void>) | undefined;
+}
+
 const SITEMAP_FILES_MAX = 20;
 /** How long the crawl goes through a page's links before it lets other work run. */
 const LINK_WORK_SLICE_MS = 10;
@@ -146,6 +157,7 @@ export async function crawl(
   scrapeOptions: ScrapeOptions,
   context: ScrapeContext,
   onPage: (page: CrawlPage) => void | Promise<void>,
+  pacing: CrawlPacing = {},
 ): Promise<CrawlSummary> {
   const root = parseTargetUrl(rootUrl);
   const limit = crawlOptions.limit ?? CRAWL_DEFAULTS.limit;
@@ -163,10 +175,11 @@ export async function crawl(
   const robots = crawlOptions.ignoreRobotsTxt ? undefined : siteRobots(context, scrapeOptions);
   await robots?.read(root);
   let delayMs = 0;
-  let perHost: number = CRAWL_DEFAULTS.perHostConcurrency;
+  const politeness = pacing.perHost ?? CRAWL_DEFAULTS.perHostConcurrency;
+  let perHost = politeness;
   const pace = () => {
     delayMs = Math.max(crawlOptions.delay ?? 0, robots?.crawlDelay() ?? 0) * 1000;
-    perHost = delayMs > 0 ? 1 : CRAWL_DEFAULTS.perHostConcurrency;
+    perHost = delayMs > 0 ? 1 : politeness;
   };
   pace();
   const maxConcurrency = crawlOptions.maxConcurrency ?? CRAWL_DEFAULTS.maxConcurrency;
@@ -220,6 +233,8 @@ export async function crawl(
     const wait = (lastStart.get(host) ?? -Infinity) + delayMs - Date.now();
     lastStart.set(host, Date.now() + Math.max(0, wait));
     if (wait > 0) await sleep(wait, undefined, context.signal ? { signal: context.signal } : undefined);
+    // Taken after the pause: a page waiting out a crawl delay holds no slot.
+    const release = await pacing.pageSlot?.();
     try {
       const document = await scrape({ url: item.url, options: pageOptions }, context);
       const isHtml = /html/.test(document.metadata.contentType ?? 'text/html');
@@ -228,6 +243,8 @@ export async function crawl(
       return { result: { url: item.url, depth: item.depth, document }, links };
     } catch (error) {
       return { result: { url: item.url, depth: item.depth, error }, links: [] };
+    } finally {
+      release?.();
     }
   }
 

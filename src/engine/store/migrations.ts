@@ -359,6 +359,20 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 19,
+    description: "page slots: the page scrapes each team's crawls and batch scrapes run at once, held by workers under leases",
+    async up(db) {
+      await db.schema.createTable('page_slots')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('team', 'text', (column) => column.notNull())
+        .addColumn('job_id', 'text', (column) => column.notNull())
+        .addColumn('holder', 'text', (column) => column.notNull())
+        .addColumn('expires_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('page_slots_team').on('page_slots').columns(['team', 'expires_at']).execute();
+    },
+  },
 ];
 
 /**

@@ -199,4 +199,12 @@ export interface Tables {
     window_start: number;
     requests: number;
   };
+  /** A page scrape of a team's crawl or batch running now (page-slots.ts), under its worker's lease. */
+  page_slots: {
+    id: string;
+    team: string;
+    job_id: string;
+    holder: string;
+    expires_at: string;
+  };
 }

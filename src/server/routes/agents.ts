@@ -39,7 +39,7 @@ export const agentRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     if (!validation.ok) {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
     }
-    if (await app.limits.tooBusy(request, reply)) return reply;
+    if (await app.limits.outOfCredits(request, reply)) return reply;
     let job;
     try {
       // Queued for whichever worker has room; its trace fills as the worker runs it.

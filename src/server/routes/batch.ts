@@ -1,12 +1,11 @@
 /**
  * Batch scrape on `webwatch serve`: a list of URLs queued for a worker (work/worker.ts), which
- * scrapes them with the same options, a few at a time, each page written to the store as it is
+ * scrapes them with the same options, as many at once as the team's page slots allow, each page written to the store as it is
  * done (crawl-jobs.ts, kind `batch`); status, cancel and errors are jobs.ts's.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { sortBatchUrls, validateBatchRequest } from '../../spec/batch.js';
-import { BATCH_CONCURRENCY_DEFAULT } from '../../spec/limits.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
@@ -15,7 +14,7 @@ import { jobRoutes } from './jobs.js';
 
 export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const { now, checkUrl, work } = deps;
-  const { tooBusy, concurrencyPerKey } = app.limits;
+  const { outOfCredits } = app.limits;
   const batches = crawlJobStore(deps.db, 'batch');
   jobRoutes(app, deps, batches, '/v2/batch/scrape', 'batch scrape');
 
@@ -34,12 +33,11 @@ export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     if (fields.zeroDataRetention && options.value.onlyCleanContent) throw invalid([{ path: ['onlyCleanContent'], message: 'is not supported with zeroDataRetention' }]);
     // Each host once, a few at a time: a batch of a thousand pages of one site is one lookup.
     if (checkUrl) await refusePrivateHosts(valid.map((url) => new URL(url)), checkUrl);
-    if (await tooBusy(request, reply)) return reply;
+    if (await outOfCredits(request, reply)) return reply;
     await batches.purgeExpired(now());
     const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
-    const atOnce = Math.min(fields.maxConcurrency ?? BATCH_CONCURRENCY_DEFAULT, concurrencyPerKey);
     // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
-    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: atOnce, scrapeOptions: pageOptions }, now(), work.context(request), valid.length);
+    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: pageOptions }, now(), work.context(request), valid.length);
     await work.queued();
     return {
       success: true,

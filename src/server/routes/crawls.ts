@@ -12,7 +12,7 @@ import { jobRoutes } from './jobs.js';
 
 export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const { now, checkUrl, work } = deps;
-  const { tooBusy } = app.limits;
+  const { outOfCredits } = app.limits;
   const crawls = crawlJobStore(deps.db);
 
   // The team's running crawls, first started first; `ongoing` is the hosted API's other name for the list.
@@ -35,7 +35,8 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     const pageOptions = validateScrapeOptions(scrapeOptions ?? {}, 'wire');
     if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
     if (checkUrl) await checkUrl(target);
-    if (await tooBusy(request, reply)) return reply;
+    // Its pages wait for the team's page slots (page-slots.ts): a crawl is queued, never refused for concurrency.
+    if (await outOfCredits(request, reply)) return reply;
     await crawls.purgeExpired(now());
     // Queued for whichever worker has room (this process too, unless it only serves the API).
     const job = await crawls.enqueue(request.team, target.href, { ...crawlOptions.value, scrapeOptions: pageOptions.value }, now(), work.context(request));

@@ -12,7 +12,7 @@ import type { RouteDeps } from './deps.js';
 const CHECK_PAGES_DEFAULT = 1000;
 
 export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf, checkUrl, served, work }) => {
-  const { tooBusy } = app.limits;
+  const { outOfCredits } = app.limits;
   // A monitor created, changed, paused or resumed may move the scheduler's next wake-up.
   app.addHook('onResponse', async (request, reply) => {
     if (request.method !== 'GET' && reply.statusCode < 300) work.monitorsChanged();
@@ -66,7 +66,7 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
 
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
     const engine = engineOf(request);
-    if (await tooBusy(request, reply)) return reply;
+    if (await outOfCredits(request, reply)) return reply;
     // Queued for whichever worker has room; the answer is the queued check.
     const check = await engine.queueRun(request.params.id, work.context(request));
     await work.queued();

@@ -1,6 +1,6 @@
 /**
  * Usage of the key's team, from the usage ledger (src/engine/usage): credits and model tokens
- * this month and by month, the key's concurrency, and the team's running jobs. serve has no plan:
+ * this month and by month, the team's page scrapes at once, and its queued and running jobs. serve has no plan:
  * without a monthly budget (--monthly-credits) nothing runs out, and `remainingCredits` says so
  * with UNLIMITED.
  */
@@ -64,9 +64,11 @@ export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now 
   app.get('/v2/team/credit-usage/historical', historical('creditsUsed'));
   app.get('/v2/team/token-usage/historical', historical('tokensUsed'));
 
+  // As the hosted API answers it: at the top level, the team's page scrapes running now (queued work counts none).
   app.get('/v2/concurrency-check', async (request) => ({
     success: true,
-    data: { concurrency: await limits.atOnce(request.keyId), maxConcurrency: limits.concurrencyPerKey },
+    concurrency: await limits.running(request.team),
+    maxConcurrency: limits.concurrencyPerTeam,
   }));
 
   app.get('/v2/team/queue-status', async (request) => {
@@ -77,6 +79,6 @@ export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now 
       .where('monitors.team', '=', team).where('checks.status', '=', 'completed').executeTakeFirst();
     const lastAgent = await q.selectFrom('agent_jobs').select((eb) => eb.fn.max('finished_at').as('at')).where('team', '=', team).where('status', '=', 'completed').executeTakeFirst();
     const latest = [lastCheck?.at, lastAgent?.at].filter((at): at is string => typeof at === 'string').sort().at(-1) ?? null;
-    return { success: true, jobsInQueue: running + waiting, activeJobsInQueue: running, waitingJobsInQueue: waiting, maxConcurrency: limits.concurrencyPerKey, mostRecentSuccess: latest };
+    return { success: true, jobsInQueue: running + waiting, activeJobsInQueue: running, waitingJobsInQueue: waiting, maxConcurrency: limits.concurrencyPerTeam, mostRecentSuccess: latest };
   });
 };

@@ -1,7 +1,8 @@
 /**
- * How a worker runs the crawl and batch jobs it claimed: each page goes to the job's store as it
- * is done, so a job holds no documents in memory; the job's signal stops it, and the job ends
- * failed with the reason.
+ * How a worker runs the crawl and batch jobs it claimed: each page waits for one of the team's page
+ * slots (page-slots.ts), at most the job's `maxConcurrency` of them at once, and goes to the job's
+ * store as it is done, so a job holds no documents in memory; the job's signal stops it, and the
+ * job ends failed with the reason.
  */
 import type { CrawlPage } from '../../engine/crawl/crawl.js';
 import type { CrawlJobStore } from '../../engine/crawl/crawl-jobs.js';
@@ -32,6 +33,12 @@ export interface QueuedRun {
   served<T>(value: T): T;
   signal: AbortSignal;
   now(): Date;
+  /** Waits for one of the team's page slots (given back by calling the answer). */
+  pageSlot(): Promise<() => void>;
+  /** The team's page slots: the most pages a job runs at once when it does not say fewer. */
+  teamLimit: number;
+  /** Pages of one host a crawl fetches at once (serve's politeness setting). */
+  perHost?: number | undefined;
 }
 
 /** The reason a worker gives a job's signal when the server stops before the job ends. */
@@ -44,8 +51,9 @@ export function stopReason(signal: AbortSignal, noun: string): string {
 
 /** Runs a crawl job: each page is stored as it is crawled. */
 export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
-  const { scrapeOptions, ...crawlOptions } = job.options as CrawlOptions & { scrapeOptions: ScrapeOptions };
+  const { scrapeOptions, ...options } = job.options as CrawlOptions & { scrapeOptions: ScrapeOptions };
   const { signal, now } = run;
+  const crawlOptions = { ...options, maxConcurrency: Math.min(options.maxConcurrency ?? run.teamLimit, run.teamLimit) };
   let firstError: string | undefined;
   try {
     const summary = await run.engine.crawl(job.url, crawlOptions, scrapeOptions, async (page: CrawlPage) => {
@@ -53,7 +61,7 @@ export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: Queue
       if ('error' in page) firstError ??= failureOf(page.error).error;
       // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
       await crawls.addPage(job.id, 'document' in page ? { ...page, document: run.served(page.document) } : { url: page.url, ...failureOf(page.error) }, now());
-    }, signal);
+    }, signal, { perHost: run.perHost, pageSlot: run.pageSlot });
     await crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
     // A crawl that could not fetch even its start page failed; it did not complete empty.
     if (summary.pages === 0 && firstError !== undefined) await crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`);
@@ -63,21 +71,26 @@ export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: Queue
   }
 }
 
-/** Runs a batch job: its URLs, a few at a time, each page stored as it is done. */
+/** Runs a batch job: its URLs, each in a page slot of the team, each page stored as it is done. */
 export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
-  const { urls, maxConcurrency, scrapeOptions } = job.options as { urls: string[]; maxConcurrency: number; scrapeOptions: ScrapeOptions };
+  const { urls, maxConcurrency, scrapeOptions } = job.options as { urls: string[]; maxConcurrency?: number; scrapeOptions: ScrapeOptions };
   const { signal, now } = run;
+  const atOnce = Math.min(maxConcurrency ?? run.teamLimit, run.teamLimit);
   const scrapeOne = async (url: string) => {
+    let release: (() => void) | undefined;
     try {
+      release = await run.pageSlot();
       const document = await run.engine.scrape(url, scrapeOptions, signal);
       // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
       if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now());
     } catch (error) {
       if (!signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
+    } finally {
+      release?.();
     }
   };
   try {
-    await inParallel(urls, maxConcurrency, scrapeOne, signal);
+    await inParallel(urls, atOnce, scrapeOne, signal);
     if (signal.aborted) await batches.finish(job.id, 'failed', stopReason(signal, 'batch scrape'));
     else await batches.finish(job.id, 'completed');
   } catch (error) {

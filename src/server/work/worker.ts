@@ -8,6 +8,7 @@
  * Roles (README, "Running on several machines"): `all` and `worker` run all of it; `api` runs
  * only recovery and pruning, and its queued work is claimed by the workers.
  */
+import { setMaxListeners } from 'node:events';
 import { agentStore } from '../../engine/agent/agent-store.js';
 import { artifactsDir, pruneArtifacts, servedArtifacts } from '../../engine/browser/artifacts.js';
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
@@ -16,6 +17,7 @@ import { checkStore } from '../../engine/monitors/check-store.js';
 import { startScheduler, type Scheduler, type Timers } from '../../engine/scheduler/scheduler.js';
 import type { Db } from '../../engine/store/database.js';
 import { leaseDuration } from '../../engine/store/leases.js';
+import type { PageSlots } from '../../engine/store/page-slots.js';
 import { announce, SCHEDULE_CHANNEL, WORK_CHANNEL } from '../../engine/store/work-queue.js';
 import type { TeamEngines } from '../engines.js';
 import { startDeliveries } from './deliveries.js';
@@ -35,6 +37,10 @@ export interface WorkerOptions {
   works: boolean;
   /** Queued crawls, batches, agent jobs and manual checks this process runs at once. */
   jobConcurrency: number;
+  /** The teams' page slots, which every page of a crawl or batch waits for. */
+  pageSlots: PageSlots;
+  /** Pages of one host a crawl fetches at once; by default as many as the team's slots allow. */
+  perHostConcurrency?: number | undefined;
   /** Runs every team's monitors on their schedules; off when omitted. */
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers } | undefined;
   webhookSecret?: string | undefined;
@@ -90,8 +96,13 @@ export function startWorker(options: WorkerOptions): Worker {
       const { job, kind, options: stored, context } = claimed;
       const store = kind === 'batch' ? batches : crawls;
       const artifactsUrl = `${context?.origin ?? ''}/v2/artifacts/`;
+      // Each page running or waiting for a slot listens to the job's signal: as many as the team's slots, twice over.
+      setMaxListeners(Math.max(10, 4 * options.pageSlots.limit), signal);
       const run: QueuedRun = {
         engine: engines.forJob(job.team, context), signal, now: options.now,
+        pageSlot: () => options.pageSlots.take(job.team, job.id, signal),
+        teamLimit: options.pageSlots.limit,
+        perHost: options.perHostConcurrency ?? options.pageSlots.limit,
         served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl),
       };
       const queued = { id, url: job.url, options: stored };
