@@ -25,7 +25,7 @@ export interface DeliveryOptions {
 }
 
 export interface Deliveries {
-  /** Delivers what is due now (a check just ended), unless a round is under way. */
+  /** Delivers what is due now (a check just ended, a job queued an event); during a round, once more right after it. */
   deliver(): void;
   /** The last round, then one more for what the last checks queued; no more after it. */
   finish(): Promise<void>;
@@ -34,6 +34,7 @@ export interface Deliveries {
 export function startDeliveries(options: DeliveryOptions): Deliveries {
   const outbox = outboxStore(options.db);
   let delivering: Promise<void> | undefined;
+  let again = false;
   let timer: NodeJS.Timeout | undefined;
   let closing = false;
 
@@ -46,7 +47,12 @@ export function startDeliveries(options: DeliveryOptions): Deliveries {
     timer = setTimeout(deliver, Math.min(wait, DELIVERY_POLL_MS)).unref();
   };
   function deliver() {
-    if (closing || delivering) return;
+    if (closing) return;
+    // What was queued during a round may have been queued after the round claimed: one more follows.
+    if (delivering) {
+      again = true;
+      return;
+    }
     delivering = deliverDue({
       outbox, now: options.now, version: options.version,
       ...(options.webhookSecret && { secret: options.webhookSecret }),
@@ -55,7 +61,10 @@ export function startDeliveries(options: DeliveryOptions): Deliveries {
       .then(() => undefined, options.onError)
       .finally(() => {
         delivering = undefined;
-        void plan();
+        if (again) {
+          again = false;
+          deliver();
+        } else void plan();
       });
   }
 
@@ -63,9 +72,9 @@ export function startDeliveries(options: DeliveryOptions): Deliveries {
     deliver,
     async finish() {
       // The last checks' notifications get their first attempt; retries wait for the next start.
-      await delivering;
+      while (delivering) await delivering;
       deliver();
-      await delivering;
+      while (delivering) await delivering;
       closing = true;
       if (timer) clearTimeout(timer);
     },
