@@ -133,7 +133,7 @@ const withoutQuery = (target: string) => {
 };
 
 /** Pending deliveries of one job read at a time when claiming its next ones. */
-const JOB_CLAIM_MAX = 100;
+const JOB_CLAIM_MAX = 50;
 
 export function outboxStore(db: Db) {
   const q = db.query;

@@ -6,6 +6,7 @@
 import { deliverDue } from '../../engine/notify/deliver.js';
 import { outboxStore } from '../../engine/notify/outbox.js';
 import type { Db } from '../../engine/store/database.js';
+import { renewWhile } from '../../engine/store/leases.js';
 
 /** How soon deliveries held by another worker are looked at again. */
 const DELIVERY_RECHECK_MS = 250;
@@ -53,11 +54,12 @@ export function startDeliveries(options: DeliveryOptions): Deliveries {
       again = true;
       return;
     }
-    delivering = deliverDue({
+    // Claims are renewed while the round lasts: a slow receiver (10 s an attempt) must not let another worker take them over.
+    delivering = renewWhile(options.db, deliverDue({
       outbox, now: options.now, version: options.version,
       ...(options.webhookSecret && { secret: options.webhookSecret }),
       ...(options.smtp && { smtp: options.smtp }),
-    })
+    }))
       .then(() => undefined, options.onError)
       .finally(() => {
         delivering = undefined;
