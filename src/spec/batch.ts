@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { describeIssue, type Problem } from './issues.js';
+import { jobWebhookSchema } from './job-webhook.js';
 import { BATCH_URLS_MAX } from './limits.js';
 import type { Validation } from './schemas.js';
 
@@ -13,7 +14,7 @@ const batchFields = z.looseObject({
   urls: z.array(z.string()).min(1).max(BATCH_URLS_MAX),
   ignoreInvalidURLs: z.boolean().optional(),
   maxConcurrency: z.number().int().min(1).optional(),
-  webhook: z.undefined({ message: `webhook ${NOT_OFFERED} for batch scrapes yet: poll GET /v2/batch/scrape/{id} or watch it over the WebSocket` }).optional(),
+  webhook: jobWebhookSchema().nullable().optional(),
   appendToId: z.undefined({ message: `appendToId ${NOT_OFFERED}: start another batch scrape` }).optional(),
   zeroDataRetention: z.boolean().optional(),
   integration: z.string().optional(),

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { closedObject, domainName, FRAMING_HEADERS, headerFields, httpUrl, nonEmptyString, pathPattern, refusedField, requestTags, type SchemaMode } from './fields.js';
+import { jobWebhookSchema } from './job-webhook.js';
 import * as limits from './limits.js';
 import { buildScheduleSchema, normalizeSchedule, type StoredSchedule } from './schedule.js';
 import { buildScrapeOptionsSchemas } from './scrape-options.js';
@@ -46,15 +47,8 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     deduplicateSimilarURLs: z.boolean().optional(),
     robotsUserAgent: z.string().nullable().optional(),
     regexOnFullURL: z.boolean().optional(),
-    webhook: z.union([
-      z.string(),
-      closedObject({
-        url: z.string(),
-        headers: z.record(z.string(), z.string()).optional(),
-        metadata: z.record(z.string(), z.unknown()).optional(),
-        events: z.array(z.enum(['completed', 'failed', 'page', 'started'])).optional(),
-      }),
-    ]).nullable().optional(),
+    // POST /v2/crawl delivers it (job-webhook.ts); a monitor's crawl target has the monitor's webhook.
+    webhook: jobWebhookSchema().nullable().optional(),
     zeroDataRetention: z.boolean().optional(),
     scrapeOptions: refusedField('goes beside crawlOptions: a crawl target has its own scrapeOptions (spec §2.3)'),
   };

@@ -58,7 +58,9 @@ const scrapeOptions: Required<ScrapeOptions> = {
   profile: { name: 'shop', saveChanges: false }, integration: 'webwatch-tests', origin: 'js-sdk-tests', domainTools: false, toolDetail: 'summary',
 };
 const { toolDetail: _toolDetail, ...pageOptions } = scrapeOptions;
-const webhook: Required<WebhookConfig> = { url: 'https://hooks.example.com/crawl', headers: { 'X-Hook': '1' }, metadata: { run: 'tests' }, events: ['started', 'page', 'completed', 'failed'] };
+// Crawls and batches deliver their webhooks: to a closed port of loopback, never off this machine.
+const HOOK = 'http://127.0.0.1:9/hook';
+const webhook: Required<WebhookConfig> = { url: HOOK, headers: { 'X-Hook': '1' }, metadata: { run: 'tests' }, events: ['started', 'page', 'completed', 'failed'] };
 
 describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
   let site: TestServer;
@@ -110,12 +112,12 @@ describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
     assert.match(started.id, /^[0-9a-f-]{36}$/);
     assert.equal(await client.cancelCrawl(started.id), true);
     // The webhook as a bare URL, as the SDK's type allows too.
-    assertNot400(await statusOf(client.startCrawl(site.url, { limit: 1, webhook: 'https://hooks.example.com/crawl' })), 'crawl with a webhook URL');
+    assertNot400(await statusOf(client.startCrawl(site.url, { limit: 1, webhook: HOOK })), 'crawl with a webhook URL');
   });
 
   it('batch scrape with every field of BatchScrapeOptions webwatch offers', async () => {
-    const batch: Omit<Required<BatchScrapeOptions>, 'webhook' | 'appendToId'> = {
-      options: pageOptions, ignoreInvalidURLs: true, maxConcurrency: 2, zeroDataRetention: true, idempotencyKey: randomUUID(),
+    const batch: Omit<Required<BatchScrapeOptions>, 'appendToId'> = {
+      options: pageOptions, webhook, ignoreInvalidURLs: true, maxConcurrency: 2, zeroDataRetention: true, idempotencyKey: randomUUID(),
       integration: 'webwatch-tests', origin: 'js-sdk-tests',
     };
     const started = await client.startBatchScrape([`${site.origin}/never-cached`, 'not a url'], batch);
@@ -203,7 +205,7 @@ describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
         '--actions', JSON.stringify([{ type: 'wait', milliseconds: 10 }]), '--full-page-screenshot'],
       ['crawl', site.url, '--limit', '1', '--max-depth', '1', '--exclude-paths', '/admin', '--include-paths', '/', '--sitemap', 'skip', '--ignore-query-parameters',
         '--crawl-entire-domain', '--allow-subdomains', '--delay', '0', '--max-concurrency', '1', '--scrape-options', JSON.stringify({ formats: ['markdown'], lockdown: true }),
-        '--webhook', 'https://hooks.example.com/crawl'],
+        '--webhook', HOOK],
       ['map', site.url, '--limit', '5', '--search', 'shop', '--sitemap', 'skip', '--ignore-query-parameters', '--timeout', '10'],
       ['search', 'webwatch', '--limit', '3', '--sources', 'web,news', '--tbs', 'qdr:d', '--location', 'Germany', '--country', 'DE', '--timeout', '10000',
         '--ignore-invalid-urls', '--highlights', '--scrape', '--scrape-formats', 'markdown,links'],
@@ -221,7 +223,6 @@ describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
       [client.scrape(site.url, { formats: [{ type: 'query', prompt: 'price?' }], lockdown: true }), 'formats[0].type'],
       [client.scrape(site.url, { parsers: [{ type: 'image' }], lockdown: true }), 'parsers[0].type'],
       [client.scrape(site.url, { threatProtection: { mode: 'zscaler' }, lockdown: true }), 'threatProtection.mode'],
-      [client.startBatchScrape([site.url], { webhook: 'https://hooks.example.com/batch' }), 'webhook'],
       [client.startBatchScrape([site.url], { appendToId: randomUUID() }), 'appendToId'],
       [client.search('webwatch', { sources: ['alexandria'] }), 'sources[0]'],
       [client.search('webwatch', { categories: ['github'] }), 'categories'],

@@ -6,7 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { Db } from '../store/database.js';
+import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
+import { jobWebhookDelivery, parseStoredWebhook, type StoredJobWebhook } from '../notify/job-webhooks.js';
+import { outboxStore } from '../notify/outbox.js';
+import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
@@ -53,8 +56,29 @@ const fromRow = (row: Row): CrawlJobRecord => ({
 /** Rows of a job's pages read at a time while gathering an answer of bounded size. */
 const PAGE_ROWS_READ = 64;
 
-export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
+export interface CrawlJobStoreOptions {
+  /** A webhook delivery of a job was queued (and committed): the caller's worker may deliver it now. */
+  deliveryQueued?(): void;
+}
+
+export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: CrawlJobStoreOptions = {}) {
   const q = db.query;
+  const outbox = outboxStore(db);
+  /**
+   * Inside the transaction that records it: the job's `event` for its webhook, if it has one
+   * whose events take it. True when a delivery was queued.
+   */
+  async function announce(trx: Query, row: { id: string; team: string; kind: JobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { documentText?: string; error?: string }): Promise<boolean> {
+    const webhook = parseStoredWebhook(row.webhook);
+    const delivery = webhook && jobWebhookDelivery({ id: row.id, team: row.team, kind: row.kind, webhook }, event, now, detail);
+    if (!delivery) return false;
+    await outbox.enqueue([delivery], now, trx);
+    return true;
+  }
+  /** Tells the caller's worker after the transaction that queued a delivery has committed. */
+  const queued = (announced: boolean) => {
+    if (announced) storeOptions.deliveryQueued?.();
+  };
   /** Pages from position `from` on, a batch at a time, in order, until `take` says stop. */
   async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean): Promise<void> {
     for (let at = from; ;) {
@@ -72,7 +96,7 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
       const expiresAt = new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString();
       await q.insertInto('crawl_jobs').values({
         id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(), expires_at: expiresAt, owner_pid: process.pid,
-        error: null, robots_blocked: null, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now),
+        error: null, robots_blocked: null, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now), webhook: null,
       }).execute();
       return (await store.get(team, id, now))!;
     },
@@ -80,13 +104,20 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
     /**
      * A job queued for whichever worker claims it (work-queue.ts); it reads as scraping meanwhile.
      * A batch knows its `total` from the start (the URLs asked for); a crawl's grows as it finds pages.
+     * With a webhook, its `started` delivery is queued with it: the job has started for its client.
      */
-    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0): Promise<CrawlJobRecord> {
+    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0, webhook?: JobWebhook): Promise<CrawlJobRecord> {
       const id = randomUUID();
-      await q.insertInto('crawl_jobs').values({
-        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(), total,
+      const kept: StoredJobWebhook | undefined = webhook && { ...webhook, privateTargetsAllowed: context.privateTargetsAllowed };
+      const row = {
+        id, team, kind, url, options: JSON.stringify(options), status: 'scraping' as const, created_at: now.toISOString(), total,
         expires_at: new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString(), error: null, robots_blocked: null, ...queuedColumns(context),
-      }).execute();
+        webhook: kept ? JSON.stringify(kept) : null,
+      };
+      queued(await q.transaction().execute(async (trx) => {
+        await trx.insertInto('crawl_jobs').values(row).execute();
+        return announce(trx, row, 'started', now);
+      }));
       return (await store.get(team, id, now))!;
     },
 
@@ -148,29 +179,45 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
      * misses one; the job's row, updated first, holds them to that order under concurrent writers.
      */
     async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): Promise<void> {
-      await q.transaction().execute(async (trx) => {
+      queued(await q.transaction().execute(async (trx) => {
         const done = 'document' in page;
         const credits = done ? page.document.metadata.creditsUsed ?? 1 : 0;
-        await trx.updateTable('crawl_jobs')
+        const job = await trx.updateTable('crawl_jobs')
           .set((eb) => ({ ...(kind === 'crawl' && { total: eb('total', '+', 1) }), completed: eb('completed', '+', done ? 1 : 0), credits_used: eb('credits_used', '+', credits) }))
-          .where('id', '=', jobId).executeTakeFirstOrThrow();
+          .where('id', '=', jobId).returning(['id', 'team', 'kind', 'webhook']).executeTakeFirstOrThrow();
         const { last } = await trx.selectFrom('crawl_pages').select((eb) => eb.fn.max('position').as('last')).where('job_id', '=', jobId).executeTakeFirstOrThrow();
+        const document = done ? JSON.stringify(page.document) : null;
         await trx.insertInto('crawl_pages').values({
-          job_id: jobId, position: last === null ? 0 : Number(last) + 1, url: page.url, document: done ? JSON.stringify(page.document) : null,
+          job_id: jobId, position: last === null ? 0 : Number(last) + 1, url: page.url, document,
           error: done ? null : page.error, error_code: done ? null : page.code, created_at: now.toISOString(),
         }).execute();
+        // The document as the status answer gives it: the same text, the same scrapeId.
+        return document !== null && announce(trx, job, 'page', now, { documentText: document });
+      }));
+    },
+
+    /**
+     * Marks a running job cancelled (its crawl is stopped by the caller); false when it had ended.
+     * Its webhook hears `failed`, as the hosted API says a cancel.
+     */
+    async cancel(jobId: string, now = new Date()): Promise<boolean> {
+      return store.finish(jobId, 'cancelled', null, now);
+    },
+
+    /**
+     * Ends a running job; a job already ended (cancelled, say) keeps its status. Its webhook's
+     * `completed` or `failed` is queued in the same transaction: once the status reads ended,
+     * the delivery is there. False when the job had ended already.
+     */
+    async finish(jobId: string, status: Exclude<CrawlJobStatus, 'scraping'>, error: string | null = null, now = new Date()): Promise<boolean> {
+      const ended = await q.transaction().execute(async (trx) => {
+        const job = await trx.updateTable('crawl_jobs').set({ status, error, owner_pid: null, lease_owner: null, lease_expires_at: null })
+          .where('id', '=', jobId).where('status', '=', 'scraping').returning(['id', 'team', 'kind', 'webhook']).executeTakeFirst();
+        if (!job) return undefined;
+        return announce(trx, job, status === 'completed' ? 'completed' : 'failed', now, status === 'completed' ? {} : { error: error ?? status });
       });
-    },
-
-    /** Marks a running job cancelled (its crawl is stopped by the caller); false when it had ended. */
-    async cancel(jobId: string): Promise<boolean> {
-      const result = await q.updateTable('crawl_jobs').set({ status: 'cancelled', owner_pid: null, lease_owner: null, lease_expires_at: null }).where('id', '=', jobId).where('status', '=', 'scraping').executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
-    /** Ends a running job; a job already ended (cancelled, say) keeps its status. */
-    async finish(jobId: string, status: Exclude<CrawlJobStatus, 'scraping'>, error: string | null = null): Promise<void> {
-      await q.updateTable('crawl_jobs').set({ status, error, owner_pid: null, lease_owner: null, lease_expires_at: null }).where('id', '=', jobId).where('status', '=', 'scraping').execute();
+      queued(ended === true);
+      return ended !== undefined;
     },
 
     /**
@@ -222,24 +269,34 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
       return rows.map((row) => ({ ...fromRow(row), options: row.options === null ? null : JSON.parse(row.options) }));
     },
 
-    /** Deletes expired jobs with their pages; returns how many. */
+    /** Deletes expired jobs with their pages and webhook deliveries; returns how many. */
     async purgeExpired(now: Date): Promise<number> {
-      const expired = q.selectFrom('crawl_jobs').select('id').where('expires_at', '<=', now.toISOString());
-      // PostgreSQL cascades through the foreign key; SQLite too, with foreign keys on.
-      const result = await q.deleteFrom('crawl_jobs').where('id', 'in', expired).executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return q.transaction().execute(async (trx) => {
+        const expired = trx.selectFrom('crawl_jobs').select('id').where('expires_at', '<=', now.toISOString());
+        await trx.deleteFrom('outbox').where('job_id', 'in', expired).execute();
+        // PostgreSQL cascades through the foreign key; SQLite too, with foreign keys on.
+        const result = await trx.deleteFrom('crawl_jobs').where('id', 'in', expired).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     },
 
     /** Jobs whose worker stopped (a crash, kill -9, a lost machine) can never finish: they are failed. */
     async recoverInterrupted(now = new Date()): Promise<number> {
       const held = await q.selectFrom('crawl_jobs').select(['id', 'owner_pid', 'lease_owner', 'lease_expires_at']).where('status', '=', 'scraping').where('kind', '=', kind).execute();
       let recovered = 0;
+      let announced = false;
       for (const row of held.filter((candidate) => candidate.owner_pid !== process.pid && holderGone(candidate, now))) {
-        const result = await q.updateTable('crawl_jobs')
-          .set({ status: 'failed', error: `interrupted: the process running the ${kind === 'crawl' ? 'crawl' : 'batch scrape'} ended before it finished`, owner_pid: null, lease_owner: null, lease_expires_at: null })
-          .where('id', '=', row.id).where('status', '=', 'scraping').where('lease_expires_at', 'is not distinct from', row.lease_expires_at).executeTakeFirst();
-        recovered += Number(result.numUpdatedRows);
+        const error = `interrupted: the process running the ${kind === 'crawl' ? 'crawl' : 'batch scrape'} ended before it finished`;
+        await q.transaction().execute(async (trx) => {
+          const job = await trx.updateTable('crawl_jobs').set({ status: 'failed', error, owner_pid: null, lease_owner: null, lease_expires_at: null })
+            .where('id', '=', row.id).where('status', '=', 'scraping').where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
+            .returning(['id', 'team', 'kind', 'webhook']).executeTakeFirst();
+          if (!job) return;
+          recovered++;
+          if (await announce(trx, job, 'failed', now, { error })) announced = true;
+        });
       }
+      queued(announced);
       return recovered;
     },
   };

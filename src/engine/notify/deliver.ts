@@ -1,6 +1,6 @@
 /**
  * Delivering the outbox. E-mail goes over SMTP with nodemailer, retried on 4xx replies and
- * network failures. Each webhook is a POST of its stored body with the monitor's headers,
+ * network failures. Each webhook is a POST of its stored body with the monitor's (or job's) headers,
  * signed with `X-Webwatch-Signature: sha256=<hex HMAC-SHA256 of the body>` when a secret is
  * configured, within 10 s. 2xx is delivered. 408, 429, 5xx and network failures are retried with
  * backoff (Retry-After honoured), up to MAX_ATTEMPTS; other answers fail the delivery for good.
@@ -49,12 +49,12 @@ function emailRetryable(error: { responseCode?: number; code?: string }): boolea
   return !['EAUTH', 'EENVELOPE', 'EMESSAGE'].includes(error.code ?? '');
 }
 
-async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promise<void> {
+async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promise<Date | undefined> {
   const random = options.random ?? Math.random;
   const attempts = entry.attempts + 1;
   if (!options.smtp) {
     await options.outbox.attemptFailed(entry.id, 'no SMTP server is configured: set smtp.url and smtp.from in the config, or WEBWATCH_SMTP_URL and WEBWATCH_SMTP_FROM', undefined);
-    return;
+    return undefined;
   }
   const message = JSON.parse(entry.body) as EmailMessage;
   try {
@@ -76,18 +76,25 @@ async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promi
     }
     await transport.sendMail({ from: options.smtp.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: { 'X-Webwatch-Delivery': entry.id } });
     await options.outbox.delivered(entry.id, options.now());
+    return undefined;
   } catch (error) {
     const failure = error as Error & { responseCode?: number; code?: string };
-    await options.outbox.attemptFailed(entry.id, failure.message, emailRetryable(failure) ? retryAt(attempts, undefined, options.now(), random) : undefined);
+    const again = emailRetryable(failure) ? retryAt(attempts, undefined, options.now(), random) : undefined;
+    await options.outbox.attemptFailed(entry.id, failure.message, again);
+    return again;
   }
 }
 
-async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise<void> {
+/** One attempt at a delivery; when it will be attempted again, if it will. */
+async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise<Date | undefined> {
   if (entry.channel === 'email') return deliverEmail(entry, options);
   const random = options.random ?? Math.random;
   const attempts = entry.attempts + 1;
-  const fail = (error: string, retryable: boolean, retryAfter?: number) =>
-    options.outbox.attemptFailed(entry.id, error, retryable ? retryAt(attempts, retryAfter, options.now(), random) : undefined);
+  const fail = async (error: string, retryable: boolean, retryAfter?: number) => {
+    const again = retryable ? retryAt(attempts, retryAfter, options.now(), random) : undefined;
+    await options.outbox.attemptFailed(entry.id, error, again);
+    return again;
+  };
   try {
     const url = new URL(entry.target);
     // The rule of the process that queued the delivery: private targets refused unless it allowed them.
@@ -108,13 +115,27 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
     }
     const response = await request(url, { method: 'POST', headers, body: entry.body, dispatcher, signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) });
     await response.body.dump();
-    if (response.statusCode >= 200 && response.statusCode < 300) return await options.outbox.delivered(entry.id, options.now());
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      await options.outbox.delivered(entry.id, options.now());
+      return undefined;
+    }
     const retryable = RETRYABLE_STATUSES.has(response.statusCode);
-    await fail(`HTTP ${response.statusCode}`, retryable, retryAfterSeconds(response.headers['retry-after'], options.now().getTime()));
+    return await fail(`HTTP ${response.statusCode}`, retryable, retryAfterSeconds(response.headers['retry-after'], options.now().getTime()));
   } catch (error) {
     const status = (error as { status?: number }).status;
     // A refused target (403 from the URL rule) will not change by waiting.
-    await fail(error instanceof Error ? error.message : String(error), status === undefined);
+    return await fail(error instanceof Error ? error.message : String(error), status === undefined);
+  }
+}
+
+/**
+ * A job's claimed deliveries, one after another in the order written; one that is to be retried
+ * holds back the rest until then (a delivery that failed for good does not: it is no longer due).
+ */
+async function deliverInOrder(entries: readonly OutboxEntry[], options: DeliveryOptions): Promise<void> {
+  for (const entry of entries) {
+    const again = await deliverOne(entry, options);
+    if (again && entry.jobId) return options.outbox.holdBackJob(entry.jobId, again);
   }
 }
 
@@ -124,7 +145,19 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
  */
 export async function deliverDue(options: DeliveryOptions): Promise<number> {
   const due = await options.outbox.claimDue(options.now());
-  await inParallel(due, DELIVERY_CONCURRENCY, (delivery) => deliverOne(delivery, options));
+  // A monitor's deliveries go out side by side; a job's in order, one at a time.
+  const runs: OutboxEntry[][] = [];
+  const ofJob = new Map<string, OutboxEntry[]>();
+  for (const delivery of due) {
+    if (!delivery.jobId) runs.push([delivery]);
+    else if (ofJob.has(delivery.jobId)) ofJob.get(delivery.jobId)!.push(delivery);
+    else {
+      const run = [delivery];
+      ofJob.set(delivery.jobId, run);
+      runs.push(run);
+    }
+  }
+  await inParallel(runs, DELIVERY_CONCURRENCY, (run) => deliverInOrder(run, options));
   return due.length;
 }
 

@@ -1,13 +1,15 @@
 /**
  * The outbox of notifications. Deliveries are written in the same transaction as the check
- * results they announce, so a crash can lose neither; each keeps its id (the `webhookId` of the
- * payload) across retries, so receivers can drop duplicates.
+ * results (or crawl and batch pages, job-webhooks.ts) they announce, so a crash can lose neither;
+ * each keeps its id (the `webhookId` of the payload) across retries, so receivers can drop
+ * duplicates. A job's deliveries go out one at a time in the order they were written: one that
+ * waits for a retry holds back those after it.
  */
 import { diffText } from '../diff/json-diff.js';
 import { randomUUID } from 'node:crypto';
 import type { CheckRecord, DeliveryState, NotificationStatus, PageResult } from '../../contract/checks.js';
 import type { StoredMonitor } from '../monitors/monitor-store.js';
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, WORKER_ID } from '../store/leases.js';
 import type { Tables } from '../store/tables.js';
@@ -22,8 +24,10 @@ export interface OutboxEntry {
    * that rule whichever process delivers it.
    */
   privateTargetsAllowed: boolean;
-  monitorId: string;
-  checkId: string;
+  /** A monitor's deliveries name its monitor and check; a crawl's or batch scrape's, its job. */
+  monitorId: string | null;
+  checkId: string | null;
+  jobId: string | null;
   channel: 'webhook' | 'email';
   event: string;
   target: string;
@@ -38,13 +42,13 @@ export interface OutboxEntry {
 type Row = Selectable<Tables['outbox']>;
 
 const fromRow = (row: Row): OutboxEntry => ({
-  id: row.id, team: row.team, privateTargetsAllowed: row.private_targets_allowed === 1, monitorId: row.monitor_id, checkId: row.check_id, channel: row.channel, event: row.event, target: row.target,
+  id: row.id, team: row.team, privateTargetsAllowed: row.private_targets_allowed === 1, monitorId: row.monitor_id, checkId: row.check_id, jobId: row.job_id, channel: row.channel, event: row.event, target: row.target,
   headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, status: row.status, attempts: row.attempts,
   nextAttemptAt: row.next_attempt_at, lastError: row.last_error,
 });
 
-/** A delivery as a check queues it. */
-export type NewDelivery = Omit<OutboxEntry, 'status' | 'attempts' | 'lastError'>;
+/** A delivery as a check or a job queues it. */
+export type NewDelivery = Omit<OutboxEntry, 'status' | 'attempts' | 'lastError' | 'jobId'> & { jobId?: string | null };
 /** As the notification builders make it: the queuing process adds its private-address rule. */
 export type Notification = Omit<NewDelivery, 'privateTargetsAllowed'>;
 
@@ -128,15 +132,54 @@ const withoutQuery = (target: string) => {
   }
 };
 
+/** Pending deliveries of one job read at a time when claiming its next ones. */
+const JOB_CLAIM_MAX = 50;
+
 export function outboxStore(db: Db) {
   const q = db.query;
+  const isFree = (row: Row, now: Date) => !row.lease_owner || row.lease_owner === WORKER_ID || holderGone(row, now);
+  /** A job's deliveries that are no longer needed once they ended: the job keeps its own results (and zero data retention keeps none). */
+  const bodyWhenEnded = (eb: ExpressionBuilder<Tables, 'outbox'>) => eb.case().when('job_id', 'is not', null).then('').else(eb.ref('body')).end();
+
+  /**
+   * Claims the leading run of a job's pending deliveries that are due and that no other worker
+   * holds, in the order written, stopping at the first that is not: so that a job's events reach
+   * its receiver in order. Each is taken only if it is still as it was read (another worker may
+   * claim at the same time); the first that is not ends the run.
+   */
+  async function claimJob(trx: Query, jobId: string, now: Date, limit: number): Promise<Row[]> {
+    const pending = await trx.selectFrom('outbox').selectAll().where('job_id', '=', jobId).where('status', '=', 'pending').orderBy(db.writtenOrder()).limit(limit).execute();
+    const taken: Row[] = [];
+    for (const row of pending) {
+      if (row.next_attempt_at > now.toISOString() || !isFree(row, now)) break;
+      const result = await trx.updateTable('outbox').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) })
+        .where('id', '=', row.id).where('status', '=', 'pending')
+        .where('lease_owner', 'is not distinct from', row.lease_owner).where('lease_expires_at', 'is not distinct from', row.lease_expires_at).executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) break;
+      taken.push(row);
+    }
+    return taken;
+  }
+
   return {
-    /** Inside the caller's transaction (`into`): the check's deliveries, pending. */
+    /**
+     * Inside the caller's transaction (`into`): the check's or job's deliveries, pending. A job's
+     * are due no sooner than its deliveries already waiting for a retry, which they follow.
+     */
     async enqueue(entries: readonly NewDelivery[], now: Date, into: Query = q): Promise<void> {
       if (entries.length === 0) return;
+      const waiting = new Map<string, string>();
+      for (const jobId of new Set(entries.flatMap((e) => (e.jobId ? [e.jobId] : [])))) {
+        const row = await into.selectFrom('outbox').select((eb) => eb.fn.max('next_attempt_at').as('last')).where('job_id', '=', jobId).where('status', '=', 'pending').executeTakeFirst();
+        if (row?.last) waiting.set(jobId, row.last);
+      }
+      const dueAt = (e: NewDelivery) => {
+        const after = e.jobId ? waiting.get(e.jobId) : undefined;
+        return after && after > e.nextAttemptAt ? after : e.nextAttemptAt;
+      };
       await into.insertInto('outbox').values(entries.map((e) => ({
-        id: e.id, team: e.team, private_targets_allowed: e.privateTargetsAllowed ? 1 as const : 0 as const, monitor_id: e.monitorId, check_id: e.checkId, channel: e.channel,
-        event: e.event, target: e.target, headers: JSON.stringify(e.headers), body: e.body, status: 'pending' as const, attempts: 0, next_attempt_at: e.nextAttemptAt,
+        id: e.id, team: e.team, private_targets_allowed: e.privateTargetsAllowed ? 1 as const : 0 as const, monitor_id: e.monitorId, check_id: e.checkId, job_id: e.jobId ?? null,
+        channel: e.channel, event: e.event, target: e.target, headers: JSON.stringify(e.headers), body: e.body, status: 'pending' as const, attempts: 0, next_attempt_at: dueAt(e),
         created_at: now.toISOString(), last_error: null, delivered_at: null, lease_owner: null, lease_expires_at: null,
       }))).execute();
     },
@@ -150,12 +193,28 @@ export function outboxStore(db: Db) {
     async claimDue(now: Date, limit = 100): Promise<OutboxEntry[]> {
       return q.transaction().execute(async (trx) => {
         const candidates = await trx.selectFrom('outbox').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now.toISOString())
-          .orderBy('next_attempt_at').limit(limit * 2)
+          .where('job_id', 'is', null).orderBy('next_attempt_at').limit(limit * 2)
           .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
-        const free = candidates.filter((row) => !row.lease_owner || row.lease_owner === WORKER_ID || holderGone(row, now)).slice(0, limit);
-        if (free.length === 0) return [];
-        await trx.updateTable('outbox').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }).where('id', 'in', free.map((row) => row.id)).execute();
+        const free = candidates.filter((row) => isFree(row, now)).slice(0, limit);
+        if (free.length > 0) await trx.updateTable('outbox').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }).where('id', 'in', free.map((row) => row.id)).execute();
+        // Jobs' deliveries: no row locked but by the claims themselves, each job's in the order written, so that two workers cannot deadlock.
+        const jobs = await trx.selectFrom('outbox').select('job_id').distinct().where('status', '=', 'pending').where('next_attempt_at', '<=', now.toISOString())
+          .where('job_id', 'is not', null).limit(limit).execute();
+        for (const { job_id: jobId } of jobs) free.push(...(await claimJob(trx, jobId!, now, JOB_CLAIM_MAX)));
         return free.map(fromRow);
+      });
+    },
+
+    /**
+     * A job's delivery waits for a retry at `until`: the job's deliveries after it wait as long,
+     * and those this worker claimed with it are given back.
+     */
+    async holdBackJob(jobId: string, until: Date): Promise<void> {
+      await q.transaction().execute(async (trx) => {
+        await trx.updateTable('outbox').set({ next_attempt_at: until.toISOString() })
+          .where('job_id', '=', jobId).where('status', '=', 'pending').where('next_attempt_at', '<', until.toISOString()).execute();
+        await trx.updateTable('outbox').set({ lease_owner: null, lease_expires_at: null })
+          .where('job_id', '=', jobId).where('status', '=', 'pending').where('lease_owner', '=', WORKER_ID).execute();
       });
     },
 
@@ -166,7 +225,7 @@ export function outboxStore(db: Db) {
     },
 
     async delivered(id: string, now: Date): Promise<void> {
-      await q.updateTable('outbox').set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now.toISOString(), last_error: null, lease_owner: null, lease_expires_at: null }))
+      await q.updateTable('outbox').set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now.toISOString(), last_error: null, lease_owner: null, lease_expires_at: null, body: bodyWhenEnded(eb) }))
         .where('id', '=', id).execute();
     },
 
@@ -174,7 +233,7 @@ export function outboxStore(db: Db) {
     async attemptFailed(id: string, error: string, retryAt: Date | undefined): Promise<void> {
       await q.updateTable('outbox').set((eb) => ({
         attempts: eb('attempts', '+', 1), last_error: error, lease_owner: null, lease_expires_at: null,
-        ...(retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' as const }),
+        ...(retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' as const, body: bodyWhenEnded(eb) }),
       })).where('id', '=', id).execute();
     },
 

@@ -360,6 +360,53 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 16,
+    description: 'webhooks of crawls and batch scrapes: the job\'s webhook kept with it, its deliveries in the outbox under its id',
+    async up(db) {
+      const { SqliteAdapter, sql } = await import('kysely');
+      if (db.getExecutor().adapter instanceof SqliteAdapter) {
+        // SQLite cannot drop NOT NULL in place: the table is rebuilt, its rows kept in the order written.
+        await sql.raw(`
+          CREATE TABLE outbox_new (
+            id                       TEXT PRIMARY KEY,
+            team                     TEXT NOT NULL DEFAULT 'local',
+            private_targets_allowed  INTEGER NOT NULL DEFAULT 0,
+            monitor_id               TEXT,
+            check_id                 TEXT,
+            job_id                   TEXT,
+            channel                  TEXT NOT NULL CHECK (channel IN ('webhook', 'email')),
+            event                    TEXT NOT NULL,
+            target                   TEXT NOT NULL,
+            headers                  TEXT NOT NULL DEFAULT '{}',
+            body                     TEXT NOT NULL,
+            status                   TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+            attempts                 INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at          TEXT NOT NULL,
+            last_error               TEXT,
+            created_at               TEXT NOT NULL,
+            delivered_at             TEXT,
+            lease_owner              TEXT,
+            lease_expires_at         TEXT
+          )`).execute(db);
+        await sql.raw(`
+          INSERT INTO outbox_new (id, team, private_targets_allowed, monitor_id, check_id, channel, event, target, headers, body, status, attempts,
+                                  next_attempt_at, last_error, created_at, delivered_at, lease_owner, lease_expires_at)
+            SELECT id, team, private_targets_allowed, monitor_id, check_id, channel, event, target, headers, body, status, attempts,
+                   next_attempt_at, last_error, created_at, delivered_at, lease_owner, lease_expires_at FROM outbox ORDER BY rowid`).execute(db);
+        await sql.raw('DROP TABLE outbox').execute(db);
+        await sql.raw('ALTER TABLE outbox_new RENAME TO outbox').execute(db);
+        await db.schema.createIndex('outbox_due').on('outbox').columns(['status', 'next_attempt_at']).execute();
+        await db.schema.createIndex('outbox_check').on('outbox').column('check_id').execute();
+      } else {
+        await db.schema.alterTable('outbox').alterColumn('monitor_id', (column) => column.dropNotNull()).execute();
+        await db.schema.alterTable('outbox').alterColumn('check_id', (column) => column.dropNotNull()).execute();
+        await db.schema.alterTable('outbox').addColumn('job_id', 'text').execute();
+      }
+      await db.schema.createIndex('outbox_job').on('outbox').column('job_id').execute();
+      await db.schema.alterTable('crawl_jobs').addColumn('webhook', 'text').execute();
+    },
+  },
+  {
     version: 19,
     description: "page slots: the page scrapes each team's crawls and batch scrapes run at once, held by workers under leases",
     async up(db) {

@@ -102,8 +102,10 @@ export interface Tables {
     id: string;
     team: string;
     private_targets_allowed: Flag;
-    monitor_id: string;
-    check_id: string;
+    /** A monitor's deliveries name its monitor and check; a crawl's or batch scrape's, its job. */
+    monitor_id: string | null;
+    check_id: string | null;
+    job_id: string | null;
     channel: 'webhook' | 'email';
     event: string;
     target: string;
@@ -139,6 +141,8 @@ export interface Tables {
     /** The API key whose request queued this work (see work-queue.ts), and what its run needs of that request. */
     key_id: string | null;
     run_context: string | null;
+    /** The job's webhook (JSON text, job-webhooks.ts), or null without one. */
+    webhook: string | null;
   };
   crawl_pages: {
     job_id: string;

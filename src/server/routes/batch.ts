@@ -6,6 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { sortBatchUrls, validateBatchRequest } from '../../spec/batch.js';
+import { normalizeJobWebhook } from '../../spec/job-webhook.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
@@ -32,12 +33,14 @@ export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     // Spec §2.7: the cleaning pass sends the page to a model, which zero data retention rules out.
     if (fields.zeroDataRetention && options.value.onlyCleanContent) throw invalid([{ path: ['onlyCleanContent'], message: 'is not supported with zeroDataRetention' }]);
     // Each host once, a few at a time: a batch of a thousand pages of one site is one lookup.
-    if (checkUrl) await refusePrivateHosts(valid.map((url) => new URL(url)), checkUrl);
+    const webhook = fields.webhook ? normalizeJobWebhook(fields.webhook) : undefined;
+    // The webhook's host first, then the pages': a refusal names the first URL of its host (deliveries apply the rule again).
+    if (checkUrl) await refusePrivateHosts([...(webhook ? [new URL(webhook.url)] : []), ...valid.map((url) => new URL(url))], checkUrl);
     if (await outOfCredits(request, reply)) return reply;
     await batches.purgeExpired(now());
     const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
     // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
-    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: pageOptions }, now(), work.context(request), valid.length);
+    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: pageOptions }, now(), work.context(request), valid.length, webhook);
     await work.queued();
     return {
       success: true,

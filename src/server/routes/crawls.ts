@@ -5,8 +5,10 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
-import { validateCrawlOptions, validateScrapeOptions } from '../../spec/schemas.js';
+import { normalizeJobWebhook, type JobWebhookInput } from '../../spec/job-webhook.js';
+import { validateCrawlOptions, validateScrapeOptions, type CrawlOptions } from '../../spec/schemas.js';
 import { asObject, invalid, targetUrl } from '../http.js';
+import { refusePrivateHosts } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
 import { jobRoutes } from './jobs.js';
 
@@ -32,14 +34,19 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     const target = targetUrl(url);
     const crawlOptions = validateCrawlOptions(rest, 'wire');
     if (!crawlOptions.ok) throw invalid(crawlOptions.problems);
+    // Kept with the job apart from its options, which the active list shows: its headers may hold secrets.
+    const { webhook: given, ...options } = crawlOptions.value as CrawlOptions & { webhook?: JobWebhookInput | null };
+    const webhook = given ? normalizeJobWebhook(given) : undefined;
     const pageOptions = validateScrapeOptions(scrapeOptions ?? {}, 'wire');
     if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
+    // The webhook first: a refusal names its URL (deliveries apply the rule again, at connect time).
+    if (checkUrl && webhook) await refusePrivateHosts([new URL(webhook.url)], checkUrl);
     if (checkUrl) await checkUrl(target);
     // Its pages wait for the team's page slots (page-slots.ts): a crawl is queued, never refused for concurrency.
     if (await outOfCredits(request, reply)) return reply;
     await crawls.purgeExpired(now());
     // Queued for whichever worker has room (this process too, unless it only serves the API).
-    const job = await crawls.enqueue(request.team, target.href, { ...crawlOptions.value, scrapeOptions: pageOptions.value }, now(), work.context(request));
+    const job = await crawls.enqueue(request.team, target.href, { ...options, scrapeOptions: pageOptions.value }, now(), work.context(request), 0, webhook);
     await work.queued();
     return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}` };
   });

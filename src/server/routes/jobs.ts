@@ -55,7 +55,7 @@ export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: 
 
   app.delete<{ Params: { id: string } }>(`${base}/:id`, async (request) => {
     const job = await jobOf(request);
-    if (!(await jobs.cancel(job.id))) {
+    if (!(await jobs.cancel(job.id, now()))) {
       throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { [noun === 'crawl' ? 'crawl' : 'batch']: job.id, reason: `the ${noun} has already ended (${job.status})` } });
     }
     // Stopped at once when this process runs it; another worker sees the cancel within a second.

@@ -6,6 +6,7 @@
 import { deliverDue } from '../../engine/notify/deliver.js';
 import { outboxStore } from '../../engine/notify/outbox.js';
 import type { Db } from '../../engine/store/database.js';
+import { renewWhile } from '../../engine/store/leases.js';
 
 /** How soon deliveries held by another worker are looked at again. */
 const DELIVERY_RECHECK_MS = 250;
@@ -25,7 +26,7 @@ export interface DeliveryOptions {
 }
 
 export interface Deliveries {
-  /** Delivers what is due now (a check just ended), unless a round is under way. */
+  /** Delivers what is due now (a check just ended, a job queued an event); during a round, once more right after it. */
   deliver(): void;
   /** The last round, then one more for what the last checks queued; no more after it. */
   finish(): Promise<void>;
@@ -34,6 +35,7 @@ export interface Deliveries {
 export function startDeliveries(options: DeliveryOptions): Deliveries {
   const outbox = outboxStore(options.db);
   let delivering: Promise<void> | undefined;
+  let again = false;
   let timer: NodeJS.Timeout | undefined;
   let closing = false;
 
@@ -46,16 +48,25 @@ export function startDeliveries(options: DeliveryOptions): Deliveries {
     timer = setTimeout(deliver, Math.min(wait, DELIVERY_POLL_MS)).unref();
   };
   function deliver() {
-    if (closing || delivering) return;
-    delivering = deliverDue({
+    if (closing) return;
+    // What was queued during a round may have been queued after the round claimed: one more follows.
+    if (delivering) {
+      again = true;
+      return;
+    }
+    // Claims are renewed while the round lasts: a slow receiver (10 s an attempt) must not let another worker take them over.
+    delivering = renewWhile(options.db, deliverDue({
       outbox, now: options.now, version: options.version,
       ...(options.webhookSecret && { secret: options.webhookSecret }),
       ...(options.smtp && { smtp: options.smtp }),
-    })
+    }))
       .then(() => undefined, options.onError)
       .finally(() => {
         delivering = undefined;
-        void plan();
+        if (again) {
+          again = false;
+          deliver();
+        } else void plan();
       });
   }
 
@@ -63,9 +74,9 @@ export function startDeliveries(options: DeliveryOptions): Deliveries {
     deliver,
     async finish() {
       // The last checks' notifications get their first attempt; retries wait for the next start.
-      await delivering;
+      while (delivering) await delivering;
       deliver();
-      await delivering;
+      while (delivering) await delivering;
       closing = true;
       if (timer) clearTimeout(timer);
     },

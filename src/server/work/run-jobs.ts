@@ -64,10 +64,10 @@ export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: Queue
     }, signal, { perHost: run.perHost, pageSlot: run.pageSlot });
     await crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
     // A crawl that could not fetch even its start page failed; it did not complete empty.
-    if (summary.pages === 0 && firstError !== undefined) await crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`);
-    else await crawls.finish(job.id, 'completed');
+    if (summary.pages === 0 && firstError !== undefined) await crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`, now());
+    else await crawls.finish(job.id, 'completed', null, now());
   } catch (error) {
-    await crawls.finish(job.id, 'failed', signal.aborted ? stopReason(signal, 'crawl') : failureOf(error).error);
+    await crawls.finish(job.id, 'failed', signal.aborted ? stopReason(signal, 'crawl') : failureOf(error).error, now());
   }
 }
 
@@ -91,9 +91,9 @@ export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: Queu
   };
   try {
     await inParallel(urls, atOnce, scrapeOne, signal);
-    if (signal.aborted) await batches.finish(job.id, 'failed', stopReason(signal, 'batch scrape'));
-    else await batches.finish(job.id, 'completed');
+    if (signal.aborted) await batches.finish(job.id, 'failed', stopReason(signal, 'batch scrape'), now());
+    else await batches.finish(job.id, 'completed', null, now());
   } catch (error) {
-    await batches.finish(job.id, 'failed', failureOf(error).error);
+    await batches.finish(job.id, 'failed', failureOf(error).error, now());
   }
 }

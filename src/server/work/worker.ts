@@ -71,8 +71,13 @@ export interface Worker {
 
 export function startWorker(options: WorkerOptions): Worker {
   const { db, engines, log } = options;
-  const crawls = crawlJobStore(db);
-  const batches = crawlJobStore(db, 'batch');
+  const deliveries = options.works
+    ? startDeliveries({ db, now: options.now, version: options.version, webhookSecret: options.webhookSecret, smtp: options.smtp, onError: (error) => log.error({ err: error }, 'delivering notifications') })
+    : undefined;
+  // A crawl's or batch's webhook deliveries go out as they are queued, not at the next look.
+  const jobStoreOptions = { deliveryQueued: () => deliveries?.deliver() };
+  const crawls = crawlJobStore(db, 'crawl', jobStoreOptions);
+  const batches = crawlJobStore(db, 'batch', jobStoreOptions);
   const checks = checkStore(db);
   const agents = agentStore(db);
 
@@ -84,9 +89,6 @@ export function startWorker(options: WorkerOptions): Worker {
   const pruning = setInterval(prune, PRUNE_INTERVAL_MS).unref();
   prune();
 
-  const deliveries = options.works
-    ? startDeliveries({ db, now: options.now, version: options.version, webhookSecret: options.webhookSecret, smtp: options.smtp, onError: (error) => log.error({ err: error }, 'delivering notifications') })
-    : undefined;
   const afterCheck = <T>(work: Promise<T>) => work.finally(() => deliveries?.deliver());
 
   const handlers: WorkHandlers = {
@@ -106,11 +108,15 @@ export function startWorker(options: WorkerOptions): Worker {
         served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl),
       };
       const queued = { id, url: job.url, options: stored };
+      // Its `started` delivery was queued with it, by whichever process took the request.
+      deliveries?.deliver();
       await store.holding(kind === 'batch' ? runBatch(store, queued, run) : runCrawl(store, queued, run))
         .catch(async (error: unknown) => {
-          await store.finish(id, 'failed', failureOf(error).error);
+          await store.finish(id, 'failed', failureOf(error).error, options.now());
           throw error;
-        });
+        })
+        // A cancel through the API queued the job's `failed` delivery.
+        .finally(() => deliveries?.deliver());
     },
     async agent(id) {
       const claimed = await agents.claimed(id);
