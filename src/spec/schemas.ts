@@ -48,7 +48,12 @@ export function validateScrapeOptions(input: unknown, mode: SchemaMode): Validat
 /** Validates crawl options (a crawl target's crawlOptions, or the crawl command's flags). */
 export function validateCrawlOptions(input: unknown, mode: SchemaMode): Validation<CrawlOptions> {
   const result = monitorSchemas(mode).crawlOptions.safeParse(input, { reportInput: true });
-  return result.success ? { ok: true, value: result.data as CrawlOptions } : { ok: false, problems: problemsOf(result.error) };
+  if (!result.success) return { ok: false, problems: problemsOf(result.error) };
+  const value = result.data as CrawlOptions;
+  // The hosted v2 API's depth (wire requests): link hops from the start page or a sitemap entry, as maxDepth counts them.
+  const { maxDiscoveryDepth } = result.data as { maxDiscoveryDepth?: number | null };
+  if (value.maxDepth === undefined && typeof maxDiscoveryDepth === 'number') return { ok: true, value: { ...value, maxDepth: maxDiscoveryDepth } };
+  return { ok: true, value };
 }
 
 export type CrawlOptions = z.infer<MonitorSchemas['crawlOptions']>;

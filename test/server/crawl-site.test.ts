@@ -47,6 +47,11 @@ describe('crawl and map of a site on www, through serve with the hosted SDK', ()
     assert.ok(only.every((link) => SITEMAP_PATHS.map(www).includes(link.url)));
   });
 
+  it("maxDiscoveryDepth, the hosted SDK's depth, bounds the link hops as maxDepth does", async () => {
+    const job = await client.crawl(`${site.origin('www.example.test')}/`, { maxDiscoveryDepth: 1, sitemap: 'skip', limit: 20, pollInterval: 1 });
+    assert.deepEqual(landedPaths(job.data), onWww('/', '/a', '/b', '/c'), 'not /a/deep, two hops away');
+  });
+
   it('includePaths: the start page is not returned, counted or charged unless it matches', async () => {
     const job = await client.crawl(`${site.origin('www.example.test')}/`, { includePaths: ['^/a'], sitemap: 'skip', pollInterval: 1 });
     assert.equal(job.status, 'completed');
