@@ -37,4 +37,6 @@ export interface SearchAnswer {
   news?: WithDocument<NewsResult>[];
   images?: ImageResult[];
   warning?: string;
+  /** What the search cost: its results, and the pages scraped for them. */
+  creditsUsed?: number;
 }

@@ -47,6 +47,7 @@ describe('map', () => {
   it('finds the sitemaps (through robots.txt and an index) and the start page links, once each', async () => {
     const { status, body } = await map({ url: `${root}/` });
     assert.equal(status, 200, JSON.stringify(body));
+    assert.match((body as unknown as { id: string }).id, /^[0-9a-f-]{36}$/, "an id, as the hosted API's answer has");
     const urls = body.links.map((link) => link.url.replace(root, ''));
     assert.deepEqual(new Set(urls), new Set(['/', '/pricing', '/blog/one', '/about', '/careers', '/blog/pricing-changes']));
     assert.equal(urls.length, new Set(urls).size, 'no URL twice');

@@ -74,6 +74,9 @@ describe('search', () => {
     assert.deepEqual(body.data.web.map((r: { url: string; position: number }) => [r.url, r.position]), [[`${site.origin}/launch`, 1], ['https://docs.example/gpu', 2]]);
     assert.deepEqual(body.data.news, [{ url: 'https://news.example/gpu', title: 'GPU news', snippet: 'Launch coverage', date: '2026-11-21T10:00:00.000Z', position: 1 }]);
     assert.match(body.warning, /location and country are not used/);
+    // As the hosted API answers: an id, and the credits (2 for up to 10 results).
+    assert.match(body.id, /^[0-9a-f-]{36}$/);
+    assert.equal(body.creditsUsed, 2);
     const params = asked.at(-1)!;
     assert.equal(params.get('time_range'), 'week');
     assert.equal((await search({ query: 'gpu launch', limit: 1 })).body.data.web.length, 1);
@@ -118,6 +121,7 @@ describe('search', () => {
     assert.equal(body.data.web.length, 1);
     assert.match(body.data.web[0].markdown, /It launched today/);
     assert.equal(body.data.web[0].title, 'GPU launch page');
+    assert.equal(body.creditsUsed, 2 + body.data.web[0].metadata.creditsUsed, 'the results and the page scraped');
     const guarded = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin }, allowPrivateTargets: false });
     try {
       const refused = await search({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } }, guarded.url, (await guarded.keys.create('acme', new Date())).key);

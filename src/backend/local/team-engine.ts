@@ -250,8 +250,9 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
           },
         }),
       });
-      await spent('search', searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0) + (answer.images?.length ?? 0)) + scraped);
-      return answer;
+      const creditsUsed = searchCredits((answer.web?.length ?? 0) + (answer.news?.length ?? 0) + (answer.images?.length ?? 0)) + scraped;
+      await spent('search', creditsUsed);
+      return { ...answer, creditsUsed };
     },
     usage: async () => {
       const { start, end } = monthOf(options.now());

@@ -24,6 +24,6 @@ export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineO
     const target = targetUrl(body.url);
     const validation = validateMapRequest({ ...body, url: target.href });
     if (!validation.ok) throw invalid(validation.problems);
-    return limited(request, reply, async () => ({ success: true, ...(await engineOf(request).map(validation.value)) }));
+    return limited(request, reply, async () => ({ success: true, ...(await engineOf(request).map(validation.value)), id: request.id }));
   });
 };

@@ -19,8 +19,9 @@ export const searchRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineO
       scrapeOptions = options.value;
     }
     return limited(request, reply, async () => {
-      const { warning, ...data } = await engineOf(request).search(search, scrapeOptions);
-      return { success: true, data, ...(warning && { warning }) };
+      const { warning, creditsUsed, ...data } = await engineOf(request).search(search, scrapeOptions);
+      // As the hosted API answers: an id (the request's, as serve's log names it) and the credits.
+      return { success: true, data, id: request.id, creditsUsed, ...(warning && { warning }) };
     });
   });
 };
