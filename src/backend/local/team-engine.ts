@@ -80,8 +80,10 @@ export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
 /** What a team's engine offers: the work itself, and the team's monitors, checks and agent jobs. */
 export interface TeamEngine extends Pick<Backend, 'scrape' | 'crawl' | 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck'> {
   readonly team: string;
-  /** The team's agent jobs on this engine. */
+  /** The team's agent jobs on this engine, and its extract jobs. */
   agents(): Promise<AgentJobs>;
+  /** Crawl options the model derives from `prompt` for a crawl of `url` (POST /v2/crawl/params-preview). */
+  crawlParamsPreview(url: string, prompt: string, signal?: AbortSignal): Promise<{ data: Record<string, unknown> & { url: string }; warning?: string }>;
   /** Ends the agent runs of this process (serve stopping): they finish failed, `internal`. */
   stopAgents(): Promise<void>;
   /** Starts a check and returns at once with the running check; `done` settles when it ends. */
@@ -143,6 +145,8 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
   const spent = async (kind: UsageKind, credits: number, tokens = 0) => (await usage()).record(team, { kind, credits, tokens, keyId: options.keyId }, options.now());
   const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('judge', 0, tokens).catch(() => undefined) };
   const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('agent', 0, tokens).catch(() => undefined) };
+  const previewLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('crawl', 0, tokens).catch(() => undefined) };
+  let previewModel: Promise<import('../../engine/llm/chat.js').ChatModel> | undefined;
   // One settings object for the backend's life: the model formats keep one client per settings.
   const extractLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('extract', 0, tokens).catch(() => undefined) };
   /** A check's pages fetched are its credits, counted once it has finished. */
@@ -308,6 +312,14 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
     },
     deleteMonitor: async (id) => resource(await (await openMonitors()).setStatus(team, (await alive(id)).id, 'deleted', options.now())),
     agents,
+    crawlParamsPreview: async (url, prompt, signal) => {
+      if (!previewLlm) {
+        const { modelNotConfigured } = await import('../../engine/extract/needs.js');
+        throw modelNotConfigured(['the crawl params preview']);
+      }
+      const [{ chatModel }, { previewCrawlParams }] = await Promise.all([import('../../engine/llm/chat.js'), import('../../engine/crawl/params-preview.js')]);
+      return previewCrawlParams(await (previewModel ??= chatModel(previewLlm)), url, prompt, signal);
+    },
     stopAgents: async () => {
       await agentJobs?.stopAll();
     },
