@@ -90,6 +90,12 @@ describe('extract jobs and the crawl params preview on webwatch serve', () => {
     assert.deepEqual(plain.data, { plans: [{ name: 'Pro', monthly: 12 }] });
     assert.equal(plain.sources, undefined);
     assert.match(systemOf(model.requests.at(-1)!.body), /Extract the data the JSON Schema describes/);
+
+    // Both went to the team's usage ledger as they finished: their credits, and the model's tokens.
+    const credits = await call(served, acme, 'GET', '/team/credit-usage');
+    assert.equal(credits.body.data.creditsUsed, 2 * (1 + EXTRACT_CREDITS.extraction));
+    assert.ok((await call(served, acme, 'GET', '/team/token-usage')).body.data.tokensUsed > 0);
+    assert.equal((await call(served, rival, 'GET', '/team/credit-usage')).body.data.creditsUsed, 0);
   });
 
   it('a URL ending in /* stands for the pages of its site under that path', async () => {
