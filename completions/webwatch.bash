@@ -29,14 +29,14 @@ _webwatch() {
     if [[ "$w" == -* ]]; then
       [[ "$w" == --local ]] && globals+=("$w")
       case "$cmdpath $w" in
-        *" --api-url"|*" --api-key"|"monitor validate --format"|"monitor apply -f"|"monitor apply --file"|"monitor apply --format"|"monitor diff -f"|"monitor diff --file"|"monitor diff --format"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape --wait-for"|"scrape --profile"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --wait-for"|"crawl --profile"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --per-host-concurrency"|"serve --role"|"serve --database"|"serve --check-concurrency"|"serve --job-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --log-format"|"serve --max-connections"|"serve --request-timeout"|"serve --keep-alive-timeout"|"serve --drain-timeout"|"keys create --team"|"keys create --database"|"keys list --database"|"keys revoke --database"|"db migrate --database"|"db check --database"|"db copy --from"|"db copy --to") skip=1;;
+        *" --api-url"|*" --api-key"|"monitor validate --format"|"monitor apply -f"|"monitor apply --file"|"monitor apply --format"|"monitor diff -f"|"monitor diff --file"|"monitor diff --format"|"monitor create -f"|"monitor create --file"|"monitor check --status"|"scrape -f"|"scrape --format"|"scrape --options"|"scrape --include-tag"|"scrape --exclude-tag"|"scrape -H"|"scrape --header"|"scrape --timeout"|"scrape --country"|"scrape --language"|"scrape --max-age"|"scrape --min-age"|"scrape --wait-for"|"scrape --profile"|"scrape -i"|"scrape --input"|"scrape -o"|"scrape --output"|"crawl -f"|"crawl --format"|"crawl --options"|"crawl --include-tag"|"crawl --exclude-tag"|"crawl -H"|"crawl --header"|"crawl --timeout"|"crawl --country"|"crawl --language"|"crawl --max-age"|"crawl --min-age"|"crawl --wait-for"|"crawl --profile"|"crawl --limit"|"crawl --max-depth"|"crawl --include-path"|"crawl --exclude-path"|"crawl --sitemap"|"crawl --delay"|"crawl --max-concurrency"|"crawl -o"|"crawl --output"|"map --search"|"map --sitemap"|"map --limit"|"map --timeout"|"search --limit"|"search --sources"|"search --tbs"|"search --include-domain"|"search --exclude-domain"|"search -f"|"search --format"|"search --timeout"|"agent run --url"|"agent run --schema"|"agent run --max-credits"|"agent run --effort"|"agent run -o"|"agent run --output"|"agent trace --since"|"agent snapshot -o"|"agent snapshot --output"|"extract --prompt"|"extract --schema"|"extract --system-prompt"|"serve --host"|"serve --port"|"serve --body-limit"|"serve --rate-limit"|"serve --concurrency"|"serve --per-host-concurrency"|"serve --role"|"serve --database"|"serve --check-concurrency"|"serve --job-concurrency"|"serve --jitter"|"serve --monthly-credits"|"serve --monthly-tokens"|"serve --log-format"|"serve --max-connections"|"serve --request-timeout"|"serve --keep-alive-timeout"|"serve --drain-timeout"|"keys create --team"|"keys create --database"|"keys list --database"|"keys revoke --database"|"db migrate --database"|"db check --database"|"db copy --from"|"db copy --to") skip=1;;
       esac
       continue
     fi
     before="$cmdpath"
     if ((${#args[@]} == 0)); then
       case "$cmdpath" in
-        "") case "$w" in monitor|scrape|crawl|map|search|agent|usage|login|logout|auth|whoami|serve|keys|db|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
+        "") case "$w" in monitor|scrape|crawl|map|search|agent|extract|usage|login|logout|auth|whoami|serve|keys|db|schema|completion|help) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "monitor") case "$w" in validate|apply|diff|create|list|get|export|pause|resume|delete|run|checks|check) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "crawl") case "$w" in status|cancel|errors|list) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
         "agent") case "$w" in run|status|list|trace|snapshot|cancel) cmdpath="${cmdpath:+$cmdpath }$w";; esac;;
@@ -48,7 +48,7 @@ _webwatch() {
     [[ "$cmdpath" == "$before" ]] && args+=("$(_webwatch_dequote "$w")")
   done
   case "$cmdpath" in
-    "") words="monitor scrape crawl map search agent usage login logout auth whoami serve keys db schema completion help"; flags="--version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose --help"; argkinds=""; variadic=0;;
+    "") words="monitor scrape crawl map search agent extract usage login logout auth whoami serve keys db schema completion help"; flags="--version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose --help"; argkinds=""; variadic=0;;
     "monitor") words="validate apply diff create list get export pause resume delete run checks check"; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "monitor validate") words=""; flags="--print --format --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="files"; variadic=1;;
     "monitor apply") words=""; flags="--file --dry-run --prune --yes --detailed-exitcode --format --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
@@ -78,6 +78,7 @@ _webwatch() {
     "agent trace") words=""; flags="--follow --since --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
     "agent snapshot") words=""; flags="--output --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free free"; variadic=0;;
     "agent cancel") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=0;;
+    "extract") words=""; flags="--prompt --schema --system-prompt --show-sources --web-search --allow-external-links --ignore-invalid-urls --help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds="free"; variadic=1;;
     "usage") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "login") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
     "logout") words=""; flags="--help --version --json --no-color --quiet --no-pager --api-url --api-key --local --verbose"; argkinds=""; variadic=0;;
@@ -123,6 +124,7 @@ _webwatch() {
       "agent run --effort") kind="choices=low,medium,high";;
       "agent run -o"|"agent run --output") kind="files";;
       "agent snapshot -o"|"agent snapshot --output") kind="files";;
+      "extract --schema") kind="files";;
       "serve --role") kind="choices=all,api,worker";;
       "serve --log-format") kind="choices=text,json";;
     esac

@@ -15,6 +15,8 @@ import type { SearchAnswer } from '../contract/search.js';
 import type { MapLink } from '../contract/map.js';
 import type { AgentRequestInput } from '../spec/agent.js';
 import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../contract/agent.js';
+import type { ExtractStatusDocument } from '../contract/extract.js';
+import type { ExtractRequestInput } from '../spec/extract.js';
 
 /** One URL of several scraped: its document, or why there is none. */
 export type ScrapeResult = { url: string; document: ScrapeDocument } | { url: string; error: unknown };
@@ -96,5 +98,8 @@ export interface Backend {
   agentTrace(id: string, since?: number, wait?: { waitMs?: number; signal?: AbortSignal }): Promise<{ events: TraceEvent[]; creditsUsed?: number }>;
   agentSnapshot(id: string, snapshotId: string): Promise<string>;
   cancelAgent(id: string): Promise<void>;
+  /** Starts an extract job; it runs on the API, or in this process on the local engine. `warning`: what the API said of the request. */
+  startExtract(request: ExtractRequestInput): Promise<{ id: string; warning?: string }>;
+  getExtract(id: string): Promise<ExtractStatusDocument>;
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
 import { dbCommand } from './commands/db.js';
 import { agentCommand } from './commands/agent.js';
+import { extractCommand } from './commands/extract.js';
 import { loginCommand, logoutCommand } from './commands/login.js';
 import { authCommand, whoamiCommand } from './commands/auth.js';
 import type { Runtime } from './context.js';
@@ -39,6 +40,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(mapCommand(runtime))
     .addCommand(searchCommand(runtime))
     .addCommand(agentCommand(runtime))
+    .addCommand(extractCommand(runtime))
     .addCommand(usageCommand(runtime))
     .addCommand(loginCommand(runtime))
     .addCommand(logoutCommand(runtime))

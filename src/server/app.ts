@@ -27,6 +27,7 @@ import { agentRoutes } from './routes/agents.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { batchRoutes } from './routes/batch.js';
 import { crawlRoutes } from './routes/crawls.js';
+import { extractRoutes } from './routes/extract.js';
 import type { RouteDeps } from './routes/deps.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { scrapeRoutes } from './routes/scrape.js';
@@ -116,7 +117,7 @@ const LOG_SERIALIZERS = {
 };
 
 /** Each resource's routes, a Fastify plugin of their own. */
-const ROUTES: FastifyPluginAsync<RouteDeps>[] = [scrapeRoutes, artifactRoutes, searchRoutes, crawlRoutes, batchRoutes, monitorRoutes, agentRoutes, usageRoutes];
+const ROUTES: FastifyPluginAsync<RouteDeps>[] = [scrapeRoutes, artifactRoutes, searchRoutes, crawlRoutes, batchRoutes, monitorRoutes, agentRoutes, extractRoutes, usageRoutes];
 
 export interface WebwatchServer {
   app: FastifyInstance;

@@ -89,7 +89,7 @@ export interface WorkLimitOptions {
   concurrencyPerTeam: number;
   /** Credits each team may use per calendar month (UTC); beyond them, new work is 402. None: no limit. */
   monthlyCredits?: number | undefined;
-  /** Model tokens each team may use per calendar month; beyond them, agent jobs are 402. */
+  /** Model tokens each team may use per calendar month; beyond them, agent and extract jobs and crawl previews are 402. */
   monthlyTokens?: number | undefined;
   /** The team's page slots, shared with the worker that runs its crawls and batches. */
   pageSlots: PageSlots;
@@ -105,6 +105,9 @@ export interface WorkLimits extends Readonly<Omit<WorkLimitOptions, 'pageSlots'>
   running(team: string): Promise<number>;
 }
 
+/** The routes whose work is mostly the model's: those a team's monthly tokens bound. */
+const MODEL_ROUTES = ['/v2/agent', '/v2/extract', '/v2/crawl/params-preview'];
+
 export const workLimits = fp<WorkLimitOptions>(async (app: FastifyInstance, options) => {
   const usage = usageStore(options.db);
   const { pageSlots, ...settings } = options;
@@ -114,7 +117,7 @@ export const workLimits = fp<WorkLimitOptions>(async (app: FastifyInstance, opti
     const { start, end } = monthOf(options.now());
     const used = await usage.totals(request.team, start, end);
     const credits = options.monthlyCredits !== undefined && used.credits >= options.monthlyCredits;
-    const tokens = options.monthlyTokens !== undefined && used.tokens >= options.monthlyTokens && request.url.startsWith('/v2/agent');
+    const tokens = options.monthlyTokens !== undefined && used.tokens >= options.monthlyTokens && MODEL_ROUTES.some((route) => request.url.startsWith(route));
     if (!credits && !tokens) return false;
     void reply.code(402).send(errorBody(402, ERROR_MESSAGES.paymentRequired, {
       reason: credits ? `the team has used its ${options.monthlyCredits} credits of this month` : `the team has used its ${options.monthlyTokens} model tokens of this month`,

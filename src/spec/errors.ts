@@ -39,6 +39,8 @@ export const ERROR_MESSAGES = {
   agentAlreadyFinished: 'Agent already finished',
   agentAlreadyCancelled: 'Agent is already cancelled',
   agentPassthroughFailed: 'Failed to passthrough agent request.',
+  /** An extract job id unknown to the key's team (webwatch's words: the spec names none). */
+  extractNotFound: 'Extract job not found',
 } as const;
 
 /**
@@ -61,6 +63,7 @@ const CODES_OF_MESSAGES: ReadonlyMap<string, string> = new Map([
   [ERROR_MESSAGES.agentAlreadyFinished, 'AGENT_ALREADY_FINISHED'],
   [ERROR_MESSAGES.agentAlreadyCancelled, 'AGENT_ALREADY_CANCELLED'],
   [ERROR_MESSAGES.agentPassthroughFailed, 'AGENT_PASSTHROUGH_FAILED'],
+  [ERROR_MESSAGES.extractNotFound, 'EXTRACT_NOT_FOUND'],
 ]);
 
 /** The code of an error answer: its own when it has one, else its message's, else its status's. */

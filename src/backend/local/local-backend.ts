@@ -5,7 +5,7 @@
  * closed when the command ends.
  */
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
-import { agentListItem, agentStatusDocument } from '../../engine/agent/wire.js';
+import { agentListItem, agentStatusDocument, extractStatusDocument } from '../../engine/agent/wire.js';
 import { UsageError } from '../../errors/webwatch-error.js';
 import type { Backend } from '../backend.js';
 import { teamEngine, type TeamEngineOptions } from './team-engine.js';
@@ -79,6 +79,8 @@ export function localBackend(options: LocalBackendOptions): Backend {
     cancelAgent: async (id) => {
       await (await engine.agents()).cancel(id);
     },
+    startExtract: async (request) => ({ id: (await (await engine.agents()).startExtract(request)).job.id }),
+    getExtract: async (id) => extractStatusDocument(await (await engine.agents()).getExtract(id)),
     close: async () => {
       await engine.close();
       if (options.closesBrowser) await closeBrowserIfOpen();

@@ -86,8 +86,10 @@ export interface TeamEngine extends Pick<Backend, 'scrape' | 'map' | 'search' | 
   readonly team: string;
   /** The command line's crawl; serve paces its pages (`pacing`: politeness per host, the team's page slots). */
   crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal, pacing?: CrawlPacing): Promise<CrawlSummary>;
-  /** The team's agent jobs on this engine. */
+  /** The team's agent jobs on this engine, and its extract jobs. */
   agents(): Promise<AgentJobs>;
+  /** Crawl options the model derives from `prompt` for a crawl of `url` (POST /v2/crawl/params-preview). */
+  crawlParamsPreview(url: string, prompt: string, signal?: AbortSignal): Promise<{ data: Record<string, unknown> & { url: string }; warning?: string }>;
   /** Ends the agent runs of this process (serve stopping): they finish failed, `internal`. */
   stopAgents(): Promise<void>;
   /** Starts a check and returns at once with the running check; `done` settles when it ends. */
@@ -149,6 +151,8 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
   const spent = async (kind: UsageKind, credits: number, tokens = 0) => (await usage()).record(team, { kind, credits, tokens, keyId: options.keyId }, options.now());
   const llm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('judge', 0, tokens).catch(() => undefined) };
   const agentLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('agent', 0, tokens).catch(() => undefined) };
+  const previewLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('crawl', 0, tokens).catch(() => undefined) };
+  let previewModel: Promise<import('../../engine/llm/chat.js').ChatModel> | undefined;
   // One settings object for the backend's life: the model formats keep one client per settings.
   const extractLlm = options.llm && { ...options.llm, onTokens: (tokens: number) => void spent('extract', 0, tokens).catch(() => undefined) };
   /** A check's pages fetched are its credits, counted once it has finished. */
@@ -315,6 +319,14 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
     },
     deleteMonitor: async (id) => resource(await (await openMonitors()).setStatus(team, (await alive(id)).id, 'deleted', options.now())),
     agents,
+    crawlParamsPreview: async (url, prompt, signal) => {
+      if (!previewLlm) {
+        const { modelNotConfigured } = await import('../../engine/extract/needs.js');
+        throw modelNotConfigured(['the crawl params preview']);
+      }
+      const [{ chatModel }, { previewCrawlParams }] = await Promise.all([import('../../engine/llm/chat.js'), import('../../engine/crawl/params-preview.js')]);
+      return previewCrawlParams(await (previewModel ??= chatModel(previewLlm)), url, prompt, signal);
+    },
     stopAgents: async () => {
       await agentJobs?.stopAll();
     },

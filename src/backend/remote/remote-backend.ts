@@ -13,6 +13,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf } from '../../spec/monitor.js';
 import type { Backend, CrawlJobStatus, UsageReport } from '../backend.js';
 import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../../contract/agent.js';
+import type { ExtractStarted, ExtractStatusDocument } from '../../contract/extract.js';
 import { ApiClient, type ApiClientOptions } from './api-client.js';
 
 /** How often a waiting command asks about a running check or crawl. */
@@ -267,6 +268,12 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     cancelAgent: async (id) => {
       await client.request('DELETE', agentPath(id));
     },
+    startExtract: async (request) => {
+      // Never sent twice, as an agent job's start is not.
+      const started = await client.request<ExtractStarted>('POST', '/extract', { body: request });
+      return { id: started.id, ...(started.warning && { warning: started.warning }) };
+    },
+    getExtract: async (id) => client.request<ExtractStatusDocument>('GET', `/extract/${encodeURIComponent(id)}`),
     close: () => client.close(),
   };
 }

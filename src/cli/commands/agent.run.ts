@@ -1,7 +1,6 @@
 /** `agent run|status|list|trace|snapshot|cancel`: flags -> backend -> a timeline, JSON lines or the result. */
 import { interruptible } from '../interrupt.js';
-import { readFile, writeFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Backend } from '../../backend/backend.js';
 import { resolveAgentRef } from '../../core/agent/agent-ref.js';
@@ -20,6 +19,7 @@ import { renderRows } from '../../ui/table.js';
 import { openBackend, withBackend } from '../backend.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
+import { readSchemaFile } from '../schema-file.js';
 
 const runFlags = z.object({
   url: z.array(z.string()).optional(),
@@ -29,24 +29,6 @@ const runFlags = z.object({
   detach: z.boolean().optional(),
   output: z.string().optional(),
 });
-
-/** A JSON Schema from a .json or .yaml file. */
-async function readSchema(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read the schema ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = ['.yaml', '.yml'].includes(extname(file).toLowerCase()) ? (await import('yaml')).parse(text) : JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`the schema ${file} is not valid ${extname(file) === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`the schema ${file} must be a JSON Schema object`);
-  return value as Record<string, unknown>;
-}
 
 /** Ctrl-C while following: stop following and say how to cancel, unless the job runs here. */
 const stopOnInterrupt = interruptible;
@@ -110,7 +92,7 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
   const request = validateAgentRequest({
     prompt,
     ...(flags.url && { urls: flags.url }),
-    ...(flags.schema && { schema: await readSchema(flags.schema) }),
+    ...(flags.schema && { schema: await readSchemaFile(flags.schema) }),
     ...(flags.maxCredits !== undefined && { maxCredits: flags.maxCredits }),
     ...(flags.effort && { effort: flags.effort }),
     origin: 'webwatch-cli',

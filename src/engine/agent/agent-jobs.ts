@@ -1,8 +1,8 @@
 /**
  * Agent jobs of one team on the local engine: start (the request and its JSON Schema checked,
  * the job recorded, the run started in this process), status, list, trace, snapshot and
- * cancel, with the messages of spec §7.3. Used by the command line's local backend and by
- * `webwatch serve`.
+ * cancel, with the messages of spec §7.3; and extract jobs, agent jobs of their own kind (start
+ * and status). Used by the command line's local backend and by `webwatch serve`.
  */
 import { AGENT_MODEL_NOT_CONFIGURED } from '../../spec/errors.js';
 import { setMaxListeners } from 'node:events';
@@ -10,12 +10,13 @@ import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { isJobId, type AgentRequestInput } from '../../spec/agent.js';
+import type { ExtractRequestInput } from '../../spec/extract.js';
 import type { ChatModel, LlmSettings } from '../llm/chat.js';
 import type { ScrapeContext } from '../scrape/scrape.js';
 import type { SearchProvider } from '../search/search.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
-import { agentStore, SYSTEM_AGENT, type AgentJob, type AgentRequest } from './agent-store.js';
+import { agentStore, SYSTEM_AGENT, type AgentJob, type AgentRequest, type ExtractJob, type StoredJob } from './agent-store.js';
 import { compileSchema } from '../extract/json-schema.js';
 import { traceError, type TraceEvent } from './trace.js';
 import type { RunContext } from '../store/work-queue.js';
@@ -37,6 +38,7 @@ export interface AgentJobsOptions {
 }
 
 const notFound = (id: string) => new WebwatchError(ERROR_MESSAGES.agentNotFound, { status: 404, details: { id } });
+const extractNotFound = (id: string) => new WebwatchError(ERROR_MESSAGES.extractNotFound, { status: 404, details: { id } });
 
 export function agentJobs(options: AgentJobsOptions) {
   const store = agentStore(options.db);
@@ -58,23 +60,33 @@ export function agentJobs(options: AgentJobsOptions) {
     return recovered;
   };
 
-  const job = async (id: string) => {
+  /** A job of the team and of `kind`: one of the other kind is unknown, as another team's is. */
+  async function ofKind(id: string, kind: 'agent'): Promise<AgentJob>;
+  async function ofKind(id: string, kind: 'extract'): Promise<ExtractJob>;
+  async function ofKind(id: string, kind: StoredJob['kind']): Promise<StoredJob> {
     if (!isJobId(id)) throw new WebwatchError(ERROR_MESSAGES.agentInvalidJobId, { status: 400 });
     await recover();
     const found = await store.get(team, id);
-    if (!found) throw notFound(id);
+    if (!found || found.kind !== kind) throw kind === 'agent' ? notFound(id) : extractNotFound(id);
     return found;
-  };
+  }
+  const job = (id: string) => ofKind(id, 'agent');
 
-  /** The request as stored, after the checks every start makes: a model configured, the schema compiled. */
-  async function prepare(input: AgentRequestInput): Promise<{ request: AgentRequest; validate: Awaited<ReturnType<typeof compileSchema>> | undefined }> {
+  /** The checks every start makes, agent or extract: a model configured, the schema compiled. */
+  async function ready(schema: Record<string, unknown> | undefined): Promise<Awaited<ReturnType<typeof compileSchema>> | undefined> {
     if (!options.llm) {
       // A configuration problem of whoever runs the engine: serve answers it as spec §7.3's 500.
       throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in the README for an example with Ollama' });
     }
-    const validate = input.schema ? await compileSchema(input.schema) : undefined;
+    const validate = schema ? await compileSchema(schema) : undefined;
     await recover();
     await store.purgeExpired(options.now());
+    return validate;
+  }
+
+  /** The request as stored, after the checks every start makes. */
+  async function prepare(input: AgentRequestInput): Promise<{ request: AgentRequest; validate: Awaited<ReturnType<typeof compileSchema>> | undefined }> {
+    const validate = await ready(input.schema);
     const request: AgentRequest = {
       prompt: input.prompt,
       ...(input.urls && { urls: input.urls }),
@@ -89,11 +101,14 @@ export function agentJobs(options: AgentJobsOptions) {
   }
 
   /** Runs a recorded job in this process; the promise it returns settles when the run ends. */
-  async function launch(created: AgentJob, validate: Awaited<ReturnType<typeof compileSchema>> | undefined): Promise<{ done: Promise<void> }> {
-    const [{ chatModel }, { runAgentJob }, { engineTools }] = await Promise.all([import('../llm/chat.js'), import('./run-agent.js'), import('./tools.js')]);
+  async function launch(created: StoredJob, validate: Awaited<ReturnType<typeof compileSchema>> | undefined): Promise<{ done: Promise<void> }> {
+    const [{ chatModel }, tools] = await Promise.all([import('../llm/chat.js'), import('./tools.js')]);
     // One client for the team's jobs: building one per job costs each start its setup.
     const model = await (modelClient ??= chatModel(options.llm!));
-    const done = store.holding(runAgentJob({ store, model, tools: engineTools(options.scrape, options.search), now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) }, created));
+    const common = { store, model, now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) };
+    const done = store.holding(created.kind === 'extract'
+      ? import('./extract-run.js').then(({ runExtractJob }) => runExtractJob({ ...common, reader: tools.extractReader(options.scrape, options.search) }, created))
+      : import('./run-agent.js').then(({ runAgentJob }) => runAgentJob({ ...common, tools: tools.engineTools(options.scrape, options.search) }, created)));
     const tracked = done.finally(() => running.delete(tracked));
     running.add(tracked);
     return { done: tracked };
@@ -113,8 +128,23 @@ export function agentJobs(options: AgentJobsOptions) {
       return store.create(team, request, options.llm!.model, options.now(), context);
     },
 
-    /** Runs a job this worker claimed from the queue (as `claimed` read it); settles when the run ends. */
-    async runClaimed(queued: AgentJob): Promise<void> {
+    /** Starts an extract job in this process; `done` settles when the run ends. */
+    async startExtract(input: ExtractRequestInput): Promise<{ job: ExtractJob; done: Promise<void> }> {
+      const validate = await ready(input.schema);
+      const created = await store.createExtract(team, input, options.llm!.model, options.now());
+      return { job: created, ...(await launch(created, validate)) };
+    },
+
+    /** Records an extract job, queued for whichever worker claims it. */
+    async enqueueExtract(input: ExtractRequestInput, context: RunContext): Promise<ExtractJob> {
+      await ready(input.schema);
+      return store.createExtract(team, input, options.llm!.model, options.now(), context);
+    },
+
+    getExtract: (id: string): Promise<ExtractJob> => ofKind(id, 'extract'),
+
+    /** Runs a job (agent or extract) this worker claimed from the queue (as `claimed` read it); settles when the run ends. */
+    async runClaimed(queued: StoredJob): Promise<void> {
       let started: { done: Promise<void> };
       try {
         if (!options.llm) throw new WebwatchError(MODEL_NOT_CONFIGURED);

@@ -1,5 +1,7 @@
 /**
- * Agent jobs, their trace events and their artifact snapshots in the engine's database. Every
+ * Agent jobs, their trace events and their artifact snapshots in the engine's database; extract
+ * jobs too, which are agent jobs of their own kind (a fixed plan rather than a loop, see
+ * extract-run.ts): each route reads only its kind, and a job of the other kind is unknown. Every
  * row carries the team of the key that started the job and every read names it: another
  * team's job reads as unknown. Events get a gapless `producerSequence` per job, assigned in the
  * writing transaction, so readers in any process see each event once and in order.
@@ -11,6 +13,7 @@ import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
+import type { ExtractRequestInput } from '../../spec/extract.js';
 import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type TraceEventBody } from './trace.js';
 
 /** How long a job, its trace and its snapshots are kept after it started. */
@@ -31,10 +34,14 @@ export interface AgentRequest {
   integration?: string;
 }
 
-export interface AgentJob {
+/** What the caller asked for (POST /v2/extract). */
+export type ExtractRequest = ExtractRequestInput;
+
+export type JobKind = 'agent' | 'extract';
+
+interface JobFields {
   id: string;
   team: string;
-  request: AgentRequest;
   status: 'processing' | 'completed' | 'failed';
   outcome: RunOutcome | null;
   error: string | null;
@@ -47,10 +54,22 @@ export interface AgentJob {
   expiresAt: string;
 }
 
+export interface AgentJob extends JobFields {
+  kind: 'agent';
+  request: AgentRequest;
+}
+
+export interface ExtractJob extends JobFields {
+  kind: 'extract';
+  request: ExtractRequest;
+}
+
+export type StoredJob = AgentJob | ExtractJob;
+
 type Row = Selectable<Tables['agent_jobs']>;
 
-const fromRow = (row: Row): AgentJob => ({
-  id: row.id, team: row.team, request: JSON.parse(row.request) as AgentRequest, status: row.status, outcome: row.outcome, error: row.error,
+const fromRow = (row: Row): StoredJob => ({
+  id: row.id, team: row.team, kind: row.kind, request: JSON.parse(row.request) as AgentRequest & ExtractRequest, status: row.status, outcome: row.outcome, error: row.error,
   data: row.data === null ? undefined : JSON.parse(row.data), creditsUsed: row.credits_used, model: row.model,
   cancelRequestedAt: row.cancel_requested_at, createdAt: row.created_at, finishedAt: row.finished_at, expiresAt: row.expires_at,
 });
@@ -90,28 +109,38 @@ export function agentStore(db: Db) {
       status: succeeded ? 'completed' : 'failed', outcome, error: succeeded ? null : result.error ?? outcome,
       data: succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, finished_at: now.toISOString(), owner_pid: null, lease_owner: null, lease_expires_at: null,
       ...(!succeeded && { credits_used: 0 }),
-    }).where('id', '=', job.id).where('status', '=', 'processing').returning(['team', 'credits_used', 'key_id']).executeTakeFirst();
+    }).where('id', '=', job.id).where('status', '=', 'processing').returning(['team', 'credits_used', 'key_id', 'kind']).executeTakeFirst();
     // What a succeeded run charged goes to the usage ledger; a failed run is charged nothing.
     if (ended && succeeded && ended.credits_used > 0) {
-      await trx.insertInto('usage').values({ team: ended.team, key_id: ended.key_id, kind: 'agent', credits: ended.credits_used, tokens: 0, at: now.toISOString() }).execute();
+      await trx.insertInto('usage').values({ team: ended.team, key_id: ended.key_id, kind: ended.kind, credits: ended.credits_used, tokens: 0, at: now.toISOString() }).execute();
     }
   }
 
+  /** A job run by this process; with `queued`, a job that waits for whichever worker claims it (work-queue.ts). */
+  async function insert(team: string, kind: JobKind, request: AgentRequest | ExtractRequest, model: string | null, now: Date, queued?: RunContext): Promise<string> {
+    const id = randomUUID();
+    await q.insertInto('agent_jobs').values({
+      id, team, kind, prompt: request.prompt ?? '', request: JSON.stringify(request), status: 'processing', model, created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), outcome: null, error: null, data: null,
+      cancel_requested_at: null, finished_at: null,
+      ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
+    }).execute();
+    return id;
+  }
+
   const store = {
-    /** A job run by this process; with `queued`, a job that waits for whichever worker claims it (work-queue.ts). */
+    /** An agent job run by this process; with `queued`, one that waits for whichever worker claims it (work-queue.ts). */
     async create(team: string, request: AgentRequest, model: string | null, now: Date, queued?: RunContext): Promise<AgentJob> {
-      const id = randomUUID();
-      await q.insertInto('agent_jobs').values({
-        id, team, prompt: request.prompt, request: JSON.stringify(request), status: 'processing', model, created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), outcome: null, error: null, data: null,
-        cancel_requested_at: null, finished_at: null,
-        ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
-      }).execute();
-      return (await store.get(team, id))!;
+      return (await store.get(team, await insert(team, 'agent', request, model, now, queued))) as AgentJob;
+    },
+
+    /** An extract job, run by this process or queued as `create` says. */
+    async createExtract(team: string, request: ExtractRequest, model: string | null, now: Date, queued?: RunContext): Promise<ExtractJob> {
+      return (await store.get(team, await insert(team, 'extract', request, model, now, queued))) as ExtractJob;
     },
 
     /** A job this worker claimed, with what its run needs; undefined when it ended meanwhile. */
-    async claimed(id: string): Promise<{ job: AgentJob; context: RunContext | undefined } | undefined> {
+    async claimed(id: string): Promise<{ job: StoredJob; context: RunContext | undefined } | undefined> {
       const row = await q.selectFrom('agent_jobs').selectAll().where('id', '=', id).where('status', '=', 'processing').executeTakeFirst();
       return row && { job: fromRow(row), context: runContextOf(row) };
     },
@@ -121,16 +150,17 @@ export function agentStore(db: Db) {
       return renewWhile(db, work);
     },
 
-    async get(team: string, id: string): Promise<AgentJob | undefined> {
+    /** A job of either kind: the caller checks the kind it reads. */
+    async get(team: string, id: string): Promise<StoredJob | undefined> {
       const row = await byId(team, id);
       return row && fromRow(row);
     },
 
-    /** The team's jobs, newest first, created before `before` (ms) when given. */
+    /** The team's agent jobs, newest first, created before `before` (ms) when given. */
     async list(team: string, options: { before?: number; limit: number }): Promise<AgentJob[]> {
       const before = options.before === undefined ? '9999' : new Date(options.before).toISOString();
-      const rows = await q.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('created_at', '<', before).orderBy('created_at', 'desc').orderBy('id').limit(options.limit).execute();
-      return rows.map(fromRow);
+      const rows = await q.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('kind', '=', 'agent').where('created_at', '<', before).orderBy('created_at', 'desc').orderBy('id').limit(options.limit).execute();
+      return rows.map(fromRow) as AgentJob[];
     },
 
     /** Appends an event, numbered after the job's last one. */
@@ -193,7 +223,7 @@ export function agentStore(db: Db) {
      * Marks a running job as being cancelled and records `run.cancel_requested`; the run sees it
      * and ends. 'finished' or 'cancelled' when that is already so (409 for the caller).
      */
-    async requestCancel(job: AgentJob, now: Date): Promise<'requested' | 'finished' | 'cancelled'> {
+    async requestCancel(job: StoredJob, now: Date): Promise<'requested' | 'finished' | 'cancelled'> {
       const outcome = await q.transaction().execute(async (trx) => {
         if (db.kind === 'postgres') await trx.selectFrom('agent_jobs').select('id').where('id', '=', job.id).forUpdate().execute();
         const current = fromRow((await byId(job.team, job.id, trx))!);

@@ -407,6 +407,13 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 18,
+    description: 'extract jobs beside agent jobs: the kind of each job, so that each route reads only its own',
+    async up(db) {
+      await db.schema.alterTable('agent_jobs').addColumn('kind', 'text', (column) => column.notNull().defaultTo('agent')).execute();
+    },
+  },
+  {
     version: 19,
     description: "page slots: the page scrapes each team's crawls and batch scrapes run at once, held by workers under leases",
     async up(db) {

@@ -174,6 +174,8 @@ export interface Tables {
     /** The API key whose request queued this work (see work-queue.ts), and what its run needs of that request. */
     key_id: string | null;
     run_context: string | null;
+    /** An agent job, or an extract job (POST /v2/extract), which runs on the same machinery. */
+    kind: Generated<'agent' | 'extract'>;
   };
   agent_events: {
     job_id: string;

@@ -22,17 +22,8 @@ function jobId(request: JobRequest): string {
   return request.params.id;
 }
 
-/** Extract is in maintenance on the hosted service, which points to agent jobs; so does serve. */
-export const EXTRACT_REPLACED = 'extract is not offered by this server: agent jobs replace it (POST /v2/agent with a prompt, urls and a JSON Schema; webwatch agent run), as the hosted service advises while extract is in maintenance';
-
 export const agentRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const jobs = (request: FastifyRequest) => deps.engineOf(request).agents();
-
-  const refuseExtract = async () => {
-    throw new WebwatchError(`${ERROR_MESSAGES.notFound}: ${EXTRACT_REPLACED}`, { status: 404, code: 'EXTRACT_NOT_OFFERED', details: { reason: EXTRACT_REPLACED } });
-  };
-  app.post('/v2/extract', refuseExtract);
-  app.get('/v2/extract/:id', refuseExtract);
 
   app.post('/v2/agent', async (request, reply) => {
     const validation = validateAgentRequest(request.body ?? {});

@@ -1,6 +1,6 @@
 /**
  * The worker side of `webwatch serve`: everything that runs without a request. Queued crawls,
- * batch scrapes, agent jobs and manual checks are claimed, run and finished here (whichever
+ * batch scrapes, agent jobs (extract jobs among them) and manual checks are claimed, run and finished here (whichever
  * process's API queued them); scheduled checks, notification deliveries, the recovery of jobs
  * whose worker stopped, and the pruning of old screenshots too. Routes only validate, enqueue
  * and read (routes/), and tell the worker through `queue`.
