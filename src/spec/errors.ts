@@ -22,6 +22,8 @@ export const ERROR_MESSAGES = {
   noCachedData: 'SCRAPE_NO_CACHED_DATA',
   requestTimeout: 'Request Timeout',
   conflict: 'Conflict',
+  /** A job start whose x-idempotency-key the team used before (409, the hosted API's words). */
+  idempotencyKeyUsed: 'Idempotency key already used',
   payloadTooLarge: 'Payload Too Large',
   unprocessable: 'Unprocessable Entity',
   rateLimited: 'Rate limit exceeded',

@@ -55,6 +55,8 @@ export interface CallOptions {
   type?: string;
   /** Aborts the request, and the reading of its answer, after this long. */
   timeoutMs?: number;
+  /** More request headers. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -69,7 +71,7 @@ export async function call<T = any>(to: string | { url: string }, key: string | 
   const url = `${typeof to === 'string' ? to : to.url}${path}`;
   const response = await fetch(url, {
     method,
-    headers: { ...(key && { authorization: `Bearer ${key}` }), ...(type !== undefined && { 'content-type': type }) },
+    headers: { ...options.headers, ...(key && { authorization: `Bearer ${key}` }), ...(type !== undefined && { 'content-type': type }) },
     ...(body !== undefined && { body }),
     ...(options.timeoutMs !== undefined && { signal: AbortSignal.timeout(options.timeoutMs) }),
   });

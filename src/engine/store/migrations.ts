@@ -427,6 +427,19 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('page_slots_team').on('page_slots').columns(['team', 'expires_at']).execute();
     },
   },
+  {
+    version: 21,
+    description: 'idempotency keys of job starts, taken once per team',
+    async up(db) {
+      await db.schema.createTable('idempotency_keys')
+        .addColumn('team', 'text', (column) => column.notNull())
+        .addColumn('key', 'text', (column) => column.notNull())
+        .addColumn('taken_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_team_key', ['team', 'key'])
+        .execute();
+      await db.schema.createIndex('idempotency_keys_taken_at').on('idempotency_keys').column('taken_at').execute();
+    },
+  },
 ];
 
 /**

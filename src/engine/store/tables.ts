@@ -205,6 +205,12 @@ export interface Tables {
     window_start: number;
     requests: number;
   };
+  /** An idempotency key a team took for a job start (idempotency-keys.ts). */
+  idempotency_keys: {
+    team: string;
+    key: string;
+    taken_at: string;
+  };
   /** A page scrape of a team's crawl or batch running now (page-slots.ts), under its worker's lease. */
   page_slots: {
     id: string;

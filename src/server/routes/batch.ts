@@ -10,6 +10,7 @@ import { normalizeJobWebhook } from '../../spec/job-webhook.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
+import { startOnce } from '../idempotency.js';
 import type { RouteDeps } from './deps.js';
 import { jobRoutes } from './jobs.js';
 
@@ -40,7 +41,9 @@ export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     await batches.purgeExpired(now());
     const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
     // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
-    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: pageOptions }, now(), work.context(request), valid.length, webhook);
+    // One job per idempotency key of the team (the hosted SDK's idempotencyKey, sent as x-idempotency-key).
+    const job = await startOnce(deps.db, now, request, reply, () => batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: pageOptions }, now(), work.context(request), valid.length, webhook));
+    if (!job) return reply;
     await work.queued();
     return {
       success: true,

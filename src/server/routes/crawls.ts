@@ -9,6 +9,7 @@ import { normalizeJobWebhook, type JobWebhookInput } from '../../spec/job-webhoo
 import { validateCrawlOptions, validateScrapeOptions, type CrawlOptions } from '../../spec/schemas.js';
 import { asObject, invalid, targetUrl } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
+import { startOnce } from '../idempotency.js';
 import type { RouteDeps } from './deps.js';
 import { jobRoutes } from './jobs.js';
 
@@ -46,7 +47,9 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     if (await outOfCredits(request, reply)) return reply;
     await crawls.purgeExpired(now());
     // Queued for whichever worker has room (this process too, unless it only serves the API).
-    const job = await crawls.enqueue(request.team, target.href, { ...options, scrapeOptions: pageOptions.value }, now(), work.context(request), 0, webhook);
+    // One job per idempotency key of the team (the hosted clients' x-idempotency-key).
+    const job = await startOnce(deps.db, now, request, reply, () => crawls.enqueue(request.team, target.href, { ...options, scrapeOptions: pageOptions.value }, now(), work.context(request), 0, webhook));
+    if (!job) return reply;
     await work.queued();
     return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}` };
   });
