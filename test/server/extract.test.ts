@@ -226,6 +226,16 @@ describe('extract jobs and the crawl params preview on webwatch serve', () => {
     assert.deepEqual([strict.status, strict.body.details], [400, [{ path: 'limit', message: 'unknown field "limit"' }]]);
   });
 
+  it("a crawl's prompt becomes its options through the model, and the options the request gives win", async () => {
+    // Derived: the whole site but the second post, one page; asked: three pages.
+    script = () => ({ content: JSON.stringify({ crawlEntireDomain: true, excludePaths: ['^/blog/two'], limit: 1, sitemap: 'skip' }) });
+    const job = await client.crawl(`${site.origin}/blog/`, { prompt: 'the first post and the about page', limit: 3, pollInterval: 1, timeout: 30 });
+    assert.equal(job.status, 'completed');
+    const paths = job.data.map((document) => new URL(document.metadata!.url!).pathname).sort();
+    assert.deepEqual(paths, ['/about', '/blog/', '/blog/one'], 'the derived scope, and the limit asked rather than the 1 derived');
+    assert.match(userText(model.requests.at(-1)!.body), /the first post and the about page/);
+  });
+
   it('without a model: extract is refused as agent jobs are, the preview with MODEL_NOT_CONFIGURED', async () => {
     const bare = await serveWebwatch();
     try {
@@ -238,6 +248,10 @@ describe('extract jobs and the crawl params preview on webwatch serve', () => {
       const preview = await call(bare, key, 'POST', '/crawl/params-preview', { url: `${site.origin}/`, prompt: 'the blog' });
       assert.deepEqual([preview.status, preview.body.code], [400, 'MODEL_NOT_CONFIGURED']);
       assert.match(preview.body.error, /the crawl params preview needs a language model/);
+      // A crawl's prompt without a model: the crawl runs on its own options, and says so.
+      const crawl = await call(bare, key, 'POST', '/crawl', { url: `${site.origin}/blog/`, prompt: 'the blog', limit: 1 });
+      assert.equal(crawl.status, 200);
+      assert.match(crawl.body.warning, /prompt was not used: no model is configured/);
     } finally {
       await bare.stop();
     }

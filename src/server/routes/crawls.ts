@@ -4,7 +4,10 @@
  * jobs.ts's.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TeamEngine } from '../../backend/local/team-engine.js';
 import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
+import { MODEL_NOT_CONFIGURED_CODE } from '../../engine/extract/needs.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
 import { normalizeJobWebhook, type JobWebhookInput } from '../../spec/job-webhook.js';
 import { validateCrawlOptions, validateScrapeOptions, type CrawlOptions } from '../../spec/schemas.js';
 import { asObject, invalid, targetUrl } from '../http.js';
@@ -36,13 +39,14 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     const crawlOptions = validateCrawlOptions(rest, 'wire');
     if (!crawlOptions.ok) throw invalid(crawlOptions.problems);
     // Kept with the job apart from its options, which the active list shows: its headers may hold secrets.
-    const { webhook: given, ...options } = crawlOptions.value as CrawlOptions & { webhook?: JobWebhookInput | null };
+    const { webhook: given, ...explicit } = crawlOptions.value as CrawlOptions & { webhook?: JobWebhookInput | null; prompt?: string | null };
     const webhook = given ? normalizeJobWebhook(given) : undefined;
     const pageOptions = validateScrapeOptions(scrapeOptions ?? {}, 'wire');
     if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
     // The webhook first: a refusal names its URL (deliveries apply the rule again, at connect time).
     if (checkUrl && webhook) await refusePrivateHosts([new URL(webhook.url)], checkUrl);
     if (checkUrl) await checkUrl(target);
+    const { options, warning } = await withPromptOptions(deps.engineOf(request), target.href, explicit);
     // Its pages wait for the team's page slots (page-slots.ts): a crawl is queued, never refused for concurrency.
     if (await outOfCredits(request, reply)) return reply;
     await crawls.purgeExpired(now());
@@ -51,6 +55,23 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     const job = await startOnce(deps.db, now, request, reply, () => crawls.enqueue(request.team, target.href, { ...options, scrapeOptions: pageOptions.value }, now(), work.context(request), 0, webhook));
     if (!job) return reply;
     await work.queued();
-    return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}` };
+    return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}`, ...(warning && { warning }) };
   });
 };
+
+/**
+ * A crawl's `prompt`, as the hosted API reads it: the configured model turns it into crawl options
+ * (the params preview's), and the options the request gives win over them. Without a model the
+ * crawl runs on its own options, and the answer's warning says the prompt was not used.
+ */
+async function withPromptOptions(engine: TeamEngine, url: string, explicit: CrawlOptions & { prompt?: string | null }): Promise<{ options: CrawlOptions; warning?: string }> {
+  const prompt = explicit.prompt?.trim();
+  if (!prompt) return { options: explicit };
+  try {
+    const { data: { url: _url, ...derived }, warning } = await engine.crawlParamsPreview(url, prompt);
+    return { options: { ...(derived as CrawlOptions), ...explicit }, ...(warning && { warning: `from the prompt: ${warning}` }) };
+  } catch (error) {
+    if (!(error instanceof WebwatchError) || error.code !== MODEL_NOT_CONFIGURED_CODE) throw error;
+    return { options: explicit, warning: 'prompt was not used: no model is configured (llm in the config)' };
+  }
+}

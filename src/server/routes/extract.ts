@@ -46,10 +46,10 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     const validation = validateCrawlPreviewRequest(request.body ?? {});
     if (!validation.ok) throw invalid(validation.problems);
     const { url, prompt } = validation.value;
-    // One of the key's requests at once while the model answers, as a scrape is.
-    return app.limits.limited(request, reply, async (): Promise<CrawlPreviewDocument> => {
-      const { data, warning } = await deps.engineOf(request).crawlParamsPreview(url, prompt);
-      return { success: true, data, ...(warning && { warning }) };
-    });
+    // A model's answer, not a page: it takes none of the team's page slots.
+    if (await app.limits.outOfCredits(request, reply)) return reply;
+    const { data, warning } = await deps.engineOf(request).crawlParamsPreview(url, prompt);
+    const answer: CrawlPreviewDocument = { success: true, data, ...(warning && { warning }) };
+    return answer;
   });
 };
