@@ -3,10 +3,13 @@
  * memory: each page is written as it is done, read back in pages of bounded size, and the whole
  * job expires a day after it started (as the hosted API keeps crawl results). Every job belongs
  * to the team that started it; another team's id, or a job of the other kind, reads as unknown.
+ * A page's row carries its scrapeId, by which GET /v2/scrape/{id} reads it (scrape-documents.ts),
+ * except under zero data retention: then no page is readable by its id, and each page's document
+ * leaves the store once it has been read after the job ended (routes/jobs.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { Db } from '../store/database.js';
+import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
@@ -33,6 +36,8 @@ export interface CrawlJobRecord {
   error: string | null;
   createdAt: string;
   expiresAt: string;
+  /** Zero data retention (or lockdown): pages are taken from the store as they are read. */
+  zeroDataRetention: boolean;
 }
 
 export interface CrawlPageError {
@@ -47,7 +52,7 @@ type Row = Selectable<Tables['crawl_jobs']>;
 
 const fromRow = (row: Row): CrawlJobRecord => ({
   id: row.id, team: row.team, url: row.url, status: row.status, total: row.total, completed: row.completed,
-  creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at,
+  creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at, zeroDataRetention: row.zero_data_retention === 1,
 });
 
 /** Rows of a job's pages read at a time while gathering an answer of bounded size. */
@@ -55,10 +60,10 @@ const PAGE_ROWS_READ = 64;
 
 export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
   const q = db.query;
-  /** Pages from position `from` on, a batch at a time, in order, until `take` says stop. */
-  async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean): Promise<void> {
+  /** Pages from position `from` on, a batch at a time, in order, until `take` says stop; in `within`, a transaction, when given. */
+  async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean, within: Query = q): Promise<void> {
     for (let at = from; ;) {
-      const rows = await q.selectFrom('crawl_pages').select(['position', 'document']).where('job_id', '=', jobId).where('position', '>=', at)
+      const rows = await within.selectFrom('crawl_pages').select(['position', 'document']).where('job_id', '=', jobId).where('position', '>=', at)
         .$if(which === 'document_not_null', (query) => query.where('document', 'is not', null))
         .orderBy('position').limit(PAGE_ROWS_READ).execute();
       for (const row of rows) if (!take(row)) return;
@@ -81,10 +86,10 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
      * A job queued for whichever worker claims it (work-queue.ts); it reads as scraping meanwhile.
      * A batch knows its `total` from the start (the URLs asked for); a crawl's grows as it finds pages.
      */
-    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0): Promise<CrawlJobRecord> {
+    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0, zeroDataRetention = false): Promise<CrawlJobRecord> {
       const id = randomUUID();
       await q.insertInto('crawl_jobs').values({
-        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(), total,
+        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(), total, zero_data_retention: zeroDataRetention ? 1 : 0,
         expires_at: new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString(), error: null, robots_blocked: null, ...queuedColumns(context),
       }).execute();
       return (await store.get(team, id, now))!;
@@ -142,12 +147,17 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
       return { data, nextSkip, lastPosition };
     },
 
+    /** Zero data retention: the documents of positions `from` to `to`, read, leave the store. */
+    async forget(jobId: string, from: number, to: number): Promise<void> {
+      await forget(q, jobId, from, to);
+    },
+
     /**
      * One crawled page (a document, or the error that stopped it), counted and stored at once.
      * Pages take positions in the order they are stored, so that reading on from a position never
      * misses one; the job's row, updated first, holds them to that order under concurrent writers.
      */
-    async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): Promise<void> {
+    async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date, readableById = true): Promise<void> {
       await q.transaction().execute(async (trx) => {
         const done = 'document' in page;
         const credits = done ? page.document.metadata.creditsUsed ?? 1 : 0;
@@ -158,6 +168,7 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
         await trx.insertInto('crawl_pages').values({
           job_id: jobId, position: last === null ? 0 : Number(last) + 1, url: page.url, document: done ? JSON.stringify(page.document) : null,
           error: done ? null : page.error, error_code: done ? null : page.code, created_at: now.toISOString(),
+          scrape_id: done && readableById ? page.document.metadata.scrapeId : null,
         }).execute();
       });
     },
@@ -176,23 +187,31 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
     /**
      * Documents from position `skip` on, up to `maxBytes` of them (at least one), as the JSON
      * text they are stored as (an answer splices them in, parsing nothing), and the position
-     * where the next answer begins, or null when these are the last so far.
+     * where the next answer begins, or null when these are the last so far. With `take` (zero
+     * data retention), the documents read leave the store in the same transaction: no other
+     * answer carries them again.
      */
-    async documentTexts(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): Promise<{ texts: string[]; nextSkip: number | null }> {
-      const texts: string[] = [];
-      let bytes = 0;
-      let nextSkip: number | null = null;
-      await eachPage(jobId, skip, 'document_not_null', (row) => {
-        const document = row.document!;
-        if (texts.length > 0 && bytes + document.length > maxBytes) {
-          nextSkip = row.position;
-          return false;
-        }
-        bytes += document.length;
-        texts.push(document);
-        return true;
-      });
-      return { texts, nextSkip };
+    async documentTexts(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES, take = false): Promise<{ texts: string[]; nextSkip: number | null }> {
+      const read = async (within: Query) => {
+        const texts: string[] = [];
+        let bytes = 0;
+        let nextSkip: number | null = null;
+        let lastPosition: number | null = null;
+        await eachPage(jobId, skip, 'document_not_null', (row) => {
+          const document = row.document!;
+          if (texts.length > 0 && bytes + document.length > maxBytes) {
+            nextSkip = row.position;
+            return false;
+          }
+          bytes += document.length;
+          texts.push(document);
+          lastPosition = row.position;
+          return true;
+        }, within);
+        if (take && lastPosition !== null) await forget(within, jobId, skip, lastPosition);
+        return { texts, nextSkip };
+      };
+      return take ? q.transaction().execute(read) : read(q);
     },
 
     /** The same, parsed. */
@@ -247,3 +266,12 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl') {
 }
 
 export type CrawlJobStore = ReturnType<typeof crawlJobStore>;
+
+/**
+ * Zero data retention: the documents of positions `from` to `to` once read. The rows stay, with
+ * their URL and position (a page's place, which later pages' positions follow) and no document.
+ */
+async function forget(within: Query, jobId: string, from: number, to: number): Promise<void> {
+  await within.updateTable('crawl_pages').set({ document: null, scrape_id: null }).where('job_id', '=', jobId).where('position', '>=', from).where('position', '<=', to)
+    .where('document', 'is not', null).execute();
+}

@@ -8,6 +8,7 @@ import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { sortBatchUrls, validateBatchRequest } from '../../spec/batch.js';
 import { BATCH_CONCURRENCY_DEFAULT } from '../../spec/limits.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
+import { retainsNothing, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
@@ -30,16 +31,16 @@ export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
       throw invalid(invalidUrls.slice(0, 20).map(({ index }) => ({ path: ['urls', index], message: 'must be an absolute http(s) URL (or set ignoreInvalidURLs to skip such entries)' })));
     }
     if (valid.length === 0) throw invalid([{ path: ['urls'], message: 'has no valid URL' }]);
-    // Spec §2.7: the cleaning pass sends the page to a model, which zero data retention rules out.
-    if (fields.zeroDataRetention && options.value.onlyCleanContent) throw invalid([{ path: ['onlyCleanContent'], message: 'is not supported with zeroDataRetention' }]);
+    const refused = zeroDataRetentionProblems(fields.zeroDataRetention, options.value);
+    if (refused.length > 0) throw invalid(refused);
     // Each host once, a few at a time: a batch of a thousand pages of one site is one lookup.
     if (checkUrl) await refusePrivateHosts(valid.map((url) => new URL(url)), checkUrl);
     if (await tooBusy(request, reply)) return reply;
     await batches.purgeExpired(now());
-    const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
     const atOnce = Math.min(fields.maxConcurrency ?? BATCH_CONCURRENCY_DEFAULT, concurrencyPerKey);
     // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
-    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: atOnce, scrapeOptions: pageOptions }, now(), work.context(request), valid.length);
+    const job = await batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: atOnce, scrapeOptions: options.value, ...(fields.zeroDataRetention && { zeroDataRetention: true }) }, now(),
+      work.context(request), valid.length, retainsNothing(fields.zeroDataRetention, options.value));
     await work.queued();
     return {
       success: true,
