@@ -2,7 +2,8 @@
  * One scrape on the local engine: policy checks, the cache, the fetch, the content pipeline
  * (convert.ts, loaded when a page needs converting) and the v2 document's shape.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { timeOrderedUuid } from '../../lib/time-ordered-uuid.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
@@ -171,7 +172,7 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
         ...hit.document,
         metadata: {
           ...hit.document.metadata,
-          scrapeId: randomUUID(),
+          scrapeId: timeOrderedUuid(),
           cacheState: 'hit',
           cachedAt: new Date(hit.cachedAt).toISOString(),
           // Entries stored before proxyUsed was recorded were all fetched directly: basic.
@@ -349,7 +350,8 @@ async function obtainByProxy(request: ScrapeRequest, context: ScrapeContext, scr
 async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }, readsCache: boolean): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
-  const scrapeId = randomUUID();
+  // Time-ordered: serve keeps a day of scrape documents indexed by their id (time-ordered-uuid.ts).
+  const scrapeId = timeOrderedUuid();
   const startedAt = Date.now();
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const { page, rendered, browserWarning, proxyUsed } = await obtainByProxy(request, context, scrapeId, timeoutMs);

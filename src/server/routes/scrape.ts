@@ -19,6 +19,8 @@ export const SCRAPE_NOT_FOUND = 'SCRAPE_NOT_FOUND';
 export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now, engineOf, served }) => {
   const { limited } = app.limits;
   const documents = scrapeDocumentStore(db);
+  const stopReporting = documents.onWriteFailure((error) => app.log.error({ err: error }, 'writing scrape documents for GET /v2/scrape/{id}'));
+  app.addHook('onClose', async () => stopReporting());
 
   app.post('/v2/scrape', async (request, reply) => {
     const { url, zeroDataRetention, ...rest } = asObject(request.body);
@@ -34,7 +36,7 @@ export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now
       // Serialised once, for the answer and for GET /v2/scrape/{id}, which answers the same bytes.
       const data = JSON.stringify(served(request, document));
       if (!retainsNothing(retention.value, validation.value)) {
-        documents.keep(request.team, document.metadata.scrapeId, data, now()).catch((error: unknown) => request.log.error({ err: error }, 'keeping a scrape document'));
+        documents.keep(request.team, document.metadata.scrapeId, data, now());
       }
       return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":${data}}`);
     });
