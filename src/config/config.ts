@@ -59,6 +59,8 @@ const buildConfigSchema = () => closedObject({
     keepAliveTimeoutSeconds: z.number().min(1).optional(),
     monthlyCredits: z.number().int().min(1).optional(),
     monthlyTokens: z.number().int().min(1).optional(),
+    /** Teams whose zeroDataRetention requests pay no surcharge (otherwise +1 credit a page). */
+    zeroDataRetentionSurchargeWaived: z.array(z.string().min(1)).optional(),
   }).optional(),
   /** The HMAC key that signs webhook deliveries (X-Webwatch-Signature); also WEBWATCH_WEBHOOK_SECRET. */
   webhookSecret: z.string().min(1).optional(),

@@ -16,6 +16,7 @@ import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import { keyStore } from '../engine/keys/key-store.js';
 import type { Scheduler, Timers } from '../engine/scheduler/scheduler.js';
 import type { Db } from '../engine/store/database.js';
+import { scrapeDocumentStore } from '../engine/store/scrape-documents.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import { DATABASE_CORRUPT, ERROR_MESSAGES } from '../spec/errors.js';
 import { teamEngines } from './engines.js';
@@ -63,6 +64,8 @@ export interface ServerOptions extends CheckServices {
   monthlyCredits?: number;
   /** Model tokens each team may use per calendar month; beyond them, agent jobs are 402. */
   monthlyTokens?: number;
+  /** Teams whose requests with zeroDataRetention pay no surcharge (otherwise +1 credit a page, as the hosted API bills it). */
+  zeroDataRetentionSurchargeWaived?: readonly string[];
   /** Request log lines (method, path, status, time; never headers) go here. */
   log?: { write(line: string): unknown };
   /** Runs every team's monitors on their schedules; off when omitted. */
@@ -222,6 +225,8 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       await worker.ready;
       integrity?.stop();
       await app.close();
+      // The scrape documents still waiting for their group's write.
+      await scrapeDocumentStore(options.db).flush();
       await worker.drain();
       slots.close();
     },

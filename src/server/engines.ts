@@ -17,6 +17,8 @@ export interface TeamEnginesOptions extends Pick<CheckServices, 'llm' | 'search'
   threatPolicy?: OrganizationThreatPolicy | undefined;
   /** Lets what keys ask for reach private, loopback and link-local addresses. */
   allowPrivateTargets: boolean;
+  /** Teams that pay no zero data retention surcharge. */
+  zeroDataRetentionSurchargeWaived?: readonly string[] | undefined;
 }
 
 export interface TeamEngines {
@@ -36,6 +38,7 @@ export interface TeamEngines {
 export function teamEngines(options: TeamEnginesOptions): TeamEngines {
   const engines = new Map<string, TeamEngine>();
   const guardedByDefault = !options.allowPrivateTargets;
+  const surchargeWaived = new Set(options.zeroDataRetentionSurchargeWaived ?? []);
   const engine = (team: string, guarded: boolean, keyId: string | undefined) => {
     const id = `${team}\n${guarded}\n${keyId ?? ''}`;
     let found = engines.get(id);
@@ -49,6 +52,7 @@ export function teamEngines(options: TeamEnginesOptions): TeamEngines {
         ...(options.search && { search: options.search }),
         ...(options.browser && { browser: options.browser }),
         ...(options.proxies && { proxies: options.proxies }),
+        ...(surchargeWaived.has(team) && { zeroDataRetentionSurchargeWaived: true }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
       engines.set(id, found);

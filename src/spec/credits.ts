@@ -24,6 +24,16 @@ export function pageCredits(options: ScrapeOptions, base = 1): number {
   return credits;
 }
 
+/**
+ * Zero data retention's surcharge on each page of a scrape, crawl or batch that asks for it
+ * (the hosted API's +1), or 0 for a team whose surcharge the operator waived (serve's
+ * `zeroDataRetentionSurchargeWaived`). Lockdown, which counts as zero data retention, is billed
+ * by its own rule (§2.7) and pays no surcharge.
+ */
+export function zeroDataRetentionSurcharge(waived: boolean): number {
+  return waived ? 0 : CREDITS.zeroDataRetentionPerPage;
+}
+
 /** A map request, whatever it finds. */
 export const MAP_CREDITS = 1;
 

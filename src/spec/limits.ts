@@ -73,6 +73,8 @@ export const CREDITS = {
   threatProtectionPerUrl: 2,
   pdfPerPage: 1,
   pdfBase64Flat: 1,
+  /** The hosted API's surcharge on each page of a request with zeroDataRetention; serve can waive it for a team. */
+  zeroDataRetentionPerPage: 1,
 } as const;
 
 /**

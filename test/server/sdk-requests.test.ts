@@ -106,7 +106,8 @@ describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
       prompt: 'only the shop', excludePaths: ['^/admin'], includePaths: ['^/'], maxDiscoveryDepth: 1, sitemap: 'skip', ignoreQueryParameters: true,
       deduplicateSimilarURLs: true, limit: 1, crawlEntireDomain: false, allowExternalLinks: false, allowSubdomains: false, ignoreRobotsTxt: true,
       robotsUserAgent: 'webwatch-tests', delay: 0, maxConcurrency: 1, webhook, scrapeOptions: pageOptions, regexOnFullURL: false,
-      zeroDataRetention: true, integration: 'webwatch-tests', origin: 'js-sdk-tests',
+      // true would refuse the screenshots and changeTracking of these page options (zero-data-retention.test.ts).
+      zeroDataRetention: false, integration: 'webwatch-tests', origin: 'js-sdk-tests',
     };
     const started = await client.startCrawl(site.url, crawl);
     assert.match(started.id, /^[0-9a-f-]{36}$/);
@@ -117,7 +118,8 @@ describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
 
   it('batch scrape with every field of BatchScrapeOptions webwatch offers', async () => {
     const batch: Omit<Required<BatchScrapeOptions>, 'appendToId'> = {
-      options: pageOptions, webhook, ignoreInvalidURLs: true, maxConcurrency: 2, zeroDataRetention: true, idempotencyKey: randomUUID(),
+      // zeroDataRetention true would refuse the screenshots and changeTracking of these page options (zero-data-retention.test.ts).
+      options: pageOptions, webhook, ignoreInvalidURLs: true, maxConcurrency: 2, zeroDataRetention: false, idempotencyKey: randomUUID(),
       integration: 'webwatch-tests', origin: 'js-sdk-tests',
     };
     const started = await client.startBatchScrape([`${site.origin}/never-cached`, 'not a url'], batch);

@@ -14,7 +14,11 @@ import type { ClaimedCheck } from '../../engine/scheduler/scheduler.js';
 import type { OrganizationThreatPolicy } from '../../engine/threat/threat-protection.js';
 import { checkStore, type CheckRecord } from '../../engine/monitors/check-store.js';
 import { outboxStore } from '../../engine/notify/outbox.js';
-import { MAP_CREDITS, searchCredits } from '../../spec/credits.js';
+import { MAP_CREDITS, searchCredits, zeroDataRetentionSurcharge } from '../../spec/credits.js';
+import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
+import type { CrawlOptions } from '../../spec/schemas.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { monthOf, usageStore, type UsageKind } from '../../engine/usage/usage-store.js';
 import type { CheckContext } from '../../engine/monitors/run-check.js';
 import type { Judge } from '../../engine/judge/judge.js';
@@ -30,9 +34,6 @@ import { profilesDir } from '../../engine/browser/profiles.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import type { CrawlPacing } from '../../engine/crawl/crawl.js';
-import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
-import type { CrawlOptions } from '../../spec/schemas.js';
-import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 /** The embedded engine has one team; `serve` gives each key's team its own. */
 export const LOCAL_TEAM = 'local';
@@ -77,15 +78,27 @@ export interface TeamEngineOptions {
   browser?: BrowserSettings;
   /** The operator's proxies of the scrape option `proxy`. */
   proxies?: ProxySettings;
+  /** The team pays no surcharge for zero data retention (serve's `zeroDataRetentionSurchargeWaived`). */
+  zeroDataRetentionSurchargeWaived?: boolean;
+}
+
+/** What a scrape or crawl request says of keeping its pages: `zeroDataRetention`, the hosted API's field beside the scrape options. */
+export interface Retention {
+  zeroDataRetention?: boolean | undefined;
 }
 
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
 
 /** What a team's engine offers: the work itself, and the team's monitors, checks and agent jobs. */
-export interface TeamEngine extends Pick<Backend, 'scrape' | 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck'> {
+export interface TeamEngine extends Pick<Backend, 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck'> {
   readonly team: string;
-  /** The command line's crawl; serve paces its pages (`pacing`: politeness per host, the team's page slots). */
-  crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal, pacing?: CrawlPacing): Promise<CrawlSummary>;
+  /** A scrape; under zero data retention nothing of the page is kept, and the page costs the surcharge. */
+  scrape(url: string, options: ScrapeOptions, signal?: AbortSignal, retention?: Retention): Promise<ScrapeDocument>;
+  /**
+   * The command line's crawl; serve paces its pages (`pacing`: politeness per host, the team's
+   * page slots) and says what is kept of them (`retention`).
+   */
+  crawl(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal, run?: { pacing?: CrawlPacing; retention?: Retention }): Promise<CrawlSummary>;
   /** The team's agent jobs on this engine, and its extract jobs. */
   agents(): Promise<AgentJobs>;
   /** Crawl options the model derives from `prompt` for a crawl of `url` (POST /v2/crawl/params-preview). */
@@ -134,7 +147,8 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
   };
   // The same for every scrape of this team: worked out once, not per request.
   const browser = { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) };
-  const contextFor = async (signal?: AbortSignal): Promise<ScrapeContext> => ({
+  const surcharge = zeroDataRetentionSurcharge(options.zeroDataRetentionSurchargeWaived === true);
+  const contextFor = async (signal?: AbortSignal, retention?: Retention): Promise<ScrapeContext> => ({
     version: options.version,
     ...(extractLlm && { llm: extractLlm }),
     now: options.now,
@@ -144,6 +158,7 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
     ...(options.checkUrl && { checkUrl: options.checkUrl }),
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
     ...(options.proxies && { proxies: options.proxies }),
+    ...(retention?.zeroDataRetention && { zeroDataRetention: { surcharge } }),
     browser,
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
@@ -217,19 +232,19 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
 
   return {
     team,
-    scrape: async (url, scrapeOptions, signal) => {
-      const document = await (await scrapeModule()).scrape({ url, options: scrapeOptions }, await contextFor(signal));
+    scrape: async (url, scrapeOptions, signal, retention) => {
+      const document = await (await scrapeModule()).scrape({ url, options: scrapeOptions }, await contextFor(signal, retention));
       await spent('scrape', document.metadata.creditsUsed);
       return document;
     },
-    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal, pacing) => {
+    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal, run) => {
       // Counted as the pages come, and written once: a crawl stopped half-way pays for what it did.
       let credits = 0;
       try {
-        return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, await contextFor(signal), (page) => {
+        return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, await contextFor(signal, run?.retention), (page) => {
           if ('document' in page) credits += page.document.metadata.creditsUsed;
           return onPage(page);
-        }, pacing);
+        }, run?.pacing);
       } finally {
         await spent('crawl', credits);
       }

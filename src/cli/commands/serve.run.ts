@@ -26,6 +26,7 @@ const serveFlags = z.object({
   keepAliveTimeout: z.coerce.number().min(1).optional(),
   monthlyCredits: count(1),
   monthlyTokens: count(1),
+  zdrSurchargeWaived: z.string().optional(),
   logFormat: z.enum(['text', 'json']).optional(),
   role: z.enum(['all', 'api', 'worker']).optional(),
   database: z.string().min(1).optional(),
@@ -33,6 +34,9 @@ const serveFlags = z.object({
 
 const seconds = (value: number | undefined) => (value === undefined ? undefined : value * 1000);
 const optional = <K extends string>(key: K, value: number | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, number>));
+
+/** `--zdr-surcharge-waived acme,beta`: the team names, each as `webwatch keys create --team` takes it. */
+const teamList = (value: string) => value.split(',').map((team) => team.trim()).filter((team) => team !== '');
 
 export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 3002 } as const;
 export const SCHEDULER_DEFAULTS = { maxConcurrent: 8 } as const;
@@ -73,6 +77,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     },
     ...optional('monthlyCredits', flags.monthlyCredits ?? config.serve.monthlyCredits),
     ...optional('monthlyTokens', flags.monthlyTokens ?? config.serve.monthlyTokens),
+    zeroDataRetentionSurchargeWaived: flags.zdrSurchargeWaived !== undefined ? teamList(flags.zdrSurchargeWaived) : config.serve.zeroDataRetentionSurchargeWaived ?? [],
     ...(!output.quiet && { log }),
     ...checkServices(config, io.env),
     scheduler: {

@@ -19,6 +19,7 @@ export function serveCommand(runtime: Runtime): Command {
     .option('--jitter <seconds>', 'up to this random delay before a scheduled check starts (default 0)')
     .option('--monthly-credits <n>', 'credits each team may use per calendar month (UTC): beyond them, 402 (default: no limit)')
     .option('--monthly-tokens <n>', 'model tokens each team may use per month for agent jobs: beyond them, 402 (default: no limit)')
+    .option('--zdr-surcharge-waived <teams>', 'teams (comma-separated) whose zeroDataRetention requests pay no surcharge (otherwise +1 credit a page)')
     .addOption(new Option('--log-format <format>', 'request log: text, a line per request (default on a terminal), or json lines (default otherwise)').choices(['text', 'json']))
     .option('--max-connections <n>', 'connections open at once (default 1000): beyond them, new ones are closed as they arrive')
     .option('--request-timeout <seconds>', 'time a client has to send a whole request, headers within 10 of them (default 30): then 408 and the connection is closed')

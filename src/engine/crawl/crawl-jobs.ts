@@ -3,6 +3,9 @@
  * memory: each page is written as it is done, read back in pages of bounded size, and the whole
  * job expires a day after it started (as the hosted API keeps crawl results). Every job belongs
  * to the team that started it; another team's id, or a job of the other kind, reads as unknown.
+ * A page's row carries its scrapeId, by which GET /v2/scrape/{id} reads it (scrape-documents.ts),
+ * except under zero data retention: then no page is readable by its id, and each page's document
+ * leaves the store once it has been read after the job ended (routes/jobs.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
@@ -36,6 +39,8 @@ export interface CrawlJobRecord {
   error: string | null;
   createdAt: string;
   expiresAt: string;
+  /** Zero data retention (or lockdown): pages are taken from the store as they are read. */
+  zeroDataRetention: boolean;
 }
 
 export interface CrawlPageError {
@@ -50,7 +55,7 @@ type Row = Selectable<Tables['crawl_jobs']>;
 
 const fromRow = (row: Row): CrawlJobRecord => ({
   id: row.id, team: row.team, url: row.url, status: row.status, total: row.total, completed: row.completed,
-  creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at,
+  creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at, zeroDataRetention: row.zero_data_retention === 1,
 });
 
 /** Rows of a job's pages read at a time while gathering an answer of bounded size. */
@@ -79,10 +84,10 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
   const queued = (announced: boolean) => {
     if (announced) storeOptions.deliveryQueued?.();
   };
-  /** Pages from position `from` on, a batch at a time, in order, until `take` says stop. */
-  async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean): Promise<void> {
+  /** Pages from position `from` on, a batch at a time, in order, until `take` says stop; in `within`, a transaction, when given. */
+  async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean, within: Query = q): Promise<void> {
     for (let at = from; ;) {
-      const rows = await q.selectFrom('crawl_pages').select(['position', 'document']).where('job_id', '=', jobId).where('position', '>=', at)
+      const rows = await within.selectFrom('crawl_pages').select(['position', 'document']).where('job_id', '=', jobId).where('position', '>=', at)
         .$if(which === 'document_not_null', (query) => query.where('document', 'is not', null))
         .orderBy('position').limit(PAGE_ROWS_READ).execute();
       for (const row of rows) if (!take(row)) return;
@@ -106,11 +111,11 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
      * A batch knows its `total` from the start (the URLs asked for); a crawl's grows as it finds pages.
      * With a webhook, its `started` delivery is queued with it: the job has started for its client.
      */
-    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0, webhook?: JobWebhook): Promise<CrawlJobRecord> {
+    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0, webhook?: JobWebhook, zeroDataRetention = false): Promise<CrawlJobRecord> {
       const id = randomUUID();
       const kept: StoredJobWebhook | undefined = webhook && { ...webhook, privateTargetsAllowed: context.privateTargetsAllowed };
       const row = {
-        id, team, kind, url, options: JSON.stringify(options), status: 'scraping' as const, created_at: now.toISOString(), total,
+        id, team, kind, url, options: JSON.stringify(options), status: 'scraping' as const, created_at: now.toISOString(), total, zero_data_retention: zeroDataRetention ? (1 as const) : (0 as const),
         expires_at: new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString(), error: null, robots_blocked: null, ...queuedColumns(context),
         webhook: kept ? JSON.stringify(kept) : null,
       };
@@ -173,12 +178,17 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
       return { data, nextSkip, lastPosition };
     },
 
+    /** Zero data retention: the documents of positions `from` to `to`, read, leave the store. */
+    async forget(jobId: string, from: number, to: number): Promise<void> {
+      await forget(q, jobId, from, to);
+    },
+
     /**
      * One crawled page (a document, or the error that stopped it), counted and stored at once.
      * Pages take positions in the order they are stored, so that reading on from a position never
      * misses one; the job's row, updated first, holds them to that order under concurrent writers.
      */
-    async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date): Promise<void> {
+    async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date, readableById = true): Promise<void> {
       queued(await q.transaction().execute(async (trx) => {
         const done = 'document' in page;
         const credits = done ? page.document.metadata.creditsUsed ?? 1 : 0;
@@ -190,6 +200,7 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
         await trx.insertInto('crawl_pages').values({
           job_id: jobId, position: last === null ? 0 : Number(last) + 1, url: page.url, document,
           error: done ? null : page.error, error_code: done ? null : page.code, created_at: now.toISOString(),
+          scrape_id: done && readableById ? page.document.metadata.scrapeId : null,
         }).execute();
         // The document as the status answer gives it: the same text, the same scrapeId.
         return document !== null && announce(trx, job, 'page', now, { documentText: document });
@@ -223,23 +234,31 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
     /**
      * Documents from position `skip` on, up to `maxBytes` of them (at least one), as the JSON
      * text they are stored as (an answer splices them in, parsing nothing), and the position
-     * where the next answer begins, or null when these are the last so far.
+     * where the next answer begins, or null when these are the last so far. With `take` (zero
+     * data retention), the documents read leave the store in the same transaction: no other
+     * answer carries them again.
      */
-    async documentTexts(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES): Promise<{ texts: string[]; nextSkip: number | null }> {
-      const texts: string[] = [];
-      let bytes = 0;
-      let nextSkip: number | null = null;
-      await eachPage(jobId, skip, 'document_not_null', (row) => {
-        const document = row.document!;
-        if (texts.length > 0 && bytes + document.length > maxBytes) {
-          nextSkip = row.position;
-          return false;
-        }
-        bytes += document.length;
-        texts.push(document);
-        return true;
-      });
-      return { texts, nextSkip };
+    async documentTexts(jobId: string, skip: number, maxBytes = CRAWL_PAGE_MAX_BYTES, take = false): Promise<{ texts: string[]; nextSkip: number | null }> {
+      const read = async (within: Query) => {
+        const texts: string[] = [];
+        let bytes = 0;
+        let nextSkip: number | null = null;
+        let lastPosition: number | null = null;
+        await eachPage(jobId, skip, 'document_not_null', (row) => {
+          const document = row.document!;
+          if (texts.length > 0 && bytes + document.length > maxBytes) {
+            nextSkip = row.position;
+            return false;
+          }
+          bytes += document.length;
+          texts.push(document);
+          lastPosition = row.position;
+          return true;
+        }, within);
+        if (take && lastPosition !== null) await forget(within, jobId, skip, lastPosition);
+        return { texts, nextSkip };
+      };
+      return take ? q.transaction().execute(read) : read(q);
     },
 
     /** The same, parsed. */
@@ -304,3 +323,12 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
 }
 
 export type CrawlJobStore = ReturnType<typeof crawlJobStore>;
+
+/**
+ * Zero data retention: the documents of positions `from` to `to` once read. The rows stay, with
+ * their URL and position (a page's place, which later pages' positions follow) and no document.
+ */
+async function forget(within: Query, jobId: string, from: number, to: number): Promise<void> {
+  await within.updateTable('crawl_pages').set({ document: null, scrape_id: null }).where('job_id', '=', jobId).where('position', '>=', from).where('position', '<=', to)
+    .where('document', 'is not', null).execute();
+}

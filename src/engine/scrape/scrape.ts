@@ -2,7 +2,8 @@
  * One scrape on the local engine: policy checks, the cache, the fetch, the content pipeline
  * (convert.ts, loaded when a page needs converting) and the v2 document's shape.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { timeOrderedUuid } from '../../lib/time-ordered-uuid.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { CREDITS, LOCKDOWN_MAX_AGE_DEFAULT_MS, MAX_AGE_DEFAULT_MS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
@@ -53,6 +54,12 @@ export interface ScrapeContext {
   };
   /** Converts fetched pages in place of the content pipeline on this thread (a check's worker threads). */
   convert?: PageConverter;
+  /**
+   * Zero data retention (spec/zero-data-retention.ts): nothing of the page is kept, neither in
+   * the cache nor in a change-tracking history, and each page costs `surcharge` credits more.
+   * Lockdown keeps nothing either, without the surcharge.
+   */
+  zeroDataRetention?: { surcharge: number };
 }
 
 export interface ScrapeRequest {
@@ -67,12 +74,12 @@ export function requestedFormats(options: ScrapeOptions): Set<string> {
   return new Set(formats.map((format) => (typeof format === 'string' ? format : format.type)));
 }
 
-/** Compares with the previous scrape of the same history (team, URL, tag, private scope), then remembers this one. */
-async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: TrackingSettings, document: ScrapeDocument, trackedJson: unknown, now: number): Promise<ChangeTracking> {
+/** Compares with the previous scrape of the same history (team, URL, tag, private scope), then remembers this one unless told not to. */
+async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: TrackingSettings, document: ScrapeDocument, trackedJson: unknown, now: number, remember: boolean): Promise<ChangeTracking> {
   const previous = await store.getTracked(key);
   const markdown = document.markdown ?? '';
   const gone = document.metadata.statusCode === 404 || document.metadata.statusCode === 410;
-  await store.putTracked(key, markdown, now, tracking.json ? trackedJson ?? null : undefined);
+  if (remember) await store.putTracked(key, markdown, now, tracking.json ? trackedJson ?? null : undefined);
   const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
   if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
   if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
@@ -133,11 +140,14 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     return warning ? { ...document, warning } : document;
   };
   const tracking = trackingSettings(options);
+  // Zero data retention, asked for or by lockdown: nothing of the page is written.
+  const keepsNothing = context.zeroDataRetention !== undefined || options.lockdown === true;
+  const surcharge = context.zeroDataRetention?.surcharge ?? 0;
   const cacheOnly = options.lockdown === true || options.minAge !== undefined;
   const key = cacheKey(request.url, options);
   const trackingKey = tracking && { url: request.url, tag: tracking.tag, scope: privateScope(options) };
   const withTracking = async (document: ScrapeDocument, trackedJson: unknown = document.json): Promise<ScrapeDocument> =>
-    warned(tracking && trackingKey && store ? { ...document, changeTracking: await trackChanges(store, trackingKey, tracking, document, trackedJson, now) } : document);
+    warned(tracking && trackingKey && store ? { ...document, changeTracking: await trackChanges(store, trackingKey, tracking, document, trackedJson, now, !keepsNothing) } : document);
 
   // The network rules (serve's private-address rule, threat protection) judge the URL before
   // the cache is read: a page that may not be fetched may not be read from the cache either.
@@ -162,12 +172,12 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
         ...hit.document,
         metadata: {
           ...hit.document.metadata,
-          scrapeId: randomUUID(),
+          scrapeId: timeOrderedUuid(),
           cacheState: 'hit',
           cachedAt: new Date(hit.cachedAt).toISOString(),
           // Entries stored before proxyUsed was recorded were all fetched directly: basic.
           proxyUsed: hit.document.metadata.proxyUsed ?? 'basic',
-          creditsUsed: options.lockdown ? CREDITS.lockdownHit : 1,
+          creditsUsed: (options.lockdown ? CREDITS.lockdownHit : 1) + surcharge,
         },
       }) };
     }
@@ -182,9 +192,10 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
 
   const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint }, readsCache);
   if ('unchanged' in fetched) return fetched;
-  const { document } = fetched;
-  // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are not stored either.
-  if (store && (options.storeInCache ?? true) && !isSensitive(options) && document.metadata.statusCode < 500) {
+  const document = surcharge === 0 ? fetched.document : { ...fetched.document, metadata: { ...fetched.document.metadata, creditsUsed: fetched.document.metadata.creditsUsed + surcharge } };
+  // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are
+  // not stored either, nor anything under zero data retention.
+  if (store && !keepsNothing && (options.storeInCache ?? true) && !isSensitive(options) && document.metadata.statusCode < 500) {
     await store.putCached(key, request.url, document, now);
   }
   return { document: await withTracking(document, fetched.trackedJson), fingerprint: fetched.fingerprint, ...('trackedJson' in fetched && { trackedJson: fetched.trackedJson }) };
@@ -339,7 +350,8 @@ async function obtainByProxy(request: ScrapeRequest, context: ScrapeContext, scr
 async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }, readsCache: boolean): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
-  const scrapeId = randomUUID();
+  // Time-ordered: serve keeps a day of scrape documents indexed by their id (time-ordered-uuid.ts).
+  const scrapeId = timeOrderedUuid();
   const startedAt = Date.now();
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const { page, rendered, browserWarning, proxyUsed } = await obtainByProxy(request, context, scrapeId, timeoutMs);

@@ -407,6 +407,22 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 17,
+    description: 'scrape documents kept a day for GET /v2/scrape/{id}: those of POST /v2/scrape in a table of their own, crawl and batch pages by the scrapeId of their row; jobs under zero data retention',
+    async up(db) {
+      await db.schema.createTable('scrape_documents')
+        .addColumn('scrape_id', 'text', (column) => column.primaryKey())
+        .addColumn('team', 'text', (column) => column.notNull())
+        .addColumn('document', 'text', (column) => column.notNull())
+        .addColumn('expires_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('scrape_documents_expires').on('scrape_documents').column('expires_at').execute();
+      await db.schema.alterTable('crawl_pages').addColumn('scrape_id', 'text').execute();
+      await db.schema.createIndex('crawl_pages_scrape_id').on('crawl_pages').column('scrape_id').execute();
+      await db.schema.alterTable('crawl_jobs').addColumn('zero_data_retention', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+    },
+  },
+  {
     version: 18,
     description: 'extract jobs beside agent jobs: the kind of each job, so that each route reads only its own',
     async up(db) {

@@ -143,6 +143,8 @@ export interface Tables {
     run_context: string | null;
     /** The job's webhook (JSON text, job-webhooks.ts), or null without one. */
     webhook: string | null;
+    /** 1: the job's pages are readable by no scrapeId, and each leaves the store once a status answer carried it. */
+    zero_data_retention: Generated<Flag>;
   };
   crawl_pages: {
     job_id: string;
@@ -152,6 +154,15 @@ export interface Tables {
     error: string | null;
     error_code: string | null;
     created_at: string;
+    /** The page's scrapeId, by which GET /v2/scrape/{id} reads its document; null for an error, or under zero data retention. */
+    scrape_id: string | null;
+  };
+  /** Documents of POST /v2/scrape, as answered, kept a day for GET /v2/scrape/{id} (store/scrape-documents.ts). */
+  scrape_documents: {
+    scrape_id: string;
+    team: string;
+    document: string;
+    expires_at: string;
   };
   agent_jobs: {
     id: string;

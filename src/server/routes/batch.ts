@@ -8,6 +8,7 @@ import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { sortBatchUrls, validateBatchRequest } from '../../spec/batch.js';
 import { normalizeJobWebhook } from '../../spec/job-webhook.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
+import { retainsNothing, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
 import { asObject, invalid } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
 import { startOnce } from '../idempotency.js';
@@ -31,18 +32,19 @@ export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
       throw invalid(invalidUrls.slice(0, 20).map(({ index }) => ({ path: ['urls', index], message: 'must be an absolute http(s) URL (or set ignoreInvalidURLs to skip such entries)' })));
     }
     if (valid.length === 0) throw invalid([{ path: ['urls'], message: 'has no valid URL' }]);
-    // Spec §2.7: the cleaning pass sends the page to a model, which zero data retention rules out.
-    if (fields.zeroDataRetention && options.value.onlyCleanContent) throw invalid([{ path: ['onlyCleanContent'], message: 'is not supported with zeroDataRetention' }]);
+    const refused = zeroDataRetentionProblems(fields.zeroDataRetention, options.value);
+    if (refused.length > 0) throw invalid(refused);
     // Each host once, a few at a time: a batch of a thousand pages of one site is one lookup.
     const webhook = fields.webhook ? normalizeJobWebhook(fields.webhook) : undefined;
     // The webhook's host first, then the pages': a refusal names the first URL of its host (deliveries apply the rule again).
     if (checkUrl) await refusePrivateHosts([...(webhook ? [new URL(webhook.url)] : []), ...valid.map((url) => new URL(url))], checkUrl);
     if (await outOfCredits(request, reply)) return reply;
     await batches.purgeExpired(now());
-    const pageOptions = { ...options.value, ...(fields.zeroDataRetention && { storeInCache: false }) };
     // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
     // One job per idempotency key of the team (the hosted SDK's idempotencyKey, sent as x-idempotency-key).
-    const job = await startOnce(deps.db, now, request, reply, () => batches.enqueue(request.team, valid[0]!, { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: pageOptions }, now(), work.context(request), valid.length, webhook));
+    const job = await startOnce(deps.db, now, request, reply, () => batches.enqueue(request.team, valid[0]!,
+      { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: options.value, ...(fields.zeroDataRetention && { zeroDataRetention: true }) }, now(),
+      work.context(request), valid.length, webhook, retainsNothing(fields.zeroDataRetention, options.value)));
     if (!job) return reply;
     await work.queued();
     return {

@@ -10,6 +10,7 @@ import { MODEL_NOT_CONFIGURED_CODE } from '../../engine/extract/needs.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { normalizeJobWebhook, type JobWebhookInput } from '../../spec/job-webhook.js';
 import { validateCrawlOptions, validateScrapeOptions, type CrawlOptions } from '../../spec/schemas.js';
+import { retainsNothing, validateZeroDataRetention, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
 import { asObject, invalid, targetUrl } from '../http.js';
 import { refusePrivateHosts } from '../target-hosts.js';
 import { startOnce } from '../idempotency.js';
@@ -34,7 +35,7 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   jobRoutes(app, deps, crawls, '/v2/crawl', 'crawl');
 
   app.post('/v2/crawl', async (request, reply) => {
-    const { url, scrapeOptions, ...rest } = asObject(request.body);
+    const { url, scrapeOptions, zeroDataRetention: asked, ...rest } = asObject(request.body);
     const target = targetUrl(url);
     const crawlOptions = validateCrawlOptions(rest, 'wire');
     if (!crawlOptions.ok) throw invalid(crawlOptions.problems);
@@ -45,6 +46,11 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     if (!pageOptions.ok) throw invalid(pageOptions.problems.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
     // The webhook first: a refusal names its URL (deliveries apply the rule again, at connect time).
     if (checkUrl && webhook) await refusePrivateHosts([new URL(webhook.url)], checkUrl);
+    const retention = validateZeroDataRetention(asked);
+    if (!retention.ok) throw invalid(retention.problems);
+    const zeroDataRetention = retention.value;
+    const refused = zeroDataRetentionProblems(zeroDataRetention, pageOptions.value);
+    if (refused.length > 0) throw invalid(refused.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
     if (checkUrl) await checkUrl(target);
     const { options, warning } = await withPromptOptions(deps.engineOf(request), target.href, explicit);
     // Its pages wait for the team's page slots (page-slots.ts): a crawl is queued, never refused for concurrency.
@@ -52,7 +58,8 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     await crawls.purgeExpired(now());
     // Queued for whichever worker has room (this process too, unless it only serves the API).
     // One job per idempotency key of the team (the hosted clients' x-idempotency-key).
-    const job = await startOnce(deps.db, now, request, reply, () => crawls.enqueue(request.team, target.href, { ...options, scrapeOptions: pageOptions.value }, now(), work.context(request), 0, webhook));
+    const job = await startOnce(deps.db, now, request, reply, () => crawls.enqueue(request.team, target.href, { ...options, scrapeOptions: pageOptions.value, ...(zeroDataRetention && { zeroDataRetention: true }) }, now(), work.context(request), 0, webhook,
+      retainsNothing(zeroDataRetention, pageOptions.value)));
     if (!job) return reply;
     await work.queued();
     return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}`, ...(warning && { warning }) };

@@ -1,7 +1,8 @@
 /**
  * What crawl and batch scrape jobs of `webwatch serve` share: their status answer (paged with
  * `skip` and `next`, at most 10 MB of documents each), cancel and errors. A worker runs them
- * (work/run-jobs.ts).
+ * (work/run-jobs.ts). Under zero data retention a page's document leaves the store once it has
+ * been read after the job ended: by a status answer, or by a watcher that saw the job to its end.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -30,7 +31,11 @@ export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: 
       url: `${base}/:id`,
       handler: async (request, reply) => {
         const job = await jobOf(request);
-        const { texts, nextSkip } = await jobs.documentTexts(job.id, whole(request.query.skip, 'skip', 0));
+        // Under zero data retention, once the job has ended, the pages answered leave the store:
+        // each is answered once. While it runs they stay, so that a client polling until the end
+        // (the SDK's crawl() and batchScrape()) gets every page in its last answer.
+        const take = job.zeroDataRetention && job.status !== 'scraping';
+        const { texts, nextSkip } = await jobs.documentTexts(job.id, whole(request.query.skip, 'skip', 0), undefined, take);
         const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
         rest.searchParams.set('skip', String(nextSkip));
         const head = JSON.stringify({
@@ -121,6 +126,8 @@ function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) 
             if (nextSkip === null) break;
           }
           if (ended) {
+            // Zero data retention: every page is sent by now; they leave the store.
+            if (job.zeroDataRetention && position > 0) await jobs.forget(jobId, 0, position - 1);
             const counts = { status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed };
             if (job.status === 'completed') socket.send(JSON.stringify({ type: 'done', data: { ...counts, data: [] } }));
             else socket.send(JSON.stringify({ type: 'error', error: job.error ?? job.status, data: counts }));

@@ -1,22 +1,57 @@
-/** POST /v2/scrape and POST /v2/map: one answer per request, each one of the key's concurrent jobs. */
+/**
+ * POST /v2/scrape and POST /v2/map: one answer per request, each one of the key's concurrent
+ * jobs. GET /v2/scrape/{id}: a scrape's document as it was answered, for a day (scrape-documents.ts);
+ * the pages of crawls and batch scrapes too, by their scrapeId.
+ */
 import type { FastifyPluginAsync } from 'fastify';
+import { scrapeDocumentStore } from '../../engine/store/scrape-documents.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { validateMapRequest } from '../../spec/map.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
+import { retainsNothing, validateZeroDataRetention, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
 import { asObject, invalid, targetUrl } from '../http.js';
 import type { RouteDeps } from './deps.js';
 
-export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf, served }) => {
+/** The code of a scrape id that names no document of the key's team. */
+export const SCRAPE_NOT_FOUND = 'SCRAPE_NOT_FOUND';
+
+export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now, engineOf, served }) => {
   const { limited } = app.limits;
+  const documents = scrapeDocumentStore(db);
+  const stopReporting = documents.onWriteFailure((error) => app.log.error({ err: error }, 'writing scrape documents for GET /v2/scrape/{id}'));
+  app.addHook('onClose', async () => stopReporting());
+
   app.post('/v2/scrape', async (request, reply) => {
-    const { url, ...rest } = asObject(request.body);
+    const { url, zeroDataRetention, ...rest } = asObject(request.body);
     const target = targetUrl(url);
     const validation = validateScrapeOptions(rest, 'wire');
-    if (!validation.ok) throw invalid(validation.problems);
+    const retention = validateZeroDataRetention(zeroDataRetention);
+    if (!validation.ok || !retention.ok) throw invalid([...(retention.ok ? [] : retention.problems), ...(validation.ok ? [] : validation.problems)]);
+    const refused = zeroDataRetentionProblems(retention.value, validation.value);
+    if (refused.length > 0) throw invalid(refused);
     return limited(request, reply, async () => {
-      const document = await engineOf(request).scrape(target.href, validation.value);
+      const document = await engineOf(request).scrape(target.href, validation.value, undefined, { zeroDataRetention: retention.value });
       // Screenshots and PDFs are files of this machine: the client gets URLs of this server.
-      return { success: true, data: served(request, document) };
+      // Serialised once, for the answer and for GET /v2/scrape/{id}, which answers the same bytes.
+      const data = JSON.stringify(served(request, document));
+      if (!retainsNothing(retention.value, validation.value)) {
+        documents.keep(request.team, document.metadata.scrapeId, data, now());
+      }
+      return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":${data}}`);
     });
+  });
+
+  app.get<{ Params: { id: string } }>('/v2/scrape/:id', async (request, reply) => {
+    const data = await documents.find(request.team, request.params.id, now());
+    if (data === undefined) {
+      throw new WebwatchError(ERROR_MESSAGES.notFound, {
+        status: 404,
+        code: SCRAPE_NOT_FOUND,
+        details: { scrapeId: request.params.id, reason: "no scrape with this id for this key's team: documents are kept for 24 hours, and never under zeroDataRetention or lockdown" },
+      });
+    }
+    return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":${data}}`);
   });
 
   app.post('/v2/map', async (request, reply) => {

@@ -11,6 +11,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { inParallel } from '../../lib/in-parallel.js';
 import type { CrawlOptions } from '../../spec/schemas.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import { retainsNothing } from '../../spec/zero-data-retention.js';
 import type { TeamEngine } from '../../backend/local/team-engine.js';
 
 /** A page's failure as stored, for the team to read: its message and code. */
@@ -51,17 +52,19 @@ export function stopReason(signal: AbortSignal, noun: string): string {
 
 /** Runs a crawl job: each page is stored as it is crawled. */
 export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
-  const { scrapeOptions, ...options } = job.options as CrawlOptions & { scrapeOptions: ScrapeOptions };
+  const { scrapeOptions, zeroDataRetention, ...options } = job.options as CrawlOptions & { scrapeOptions: ScrapeOptions; zeroDataRetention?: boolean };
   const { signal, now } = run;
   const crawlOptions = { ...options, maxConcurrency: Math.min(options.maxConcurrency ?? run.teamLimit, run.teamLimit) };
+  // Under zero data retention no page is readable by its scrapeId (GET /v2/scrape/{id}).
+  const readable = !retainsNothing(zeroDataRetention, scrapeOptions);
   let firstError: string | undefined;
   try {
     const summary = await run.engine.crawl(job.url, crawlOptions, scrapeOptions, async (page: CrawlPage) => {
       if (signal.aborted) return;
       if ('error' in page) firstError ??= failureOf(page.error).error;
       // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
-      await crawls.addPage(job.id, 'document' in page ? { ...page, document: run.served(page.document) } : { url: page.url, ...failureOf(page.error) }, now());
-    }, signal, { perHost: run.perHost, pageSlot: run.pageSlot });
+      await crawls.addPage(job.id, 'document' in page ? { ...page, document: run.served(page.document) } : { url: page.url, ...failureOf(page.error) }, now(), readable);
+    }, signal, { pacing: { perHost: run.perHost, pageSlot: run.pageSlot }, retention: { zeroDataRetention } });
     await crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
     // A crawl that could not fetch even its start page failed; it did not complete empty.
     if (summary.pages === 0 && firstError !== undefined) await crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`, now());
@@ -73,16 +76,17 @@ export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: Queue
 
 /** Runs a batch job: its URLs, each in a page slot of the team, each page stored as it is done. */
 export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
-  const { urls, maxConcurrency, scrapeOptions } = job.options as { urls: string[]; maxConcurrency?: number; scrapeOptions: ScrapeOptions };
+  const { urls, maxConcurrency, scrapeOptions, zeroDataRetention } = job.options as { urls: string[]; maxConcurrency?: number; scrapeOptions: ScrapeOptions; zeroDataRetention?: boolean };
   const { signal, now } = run;
   const atOnce = Math.min(maxConcurrency ?? run.teamLimit, run.teamLimit);
+  const readable = !retainsNothing(zeroDataRetention, scrapeOptions);
   const scrapeOne = async (url: string) => {
     let release: (() => void) | undefined;
     try {
       release = await run.pageSlot();
-      const document = await run.engine.scrape(url, scrapeOptions, signal);
+      const document = await run.engine.scrape(url, scrapeOptions, signal, { zeroDataRetention });
       // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
-      if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now());
+      if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now(), readable);
     } catch (error) {
       if (!signal.aborted) await batches.addPage(job.id, { url, ...failureOf(error) }, now());
     } finally {

@@ -18,6 +18,7 @@ import { startScheduler, type Scheduler, type Timers } from '../../engine/schedu
 import type { Db } from '../../engine/store/database.js';
 import { leaseDuration } from '../../engine/store/leases.js';
 import type { PageSlots } from '../../engine/store/page-slots.js';
+import { scrapeDocumentStore } from '../../engine/store/scrape-documents.js';
 import { announce, SCHEDULE_CHANNEL, WORK_CHANNEL } from '../../engine/store/work-queue.js';
 import type { TeamEngines } from '../engines.js';
 import { startDeliveries } from './deliveries.js';
@@ -81,8 +82,11 @@ export function startWorker(options: WorkerOptions): Worker {
   const checks = checkStore(db);
   const agents = agentStore(db);
 
-  // Jobs of workers that stopped are failed: now, and again as leases run out.
-  const recoverJobs = () => Promise.all([crawls.recoverInterrupted(options.now()), batches.recoverInterrupted(options.now()), crawls.purgeExpired(options.now())])
+  // Jobs of workers that stopped are failed: now, and again as leases run out. Expired jobs and
+  // scrape documents are deleted meanwhile.
+  const recoverJobs = () => Promise.all([
+    crawls.recoverInterrupted(options.now()), batches.recoverInterrupted(options.now()), crawls.purgeExpired(options.now()), scrapeDocumentStore(db).purgeExpired(options.now()),
+  ])
     .catch((error: unknown) => log.error({ err: error }, 'recovering interrupted jobs'));
   const recovering = setInterval(() => void recoverJobs(), Math.max(1000, leaseDuration() / 2)).unref();
   const prune = () => void pruneArtifacts(options.env, options.now().getTime());
