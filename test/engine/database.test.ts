@@ -378,9 +378,10 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     // Nor 16's jobs' webhooks (the index on job_id goes with its column).
     await sqlRow(db, 'ALTER TABLE outbox DROP COLUMN job_id');
     await sqlRow(db, 'ALTER TABLE crawl_jobs DROP COLUMN webhook');
-    // Nor 18's kinds of agent jobs, nor 19's page slots.
+    // Nor 18's kinds of agent jobs, nor 19's page slots, nor 20's agent jobs' webhooks.
     await sqlRow(db, 'ALTER TABLE agent_jobs DROP COLUMN kind');
     await sqlRow(db, 'DROP TABLE page_slots');
+    await sqlRow(db, 'ALTER TABLE agent_jobs DROP COLUMN webhook');
     await sqlRow(db, 'UPDATE webwatch_schema SET version = 12');
     await sqlRow(db, "INSERT INTO rate_windows VALUES ('k', 0, 3)");
     await db.close();

@@ -427,6 +427,13 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('page_slots_team').on('page_slots').columns(['team', 'expires_at']).execute();
     },
   },
+  {
+    version: 20,
+    description: "webhooks of agent and extract jobs: the job's webhook kept with it, apart from its request",
+    async up(db) {
+      await db.schema.alterTable('agent_jobs').addColumn('webhook', 'text').execute();
+    },
+  },
 ];
 
 /**
