@@ -128,6 +128,8 @@ describe('webhooks of agent and extract jobs', () => {
     assert.ok(completedAt - at < 1500, `agent.completed came ${Math.round(completedAt - at)} ms after the status read completed`);
 
     assert.deepEqual(deliveries.map((d) => d.body.type), ['agent.started', 'agent.action', 'agent.action', 'agent.completed']);
+    // Actions go out as the agent works, not at the next look for deliveries.
+    assert.ok(deliveries[1]!.at < at, 'the first action arrived while the job was running');
     for (const delivery of deliveries) {
       assert.equal(delivery.headers['x-webwatch-signature'], signatureOf(delivery.text), 'the signature is the HMAC of the body');
       assert.equal(delivery.headers.authorization, 'Bearer receiver-secret');
