@@ -1,12 +1,14 @@
 /**
  * The agent job request (POST /v2/agent), as the hosted SDK sends it (`prepareAgentPayload`):
  * a prompt, optional URLs, an optional JSON Schema for the result, a credit bound and an
- * effort. The SDK's fields the local engine does not use (model, webhook, threadId, ...) are
- * accepted and ignored; any other field is refused by name.
+ * effort, and a webhook (spec/job-webhook.ts: on serve it hears `started`, an `action` per tool
+ * call, then `completed`, `failed` or `cancelled`). The SDK's fields the local engine does not
+ * use (model, threadId, ...) are accepted and ignored; any other field is refused by name.
  */
 import { z } from 'zod';
 import { describeIssue, type Problem } from './issues.js';
 import { closedObject, httpUrl } from './fields.js';
+import { agentWebhookSchema } from './job-webhook.js';
 import { QUESTION_MAX_LENGTH } from './limits.js';
 import { auditMetadataSchema, threatProtectionSchema } from './scrape-options.js';
 
@@ -24,15 +26,10 @@ const agentRequestSchema = closedObject({
   strictConstrainToURLs: z.boolean().optional(),
   origin: z.string().max(256).optional(),
   integration: z.string().max(256).optional(),
-  // Accepted and not used: the hosted service's models, webhooks, threads, chat mode and
-  // tool exchange; the server's threat policy; audit data, the caller's.
+  webhook: agentWebhookSchema().optional(),
+  // Accepted and not used: the hosted service's models, threads, chat mode and tool exchange;
+  // the server's threat policy; audit data, the caller's.
   model: z.string().optional(),
-  webhook: z.union([z.string(), closedObject({
-    url: z.string(),
-    headers: z.record(z.string(), z.string()).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    events: z.array(z.enum(['started', 'action', 'completed', 'failed', 'cancelled'])).optional(),
-  })]).optional(),
   threadId: z.string().optional(),
   mode: z.enum(['extract', 'chat']).optional(),
   exchange: z.record(z.string(), z.unknown()).optional(),

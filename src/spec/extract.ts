@@ -3,10 +3,12 @@
  * URLs (a URL ending in `/*` stands for the site's pages under it), a prompt and/or a JSON Schema
  * for the result, and what to read besides. Closed: any field the SDK does not send is refused
  * by name. `agent` is accepted and not used (the configured model does the work); `webhook` is
- * accepted, and the answer says it will not be called.
+ * a crawl's (spec/job-webhook.ts): it hears `started`, then `completed` or `failed` (an extract
+ * job has no pages, so `page` is accepted and never sent).
  */
 import { z } from 'zod';
 import { closedObject, describeHttpUrlProblem, requestTags } from './fields.js';
+import { jobWebhookSchema, normalizeJobWebhook, type JobWebhook } from './job-webhook.js';
 import { describeIssue, type Problem } from './issues.js';
 import { QUESTION_MAX_LENGTH } from './limits.js';
 import { threatProtectionSchema } from './scrape-options.js';
@@ -32,12 +34,7 @@ const extractRequestSchema = () => closedObject({
   ...requestTags(),
   // Accepted and not used: the hosted service's choice of its own models.
   agent: closedObject({ model: z.string() }).optional(),
-  webhook: z.union([z.string(), closedObject({
-    url: z.string(),
-    headers: z.record(z.string(), z.string()).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    events: z.array(z.enum(['completed', 'failed', 'page', 'started'])).optional(),
-  })]).nullable().optional(),
+  webhook: jobWebhookSchema().nullable().optional(),
   threatProtection: threatProtectionSchema().optional(),
 });
 
@@ -59,8 +56,10 @@ export interface ExtractRequestInput {
 
 export interface ValidExtractRequest {
   request: ExtractRequestInput;
-  /** What the caller should know at once: URLs dropped (ignoreInvalidURLs), a webhook not called. */
+  /** What the caller should know at once: URLs dropped (ignoreInvalidURLs). */
   warnings: string[];
+  /** Kept with the job apart from its request: its headers may hold secrets. */
+  webhook?: JobWebhook;
 }
 
 /** Why a URL of `urls` cannot be read: an absolute http(s) URL, optionally ending in `/*`. */
@@ -92,7 +91,6 @@ export function validateExtractRequest(input: unknown): Validation<ValidExtractR
     problems.push({ path: ['urls'], message: urls.length > 0 ? 'no valid URL is left to read, and enableWebSearch is not set' : 'at least one URL is required, unless enableWebSearch is true' });
   }
   if (problems.length > 0) return { ok: false, problems };
-  if (webhook) warnings.push('webhook is not called by this server for extract jobs: poll GET /v2/extract/{id}');
   const request: ExtractRequestInput = { ...(rest as Omit<ExtractRequestInput, 'urls'>), urls: kept };
-  return { ok: true, value: { request, warnings } };
+  return { ok: true, value: { request, warnings, ...(webhook && { webhook: normalizeJobWebhook(webhook) }) } };
 }

@@ -177,16 +177,16 @@ describe('extract jobs and the crawl params preview on webwatch serve', () => {
     const badSchema = await call(served, acme, 'POST', '/extract', { urls: [`${site.origin}/pricing`], schema: { type: 'no-such-type' } });
     assert.equal(badSchema.status, 422);
 
-    // Every field of the SDK's request: taken; the webhook is said not to be called, a bad URL left out.
+    // Every field of the SDK's request: taken, a bad URL left out; the webhook (to a closed port of loopback) says nothing.
     script = () => ({ content: JSON.stringify({ data: { price: 12 }, sources: { price: [1] } }) });
     const every = await client.startExtract({
       urls: [`${site.origin}/pricing`, 'not a url'], prompt: 'the price', schema: { type: 'object' }, systemPrompt: 'be brief', allowExternalLinks: false,
       enableWebSearch: true, showSources: true, scrapeOptions: { onlyMainContent: true, timeout: 20000 }, ignoreInvalidURLs: true, integration: 'webwatch-tests',
-      origin: 'js-sdk-tests', agent: { model: 'FIRE-1' }, webhook: { url: 'https://hooks.example.com/x', events: ['completed'] }, threatProtection: { mode: 'off' },
+      origin: 'js-sdk-tests', agent: { model: 'FIRE-1' }, webhook: { url: 'http://127.0.0.1:9/x', events: ['completed'] }, threatProtection: { mode: 'off' },
     });
     assert.equal(every.success, true);
     assert.match(every.warning!, /urls\[1\] was left out/);
-    assert.match(every.warning!, /webhook is not called/);
+    assert.doesNotMatch(every.warning!, /webhook/);
     const status = await finished(every.id!);
     assert.equal(status.status, 'completed', status.error);
     assert.deepEqual(status.sources, { price: [`${site.origin}/pricing`] });

@@ -58,7 +58,7 @@ const scrapeOptions: Required<ScrapeOptions> = {
   profile: { name: 'shop', saveChanges: false }, integration: 'webwatch-tests', origin: 'js-sdk-tests', domainTools: false, toolDetail: 'summary',
 };
 const { toolDetail: _toolDetail, ...pageOptions } = scrapeOptions;
-// Crawls and batches deliver their webhooks: to a closed port of loopback, never off this machine.
+// Crawls, batches, agent and extract jobs deliver their webhooks: to a closed port of loopback, never off this machine.
 const HOOK = 'http://127.0.0.1:9/hook';
 const webhook: Required<WebhookConfig> = { url: HOOK, headers: { 'X-Hook': '1' }, metadata: { run: 'tests' }, events: ['started', 'page', 'completed', 'failed'] };
 
@@ -150,7 +150,7 @@ describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
   it('agent and extract with every field of their requests', async () => {
     const agent: Required<AgentRequest> = {
       urls: [site.url], prompt: 'Find the price', schema: { type: 'object' }, integration: 'webwatch-tests', origin: 'js-sdk-tests', maxCredits: 50,
-      strictConstrainToURLs: true, model: 'spark-1-mini', effort: 'low', webhook: { url: 'https://hooks.example.com/agent', headers: { 'X-Hook': '1' }, metadata: { run: 'tests' }, events: ['completed', 'failed'] },
+      strictConstrainToURLs: true, model: 'spark-1-mini', effort: 'low', webhook: { url: HOOK, headers: { 'X-Hook': '1' }, metadata: { run: 'tests' }, events: ['completed', 'failed'] },
       threatProtection, auditMetadata: { username: 'ada' }, threadId: randomUUID(), mode: 'extract', exchange: { enabled: false, toolkits: [], maxCalls: 1, requireApproval: true, onTermsRequired: 'skip' },
     };
     assertNot400(await statusOf(client.startAgent(agent)), 'agent');

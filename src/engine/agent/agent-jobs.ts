@@ -16,7 +16,8 @@ import type { ScrapeContext } from '../scrape/scrape.js';
 import type { SearchProvider } from '../search/search.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
-import { agentStore, SYSTEM_AGENT, type AgentJob, type AgentRequest, type ExtractJob, type StoredJob } from './agent-store.js';
+import { agentStore, SYSTEM_AGENT, type AgentJob, type AgentRequest, type AgentStore, type AgentStoreOptions, type ExtractJob, type StoredJob } from './agent-store.js';
+import type { JobWebhook } from '../../spec/job-webhook.js';
 import { compileSchema } from '../extract/json-schema.js';
 import { traceError, type TraceEvent } from './trace.js';
 import type { RunContext } from '../store/work-queue.js';
@@ -100,13 +101,13 @@ export function agentJobs(options: AgentJobsOptions) {
     return { request, validate };
   }
 
-  /** Runs a recorded job in this process; the promise it returns settles when the run ends. */
-  async function launch(created: StoredJob, validate: Awaited<ReturnType<typeof compileSchema>> | undefined): Promise<{ done: Promise<void> }> {
+  /** Runs a recorded job in this process, writing through `runStore`; the promise it returns settles when the run ends. */
+  async function launch(created: StoredJob, validate: Awaited<ReturnType<typeof compileSchema>> | undefined, runStore: AgentStore = store): Promise<{ done: Promise<void> }> {
     const [{ chatModel }, tools] = await Promise.all([import('../llm/chat.js'), import('./tools.js')]);
     // One client for the team's jobs: building one per job costs each start its setup.
     const model = await (modelClient ??= chatModel(options.llm!));
-    const common = { store, model, now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) };
-    const done = store.holding(created.kind === 'extract'
+    const common = { store: runStore, model, now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) };
+    const done = runStore.holding(created.kind === 'extract'
       ? import('./extract-run.js').then(({ runExtractJob }) => runExtractJob({ ...common, reader: tools.extractReader(options.scrape, options.search) }, created))
       : import('./run-agent.js').then(({ runAgentJob }) => runAgentJob({ ...common, tools: tools.engineTools(options.scrape, options.search) }, created)));
     const tracked = done.finally(() => running.delete(tracked));
@@ -122,10 +123,10 @@ export function agentJobs(options: AgentJobsOptions) {
       return { job: created, ...(await launch(created, validate)) };
     },
 
-    /** Records the job, queued for whichever worker claims it (serve: work-queue.ts). */
-    async enqueue(input: AgentRequestInput, context: RunContext): Promise<AgentJob> {
+    /** Records the job, queued for whichever worker claims it (serve: work-queue.ts), with its webhook if it has one. */
+    async enqueue(input: AgentRequestInput, context: RunContext, webhook?: JobWebhook): Promise<AgentJob> {
       const { request } = await prepare(input);
-      return store.create(team, request, options.llm!.model, options.now(), context);
+      return store.create(team, request, options.llm!.model, options.now(), context, webhook);
     },
 
     /** Starts an extract job in this process; `done` settles when the run ends. */
@@ -135,25 +136,29 @@ export function agentJobs(options: AgentJobsOptions) {
       return { job: created, ...(await launch(created, validate)) };
     },
 
-    /** Records an extract job, queued for whichever worker claims it. */
-    async enqueueExtract(input: ExtractRequestInput, context: RunContext): Promise<ExtractJob> {
+    /** Records an extract job, queued for whichever worker claims it, with its webhook if it has one. */
+    async enqueueExtract(input: ExtractRequestInput, context: RunContext, webhook?: JobWebhook): Promise<ExtractJob> {
       await ready(input.schema);
-      return store.createExtract(team, input, options.llm!.model, options.now(), context);
+      return store.createExtract(team, input, options.llm!.model, options.now(), context, webhook);
     },
 
     getExtract: (id: string): Promise<ExtractJob> => ofKind(id, 'extract'),
 
-    /** Runs a job (agent or extract) this worker claimed from the queue (as `claimed` read it); settles when the run ends. */
-    async runClaimed(queued: StoredJob): Promise<void> {
+    /**
+     * Runs a job (agent or extract) this worker claimed from the queue (as `claimed` read it);
+     * settles when the run ends. `worker.deliveryQueued` hears of each webhook delivery the run queues.
+     */
+    async runClaimed(queued: StoredJob, worker: AgentStoreOptions = {}): Promise<void> {
+      const runStore = worker.deliveryQueued ? agentStore(options.db, worker) : store;
       let started: { done: Promise<void> };
       try {
         if (!options.llm) throw new WebwatchError(MODEL_NOT_CONFIGURED);
-        started = await launch(queued, queued.request.schema ? await compileSchema(queued.request.schema) : undefined);
+        started = await launch(queued, queued.request.schema ? await compileSchema(queued.request.schema) : undefined, runStore);
       } catch (error) {
         // Nothing of the run started: the job ends with the reason, its trace closed, as a run that failed at once.
         const message = `the worker could not run the job: ${error instanceof Error ? error.message : String(error)}`;
-        await store.record(queued, SYSTEM_AGENT, { type: 'run.finished', outcome: 'failed', error: traceError('internal', message) }, options.now());
-        await store.finish(queued, 'failed', { error: message }, options.now());
+        await runStore.record(queued, SYSTEM_AGENT, { type: 'run.finished', outcome: 'failed', error: traceError('internal', message) }, options.now());
+        await runStore.finish(queued, 'failed', { error: message }, options.now());
         return;
       }
       await started.done;

@@ -13,58 +13,17 @@ import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
-import type { ExtractRequestInput } from '../../spec/extract.js';
+import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
+import { agentActionData, jobWebhookDelivery, parseStoredWebhook, type StoredJobWebhook } from '../notify/job-webhooks.js';
+import { outboxStore } from '../notify/outbox.js';
+import { agentStatusDocument, extractStatusDocument } from './wire.js';
 import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type TraceEventBody } from './trace.js';
 
 /** How long a job, its trace and its snapshots are kept after it started. */
 export const AGENT_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export type { AgentEffort } from '../../contract/agent.js';
-import type { AgentEffort } from '../../contract/agent.js';
-
-/** What the caller asked for (POST /v2/agent). */
-export interface AgentRequest {
-  prompt: string;
-  urls?: string[];
-  schema?: Record<string, unknown>;
-  maxCredits?: number;
-  effort?: AgentEffort;
-  strictConstrainToURLs?: boolean;
-  origin?: string;
-  integration?: string;
-}
-
-/** What the caller asked for (POST /v2/extract). */
-export type ExtractRequest = ExtractRequestInput;
-
-export type JobKind = 'agent' | 'extract';
-
-interface JobFields {
-  id: string;
-  team: string;
-  status: 'processing' | 'completed' | 'failed';
-  outcome: RunOutcome | null;
-  error: string | null;
-  data: unknown;
-  creditsUsed: number;
-  model: string | null;
-  cancelRequestedAt: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-  expiresAt: string;
-}
-
-export interface AgentJob extends JobFields {
-  kind: 'agent';
-  request: AgentRequest;
-}
-
-export interface ExtractJob extends JobFields {
-  kind: 'extract';
-  request: ExtractRequest;
-}
-
-export type StoredJob = AgentJob | ExtractJob;
+export type { AgentEffort, AgentJob, AgentRequest, ExtractJob, ExtractRequest, JobKind, StoredJob } from './agent-job.js';
+import type { AgentJob, AgentRequest, ExtractJob, ExtractRequest, JobKind, StoredJob } from './agent-job.js';
 
 type Row = Selectable<Tables['agent_jobs']>;
 
@@ -87,8 +46,43 @@ const EVENT_POLL_MS = 250;
 /** The system agent that records what happens to a run from outside it (cancel, recovery). */
 export const SYSTEM_AGENT: AgentIdentity = { id: 'system', role: 'system', name: 'webwatch' };
 
-export function agentStore(db: Db) {
+/** What an `agent.action` delivery says besides the tool call itself (run-agent.ts). */
+export interface ActionDetail {
+  /** Which tool call of the run this is, from 1. */
+  step: number;
+  /** The run's credits so far. */
+  creditsUsed: number;
+}
+
+export interface AgentStoreOptions {
+  /** A webhook delivery of a job was queued (and committed): the caller's worker may deliver it now. */
+  deliveryQueued?(): void;
+}
+
+/** A job's status document as its webhook's last event carries it: the GET answer without `success`. */
+function statusData(job: StoredJob): string {
+  const { success: _, ...status } = job.kind === 'agent' ? agentStatusDocument(job) : extractStatusDocument(job);
+  return JSON.stringify(status);
+}
+
+export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
   const q = db.query;
+  const outbox = outboxStore(db);
+  /**
+   * Inside the transaction that records it: the job's `event` for its webhook, if it has one
+   * whose events take it. True when a delivery was queued.
+   */
+  async function announce(trx: Query, row: { id: string; team: string; kind: JobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { dataText?: string; error?: string }): Promise<boolean> {
+    const webhook = parseStoredWebhook(row.webhook);
+    const delivery = webhook && jobWebhookDelivery({ id: row.id, team: row.team, kind: row.kind, webhook }, event, now, detail);
+    if (!delivery) return false;
+    await outbox.enqueue([delivery], now, trx);
+    return true;
+  }
+  /** Tells the caller's worker after the transaction that queued a delivery has committed. */
+  const tellWorker = (announced: boolean) => {
+    if (announced) storeOptions.deliveryQueued?.();
+  };
   const byId = (team: string, id: string, from: Query = q) => from.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('id', '=', id).executeTakeFirst();
   const eventsAfter = (team: string, jobId: string, since: number, limit: number) =>
     q.selectFrom('agent_events').select('event').where('team', '=', team).where('job_id', '=', jobId).where('sequence', '>', since).orderBy('sequence').limit(limit).execute();
@@ -103,40 +97,59 @@ export function agentStore(db: Db) {
     return event;
   }
 
-  async function finishIn(trx: Query, job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): Promise<void> {
+  /** Ends the job, and queues its webhook's last event with it; true when one was queued. */
+  async function finishIn(trx: Query, job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): Promise<boolean> {
     const succeeded = outcome === 'succeeded';
     const ended = await trx.updateTable('agent_jobs').set({
       status: succeeded ? 'completed' : 'failed', outcome, error: succeeded ? null : result.error ?? outcome,
       data: succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, finished_at: now.toISOString(), owner_pid: null, lease_owner: null, lease_expires_at: null,
       ...(!succeeded && { credits_used: 0 }),
-    }).where('id', '=', job.id).where('status', '=', 'processing').returning(['team', 'credits_used', 'key_id', 'kind']).executeTakeFirst();
+    }).where('id', '=', job.id).where('status', '=', 'processing').returningAll().executeTakeFirst();
+    if (!ended) return false;
     // What a succeeded run charged goes to the usage ledger; a failed run is charged nothing.
-    if (ended && succeeded && ended.credits_used > 0) {
+    if (succeeded && ended.credits_used > 0) {
       await trx.insertInto('usage').values({ team: ended.team, key_id: ended.key_id, kind: ended.kind, credits: ended.credits_used, tokens: 0, at: now.toISOString() }).execute();
     }
+    if (ended.webhook === null) return false;
+    // An extract job cannot be cancelled: its webhook has no such event.
+    const event = succeeded ? 'completed' : outcome === 'cancelled' && ended.kind === 'agent' ? 'cancelled' : 'failed';
+    const finished = fromRow(ended);
+    return announce(trx, ended, event, now, { dataText: statusData(finished), ...(!succeeded && { error: finished.error ?? outcome }) });
   }
 
-  /** A job run by this process; with `queued`, a job that waits for whichever worker claims it (work-queue.ts). */
-  async function insert(team: string, kind: JobKind, request: AgentRequest | ExtractRequest, model: string | null, now: Date, queued?: RunContext): Promise<string> {
+  /**
+   * A job run by this process; with `queued`, a job that waits for whichever worker claims it
+   * (work-queue.ts), and may have a webhook, whose `started` delivery is queued with it: the job
+   * has started for its client.
+   */
+  async function insert(team: string, kind: JobKind, request: AgentRequest | ExtractRequest, model: string | null, now: Date, queued?: RunContext, webhook?: JobWebhook): Promise<string> {
     const id = randomUUID();
-    await q.insertInto('agent_jobs').values({
-      id, team, kind, prompt: request.prompt ?? '', request: JSON.stringify(request), status: 'processing', model, created_at: now.toISOString(),
+    const kept: StoredJobWebhook | undefined = queued && webhook && { ...webhook, privateTargetsAllowed: queued.privateTargetsAllowed };
+    const row = {
+      id, team, kind, prompt: request.prompt ?? '', request: JSON.stringify(request), status: 'processing' as const, model, created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), outcome: null, error: null, data: null,
-      cancel_requested_at: null, finished_at: null,
+      cancel_requested_at: null, finished_at: null, webhook: kept ? JSON.stringify(kept) : null,
       ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
-    }).execute();
+    };
+    tellWorker(await q.transaction().execute(async (trx) => {
+      await trx.insertInto('agent_jobs').values(row).execute();
+      return announce(trx, row, 'started', now);
+    }));
     return id;
   }
 
   const store = {
-    /** An agent job run by this process; with `queued`, one that waits for whichever worker claims it (work-queue.ts). */
-    async create(team: string, request: AgentRequest, model: string | null, now: Date, queued?: RunContext): Promise<AgentJob> {
-      return (await store.get(team, await insert(team, 'agent', request, model, now, queued))) as AgentJob;
+    /**
+     * An agent job run by this process; with `queued`, one that waits for whichever worker claims
+     * it (work-queue.ts), with its `webhook` if it has one.
+     */
+    async create(team: string, request: AgentRequest, model: string | null, now: Date, queued?: RunContext, webhook?: JobWebhook): Promise<AgentJob> {
+      return (await store.get(team, await insert(team, 'agent', request, model, now, queued, webhook))) as AgentJob;
     },
 
     /** An extract job, run by this process or queued as `create` says. */
-    async createExtract(team: string, request: ExtractRequest, model: string | null, now: Date, queued?: RunContext): Promise<ExtractJob> {
-      return (await store.get(team, await insert(team, 'extract', request, model, now, queued))) as ExtractJob;
+    async createExtract(team: string, request: ExtractRequest, model: string | null, now: Date, queued?: RunContext, webhook?: JobWebhook): Promise<ExtractJob> {
+      return (await store.get(team, await insert(team, 'extract', request, model, now, queued, webhook))) as ExtractJob;
     },
 
     /** A job this worker claimed, with what its run needs; undefined when it ended meanwhile. */
@@ -163,11 +176,21 @@ export function agentStore(db: Db) {
       return rows.map(fromRow) as AgentJob[];
     },
 
-    /** Appends an event, numbered after the job's last one. */
-    async record(job: Pick<AgentJob, 'id' | 'team'>, agent: AgentIdentity, body: TraceEventBody, now: Date): Promise<TraceEvent> {
-      const event = await q.transaction().execute((trx) => recordIn(trx, job, agent, body, now));
+    /**
+     * Appends an event, numbered after the job's last one. A tool call's start given `action`
+     * is announced to the job's webhook as `agent.action`, in the same transaction.
+     */
+    async record(job: Pick<AgentJob, 'id' | 'team'>, agent: AgentIdentity, body: TraceEventBody, now: Date, action?: ActionDetail): Promise<TraceEvent> {
+      const { event, announced } = await q.transaction().execute(async (trx) => {
+        const event = await recordIn(trx, job, agent, body, now);
+        if (!action || body.type !== 'tool_call.started') return { event, announced: false };
+        const row = await trx.selectFrom('agent_jobs').select(['id', 'team', 'kind', 'webhook']).where('id', '=', job.id).executeTakeFirst();
+        const data = agentActionData(body.toolName, body.parameters, { ...action, agent: agent.name });
+        return { event, announced: row?.webhook != null && (await announce(trx, row, 'action', now, { dataText: JSON.stringify(data) })) };
+      });
       // Committed: whoever waits for this job's events may read it now.
       queueMicrotask(() => recorded.emit(job.id));
+      tellWorker(announced);
       return event;
     },
 
@@ -246,7 +269,7 @@ export function agentStore(db: Db) {
      * message, no data and no credits (failed runs are not charged, spec §3.2).
      */
     async finish(job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): Promise<void> {
-      await finishIn(q, job, outcome, result, now);
+      tellWorker(await q.transaction().execute((trx) => finishIn(trx, job, outcome, result, now)));
     },
 
     /** Jobs whose worker stopped mid-run (see leases.ts) are finished `failed` with `internal`, their trace closed. */
@@ -261,20 +284,25 @@ export function agentStore(db: Db) {
             .where('id', '=', row.id).where('status', '=', 'processing').where('lease_expires_at', 'is not distinct from', row.lease_expires_at).executeTakeFirst();
           if (Number(still.numUpdatedRows) !== 1) return false;
           await recordIn(trx, row, SYSTEM_AGENT, { type: 'run.finished', outcome: 'failed', error: traceError('internal', message) }, now);
-          await finishIn(trx, row, 'failed', { error: message }, now);
-          return true;
+          return { announced: await finishIn(trx, row, 'failed', { error: message }, now) };
         });
         if (ended) {
           recovered++;
           queueMicrotask(() => recorded.emit(row.id));
+          tellWorker(ended.announced);
         }
       }
       return recovered;
     },
 
+    /** Deletes expired jobs with their events, snapshots and webhook deliveries; returns how many. */
     async purgeExpired(now: Date): Promise<number> {
-      const result = await q.deleteFrom('agent_jobs').where('expires_at', '<=', now.toISOString()).executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return q.transaction().execute(async (trx) => {
+        const expired = trx.selectFrom('agent_jobs').select('id').where('expires_at', '<=', now.toISOString());
+        await trx.deleteFrom('outbox').where('job_id', 'in', expired).execute();
+        const result = await trx.deleteFrom('agent_jobs').where('expires_at', '<=', now.toISOString()).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     },
   };
   return store;

@@ -78,6 +78,13 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
     const at = context.now();
     void inOrder(() => store.record(job, agent, body, at)).catch(() => undefined);
   };
+  // Each tool call's start is the job's webhook's `agent.action` too: the how-manyth, with the credits so far.
+  let toolCalls = 0;
+  const recordToolCall = (agent: AgentIdentity, call: ChatToolCall, args: Record<string, unknown>) => {
+    const at = context.now();
+    const action = { step: ++toolCalls, creditsUsed: credits };
+    void inOrder(() => store.record(job, agent, { type: 'tool_call.started', toolCallId: call.id, toolName: call.name, parameters: args }, at, action)).catch(() => undefined);
+  };
 
   // Cancellation may come from any process: the store says so.
   const watcher = setInterval(() => {
@@ -134,7 +141,7 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
   /** One tool call of the engine's tools: traced, charged, its text fenced. */
   async function useTool(agent: AgentIdentity, call: ChatToolCall, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
     const started = Date.now();
-    record(agent, { type: 'tool_call.started', toolCallId: call.id, toolName: call.name, parameters: args });
+    recordToolCall(agent, call, args);
     let result: unknown;
     let text: string;
     try {
@@ -175,7 +182,7 @@ export async function runAgentJob(context: AgentContext, job: AgentJob): Promise
   /** A call the agent loop answers itself (subagents): traced like the engine's tools. */
   async function traced(agent: AgentIdentity, call: ChatToolCall, args: Record<string, unknown>, work: () => Promise<{ result: unknown; text: string }>): Promise<string> {
     const started = Date.now();
-    record(agent, { type: 'tool_call.started', toolCallId: call.id, toolName: call.name, parameters: args });
+    recordToolCall(agent, call, args);
     const { result, text } = await work();
     record(agent, { type: 'tool_call.finished', toolCallId: call.id, toolName: call.name, result, durationMs: Date.now() - started });
     return text;

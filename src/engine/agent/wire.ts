@@ -4,7 +4,7 @@
  * extract jobs (`ExtractResponse`).
  */
 import type { ExtractResult, ExtractStatusDocument } from '../../contract/extract.js';
-import type { AgentJob, ExtractJob } from './agent-store.js';
+import type { AgentJob, ExtractJob } from './agent-job.js';
 
 export type { AgentListItem, AgentStatusDocument, AgentTraceDocument } from '../../contract/agent.js';
 import type { AgentListItem, AgentStatusDocument } from '../../contract/agent.js';

@@ -73,7 +73,7 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
    * Inside the transaction that records it: the job's `event` for its webhook, if it has one
    * whose events take it. True when a delivery was queued.
    */
-  async function announce(trx: Query, row: { id: string; team: string; kind: JobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { documentText?: string; error?: string }): Promise<boolean> {
+  async function announce(trx: Query, row: { id: string; team: string; kind: JobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { dataText?: string; error?: string }): Promise<boolean> {
     const webhook = parseStoredWebhook(row.webhook);
     const delivery = webhook && jobWebhookDelivery({ id: row.id, team: row.team, kind: row.kind, webhook }, event, now, detail);
     if (!delivery) return false;
@@ -203,7 +203,7 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
           scrape_id: done && readableById ? page.document.metadata.scrapeId : null,
         }).execute();
         // The document as the status answer gives it: the same text, the same scrapeId.
-        return document !== null && announce(trx, job, 'page', now, { documentText: document });
+        return document !== null && announce(trx, job, 'page', now, { dataText: document });
       }));
     },
 

@@ -1,9 +1,12 @@
 /**
- * The webhook deliveries of a crawl or batch scrape (spec/job-webhook.ts): `crawl.started` (or
- * `batch_scrape.started`) when the job is accepted, `.page` for each stored document with that
- * document as `data`, then `.completed` or `.failed` (a cancel too) when it ends, each as the
- * webhook's `events` allow. The job's store queues them in the transaction that records what
- * they announce (crawl-jobs.ts); the outbox delivers them in that order.
+ * The webhook deliveries of a job on serve (spec/job-webhook.ts). A crawl or batch scrape:
+ * `crawl.started` (or `batch_scrape.started`) when the job is accepted, `.page` for each stored
+ * document with that document as `data`, then `.completed` or `.failed` (a cancel too). An agent
+ * job: `agent.started`, `agent.action` for each tool call, then `agent.completed`, `.failed` or
+ * `.cancelled`, the last with the job's status as `data`. An extract job: `extract.started`, then
+ * `.completed` or `.failed`. Each as the webhook's `events` allow. The job's store queues them in
+ * the transaction that records what they announce (crawl-jobs.ts, agent-store.ts); the outbox
+ * delivers them in that order.
  */
 import { randomUUID } from 'node:crypto';
 import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
@@ -14,33 +17,60 @@ export interface StoredJobWebhook extends JobWebhook {
   privateTargetsAllowed: boolean;
 }
 
+export type WebhookJobKind = 'crawl' | 'batch' | 'agent' | 'extract';
+
 export interface WebhookJob {
   id: string;
   team: string;
-  kind: 'crawl' | 'batch';
+  kind: WebhookJobKind;
   webhook: StoredJobWebhook;
 }
 
-/** The payload's `type`: `crawl.page`, `batch_scrape.completed`... */
-export const jobEventType = (kind: WebhookJob['kind'], event: JobWebhookEvent) => `${kind === 'crawl' ? 'crawl' : 'batch_scrape'}.${event}`;
+const EVENT_PREFIX: Record<WebhookJobKind, string> = { crawl: 'crawl', batch: 'batch_scrape', agent: 'agent', extract: 'extract' };
+
+/** The payload's `type`: `crawl.page`, `batch_scrape.completed`, `agent.action`... */
+export const jobEventType = (kind: WebhookJobKind, event: JobWebhookEvent) => `${EVENT_PREFIX[kind]}.${event}`;
 
 /**
- * The delivery of `event`, unless the webhook's events leave it out. `documentText` is a page's
- * document as stored (JSON text), spliced into `data` as it is; `error` says why a job failed.
+ * The delivery of `event`, unless the webhook's events leave it out. `dataText` is the one
+ * element of `data`, as JSON text spliced in as it is (a page's stored document, say); `error`
+ * says why a job failed.
  */
-export function jobWebhookDelivery(job: WebhookJob, event: JobWebhookEvent, now: Date, detail: { documentText?: string; error?: string } = {}): NewDelivery | undefined {
+export function jobWebhookDelivery(job: WebhookJob, event: JobWebhookEvent, now: Date, detail: { dataText?: string; error?: string } = {}): NewDelivery | undefined {
   const { webhook } = job;
   if (!webhook.events.includes(event)) return undefined;
   const id = randomUUID();
   const type = jobEventType(job.kind, event);
   const head = JSON.stringify({
-    success: event !== 'failed', type, id: job.id, webhookId: id, metadata: webhook.metadata, ...(detail.error !== undefined && { error: detail.error }),
+    success: event !== 'failed' && event !== 'cancelled', type, id: job.id, webhookId: id, metadata: webhook.metadata, ...(detail.error !== undefined && { error: detail.error }),
   });
   return {
     id, team: job.team, privateTargetsAllowed: webhook.privateTargetsAllowed, monitorId: null, checkId: null, jobId: job.id,
     channel: 'webhook', event: type, target: webhook.url, headers: webhook.headers,
-    body: `${head.slice(0, -1)},"data":[${detail.documentText ?? ''}]}`, nextAttemptAt: now.toISOString(),
+    body: `${head.slice(0, -1)},"data":[${detail.dataText ?? ''}]}`, nextAttemptAt: now.toISOString(),
   };
 }
 
 export const parseStoredWebhook = (text: string | null): StoredJobWebhook | undefined => (text === null ? undefined : (JSON.parse(text) as StoredJobWebhook));
+
+/** How much of each argument of a tool call an `agent.action` carries. */
+export const ACTION_ARGUMENT_MAX_CHARS = 200;
+/** Arguments of a tool call an `agent.action` carries, at most. */
+const ACTION_ARGUMENTS_MAX = 10;
+
+const cut = (text: string) => (text.length > ACTION_ARGUMENT_MAX_CHARS ? `${text.slice(0, ACTION_ARGUMENT_MAX_CHARS)}…` : text);
+
+/**
+ * An agent's tool call as `agent.action` announces it: the tool, its arguments summarised (each
+ * cut to ACTION_ARGUMENT_MAX_CHARS; a structured one as its JSON text), which call of the run it
+ * is, the agent that made it, and the run's credits so far. What the tool answered (a page's
+ * text) is never in it: the trace and the snapshots have that.
+ */
+export function agentActionData(toolName: string, parameters: unknown, detail: { step: number; agent: string; creditsUsed: number }): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  const given = typeof parameters === 'object' && parameters !== null && !Array.isArray(parameters) ? parameters : {};
+  for (const [name, value] of Object.entries(given).slice(0, ACTION_ARGUMENTS_MAX)) {
+    input[name] = typeof value === 'string' ? cut(value) : value === null || typeof value === 'number' || typeof value === 'boolean' ? value : cut(JSON.stringify(value) ?? '');
+  }
+  return { action: toolName, input, step: detail.step, agent: detail.agent, creditsUsed: detail.creditsUsed };
+}

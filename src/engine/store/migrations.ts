@@ -444,6 +444,13 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 20,
+    description: "webhooks of agent and extract jobs: the job's webhook kept with it, apart from its request",
+    async up(db) {
+      await db.schema.alterTable('agent_jobs').addColumn('webhook', 'text').execute();
+    },
+  },
+  {
     version: 21,
     description: 'idempotency keys of job starts, taken once per team',
     async up(db) {

@@ -187,6 +187,8 @@ export interface Tables {
     run_context: string | null;
     /** An agent job, or an extract job (POST /v2/extract), which runs on the same machinery. */
     kind: Generated<'agent' | 'extract'>;
+    /** Its webhook (notify/job-webhooks.ts), headers included: kept apart from `request`, which answers show. */
+    webhook: string | null;
   };
   agent_events: {
     job_id: string;

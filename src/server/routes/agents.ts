@@ -10,6 +10,8 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { isJobId, validateAgentRequest } from '../../spec/agent.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { formatPath } from '../../spec/issues.js';
+import { AGENT_WEBHOOK_EVENTS, normalizeJobWebhook } from '../../spec/job-webhook.js';
+import { refusePrivateHosts } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
 
 const LIST_PAGE = 50;
@@ -30,11 +32,14 @@ export const agentRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     if (!validation.ok) {
       throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
     }
+    const webhook = validation.value.webhook ? normalizeJobWebhook(validation.value.webhook, AGENT_WEBHOOK_EVENTS) : undefined;
+    // A refusal names the webhook's URL (deliveries apply the rule again, at connect time).
+    if (deps.checkUrl && webhook) await refusePrivateHosts([new URL(webhook.url)], deps.checkUrl);
     if (await app.limits.outOfCredits(request, reply)) return reply;
     let job;
     try {
       // Queued for whichever worker has room; its trace fills as the worker runs it.
-      job = await (await jobs(request)).enqueue(validation.value, deps.work.context(request));
+      job = await (await jobs(request)).enqueue(validation.value, deps.work.context(request), webhook);
     } catch (error) {
       if (error instanceof WebwatchError && error.code === MODEL_NOT_CONFIGURED_CODE) {
         throw new WebwatchError(ERROR_MESSAGES.agentPassthroughFailed, { status: 500, code: error.code, details: { reason: error.message } });

@@ -75,17 +75,18 @@ export function startWorker(options: WorkerOptions): Worker {
   const deliveries = options.works
     ? startDeliveries({ db, now: options.now, version: options.version, webhookSecret: options.webhookSecret, smtp: options.smtp, onError: (error) => log.error({ err: error }, 'delivering notifications') })
     : undefined;
-  // A crawl's or batch's webhook deliveries go out as they are queued, not at the next look.
+  // A job's webhook deliveries go out as they are queued, not at the next look.
   const jobStoreOptions = { deliveryQueued: () => deliveries?.deliver() };
   const crawls = crawlJobStore(db, 'crawl', jobStoreOptions);
   const batches = crawlJobStore(db, 'batch', jobStoreOptions);
   const checks = checkStore(db);
-  const agents = agentStore(db);
+  const agents = agentStore(db, jobStoreOptions);
 
-  // Jobs of workers that stopped are failed: now, and again as leases run out. Expired jobs and
-  // scrape documents are deleted meanwhile.
+  // Jobs of workers that stopped are failed: now, and again as leases run out (their webhooks hear
+  // it). Expired jobs and scrape documents are deleted meanwhile.
   const recoverJobs = () => Promise.all([
-    crawls.recoverInterrupted(options.now()), batches.recoverInterrupted(options.now()), crawls.purgeExpired(options.now()), scrapeDocumentStore(db).purgeExpired(options.now()),
+    crawls.recoverInterrupted(options.now()), batches.recoverInterrupted(options.now()), crawls.purgeExpired(options.now()), agents.recoverInterrupted(options.now()),
+    scrapeDocumentStore(db).purgeExpired(options.now()),
   ])
     .catch((error: unknown) => log.error({ err: error }, 'recovering interrupted jobs'));
   const recovering = setInterval(() => void recoverJobs(), Math.max(1000, leaseDuration() / 2)).unref();
@@ -125,7 +126,9 @@ export function startWorker(options: WorkerOptions): Worker {
     async agent(id) {
       const claimed = await agents.claimed(id);
       if (!claimed) return;
-      await (await engines.forJob(claimed.job.team, claimed.context).agents()).runClaimed(claimed.job);
+      // Its `started` delivery was queued with it, by whichever process took the request; its run's go out as queued.
+      deliveries?.deliver();
+      await (await engines.forJob(claimed.job.team, claimed.context).agents()).runClaimed(claimed.job, jobStoreOptions);
     },
     async check(id) {
       const claimed = await checks.claimed(id);
