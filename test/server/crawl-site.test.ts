@@ -1,12 +1,13 @@
 /**
  * The hosted JS SDK through serve on a site whose apex redirects to www: a crawl and a map of the
  * apex reach the www pages, and a crawl returns only pages its includePaths let in, the start page
- * too. Names on 127.0.0.1.
+ * too. Names on 127.0.0.1. A page that redirects out of the crawl is an error, not a page.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { SITEMAP_PATHS, startMovedSite, type MovedSite } from '../helpers/moved-site.js';
+import { html, startServer } from '../helpers/server.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 describe('crawl and map of a site on www, through serve with the hosted SDK', () => {
@@ -57,5 +58,31 @@ describe('crawl and map of a site on www, through serve with the hosted SDK', ()
     assert.equal(job.status, 'completed');
     assert.deepEqual(landedPaths(job.data), onWww('/a', '/a/deep'));
     assert.deepEqual([job.completed, job.total, job.creditsUsed], [2, 2, 2]);
+  });
+});
+
+describe('a crawl page that redirects out of the crawl', () => {
+  it('is not returned but listed among the errors, and its links are not followed', async () => {
+    const site = await startServer({
+      '/in/': html('<main><h1>In</h1><a href="/in/one">one</a> <a href="/in/moved">moved</a></main>'),
+      '/in/one': html('<main><h1>One</h1></main>'),
+      '/in/moved': (_q, r) => void r.writeHead(301, { location: '/out/there' }).end(),
+      '/out/there': html('<main><h1>There</h1><a href="/in/only-from-there">on</a></main>'),
+      '/in/only-from-there': html('<main><h1>Only from there</h1></main>'),
+    });
+    const served = await serveWebwatch();
+    try {
+      const client = new Firecrawl({ apiKey: (await served.keys.create('acme', new Date())).key, apiUrl: served.origin });
+      const job = await client.crawl(`${site.origin}/in/`, { sitemap: 'skip', limit: 10, pollInterval: 1 });
+      assert.deepEqual(job.data.map((document) => new URL(document.metadata!.url!).pathname).sort(), ['/in/', '/in/one']);
+      const { errors } = await client.getCrawlErrors(job.id);
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0]!.url, `${site.origin}/in/moved`);
+      assert.match(errors[0]!.error, /redirected to .*\/out\/there, outside the crawl's scope/);
+      assert.equal(site.requests.filter((request) => request.path === '/in/only-from-there').length, 0, 'its links are not followed');
+    } finally {
+      await served.stop();
+      await site.close();
+    }
   });
 });

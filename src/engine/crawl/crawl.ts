@@ -256,6 +256,15 @@ export async function crawl(
 
   async function visit(item: { url: string; depth: number }) {
     const { result, links } = await scrapeItem(item);
+    // A page that redirected out of the crawl's scope (another site, a path includePaths or
+    // excludePaths rule out) is not returned, as the hosted API drops it: it is listed among the
+    // crawl's errors, and its links are not followed.
+    const landed = 'document' in result ? result.document.metadata.url : undefined;
+    if (landed && !inScope(new URL(landed), roots, scope)) {
+      const error = new WebwatchError(`redirected to ${landed}, outside the crawl's scope`, { code: 'CRAWL_REDIRECT_OUT_OF_SCOPE' });
+      await report({ url: item.url, depth: item.depth, error });
+      return;
+    }
     await enqueueLinks(links, item.depth + 1);
     await report(result);
   }
