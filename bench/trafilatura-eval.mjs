@@ -57,12 +57,14 @@ const serveErrors = [];
 const server = createServer((request, response) => {
   const file = decodeURIComponent(request.url.slice(1).split('?')[0]);
   if (!Object.hasOwn(expected, file)) return response.writeHead(404).end();
+  let body;
   try {
-    response.writeHead(200, { 'content-type': 'text/html' }).end(pageBytes(file));
+    body = pageBytes(file);
   } catch (error) {
     serveErrors.push(`${file}: ${error.message}`);
-    response.writeHead(500).end();
+    return response.writeHead(500).end();
   }
+  response.writeHead(200, { 'content-type': 'text/html' }).end(body);
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
@@ -111,10 +113,12 @@ const KINDS = [
   ['tags/categories/breadcrumb', /^(?:tags?|schlagwörter|themen|kategorie|category|categories|rubrik|stichwörter)\b|\s(?:›|»|>|\/)\s.*\s(?:›|»|>|\/)\s/i],
   ['date/time', DATE],
 ];
-function boilerplateKind(segment) {
+function boilerplateKind(segment, { linkTexts, headings }) {
   for (const [kind, pattern] of KINDS) if (pattern.test(segment)) return kind;
+  if (linkTexts.some((text) => text.includes(segment))) return 'link text (teaser, related or navigation link)';
+  if (headings.some((text) => text.includes(segment))) return 'heading (teaser, box or section title)';
   const words = segment.split(' ').length;
-  if (words <= 6) return 'short item (link list, navigation, label)';
+  if (words <= 6) return 'other short text (6 words or fewer: label, list item, line of a box)';
   if (words <= 20) return 'short sentence (teaser, caption, heading)';
   return 'long text (teaser paragraph, comment, other article)';
 }
@@ -128,6 +132,13 @@ const totals = { tp: 0, fn: 0, fp: 0, tn: 0 };
 const pagesScored = [];
 const kept = new Map();
 const lost = new Map();
+const examples = new Map(); // up to 10 segments per kind of boilerplate kept
+const empty = []; // pages whose markdown came back empty
+const count = (map, kind, segment) => {
+  map.set(kind, (map.get(kind) ?? 0) + 1);
+  const list = examples.get(kind) ?? [];
+  if (map === kept && list.length < 10) examples.set(kind, [...list, segment]);
+};
 let conversionMs = 0;
 let scrapeMs = 0;
 let bytes = 0;
@@ -154,6 +165,9 @@ for (const [index, file] of files.entries()) {
   conversionMs += performance.now() - convertStarted;
 
   const text = normalize(markdownText(document.markdown ?? ''));
+  // The texts of the markdown's links, to tell a kept teaser or navigation link from prose.
+  const headings = (document.markdown ?? '').split('\n').filter((line) => /^\s*#{1,6}\s/.test(line)).map((line) => normalize(markdownText(line)));
+  const linkTexts = [...(document.markdown ?? '').matchAll(/\[((?:[^\[\]]|\[[^\]]*\])+)\]\(/g)].map((m) => normalize(markdownText(m[1])));
   const page = { file, url: expected[file].url, tp: 0, fn: 0, fp: 0, tn: 0, keptBoilerplate: [], lostContent: [] };
   for (const segment of expected[file].with ?? []) {
     const wanted = normalize(segment);
@@ -161,22 +175,26 @@ for (const [index, file] of files.entries()) {
     else {
       page.fn++;
       page.lostContent.push(wanted);
-      const kind = lostKind(wanted);
-      lost.set(kind, (lost.get(kind) ?? 0) + 1);
+      count(lost, lostKind(wanted), wanted);
     }
   }
   for (const segment of expected[file].without ?? []) {
     const unwanted = normalize(segment);
     if (text.includes(unwanted)) {
       page.fp++;
-      const kind = boilerplateKind(unwanted);
+      const kind = boilerplateKind(unwanted, { linkTexts, headings });
       page.keptBoilerplate.push({ kind, segment: unwanted });
-      kept.set(kind, (kept.get(kind) ?? 0) + 1);
+      count(kept, kind, unwanted);
     } else page.tn++;
   }
   for (const key of Object.keys(totals)) totals[key] += page[key];
   page.f1 = page.tp + page.fp + page.fn === 0 ? 1 : (2 * page.tp) / (2 * page.tp + page.fp + page.fn);
   page.markdownChars = (document.markdown ?? '').length;
+  if (page.markdownChars === 0) {
+    // Informative: which step leaves nothing, ad blocking or the main-content finder.
+    const chars = async (options) => (await convertPage({ body, contentType: 'text/html', finalUrl: url }, options, ['markdown'])).markdown.length;
+    empty.push({ file, url: expected[file].url, markdownCharsWithoutBlockAds: await chars({ blockAds: false }), markdownCharsWholePage: await chars({ onlyMainContent: false }) });
+  }
   // Only pages with a miss are kept, and only until the worst 20 are known: memory stays bounded.
   if (page.fp + page.fn > 0) {
     pagesScored.push(page);
@@ -212,7 +230,8 @@ const result = {
     meanPageKiB: round(bytes / files.length / 1024, 1),
     totalSeconds: round((performance.now() - startedAt) / 1000, 1),
   },
-  boilerplateKept: byCount(kept),
+  emptyMarkdown: { pages: empty.length, list: empty },
+  boilerplateKept: byCount(kept).map((entry) => ({ ...entry, examples: examples.get(entry.kind) })),
   contentLost: byCount(lost),
   kindsNote: 'boilerplateKept and contentLost are rough classifications by pattern and length, informative only',
   worstPages: worst.map(({ file, url, f1: pageF1, tp: t, fn: n, fp: p, tn: q, markdownChars, keptBoilerplate, lostContent }) => ({
@@ -225,6 +244,7 @@ writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 console.log(`trafilatura-eval: ${files.length} pages, ${tp + fn} with / ${fp + tn} without segments`);
 console.log(`F1 ${f1.toFixed(3)}   precision ${precision.toFixed(3)}   recall ${recall.toFixed(3)}   (TP ${tp}, FN ${fn}, FP ${fp}, TN ${tn})`);
 console.log(`conversion ${result.timing.conversionMsPerPage} ms/page (convertPage), scrape ${result.timing.scrapeMsPerPage} ms/page`);
+console.log(`empty markdown: ${empty.length} pages (${empty.filter((p) => p.markdownCharsWithoutBlockAds > 0).length} have markdown with blockAds off, ${empty.filter((p) => p.markdownCharsWholePage > 0).length} with onlyMainContent off)`);
 console.log(`boilerplate kept: ${result.boilerplateKept.map((k) => `${k.kind} ${k.count}`).join(', ')}`);
 console.log(`content lost: ${result.contentLost.map((k) => `${k.kind} ${k.count}`).join(', ')}`);
 console.log(`worst: ${worst.slice(0, 10).map((p) => `${p.file} ${p.f1.toFixed(2)}`).join(', ')}`);
