@@ -12,6 +12,8 @@ import { scrape, type ScrapeContext } from '../../src/engine/scrape/scrape.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
 import { tempDir } from '../helpers/files.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
+import { serveWebwatch } from '../helpers/webwatch-server.js';
+import Firecrawl from '@mendable/firecrawl-js';
 
 const chromium = (() => {
   try {
@@ -70,6 +72,21 @@ describe('the settle wait', { skip: !chromium && 'no Chromium: apt-get install c
     assert.match(document.markdown!, /tick \d+/);
     assert.match(document.warning ?? '', /the page did not settle within \d+ ms \(DOM changes still going on\)/);
     assert.equal(document.metadata.statusCode, 200);
+  });
+
+  it('through serve and the hosted SDK: the late page has its text; the ticker its warning', async () => {
+    const served = await serveWebwatch();
+    try {
+      const client = new Firecrawl({ apiKey: (await served.keys.create('acme', new Date())).key, apiUrl: served.origin });
+      const late = await client.scrape(`${site.origin}/late`, { formats: ['markdown'], maxAge: 0 });
+      assert.match(late.markdown!, /Drawn three hundred milliseconds after load/);
+      assert.equal(late.warning, undefined);
+      const ticker = await client.scrape(`${site.origin}/ticker`, { formats: ['markdown'], maxAge: 0, timeout: 3000 });
+      assert.match(ticker.markdown!, /Started ticking/);
+      assert.match(ticker.warning ?? '', /did not settle within \d+ ms/);
+    } finally {
+      await served.stop();
+    }
   });
 
   it('a plain page rendered by the browser waits about the quiet window, no warning', async () => {
