@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findChromium } from '../../src/engine/browser/chromium.js';
 import { closeBrowserIfOpen } from '../../src/engine/browser/lifetime.js';
-import { NETWORK_QUIET_MS, SETTLE_RESERVE_MS } from '../../src/engine/browser/settle.js';
+import { NETWORK_QUIET_MS, SETTLE_CAP_MS, SETTLE_RESERVE_MS, settleCap } from '../../src/engine/browser/settle.js';
 import { scrape, type ScrapeContext } from '../../src/engine/scrape/scrape.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
 import { tempDir } from '../helpers/files.js';
@@ -24,6 +24,15 @@ const chromium = (() => {
 })();
 
 const app = (script: string) => html(`<html><head><title>App</title></head><body><div id="root"></div><script>${script}</script></body></html>`);
+
+describe('the settle cap', () => {
+  it('is the absolute cap, else what is left of the time less the reserve, never negative', () => {
+    assert.equal(settleCap(1_000_000, 0), SETTLE_CAP_MS);
+    assert.equal(settleCap(5000, 0), 5000 - SETTLE_RESERVE_MS);
+    assert.equal(settleCap(500, 0), 0);
+    assert.equal(settleCap(0, 100), 0);
+  });
+});
 
 describe('the settle wait', { skip: !chromium && 'no Chromium: apt-get install chromium' }, () => {
   let site: TestServer;
