@@ -22,6 +22,7 @@ import { PROXY_FAILURE_HEADER, shownProxy, withoutSecrets, type ProxyLevel } fro
 import { pageLanguages } from '../scrape/request-headers.js';
 import { openProfile, PROFILE_WAIT_MS, type ProfileSession } from './profiles.js';
 import { browserClosed, browserOpened, closeBrowserIfOpen } from './lifetime.js';
+import { settleCap, watchPage, type SettleWatch } from './settle.js';
 import { BRANDING_PROBE, wantsBranding, type BrandingSample } from './branding-probe.js';
 
 export const MAX_OPEN_PAGES = 4;
@@ -56,6 +57,8 @@ export interface Rendered {
   actions?: ActionResults;
   /** The page's computed styles, fonts and logo candidates, when the branding format is asked for. */
   branding?: BrandingSample;
+  /** The page did not settle before it was read (settle.ts). */
+  warning?: string;
 }
 
 let shared: { path: string; browser: Promise<Browser> } | undefined;
@@ -118,6 +121,7 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
   const { profile: wanted } = request.options;
   // Never a directory by default: without the team's, a profile is refused, not written elsewhere.
   if (wanted && !request.profilesDir) throw new WebwatchError(`profile "${wanted.name}" needs the engine's profile storage, which this scrape was not given`, { status: 400, code: 'UNSUPPORTED_BY_LOCAL_ENGINE' });
+  const startedAt = Date.now();
   const profile = wanted && (await openProfile(request.profilesDir!, wanted, Math.min(PROFILE_WAIT_MS, request.timeoutMs), request.signal));
   let release: (() => void) | undefined;
   let context: BrowserContext | undefined;
@@ -127,7 +131,7 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     browser = await browserAt(request.executablePath);
     const created = await newContext(browser, request, profile);
     context = created.context;
-    const session = render(created.context, created.guard, request).then(async (rendered) => {
+    const session = render(created.context, created.guard, request, startedAt + request.timeoutMs).then(async (rendered) => {
       // Only a session that finished saves what it changed.
       await profile?.save(() => created.context.storageState({ indexedDB: true }));
       return rendered;
@@ -304,11 +308,11 @@ interface PageGuard {
   refusedByProxy(): unknown;
 }
 
-async function render(context: BrowserContext, guard: PageGuard, request: RenderRequest): Promise<Rendered> {
+async function render(context: BrowserContext, guard: PageGuard, request: RenderRequest, deadline: number): Promise<Rendered> {
   const page = await context.newPage();
   let rendered: Rendered;
   try {
-    rendered = await renderIn(page, guard, request);
+    rendered = await renderIn(page, guard, request, deadline);
   } catch (error) {
     // Whatever failed after a refused navigation (an action waiting for a page that never came) failed because of it.
     throw (await guard.refusal()) ?? error;
@@ -319,7 +323,16 @@ async function render(context: BrowserContext, guard: PageGuard, request: Render
   return rendered;
 }
 
-async function renderIn(page: Page, guard: PageGuard, request: RenderRequest): Promise<Rendered> {
+async function renderIn(page: Page, guard: PageGuard, request: RenderRequest, deadline: number): Promise<Rendered> {
+  const watch = watchPage(page);
+  try {
+    return await renderWatched(page, guard, request, deadline, watch);
+  } finally {
+    watch.stop();
+  }
+}
+
+async function renderWatched(page: Page, guard: PageGuard, request: RenderRequest, deadline: number, watch: SettleWatch): Promise<Rendered> {
   const { options } = request;
   const response = await page.goto(request.url, { waitUntil: 'load', timeout: request.timeoutMs }).catch(async (error: Error) => {
     throw (await guard.refusal()) ?? guard.refusedByProxy() ?? error;
@@ -331,7 +344,10 @@ async function renderIn(page: Page, guard: PageGuard, request: RenderRequest): P
   // The operator's proxy failed a plain-HTTP page: the in-process proxy's 502 says why.
   const proxyFailed = request.proxy && response?.status() === 502 ? await response.headerValue(PROXY_FAILURE_HEADER) : null;
   if (proxyFailed) throw proxyFailure(request, proxyFailed);
+  // The page is read once it settles (a script that draws after load has drawn); `waitFor` comes on top of that wait.
+  await watch.observe();
   if (options.waitFor) await page.waitForTimeout(options.waitFor);
+  const warning = await watch.settle(settleCap(deadline));
   const artifacts = artifactWriter(request);
   const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;
   const screenshotSettings = screenshotFormatOf(options);
@@ -352,6 +368,7 @@ async function renderIn(page: Page, guard: PageGuard, request: RenderRequest): P
     ...(screenshot && { screenshot }),
     ...(actions && { actions }),
     ...(branding && { branding }),
+    ...(warning && { warning }),
   };
 }
 

@@ -302,6 +302,7 @@ async function obtain(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
     const rendered = await render(request, context, scrapeId, needs, attempt);
     return { page: rendered.page, rendered };
   }
+  const fetchedFrom = Date.now();
   const page = await fetchPage({
     url: urlToFetch(request.url),
     timeoutMs: attempt.timeoutMs,
@@ -315,7 +316,8 @@ async function obtain(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
   // A page drawn by script is rendered unasked, unless turned off; a plain page never pays for a browser.
   if (context.browser && context.browser.autoRender !== false && looksDrawnByScript(page)) {
     try {
-      const rendered = await render(request, context, scrapeId, 'a page drawn by script', attempt);
+      // Within what the fetch left of the attempt's time.
+      const rendered = await render(request, context, scrapeId, 'a page drawn by script', { ...attempt, timeoutMs: Math.max(1, attempt.timeoutMs - (Date.now() - fetchedFrom)) });
       return { page: rendered.page, rendered };
     } catch (error) {
       if (!(error instanceof WebwatchError) || error.code !== 'BROWSER_NOT_FOUND') throw error;
@@ -371,7 +373,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       }, { ...(context.llm && { llm: context.llm }), ...(context.signal && { signal: context.signal }) })
     : undefined;
   const markdown = extracted?.markdown ?? content.markdown;
-  const warning = [content.warning, browserWarning, ...(extracted?.warnings ?? [])].filter(Boolean).join('; ') || undefined;
+  const warning = [content.warning, browserWarning, rendered?.warning, ...(extracted?.warnings ?? [])].filter(Boolean).join('; ') || undefined;
   const want = (format: FormatName) => formats.has(format);
   const document: ScrapeDocument = {
     // Change tracking compares markdown, so it comes along.
