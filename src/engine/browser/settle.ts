@@ -14,6 +14,12 @@ export const DOM_QUIET_MS = 400;
 export const SETTLE_CAP_MS = 10_000;
 /** Left of the render's time limit for reading the page and whatever follows (screenshot, actions, conversion). */
 export const SETTLE_RESERVE_MS = 1_000;
+/**
+ * Requests that never end by design (event streams, beacons) or that feed no text (audio and
+ * video): a page holding one open would otherwise wait the whole cap, and carry a warning, for
+ * nothing. What the page fetches to draw (documents, scripts, fetch and XHR) is still waited for.
+ */
+const NEVER_QUIET = new Set(['eventsource', 'websocket', 'ping', 'media']);
 /** How often the page is looked at while waiting. */
 const POLL_MS = 50;
 
@@ -39,12 +45,13 @@ export interface SettleWatch {
 export function watchPage(page: Page): SettleWatch {
   const inFlight = new Set<unknown>();
   let lastNetwork = Date.now();
-  const started = (request: unknown) => {
+  const started = (request: { resourceType(): string }) => {
+    if (NEVER_QUIET.has(request.resourceType())) return;
     inFlight.add(request);
     lastNetwork = Date.now();
   };
   const ended = (request: unknown) => {
-    inFlight.delete(request);
+    if (!inFlight.delete(request)) return;
     lastNetwork = Date.now();
   };
   page.on('request', started);
