@@ -5,7 +5,7 @@
  * involved. What markdown needs on top of this is in markup.ts.
  */
 import { type AnyNode, type Document, type Element, Element as ElementNode } from 'domhandler';
-import { appendChild, hasChildren, isTag, removeElement } from 'domutils';
+import { appendChild, hasChildren, isTag, prepend, removeElement } from 'domutils';
 import { isHidden, removeHidden, textLength } from './hidden.js';
 import { findMainContent } from './main-content.js';
 import { lazySource } from './markup.js';
@@ -112,6 +112,7 @@ function bodyOf(document: Document): Element {
 
 export function cleanHtml(document: Document, pageUrl: string, options: CleanOptions): void {
   const root = (): AnyNode[] => [document];
+  moveBodyContentOutOfHead(document);
   const walk: Walk = { blockAds: options.blockAds, ...(options.onlyMainContent && { hidden: [] }) };
   const text = dropNonContent(root(), walk, true);
   // Backwards, the last <base> seen is the document's first.
@@ -126,6 +127,34 @@ export function cleanHtml(document: Document, pageUrl: string, options: CleanOpt
     keepElements(document, findMainContent(bodyOf(document)).keep);
   }
   absoluteUrls(root(), base);
+}
+
+/** What may stay in a <head>; anything else ends it (HTML's "in head" insertion mode). */
+const HEAD_CONTENT = new Set(['base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'noscript', 'script', 'style', 'template', 'title']);
+
+/**
+ * A page without `</head>` and `<body>` leaves htmlparser2 with everything inside <head>; a
+ * browser ends the head at the first element or text that cannot be in it and puts that and
+ * what follows in the body. Same here, so the page's content is not dropped with the head.
+ */
+function moveBodyContentOutOfHead(document: Document) {
+  const html = document.children.find((node): node is Element => isTag(node) && node.name === 'html');
+  const head = html?.children.find((node): node is Element => isTag(node) && node.name === 'head');
+  if (!html || !head) return;
+  const start = head.children.findIndex((node) => (isTag(node) ? !HEAD_CONTENT.has(node.name) : node.type === 'text' && (node as { data: string }).data.trim() !== ''));
+  if (start < 0) return;
+  const moved = head.children.slice(start);
+  let body = html.children.find((node): node is Element => isTag(node) && node.name === 'body');
+  if (!body) {
+    body = new ElementNode('body', {}, []);
+    appendChild(html, body);
+  }
+  const first = body.children[0];
+  for (const node of moved) {
+    removeElement(node);
+    if (first) prepend(first, node);
+    else appendChild(body, node);
+  }
 }
 
 /** Links and images point where the page meant (its <base>), and lazy images at their real source. */

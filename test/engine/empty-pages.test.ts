@@ -1,0 +1,54 @@
+/**
+ * Pages that used to come back empty: content left in an unclosed <head>, an ad mark on the
+ * page's wrapper, a gallery of hidden sections, a page without prose inside a wrapper named
+ * like chrome. Parsed as convertPage parses (htmlparser2), cleaned, then made markdown.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Document } from 'domhandler';
+import { parseDocument } from 'htmlparser2';
+import { cleanHtml } from '../../src/engine/content/clean.js';
+import { htmlToMarkdown } from '../../src/engine/content/markdown.js';
+import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../../src/engine/content/markup.js';
+
+const prose = (topic: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `<p>${topic} paragraph ${i}, with enough words, commas, and detail to read as prose rather than a caption.</p>`).join('');
+
+function bodyChildren(document: Document) {
+  const html = document.children.find((node) => 'name' in node && node.name === 'html');
+  const body = html && 'children' in html ? html.children.find((node) => 'name' in node && node.name === 'body') : undefined;
+  return body && 'children' in body ? body.children : document.children;
+}
+
+function markdown(html: string, options: { onlyMainContent: boolean; blockAds: boolean }): string {
+  const document = parseDocument(html);
+  cleanHtml(document, 'https://example.com/', options);
+  rewriteMaths([document]);
+  prepareForMarkdown([document]);
+  return htmlToMarkdown(serializeForMarkdown(bodyChildren(document)), 'https://example.com/');
+}
+
+const BOTH = [
+  { onlyMainContent: true, blockAds: true },
+  { onlyMainContent: false, blockAds: false },
+];
+
+describe('pages that must not come back empty', () => {
+  it('moves content out of a <head> that is never closed, as a browser does', () => {
+    const html = `<!DOCTYPE html><html><head><title>Unclosed</title><meta charset="utf-8"><link rel="icon" href="/i.ico">
+      <script>var x = 1;</script><style>p { color: red }</style>
+      <div class="page"><h1>Report</h1><article>${prose('Report', 4)}</article></div>
+      <footer>Footer line</footer></html>`;
+    for (const options of BOTH) {
+      const text = markdown(html, options);
+      assert.match(text, /Report paragraph 0/, JSON.stringify(options));
+      assert.match(text, /Report paragraph 3/);
+      assert.ok(!text.includes('var x'), 'scripts and styles of the head stay out');
+      assert.ok(!text.includes('color: red'));
+      assert.ok(!text.includes('Unclosed'), 'the title stays metadata');
+    }
+    // A head that is closed keeps only what belongs in it; the body comes first, then what the head gave up.
+    const closed = markdown(`<html><head><title>T</title></head><body>${prose('Closed', 2)}</body></html>`, BOTH[1]!);
+    assert.match(closed, /Closed paragraph 1/);
+  });
+});
