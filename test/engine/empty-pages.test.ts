@@ -51,4 +51,18 @@ describe('pages that must not come back empty', () => {
     const closed = markdown(`<html><head><title>T</title></head><body>${prose('Closed', 2)}</body></html>`, BOTH[1]!);
     assert.match(closed, /Closed paragraph 1/);
   });
+
+  it('never blocks as an ad an element that holds most of the page, nor the html or body', () => {
+    const html = `<html class="js cookie-consent-enabled"><body class="cookie-banner-shown">
+      <div class="wrapper has-cookie-consent"><article>${prose('Battery', 4)}</article>
+      <div class="cookie-consent"><p>We use cookies. Accept them all or choose which.</p></div>
+      <div data-ad-slot="top">Advertisement slot text</div></div></body></html>`;
+    for (const onlyMainContent of [true, false]) {
+      const text = markdown(html, { onlyMainContent, blockAds: true });
+      assert.match(text, /Battery paragraph 0/, `onlyMainContent ${onlyMainContent}`);
+      assert.match(text, /Battery paragraph 3/);
+      assert.ok(!text.includes('We use cookies'), 'the consent banner itself still goes');
+      assert.ok(!text.includes('Advertisement slot'), 'the ad slot still goes');
+    }
+  });
 });
