@@ -81,4 +81,20 @@ describe('pages that must not come back empty', () => {
     assert.match(two, /Shown paragraph 0/);
     assert.ok(!two.includes('Gone paragraph') && !two.includes('Away paragraph'));
   });
+
+  it('keeps the text of a page without prose rather than sweeping it all away as chrome', () => {
+    const lines = (word: string, n: number) => Array.from({ length: n }, (_, i) => `<div>${word} ${i}: open</div>`).join('');
+    // The whole page sits in a wrapper named like a sidebar.
+    const wrapped = markdown(`<html><body><div class="sidebar-layout"><h1>Opening hours</h1>${lines('Day', 6)}</div></body></html>`, BOTH[0]!);
+    assert.match(wrapped, /Opening hours/);
+    assert.match(wrapped, /Day 5: open/);
+    // The text is split over blocks named like chrome, none of them most of the page.
+    const split = markdown(`<html><body><div class="menu">${lines('Menu', 4)}</div><div class="footer">${lines('Shop', 4)}</div><div class="sidebar">${lines('Desk', 4)}</div><p>Hi</p></body></html>`, BOTH[0]!);
+    assert.match(split, /Shop 3: open/);
+    assert.match(split, /Desk 3: open/);
+    // With prose, chrome still goes.
+    const withProse = markdown(`<html><body><div class="menu">${lines('Menu', 4)}</div><article>${prose('Story', 4)}</article></body></html>`, BOTH[0]!);
+    assert.match(withProse, /Story paragraph 3/);
+    assert.ok(!withProse.includes('Menu 1'));
+  });
 });
