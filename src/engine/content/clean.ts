@@ -5,7 +5,7 @@
  * involved. What markdown needs on top of this is in markup.ts.
  */
 import { type AnyNode, type Document, type Element, Element as ElementNode } from 'domhandler';
-import { appendChild, hasChildren, isTag, removeElement } from 'domutils';
+import { appendChild, hasChildren, isTag, prepend, removeElement } from 'domutils';
 import { isHidden, removeHidden, textLength } from './hidden.js';
 import { findMainContent } from './main-content.js';
 import { lazySource } from './markup.js';
@@ -20,6 +20,9 @@ export interface CleanOptions {
 }
 
 const ALWAYS_DROPPED = new Set(['head', 'title', 'script', 'style', 'noscript', 'meta', 'link', 'template', 'svg', 'canvas', 'object', 'embed', 'base']);
+
+/** The page itself and its composition: a class such as `cookie-consent-enabled` on them is page state, not an ad. */
+const NEVER_ADS = new Set(['html', 'body', 'main', 'article']);
 
 /** Ad slots and consent dialogs, by the marks ad and consent scripts leave. */
 function isAd(element: Element): boolean {
@@ -37,6 +40,8 @@ function isAd(element: Element): boolean {
 
 interface Walk {
   blockAds: boolean;
+  /** Ad slots found, removed once the page's text is known. */
+  ads: Element[];
   /** Hidden elements found, when onlyMainContent asks for them. */
   hidden?: Element[];
   /** The first <base href>, read before it goes. */
@@ -55,7 +60,10 @@ function dropNonContent(nodes: AnyNode[], walk: Walk, collectHidden: boolean): n
     if (node.type === 'text') text += (node as { data: string }).data.trim().length;
     else if (node.type === 'comment') removeElement(node);
     else if (isTag(node)) {
-      if (ALWAYS_DROPPED.has(node.name) || (walk.blockAds && isAd(node))) {
+      if (walk.blockAds && !NEVER_ADS.has(node.name) && isAd(node)) {
+        walk.ads.push(node);
+        text += dropNonContent(node.children, walk, collectHidden);
+      } else if (ALWAYS_DROPPED.has(node.name)) {
         if (node.name === 'base' && node.attribs.href !== undefined) walk.baseHref = node.attribs.href;
         else if (node.name === 'head') dropNonContent(node.children, walk, false);
         removeElement(node);
@@ -112,8 +120,10 @@ function bodyOf(document: Document): Element {
 
 export function cleanHtml(document: Document, pageUrl: string, options: CleanOptions): void {
   const root = (): AnyNode[] => [document];
-  const walk: Walk = { blockAds: options.blockAds, ...(options.onlyMainContent && { hidden: [] }) };
+  moveBodyContentOutOfHead(document);
+  const walk: Walk = { blockAds: options.blockAds, ads: [], ...(options.onlyMainContent && { hidden: [] }) };
   const text = dropNonContent(root(), walk, true);
+  removeAds(walk.ads, text);
   // Backwards, the last <base> seen is the document's first.
   const base = absoluteUrl(walk.baseHref, pageUrl) ?? pageUrl;
   const hidden = walk.hidden;
@@ -126,6 +136,42 @@ export function cleanHtml(document: Document, pageUrl: string, options: CleanOpt
     keepElements(document, findMainContent(bodyOf(document)).keep);
   }
   absoluteUrls(root(), base);
+}
+
+/**
+ * Ad slots go, but never one holding most of the page's text: a mark that wide is a page-level
+ * state class (`av-cookies-consent-enabled` on a wrapper), and removing it would empty the page.
+ */
+function removeAds(ads: Element[], pageText: number) {
+  for (const element of ads) if (textLength(element) <= pageText / 2) removeElement(element);
+}
+
+/** What may stay in a <head>; anything else ends it (HTML's "in head" insertion mode). */
+const HEAD_CONTENT = new Set(['base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'noscript', 'script', 'style', 'template', 'title']);
+
+/**
+ * A page without `</head>` and `<body>` leaves htmlparser2 with everything inside <head>; a
+ * browser ends the head at the first element or text that cannot be in it and puts that and
+ * what follows in the body. Same here, so the page's content is not dropped with the head.
+ */
+function moveBodyContentOutOfHead(document: Document) {
+  const html = document.children.find((node): node is Element => isTag(node) && node.name === 'html');
+  const head = html?.children.find((node): node is Element => isTag(node) && node.name === 'head');
+  if (!html || !head) return;
+  const start = head.children.findIndex((node) => (isTag(node) ? !HEAD_CONTENT.has(node.name) : node.type === 'text' && (node as { data: string }).data.trim() !== ''));
+  if (start < 0) return;
+  const moved = head.children.slice(start);
+  let body = html.children.find((node): node is Element => isTag(node) && node.name === 'body');
+  if (!body) {
+    body = new ElementNode('body', {}, []);
+    appendChild(html, body);
+  }
+  const first = body.children[0];
+  for (const node of moved) {
+    removeElement(node);
+    if (first) prepend(first, node);
+    else appendChild(body, node);
+  }
 }
 
 /** Links and images point where the page meant (its <base>), and lazy images at their real source. */

@@ -25,12 +25,27 @@ function containsMaths(element: Element): boolean {
 
 /**
  * Removes the hidden elements found (outermost ones) of a page with `pageText` characters of
- * text. Two exceptions: a hidden block holding most of the page's text is shown by a script (a
- * page revealed once loaded), and hidden MathML is the source of the formula that markdown
- * writes as TeX.
+ * text. Exceptions: a hidden block holding most of the page's text is shown by a script (a
+ * page revealed once loaded), and so are hidden siblings, three or more, that together hold
+ * most of it (a slideshow or tabs showing one panel at a time); hidden MathML is the source of the
+ * formula that markdown writes as TeX.
  */
+const MIN_PANELS = 3;
+
 export function removeHidden(hidden: Element[], pageText: number): void {
+  const panels = new Map<unknown, Element[]>();
   for (const element of hidden) {
+    const siblings = panels.get(element.parent) ?? [];
+    siblings.push(element);
+    panels.set(element.parent, siblings);
+  }
+  const shown = new Set<Element>();
+  for (const siblings of panels.values()) {
+    if (siblings.length < MIN_PANELS || siblings.reduce((sum, element) => sum + textLength(element), 0) <= pageText / 2) continue;
+    for (const element of siblings) shown.add(element);
+  }
+  for (const element of hidden) {
+    if (shown.has(element)) continue;
     if (containsMaths(element)) continue;
     if (textLength(element) > pageText / 2) continue;
     removeElement(element);

@@ -30,6 +30,8 @@ const TEXT_BLOCKS = new Set(['p', 'pre', 'blockquote', 'h1', 'h2', 'h3', 'h4', '
 const CHROME_TAGS = new Set(['nav', 'aside', 'footer', 'dialog']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar']);
 const FORM_CONTROLS = new Set(['button', 'select', 'input', 'textarea', 'option']);
+/** Without a core, the sweep may take at most this much less than all of the page's text. */
+const MIN_KEPT_SHARE = 0.2;
 
 /**
  * Class and id words. Names are split on spaces, dashes, underscores, digits and camelCase;
@@ -360,7 +362,13 @@ export function findMainContent(root: Element): MainContent {
     }
   }
   if (!core || coreScore < MIN_SCORE) {
-    sweep(root, { measures, linkLists: false, ancestorsOfCore: new Set(), coreProse: 0 });
+    const pageText = measures.textLength(root);
+    const removed: Element[] = [];
+    sweep(root, { measures, linkLists: false, ancestorsOfCore: new Set(), coreProse: 0, pageText }, removed);
+    // A page without a core that would lose nearly all its text to the sweep keeps it all
+    // (but form controls): some text is better than an empty page.
+    const removedText = removed.reduce((sum, element) => sum + measures.textLength(element), 0);
+    for (const element of removed) if (pageText - removedText >= MIN_KEPT_SHARE * pageText || FORM_CONTROLS.has(element.name)) removeElement(element);
     return { keep: [root] };
   }
   core = wholeStructure(core, measures);
@@ -386,8 +394,10 @@ export function findMainContent(root: Element): MainContent {
   }
 
   const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
-  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined) };
-  for (const element of keep) sweep(element, context);
+  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0 };
+  const removed: Element[] = [];
+  for (const element of keep) sweep(element, context, removed);
+  for (const element of removed) removeElement(element);
   return { keep, core };
 }
 
@@ -455,28 +465,32 @@ interface Sweep {
   linkLists: boolean;
   ancestorsOfCore: Set<Element>;
   coreProse: number;
+  /** Characters of text of the whole page, for a page without a core. */
+  pageText: number;
 }
 
-function sweep(element: Element, context: Sweep) {
-  const { measures, core, linkLists, ancestorsOfCore, coreProse } = context;
+function sweep(element: Element, context: Sweep, removed: Element[]) {
+  const { measures, core, linkLists, ancestorsOfCore, coreProse, pageText } = context;
   for (const child of [...element.children]) {
     if (!isTag(child)) continue;
     if (child === core || ancestorsOfCore.has(child)) {
-      sweep(child, context);
+      sweep(child, context, removed);
       continue;
     }
     if (FORM_CONTROLS.has(child.name)) {
-      removeElement(child);
+      removed.push(child);
       continue;
     }
     const flag = measures.flag(child);
-    const substantial = flag !== 'comments' && core !== undefined && measures.prose(child) >= 0.5 * coreProse;
+    // Without a core, nothing flagged that holds most of the page goes: a wrapper named like
+    // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing.
+    const substantial = flag !== 'comments' && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
     if ((flag && !substantial) || headerOfLinks || linkList || (core !== undefined && isFeed(child, measures))) {
-      removeElement(child);
+      removed.push(child);
       continue;
     }
-    sweep(child, context);
+    sweep(child, context, removed);
   }
 }
