@@ -14,8 +14,7 @@ import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.j
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
 import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
-import { agentActionData, jobWebhookDelivery, parseStoredWebhook, type StoredJobWebhook } from '../notify/job-webhooks.js';
-import { outboxStore } from '../notify/outbox.js';
+import { agentActionData, jobAnnouncer, type StoredJobWebhook } from '../notify/job-webhooks.js';
 import { agentStatusDocument, extractStatusDocument } from './wire.js';
 import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type TraceEventBody } from './trace.js';
 
@@ -67,22 +66,8 @@ function statusData(job: StoredJob): string {
 
 export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
   const q = db.query;
-  const outbox = outboxStore(db);
-  /**
-   * Inside the transaction that records it: the job's `event` for its webhook, if it has one
-   * whose events take it. True when a delivery was queued.
-   */
-  async function announce(trx: Query, row: { id: string; team: string; kind: JobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { dataText?: string; error?: string }): Promise<boolean> {
-    const webhook = parseStoredWebhook(row.webhook);
-    const delivery = webhook && jobWebhookDelivery({ id: row.id, team: row.team, kind: row.kind, webhook }, event, now, detail);
-    if (!delivery) return false;
-    await outbox.enqueue([delivery], now, trx);
-    return true;
-  }
-  /** Tells the caller's worker after the transaction that queued a delivery has committed. */
-  const tellWorker = (announced: boolean) => {
-    if (announced) storeOptions.deliveryQueued?.();
-  };
+  // Webhook events are queued in the transactions that record what they announce.
+  const { announce, told: tellWorker } = jobAnnouncer(db, storeOptions.deliveryQueued);
   const byId = (team: string, id: string, from: Query = q) => from.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('id', '=', id).executeTakeFirst();
   const eventsAfter = (team: string, jobId: string, since: number, limit: number) =>
     q.selectFrom('agent_events').select('event').where('team', '=', team).where('job_id', '=', jobId).where('sequence', '>', since).orderBy('sequence').limit(limit).execute();

@@ -10,8 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
-import { jobWebhookDelivery, parseStoredWebhook, type StoredJobWebhook } from '../notify/job-webhooks.js';
-import { outboxStore } from '../notify/outbox.js';
+import { jobAnnouncer, type StoredJobWebhook } from '../notify/job-webhooks.js';
 import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
@@ -68,22 +67,8 @@ export interface CrawlJobStoreOptions {
 
 export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: CrawlJobStoreOptions = {}) {
   const q = db.query;
-  const outbox = outboxStore(db);
-  /**
-   * Inside the transaction that records it: the job's `event` for its webhook, if it has one
-   * whose events take it. True when a delivery was queued.
-   */
-  async function announce(trx: Query, row: { id: string; team: string; kind: JobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { dataText?: string; error?: string }): Promise<boolean> {
-    const webhook = parseStoredWebhook(row.webhook);
-    const delivery = webhook && jobWebhookDelivery({ id: row.id, team: row.team, kind: row.kind, webhook }, event, now, detail);
-    if (!delivery) return false;
-    await outbox.enqueue([delivery], now, trx);
-    return true;
-  }
-  /** Tells the caller's worker after the transaction that queued a delivery has committed. */
-  const queued = (announced: boolean) => {
-    if (announced) storeOptions.deliveryQueued?.();
-  };
+  // Webhook events are queued in the transactions that record what they announce.
+  const { announce, told: queued } = jobAnnouncer(db, storeOptions.deliveryQueued);
   /** Pages from position `from` on, a batch at a time, in order, until `take` says stop; in `within`, a transaction, when given. */
   async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean, within: Query = q): Promise<void> {
     for (let at = from; ;) {

@@ -10,7 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
-import type { NewDelivery } from './outbox.js';
+import type { Db, Query } from '../store/database.js';
+import { outboxStore, type NewDelivery } from './outbox.js';
 
 /** A job's webhook as kept with the job: with the private-address rule of the request that gave it. */
 export interface StoredJobWebhook extends JobWebhook {
@@ -73,4 +74,25 @@ export function agentActionData(toolName: string, parameters: unknown, detail: {
     input[name] = typeof value === 'string' ? cut(value) : value === null || typeof value === 'number' || typeof value === 'boolean' ? value : cut(JSON.stringify(value) ?? '');
   }
   return { action: toolName, input, step: detail.step, agent: detail.agent, creditsUsed: detail.creditsUsed };
+}
+
+/**
+ * A job store's webhook events: `announce` queues the job's `event` inside the transaction that
+ * records it, if its webhook takes it (true when a delivery was queued); `told` tells the worker
+ * once that transaction has committed.
+ */
+export function jobAnnouncer(db: Db, deliveryQueued?: () => void) {
+  const outbox = outboxStore(db);
+  return {
+    async announce(trx: Query, row: { id: string; team: string; kind: WebhookJobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { dataText?: string; error?: string }): Promise<boolean> {
+      const webhook = parseStoredWebhook(row.webhook);
+      const delivery = webhook && jobWebhookDelivery({ id: row.id, team: row.team, kind: row.kind, webhook }, event, now, detail);
+      if (!delivery) return false;
+      await outbox.enqueue([delivery], now, trx);
+      return true;
+    },
+    told(announced: boolean): void {
+      if (announced) deliveryQueued?.();
+    },
+  };
 }
