@@ -5,28 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Document } from 'domhandler';
-import { parseDocument } from 'htmlparser2';
-import { cleanHtml } from '../../src/engine/content/clean.js';
-import { htmlToMarkdown } from '../../src/engine/content/markdown.js';
-import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../../src/engine/content/markup.js';
-
-const prose = (topic: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `<p>${topic} paragraph ${i}, with enough words, commas, and detail to read as prose rather than a caption.</p>`).join('');
-
-function bodyChildren(document: Document) {
-  const html = document.children.find((node) => 'name' in node && node.name === 'html');
-  const body = html && 'children' in html ? html.children.find((node) => 'name' in node && node.name === 'body') : undefined;
-  return body && 'children' in body ? body.children : document.children;
-}
-
-function markdown(html: string, options: { onlyMainContent: boolean; blockAds: boolean }): string {
-  const document = parseDocument(html);
-  cleanHtml(document, 'https://example.com/', options);
-  rewriteMaths([document]);
-  prepareForMarkdown([document]);
-  return htmlToMarkdown(serializeForMarkdown(bodyChildren(document)), 'https://example.com/');
-}
+import { pageMarkdown as markdown, prose } from '../helpers/content-markdown.js';
 
 const BOTH = [
   { onlyMainContent: true, blockAds: true },

@@ -79,11 +79,12 @@ describe('main content patterns', () => {
     for (const gone of ['Share on', 'sidebar blurb', 'Another story', 'More from the site', 'Reader 0', 'comments']) assert.ok(!markdown.includes(gone), `${gone} in:\n${markdown}`);
   });
 
-  it('4. widens to the whole article: its heading, a second text block and short paragraphs', () => {
+  it('4. widens to the whole article: its heading, a second text block and short paragraphs, not its byline', () => {
     const markdown = mainText(site(`<div class="entry"><h1>Whole article</h1><p class="byline">By A. Writer</p>
       <div class="intro">${prose('Intro', 1)}</div><div class="body">${prose('Body', 6)}</div><p>Short closing line.</p></div>${teasers(3)}`));
-    for (const kept of ['# Whole article', 'By A. Writer', 'Intro paragraph 0', 'Body paragraph 5', 'Short closing line.']) assert.ok(markdown.includes(kept), `${kept} missing in:\n${markdown}`);
+    for (const kept of ['# Whole article', 'Intro paragraph 0', 'Body paragraph 5', 'Short closing line.']) assert.ok(markdown.includes(kept), `${kept} missing in:\n${markdown}`);
     assert.ok(!markdown.includes('Another story'), markdown);
+    assert.ok(!markdown.includes('By A. Writer'), markdown);
   });
 
   it('5. drops content hidden by inline styles, the hidden attribute and aria-hidden', () => {

@@ -13,7 +13,9 @@
  *    heading just before it come along.
  * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
- *    the article.
+ *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
+ *    author boxes, dates, tags.
+ * 5. After the last paragraph of prose, leftover links, labels and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -43,6 +45,27 @@ const COMMENT_STEMS = stems('comment* disqus* respond responses');
 const CLUTTER_STEMS = stems(
   'cookie* consent* gdpr share* social* newsletter* subscribe* subscription* related* recommend* promo* advert* ad ads sponsor* popup* modal overlay signup paywall* outbrain* taboola* trending* popular*',
 );
+/**
+ * Small blocks inside the article that are about it, not of it: photo credits, the author's
+ * box and byline, dates and other post metadata, tags, ratings, disclaimers and appeals.
+ * Captions themselves stay (a reader sees them under the picture); their credit line goes.
+ */
+const CREDIT_STEMS = stems('credit* copyright* attribution');
+const ABOUT_STEMS = stems(
+  'credit* copyright* author* autor* bio biography byline* saboxplugin* meta metadata postmeta* postmetadata metaline utility dateline date timestamp posted* published* updated tags taglist taglinks categories rating* ratings disclaimer donation* donate* cta',
+);
+/** Longest block (characters) that class words alone may remove from inside the content. */
+const ABOUT_MAX_TEXT = 800;
+/** A block shorter than this holding © or (c) is a credit or a copyright line. */
+const CREDIT_MAX_TEXT = 200;
+const COPYRIGHT = /©|\(c\)\s/i;
+/** A paragraph with more than this share of link text points elsewhere ("Read also: ..."). */
+const LINK_PARAGRAPH = 0.7;
+/** A paragraph at least this long (characters, few links) marks where the article's prose may end. */
+const TAIL_PROSE = 100;
+/** Blocks after the last prose that say what follows: lists and tables are content, never labels. */
+const LISTED = new Set(['li', 'td', 'th', 'pre', 'dd', 'dt', 'blockquote', 'table', 'code', 'address']);
+const SENTENCE_END = /[.!?。！？"”»)]\s*$/;
 const CONTENT_STEMS = stems('article* body content entry hentry main post text blog story prose');
 /** Words that start like a flagged stem but name content. */
 const NOT_FLAGGED = new Set(['commentary', 'shared']);
@@ -398,7 +421,84 @@ export function findMainContent(root: Element): MainContent {
   const removed: Element[] = [];
   for (const element of keep) sweep(element, context, removed);
   for (const element of removed) removeElement(element);
+  trimTail(keep, measures);
   return { keep, core };
+}
+
+/**
+ * Boilerplate inside the kept content, told by its markup: a paragraph that is mostly a link, a block named for what it is about rather than what it says (credit, author,
+ * date, tags...), or a short one carrying a copyright sign. The title never goes with it.
+ */
+function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean {
+  if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH) return true;
+  // A caption is content even when named for its credit; the credit inside it is not, be it
+  // a block or a span.
+  if (element.name !== 'figcaption' && insideOf(element, 'figure') && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
+  if (!BLOCK.has(element.name) || element.name === 'figcaption' || holdsTitle(element)) return false;
+  const text = measures.textLength(element);
+  if (text < ABOUT_MAX_TEXT && matches(measures.words(element), ABOUT_STEMS)) return true;
+  return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
+}
+
+function holdsTitle(element: Element): boolean {
+  return element.children.some((child) => isTag(child) && (child.name === 'h1' || holdsTitle(child)));
+}
+
+function insideOf(element: Element, name: string): boolean {
+  for (let node = parentElement(element); node; node = parentElement(node)) if (node.name === name) return true;
+  return false;
+}
+
+function isListed(element: Element): boolean {
+  if (LISTED.has(element.name)) return true;
+  for (let node = parentElement(element); node; node = parentElement(node)) if (LISTED.has(node.name)) return true;
+  return false;
+}
+
+/** Blocks with text of their own under `element`, parents before children (document order). */
+function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
+  for (const child of element.children) {
+    if (!isTag(child)) continue;
+    const inline = measures.inline(child);
+    if (inline && inline.length > 0 && BLOCK.has(child.name)) out.push(child);
+    textBlocks(child, measures, out);
+  }
+}
+
+/**
+ * After the article's last paragraph of prose come its leftovers: "Read more" links, labels
+ * such as "More on this:" or "Share", and headings of boxes already removed. They go; text
+ * in lists and tables, and sentences, stay.
+ */
+function trimTail(keep: Element[], measures: PageMeasures) {
+  const blocks: Element[] = [];
+  for (const element of keep) textBlocks(element, measures, blocks);
+  let last = -1;
+  blocks.forEach((element, index) => {
+    const inline = measures.inline(element)!;
+    if (!HEADINGS.has(element.name) && element.name !== 'li' && inline.length >= TAIL_PROSE && inline.linkLength < 0.3 * inline.length) last = index;
+  });
+  if (last < 0) return;
+  const lastProse = blocks[last]!;
+  const tail = blocks.slice(last + 1).filter((element) => {
+    for (let node: AnyNode | null = lastProse.parent; node; node = node.parent) if (node === element) return false;
+    return true;
+  });
+  // Backwards: a heading goes when nothing it heads is left.
+  let textAfter = false;
+  for (let index = tail.length - 1; index >= 0; index--) {
+    const element = tail[index]!;
+    const heading = HEADINGS.has(element.name);
+    let drop = heading && !textAfter;
+    if (!heading && !isListed(element)) {
+      const inline = measures.inline(element)!;
+      const text = textOf(element);
+      const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
+      drop = inline.linkLength > 0.3 * inline.length || label;
+    }
+    if (drop) removeElement(element);
+    else if (!heading) textAfter = true;
+  }
 }
 
 function documentOrder(a: Element, b: Element): number {
@@ -487,7 +587,8 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     const substantial = flag !== 'comments' && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
-    if ((flag && !substantial) || headerOfLinks || linkList || (core !== undefined && isFeed(child, measures))) {
+    const boilerplate = core !== undefined && isInlineBoilerplate(child, measures);
+    if ((flag && !substantial) || headerOfLinks || linkList || boilerplate || (core !== undefined && isFeed(child, measures))) {
       removed.push(child);
       continue;
     }

@@ -1,0 +1,116 @@
+/**
+ * Boilerplate inside or right after an article, each pattern on a small page of its own:
+ * what goes (credits, bylines, dates, author boxes, "Read also" links, tags, labels and
+ * headings left after the last paragraph) and, beside it, what must stay (captions, the
+ * title, sentences, lists, paragraphs with a link in them).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pageMarkdown, prose as shortProse } from '../helpers/content-markdown.js';
+
+/** Paragraphs long enough (over 100 characters) to mark where an article's prose runs. */
+const prose = (topic: string, n: number) => shortProse(topic, n).replaceAll('</p>', ' It goes on for a while, as stories do.</p>');
+
+function page(article: string, after = ''): string {
+  return `<html><body><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+    <main><article>${article}</article>${after}</main>
+    <footer><p>Site footer, with enough words, commas, and detail to read as prose, but chrome.</p></footer></body></html>`;
+}
+
+describe('boilerplate inside an article', () => {
+  it('drops a "read also" paragraph that is a link to another story, keeps a paragraph with a link in it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Harbour reopens</h1>${prose('Harbour', 2)}
+        <p><strong>Read also:</strong> <a href="/other-story">Ferry fares rise again for the third year in a row</a></p>
+        <p>The harbour master, quoted in <a href="/interview">an interview</a>, said the quay had been rebuilt over two winters, at a cost nobody expected.</p>
+        ${prose('Quay', 2)}`),
+    );
+    assert.doesNotMatch(text, /Ferry fares rise again/);
+    assert.match(text, /The harbour master, quoted in \[an interview\]/);
+    assert.match(text, /Quay paragraph 1/);
+  });
+
+  it('drops the photo credit, keeps the caption and the picture', () => {
+    const text = pageMarkdown(
+      page(`<h1>Neon</h1><figure><img src="/neon.jpg" alt="A neon sign"><figcaption>The sign above the cabaret at night
+        <span class="photo-credit">Jane Doe/Agency</span></figcaption></figure>${prose('Neon', 3)}
+        <div class="copyright-notice">© 2024 Example Media. All rights reserved.</div>`),
+    );
+    assert.match(text, /The sign above the cabaret at night/);
+    assert.match(text, /!\[A neon sign\]/);
+    assert.doesNotMatch(text, /Jane Doe/);
+    assert.doesNotMatch(text, /All rights reserved/);
+  });
+
+  it('drops a short copyright line without a class, keeps a long paragraph that mentions ©', () => {
+    const long = 'The symbol © has marked protected works since 1909, and this paragraph, long enough to be prose, discusses its history in the courts, with commas, dates, and more.'.repeat(2);
+    const text = pageMarkdown(page(`<h1>Signs</h1>${prose('Signs', 3)}<p>${long}</p><p>Photo © Jane Doe</p>`));
+    assert.match(text, /has marked protected works since 1909/);
+    assert.doesNotMatch(text, /Photo © Jane Doe/);
+  });
+
+  it('drops the byline, the dateline and the "updated" note, keeps the title in the same header block', () => {
+    const text = pageMarkdown(
+      page(`<div class="entry-meta"><h1>Storm closes schools</h1><span>Local news</span></div>
+        <div class="byline">By STAFF REPORTER</div><div class="dateline">NOVEMBER 20, 2019 10:43</div>
+        <p class="updated">Updated at 1:23 p.m.</p>${prose('Storm', 3)}
+        <p><span class="dateline">KOBE –</span> A total of 6,000 masks were handed out on Monday, the city said, with more to come this week.</p>`),
+    );
+    assert.match(text, /# Storm closes schools/);
+    assert.doesNotMatch(text, /STAFF REPORTER/);
+    assert.doesNotMatch(text, /NOVEMBER 20, 2019/);
+    assert.doesNotMatch(text, /Updated at 1:23/);
+    // A dateline inside a paragraph is part of its first sentence.
+    assert.match(text, /KOBE – A total of 6,000 masks/);
+  });
+
+  it('drops the author box under the article', () => {
+    const text = pageMarkdown(
+      page(`<h1>Gardens</h1>${prose('Garden', 4)}<div class="author-bio"><img src="/me.jpg" alt=""><p>Sam writes about gardens, bees and the weather, and has done so for twenty years, mostly in the rain.</p></div>`),
+    );
+    assert.match(text, /Garden paragraph 3/);
+    assert.doesNotMatch(text, /Sam writes about gardens/);
+  });
+
+  it('drops tags, ratings and disclaimers', () => {
+    const text = pageMarkdown(
+      page(`<h1>Bread</h1>${prose('Bread', 4)}
+        <div class="post-tags">Tags: <a href="/t/bread">bread</a>, <a href="/t/baking">baking</a></div>
+        <div class="post-ratings">Was this article useful? (No ratings yet)</div>
+        <p class="affiliate-disclaimer">Links marked with an asterisk are affiliate links, and we may earn a commission.</p>`),
+    );
+    assert.match(text, /Bread paragraph 3/);
+    assert.doesNotMatch(text, /Tags:/);
+    assert.doesNotMatch(text, /No ratings yet/);
+    assert.doesNotMatch(text, /affiliate links/);
+  });
+
+  it('drops a related-stories box in the middle of the text', () => {
+    const text = pageMarkdown(
+      page(`<h1>Rail</h1>${prose('Rail', 2)}<div class="related-story"><h3>Related</h3><a href="/a">Trains late again</a><p>Commuters wait, again, on the platform.</p></div>${prose('Track', 2)}`),
+    );
+    assert.match(text, /Rail paragraph 1/);
+    assert.match(text, /Track paragraph 1/);
+    assert.doesNotMatch(text, /Trains late again/);
+  });
+});
+
+describe('what is left after the last paragraph', () => {
+  it('drops labels, link lines and the headings they leave behind', () => {
+    const text = pageMarkdown(
+      page(`<h1>Budget</h1>${prose('Budget', 3)}
+        <h3>More on this</h3><p><a href="/1">Council votes on budget</a></p><p><a href="/2">Mayor answers critics</a></p>
+        <div>Share this article</div><p>Contact:</p>`),
+    );
+    assert.match(text, /Budget paragraph 2/);
+    for (const gone of ['More on this', 'Council votes', 'Mayor answers', 'Share this article', 'Contact:']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+  });
+
+  it('keeps a closing sentence, a closing list and a heading with text under it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Recipe</h1>${prose('Recipe', 3)}<h2>You will need</h2><ul><li>Flour, 500 g</li><li><a href="/salt">Salt</a></li></ul>
+        <h2>Serving</h2><p>Serve warm.</p><p>Thanks for reading.</p>`),
+    );
+    for (const kept of ['You will need', 'Flour, 500 g', 'Salt', 'Serving', 'Serve warm.', 'Thanks for reading.']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
