@@ -387,7 +387,7 @@ export function findMainContent(root: Element): MainContent {
   if (!core || coreScore < MIN_SCORE) {
     const pageText = measures.textLength(root);
     const removed: Element[] = [];
-    sweep(root, { measures, linkLists: false, ancestorsOfCore: new Set(), coreProse: 0, pageText }, removed);
+    sweep(root, { measures, linkLists: false, ancestorsOfCore: new Set(), coreProse: 0, pageText, asides: [] }, removed);
     // A page without a core that would lose nearly all its text to the sweep keeps it all
     // (but form controls): some text is better than an empty page.
     const removedText = removed.reduce((sum, element) => sum + measures.textLength(element), 0);
@@ -417,10 +417,13 @@ export function findMainContent(root: Element): MainContent {
   }
 
   const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
-  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0 };
+  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0, asides: [] };
   const removed: Element[] = [];
   for (const element of keep) sweep(element, context, removed);
   for (const element of removed) removeElement(element);
+  // The article's asides go unless they are all it has (a lone captioned picture).
+  const text = (elements: Element[]) => elements.reduce((sum, element) => sum + measures.textLength(element), 0);
+  if (text(keep) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
   trimTail(keep, measures);
   return { keep, core };
 }
@@ -567,6 +570,8 @@ interface Sweep {
   coreProse: number;
   /** Characters of text of the whole page, for a page without a core. */
   pageText: number;
+  /** The article's own asides (credits, bylines, "Read also" links), removed last. */
+  asides: Element[];
 }
 
 function sweep(element: Element, context: Sweep, removed: Element[]) {
@@ -587,9 +592,12 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     const substantial = flag !== 'comments' && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
-    const boilerplate = core !== undefined && isInlineBoilerplate(child, measures);
-    if ((flag && !substantial) || headerOfLinks || linkList || boilerplate || (core !== undefined && isFeed(child, measures))) {
+    if ((flag && !substantial) || headerOfLinks || linkList || (core !== undefined && isFeed(child, measures))) {
       removed.push(child);
+      continue;
+    }
+    if (core !== undefined && isInlineBoilerplate(child, measures)) {
+      context.asides.push(child);
       continue;
     }
     sweep(child, context, removed);
