@@ -7,7 +7,7 @@
 import render from 'dom-serializer';
 import type { Document, Element } from 'domhandler';
 import { isTag } from 'domutils';
-import { parseDocument } from 'htmlparser2';
+import { parseHtml } from '../content/parse-html.js';
 import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
@@ -43,7 +43,7 @@ export interface Content {
 
 function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>): Content {
   const { text } = decodeBody(page.body, page.contentType, true);
-  const document = parseDocument(text);
+  const document = parseHtml(text);
   const metadata = extractMetadata(document, page.finalUrl);
   const links = formats.has('links') ? extractLinks(document, page.finalUrl) : [];
   const images = formats.has('images') ? extractImages(document, page.finalUrl) : [];

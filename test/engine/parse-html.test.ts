@@ -1,0 +1,65 @@
+/** The faster tokenizer builds the very tree htmlparser2's own does, on awkward HTML too. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import render from 'dom-serializer';
+import type { AnyNode } from 'domhandler';
+import { parseDocument } from 'htmlparser2';
+import { parseHtml } from '../../src/engine/content/parse-html.js';
+
+/** The tree as data: types, names, attributes in order, text and comments, nesting. */
+function shape(nodes: AnyNode[]): unknown[] {
+  return nodes.map((node) => {
+    if (node.type === 'text' || node.type === 'comment' || node.type === 'directive' || node.type === 'cdata') {
+      return [node.type, 'data' in node ? node.data : undefined, 'children' in node ? shape(node.children) : undefined];
+    }
+    if ('attribs' in node) return [node.type, node.name, Object.entries(node.attribs), shape(node.children)];
+    return [node.type, 'children' in node ? shape(node.children) : undefined];
+  });
+}
+
+const same = (html: string) => {
+  const expected = parseDocument(html);
+  const actual = parseHtml(html);
+  assert.deepEqual(shape(actual.children), shape(expected.children), html);
+  assert.equal(render(actual), render(expected));
+};
+
+describe('parseHtml', () => {
+  it('agrees with parseDocument on text, entities, attributes, comments and raw-text elements', () => {
+    const cases = [
+      '',
+      'plain text only',
+      'text & more &amp; &lt;b&gt; &#8217; &#x2014; &notanentity; &copy tail &',
+      '<p class="a b" data-x=\'single "quoted"\' title="double \'quoted\' &amp; &quot;x&quot;" hidden disabled=plain>para</p>',
+      '<div id="unterminated attribute',
+      '<div title="ends at the end &amp',
+      '<!-- a comment --><!----><!---><!-- with -- dashes --->after',
+      '<!-- never closed',
+      '<![CDATA[ data ]]> <!DOCTYPE html><?xml version="1.0"?>',
+      '<script>if (a < b && c > d) { x = "</scr" + "ipt>"; }</script><style>a > b { color: red }</style>',
+      '<script>never closed <b>bold</b>',
+      '<title>A &amp; B <b>not a tag</b></title><textarea>x &lt; y</textarea><xmp><b>raw</b></xmp>',
+      '<svg><title>icon</title><path d="M0 0"/></svg><math><mi>x</mi></math>',
+      'a < b and c <3 d <> e </ f </> g <!x> h',
+      '<p>one<p>two<li>three</li></ul></div></p>end',
+      '<a href="https://example.com/?a=1&b=2&amp;c=3">link</a><img src=x.png alt="&quot;quoted&quot;"/>',
+      '<div\n\tclass = "spaced"\n>ws</div><br/><br />',
+      '\ufeffbom and ünïcödé — “quotes” 漢字 🙂 &nbsp;&#128578;',
+    ];
+    for (const html of cases) same(html);
+  });
+
+  it('agrees on random mixes of markup characters', () => {
+    const pieces = ['<', '>', '&', '"', "'", '=', '/', '!', '-', ' ', '\n', 'a', 'p', 'div', 'script', 'title', 'amp;', '#39;', '<!--', '-->', '</', 'x="', "y='", 'é', '漢'];
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 2000; round++) {
+      let html = '';
+      for (let i = random(60); i >= 0; i--) html += pieces[random(pieces.length)];
+      same(html);
+    }
+  });
+});
