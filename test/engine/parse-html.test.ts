@@ -45,12 +45,14 @@ describe('parseHtml', () => {
       '<a href="https://example.com/?a=1&b=2&amp;c=3">link</a><img src=x.png alt="&quot;quoted&quot;"/>',
       '<div\n\tclass = "spaced"\n>ws</div><br/><br />',
       '\ufeffbom and ünïcödé — “quotes” 漢字 🙂 &nbsp;&#128578;',
+      '<DIV CLASS="Upper" Data-X=1><P>Mixed</p></DiV><SCRIPT>x</SCRIPT><Svg><foreignObject><Title>t</Title></foreignObject></Svg>',
+      '漢 <dİv İD="dotted capital" ſtyle="long s"><Ǆ>x</ǆ></dİv>',
     ];
     for (const html of cases) same(html);
   });
 
   it('agrees on random mixes of markup characters', () => {
-    const pieces = ['<', '>', '&', '"', "'", '=', '/', '!', '-', ' ', '\n', 'a', 'p', 'div', 'script', 'title', 'amp;', '#39;', '<!--', '-->', '</', 'x="', "y='", 'é', '漢'];
+    const pieces = ['<', '>', '&', '"', "'", '=', '/', '!', '-', ' ', '\n', 'a', 'p', 'div', 'DIV', 'Li', 'script', 'title', 'SVG', 'amp;', '#39;', '<!--', '-->', '</', 'x="', "Y='", 'é', 'İ', '漢'];
     let seed = 42;
     const random = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;

@@ -177,6 +177,7 @@ function moveBodyContentOutOfHead(document: Document) {
 /** Links and images point where the page meant (its <base>), and lazy images at their real source. */
 function absoluteUrls(nodes: AnyNode[], base: string) {
   for (const node of nodes) {
+    if (node.type === 'text') continue;
     if (!isTag(node)) {
       if (hasChildren(node)) absoluteUrls(node.children, base);
       continue;

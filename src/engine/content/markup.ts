@@ -58,6 +58,7 @@ function allElements(root: AnyNode[], name?: string): Element[] {
   const found: Element[] = [];
   const visit = (nodes: AnyNode[]) => {
     for (const node of nodes) {
+      if (node.type === 'text') continue;
       if (isTag(node)) {
         if (!name || node.name === name) found.push(node);
         visit(node.children);

@@ -57,6 +57,8 @@ function scanDocument(root: AnyNode[]): HeadParts {
   const parts: HeadParts = { metas: [], links: [], structuredData: [] };
   const visit = (nodes: AnyNode[], inSvg: boolean) => {
     for (const node of nodes) {
+      // Text and comments first: they are half the nodes, and hasChildren is a slower test.
+      if (node.type === 'text' || node.type === 'comment') continue;
       if (!isTag(node)) {
         if (hasChildren(node)) visit(node.children, inSvg);
         continue;
