@@ -436,7 +436,7 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH) return true;
   // A caption is content even when named for its credit; the credit inside it is not, be it
   // a block or a span.
-  if (element.name !== 'figcaption' && insideOf(element, 'figure') && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
+  if (element.name !== 'figcaption' && hasAncestor(element, FIGURE) && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
   if (!BLOCK.has(element.name) || element.name === 'figcaption' || holdsTitle(element)) return false;
   const text = measures.textLength(element);
   if (text < ABOUT_MAX_TEXT && matches(measures.words(element), ABOUT_STEMS)) return true;
@@ -447,16 +447,14 @@ function holdsTitle(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (child.name === 'h1' || holdsTitle(child)));
 }
 
-function insideOf(element: Element, name: string): boolean {
-  for (let node = parentElement(element); node; node = parentElement(node)) if (node.name === name) return true;
+function hasAncestor(element: Element, names: ReadonlySet<string>): boolean {
+  for (let node = parentElement(element); node; node = parentElement(node)) if (names.has(node.name)) return true;
   return false;
 }
 
-function isListed(element: Element): boolean {
-  if (LISTED.has(element.name)) return true;
-  for (let node = parentElement(element); node; node = parentElement(node)) if (LISTED.has(node.name)) return true;
-  return false;
-}
+const FIGURE = new Set(['figure']);
+
+const isListed = (element: Element) => LISTED.has(element.name) || hasAncestor(element, LISTED);
 
 /** Blocks with text of their own under `element`, parents before children (document order). */
 function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {

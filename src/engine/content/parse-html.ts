@@ -93,33 +93,23 @@ const stockParser = Parser.prototype as unknown as ParserInternals;
 class SkippingParser extends Parser {}
 
 const skippingParser = SkippingParser.prototype as unknown as ParserInternals;
-skippingParser.onopentagname = function onopentagname(this: ParserInternals, start: number, endIndex: number) {
-  if (!this.lowerCaseTagNames || !isLowerAscii(this.getSlice(start, endIndex))) return stockParser.onopentagname.call(this, start, endIndex);
-  this.lowerCaseTagNames = false;
-  try {
-    stockParser.onopentagname.call(this, start, endIndex);
-  } finally {
-    this.lowerCaseTagNames = true;
-  }
-};
-skippingParser.onclosetag = function onclosetag(this: ParserInternals, start: number, endIndex: number) {
-  if (!this.lowerCaseTagNames || !isLowerAscii(this.getSlice(start, endIndex))) return stockParser.onclosetag.call(this, start, endIndex);
-  this.lowerCaseTagNames = false;
-  try {
-    stockParser.onclosetag.call(this, start, endIndex);
-  } finally {
-    this.lowerCaseTagNames = true;
-  }
-};
-skippingParser.onattribname = function onattribname(this: ParserInternals, start: number, endIndex: number) {
-  if (!this.lowerCaseAttributeNames || !isLowerAscii(this.getSlice(start, endIndex))) return stockParser.onattribname.call(this, start, endIndex);
-  this.lowerCaseAttributeNames = false;
-  try {
-    stockParser.onattribname.call(this, start, endIndex);
-  } finally {
-    this.lowerCaseAttributeNames = true;
-  }
-};
+type NameFlag = 'lowerCaseTagNames' | 'lowerCaseAttributeNames';
+
+/** The stock handler of a name, told not to lower-case a name that already is. */
+function takingLowerCaseAsIs(method: 'onopentagname' | 'onclosetag' | 'onattribname', flag: NameFlag) {
+  return function handleName(this: ParserInternals, start: number, endIndex: number) {
+    if (!this[flag] || !isLowerAscii(this.getSlice(start, endIndex))) return stockParser[method].call(this, start, endIndex);
+    this[flag] = false;
+    try {
+      stockParser[method].call(this, start, endIndex);
+    } finally {
+      this[flag] = true;
+    }
+  };
+}
+skippingParser.onopentagname = takingLowerCaseAsIs('onopentagname', 'lowerCaseTagNames');
+skippingParser.onclosetag = takingLowerCaseAsIs('onclosetag', 'lowerCaseTagNames');
+skippingParser.onattribname = takingLowerCaseAsIs('onattribname', 'lowerCaseAttributeNames');
 
 const present = (prototype: object, names: string[]) => names.every((name) => typeof (prototype as Record<string, unknown>)[name] === 'function');
 const INTERNALS_PRESENT = present(stock, ['stateText', 'handleInAttributeValue', 'fastForwardTo'])
