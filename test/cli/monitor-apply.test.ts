@@ -45,6 +45,24 @@ describe('monitor apply', () => {
     assert.deepEqual(JSON.parse(second.stdout).summary, { created: 0, updated: 0, unchanged: 2, deleted: 0 });
   });
 
+  it('takes the files as plain arguments or with -f, mixed; none at all is a usage error showing both ways', async () => {
+    const { dir, ww } = workspace({ 'pricing.yaml': PRICING });
+    const other = writeFiles({ 'news.yaml': NEWS });
+    const plain = await ww(['monitor', 'diff', dir, '--json']);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.deepEqual(JSON.parse(plain.stdout).plan.map((entry: { name: string }) => entry.name), ['Pricing']);
+    const mixed = await ww(['monitor', 'apply', join(dir, 'pricing.yaml'), '-f', other, '--json']);
+    assert.equal(mixed.code, 0, mixed.stderr);
+    assert.deepEqual(JSON.parse(mixed.stdout).summary, { created: 2, updated: 0, unchanged: 0, deleted: 0 });
+    for (const args of [['monitor', 'apply'], ['monitor', 'diff', '--json'], ['monitor', 'create'], ['monitor', 'validate']]) {
+      const none = await ww(args);
+      assert.equal(none.code, 2, args.join(' '));
+      assert.match(none.stderr + none.stdout, /name the definition files: .* \(e\.g\. monitors\/ or -f monitors\/\)/, args.join(' '));
+    }
+    const validated = await ww(['monitor', 'validate', '-f', dir, '-f', other, '--json']);
+    assert.equal(JSON.parse(validated.stdout).files.length, 2);
+  });
+
   it('updates with field-level changes and keeps target ids; secrets stay redacted', async () => {
     const { dir, ww } = workspace();
     await ww(['monitor', 'apply', '-f', dir]);

@@ -1,13 +1,9 @@
 /** Declarations of the monitor commands that act on a backend (behaviour in monitors.run.ts). */
 import { Command, Option } from 'commander';
 import { contextFor, type Runtime } from '../../context.js';
-import { collect } from '../../scrape-flags.js';
+import { definitionFiles, withDefinitionFiles } from '../../definition-arguments.js';
 
 const run = () => import('./monitors.run.js');
-
-function withFiles(command: Command): Command {
-  return command.requiredOption('-f, --file <path>', 'YAML file, directory of .yaml/.yml files, or - for standard input (repeatable)', collect);
-}
 
 function formatOption(): Option {
   return new Option('--format <format>', 'the plan as text or as Markdown for a pull-request comment (markdown); invalid files as GitHub Actions annotations (github; the default when GITHUB_ACTIONS=true)')
@@ -15,7 +11,7 @@ function formatOption(): Option {
 }
 
 export function applyCommand(runtime: Runtime): Command {
-  return withFiles(new Command('apply'))
+  return withDefinitionFiles(new Command('apply'))
     .description('create or update monitors to match the files, matched by name; idempotent')
     .option('--dry-run', 'show the plan and change nothing')
     .option('--prune', 'delete monitors that are not in the files (asks first, or --yes)')
@@ -24,34 +20,34 @@ export function applyCommand(runtime: Runtime): Command {
     .addOption(formatOption())
     .addHelpText('after', `
 Examples:
-  $ webwatch monitor apply -f monitors/
-  $ webwatch monitor apply -f monitors/ --prune --yes --json
-  $ webwatch monitor apply -f monitors/ --dry-run --detailed-exitcode   # exit 8: changes pending`)
-    .action(async (options: unknown, command: Command) => {
-      runtime.exitCode = await (await run()).runApply(await contextFor(command, runtime), options, 'apply');
+  $ webwatch monitor apply monitors/
+  $ webwatch monitor apply monitors/ --prune --yes --json
+  $ webwatch monitor apply -f prices.yaml -f news.yaml --dry-run --detailed-exitcode   # exit 8: changes pending`)
+    .action(async (files: string[], options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runApply(await contextFor(command, runtime), { ...(options as object), file: definitionFiles(files, options as { file?: string[] }) }, 'apply');
     });
 }
 
 export function diffCommand(runtime: Runtime): Command {
-  return withFiles(new Command('diff'))
+  return withDefinitionFiles(new Command('diff'))
     .description('show what apply would change, field by field; changes nothing')
     .option('--prune', 'include the monitors apply --prune would delete')
     .option('--detailed-exitcode', 'exit 8 when there are changes')
     .addOption(formatOption())
     .addHelpText('after', `
 Examples:
-  $ webwatch monitor diff -f monitors/
-  $ webwatch monitor diff -f monitors/ --prune --format markdown --detailed-exitcode > plan.md   # a pull-request comment`)
-    .action(async (options: unknown, command: Command) => {
-      runtime.exitCode = await (await run()).runApply(await contextFor(command, runtime), options, 'diff');
+  $ webwatch monitor diff monitors/
+  $ webwatch monitor diff monitors/ --prune --format markdown --detailed-exitcode > plan.md   # a pull-request comment`)
+    .action(async (files: string[], options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runApply(await contextFor(command, runtime), { ...(options as object), file: definitionFiles(files, options as { file?: string[] }) }, 'diff');
     });
 }
 
 export function createCommand(runtime: Runtime): Command {
-  return withFiles(new Command('create'))
+  return withDefinitionFiles(new Command('create'))
     .description('create the monitors of the files (a name that exists is a conflict)')
-    .action(async (options: unknown, command: Command) => {
-      runtime.exitCode = await (await run()).runCreate(await contextFor(command, runtime), options);
+    .action(async (files: string[], options: unknown, command: Command) => {
+      runtime.exitCode = await (await run()).runCreate(await contextFor(command, runtime), { ...(options as object), file: definitionFiles(files, options as { file?: string[] }) });
     });
 }
 

@@ -24,7 +24,7 @@ import { parseFlags } from '../../flags.js';
 import { problemFormat, reportRoot } from '../../problem-format.js';
 
 const applyFlags = z.object({
-  file: z.array(z.string()).min(1, 'give at least one file, directory or -'),
+  file: z.array(z.string()),
   dryRun: z.boolean().default(false),
   prune: z.boolean().default(false),
   yes: z.boolean().default(false),
@@ -175,7 +175,7 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
 }
 
 export async function runCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ file: z.array(z.string()).min(1, 'give at least one file') }), rawFlags);
+  const flags = parseFlags(z.object({ file: z.array(z.string()) }), rawFlags);
   const definitions = await definitionsOrReport(context, flags.file);
   if (typeof definitions === 'number') return definitions;
   return withBackend(context, 'creating', async (backend) => {
