@@ -55,6 +55,8 @@ export function renderError(error: unknown, output: Output): ExitCode {
       error: failure.message,
       code: codeOf(failure),
       ...(failure.details !== undefined && { details: failure.details }),
+      // What the terminal prints as `hint:` (a did-you-mean, the command that fixes it), for scripts too.
+      ...(failure.suggestion !== undefined && { hint: failure.suggestion }),
     });
   } else {
     // Messages carry text from outside: a server's error, a file's content, a flag's value.

@@ -144,6 +144,7 @@ describe('webwatch db check', () => {
     assert.deepEqual(JSON.parse(empty.stdout), {
       success: false, code: 'DATABASE_EMPTY',
       error: `the engine database ${join(dir, 'empty.db')} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`,
+      hint: 'restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there. The file is left as it is',
     });
     const foreign = await run(['db', 'check', '--database', join(dir, 'readme.db')]);
     assert.equal(foreign.code, 1, foreign.stderr);
@@ -190,6 +191,7 @@ describe('a damaged, empty or foreign engine database', () => {
     assert.equal(json.code, 1);
     assert.deepEqual(JSON.parse(json.stdout), {
       success: false, code: 'DATABASE_CORRUPT', error: `the engine database ${file} is damaged: database disk image is malformed (SQLITE_CORRUPT)`,
+      hint: `webwatch db check --database sqlite:${file} lists what is damaged; stop webwatch, keep a copy of the file, and restore the database from a backup`,
     });
   });
 });

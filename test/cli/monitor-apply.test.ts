@@ -187,6 +187,7 @@ describe('monitor apply progress and conflicts', () => {
       error: 'another process created monitor "Pricing" while this apply ran',
       code: 'APPLY_CONFLICT',
       details: { name: 'Pricing', reason: { name: 'Pricing', reason: 'a monitor with this name exists' } },
+      hint: 'run the apply again: it plans from the monitors as they are then',
     });
   });
 });

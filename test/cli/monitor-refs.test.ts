@@ -53,6 +53,15 @@ describe('monitor commands by prefix and name', () => {
     const unknown = await ww(['monitor', 'get', 'Acme pricng']);
     assert.equal(unknown.code, 4);
     assert.equal(unknown.stderr, 'error: monitor "Acme pricng": no monitor has this id, id prefix or name\nhint: did you mean "Acme pricing"?\n');
+    const unknownJson = await ww(['--json', 'monitor', 'get', 'Acme pricng']);
+    assert.equal(unknownJson.code, 4);
+    assert.deepEqual(JSON.parse(unknownJson.stdout), {
+      success: false,
+      error: 'Not Found',
+      code: 'NOT_FOUND',
+      details: { monitor: 'Acme pricng', reason: 'no monitor has this id, id prefix or name' },
+      hint: 'did you mean "Acme pricing"?',
+    });
 
     assert.equal((await ww(['monitor', 'pause', 'acme pricing'])).code, 0);
     const paused = await ww(['monitor', 'run', 'Acme pricing']);
