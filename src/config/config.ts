@@ -3,9 +3,9 @@
  * project's (found by lilconfig from the working directory up to the home directory; the names
  * are in PROJECT_FILES). Checked with zod; errors name the file.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
-import { extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { defaultLoaders, lilconfigSync, type LilconfigResult, type Loader, type LoaderSync } from 'lilconfig';
 import { z } from 'zod';
 import { UsageError } from '../errors/webwatch-error.js';
@@ -148,12 +148,21 @@ function mayBeSecret(issue: z.core.$ZodIssue): boolean {
   return typeof issue.input === 'string' && ADDRESS_WITH_CREDENTIALS.test(issue.input);
 }
 
-function checked(file: string, value: unknown): ConfigFile {
+/**
+ * The file's settings, checked; each problem says where it is (`file:line:column`) when the file
+ * is YAML or JSON, whose text `source` gives (with the path of the settings inside it).
+ */
+async function checked(file: string, value: unknown, source?: { text: string; under: string[] }): Promise<ConfigFile> {
   const result = configSchema().safeParse(value ?? {}, { reportInput: true });
   if (result.success) return result.data;
+  // Loaded only for a file with problems: the YAML parser is not on most commands' path.
+  const locateInText = source && (await import('../core/definitions/parse.js')).locateInText;
   const lines = result.error.issues
     .flatMap((issue) => describeIssue(issue, { concealInput: mayBeSecret(issue) }))
-    .map((p) => `${file}: ${formatPath(p.path)}: ${p.message}`);
+    .map((p) => {
+      const at = locateInText?.(source!.text, [...source!.under, ...p.path], p.message.startsWith('unknown field'));
+      return `${file}${at ? `:${at.line}:${at.column}` : ''}: ${formatPath(p.path)}: ${p.message}`;
+    });
   throw new UsageError(`invalid configuration:\n${lines.join('\n')}`, { details: lines });
 }
 
@@ -251,13 +260,22 @@ interface Layer {
 
 async function readLayer(find: () => LilconfigResult, file?: string): Promise<Layer | undefined> {
   let found: { config: unknown; filepath: string } | null = null;
+  let source: { text: string; under: string[] } | undefined;
   try {
     found = find();
-    if (found?.config instanceof Found) found = { ...found, config: await LOADERS[extname(found.filepath) || 'noExt']!(found.filepath, found.config.text) };
+    if (found?.config instanceof Found) {
+      const { text } = found.config;
+      const extension = extname(found.filepath);
+      if (!['.js', '.cjs', '.mjs'].includes(extension)) source = { text, under: [] };
+      found = { ...found, config: await LOADERS[extension || 'noExt']!(found.filepath, text) };
+    } else if (found && extname(found.filepath) === '.json') {
+      // Parsed by the search already (package.json, to see whether it holds settings).
+      source = { text: readFileSync(found.filepath, 'utf8'), under: basename(found.filepath) === 'package.json' ? [MODULE] : [] };
+    }
   } catch (error) {
     throw new UsageError(`cannot read the configuration: ${unreadable(error, file ?? found?.filepath)}`);
   }
-  return found ? { file: found.filepath, config: checked(found.filepath, found.config) } : undefined;
+  return found ? { file: found.filepath, config: await checked(found.filepath, found.config, source) } : undefined;
 }
 
 export async function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<Config> {

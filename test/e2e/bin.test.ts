@@ -27,6 +27,14 @@ describe('bin/webwatch.js', () => {
   });
 
   it('reads the project configuration in each of its formats, JavaScript modules included', () => {
+    // Where the wrong value is, in the files whose text has places (YAML and JSON, not JavaScript).
+    const AT: Record<string, string> = {
+      'package.json': ':1:44',
+      '.webwatchrc': ':2:9',
+      '.webwatchrc.json': ':1:18',
+      '.webwatchrc.yml': ':1:15',
+      '.config/webwatchrc.yaml': ':1:15',
+    };
     // A port out of range makes the file's contents show in the error: it was found and read.
     const settings = { serve: { port: 99999 } };
     const files: Record<string, string> = {
@@ -47,8 +55,18 @@ describe('bin/webwatch.js', () => {
       const cwd = join(project, 'docs');
       const result = webwatch(['monitor', 'list'], { cwd, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
       assert.equal(result.code, 2, `${name}: ${result.stderr}`);
-      assert.equal(result.stderr, `error: invalid configuration:\n${join(project, name)}: serve.port: must be at most 65535 (got 99999)\n`, name);
+      assert.equal(result.stderr, `error: invalid configuration:\n${join(project, name)}${AT[name] ?? ''}: serve.port: must be at most 65535 (got 99999)\n`, name);
     }
+  });
+
+  it('says where in a YAML or JSON configuration file a setting is wrong, and what was meant', () => {
+    const home = tempDir();
+    const project = join(home, 'site');
+    writeFiles({ '.webwatchrc': 'apiUrl: http://127.0.0.1:9\nllm:\n  baseUrl: http://127.0.0.1:9/v1\n  model: m\n  modle: gpt\n' }, project);
+    const result = webwatch(['monitor', 'list', '--json'], { cwd: project, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
+    assert.equal(result.code, 2);
+    const rc = join(project, '.webwatchrc');
+    assert.deepEqual(JSON.parse(result.stdout).details, [`${rc}:5:3: llm.modle: unknown field "modle" (did you mean "model"?)`]);
   });
 
   it('names the file and the error of a JavaScript configuration that throws', () => {
@@ -123,7 +141,7 @@ describe('bin/webwatch.js', () => {
   it('exits 2 when a required argument is missing', () => {
     const result = webwatch(['monitor', 'validate']);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /missing required argument 'file'/);
+    assert.match(result.stderr, /^error: name the definition files: /);
   });
 
   it('help exit-codes prints the table', () => {
@@ -140,7 +158,7 @@ describe('bin/webwatch.js', () => {
   it('help <command> shows that command', () => {
     const result = webwatch(['help', 'monitor', 'validate']);
     assert.equal(result.code, 0);
-    assert.match(result.stdout, /^Usage: webwatch monitor validate \[options\] <file\.\.\.>/);
+    assert.match(result.stdout, /^Usage: webwatch monitor validate \[options\] \[files\.\.\.\]/);
     assert.equal(webwatch(['help', 'nothing']).code, 2);
   });
 

@@ -2,7 +2,7 @@
  * YAML definition files -> monitor candidates with source positions. A file holds one monitor
  * (a mapping), a list of monitors, or several `---` documents of either kind.
  */
-import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type CST, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Composer, isMap, parseDocument, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type CST, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import { unstorableTextsIn } from '../../spec/stored-text.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
@@ -251,6 +251,20 @@ function pathOf(root: Node, ancestry: readonly unknown[]): PathSegment[] {
     if (isPair(here) && isScalar(here.key)) path.push(here.key.value as string);
   }
   return path;
+}
+
+/**
+ * Where a field of a YAML or JSON text is, for files that are not definitions (configuration);
+ * the start of the text when the path is not there.
+ */
+export function locateInText(text: string, path: readonly PathSegment[], atKey: boolean): SourcePosition {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const position = (offset: number): SourcePosition => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  return document.contents ? locateIn(document.contents as Node, path, atKey, position) : { line: 1, column: 1 };
 }
 
 function locateIn(
