@@ -37,7 +37,7 @@ describe('proxy settings', () => {
     for (const setting of settings) {
       const project = writeFiles({ '.webwatchrc.json': JSON.stringify(setting) });
       await assert.rejects(loadConfig(noUserFile(), project), (error: Error) => {
-        assert.match(error.message, /\.webwatchrc\.json: proxy(\.basic)?: must /);
+        assert.match(error.message, /\.webwatchrc\.json:1:\d+: proxy(\.basic)?: must /);
         assert.ok(!error.message.includes(PASSWORD), error.message);
         return true;
       });
