@@ -14,6 +14,7 @@ import { progressShown, startProgress } from './progress.js';
 import type { Style } from './style.js';
 import { cutTo } from './table.js';
 import type { Styled } from './terminal-text.js';
+import { plural } from '../lib/plural.js';
 
 /** How often the status line's times move. */
 const TICK_MS = 200;
@@ -36,7 +37,6 @@ export interface AgentLiveOptions {
   now?: () => number;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `12.3 s · model turn 3, 4.2 s · 5 of 20 credits`; each agent at work named when there are several. */
 export function statusText(view: AgentRunView, now: number): string {

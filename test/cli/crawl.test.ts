@@ -23,7 +23,17 @@ describe('webwatch crawl', () => {
     assert.equal(result.code, 0);
     const rows = result.stdout.trim().split('\n').map((line) => line.split('\t')).sort((a, b) => a[0]!.localeCompare(b[0]!));
     assert.deepEqual(rows, [[`${server.origin}/`, '200', 'Home'], [`${server.origin}/one`, '200', 'One'], [`${server.origin}/two`, '404', 'Gone']]);
-    assert.match(result.stderr, /3 pages crawled, 0 errors/);
+    // The 404 is listed with its status, and counted as what it is: an error, not a page crawled.
+    assert.match(result.stderr, /(^|\n)2 pages crawled, 1 error \(1 HTTP 404\)\n$/);
+    const one = await run(['crawl', server.url, '--sitemap', 'skip', '--limit', '1']);
+    assert.match(one.stderr, /(^|\n)1 page crawled, 0 errors\n$/);
+  });
+
+  it('a crawl whose every page answered an HTTP error fails (exit 1)', async () => {
+    const result = await run(['crawl', `${server.origin}/two`, '--sitemap', 'skip']);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, `${server.origin}/two\t404\tGone\n`);
+    assert.match(result.stderr, /(^|\n)0 pages crawled, 1 error \(1 HTTP 404\)\n$/);
   });
 
   it('--json prints one JSON document per page', async () => {
@@ -50,7 +60,7 @@ describe('webwatch crawl', () => {
     assert.equal(result.code, 0);
     assert.deepEqual(readdirSync(dir).sort(), ['127.0.0.1.links.txt', '127.0.0.1.md', '127.0.0.1_one.links.txt', '127.0.0.1_one.md', '127.0.0.1_two.links.txt', '127.0.0.1_two.md']);
     assert.equal(readFileSync(join(dir, '127.0.0.1.links.txt'), 'utf8'), `${server.origin}/one\n${server.origin}/two\n`);
-    assert.match(result.stderr, new RegExp(`3 pages crawled, 0 errors; wrote 6 files into ${dir}\n$`));
+    assert.match(result.stderr, new RegExp(`2 pages crawled, 1 error \\(1 HTTP 404\\); wrote 6 files into ${dir}\n$`));
   });
 
   it('-o naming a file is a usage error, before crawling', async () => {

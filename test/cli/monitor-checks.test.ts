@@ -43,6 +43,13 @@ describe('monitor run, checks, check', () => {
     });
   }
 
+  it('says its counts in the number they take: 1 error, 1 page', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    await run(['monitor', 'apply', '-f', monitorFile('One', ['http://127.0.0.1:1/down'], false)], { env });
+    const result = await run(['monitor', 'run', 'One'], { env });
+    assert.match(result.stdout + result.stderr, /: 0 changed, 0 new, 0 removed, 0 same, 1 error \(1 page\)\n/);
+  });
+
   it('reports new, same, changed, removed and error pages with counts and diffs', async () => {
     const env = { WEBWATCH_HOME: tempDir() };
     const dir = monitorFile('Site', [`${server.origin}/a`, `${server.origin}/b`, `${server.origin}/old`, 'http://127.0.0.1:1/down']);
@@ -300,8 +307,11 @@ describe('a page that is gone', () => {
       return { summary: done.summary, pages: Object.fromEntries(pages.map((p) => [p.url.replace(server.origin, ''), `${p.status} ${p.statusCode}`])), raw: pages };
     };
 
-    // A link to a page that answers 404 from the start: removed on first sight.
-    assert.deepEqual((await check()).pages, { '/offer': 'new 200', '/hub/': 'new 200', '/hub/leaf': 'new 200', '/hub/dead': 'removed 404' });
+    // A link to a page that answers 404 from the start: never seen, so not removed but an error, once.
+    const first = await check();
+    assert.deepEqual(first.pages, { '/offer': 'new 200', '/hub/': 'new 200', '/hub/leaf': 'new 200', '/hub/dead': 'error 404' });
+    assert.deepEqual(first.summary, { changed: 0, error: 1, new: 3, removed: 0, same: 0, totalPages: 4 });
+    assert.match((first.raw.find((p) => p.url.endsWith('/hub/dead')) as { error?: string }).error ?? '', /^HTTP 404: the page does not exist \(first check of this address/);
 
     page.status = 404;
     page.linked = false;

@@ -16,6 +16,7 @@ import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
 import { outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
 import { formatNames } from '../scrape-output.js';
+import { plural } from '../../lib/plural.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({
   limit: z.coerce.number().int().optional(),
@@ -83,6 +84,8 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
 
   const progress = await startProgress(io, output, `crawling ${url}`);
   let done = 0;
+  let httpErrorCount = 0;
+  const httpErrors = new Map<number, number>();
   const onPage = async (page: CrawlPage) => {
     done++;
     progress.update(`crawling ${url}: ${done} page${done === 1 ? '' : 's'}`);
@@ -91,6 +94,11 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
       if (output.json && !flags.output) io.stdout.write(`${JSON.stringify({ success: false, url: page.url, error: error.message, ...(error.code && { code: error.code }) })}\n`);
       else output.problem(styledLine`${output.messageStyle.red('error:')} ${page.url}: ${error.message}`);
       return;
+    }
+    const status = page.document.metadata.statusCode;
+    if (status >= 400) {
+      httpErrorCount++;
+      httpErrors.set(status, (httpErrors.get(status) ?? 0) + 1);
     }
     if (flags.output) {
       // Pages finish concurrently: count after the await, not across it.
@@ -115,8 +123,12 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   }
   const robots = summary.skippedByRobots > 0 ? `, ${summary.skippedByRobots} skipped by robots.txt` : '';
   const files = flags.output ? `; wrote ${filesWritten} file${filesWritten === 1 ? '' : 's'} into ${flags.output}` : '';
-  output.info(`${summary.pages} page${summary.pages === 1 ? '' : 's'} crawled, ${summary.errors} error${summary.errors === 1 ? '' : 's'}${robots}${files}`);
-  return summary.pages === 0 && summary.errors > 0 ? EXIT.failure : EXIT.ok;
+  // A page that answered 404 or 500 is listed with its status, but it is an error, not a page crawled.
+  const answered = httpErrors.size > 0 ? ` (${[...httpErrors].sort(([a], [b]) => a - b).map(([status, count]) => `${count} HTTP ${status}`).join(', ')})` : '';
+  const errors = summary.errors + httpErrorCount;
+  const crawled = summary.pages - httpErrorCount;
+  output.info(`${plural(crawled, 'page')} crawled, ${plural(errors, 'error')}${answered}${robots}${files}`);
+  return crawled === 0 && errors > 0 ? EXIT.failure : EXIT.ok;
 }
 
 /** `crawl status|cancel|errors <id>`: a crawl job of the API. */
@@ -143,7 +155,7 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
     if (!flags.documents) {
       if (output.json) output.jsonDocument({ ...summary, next: undefined });
       else {
-        output.data(`crawl ${id}: ${summary.status}, ${summary.completed} of ${summary.total} pages${summary.creditsUsed !== undefined ? `, ${summary.creditsUsed} credits` : ''}`);
+        output.data(`crawl ${id}: ${summary.status}, ${summary.completed} of ${plural(summary.total, 'page')}${summary.creditsUsed !== undefined ? `, ${plural(summary.creditsUsed, 'credit')}` : ''}`);
         if (summary.error) output.data(`error: ${summary.error}`);
         if (summary.expiresAt) output.info(`results kept until ${summary.expiresAt}`);
       }
@@ -162,7 +174,7 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
       status = await backend.crawlStatus(id, seen);
       documents = status.data;
     }
-    output.info(`crawl ${id}: ${summary.status}, ${summary.completed} of ${summary.total} pages`);
+    output.info(`crawl ${id}: ${summary.status}, ${summary.completed} of ${plural(summary.total, 'page')}`);
     return summary.status === 'failed' ? EXIT.failure : EXIT.ok;
   });
 }

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors/webwatch-error.js';
 import { escapeControls, styled } from '../../ui/terminal-text.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
+import { plural } from '../../lib/plural.js';
 
 async function closing<T>(databases: Db[], work: () => Promise<T>): Promise<T> {
   try {
@@ -66,6 +67,6 @@ export async function runDbCopy(context: CommandContext, rawFlags: unknown): Pro
     copyDatabase(from, to, (table, rows) => context.output.info(`${table}: ${rows} row${rows === 1 ? '' : 's'}`)));
   const rows = report.tables.reduce((sum, table) => sum + table.rows, 0);
   if (context.output.json) context.output.jsonDocument({ from: from.location, to: to.location, tables: report.tables, rows });
-  else context.output.info(`copied ${rows} rows from ${from.location} to ${to.location}`);
+  else context.output.info(`copied ${plural(rows, 'row')} from ${from.location} to ${to.location}`);
   return EXIT.ok;
 }

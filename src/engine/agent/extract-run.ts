@@ -17,6 +17,7 @@ import { JSON_MAX_ATTEMPTS } from '../extract/model-formats.js';
 import type { SchemaValidator } from '../extract/json-schema.js';
 import type { ChatMessage, ChatModel } from '../llm/chat.js';
 import type { AgentStore, ExtractJob } from './agent-store.js';
+import { plural } from '../../lib/plural.js';
 
 /**
  * Credits of an extract job beyond the pages it reads (each what its scrape costs): a site
@@ -100,7 +101,7 @@ export async function runExtractJob(context: ExtractContext, job: ExtractJob): P
       }
     }
     if (urls.length > EXTRACT_PAGES_MAX) {
-      warnings.push(`${urls.length - EXTRACT_PAGES_MAX} pages were left out: a job reads at most ${EXTRACT_PAGES_MAX}`);
+      warnings.push(`${plural(urls.length - EXTRACT_PAGES_MAX, 'page was', 'pages were')} left out: a job reads at most ${EXTRACT_PAGES_MAX}`);
       urls.length = EXTRACT_PAGES_MAX;
     }
     const pageOptions: ScrapeOptions = { ...request.scrapeOptions, timeout: request.scrapeOptions?.timeout ?? EXTRACT_PAGE_TIMEOUT_MS };
@@ -212,7 +213,7 @@ async function extractFromPages(context: ExtractContext, job: ExtractJob, pages:
   ].filter(Boolean).join('\n');
   const messages: ChatMessage[] = [
     { role: 'system', content: task },
-    { role: 'user', content: `Extract the data from these ${pages.length} pages. Each stands between two ${fence} markers, after its number and address.\n${pagesText}` },
+    { role: 'user', content: `Extract the data from ${pages.length === 1 ? 'this page' : `these ${pages.length} pages`}. Each stands between two ${fence} markers, after its number and address.\n${pagesText}` },
   ];
   let problems: string[] = [];
   for (let attempt = 1; attempt <= JSON_MAX_ATTEMPTS; attempt++) {

@@ -87,6 +87,8 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
       return { ...base, status: 'same', statusCode, currentScrapeId };
     }
     pending.snapshots.push(goneSnapshot(targetId, url, currentScrapeId, fingerprint));
+    // Only a page seen before can be removed; one that never existed is a broken address, said once.
+    if (!previous) return { ...base, status: 'error', statusCode, currentScrapeId, error: `HTTP ${statusCode}: the page does not exist (first check of this address, so not counted as removed)` };
     return { ...base, status: 'removed', statusCode, currentScrapeId };
   }
   const markdown = document.markdown ?? '';

@@ -13,6 +13,7 @@ import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, WORKER_ID } from '../store/leases.js';
 import type { Tables } from '../store/tables.js';
+import { plural } from '../../lib/plural.js';
 
 export interface OutboxEntry {
   id: string;
@@ -103,7 +104,7 @@ export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: 
   if (noteworthy.length === 0) return [];
   const { summary } = check;
   const name = monitor.definition.name;
-  const counts = `${summary.changed} changed, ${summary.new} new, ${summary.removed} removed, ${summary.error} errors of ${summary.totalPages} pages`;
+  const counts = `${summary.changed} changed, ${summary.new} new, ${summary.removed} removed, ${plural(summary.error, 'error')} of ${plural(summary.totalPages, 'page')}`;
   const subject = `[webwatch] ${name}: ${[summary.changed && `${summary.changed} changed`, summary.new && `${summary.new} new`, summary.removed && `${summary.removed} removed`].filter(Boolean).join(', ')}`;
   const diffOf = (page: PageResult) => (email.includeDiffs && page.diff ? diffText(page.diff) : '');
   const text = [

@@ -24,6 +24,7 @@
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { PDF_INSUFFICIENT_TIME, PDF_INSUFFICIENT_TIME_MESSAGE } from '../../spec/errors.js';
 import { SCRAPE_TIMEOUT_MAX_MS } from '../../spec/limits.js';
+import { plural } from '../../lib/plural.js';
 
 /** Milliseconds a page takes, measured (see above). */
 export const MS_PER_PAGE = { text: 1000 / 258, ocr: 1310 } as const;
@@ -64,7 +65,7 @@ export function ensureTimeFor(work: PdfWork, pages: number, total: number, limit
     ? `Please increase the timeout parameter in your scrape request to at least ${enough}ms.`
     : `They need more than the longest timeout (${SCRAPE_TIMEOUT_MAX_MS}ms): read fewer pages with the pdf parser's maxPages (about ${Math.max(1, Math.floor((SCRAPE_TIMEOUT_MAX_MS - spent) / (msPerPage * SPEED_MARGIN)))} fit in it).`;
   // The message says it all: a conversion worker passes on an error's message, code and status only.
-  throw new WebwatchError(`${PDF_INSUFFICIENT_TIME_MESSAGE} of ${total} pages${which}: ${Math.max(0, Math.round(left))}ms of the scrape's timeout (${limits.timeoutMs}ms) are left. ${advice}`, {
+  throw new WebwatchError(`${PDF_INSUFFICIENT_TIME_MESSAGE} of ${plural(total, 'page')}${which}: ${Math.max(0, Math.round(left))}ms of the scrape's timeout (${limits.timeoutMs}ms) are left. ${advice}`, {
     status: 408,
     code: PDF_INSUFFICIENT_TIME,
   });

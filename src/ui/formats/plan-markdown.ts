@@ -8,11 +8,11 @@ import { reportedProblems } from '../../core/reported-problems.js';
 import type { ValidationReport } from '../../core/validate.js';
 import { redactChange } from '../redact.js';
 import { markdownCode, markdownTable, markdownText, shortened } from './markdown.js';
+import { plural } from '../../lib/plural.js';
 
 /** A comment has a size limit (65,536 characters on GitHub): long values are cut, the JSON plan has them whole. */
 const VALUE_MAX = 200;
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 function heading(plan: readonly PlanEntry[], applied: boolean): string {
   const s = planSummary(plan);

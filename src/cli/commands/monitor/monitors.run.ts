@@ -22,6 +22,7 @@ import { withBackend } from '../../backend.js';
 import type { CommandContext } from '../../context.js';
 import { parseFlags } from '../../flags.js';
 import { problemFormat, reportRoot } from '../../problem-format.js';
+import { plural } from '../../../lib/plural.js';
 
 const applyFlags = z.object({
   file: z.array(z.string()),
@@ -283,7 +284,7 @@ function reportDeliveryFailures(output: Output, check: CheckRecord): void {
 const checkLine = (check: CheckRecord) => {
   // A check that has not finished has no counts yet (its summary is zeroed).
   const s = check.finishedAt ? check.summary : undefined;
-  const counts = s ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${s.error} errors (${s.totalPages} pages)` : '';
+  const counts = s ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${plural(s.error, 'error')} (${plural(s.totalPages, 'page')})` : '';
   return `check ${check.id} ${check.status}${counts ? `: ${counts}` : ''}`;
 };
 
