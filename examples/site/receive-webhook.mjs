@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Receives webwatch's webhooks on 127.0.0.1 and prints each one, for the README's walk-through.
 // Usage: node examples/site/receive-webhook.mjs [port]   (else $HOOK_PORT, else 8081; 0 picks a free port)
-// The payload's full shape is in the README's "Webhooks" section.
+// The payload's full shape is in docs/notifications.md, "Webhooks".
 import { createServer } from 'node:http';
 
 const port = Number(process.argv[2] ?? process.env.HOOK_PORT ?? 8081);

@@ -1,4 +1,4 @@
-/** The exit-code table (DESIGN §3), shown by `webwatch help exit-codes` and the README. */
+/** The exit-code table (DESIGN §3), shown by `webwatch help exit-codes` and docs/output.md. */
 
 export const EXIT = {
   ok: 0,

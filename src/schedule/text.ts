@@ -1,5 +1,5 @@
 /**
- * Natural-language schedules (spec §2.2) to five-field cron. The README documents the mapping.
+ * Natural-language schedules (spec §2.2) to five-field cron. docs/monitors.md ("Schedules") documents the mapping.
  *
  *   every N minutes                       -> *\/N * * * *        (N divides 60)
  *   every N minutes starting at minute :M -> M%N-59/N * * * *

@@ -72,7 +72,7 @@ export interface ServerOptions extends CheckServices {
   scheduler?: { maxConcurrent: number; jitterMs: number; timers?: Timers };
   /**
    * How long a client may take to send a request's headers, and its whole request; how long an
-   * idle keep-alive connection stays open (SERVER_DEFAULTS, README "Security").
+   * idle keep-alive connection stays open (SERVER_DEFAULTS, docs/security.md).
    */
   timeouts?: Partial<ConnectionTimeouts>;
   /** Connections open at once: beyond them, new connections are closed as they arrive. */
@@ -80,7 +80,7 @@ export interface ServerOptions extends CheckServices {
   /** Queued crawls, batches, agent jobs and manual checks this process runs at once (default 20). */
   jobConcurrency?: number;
   /**
-   * What this process does (README, "Running on several machines"): `all` (the default) serves
+   * What this process does (docs/serve.md, "Running on several machines"): `all` (the default) serves
    * the API, runs the scheduler, queued work and deliveries; `api` serves the API only and
    * queues its work for workers; `worker` runs scheduled checks, queued work and deliveries, and
    * answers the health route only.

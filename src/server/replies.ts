@@ -21,7 +21,7 @@ import { errorBody, invalid } from './http.js';
 /** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
 export const MAX_PATH_PARAM_LENGTH = 256;
 export const DATABASE_DAMAGED = `${ERROR_MESSAGES.internal}: the server's database is damaged, and its operator must restore it`;
-const ROUTE_NOT_OFFERED = 'webwatch serve answers the routes listed in its README ("Serving the API"); this one is not among them';
+const ROUTE_NOT_OFFERED = 'webwatch serve answers the routes listed in its documentation ("Serving the API", docs/serve.md); this one is not among them';
 
 /** Node's own answers to malformed requests (431 for huge headers, 400, 408), as §7.1 bodies. */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {

@@ -37,8 +37,8 @@ export function buildMonitorSchemas(mode: SchemaMode) {
   /**
    * The spec lists crawl options only by example; on the wire they are also those of the hosted
    * SDK's CrawlOptions (POST /v2/crawl sends them beside the URL, and a monitor's crawl target
-   * may carry them). Accepted as they were before requests were closed; the README's "Request
-   * rules" says which ones the crawler uses.
+   * may carry them). Accepted as they were before requests were closed; "Request rules" in
+   * docs/serve.md says which ones the crawler uses.
    */
   const sdkCrawlFields = {
     ...requestTags(),

@@ -122,7 +122,7 @@ describe('the README walk-through', () => {
     const home = tempDir();
     const project = tempDir();
     cpSync(join(ROOT, 'examples', 'site'), join(project, 'examples', 'site'), { recursive: true });
-    // Stands for `npm install -g .`, which this test does not run: it would change the machine.
+    // Stands for `npm install -g . --ignore-scripts`, which this test does not run: it would change the machine.
     const shims = tempDir();
     writeFileSync(join(shims, 'webwatch'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
     chmodSync(join(shims, 'webwatch'), 0o755);
@@ -167,7 +167,7 @@ describe('the README walk-through', () => {
       }
     }
 
-    assert.deepEqual(skipped, ['npm install -g .'], 'only the PATH install is left out');
+    assert.deepEqual(skipped, ['npm install -g . --ignore-scripts'], 'only the PATH install is left out');
     const [site, receiver] = jobs;
     assert.match(site?.command ?? '', /serve\.mjs/);
     assert.match(receiver?.command ?? '', /receive-webhook\.mjs/);

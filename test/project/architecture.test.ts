@@ -1,7 +1,7 @@
 /**
  * The layers of the source, checked on the TypeScript sources (type imports included) by
  * dependency-cruiser rather than by hand: no import cycles, and each layer imports only the
- * layers below it (see "Architecture" in the README).
+ * layers below it (see "Layers" in docs/development.md).
  */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';

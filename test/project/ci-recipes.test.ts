@@ -1,5 +1,5 @@
 /**
- * The CI recipes of the README, as the files under examples/ci/ that it includes: valid YAML,
+ * The CI recipes of the documentation (docs/ci.md), as the files under examples/ci/ that it includes: valid YAML,
  * and their scripts run in the order a pipeline runs them (pull request, then merge) against
  * `webwatch serve` on 127.0.0.1, with `webwatch` on the PATH and stand-ins for npm, gh and curl.
  * Also the composite action (action.yml): its command step, run the same way.
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parseDocument } from 'yaml';
+import { documentation } from '../helpers/docs.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
@@ -18,7 +19,8 @@ import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const GITHUB_WORKFLOW = 'examples/ci/.github/workflows/monitors.yml';
 const GITLAB_PIPELINE = 'examples/ci/.gitlab-ci.yml';
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** README.md and docs/*.md: the recipes may sit on any page. */
+const DOCS = documentation();
 
 function yamlFile(path: string): Record<string, unknown> {
   const document = parseDocument(readFileSync(join(ROOT, path), 'utf8'), { uniqueKeys: true });
@@ -253,10 +255,10 @@ describe('the CI recipes', () => {
     'monitors/news.yaml': NEWS,
   };
 
-  it('are in the README as they are in examples/ci/, and hidden from `monitor validate examples/`', async () => {
+  it('are in the documentation as they are in examples/ci/, and hidden from `monitor validate examples/`', async () => {
     for (const path of [GITHUB_WORKFLOW, GITLAB_PIPELINE, 'action.yml']) yamlFile(path);
     for (const path of [GITHUB_WORKFLOW, GITLAB_PIPELINE]) {
-      assert.ok(README.includes(`\`\`\`yaml\n${readFileSync(join(ROOT, path), 'utf8')}\`\`\``), `README.md includes ${path} as it is`);
+      assert.ok(DOCS.includes(`\`\`\`yaml\n${readFileSync(join(ROOT, path), 'utf8')}\`\`\``), `the documentation includes ${path} as it is`);
     }
     const examples = await run(['monitor', 'validate', '--json', join(ROOT, 'examples')]);
     assert.equal(examples.code, 0);
@@ -404,9 +406,9 @@ describe('the composite action (action.yml)', () => {
     assert.equal(action.inputs.command!.required, true);
     assert.deepEqual(Object.keys(action.outputs).sort(), ['changes', 'exit-code', 'output-file']);
     for (const [name, output] of Object.entries(action.outputs)) assert.equal(output.value, `\${{ steps.run.outputs.${name} }}`);
-    // The README's example gives only inputs the action has, and every required one.
-    const example = /```yaml\n([^`]*?uses: [^\n]*\/webwatch@[^`]*?)```/.exec(README);
-    assert.ok(example, 'README.md has an example of the action');
+    // The documentation's example gives only inputs the action has, and every required one.
+    const example = /```yaml\n([^`]*?uses: [^\n]*\/webwatch@[^`]*?)```/.exec(DOCS);
+    assert.ok(example, 'the documentation has an example of the action');
     const steps: { uses?: string; with?: Record<string, unknown> }[] = [];
     const collect = (value: unknown): void => {
       if (Array.isArray(value)) value.forEach(collect);

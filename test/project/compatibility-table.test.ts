@@ -1,7 +1,7 @@
 /**
- * The README's compatibility table ("Compatibility with the hosted API") names every route the
- * hosted service's clients call: the JS SDK (@mendable/firecrawl-js) and the CLI (firecrawl-cli),
- * read from their installed code. A route added to either fails here until the table says what
+ * The compatibility table of the documentation ("Compatibility with the hosted API" in
+ * docs/serve.md) names every route the hosted service's clients call: the JS SDK
+ * (@mendable/firecrawl-js) and the CLI (firecrawl-cli), read from their installed code. A route added to either fails here until the table says what
  * serve does with it.
  */
 import assert from 'node:assert/strict';
@@ -9,17 +9,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { documentation } from '../helpers/docs.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SDK_BUNDLE = join(ROOT, 'node_modules/@mendable/firecrawl-js/dist/index.js');
 const CLI_DIST = join(ROOT, 'node_modules/firecrawl-cli/dist');
-const HEADING = '### Compatibility with the hosted API';
+/** The section's heading, at whatever level the page gives it. */
+const HEADING = /^#{2,4} Compatibility with the hosted API$/;
 /** What the table's `serve` column may say. */
 const VERDICTS = ['offered', 'not offered', "serve's own"];
 
 /**
  * A route as compared: query left out, every parameter segment `{}` whatever its name
- * (`${jobId}` in the clients, `{id}` or `{checkId}` in the README), no trailing slash.
+ * (`${jobId}` in the clients, `{id}` or `{checkId}` in the table), no trailing slash.
  */
 function normalizeRoute(path: string): string {
   return path
@@ -66,12 +68,12 @@ function jsFilesUnder(directory: string): string[] {
 interface TableRow { routes: string[]; verdict: string; line: string }
 
 /** The rows of the first table after the section's heading, each with the routes its first cell names. */
-function compatibilityTable(readme: string): TableRow[] {
-  const lines = readme.split('\n');
-  const start = lines.indexOf(HEADING);
-  assert.notEqual(start, -1, `README.md has no "${HEADING}" section`);
+function compatibilityTable(docs: string): TableRow[] {
+  const lines = docs.split('\n');
+  const start = lines.findIndex((line) => HEADING.test(line));
+  assert.notEqual(start, -1, `the documentation has no ${HEADING} section`);
   const first = lines.findIndex((line, index) => index > start && line.startsWith('|'));
-  assert.ok(first !== -1 && !lines.slice(start + 1, first).some((line) => line.startsWith('#')), `"${HEADING}" has no table before the next heading`);
+  assert.ok(first !== -1 && !lines.slice(start + 1, first).some((line) => line.startsWith('#')), `${HEADING} has no table before the next heading`);
   const table: string[] = [];
   for (let index = first; index < lines.length && lines[index]!.startsWith('|'); index += 1) table.push(lines[index]!);
   // The header and the separator row are not routes.
@@ -81,8 +83,8 @@ function compatibilityTable(readme: string): TableRow[] {
   });
 }
 
-describe('the README\'s compatibility table', () => {
-  const rows = compatibilityTable(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+describe('the documentation\'s compatibility table', () => {
+  const rows = compatibilityTable(documentation());
   const inTable = new Set(rows.flatMap((row) => row.routes));
   const sdkRoutes = new Set(routesInSource(readFileSync(SDK_BUNDLE, 'utf8')));
   const cliRoutes = new Set(jsFilesUnder(CLI_DIST).flatMap((file) => routesInSource(readFileSync(file, 'utf8'))));

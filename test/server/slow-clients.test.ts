@@ -2,7 +2,7 @@
  * Slow and idle clients cannot hold serve's sockets: headers, whole requests and idle
  * keep-alive connections each have a time limit, and connections beyond the cap are closed as
  * they arrive, while an answer that rightly takes long (a slow page's scrape) is not cut.
- * The limits are shortened here; their defaults are in SERVER_DEFAULTS and the README.
+ * The limits are shortened here; their defaults are in SERVER_DEFAULTS and docs/security.md.
  */
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';

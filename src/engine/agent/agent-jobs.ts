@@ -77,7 +77,7 @@ export function agentJobs(options: AgentJobsOptions) {
   async function ready(schema: Record<string, unknown> | undefined): Promise<Awaited<ReturnType<typeof compileSchema>> | undefined> {
     if (!options.llm) {
       // A configuration problem of whoever runs the engine: serve answers it as spec §7.3's 500.
-      throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in the README for an example with Ollama' });
+      throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in docs/agent.md for an example with Ollama' });
     }
     const validate = schema ? await compileSchema(schema) : undefined;
     await recover();

@@ -72,6 +72,6 @@ export function modelNotConfigured(what: readonly string[], reason?: string): We
     exitCode: EXIT.usage,
     code: MODEL_NOT_CONFIGURED_CODE,
     details: { needs: what },
-    suggestion: 'see "Model formats" in the README for an example with Ollama',
+    suggestion: 'see "Model formats" in docs/models.md for an example with Ollama',
   });
 }

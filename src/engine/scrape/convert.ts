@@ -1,7 +1,7 @@
 /**
  * The content pipeline of a scrape: a fetched response becomes markdown (and html, links,
  * images, metadata when asked for). HTML is parsed, cleaned and converted; JSON, plain text
- * and images are handled as themselves (README: "Non-HTML responses"). Loaded only when a
+ * and images are handled as themselves (docs/scraping.md: "Non-HTML responses"). Loaded only when a
  * page has to be converted, so that commands and checks that convert nothing stay light.
  */
 import render from 'dom-serializer';

@@ -5,7 +5,7 @@
  * whose worker stopped, and the pruning of old screenshots too. Routes only validate, enqueue
  * and read (routes/), and tell the worker through `queue`.
  *
- * Roles (README, "Running on several machines"): `all` and `worker` run all of it; `api` runs
+ * Roles (docs/serve.md, "Running on several machines"): `all` and `worker` run all of it; `api` runs
  * only recovery and pruning, and its queued work is claimed by the workers.
  */
 import { setMaxListeners } from 'node:events';
