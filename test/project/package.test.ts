@@ -75,7 +75,7 @@ describe('the npm package', () => {
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('holds exactly the launcher, the compiled sources, the completions, the README, the licence and package.json', () => {
+  it('holds exactly the launcher, the compiled sources, the completions, the README and its docs/, the licence and package.json', () => {
     const compiled = filesUnder(join(ROOT, 'src'))
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
       .map((file) => `dist/${relative(ROOT, file).split(sep).join('/').replace(/\.ts$/, '.js')}`);
@@ -89,6 +89,8 @@ describe('the npm package', () => {
       ...readdirSync(join(ROOT, 'dist/webwatch')).map((name) => `dist/webwatch/${name}`),
       ...readdirSync(join(ROOT, 'bin')).map((name) => `bin/${name}`),
       ...readdirSync(join(ROOT, 'completions')).map((name) => `completions/${name}`),
+      // The reference the README links to, and messages name (docs/serve.md, docs/models.md).
+      ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`),
       ...compiled,
     ].sort();
     const extra = packed.filter((file) => !expected.includes(file));
