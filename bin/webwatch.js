@@ -2,8 +2,14 @@
 'use strict';
 // Thin launcher: only this file calls process.exit. It is CommonJS (see bin/package.json)
 // because Node starts a CommonJS entry faster; the CLI itself is ESM, loaded by import().
-// The handlers come first, so Ctrl-C exits 130 even while modules load.
-process.on('SIGINT', () => process.exit(130));
+// The handlers come first, so Ctrl-C exits 130 even while modules load. Every command says why
+// it stopped, as those that clean up first (scrape, crawl, agent) do: on stderr, or as the one
+// JSON document of --json. The spinner's line, on a terminal, is cleared first.
+process.on('SIGINT', () => {
+  if (process.argv.includes('--json')) process.stdout.write('{\n  "success": false,\n  "error": "interrupted",\n  "code": "INTERRUPTED"\n}\n');
+  else process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}error: interrupted\n`);
+  process.exit(130);
+});
 // npm only warns when `engines` does not match: an older Node gets one plain line, not the
 // syntax or module errors it would stumble on further in.
 if (Number(process.versions.node.split('.')[0]) < 20) {

@@ -6,6 +6,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
+import { startServer } from '../helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'webwatch.js');
@@ -76,6 +77,40 @@ describe('bin/webwatch.js', () => {
     const result = webwatch(['monitor', 'list'], { cwd: project, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
     assert.equal(result.code, 2);
     assert.equal(result.stderr, `error: cannot read the configuration: ${join(project, 'webwatch.config.mjs')}: no settings here\n`);
+  });
+
+  it('Ctrl-C stops every command the same way: a message (or a JSON error) and exit 130', async () => {
+    // A page that never answers: each command below is surely waiting on it when interrupted.
+    let asked = 0;
+    const server = await startServer({}, () => void asked++);
+    try {
+      const home = tempDir();
+      const monitor = writeFiles({ 'slow.yaml': `name: Slow\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.url}"]}]\n` });
+      const env = { PATH: process.env.PATH ?? '', WEBWATCH_HOME: home };
+      assert.equal(webwatch(['monitor', 'apply', monitor], { env }).code, 0);
+      const interrupted = async (args: string[]) => {
+        const before = asked;
+        const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const started = Date.now();
+        while (asked === before && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 20));
+        child.kill('SIGINT');
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        return { code, stdout, stderr };
+      };
+      for (const args of [['map', server.url], ['monitor', 'run', 'Slow'], ['scrape', server.url]]) {
+        assert.deepEqual(await interrupted(args), { code: 130, stdout: '', stderr: 'error: interrupted\n' }, args.join(' '));
+      }
+      for (const args of [['map', server.url, '--json'], ['monitor', 'run', 'Slow', '--json']]) {
+        const { code, stdout, stderr } = await interrupted(args);
+        assert.deepEqual({ code, stderr, body: JSON.parse(stdout) }, { code: 130, stderr: '', body: { success: false, error: 'interrupted', code: 'INTERRUPTED' } }, args.join(' '));
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('validates the examples', () => {
