@@ -79,7 +79,7 @@ describe('monitor run, checks, check', () => {
     assert.equal(page.statusCode, 200);
     assert.ok(page.previousScrapeId && page.currentScrapeId && page.previousScrapeId !== page.currentScrapeId);
     assert.equal(page.judgment, null);
-    assert.match(page.diff.text, /--- previous\.md\n\+\+\+ current\.md\n@@ -1,3 \+1,3 @@\n # A\n \n-Price: \$10\n\+Price: \$12/);
+    assert.match(page.diff.text, /^--- previous\.md\n\+\+\+ current\.md\n@@ -1,3 \+1,3 @@\n # A\n \n-Price: \$10\n\+Price: \$12/);
     assert.equal(page.diff.json.files[0].additions, 1);
 
     const all = JSON.parse((await run(['monitor', 'check', 'Site', check.id, '--json'], { env })).stdout);

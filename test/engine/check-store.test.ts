@@ -47,3 +47,22 @@ forEachDatabase('check store', ({ open }) => {
     }
   });
 });
+
+forEachDatabase('check store, diffs written before', ({ open }) => {
+  it('reads a stored unified diff without the rule of = that diffs once began with', async () => {
+    const db = await open();
+    try {
+      const monitor = await monitorStore(db).insert('local', { ...definition, targets: [{ id: 't1', type: 'scrape', urls: [URLS[0]] }] } as unknown as NormalizedMonitor, new Date('2026-11-21T12:00:00Z'));
+      const checks = checkStore(db);
+      const check = await checks.start(monitor, 'manual', new Date('2026-11-21T12:00:00Z'));
+      const text = '--- previous.md\n+++ current.md\n@@ -1,1 +1,1 @@\n-a\n+b\n';
+      const diff = { text: `${'='.repeat(67)}\n${text}`, json: { files: [] } };
+      const page: PageResult = { url: URLS[0]!, targetId: 't1', status: 'changed', statusCode: 200, previousScrapeId: 'p', currentScrapeId: 'c', diff, judgment: null, error: null };
+      await checks.finish(monitor, check.id, { status: 'completed', pages: [page], snapshots: [], fingerprints: [], summary: { ...summary(1), new: 0, changed: 1 }, error: null }, new Date('2026-11-21T12:00:00Z'));
+      const [read] = await checks.pages(check.id);
+      assert.deepEqual(read?.diff, { text, json: { files: [] } });
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -122,7 +122,6 @@ forEachDatabase('scrape cache and change tracking', ({ open }) => {
     const changed = await at(track);
     assert.equal(changed.changeTracking?.changeStatus, 'changed');
     assert.equal(changed.changeTracking?.diff?.text, [
-      '===================================================================',
       '--- previous.md',
       '+++ current.md',
       '@@ -1,3 +1,3 @@',

@@ -34,10 +34,16 @@ export function contentHash(markdown: string): string {
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 
+/**
+ * The diff library starts a patch with a line of `=` (as `svn diff` does); a unified diff, as
+ * git and the terminal show it, starts at `--- previous.md`. Diffs stored before are read the same way.
+ */
+export const withoutRule = (text: string) => text.replace(/^={3,}\n/, '');
+
 export function diffMarkdown(previous: string, current: string): PageDiff {
   const before = withNewline(previous);
   const after = withNewline(current);
-  const text = diffModule().createTwoFilesPatch(PREVIOUS, CURRENT, before, after, undefined, undefined, { context: 3 });
+  const text = withoutRule(diffModule().createTwoFilesPatch(PREVIOUS, CURRENT, before, after, undefined, undefined, { context: 3 }));
   const patch = diffModule().structuredPatch(PREVIOUS, CURRENT, before, after, undefined, undefined, { context: 3 });
   let additions = 0;
   let deletions = 0;

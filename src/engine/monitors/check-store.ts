@@ -4,7 +4,7 @@ import { sql, type Selectable } from 'kysely';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { MonitorSummary } from '../../spec/monitor.js';
-import type { PageDiff } from '../diff/markdown-diff.js';
+import { withoutRule, type PageDiff } from '../diff/markdown-diff.js';
 import type { Judgment } from '../judge/judge.js';
 import type { Db, Query } from '../store/database.js';
 import { outboxStore, type NewDelivery } from '../notify/outbox.js';
@@ -15,6 +15,12 @@ import { nextRunAt, type StoredMonitor } from './monitor-store.js';
 import type { Tables } from '../store/tables.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
+
+/** A stored page diff; one written before diffs lost their leading rule of `=` is read without it. */
+function storedDiff(json: string): PageDiff | JsonPageDiff {
+  const diff = JSON.parse(json) as PageDiff | JsonPageDiff;
+  return 'text' in diff && typeof diff.text === 'string' ? { ...diff, text: withoutRule(diff.text) } : diff;
+}
 
 /** URLs per query of lastSnapshots: well under the bound parameters SQLite and PostgreSQL take. */
 const SNAPSHOT_LOOKUP_BATCH = 500;
@@ -281,7 +287,7 @@ export function checkStore(db: Db) {
         statusCode: row.status_code,
         previousScrapeId: row.previous_scrape_id,
         currentScrapeId: row.current_scrape_id,
-        diff: row.diff ? (JSON.parse(row.diff) as PageDiff | JsonPageDiff) : null,
+        diff: row.diff ? storedDiff(row.diff) : null,
         judgment: row.judgment ? (JSON.parse(row.judgment) as Judgment) : null,
         error: row.error,
         ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as { json: unknown } }),
