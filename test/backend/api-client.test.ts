@@ -168,9 +168,31 @@ describe('ApiClient', () => {
     }
   });
 
-  it('says so when the API cannot be reached', async () => {
+  it('says so when the API cannot be reached, after one short retry', async () => {
+    const started = Date.now();
     const result = await run(['monitor', 'list'], { env: { WEBWATCH_API_URL: 'http://127.0.0.1:1', WEBWATCH_API_KEY: 'ww_k' } });
     assert.equal(result.code, EXIT.failure);
+    assert.match(result.stderr, /connection refused; retrying in 0\.5 s \(2 of 2\)/);
     assert.match(result.stderr, /cannot reach the API at http:\/\/127\.0\.0\.1:1\/v2: connection refused/);
+    // Not the 30 s of backoff an API that has answered gets (below).
+    assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
+  });
+
+  it('a refused connection: one short retry before the API has answered, the full backoff after', async () => {
+    const closed = await startServer({});
+    const address = closed.origin;
+    await closed.close();
+    const { api, sleeps } = client({ baseUrl: address });
+    await assert.rejects(api.request('GET', '/monitor'), (e: WebwatchError) => /connection refused/.test(e.message));
+    assert.deepEqual(sleeps, [500]);
+    await api.close();
+    // A client the API has answered once: refused later (a restart while following), it gets every attempt.
+    const restarting = await startServer({}, json(200, { success: true, data: [] }));
+    const { api: following, sleeps: waited } = client({ baseUrl: restarting.origin });
+    await following.request('GET', '/monitor');
+    await restarting.close();
+    await assert.rejects(following.request('GET', '/monitor'), (e: WebwatchError) => /connection refused/.test(e.message));
+    assert.deepEqual(waited, [2250, 4250, 8250, 16250]);
+    await following.close();
   });
 });

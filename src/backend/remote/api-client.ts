@@ -11,6 +11,14 @@ import { errorBodySchema, retryAfterSeconds, RETRYABLE_STATUSES, CODES_NOT_RETRI
 
 export const RETRY = { maxAttempts: 5, capSeconds: 30 } as const;
 export const TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 300_000 } as const;
+/**
+ * An API this command has not reached yet and cannot connect to (refused, no such host, no
+ * route) is most likely a wrong address or a server that is not running: one short retry, then
+ * the error, rather than half a minute of §7.5 backoff. Once it has answered, a lost connection
+ * (a restart while following a job) gets the full backoff.
+ */
+export const FIRST_CONTACT = { attempts: 2, waitMs: 500 } as const;
+const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export interface ApiClientOptions {
   /** The API's base address; `/v2` is added when it does not end with it. */
@@ -109,6 +117,8 @@ export class ApiClient {
   private readonly dispatcher: Dispatcher;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  /** Whether the API has answered this client once: see FIRST_CONTACT. */
+  private reached = false;
 
   constructor(private readonly options: ApiClientOptions) {
     this.base = apiBase(options.baseUrl);
@@ -130,7 +140,7 @@ export class ApiClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const log = this.options.log;
     const maxAttempts = this.options.maxAttempts ?? RETRY.maxAttempts;
-    const retrying = (what: string, wait: number, attempt: number) => this.options.onRetry?.(`${what}; retrying in ${seconds(wait)} (${attempt + 1} of ${maxAttempts})`);
+    const retrying = (what: string, wait: number, attempt: number, attempts = maxAttempts) => this.options.onRetry?.(`${what}; retrying in ${seconds(wait)} (${attempt + 1} of ${attempts})`);
 
     for (let attempt = 1; ; attempt++) {
       const started = Date.now();
@@ -141,6 +151,7 @@ export class ApiClient {
       try {
         const response = await request(url, { method, headers, body, dispatcher: this.dispatcher, ...(options.signal && { signal: options.signal }) });
         status = response.statusCode;
+        this.reached = true;
         retryAfter = retryAfterSeconds(response.headers['retry-after'], Date.now());
         text = await response.body.text();
       } catch (error) {
@@ -148,11 +159,14 @@ export class ApiClient {
         const failure = networkFailure(error, this.base);
         log?.(`<- ${failure.message} after ${seconds(Date.now() - started)}`);
         // A request that may have reached the server is resent only when resending is harmless.
-        const resendable = IDEMPOTENT.has(method) || (error as { code?: string }).code === 'ECONNREFUSED';
-        if (!resendable || attempt >= maxAttempts) throw failure;
-        const wait = retryDelayMs(attempt, undefined, this.random);
+        const code = (error as { code?: string }).code ?? (error instanceof undiciErrors.ConnectTimeoutError ? 'UND_ERR_CONNECT_TIMEOUT' : '');
+        const resendable = IDEMPOTENT.has(method) || code === 'ECONNREFUSED';
+        const firstContact = !this.reached && UNREACHED.has(code);
+        const attempts = firstContact ? Math.min(maxAttempts, FIRST_CONTACT.attempts) : maxAttempts;
+        if (!resendable || attempt >= attempts) throw failure;
+        const wait = firstContact ? FIRST_CONTACT.waitMs : retryDelayMs(attempt, undefined, this.random);
         log?.(`   retrying in ${seconds(wait)}`);
-        retrying(failure.message, wait, attempt);
+        retrying(failure.message, wait, attempt, attempts);
         await this.sleep(wait);
         continue;
       }
