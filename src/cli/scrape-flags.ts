@@ -20,7 +20,7 @@ export function addScrapeOptionFlags(command: Command): Command {
     .option('--mobile', 'fetch as a mobile device')
     .option('--country <code>', 'location country, two capital letters (sets Accept-Language)')
     .option('--language <locale>', 'preferred language, in order (repeatable)', collect)
-    .option('--max-age <ms>', 'use a cached copy younger than this (default two days; 0: always fetch)')
+    .option('--max-age <ms>', 'use a cached copy younger than this (0: always fetch, the default of scrape; crawl: two days)')
     .option('--min-age <ms>', 'answer only from the cache, with data at least this old (1: any)')
     .option('--lockdown', 'answer only from the cache and never contact the site')
     .option('--wait-for <ms>', 'in a browser, wait this long after the page loads before reading it')

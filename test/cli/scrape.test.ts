@@ -210,13 +210,17 @@ describe('webwatch scrape', () => {
     assert.equal(server.requests.length, before);
   });
 
-  it('keeps the cache in the engine home between runs', async () => {
+  it('fetches anew by default, and keeps the cache in the engine home between runs for --max-age', async () => {
     const env = { WEBWATCH_HOME: tempDir() };
+    const asked = () => server.requests.filter((r) => r.path === '/b').length;
+    const before = asked();
     const first = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json'], { env })).stdout);
-    const second = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json'], { env })).stdout);
-    assert.deepEqual([first.data.metadata.cacheState, second.data.metadata.cacheState], ['miss', 'hit']);
-    const fresh = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json', '--max-age', '0'], { env })).stdout);
-    assert.equal('cacheState' in fresh.data.metadata, false, 'maxAge 0 does not read the cache');
+    const again = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json'], { env })).stdout);
+    assert.equal(asked() - before, 2, 'a scrape from the command line fetches the page each time');
+    assert.equal('cacheState' in first.data.metadata || 'cacheState' in again.data.metadata, false, 'as maxAge 0: the cache is not read');
+    const cached = JSON.parse((await run(['scrape', `${server.origin}/b`, '--json', '--max-age', '60000'], { env })).stdout);
+    assert.equal(cached.data.metadata.cacheState, 'hit', 'but it is written, for a later --max-age');
+    assert.equal(asked() - before, 2);
     const lockdown = await run(['scrape', `${server.origin}/never`, '--lockdown', '--json'], { env });
     assert.equal(lockdown.code, 4);
     assert.equal(JSON.parse(lockdown.stdout).error, 'SCRAPE_LOCKDOWN_CACHE_MISS');
@@ -261,35 +265,37 @@ describe('webwatch scrape answered from the cache', () => {
   const cached = new Date('2026-11-21T12:00:00Z');
   const later = new Date(cached.getTime() + 3 * 60_000 + 20_000);
 
+  const HOUR = ['--max-age', '3600000'];
+
   it('says so on a terminal, with its age and how to fetch anew; never on stdout', async () => {
     const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '1', CI: '1' };
-    const first = await run(['scrape', `${server.origin}/a`], { env, tty: true, now: cached });
+    const first = await run(['scrape', `${server.origin}/a`, ...HOUR], { env, tty: true, now: cached });
     assert.doesNotMatch(first.stderr, /cache/);
-    const hit = await run(['scrape', `${server.origin}/a`], { env, tty: true, now: later });
+    const hit = await run(['scrape', `${server.origin}/a`, ...HOUR], { env, tty: true, now: later });
     assert.equal(hit.code, 0);
     assert.equal(hit.stdout, '# Page A\n');
     assert.match(hit.stderr, /^from cache, 3 min old; --max-age 0 fetches anew$/m);
     // Asked for the cache only: nothing to suggest.
     const lockdown = await run(['scrape', `${server.origin}/a`, '--lockdown'], { env, tty: true, now: later });
     assert.match(lockdown.stderr, /^from cache, 3 min old$/m);
-    const fresh = await run(['scrape', `${server.origin}/a`, '--max-age', '0'], { env, tty: true, now: later });
+    const fresh = await run(['scrape', `${server.origin}/a`], { env, tty: true, now: later });
     assert.doesNotMatch(fresh.stderr, /cache/);
-    assert.doesNotMatch((await run(['scrape', `${server.origin}/a`, '--quiet'], { env, tty: true, now: later })).stderr, /cache/);
+    assert.doesNotMatch((await run(['scrape', `${server.origin}/a`, ...HOUR, '--quiet'], { env, tty: true, now: later })).stderr, /cache/);
   });
 
   it('counts the pages from the cache when there are several', async () => {
     const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '1', CI: '1' };
     await run(['scrape', `${server.origin}/a`], { env, now: cached });
-    const both = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`], { env, tty: true, now: later });
+    const both = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, ...HOUR], { env, tty: true, now: later });
     assert.match(both.stderr, /^1 of 2 pages from cache, up to 3 min old; --max-age 0 fetches anew$/m);
   });
 
-  it('is silent when piped, and --json keeps it to the document', async () => {
+  it('says so on stderr when piped too (a stale answer in `scrape | grep`); --json keeps it to the document', async () => {
     const env = { WEBWATCH_HOME: tempDir() };
     await run(['scrape', `${server.origin}/a`], { env, now: cached });
-    const piped = await run(['scrape', `${server.origin}/a`], { env, now: later });
-    assert.deepEqual([piped.stdout, piped.stderr], ['# Page A\n', '']);
-    const json = await run(['scrape', `${server.origin}/a`, '--json'], { env, now: later });
+    const piped = await run(['scrape', `${server.origin}/a`, ...HOUR], { env, now: later });
+    assert.deepEqual([piped.stdout, piped.stderr], ['# Page A\n', 'from cache, 3 min old; --max-age 0 fetches anew\n']);
+    const json = await run(['scrape', `${server.origin}/a`, '--json', ...HOUR], { env, now: later });
     assert.equal(json.stderr, '');
     const { metadata } = JSON.parse(json.stdout).data;
     assert.deepEqual([metadata.cacheState, metadata.cachedAt], ['hit', cached.toISOString()]);
@@ -307,14 +313,14 @@ describe('webwatch scrape answered from the cache', () => {
   it('on a real terminal and piped, from the command itself', { skip: process.platform !== 'linux' }, async () => {
     const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), NO_COLOR: '1' };
     const url = `${server.origin}/b`;
-    const miss = await spawnWebwatch(['scrape', url], env, true);
+    const miss = await spawnWebwatch(['scrape', url, ...HOUR], env, true);
     assert.equal(miss.code, 0, miss.stdout);
     assert.doesNotMatch(miss.stdout, /from cache/);
-    const hit = await spawnWebwatch(['scrape', url], env, true);
+    const hit = await spawnWebwatch(['scrape', url, ...HOUR], env, true);
     assert.match(hit.stdout, /# Page B/);
     assert.match(hit.stdout, /from cache, under a minute old; --max-age 0 fetches anew/);
-    const piped = await spawnWebwatch(['scrape', url], env, false);
-    assert.deepEqual([piped.code, piped.stdout, piped.stderr], [0, '# Page B\n', '']);
+    const piped = await spawnWebwatch(['scrape', url, ...HOUR], env, false);
+    assert.deepEqual([piped.code, piped.stdout, piped.stderr], [0, '# Page B\n', 'from cache, under a minute old; --max-age 0 fetches anew\n']);
   });
 });
 

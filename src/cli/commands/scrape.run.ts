@@ -15,6 +15,7 @@ import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
 import { isDirectoryTarget, outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
 import { cacheNote, documentsText, formatNames } from '../scrape-output.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional(), input: z.string().optional() });
 
@@ -37,12 +38,22 @@ const errorLine = (result: { url: string; error: unknown }) => {
   return { success: false, url: result.url, error: error.message, ...(error.code && { code: error.code }), ...(error.details !== undefined && { details: error.details }) };
 };
 
+/**
+ * A scrape typed at the command line wants the page as it is now (`scrape URL | grep price` after
+ * an edit), so it fetches unless --max-age, --min-age, --lockdown or an --options file say
+ * otherwise. The API's two-day default stays for requests, monitors and crawls (spec §2.7).
+ */
+function freshByDefault(options: ScrapeOptions): ScrapeOptions {
+  if (options.maxAge !== undefined || options.minAge !== undefined || options.lockdown === true) return options;
+  return { ...options, maxAge: 0 };
+}
+
 export async function runScrape(context: CommandContext, given: string[], rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;
   const flags = parseFlags(flagsSchema, rawFlags);
   const urls = [...given, ...(flags.input ? await urlsFromInput(flags.input, io) : [])];
   if (urls.length === 0) throw new UsageError(flags.input ? `--input ${flags.input} has no URL` : 'give one or more URLs, or --input <file>');
-  const options = await scrapeOptionsFromFlags(flags, io.env);
+  const options = freshByDefault(await scrapeOptionsFromFlags(flags, io.env));
   const intoDirectory = flags.output !== undefined && (await isDirectoryTarget(flags.output, urls.length > 1));
   if (intoDirectory) await outputDirectory(flags.output!);
   const backend = await openBackend(context, 'scraping');
@@ -65,7 +76,9 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
   const failures = results.filter((r): r is { url: string; error: unknown } => 'error' in r);
   if (urls.length === 1 && failures.length === 1) throw failures[0]!.error;
   const note = cacheNote(results.flatMap((r) => ('document' in r ? [r.document] : [])), io.now(), options);
-  if (note) output.notice(note);
+  // Said piped too: a stale answer in `scrape URL | grep` should not pass unnoticed. With --json
+  // the document's cacheState and cachedAt say it.
+  if (note && !output.json) output.info(output.messageStyle.dim(note));
 
   const pages = results.filter((r): r is { url: string; document: ScrapeDocument } => 'document' in r);
   const formats = formatNames(options);
