@@ -99,6 +99,13 @@ describe('fetchPage', () => {
     assert.equal((await failure(fetchPage({ ...basic, url: `${server.origin}/`, signal: AbortSignal.abort() }))).code, 'SCRAPE_CANCELLED');
   });
 
+  it('after a fetch stopped half-way, the next ones to the same server go through on sound connections', async () => {
+    const stalled = await failure(fetchPage({ ...basic, url: `${server.origin}/stall`, timeoutMs: 200 }));
+    assert.equal(stalled.status, 408);
+    const pages = await Promise.all([1, 2, 3].map(() => fetchPage({ ...basic, url: `${server.origin}/gone` })));
+    assert.deepEqual(pages.map((page) => [page.statusCode, page.body.toString()]), Array(3).fill([404, '<title>Gone</title>']));
+  });
+
   it('leaves no listener on the caller\'s signal once done', async () => {
     const controller = new AbortController();
     await fetchPage({ ...basic, url: `${server.origin}/`, signal: controller.signal });

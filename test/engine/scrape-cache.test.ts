@@ -52,6 +52,20 @@ forEachDatabase('scrape cache and change tracking', ({ open }) => {
     assert.equal(fetches(), 2);
   });
 
+  it('a page fetched again replaces its entry: the cache answers with the newer page and time', async () => {
+    await at();
+    page = '<main><h1>Prices</h1><p>Pro costs $12</p></main>';
+    clock += 3 * DAY;
+    const refetched = await at();
+    assert.equal(refetched.metadata.cacheState, 'miss');
+    clock += DAY;
+    const hit = await at();
+    assert.equal(hit.metadata.cacheState, 'hit');
+    assert.match(hit.markdown ?? '', /\$12/);
+    assert.equal(hit.metadata.cachedAt, new Date(clock - DAY).toISOString());
+    assert.equal(fetches(), 2);
+  });
+
   it('maxAge 0 always fetches', async () => {
     await at();
     await at({ maxAge: 0 });

@@ -1,7 +1,7 @@
 /** The scrape function end to end against pages served on 127.0.0.1. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { scrape } from '../../src/engine/scrape/scrape.js';
+import { scrape, scrapeUnlessUnchanged } from '../../src/engine/scrape/scrape.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { bytes, html, redirect, startServer, type TestServer } from '../helpers/server.js';
@@ -57,6 +57,19 @@ describe('scrape (local engine)', () => {
     });
   });
   after(() => server.close());
+
+  it('fingerprints the response for a check, which then learns the page is unchanged; not for a caller that does not want it', async () => {
+    const request = { url: `${server.origin}/article`, options: {} };
+    const first = await scrapeUnlessUnchanged(request, context, undefined);
+    assert.ok('document' in first && typeof first.fingerprint === 'string' && first.fingerprint.length > 20);
+    const again = await scrapeUnlessUnchanged(request, context, first.fingerprint);
+    assert.ok('unchanged' in again, 'the same response is unchanged');
+    assert.equal(again.unchanged.fingerprint, first.fingerprint);
+    const other = await scrapeUnlessUnchanged({ ...request, url: `${server.origin}/contact` }, context, first.fingerprint);
+    assert.ok('document' in other && other.fingerprint !== first.fingerprint);
+    const unwanted = await scrapeUnlessUnchanged(request, context, undefined, { fingerprint: false });
+    assert.ok('document' in unwanted && unwanted.fingerprint === null);
+  });
 
   it('returns markdown of the main content only, by default', async () => {
     const { markdown } = await at('/article');

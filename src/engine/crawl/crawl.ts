@@ -12,7 +12,8 @@ import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, parseTargetUrl } from '../fetch/fetch-page.js';
 import { requestHeaders } from '../scrape/request-headers.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
-import { addRoot, inScope, normalizeUrl, pathAllowed } from './urls.js';
+import { CrawlFrontier, type FrontierItem } from './frontier.js';
+import { addRoot, inScope, normalizedUrl, normalizeUrl, pathAllowed } from './urls.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { compilePathPattern, PathPatternError, type PathPattern } from '../../spec/path-patterns.js';
@@ -185,13 +186,14 @@ export async function crawl(
   const maxConcurrency = crawlOptions.maxConcurrency ?? CRAWL_DEFAULTS.maxConcurrency;
 
   const seen = new Set<string>();
-  const queue: { url: string; depth: number }[] = [];
+  const queue = new CrawlFrontier();
   const summary: CrawlSummary = { pages: 0, errors: 0, skippedByRobots: 0, robotsBlocked: [] };
   let scheduled = 0;
   const enqueue = (value: string, depth: number) => {
-    const url = normalizeUrl(value, ignoreQuery);
-    if (!url || seen.has(url) || scheduled >= limit || depth > maxDepth) return;
-    const parsed = new URL(url);
+    const parsed = normalizedUrl(value, ignoreQuery);
+    if (!parsed) return;
+    const url = parsed.href;
+    if (seen.has(url) || scheduled >= limit || depth > maxDepth) return;
     if (url !== startUrl && !inScope(parsed, roots, scope)) return;
     seen.add(url);
     if (robots?.blocks(url)) {
@@ -200,7 +202,7 @@ export async function crawl(
       return;
     }
     scheduled++;
-    queue.push({ url, depth });
+    queue.push({ url, depth, host: parsed.host });
   };
 
   /**
@@ -228,8 +230,8 @@ export async function crawl(
   let active = 0;
 
   /** A page scraped: what the crawl returns for it, and the links to go on with. */
-  async function scrapeItem(item: { url: string; depth: number }): Promise<{ result: CrawlPage; links: readonly string[] }> {
-    const host = new URL(item.url).host;
+  async function scrapeItem(item: FrontierItem): Promise<{ result: CrawlPage; links: readonly string[] }> {
+    const { host } = item;
     const wait = (lastStart.get(host) ?? -Infinity) + delayMs - Date.now();
     lastStart.set(host, Date.now() + Math.max(0, wait));
     if (wait > 0) await sleep(wait, undefined, context.signal ? { signal: context.signal } : undefined);
@@ -254,7 +256,7 @@ export async function crawl(
     await onPage(result);
   }
 
-  async function visit(item: { url: string; depth: number }) {
+  async function visit(item: FrontierItem) {
     const { result, links } = await scrapeItem(item);
     // A page that redirected out of the crawl's scope (another site, a path includePaths or
     // excludePaths rule out) is not returned, as the hosted API drops it: it is listed among the
@@ -274,7 +276,7 @@ export async function crawl(
   let site = root;
   let startLinks: readonly string[] = [];
   if (sitemapMode !== 'only') enqueue(root.href, 0);
-  const start = queue.shift();
+  const start = queue.take();
   if (start) {
     if (context.signal?.aborted) throw context.signal.reason;
     const { result, links } = await scrapeItem(start);
@@ -303,16 +305,14 @@ export async function crawl(
   await new Promise<void>((resolve, reject) => {
     const pump = () => {
       if (context.signal?.aborted) return reject(context.signal.reason);
-      for (let i = 0; i < queue.length && active < maxConcurrency; ) {
-        const host = new URL(queue[i]!.url).host;
-        if ((activePerHost.get(host) ?? 0) >= perHost) {
-          i++;
-          continue;
-        }
-        const [item] = queue.splice(i, 1);
+      const hasRoom = (host: string) => (activePerHost.get(host) ?? 0) < perHost;
+      while (active < maxConcurrency) {
+        const item = queue.take(hasRoom);
+        if (!item) break;
+        const { host } = item;
         active++;
         activePerHost.set(host, (activePerHost.get(host) ?? 0) + 1);
-        visit(item!)
+        visit(item)
           .then(() => {
             active--;
             activePerHost.set(host, activePerHost.get(host)! - 1);
@@ -320,7 +320,7 @@ export async function crawl(
           })
           .catch(reject);
       }
-      if (active === 0 && queue.length === 0) resolve();
+      if (active === 0 && queue.size === 0) resolve();
     };
     pump();
   });

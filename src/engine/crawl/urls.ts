@@ -3,6 +3,11 @@ import type { PathPattern } from '../../spec/path-patterns.js';
 
 /** The form under which a URL is de-duplicated: no fragment, default port dropped, host lowercased. */
 export function normalizeUrl(value: string, ignoreQuery = false): string | undefined {
+  return normalizedUrl(value, ignoreQuery)?.href;
+}
+
+/** normalizeUrl's URL, parsed: for a caller that reads its parts too, without parsing it again. */
+export function normalizedUrl(value: string, ignoreQuery = false): URL | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -12,8 +17,8 @@ export function normalizeUrl(value: string, ignoreQuery = false): string | undef
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   url.hash = '';
   if (ignoreQuery) url.search = '';
-  url.pathname = url.pathname.replace(/\/{2,}/g, '/');
-  return url.href;
+  if (url.pathname.includes('//')) url.pathname = url.pathname.replace(/\/{2,}/g, '/');
+  return url;
 }
 
 export interface ScopeOptions {

@@ -7,7 +7,7 @@
  * proxy (proxy.ts), undici's ProxyAgent, loaded then: a plain `http://` target is sent to the
  * proxy as it is, an `https://` one through a CONNECT tunnel.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -99,10 +99,39 @@ async function getThrough(agent: Dispatcher, url: URL, headers: Record<string, s
   return { statusCode: response.statusCode, headers: response.headers as IncomingHttpHeaders, body: response.body };
 }
 
-function get(url: URL, headers: Record<string, string>, agent: HttpAgent, signal: AbortSignal): Promise<Response> {
+/**
+ * What stops a fetch (its deadline, the caller's signal): the request under way is destroyed,
+ * with its response. Not an AbortSignal given to each request: Node then creates one more
+ * signal and hooks its listeners into the request's stream, which cost a crawl more than the
+ * request's own headers.
+ */
+class Stopper {
+  stopped = false;
+  /** The request under way (direct fetches), destroyed when the fetch is stopped. */
+  request: ClientRequest | undefined;
+  private controller: AbortController | undefined;
+
+  /** A signal for the proxy's client, which takes one. */
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.stopped) this.controller.abort();
+    return this.controller.signal;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.request?.destroy(new Error('the fetch was stopped'));
+    this.controller?.abort();
+  }
+}
+
+function get(url: URL, headers: Record<string, string>, agent: HttpAgent, stopper: Stopper): Promise<Response> {
   return new Promise((resolve, reject) => {
+    if (stopper.stopped) return reject(new Error('the fetch was stopped'));
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(url, { method: 'GET', headers, agent, signal }, (response) => resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }));
+    const request = send(url, { method: 'GET', headers, agent }, (response) => resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }));
+    stopper.request = request;
     request.on('error', reject);
     request.end();
   });
@@ -198,17 +227,16 @@ function headerRecord(headers: IncomingHttpHeaders): Record<string, string> {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
-  // One controller for the deadline and the caller's signal: AbortSignal.timeout and .any cost
+  // One stopper for the deadline and the caller's signal: AbortSignal.timeout and .any cost
   // more than the request itself when a check fetches hundreds of pages.
-  const stop = new AbortController();
-  const { signal } = stop;
+  const stopper = new Stopper();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    stop.abort();
+    stopper.stop();
   }, options.timeoutMs);
-  const cancel = () => stop.abort();
-  if (options.signal?.aborted) stop.abort();
+  const cancel = () => stopper.stop();
+  if (options.signal?.aborted) stopper.stop();
   else options.signal?.addEventListener('abort', cancel, { once: true });
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const redirects: string[] = [];
@@ -223,21 +251,21 @@ export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
       const sent = { 'accept-encoding': 'gzip, deflate, br', ...options.headers };
       try {
         if (proxy) {
-          response = await getThrough(await proxyAgentFor(proxy.url, options.skipTlsVerification), url, sent, signal);
+          response = await getThrough(await proxyAgentFor(proxy.url, options.skipTlsVerification), url, sent, stopper.signal);
         } else {
           const agent = agentFor(url.protocol === 'https:', options.skipTlsVerification, options.publicAddressesOnly ?? false);
-          const send = () => get(url, sent, agent, signal);
+          const send = () => get(url, sent, agent, stopper);
           // A kept-alive socket the server has just closed: a GET is safe to send again, once.
           const reusable = Object.values(agent.freeSockets).some((sockets) => (sockets?.length ?? 0) > 0);
           try {
             response = await send();
           } catch (error) {
-            if (signal.aborted || !isStaleSocket(error, reusable)) throw error;
+            if (stopper.stopped || !isStaleSocket(error, reusable)) throw error;
             response = await send();
           }
         }
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (stopper.stopped) throw error;
         // The connect-time address rule refused the socket: that is the answer, not a network fault.
         const refused = [error, (error as { cause?: unknown }).cause].find((e) => e instanceof WebwatchError);
         if (refused) throw refused;

@@ -95,7 +95,8 @@ async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: Trac
 }
 
 export async function scrape(request: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
-  const outcome = await scrapeUnlessUnchanged(request, context, undefined);
+  // Its document alone is wanted: the response's fingerprint (a hash of the body) is not worked out.
+  const outcome = await scrapeUnlessUnchanged(request, context, undefined, { fingerprint: false });
   if ('unchanged' in outcome) throw new Error('a scrape without a known fingerprint cannot be unchanged');
   return outcome.document;
 }
@@ -110,7 +111,7 @@ export type FingerprintedScrape =
   | { document: ScrapeDocument; fingerprint: string | null; trackedJson?: unknown }
   | { unchanged: { statusCode: number; scrapeId: string; fingerprint: string } };
 
-export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined): Promise<FingerprintedScrape> {
+export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined, wants: { fingerprint: boolean } = { fingerprint: true }): Promise<FingerprintedScrape> {
   const { options } = request;
   const missing = unsupportedFeatures(options);
   if (missing.length > 0) {
@@ -190,7 +191,7 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     throw new WebwatchError(ERROR_MESSAGES.noCachedData, { status: 404, code: ERROR_MESSAGES.noCachedData, details: { url: request.url } });
   }
 
-  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint }, readsCache);
+  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint, wanted: wants.fingerprint }, readsCache);
   if ('unchanged' in fetched) return fetched;
   const document = surcharge === 0 ? fetched.document : { ...fetched.document, metadata: { ...fetched.document.metadata, creditsUsed: fetched.document.metadata.creditsUsed + surcharge } };
   // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are
@@ -349,7 +350,10 @@ async function obtainByProxy(request: ScrapeRequest, context: ScrapeContext, scr
   throw new Error('a scrape has at least one proxy attempt');
 }
 
-async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined }, readsCache: boolean): Promise<FingerprintedScrape> {
+/** The content pipeline, loaded by the first page that needs it and kept: one import, not one a page. */
+let contentPipeline: Promise<typeof import('./convert.js')> | undefined;
+
+async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined; wanted: boolean }, readsCache: boolean): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
   // Time-ordered: serve keeps a day of scrape documents indexed by their id (time-ordered-uuid.ts).
@@ -357,11 +361,11 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   const startedAt = Date.now();
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const { page, rendered, browserWarning, proxyUsed } = await obtainByProxy(request, context, scrapeId, timeoutMs);
-  const fingerprint = responseFingerprint(context.version, fingerprinting.cacheKey, page);
+  const fingerprint = fingerprinting.wanted || fingerprinting.known !== undefined ? responseFingerprint(context.version, fingerprinting.cacheKey, page) : null;
   if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions) return { unchanged: { statusCode: page.statusCode, scrapeId, fingerprint } };
   // A PDF is read within what is left of the scrape's timeout.
   const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
-  const convert = context.convert ?? (await import('./convert.js')).convertPage;
+  const convert = context.convert ?? (await (contentPipeline ??= import('./convert.js'))).convertPage;
   const content = await convert({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
   const extracted = extractionWanted(options)
     ? await (await import('../extract/formats.js')).extractFormats(options, {

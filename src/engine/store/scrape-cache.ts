@@ -7,10 +7,15 @@ import type { ScrapeDocument } from '../scrape/document.js';
 import type { Db } from './database.js';
 import { prepared, perDatabase } from './prepared.js';
 
-/** Read by every scrape that may be answered from the cache: compiled once. */
+/** Read by every scrape that may be answered from the cache, and written by every page fetched: compiled once. */
 const queriesOf = perDatabase((db: Db) => ({
   cached: prepared<'team' | 'key', { document: string; cached_at: number }>(db, (parameter) =>
     db.query.selectFrom('scrape_cache').select(['document', 'cached_at']).where('team', '=', parameter('team')).where('cache_key', '=', parameter('key'))),
+  // Building and compiling this upsert with the query layer cost more than SQLite takes to run it (a crawl writes one a page).
+  putCached: prepared<'team' | 'key' | 'url' | 'document' | 'at', never>(db, (parameter) => {
+    const values = { url: parameter('url'), document: parameter('document'), cached_at: parameter('at') };
+    return db.query.insertInto('scrape_cache').values({ team: parameter('team'), cache_key: parameter('key'), ...values }).onConflict((conflict) => conflict.columns(['team', 'cache_key']).doUpdateSet(values));
+  }),
 }));
 
 export interface CachedDocument {
@@ -47,8 +52,7 @@ export function scrapeStore(db: Db, team: string): ScrapeStore {
       return row && { document: JSON.parse(row.document) as ScrapeDocument, cachedAt: Number(row.cached_at) };
     },
     async putCached(key, url, document, at) {
-      const values = { url, document: JSON.stringify(document), cached_at: at };
-      await q.insertInto('scrape_cache').values({ team, cache_key: key, ...values }).onConflict((conflict) => conflict.columns(['team', 'cache_key']).doUpdateSet(values)).execute();
+      await queriesOf(db).putCached({ team, key, url, document: JSON.stringify(document), at });
     },
     async getTracked({ url, tag, scope }) {
       const row = await q.selectFrom('tracked_pages').select(['markdown', 'json', 'scraped_at']).where('team', '=', team).where('url', '=', url).where('tag', '=', tag).where('scope', '=', scope).executeTakeFirst();
