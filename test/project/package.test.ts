@@ -183,7 +183,7 @@ describe('the npm package', () => {
   });
 
   it('declares the Node.js it needs, and the launcher says so plainly on an older one', async () => {
-    assert.equal(PACKAGE.engines.node, '>=20');
+    assert.equal(PACKAGE.engines.node, '^22.13.0 || ^26.0.0');
     // An older Node, as the launcher sees it: process.versions says 18.
     const preload = join(scratchDir(), 'node18.cjs');
     writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v18.19.0' }); Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\n");
