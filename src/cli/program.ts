@@ -8,6 +8,7 @@ import { usageCommand } from './commands/usage.js';
 import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
+import { initCommand } from './commands/init.js';
 import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
 import { dbCommand } from './commands/db.js';
@@ -34,6 +35,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addOption(new Option('--verbose', 'log each API request and retry on stderr (keys redacted)'))
     .showSuggestionAfterError(true)
     .addHelpText('after', '\nRun "webwatch help exit-codes" for the exit codes.')
+    .addCommand(initCommand(runtime))
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
     .addCommand(crawlCommand(runtime))
