@@ -11,9 +11,11 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 // npm only warns when `engines` does not match: an older Node gets one plain line, not the
-// syntax or module errors it would stumble on further in.
-if (Number(process.versions.node.split('.')[0]) < 20) {
-  process.stderr.write(`webwatch needs Node.js 20 or newer; this is ${process.version}\n`);
+// errors it would stumble on further in (its SQLite module needs Node-API 10, from 22.14, and
+// crashes an older Node outright).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 14)) {
+  process.stderr.write(`webwatch needs Node.js 22.14 or newer (22, 24 or 26); this is ${process.version}\n`);
   process.exit(1);
 }
 /** Set when the command has returned its exit code, or when its reader went away. */

@@ -265,17 +265,17 @@ function namingDamage(connection: DatabaseConnection, path: string, onDamage: (e
 }
 
 /**
- * The native module of better-sqlite3 where its build puts it. Without a path the package asks
- * `bindings` to search a dozen places for it, which costs every command that opens the store
- * 10-18 ms; where the file is not there (another build layout), that search still finds it.
+ * better-sqlite3 ships a compiled SQLite for Linux (glibc and musl), macOS and Windows on x64 and
+ * arm64, and loads it when a database is first opened. Elsewhere it finds none: said plainly,
+ * with the way to build one, rather than as a missing-module stack.
  */
-export function sqliteAddon(): string | undefined {
-  try {
-    const addon = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
-    return existsSync(addon) ? addon : undefined;
-  } catch {
-    return undefined;
-  }
+function missingSqliteBinary(path: string, error: unknown): WebwatchError | undefined {
+  const code = (error as { code?: string }).code;
+  if (code !== 'MODULE_NOT_FOUND' || !/better_sqlite3\.node|prebuilds/.test((error as Error).message)) return undefined;
+  return new WebwatchError(`cannot open the engine database ${path}: better-sqlite3 has no compiled SQLite for ${process.platform}-${process.arch}`, {
+    cause: error,
+    suggestion: 'build one where webwatch is installed: cd node_modules/better-sqlite3 && npx node-gyp rebuild --release (needs python3, make and a C++ compiler); or use a remote API (--api-url)',
+  });
 }
 
 async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
@@ -283,20 +283,10 @@ async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
   let raw: BetterSqlite3.Database;
   try {
     await prepareFiles(path);
-    const nativeBinding = sqliteAddon();
-    raw = new Database(path, nativeBinding ? { nativeBinding } : {});
+    raw = new Database(path);
   } catch (error) {
     if (error instanceof WebwatchError) throw error;
-    const message = (error as Error).message;
-    // better-sqlite3 finds its compiled module only when opening: an install with
-    // --ignore-scripts, enough for validate and for an API, has none.
-    if (message.startsWith('Could not locate the bindings file')) {
-      throw new WebwatchError(`cannot open the engine database ${path}: the native SQLite module (better-sqlite3) was never built`, {
-        cause: error,
-        suggestion: 'the local engine needs it: install webwatch without --ignore-scripts, or run npm rebuild better-sqlite3 where webwatch is installed',
-      });
-    }
-    throw new WebwatchError(`cannot open the engine database ${path}: ${message}`, { cause: error });
+    throw missingSqliteBinary(path, error) ?? new WebwatchError(`cannot open the engine database ${path}: ${(error as Error).message}`, { cause: error });
   }
   let versionAtOpen: number;
   try {
@@ -338,7 +328,7 @@ async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
   // Serve's alone (readConnection), opened at its first read.
   const reader = readConnection
     ? sqliteReader(() => {
-      const connection = new Database(path, { readonly: true, fileMustExist: true, ...(sqliteAddon() && { nativeBinding: sqliteAddon() }) });
+      const connection = new Database(path, { readonly: true, fileMustExist: true });
       connection.pragma('busy_timeout = 5000');
       return connection;
     }, raw)

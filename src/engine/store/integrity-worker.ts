@@ -12,7 +12,6 @@ export interface IntegrityWorkerInput {
   pragma: 'quick_check' | 'integrity_check';
   /** At most this many problems are listed. */
   limit: number;
-  nativeBinding?: string;
 }
 
 export interface IntegrityWorkerOutput {
@@ -24,10 +23,10 @@ export interface IntegrityWorkerOutput {
   failure?: { code: string | undefined; message: string };
 }
 
-const { path, pragma, limit, nativeBinding } = workerData as IntegrityWorkerInput;
+const { path, pragma, limit } = workerData as IntegrityWorkerInput;
 const output: IntegrityWorkerOutput = { rows: [], trees: [] };
 try {
-  const db = new Database(path, { readonly: true, fileMustExist: true, ...(nativeBinding && { nativeBinding }) });
+  const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     output.trees = db.prepare("SELECT rootpage, type, name, tbl_name FROM sqlite_schema WHERE rootpage > 0").raw().all() as IntegrityWorkerOutput['trees'];

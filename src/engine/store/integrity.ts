@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
-import { isPostgresUrl, openDatabase, refuseUnusableFile, schemaVersion, sqliteAddon, sqlitePath, type DatabaseKind } from './database.js';
+import { isPostgresUrl, openDatabase, refuseUnusableFile, schemaVersion, sqlitePath, type DatabaseKind } from './database.js';
 import type { IntegrityWorkerInput, IntegrityWorkerOutput } from './integrity-worker.js';
 
 /** Problems listed at most: a badly damaged file has thousands, and the first say enough. */
@@ -69,8 +69,7 @@ export async function checkIntegrity(location: string, options: IntegrityOptions
 /** quick_check (or integrity_check) of a SQLite file on a worker thread. */
 export async function checkSqliteFile(path: string, options: IntegrityOptions = {}): Promise<IntegrityReport> {
   const pragma = options.full ? 'integrity_check' : 'quick_check';
-  const nativeBinding = sqliteAddon();
-  const output = await onWorker({ path, pragma, limit: PROBLEMS_LISTED, ...(nativeBinding && { nativeBinding }) }, options.signal);
+  const output = await onWorker({ path, pragma, limit: PROBLEMS_LISTED }, options.signal);
   const problems = problemsOf(output);
   const failure = output.failure;
   if (failure && !/^SQLITE_(CORRUPT|NOTADB)/.test(failure.code ?? '')) {
