@@ -1,12 +1,13 @@
 /**
  * webwatch's configuration: the user's file ($XDG_CONFIG_HOME/webwatch/config.yaml) under the
- * project's (found by lilconfig from the working directory up to the home directory; the names
+ * project's (found by cosmiconfig from the working directory up to the home directory; the names
  * are in PROJECT_FILES). Checked with zod; errors name the file.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
+import { createRequire } from 'node:module';
 import { basename, extname, join } from 'node:path';
-import { defaultLoaders, lilconfigSync, type LilconfigResult, type Loader, type LoaderSync } from 'lilconfig';
+import type { CosmiconfigResult, LoaderSync } from 'cosmiconfig';
 import { z } from 'zod';
 import { UsageError } from '../errors/webwatch-error.js';
 import { closedObject, domainName, topLevelDomain } from '../spec/fields.js';
@@ -191,7 +192,7 @@ function lineAndColumn(text: string, offset: number): string {
  * The YAML and JSON loaders keep only the position of a syntax error and the parser's reason:
  * the parsers quote the text around it, and that may hold a secret.
  */
-const loadYaml: Loader = async (file, text) => {
+const loadYaml = async (file: string, text: string): Promise<unknown> => {
   // Loaded when a YAML file is found: most commands find none.
   const { parse, YAMLParseError } = await import('yaml');
   try {
@@ -214,25 +215,22 @@ const loadJson: LoaderSync = (file, text) => {
 };
 
 /**
- * A JavaScript file's default export (or module.exports). lilconfig imports it, or requires it
- * where import() cannot run (in the bundled CLI), which gives an ES module's namespace instead.
+ * A JavaScript file's default export (or module.exports), required: Node 22.12 and later require
+ * ES modules too, which gives their namespace. (cosmiconfig's own loader goes through
+ * import-fresh, which needs a require cache the bundled CLI does not have.)
  */
-const loadScript: Loader = async (file, text) => {
+const loadScript = (file: string): unknown => {
   let loaded: unknown;
   try {
-    loaded = await defaultLoaders['.js']!(file, text);
+    loaded = createRequire(file)(file);
   } catch (error) {
-    const { code, message } = error as { code?: string; message?: string };
-    if (code === 'ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING' || code === 'ERR_REQUIRE_ESM') {
-      throw new UnreadableConfig(`${file}: an ES module configuration needs Node.js 20.19 or newer; write it as CommonJS (.cjs), JSON or YAML`);
-    }
-    throw new UnreadableConfig(`${file}: ${String(message ?? error).split('\n')[0]}`);
+    throw new UnreadableConfig(`${file}: ${String((error as Error).message ?? error).split('\n')[0]}`);
   }
   const namespace = loaded as { __esModule?: unknown; default?: unknown } | null;
   return typeof namespace === 'object' && namespace !== null && namespace.__esModule && 'default' in namespace ? namespace.default : loaded;
 };
 
-const LOADERS: Record<string, Loader> = { noExt: loadYaml, '.yaml': loadYaml, '.yml': loadYaml, '.json': loadJson, '.js': loadScript, '.cjs': loadScript, '.mjs': loadScript };
+const LOADERS: Record<string, (file: string, text: string) => unknown> = { noExt: loadYaml, '.yaml': loadYaml, '.yml': loadYaml, '.json': loadJson, '.js': loadScript, '.cjs': loadScript, '.mjs': loadScript };
 
 /** A file the search found, read after it by its loader. */
 class Found {
@@ -241,8 +239,9 @@ class Found {
 
 /**
  * The search's loaders: package.json is parsed there, to see whether it has settings; every other
- * file is only kept. The search is synchronous because lilconfig's asynchronous one probes each
- * of PROJECT_FILES with a promise of its own: 2 ms a directory, against 0.1 ms.
+ * file is only kept, and read after the search by LOADERS, which may load a parser or import a
+ * module. The search is cosmiconfig's synchronous one: its asynchronous one probes each of
+ * PROJECT_FILES with a promise of its own, 2 ms a directory against 0.1 ms.
  */
 const SEARCH_LOADERS = Object.fromEntries(Object.keys(LOADERS).map((ext) => [ext, ext === '.json' ? loadJson : (_file: string, text: string) => new Found(text)])) as Record<string, LoaderSync>;
 
@@ -258,7 +257,7 @@ interface Layer {
   config: ConfigFile;
 }
 
-async function readLayer(find: () => LilconfigResult, file?: string): Promise<Layer | undefined> {
+async function readLayer(find: () => CosmiconfigResult, file?: string): Promise<Layer | undefined> {
   let found: { config: unknown; filepath: string } | null = null;
   let source: { text: string; under: string[] } | undefined;
   try {
@@ -273,16 +272,30 @@ async function readLayer(find: () => LilconfigResult, file?: string): Promise<La
       source = { text: readFileSync(found.filepath, 'utf8'), under: basename(found.filepath) === 'package.json' ? [MODULE] : [] };
     }
   } catch (error) {
-    throw new UsageError(`cannot read the configuration: ${unreadable(error, file ?? found?.filepath)}`);
+    throw new UsageError(`cannot read the configuration: ${unreadable(error, file ?? (error as { filepath?: string }).filepath ?? found?.filepath)}`);
   }
   return found ? { file: found.filepath, config: await checked(found.filepath, found.config, source) } : undefined;
 }
 
+/**
+ * After the directories up to the home directory, cosmiconfig's search looks in its global
+ * directory ($XDG_CONFIG_HOME/webwatch, as it reads the process's environment) for `config` and
+ * `config.*`. That file is the user's layer, read on its own under the project's (from the
+ * environment webwatch was given), so the search's answer counts only when it is a project file,
+ * none of which is named `config`.
+ */
+const isProjectFile = (result: CosmiconfigResult) => result !== null && !/^config(\.[a-z]+)?$/.test(basename(result.filepath));
+
 export async function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<Config> {
-  const explorer = lilconfigSync(MODULE, { searchPlaces: PROJECT_FILES, loaders: SEARCH_LOADERS, stopDir: env.HOME ?? homedir(), cache: false });
+  // Loaded here, not with the module: only commands with a backend, serve and keys read settings.
+  const { cosmiconfigSync } = await import('cosmiconfig');
+  const explorer = cosmiconfigSync(MODULE, { searchPlaces: PROJECT_FILES, loaders: SEARCH_LOADERS, searchStrategy: 'global', stopDir: env.HOME ?? homedir(), cache: false });
   const userFile = userConfigPath(env);
   const user = existsSync(userFile) ? await readLayer(() => explorer.load(userFile), userFile) : undefined;
-  const project = await readLayer(() => explorer.search(cwd));
+  const project = await readLayer(() => {
+    const result = explorer.search(cwd);
+    return isProjectFile(result) ? result : null;
+  });
   const layers = [user, project].filter((layer): layer is Layer => layer !== undefined);
   return {
     threatPolicy: { ...NO_THREAT_POLICY, ...Object.assign({}, ...layers.map((layer) => layer.config.threatProtection ?? {})) },

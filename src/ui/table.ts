@@ -29,23 +29,37 @@ export async function renderRows(output: Output, head: readonly string[], rows: 
   const [tty, width, style] = options.stream === 'stderr' ? [output.errorTty, output.errorColumns, output.errorStyle] : [output.tty, output.columns, output.style];
   // Plain text, which Output escapes where it must (as data on a terminal, always as a message).
   if (!tty) return rows.map((row) => row.join('\t')).join('\n');
-  // Loaded here, not with the module: it sets up an Intl.Segmenter (some 15 ms of ICU data),
-  // which help and piped output never need.
-  const { default: stringWidth } = await import('string-width');
-  const cut = cutTo(stringWidth);
-  const pad = padTo(stringWidth);
+  // Loaded here, not with the module: string-width sets up an Intl.Segmenter (some 15 ms of ICU
+  // data), and neither it nor cli-table3 is needed by help or piped output.
+  const [{ default: stringWidth }, { default: Table }] = await Promise.all([import('string-width'), import('cli-table3')]);
   const columns = head.map((_, i) => readable(rows.map((row) => row[i] ?? ''), output.now()));
   // Cells come from outside (monitor names, URLs, server errors); the header is ours.
   const cells = rows.map((_, r) => head.map((__, i) => escapeControls(columns[i]![r]!).replace(/\s*\n\s*/g, ' ')));
   // An id cut short is no id: id columns keep their width.
   const rigid = head.map((_, i) => rows.some((row) => UUID.test(row[i] ?? '')));
   const widths = fitWidths(head.map((title, i) => Math.max(stringWidth(title), ...cells.map((row) => stringWidth(row[i]!)))), width, rigid);
-  const line = (row: readonly string[]) => row.map((cell, i) => (i === row.length - 1 ? cut(cell, widths[i]!) : pad(cut(cell, widths[i]!), widths[i]!))).join(GAP).trimEnd();
-  return styled([
-    style.bold(line(head)),
-    ...cells.map((row, r) => (options.emphasize?.[r] ? style.yellow(line(row)) : line(row))),
-  ].join('\n'));
+  // cli-table3 draws the columns, padded and cut with an ellipsis to the widths chosen here, with
+  // no box: a gap between columns and nothing else, as gh and kubectl print them.
+  const table = new Table({
+    head: [...head],
+    colWidths: widths,
+    wordWrap: false,
+    truncate: ELLIPSIS,
+    chars: QUIET,
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+  });
+  table.push(...cells);
+  const [header = '', ...lines] = table.toString().split('\n').map((line) => line.trimEnd());
+  return styled([style.bold(header), ...lines.map((line, r) => (options.emphasize?.[r] ? style.yellow(line) : line))].join('\n'));
 }
+
+/** cli-table3's characters for a table without borders: columns apart by GAP, no rules. */
+const QUIET = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
+  middle: GAP,
+};
 
 /** One column for people: ids shortened (still unique), instants made relative. */
 function readable(values: readonly string[], now: Date): string[] {
@@ -113,4 +127,3 @@ export const cutTo = (stringWidth: Width) => (text: string, width: number): stri
   return kept + ELLIPSIS;
 };
 
-const padTo = (stringWidth: Width) => (text: string, width: number) => text + ' '.repeat(Math.max(0, width - stringWidth(text)));

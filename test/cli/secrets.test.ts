@@ -95,7 +95,7 @@ describe('secret values in the configuration', () => {
     for (const mode of OUTPUT_MODES) {
       const result = await run([...mode, 'monitor', 'list'], options);
       assert.equal(result.code, EXIT.usage);
-      assert.match(result.stdout + result.stderr, /\.webwatchrc\.yaml: webhookSecret: must be text, not a number/);
+      assert.match(result.stdout + result.stderr, /\.webwatchrc\.yaml:1:16: webhookSecret: must be text, not a number/);
       assert.ok(!leaks(result, '12345678'), result.stdout + result.stderr);
     }
   });

@@ -70,6 +70,20 @@ describe('bin/webwatch.js', () => {
     assert.deepEqual(JSON.parse(result.stdout).details, [`${rc}:5:3: llm.modle: unknown field "modle" (did you mean "model"?)`]);
   });
 
+  it('takes the user\'s file under the project\'s, and no other file of the user\'s configuration directory', () => {
+    const home = tempDir();
+    const project = join(home, 'site');
+    const xdg = join(home, 'xdg');
+    // The search's last stop is that directory, where it would take config.json before config.yaml.
+    writeFiles({ 'webwatch/config.yaml': 'apiUrl: http://127.0.0.1:9/v2\n', 'webwatch/config.json': '{"apiUrl": "http://127.0.0.1:7/v2"}\n' }, xdg);
+    writeFiles({ 'README.md': 'no settings here\n' }, project);
+    const env = { HOME: home, XDG_CONFIG_HOME: xdg, WEBWATCH_HOME: join(home, 'data') };
+    const apiUrl = () => (JSON.parse(webwatch(['auth', 'status', '--json'], { cwd: project, env }).stdout) as { apiUrl: string }).apiUrl;
+    assert.equal(apiUrl(), 'http://127.0.0.1:9/v2');
+    writeFiles({ '.webwatchrc.yaml': 'apiUrl: http://127.0.0.1:8/v2\n' }, project);
+    assert.equal(apiUrl(), 'http://127.0.0.1:8/v2');
+  });
+
   it('names the file and the error of a JavaScript configuration that throws', () => {
     const home = tempDir();
     const project = join(home, 'site');
