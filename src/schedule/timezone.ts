@@ -12,11 +12,14 @@ function zones(): Set<string> {
 /** A message when `name` is not a real IANA zone; undefined when it is. */
 export function checkTimezone(name: string): string | undefined {
   if (UTC_ZONES.has(name) || zones().has(name)) return undefined;
+  const notAZone = () => `"${name}" is not an IANA time zone${didYouMean(name, [...zones()])}; use a name like Europe/Paris or America/New_York`;
+  // Node 24's ICU takes UTC offsets (+02:00) as zones too; an IANA name starts with a letter.
+  if (!/^[A-Za-z]/.test(name)) return notAZone();
   let resolved: string;
   try {
     resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return `"${name}" is not an IANA time zone${didYouMean(name, [...zones()])}; use a name like Europe/Paris or America/New_York`;
+    return notAZone();
   }
   // ICU matches case-insensitively; the stored schedule must carry the real spelling.
   if (resolved !== name && resolved.toLowerCase() === name.toLowerCase()) return `time zone is spelled "${resolved}"`;

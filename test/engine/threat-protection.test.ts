@@ -109,8 +109,8 @@ describe('configuration', () => {
     const project = writeFiles({ '.webwatchrc.json': JSON.stringify({ threatProtection: { blacklist: ['https://x.com'], enabeld: true } }) });
     await assert.rejects(loadConfig({ HOME: tempDir(), XDG_CONFIG_HOME: tempDir() }, project), (error: { message: string; exitCode: number }) => {
       assert.equal(error.exitCode, 2);
-      assert.match(error.message, /\.webwatchrc\.json: threatProtection\.blacklist\[0\]: must be a domain name without a protocol/);
-      assert.match(error.message, /\.webwatchrc\.json: threatProtection\.enabeld: unknown field "enabeld" \(did you mean "enabled"\?\)/);
+      assert.match(error.message, /\.webwatchrc\.json:1:35: threatProtection\.blacklist\[0\]: must be a domain name without a protocol/);
+      assert.match(error.message, /\.webwatchrc\.json:1:52: threatProtection\.enabeld: unknown field "enabeld" \(did you mean "enabled"\?\)/);
       return true;
     });
   });
