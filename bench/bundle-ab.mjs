@@ -61,6 +61,10 @@ const COMMANDS = [
   { name: 'scrape --max-age 0 of a local page', args: ['scrape', '--max-age', '0', `http://127.0.0.1:${port}/`] },
   ...(existsSync(monitors) ? [{ name: 'monitor validate, 1,000 monitors', args: ['monitor', 'validate', monitors], slow: true }] : []),
 ];
+// A table for people: on a terminal (util-linux's script gives the command one, both builds alike).
+// Settings read: a user's configuration file (YAML), in a configuration directory of its own.
+COMMANDS.push({ name: 'monitor list with a configuration file', args: ['monitor', 'list'], configured: true });
+if (spawnSync('script', ['--version']).status === 0) COMMANDS.push({ name: 'monitor list on a terminal (script)', args: ['monitor', 'list'], terminal: true });
 
 // An engine home and configuration directory per build, with the example monitors applied
 // (monitor list reads them; every scrape writes its cache there), set by `env` on each command
@@ -70,10 +74,16 @@ for (const build of builds) {
   const applied = spawnSync(process.execPath, [join(build.dir, 'bin/webwatch.js'), 'monitor', 'apply', '-f', examples, '--yes'], { env: { ...env, WEBWATCH_HOME: join(build.home, 'data'), XDG_CONFIG_HOME: join(build.home, 'config') }, encoding: 'utf8' });
   if (applied.status !== 0) throw new Error(`${build.label}: monitor apply exited ${applied.status}: ${applied.stderr}`);
 }
-const commandLine = (build, args) => ['env', `WEBWATCH_HOME=${join(build.home, 'data')}`, `XDG_CONFIG_HOME=${join(build.home, 'config')}`, process.execPath, join(build.dir, 'bin/webwatch.js'), ...args].map((word) => (/[\s'"]/.test(word) ? `'${word}'` : word)).join(' ');
+const quoted = (words) => words.map((word) => (/[\s'"]/.test(word) ? `'${word}'` : word)).join(' ');
+const commandLine = (build, args, terminal = false, configured = false) => {
+  const line = quoted(['env', `WEBWATCH_HOME=${join(build.home, 'data')}`, `XDG_CONFIG_HOME=${join(build.home, configured ? 'configured' : 'config')}`, process.execPath, join(build.dir, 'bin/webwatch.js'), ...args]);
+  return terminal ? quoted(['script', '-qec', line, '/dev/null']) : line;
+};
 for (const build of builds) {
-  for (const { args } of COMMANDS) {
-    const check = spawnSync('sh', ['-c', commandLine(build, args)], { env, encoding: 'utf8' });
+  mkdirSync(join(build.home, 'configured', 'webwatch'), { recursive: true });
+  writeFileSync(join(build.home, 'configured', 'webwatch', 'config.yaml'), 'scheduler:\n  maxConcurrent: 2\nserve:\n  port: 8080\n');
+  for (const { args, terminal, configured } of COMMANDS) {
+    const check = spawnSync('sh', ['-c', commandLine(build, args, terminal, configured)], { env, encoding: 'utf8' });
     if (check.status !== 0) throw new Error(`${build.label} ${args.join(' ')} exited ${check.status}: ${check.stderr}`);
   }
 }
@@ -97,7 +107,7 @@ for (let round = 1; round <= rounds; round++) {
   for (const group of [COMMANDS.filter((c) => !c.slow), COMMANDS.filter((c) => c.slow)]) {
     if (group.length === 0) continue;
     const slow = group[0].slow;
-    const commands = [...(slow ? [] : [bare]), ...group.flatMap(({ args }) => order.map((build) => commandLine(build, args)))];
+    const commands = [...(slow ? [] : [bare]), ...group.flatMap(({ args, terminal, configured }) => order.map((build) => commandLine(build, args, terminal, configured)))];
     const exportFile = join(WORK, `round-${round}${slow ? '-slow' : ''}.json`);
     const result = spawnSync('hyperfine', ['-N', '--style', 'none', '--warmup', String(slow ? 1 : warmup), '--runs', String(slow ? 2 : runs), '--export-json', exportFile, ...commands], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     if (result.status !== 0) throw new Error(`hyperfine exited ${result.status}`);

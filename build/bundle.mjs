@@ -33,6 +33,34 @@ const WORKER = 'dist/src/engine/scrape/convert-worker.js';
 const EXTERNAL = ['better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core'];
 // The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
 EXTERNAL.push('htmlmetaparser');
+// cosmiconfig's own loaders for YAML (js-yaml) and JavaScript (import-fresh) run only for its
+// meta configuration (.config/config.yaml or .js beside the working directory): webwatch reads
+// the files it finds with its own. Outside, they are not read and compiled by every command
+// that reads settings.
+EXTERNAL.push('js-yaml', 'import-fresh');
+// cosmiconfig parses a package.json in the working directory (for its own meta configuration)
+// with parse-json, which brings @babel/code-frame to quote the text around an error: some 3 ms
+// of loading and parsing for every command that reads settings in a project. webwatch never
+// shows that message (it reads the file again with its own loader to say where the error is,
+// without quoting it), so the bundle gives cosmiconfig JSON.parse instead.
+// cli-table3 measures cells with string-width 4 (and emoji-regex 8); the rest of the CLI, which
+// chooses the columns' widths, with string-width 7. Given the same one, the table cuts and pads
+// cells to the widths as they were measured (the two disagree on some emoji), and a table on a
+// terminal loads one width function instead of two.
+const oneStringWidth = {
+  name: 'one-string-width',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, ({ importer }) => (/[\\/]cli-table3[\\/]/.test(importer) ? { path: 'string-width', namespace: 'one-string-width' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'one-string-width' }, () => ({ contents: "module.exports = require('string-width').default;", loader: 'js', resolveDir: root }));
+  },
+};
+const plainJsonParse = {
+  name: 'plain-json-parse',
+  setup(build) {
+    build.onResolve({ filter: /^parse-json$/ }, () => ({ path: 'parse-json', namespace: 'plain-json-parse' }));
+    build.onLoad({ filter: /.*/, namespace: 'plain-json-parse' }, () => ({ contents: 'module.exports = (text) => JSON.parse(text);', loader: 'js' }));
+  },
+};
 const rel = (file) => relative(root, file).split(sep).join('/');
 
 // import.meta of each module as it would be in its own file (the re2js, diff and SQLite loaders,
@@ -65,7 +93,7 @@ const { outputFiles, metafile } = await esbuild.build({
   charset: 'ascii',
   metafile: true,
   logLevel: 'warning',
-  plugins: [importMeta],
+  plugins: [importMeta, plainJsonParse, oneStringWidth],
 });
 const bundled = performance.now();
 

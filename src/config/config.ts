@@ -278,6 +278,25 @@ async function readLayer(find: () => CosmiconfigResult, file?: string): Promise<
 }
 
 /**
+ * cosmiconfig first reads its own meta configuration in the process's working directory (the
+ * `cosmiconfig` key of package.json, or .config/config.json, .yaml, .js...) with its own parsers,
+ * whose errors quote the text around the error. Such a file is read again with webwatch's loader,
+ * which says where the error is without quoting it.
+ */
+async function unreadableMetaConfiguration(error: unknown): Promise<string> {
+  const file = (error as { filepath?: unknown }).filepath;
+  if (typeof file !== 'string') return unreadable(error);
+  const loader = LOADERS[extname(file) || 'noExt'];
+  try {
+    if (loader && loader !== loadScript) await loader(file, readFileSync(file, 'utf8'));
+  } catch (reread) {
+    return unreadable(reread, file);
+  }
+  // Read fine by webwatch's loader, or a script: only the parser's first line, naming the file.
+  return `${file}: ${String((error as Error).message ?? error).split('\n')[0]?.replace(/^(JSON|YAML) Error in .*:$/, 'cannot be read')}`;
+}
+
+/**
  * After the directories up to the home directory, cosmiconfig's search looks in its global
  * directory ($XDG_CONFIG_HOME/webwatch, as it reads the process's environment) for `config` and
  * `config.*`. That file is the user's layer, read on its own under the project's (from the
@@ -289,7 +308,12 @@ const isProjectFile = (result: CosmiconfigResult) => result !== null && !/^confi
 export async function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<Config> {
   // Loaded here, not with the module: only commands with a backend, serve and keys read settings.
   const { cosmiconfigSync } = await import('cosmiconfig');
-  const explorer = cosmiconfigSync(MODULE, { searchPlaces: PROJECT_FILES, loaders: SEARCH_LOADERS, searchStrategy: 'global', stopDir: env.HOME ?? homedir(), cache: false });
+  let explorer: ReturnType<typeof cosmiconfigSync>;
+  try {
+    explorer = cosmiconfigSync(MODULE, { searchPlaces: PROJECT_FILES, loaders: SEARCH_LOADERS, searchStrategy: 'global', stopDir: env.HOME ?? homedir(), cache: false });
+  } catch (error) {
+    throw new UsageError(`cannot read the configuration: ${await unreadableMetaConfiguration(error)}`);
+  }
   const userFile = userConfigPath(env);
   const user = existsSync(userFile) ? await readLayer(() => explorer.load(userFile), userFile) : undefined;
   const project = await readLayer(() => {

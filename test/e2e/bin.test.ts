@@ -84,6 +84,24 @@ describe('bin/webwatch.js', () => {
     assert.equal(apiUrl(), 'http://127.0.0.1:8/v2');
   });
 
+  it('says where a package.json or .config/ file of the working directory does not parse, never quoting it', () => {
+    // cosmiconfig reads them first, for its own meta configuration, with parsers that quote the text.
+    const home = tempDir();
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), WEBWATCH_HOME: join(home, 'data') };
+    const broken = writeFiles({ 'package.json': '{\n  "name": "site",\n  "token": "sk-LEAKED" x\n}\n' }, join(home, 'a'));
+    for (const mode of [[], ['--json']]) {
+      const result = webwatch(['monitor', 'list', ...mode], { cwd: broken, env });
+      assert.equal(result.code, 2);
+      assert.match(result.stdout + result.stderr, new RegExp(`cannot read the configuration: ${join(broken, 'package.json')}:3:24: invalid JSON`));
+      assert.doesNotMatch(result.stdout + result.stderr, /sk-LEAKED/);
+    }
+    const meta = writeFiles({ '.config/config.yaml': 'a: [1, 2\nkey: sk-LEAKED\n' }, join(home, 'b'));
+    const result = webwatch(['monitor', 'list'], { cwd: meta, env });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, new RegExp(`^error: cannot read the configuration: ${join(meta, '.config', 'config.yaml')}:2:1: invalid YAML`));
+    assert.doesNotMatch(result.stderr, /sk-LEAKED/);
+  });
+
   it('names the file and the error of a JavaScript configuration that throws', () => {
     const home = tempDir();
     const project = join(home, 'site');
