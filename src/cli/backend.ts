@@ -30,7 +30,7 @@ export function remoteSettings(context: CommandContext, config: Config): { apiUr
   return { apiUrl: apiUrlOf(apiUrl.value), apiKey: apiKey?.value, sources: { apiUrl: apiUrl.source, ...(apiKey && { apiKey: apiKey.source }) } };
 }
 
-export async function openBackend(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config } = {}): Promise<Backend> {
+export async function openBackend(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config; publicTargetsOnly?: boolean } = {}): Promise<Backend> {
   const { io, output, globals } = context;
   const config = options.config ?? (await loadConfig(io.env, io.cwd()));
   const remote = remoteSettings(context, config);
@@ -55,6 +55,7 @@ export async function openBackend(context: CommandContext, doing: string, option
     const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges, browser, proxies } = checkServices(config, io.env);
     // Loaded here, like the remote one: commands that never reach a backend (validate) skip it.
     const { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } = await import('../backend/local/local-backend.js');
+    const publicOnly = options.publicTargetsOnly && { checkUrl: (await import('../engine/fetch/network-policy.js')).refusePrivateTargets, publicAddressesOnly: true };
     backend = localBackend({
       version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
       notifications: {
@@ -67,6 +68,8 @@ export async function openBackend(context: CommandContext, doing: string, option
       ...(search && { search }),
       ...(browser && { browser }),
       ...(proxies && { proxies }),
+      // serve's private-network rule, for a server whose clients are not the machine's user.
+      ...publicOnly,
       closesBrowser: true,
     });
   }

@@ -11,6 +11,7 @@ import { schemaCommand } from './commands/schema.js';
 import { initCommand } from './commands/init.js';
 import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
+import { mcpCommand } from './commands/mcp.js';
 import { dbCommand } from './commands/db.js';
 import { agentCommand } from './commands/agent.js';
 import { extractCommand } from './commands/extract.js';
@@ -49,6 +50,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(authCommand(runtime))
     .addCommand(whoamiCommand(runtime))
     .addCommand(serveCommand(runtime))
+    .addCommand(mcpCommand(runtime))
     .addCommand(keysCommand(runtime))
     .addCommand(dbCommand(runtime))
     .addCommand(schemaCommand(runtime))

@@ -39,6 +39,9 @@ const agentRequestSchema = closedObject({
 
 export type AgentRequestInput = z.infer<typeof agentRequestSchema>;
 
+/** The request's schema, for clients that describe it (the MCP tool). */
+export const agentRequest = () => agentRequestSchema;
+
 export function validateAgentRequest(input: unknown): { ok: true; value: AgentRequestInput } | { ok: false; problems: Problem[] } {
   const result = agentRequestSchema.safeParse(input, { reportInput: true });
   return result.success ? { ok: true, value: result.data } : { ok: false, problems: result.error.issues.flatMap((issue) => describeIssue(issue)) };

@@ -40,6 +40,9 @@ const extractRequestSchema = () => closedObject({
 
 let built: ReturnType<typeof extractRequestSchema> | undefined;
 
+/** The request's schema, for clients that describe it (the MCP tool). */
+export const extractRequest = () => (built ??= extractRequestSchema());
+
 /** The request as the engine takes it: URLs sorted, the fields it does not use left out. */
 export interface ExtractRequestInput {
   urls: string[];

@@ -27,6 +27,9 @@ const mapRequest = closedObject({
 
 export type MapRequest = z.infer<typeof mapRequest>;
 
+/** The request's schema, for clients that describe it (the MCP tool). */
+export const mapRequestSchema = () => mapRequest;
+
 export function validateMapRequest(input: unknown): Validation<MapRequest> {
   const result = mapRequest.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };

@@ -248,7 +248,7 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
       .superRefine(waitForRule, { when: waitForComparable })
       .transform(({ origin, integration, fastMode, useMock, domainTools, toolDetail, ...options }) => options);
 
-  return { scrapeOptions, formats, action, viewport };
+  return { scrapeOptions, formats, action, viewport, shape: scrapeOptionsShape };
 }
 
 export type ScrapeOptions = z.infer<ReturnType<typeof buildScrapeOptionsSchemas>['scrapeOptions']>;

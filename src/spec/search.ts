@@ -55,6 +55,9 @@ const searchRequest = closedObject({
 
 export type SearchRequest = z.infer<typeof searchRequest>;
 
+/** The request's schema, for clients that describe it (the MCP tool). */
+export const searchRequestSchema = () => searchRequest;
+
 export function validateSearchRequest(input: unknown): Validation<SearchRequest> {
   const result = searchRequest.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };

@@ -1,15 +1,10 @@
 /** The one place errors become output: JSON (spec §7.1 shape) on stdout with --json, else stderr. */
-import { WebwatchError } from '../errors/webwatch-error.js';
-import { EXIT, EXIT_CODE_TABLE, type ExitCode } from '../errors/exit-codes.js';
-import { codeOfStatus } from '../errors/status-codes.js';
+import { asWebwatchError, errorCodeOf } from '../errors/error-code.js';
+import { EXIT, type ExitCode } from '../errors/exit-codes.js';
 import type { Output } from './output.js';
 import { styledLine } from './terminal-text.js';
 
-export function asWebwatchError(error: unknown): WebwatchError {
-  if (error instanceof WebwatchError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new WebwatchError(`internal error: ${message}`, { exitCode: EXIT.failure, cause: error });
-}
+export { asWebwatchError };
 
 /** Generic messages of an HTTP status: on their own they say neither what nor why. */
 const BARE = new Set(['Bad Request', 'Unauthorized', 'Forbidden', 'Not Found', 'Conflict', 'Payment Required', 'Internal Server Error', 'Bad Gateway', 'Service Unavailable', 'Gateway Timeout', 'Too Many Requests']);
@@ -40,12 +35,6 @@ const problemLines = (details: unknown): string[] =>
       })
     : [];
 
-/** The code a --json error document carries: the error's own, else its HTTP answer's, else its exit code's name. */
-function codeOf(failure: WebwatchError): string {
-  if (failure.code !== undefined) return failure.code;
-  if (failure.status !== undefined) return codeOfStatus(failure.status);
-  return EXIT_CODE_TABLE.find((entry) => entry.code === failure.exitCode)?.name ?? 'FAILED';
-}
 
 export function renderError(error: unknown, output: Output): ExitCode {
   const failure = asWebwatchError(error);
@@ -53,7 +42,7 @@ export function renderError(error: unknown, output: Output): ExitCode {
     output.jsonDocument({
       success: false,
       error: failure.message,
-      code: codeOf(failure),
+      code: errorCodeOf(failure),
       ...(failure.details !== undefined && { details: failure.details }),
       // What the terminal prints as `hint:` (a did-you-mean, the command that fixes it), for scripts too.
       ...(failure.suggestion !== undefined && { hint: failure.suggestion }),

@@ -43,6 +43,8 @@ const RULES: IForbiddenRuleType[] = [
     to: { path: '^src/engine/' },
   },
   layer('server', ['cli', 'ui']),
+  // The MCP server is an adapter over core and a backend, as serve is over the engine.
+  layer('mcp', ['cli', 'ui', 'server']),
 ];
 
 describe('the architecture', () => {

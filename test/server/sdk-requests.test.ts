@@ -225,7 +225,6 @@ describe('every request the hosted SDK and CLI send, on webwatch serve', () => {
       [client.scrape(site.url, { parsers: [{ type: 'image' }], lockdown: true }), 'parsers[0].type'],
       [client.scrape(site.url, { threatProtection: { mode: 'zscaler' }, lockdown: true }), 'threatProtection.mode'],
       [client.startBatchScrape([site.url], { appendToId: randomUUID() }), 'appendToId'],
-      [client.search('webwatch', { sources: ['alexandria'] }), 'sources[0]'],
       [client.search('webwatch', { categories: ['github'] }), 'categories'],
     ];
     for (const [call, path] of refusals) {

@@ -134,9 +134,14 @@ describe('search', () => {
   });
 
   it('names the field it refuses, and says why the provider failed', async () => {
-    const alexandria = await search({ query: 'x', sources: ['alexandria'] });
-    assert.equal(alexandria.status, 400);
-    assert.match(JSON.stringify(alexandria.body.details), /sources\[0\].*not offered by webwatch \(sources: web, news, images\)/);
+    // Provider tools: refused as the hosted API refuses them to a team without them, 403 with its
+    // message, so that its clients ask again for web results alone.
+    for (const body of [{ query: 'x', sources: ['web', 'alexandria'] }, { query: 'x', sources: [{ type: 'alexandria' }] }, { query: 'x', domainTools: true }]) {
+      const alexandria = await search(body);
+      assert.equal(alexandria.status, 403, JSON.stringify(body));
+      assert.equal(alexandria.body.error, 'Exchange is not enabled for this team.');
+      assert.match(alexandria.body.details.reason, /provider tools/);
+    }
     assert.match(JSON.stringify((await search({ query: 'x', sources: ['videos'] })).body.details), /must be one of web, news, images/);
     const tbs = await search({ query: 'x', tbs: 'cdr:1,cd_min:1/1/2020' });
     assert.equal(tbs.status, 400);
