@@ -225,11 +225,31 @@ const warmUps = [
   ['monitor', 'list'],
   ['--help'],
   ['scrape', '--help'],
+  // An assistant starting the MCP server and listing its tools; it ends when its input does.
+  ['mcp', { input: [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ].map((message) => `${JSON.stringify(message)}\n`).join('') }],
 ];
 const failed = [];
-for (const args of warmUps) {
+for (const warmUp of warmUps) {
+  const input = typeof warmUp.at(-1) === 'object' ? warmUp.pop().input : undefined;
+  const args = warmUp;
   const [code, stderr] = await new Promise((done) => {
-    const child = spawn(process.execPath, [join(root, 'bin/webwatch.js'), ...args], { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'bin/webwatch.js'), ...args], { env, cwd: home, stdio: input === undefined ? ['ignore', 'ignore', 'pipe'] : ['pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) {
+      child.stdin.write(input);
+      // The input ends once the last request is answered (or after 20 s, then a failure).
+      let answered = '';
+      const giveUp = setTimeout(() => child.stdin.end(), 20_000);
+      child.stdout.on('data', (chunk) => {
+        answered += chunk;
+        if (!answered.includes('"id":2')) return;
+        clearTimeout(giveUp);
+        child.stdin.end();
+      });
+    }
     let text = '';
     child.stderr.on('data', (chunk) => (text += chunk));
     child.on('close', (exit) => done([exit, text]));

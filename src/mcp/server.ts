@@ -30,13 +30,18 @@ import { errorResult, json, ResultPages, textResult } from './results.js';
 export interface WebwatchMcpOptions {
   backend: Backend;
   version: string;
-  env: Readonly<Record<string, string | undefined>>;
   /** Shared by every session of one server process (the HTTP transport makes one server a session). */
   jobs: Jobs;
   pages: ResultPages;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * `${VAR}` in a definition a model writes is not read from the server's environment: a page that
+ * tells the model to put `${WEBWATCH_API_KEY}` in a webhook URL must get an error, not the key.
+ */
+const NO_ENVIRONMENT = { env: {} };
 
 /**
  * Sends MCP progress for this call, when the client asked for it with a progress token, in order;
@@ -324,7 +329,7 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
     description: 'Check a monitor definition (YAML, as in a webwatch monitors file: one monitor, a list, or several documents) against every rule of the v2 interface, without changing anything. Says each problem with its line, column and field.',
     inputSchema: z.object({ yaml: z.string().min(1).max(5_000_000) }).strict(),
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, guarded(async ({ yaml }) => textResult(pages.page(validationText(validateSources([{ file: 'definition.yaml', text: yaml }], { env: {} }))))));
+  }, guarded(async ({ yaml }) => textResult(pages.page(validationText(validateSources([{ file: 'definition.yaml', text: yaml }], NO_ENVIRONMENT))))));
 
   server.registerTool('webwatch_monitor_apply', {
     title: 'Create or update monitors from a definition',
@@ -332,7 +337,7 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
     inputSchema: z.object({ yaml: z.string().min(1).max(5_000_000), dryRun: z.boolean().optional(), prune: z.boolean().optional() }).strict(),
     annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   }, guarded(async ({ yaml, dryRun, prune }) => {
-    const report = validateSources([{ file: 'definition.yaml', text: yaml }], { env: {} });
+    const report = validateSources([{ file: 'definition.yaml', text: yaml }], NO_ENVIRONMENT);
     if (!report.valid) return { isError: true, content: [{ type: 'text', text: validationText(report) }] };
     const definitions = report.files.flatMap((file) => file.monitors.map((monitor) => monitor.definition!));
     const plan = await makePlan(backend, definitions, prune ?? false);

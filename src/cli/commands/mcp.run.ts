@@ -26,7 +26,7 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
   const backend = await openBackend(context, 'serving MCP', { publicTargetsOnly: flags.http && !flags.allowPrivateTargets });
   const jobs = new Jobs();
   const pages = new ResultPages(flags.maxResultChars);
-  const session = () => createWebwatchMcp({ backend, version: version(), env: context.io.env, jobs, pages });
+  const session = () => createWebwatchMcp({ backend, version: version(), jobs, pages });
   const { output } = context;
   try {
     if (!flags.http) {
