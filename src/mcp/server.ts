@@ -133,6 +133,20 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
     return validation.value;
   };
   const readOnly = { readOnlyHint: true, openWorldHint: true } as const;
+  const started = (job: Job) => textResult(`${job.kind} ${job.id} started: read its pages with webwatch_${job.kind}_status {"id": "${job.id}"}`);
+  /** Waits for a job the call started, stopping it when the call is cancelled; its pages, sized. */
+  const waitedFor = async (job: Job, extra: Extra, progress: ReturnType<typeof progressOf>) => {
+    const cancel = () => job.stop.abort();
+    extra.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      await job.done;
+    } finally {
+      extra.signal.removeEventListener('abort', cancel);
+    }
+    await progress.flushed();
+    if (job.status === 'failed') throw new WebwatchError(`the ${job.kind} failed: ${job.error}`);
+    return textResult(pages.page(jobText(job, 0)));
+  };
 
   server.registerTool('webwatch_scrape', {
     title: 'Scrape a page',
@@ -191,28 +205,7 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
         if (!background) await progress(job.pages.length, limit, `crawl ${job.id}: ${job.pages.length} pages, the last ${page.url}`);
       }, job.stop.signal);
     });
-    if (background) return textResult(`crawl ${job.id} started: read its pages with webwatch_crawl_status {"id": "${job.id}"}`);
-    const cancel = () => job.stop.abort();
-    extra.signal.addEventListener('abort', cancel, { once: true });
-    try {
-      await job.done;
-    } finally {
-      extra.signal.removeEventListener('abort', cancel);
-    }
-    await progress.flushed();
-    if (job.status === 'failed') throw new WebwatchError(`the crawl of ${url} failed: ${job.error}`);
-    return textResult(pages.page(jobText(job, 0)));
-  }));
-
-  server.registerTool('webwatch_crawl_status', {
-    title: 'A crawl\'s pages so far',
-    description: 'The status and pages of a crawl started by webwatch_crawl, from page `offset` on (0 first).',
-    inputSchema: z.object({ id: z.string().uuid(), offset: z.number().int().min(0).optional() }).strict(),
-    annotations: { readOnlyHint: true },
-  }, guarded(async ({ id, offset }) => {
-    const job = jobs.get(id);
-    if (!job || job.kind !== 'crawl') throw new WebwatchError(`no crawl ${id} on this server (crawls are kept while it runs)`, { exitCode: EXIT.notFound, code: 'NOT_FOUND' });
-    return textResult(pages.page(jobText(job, offset ?? 0)));
+    return background ? started(job) : waitedFor(job, extra, progress);
   }));
 
   server.registerTool('webwatch_batch_scrape', {
@@ -233,29 +226,21 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
         ? { url: result.url, document: result.document as unknown as Record<string, unknown> }
         : { url: result.url, error: 'error' in result ? String((result.error as { message?: string })?.message ?? result.error) : 'not scraped' }));
     });
-    if (background) return textResult(`batch ${job.id} started: read its pages with webwatch_batch_status {"id": "${job.id}"}`);
-    const cancel = () => job.stop.abort();
-    extra.signal.addEventListener('abort', cancel, { once: true });
-    try {
-      await job.done;
-    } finally {
-      extra.signal.removeEventListener('abort', cancel);
-    }
-    await progress.flushed();
-    if (job.status === 'failed') throw new WebwatchError(`the batch scrape failed: ${job.error}`);
-    return textResult(pages.page(jobText(job, 0)));
+    return background ? started(job) : waitedFor(job, extra, progress);
   }));
 
-  server.registerTool('webwatch_batch_status', {
-    title: 'A batch scrape\'s pages',
-    description: 'The status and pages of a batch started by webwatch_batch_scrape, from page `offset` on.',
-    inputSchema: z.object({ id: z.string().uuid(), offset: z.number().int().min(0).optional() }).strict(),
-    annotations: { readOnlyHint: true },
-  }, guarded(async ({ id, offset }) => {
-    const job = jobs.get(id);
-    if (!job || job.kind !== 'batch') throw new WebwatchError(`no batch ${id} on this server (batches are kept while it runs)`, { exitCode: EXIT.notFound, code: 'NOT_FOUND' });
-    return textResult(pages.page(jobText(job, offset ?? 0)));
-  }));
+  for (const [kind, starter] of [['crawl', 'webwatch_crawl'], ['batch', 'webwatch_batch_scrape']] as const) {
+    server.registerTool(`webwatch_${kind}_status`, {
+      title: `A ${kind}'s pages so far`,
+      description: `The status and pages of a ${kind} started by ${starter}, from page \`offset\` on (0 first).`,
+      inputSchema: z.object({ id: z.string().uuid(), offset: z.number().int().min(0).optional() }).strict(),
+      annotations: { readOnlyHint: true },
+    }, guarded(async ({ id, offset }) => {
+      const job = jobs.get(id);
+      if (!job || job.kind !== kind) throw new WebwatchError(`no ${kind} ${id} on this server (its jobs are kept while it runs)`, { exitCode: EXIT.notFound, code: 'NOT_FOUND' });
+      return textResult(pages.page(jobText(job, offset ?? 0)));
+    }));
+  }
 
   server.registerTool('webwatch_extract', {
     title: 'Extract data from pages',

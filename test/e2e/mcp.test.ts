@@ -240,6 +240,29 @@ describe('webwatch mcp', { concurrency: false }, () => {
     });
   });
 
+  describe('on a remote API (webwatch serve), over stdio', () => {
+    let served: ServingWebwatch;
+    let client: Client;
+    before(async () => {
+      served = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin } });
+      const key = (await served.keys.create('acme', new Date())).key;
+      client = await stdioClient([], { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: key });
+    });
+    after(async () => {
+      await client.close();
+      await served.stop();
+    });
+
+    it('scrapes, crawls and applies monitors through the API, whose team keeps them', async () => {
+      assert.match(textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/about` } })), /^# About\n\nFounded in 1999 in Lyon\./);
+      assert.match(textOf(await client.callTool({ name: 'webwatch_crawl', arguments: { url: `${site.origin}/`, crawlOptions: { limit: 5 } } })), /: completed, 3 of 5 pages/);
+      const yaml = `name: Remote pricing\nschedule: {cron: "0 9 * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing"]}]\n`;
+      assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml } })), /create Remote pricing \([0-9a-f-]{36}\)/);
+      const stored = await fetch(`${served.url}/monitor`, { headers: { authorization: `Bearer ${(await served.keys.create('acme', new Date())).key}` } });
+      assert.match(JSON.stringify(await stored.json()), /"name":"Remote pricing"/);
+    });
+  });
+
   describe('over streamable HTTP', () => {
     let server: ChildProcess;
     let url: string;
