@@ -43,6 +43,9 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  */
 const NO_ENVIRONMENT = { env: {} };
 
+/** How often a running check tells its client that it still runs. */
+const CHECK_BEAT_MS = 5000;
+
 /**
  * Sends MCP progress for this call, when the client asked for it with a progress token, in order;
  * `flushed` settles once every notification is sent, so that none comes after the result.
@@ -348,9 +351,19 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
     annotations: { openWorldHint: true },
   }, guarded(async ({ monitor }, extra) => {
     const progress = progressOf(extra);
-    await progress(0, 1, `checking ${monitor}`);
-    const check = await backend.runMonitor(monitor, { wait: true });
-    await progress(1, 1, summaryLine(check));
+    await progress(0, undefined, `checking ${monitor}`);
+    // A check says nothing until it ends: a beat every few seconds keeps a client that resets its
+    // timeout on progress waiting.
+    const started = Date.now();
+    let beats = 0;
+    const beat = setInterval(() => void progress(++beats, undefined, `checking ${monitor}: ${Math.round((Date.now() - started) / 1000)} s`), CHECK_BEAT_MS);
+    let check: CheckRecord;
+    try {
+      check = await backend.runMonitor(monitor, { wait: true });
+    } finally {
+      clearInterval(beat);
+    }
+    await progress(beats + 1, beats + 1, summaryLine(check));
     await progress.flushed();
     return textResult(`${summaryLine(check)}\nRead its pages with webwatch_monitor_check {"monitor": ${JSON.stringify(monitor)}, "check": "${check.id}", "status": "changed"}`);
   }));
