@@ -21,6 +21,7 @@ export interface MonitorResource {
   lastRunAt: string | null;
   nextRunAt: string | null;
   currentCheckId: string | null;
-  lastCheckSummary: MonitorSummary | null;
+  /** Zeros before the first check (§2.6 types it MonitorSummary, never null). */
+  lastCheckSummary: MonitorSummary;
   estimatedCreditsPerMonth: number | null;
 }

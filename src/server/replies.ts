@@ -21,7 +21,7 @@ import { errorBody, invalid } from './http.js';
 /** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
 export const MAX_PATH_PARAM_LENGTH = 256;
 export const DATABASE_DAMAGED = `${ERROR_MESSAGES.internal}: the server's database is damaged, and its operator must restore it`;
-const ROUTE_NOT_OFFERED = 'webwatch serve answers the routes listed in its documentation ("Serving the API", docs/serve.md); this one is not among them';
+const ROUTE_NOT_OFFERED = 'this server does not offer this method and path: webwatch serve answers the routes listed in its documentation ("Serving the API", docs/serve.md)';
 
 /** Node's own answers to malformed requests (431 for huge headers, 400, 408), as §7.1 bodies. */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
@@ -101,7 +101,8 @@ export const errorReplies = fp<{ bodyLimit: number }>(async (app, options) => {
     if (error instanceof WebwatchError && error.code) return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal, { reason: error.message }, error.code));
     return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal));
   });
-  // A route this server does not have says so, unlike an unknown id of a route it has.
+  // A route this server does not have: §7.2's `Not Found` as written, and what and why in the
+  // details and the code, so that it cannot be mistaken for an unknown id of a route it has.
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(404, `${ERROR_MESSAGES.notFound}: this server does not offer ${request.method} ${request.url.split('?', 1)[0]}`, { reason: ROUTE_NOT_OFFERED }, 'ROUTE_NOT_FOUND')));
+    reply.code(404).send(errorBody(404, ERROR_MESSAGES.notFound, { method: request.method, path: request.url.split('?', 1)[0], reason: ROUTE_NOT_OFFERED }, 'ROUTE_NOT_FOUND')));
 }, { name: 'webwatch-error-replies' });

@@ -142,7 +142,7 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     lastRunAt: isoTime().nullable(),
     nextRunAt: isoTime().nullable(),
     currentCheckId: uuid().nullable(),
-    lastCheckSummary: summary.nullable().optional(),
+    lastCheckSummary: summary,
     estimatedCreditsPerMonth: z.number().int().nullable(),
   });
 

@@ -200,6 +200,9 @@ describe('monitor list, get, pause, resume, delete, create', () => {
     for (const key of ['id', 'name', 'status', 'goal', 'judgeEnabled', 'schedule', 'targets', 'retentionDays', 'createdAt', 'updatedAt', 'lastRunAt', 'nextRunAt', 'currentCheckId', 'lastCheckSummary', 'estimatedCreditsPerMonth']) {
       assert.ok(key in pricing, key);
     }
+    // Typed MonitorSummary in §2.6, not nullable: zeros before the first check.
+    assert.deepEqual(pricing.lastCheckSummary, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 });
+    assert.equal(pricing.lastRunAt, null);
     assert.equal(pricing.nextRunAt, '2026-11-21T13:00:00.000Z');
     assert.equal(pricing.estimatedCreditsPerMonth, 720 * 2); // hourly for 30 days, two pages
     assert.equal(pricing.webhook.headers.Authorization, '<redacted>');

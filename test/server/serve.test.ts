@@ -116,7 +116,13 @@ describe('webwatch serve with the CLI in remote mode', () => {
 
     const missing = await call(started, acme, 'GET', '/nothing-here');
     assert.equal(missing.status, 404);
-    assert.equal(missing.body.error, 'Not Found: this server does not offer GET /v2/nothing-here');
+    assert.equal(missing.body.error, 'Not Found', '§7.2 as written');
+    assert.equal(missing.body.code, 'ROUTE_NOT_FOUND');
+    assert.deepEqual([missing.body.details.method, missing.body.details.path], ['GET', '/v2/nothing-here']);
+    assert.match(missing.body.details.reason, /does not offer this method and path/);
+    const created = await call(started, acme, 'POST', '/monitor', { name: 'Never checked', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] });
+    assert.equal(created.status, 200);
+    assert.deepEqual(created.body.data.lastCheckSummary, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, '§2.6: a MonitorSummary, never null');
     const unknownId = await call(started, acme, 'GET', '/monitor/00000000-0000-4000-8000-000000000000');
     assert.equal(unknownId.body.error, 'Not Found', 'an unknown id of an offered route is a plain Not Found');
 

@@ -5,6 +5,9 @@ import type { StoredMonitor } from './monitor-store.js';
 export type { MonitorResource } from '../../contract/monitor.js';
 import type { MonitorResource } from '../../contract/monitor.js';
 
+/** The summary of a monitor never checked: §2.6 types it MonitorSummary, not nullable. */
+const NO_CHECK_YET = Object.freeze({ changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 });
+
 export function monitorResource(monitor: StoredMonitor, now: Date): MonitorResource {
   const d = monitor.definition;
   return {
@@ -23,7 +26,7 @@ export function monitorResource(monitor: StoredMonitor, now: Date): MonitorResou
     lastRunAt: monitor.lastRunAt,
     nextRunAt: monitor.nextRunAt,
     currentCheckId: monitor.currentCheckId,
-    lastCheckSummary: monitor.lastCheckSummary,
+    lastCheckSummary: monitor.lastCheckSummary ?? NO_CHECK_YET,
     // Worked out when read (JSON output reads it): counting runs in the schedule's time zone
     // loads ICU's calendar data, some 20 ms, which a list printed for people never shows.
     get estimatedCreditsPerMonth() {

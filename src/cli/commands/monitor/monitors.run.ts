@@ -190,7 +190,8 @@ export async function runCreate(context: CommandContext, rawFlags: unknown): Pro
 
 const summaryText = (monitor: MonitorResource) => {
   const s = monitor.lastCheckSummary;
-  if (!s) return '';
+  // Zeros before the first check (or null from an API that still sends it): nothing to say.
+  if (!s || monitor.lastRunAt === null) return '';
   // What happened, briefly: only the counts that are not zero.
   const parts = [[s.changed, 'changed'], [s.new, 'new'], [s.removed, 'removed'], [s.error, s.error === 1 ? 'error' : 'errors']]
     .filter(([count]) => count !== 0).map(([count, what]) => `${count} ${what}`);
