@@ -18,6 +18,8 @@ export interface McpHttpOptions {
   session: () => McpServer;
   /** Sessions open at once; a new one past them is refused with 503. */
   maxSessions?: number;
+  /** A session unused this long is closed (a client that went away without ending it). */
+  sessionIdleMs?: number;
 }
 
 export interface McpHttpServer {
@@ -27,6 +29,7 @@ export interface McpHttpServer {
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 const SESSIONS_DEFAULT = 100;
+const SESSION_IDLE_DEFAULT_MS = 30 * 60_000;
 
 const rpcError = (response: ServerResponse, status: number, message: string) =>
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
@@ -54,7 +57,17 @@ function readJson(request: IncomingMessage): Promise<unknown> {
 }
 
 export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServer> {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer; usedAt: number }>();
+  const idleMs = options.sessionIdleMs ?? SESSION_IDLE_DEFAULT_MS;
+  // Clients that went away without ending their session must not fill the server up for good.
+  const sweep = setInterval(() => {
+    for (const [id, session] of sessions) {
+      if (Date.now() - session.usedAt <= idleMs) continue;
+      sessions.delete(id);
+      void session.transport.close().catch(() => undefined);
+    }
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
   let allowedHosts: string[] = [];
   const http = createServer(async (request, response) => {
     try {
@@ -63,7 +76,10 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
       const sessionId = request.headers['mcp-session-id'];
       const body = request.method === 'POST' ? await readJson(request) : undefined;
       const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (known) return await known.transport.handleRequest(request, response, body);
+      if (known) {
+        known.usedAt = Date.now();
+        return await known.transport.handleRequest(request, response, body);
+      }
       if (sessionId !== undefined) return rpcError(response, 404, 'Not Found: no such session (it ended, or the server restarted): initialize again');
       if (request.method !== 'POST' || !isInitializeRequest(body)) return rpcError(response, 400, 'Bad Request: start a session with an initialize request');
       if (sessions.size >= (options.maxSessions ?? SESSIONS_DEFAULT)) return rpcError(response, 503, 'Service Unavailable: too many sessions open');
@@ -72,7 +88,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
         sessionIdGenerator: () => randomUUID(),
         enableDnsRebindingProtection: true,
         allowedHosts,
-        onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+        onsessioninitialized: (id) => void sessions.set(id, { transport, server, usedAt: Date.now() }),
       });
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -98,6 +114,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
   return {
     url: `http://${hostName}:${port}/mcp`,
     async close() {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map(({ transport }) => transport.close().catch(() => undefined)));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
