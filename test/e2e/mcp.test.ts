@@ -381,3 +381,12 @@ describe('webwatch mcp', { concurrency: false }, () => {
     });
   });
 });
+
+describe('docs/mcp.md', () => {
+  it('names every tool the server lists, and no other', async () => {
+    const { readFileSync } = await import('node:fs');
+    const page = readFileSync(`${ROOT}docs/mcp.md`, 'utf8');
+    const documented = [...new Set([...page.matchAll(/^\| `(webwatch_[a-z_]+)` \|/gm)].map((match) => match[1]!))].sort();
+    assert.deepEqual(documented, TOOLS);
+  });
+});
