@@ -50,6 +50,10 @@ export interface ScrapeDocument {
   changeTracking?: ChangeTracking;
   /** file:// URL of the screenshot (the local engine writes it under its home). */
   screenshot?: string;
+  /** file:// URL of the video (MP4 or WebM) the `video` format kept; serve gives its own URL. */
+  video?: string;
+  /** file:// URL of the MP3 the `audio` format kept; serve gives its own URL. */
+  audio?: string;
   actions?: ActionResults;
   /** A PDF's pages, with `parsers: [{type: pdf, pages: true}]`. */
   pages?: { pageNumber: number; markdown: string }[];

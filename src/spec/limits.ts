@@ -75,6 +75,11 @@ export const CREDITS = {
   pdfBase64Flat: 1,
   /** The hosted API's surcharge on each page of a request with zeroDataRetention; serve can waive it for a team. */
   zeroDataRetentionPerPage: 1,
+  /**
+   * Each of the `video` and `audio` formats: neither §8 nor the hosted API's prices name one, so
+   * it is priced as the other format that runs a heavy tool on the page, LLM extraction (4).
+   */
+  mediaFormat: 4,
 } as const;
 
 /**

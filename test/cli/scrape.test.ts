@@ -196,10 +196,11 @@ describe('webwatch scrape', () => {
     assert.equal(JSON.parse(result.stdout).error, 'Invalid URL');
   });
 
-  it('names what the local engine cannot do, exit 2', async () => {
+  it('says why a page gives no audio, exit 2', async () => {
     const result = await run(['scrape', `${server.origin}/a`, '--format', 'markdown,audio']);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /the audio format \(needs the hosted service's media extractor\) is not available on the local engine/);
+    assert.match(result.stderr, /no video or audio found at http:\/\/127\.0\.0\.1:\d+\/a/);
+    assert.match(result.stderr, /its page declares no video \(<video>, og:video, a JSON-LD VideoObject\)/);
   });
 
   it('a model format with no model configured says how to configure one, exit 2, before fetching', async () => {

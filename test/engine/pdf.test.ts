@@ -15,7 +15,7 @@ import { deflateSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { crawl, type CrawlPage } from '../../src/engine/crawl/crawl.js';
 import { parsePdf, type ParsedPdf, type PdfParseOptions } from '../../src/engine/pdf/parse-pdf.js';
-import { findTool, runTool, ToolStopped } from '../../src/engine/pdf/tools.js';
+import { findTool, runTool, ToolStopped } from '../../src/engine/tools/child-tools.js';
 import { scrape } from '../../src/engine/scrape/scrape.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';

@@ -183,11 +183,12 @@ describe('scrape (local engine)', () => {
     assert.equal((await at('/contact', { redactPII: true })).markdown, 'Mail <EMAIL> or call <PHONE>.');
   });
 
-  it('refuses what the local engine has not, naming it; a model format without a model says how to configure one', async () => {
+  it('says why it cannot keep media without a directory for files; a model format without a model says how to configure one', async () => {
+    // This engine has no browser settings, and so no artifacts directory (test/engine/media.test.ts runs the formats).
     await assert.rejects(at('/article', { formats: ['markdown', 'audio', 'video'] }), (error: WebwatchError) => {
       assert.equal(error.status, 400);
       assert.equal(error.code, 'UNSUPPORTED_BY_LOCAL_ENGINE');
-      assert.match(error.message, /the audio format \(needs the hosted service's media extractor\), the video format \(needs the hosted service's media extractor\) are not available on the local engine/);
+      assert.match(error.message, /^the video and audio formats are not available for this request: this engine has no directory for files/);
       return true;
     });
     await assert.rejects(at('/article', { formats: ['markdown', 'summary'] }), (error: WebwatchError) => {

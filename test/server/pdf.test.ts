@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl, { type Document, type PdfPageBlocks } from '@mendable/firecrawl-js';
-import { findTool } from '../../src/engine/pdf/tools.js';
+import { findTool } from '../../src/engine/tools/child-tools.js';
 import { resolveToLoopback } from '../helpers/hosts.js';
 import { encryptPdf, PdfPrinter } from '../helpers/pdf-corpus.js';
 import { startServer, type TestServer } from '../helpers/server.js';

@@ -10,8 +10,8 @@ import { engineHome } from '../store/database.js';
 /** As long as a crawl's results: a day. */
 export const ARTIFACT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** `<scrapeId>-<n>.<ext>`: nothing else is ever read from the directory. */
-export const ARTIFACT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{1,4}\.(png|jpg|pdf)$/;
-export const ARTIFACT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf' };
+export const ARTIFACT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{1,4}\.(png|jpg|pdf|mp4|webm|mp3)$/;
+export const ARTIFACT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg' };
 
 export function artifactsDir(env: Readonly<Record<string, string | undefined>>, team: string): string {
   return join(engineHome(env), 'artifacts', team);
@@ -50,11 +50,13 @@ export function servedArtifacts<T>(document: T, directory: string, base: string)
   const swap = (value: unknown): unknown =>
     typeof value === 'string' && value.startsWith(prefix) ? base + value.slice(prefix.length) : value;
   // Kept screenshots of checks, in kept/, are served as kept/<name>.
-  const doc = document as { screenshot?: unknown; actions?: { screenshots?: unknown[]; pdfs?: unknown[] } };
-  if (doc.screenshot === undefined && doc.actions === undefined) return document;
+  const doc = document as { screenshot?: unknown; video?: unknown; audio?: unknown; actions?: { screenshots?: unknown[]; pdfs?: unknown[] } };
+  if (doc.screenshot === undefined && doc.video === undefined && doc.audio === undefined && doc.actions === undefined) return document;
   return {
     ...document,
     ...(doc.screenshot !== undefined && { screenshot: swap(doc.screenshot) }),
+    ...(doc.video !== undefined && { video: swap(doc.video) }),
+    ...(doc.audio !== undefined && { audio: swap(doc.audio) }),
     ...(doc.actions && { actions: { ...doc.actions, screenshots: doc.actions.screenshots?.map(swap), pdfs: doc.actions.pdfs?.map(swap) } }),
   };
 }

@@ -16,7 +16,7 @@ import { hocrLineSizes, parseLayoutTsv, tidyOcr, type PageLayout } from './layou
 import { bodyLineHeight, itemsMarkdown, layOutPage, type LaidOutPage } from './markdown.js';
 import { eraseRules } from './rules.js';
 import { ensureTimeFor } from './time-estimate.js';
-import { findTool, runTool, ToolStopped, type PdfTool, type ToolLimits } from './tools.js';
+import { findTool, runTool, ToolStopped, type PdfTool, type ToolLimits } from '../tools/child-tools.js';
 
 export interface PdfParseOptions {
   mode: 'fast' | 'auto' | 'ocr';

@@ -23,7 +23,6 @@ import { cacheKey, isSensitive, privateScope } from './cache-key.js';
 import type { ChangeTracking, ScrapeDocument } from './document.js';
 import type { PageConverter } from './convert-pool.js';
 import { requestHeaders } from './request-headers.js';
-import { unsupportedFeatures } from './unsupported.js';
 
 export interface ScrapeContext {
   version: string;
@@ -94,6 +93,29 @@ async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: Trac
   return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', diff: diffMarkdown(previous.markdown, markdown) };
 }
 
+/**
+ * The `video` and `audio` formats (media/media-scrape.ts), where the engine may run the media
+ * tools: not where a URL rule applies (they fetch segments themselves), nor with lockdown or
+ * zero data retention (a media file is kept).
+ */
+async function scrapeMedia({ url, options }: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
+  const { mediaFormatsOf, mediaRefusal, mediaScrape } = await import('../media/media-scrape.js');
+  const guarded = context.checkUrl !== undefined || context.publicAddressesOnly === true || Boolean(effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection));
+  const refusal = mediaRefusal(options, guarded) ?? (context.zeroDataRetention ? 'zero data retention keeps nothing, and the formats keep a file' : undefined) ?? (context.browser ? undefined : 'this engine has no directory for files');
+  if (refusal) {
+    throw new WebwatchError(`the ${mediaFormatsOf(options).join(' and ')} format${mediaFormatsOf(options).length > 1 ? 's are' : ' is'} not available for this request: ${refusal}`, {
+      status: 400,
+      code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
+      details: { reason: refusal },
+    });
+  }
+  return mediaScrape(url, options, mediaFormatsOf(options), {
+    artifactsDir: context.browser!.artifactsDir,
+    ...(context.signal && { signal: context.signal }),
+    scrapePage: (pageOptions) => scrape({ url, options: pageOptions }, context),
+  });
+}
+
 export async function scrape(request: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
   // Its document alone is wanted: the response's fingerprint (a hash of the body) is not worked out.
   const outcome = await scrapeUnlessUnchanged(request, context, undefined, { fingerprint: false });
@@ -113,14 +135,7 @@ export type FingerprintedScrape =
 
 export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined, wants: { fingerprint: boolean } = { fingerprint: true }): Promise<FingerprintedScrape> {
   const { options } = request;
-  const missing = unsupportedFeatures(options);
-  if (missing.length > 0) {
-    throw new WebwatchError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not available on the local engine; use a remote v2 API for ${missing.length > 1 ? 'these' : 'it'} (--api-url or WEBWATCH_API_URL)`, {
-      status: 400,
-      code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
-      details: { unsupported: missing },
-    });
-  }
+  if (requestedFormats(options).has('video') || requestedFormats(options).has('audio')) return { document: await scrapeMedia(request, context), fingerprint: null };
   // Before any request: a scrape that cannot be finished is not started.
   const needs = modelNeeds(options);
   if (needs.length > 0 && !context.llm) throw modelNotConfigured(needs);

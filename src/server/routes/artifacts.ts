@@ -1,4 +1,4 @@
-/** GET /v2/artifacts/{name}: a screenshot or PDF of the browser, to the key of the team that made it. */
+/** GET /v2/artifacts/{name}: a screenshot or PDF of the browser, or a video or audio file, to the key of the team that made it. */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import type { RouteDeps } from './deps.js';
 
 export const artifactRoutes: FastifyPluginAsync<RouteDeps> = async (app, { env }) => {
   const send = async (reply: FastifyReply, directory: string, name: string, kept: string) => {
-    const notFound = () => new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { artifact: name, reason: `no such screenshot or PDF for this key's team (${kept})` } });
+    const notFound = () => new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { artifact: name, reason: `no such screenshot, PDF, video or audio file for this key's team (${kept})` } });
     // Only names the browser writes: no path, no other team's directory.
     if (!ARTIFACT_NAME.test(name)) throw notFound();
     const path = join(directory, name);

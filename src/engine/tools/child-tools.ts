@@ -1,7 +1,8 @@
 /**
- * The PDF tools are Debian's poppler-utils (pdfinfo, pdftotext, pdftoppm) and tesseract-ocr,
- * run as child processes: a malformed or hostile PDF can exhaust only a child, which is killed
- * at the request's deadline and capped in address space and output, never webwatch itself.
+ * The tools webwatch runs on what it fetches: Debian's poppler-utils (pdfinfo, pdftotext,
+ * pdftoppm) and tesseract-ocr for PDFs, ffmpeg and ffprobe for audio and video. Each runs as a
+ * child process: a malformed or hostile file can exhaust only a child, which is killed at the
+ * request's deadline and capped in address space and output, never webwatch itself.
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -9,10 +10,14 @@ import { delimiter, join } from 'node:path';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 
 export type PdfTool = 'pdfinfo' | 'pdftotext' | 'pdftoppm' | 'tesseract';
+export type MediaTool = 'ffmpeg' | 'ffprobe';
+export type ChildTool = PdfTool | MediaTool;
 
 export const PDF_TOOLS_INSTALL_HINT = 'install Debian\'s poppler-utils, tesseract-ocr and tesseract-ocr-eng (apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng)';
+export const MEDIA_TOOLS_INSTALL_HINT = 'install Debian\'s ffmpeg (apt-get install ffmpeg)';
 
-const PACKAGE_OF: Record<PdfTool, string> = { pdfinfo: 'poppler-utils', pdftotext: 'poppler-utils', pdftoppm: 'poppler-utils', tesseract: 'tesseract-ocr' };
+const PACKAGE_OF: Record<ChildTool, string> = { pdfinfo: 'poppler-utils', pdftotext: 'poppler-utils', pdftoppm: 'poppler-utils', tesseract: 'tesseract-ocr', ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg' };
+const isMediaTool = (tool: ChildTool): tool is MediaTool => tool === 'ffmpeg' || tool === 'ffprobe';
 
 export interface ToolLimits {
   /** Epoch milliseconds after which the child is killed. */
@@ -33,15 +38,15 @@ export interface ToolResult {
 
 /** Why a child was stopped by webwatch rather than ending by itself. */
 export class ToolStopped extends Error {
-  constructor(readonly reason: 'deadline' | 'output' | 'aborted', readonly tool: PdfTool) {
+  constructor(readonly reason: 'deadline' | 'output' | 'aborted', readonly tool: ChildTool) {
     super(`${tool} was stopped (${reason})`);
   }
 }
 
-const found = new Map<PdfTool, string>();
+const found = new Map<ChildTool, string>();
 
 /** The tool's path on PATH, or a clear error naming the Debian package that has it. */
-export function findTool(tool: PdfTool, env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function findTool(tool: ChildTool, env: Readonly<Record<string, string | undefined>> = process.env): string {
   const known = found.get(tool);
   if (known) return known;
   for (const dir of (env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
@@ -55,10 +60,11 @@ export function findTool(tool: PdfTool, env: Readonly<Record<string, string | un
       // Not in this directory.
     }
   }
-  throw new WebwatchError(`reading PDFs needs ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`, {
+  const media = isMediaTool(tool);
+  throw new WebwatchError(`${media ? 'the audio and video formats need' : 'reading PDFs needs'} ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`, {
     status: 501,
-    code: 'PDF_TOOLS_NOT_FOUND',
-    suggestion: PDF_TOOLS_INSTALL_HINT,
+    code: media ? 'MEDIA_TOOLS_NOT_FOUND' : 'PDF_TOOLS_NOT_FOUND',
+    suggestion: media ? MEDIA_TOOLS_INSTALL_HINT : PDF_TOOLS_INSTALL_HINT,
   });
 }
 
@@ -67,7 +73,7 @@ export function findTool(tool: PdfTool, env: Readonly<Record<string, string | un
 const LIMITED = 'ulimit -v "$1" 2>/dev/null; shift; exec "$@"';
 
 /** Runs `tool` with `args` within `limits`; resolves with whatever it did, rejects with ToolStopped. */
-export function runTool(tool: PdfTool, args: readonly string[], limits: ToolLimits): Promise<ToolResult> {
+export function runTool(tool: ChildTool, args: readonly string[], limits: ToolLimits): Promise<ToolResult> {
   const path = findTool(tool);
   return new Promise((resolve, reject) => {
     if (limits.signal?.aborted) return reject(new ToolStopped('aborted', tool));

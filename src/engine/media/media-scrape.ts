@@ -1,0 +1,104 @@
+/**
+ * A scrape that asks for `video` or `audio`: the URL itself when it is media (a file, an HLS or
+ * DASH manifest), else the video its page declares (find-media.ts), the one of highest
+ * resolution among several. The files are kept with the team's artifacts (pruned as screenshots
+ * are) and the document names them by `file://` URL, which serve turns into its own artifact
+ * URLs. The page's other formats come from the ordinary scrape.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import { timeOrderedUuid } from '../../lib/time-ordered-uuid.js';
+import type { ScrapeDocument } from '../scrape/document.js';
+import { declaredMedia } from './find-media.js';
+import { bestStreams, MEDIA_NOT_FOUND, probeMedia, videoContainer, writeMedia, type MediaFormat, type Probe } from './extract-media.js';
+
+/** The largest file kept for one format: 512 MiB. */
+export const MEDIA_MAX_BYTES = 512 * 1024 * 1024;
+/** Candidates of a page probed, at most: a page of a hundred players is not probed a hundred times. */
+const CANDIDATES_PROBED = 8;
+
+export const mediaFormatsOf = (options: ScrapeOptions): MediaFormat[] =>
+  (['video', 'audio'] as const).filter((wanted) => (options.formats ?? []).some((format) => (typeof format === 'string' ? format : format.type) === wanted));
+
+export interface MediaScrapeContext {
+  artifactsDir: string;
+  signal?: AbortSignal;
+  maxBytes?: number;
+  /** The page's HTML (and its document for the other formats), when the URL is not media itself. */
+  scrapePage(options: ScrapeOptions): Promise<ScrapeDocument>;
+}
+
+/** Why the engine will not run the media tools for this request, or undefined when it will. */
+export function mediaRefusal(options: ScrapeOptions, guarded: boolean): string | undefined {
+  if (guarded) return 'the media tools fetch a video\'s manifests and segments themselves, outside the URL rules that apply here (serve\'s private-address rule, threat protection): run serve with --allow-private-targets, or scrape from the command line';
+  if (options.lockdown) return 'lockdown answers from the cache only, and media files are never cached';
+  return undefined;
+}
+
+export async function mediaScrape(url: string, options: ScrapeOptions, formats: readonly MediaFormat[], context: MediaScrapeContext): Promise<ScrapeDocument> {
+  const deadline = Date.now() + (options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS);
+  const limits = { deadline, maxBytes: context.maxBytes ?? MEDIA_MAX_BYTES, ...(context.signal && { signal: context.signal }) };
+  const others = (options.formats ?? []).filter((format) => !formats.includes((typeof format === 'string' ? format : format.type) as MediaFormat));
+  let source: { url: string; probe: Probe } | undefined;
+  let page: ScrapeDocument | undefined;
+  const direct = await probeMedia(url, limits);
+  if (direct) source = { url, probe: direct };
+  else {
+    // A web page: its declared video, and the page's own formats beside it.
+    page = await context.scrapePage({ ...options, formats: [...others, 'rawHtml'] });
+    const candidates = declaredMedia(page.rawHtml ?? '', page.metadata.url ?? url).slice(0, CANDIDATES_PROBED);
+    for (const candidate of candidates) {
+      const probe = await probeMedia(candidate, limits);
+      if (probe && (!source || pixels(probe) > pixels(source.probe))) source = { url: candidate, probe };
+    }
+    if (!source) {
+      throw new WebwatchError(`no video or audio found at ${url}`, {
+        status: 422,
+        code: MEDIA_NOT_FOUND,
+        details: { url, reason: candidates.length === 0 ? 'it is not a media file or manifest, and its page declares no video (<video>, og:video, a JSON-LD VideoObject); a site that draws its player by script needs a site-specific extractor, which webwatch does not have' : `none of the ${candidates.length} videos its page declares could be read` },
+      });
+    }
+  }
+  await mkdir(context.artifactsDir, { recursive: true, mode: 0o700 });
+  const scrapeId = page?.metadata.scrapeId ?? timeOrderedUuid();
+  const files: Partial<Record<MediaFormat, string>> = {};
+  let n = 100;
+  for (const format of formats) {
+    const { video, audio } = bestStreams(source.probe);
+    const extension = format === 'audio' ? 'mp3' : videoContainer(video ?? audio!, audio);
+    const path = join(context.artifactsDir, `${scrapeId}-${n++}.${extension}`);
+    await writeMedia(source.url, source.probe, format, path, limits);
+    files[format] = pathToFileURL(path).href;
+  }
+  const base: ScrapeDocument = page ?? {
+    metadata: { sourceURL: url, url, statusCode: 200, contentType: contentTypeOf(source.probe), scrapeId, creditsUsed: 1 },
+  } as ScrapeDocument;
+  const { rawHtml, ...rest } = base;
+  const keptRawHtml = others.some((format) => (typeof format === 'string' ? format : format.type) === 'rawHtml');
+  return {
+    ...rest,
+    ...(keptRawHtml && rawHtml !== undefined && { rawHtml }),
+    ...files,
+    metadata: { ...base.metadata, creditsUsed: base.metadata.creditsUsed + CREDITS.mediaFormat * formats.length },
+    ...(source.url !== url && { warning: [base.warning, `the ${formats.join(' and ')} of ${source.url}, the video the page declares`].filter(Boolean).join('; ') }),
+  } as ScrapeDocument;
+}
+
+const pixels = (probe: Probe) => {
+  const { video } = bestStreams(probe);
+  return (video?.width ?? 0) * (video?.height ?? 0);
+};
+
+const contentTypeOf = (probe: Probe) => {
+  const name = probe.format?.format_name ?? '';
+  if (name.includes('hls')) return 'application/vnd.apple.mpegurl';
+  if (name.includes('dash')) return 'application/dash+xml';
+  if (name.includes('mp4')) return 'video/mp4';
+  if (name.includes('webm') || name.includes('matroska')) return 'video/webm';
+  if (name === 'mp3') return 'audio/mpeg';
+  return 'application/octet-stream';
+};

@@ -1,0 +1,162 @@
+/**
+ * The `video` and `audio` formats on real media, made at test time with ffmpeg (a test pattern
+ * and a tone, in two resolutions, an HLS ladder and a DASH manifest) and served on 127.0.0.1 as
+ * real servers serve them (range requests), or as a poor one does (no ranges). Every result is
+ * read back with ffprobe: codec, resolution, duration, never the file's size alone.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { mediaScrape } from '../../src/engine/media/media-scrape.js';
+import { WebwatchError } from '../../src/errors/webwatch-error.js';
+import { tempDir } from '../helpers/files.js';
+import { run } from '../helpers/io.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { call, serveWebwatch } from '../helpers/webwatch-server.js';
+
+const HAVE_FFMPEG = spawnSync('ffmpeg', ['-version']).status === 0 && spawnSync('ffprobe', ['-version']).status === 0;
+const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
+
+interface Probed { streams: { codec_name: string; codec_type: string; width?: number; height?: number }[]; format: { duration: string } }
+const probe = (path: string): Probed => JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', path], { encoding: 'utf8' })) as Probed;
+const pathOf = (fileUrl: string | undefined) => fileURLToPath(fileUrl!);
+
+const TYPES: Record<string, string> = { mp4: 'video/mp4', m3u8: 'application/vnd.apple.mpegurl', ts: 'video/mp2t', mpd: 'application/dash+xml', m4s: 'video/iso.segment', html: 'text/html; charset=utf-8' };
+
+describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffprobe are not installed (apt-get install ffmpeg)' }, () => {
+  let media: string;
+  let site: TestServer;
+  /** Serves files of `media`, with range requests unless the path starts with /norange/. */
+  before(async () => {
+    media = tempDir();
+    const source = (size: string, name: string, extra: string[] = []) =>
+      ffmpeg('-f', 'lavfi', '-i', `testsrc=size=${size}:rate=25`, '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '3', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', ...extra, join(media, name));
+    source('640x360', 'small.mp4', ['-movflags', '+faststart']);
+    source('1280x720', 'big.mp4');
+    mkdirSync(join(media, 'hls'));
+    ffmpeg('-i', join(media, 'small.mp4'), '-c', 'copy', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', join(media, 'hls', 'low.m3u8'));
+    ffmpeg('-i', join(media, 'big.mp4'), '-c', 'copy', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', join(media, 'hls', 'high.m3u8'));
+    writeFileSync(join(media, 'hls', 'master.m3u8'), '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=640x360\nlow.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=1280x720\nhigh.m3u8\n');
+    mkdirSync(join(media, 'dash'));
+    ffmpeg('-i', join(media, 'big.mp4'), '-c', 'copy', '-f', 'dash', join(media, 'dash', 'manifest.mpd'));
+    const page = (head: string, body: string) => `<html><head><title>Clip</title>${head}</head><body><main><h1>A clip</h1><p>Watch the clip.</p>${body}</main></body></html>`;
+    writeFileSync(join(media, 'sources.html'), page('', '<video controls><source src="/small.mp4" type="video/mp4"><source src="/big.mp4" type="video/mp4"></video>'));
+    writeFileSync(join(media, 'og.html'), page('<meta property="og:video" content="/small.mp4">', ''));
+    writeFileSync(join(media, 'ld.html'), page(`<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@graph': [{ '@type': 'VideoObject', name: 'Clip', contentUrl: '/big.mp4' }] })}</script>`, ''));
+    writeFileSync(join(media, 'plain.html'), page('', '<p>No video here.</p>'));
+    site = await startServer({}, (request, response) => {
+      const path = new URL(request.url!, 'http://x').pathname;
+      const ranged = !path.startsWith('/norange/');
+      const file = join(media, path.replace(/^\/norange\//, '/'));
+      let body: Buffer;
+      try {
+        body = readFileSync(file);
+      } catch {
+        return void response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      }
+      const type = TYPES[file.split('.').pop()!] ?? 'application/octet-stream';
+      const range = ranged ? /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '') : null;
+      if (!range) return void response.writeHead(200, { 'content-type': type, 'content-length': body.length, ...(ranged && { 'accept-ranges': 'bytes' }) }).end(body);
+      const start = Number(range[1]);
+      const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
+      response.writeHead(206, { 'content-type': type, 'content-range': `bytes ${start}-${end}/${body.length}`, 'content-length': end - start + 1, 'accept-ranges': 'bytes' }).end(body.subarray(start, end + 1));
+    });
+  });
+  after(() => site.close());
+
+  const engine = (path: string, formats: ('video' | 'audio' | 'markdown')[], maxBytes?: number) => {
+    const artifactsDir = tempDir();
+    return mediaScrape(`${site.origin}${path}`, { formats }, formats.filter((f): f is 'video' | 'audio' => f !== 'markdown'), {
+      artifactsDir,
+      ...(maxBytes !== undefined && { maxBytes }),
+      scrapePage: async () => ({ rawHtml: readFileSync(join(media, path.slice(1)), 'utf8'), markdown: '# A clip', metadata: { url: `${site.origin}${path}`, sourceURL: `${site.origin}${path}`, statusCode: 200, scrapeId: '01a22400-0000-7000-8000-000000000000', creditsUsed: 1 } }),
+    });
+  };
+
+  it('keeps the video of a media file as it is encoded, and its sound as MP3', async () => {
+    const document = await engine('/big.mp4', ['video', 'audio']);
+    const video = probe(pathOf(document.video));
+    assert.deepEqual(video.streams.map((s) => [s.codec_type, s.codec_name, s.width ?? null, s.height ?? null]), [['video', 'h264', 1280, 720], ['audio', 'aac', null, null]]);
+    assert.ok(Math.abs(Number(video.format.duration) - 3) < 0.2, video.format.duration);
+    const audio = probe(pathOf(document.audio));
+    assert.deepEqual(audio.streams.map((s) => [s.codec_type, s.codec_name]), [['audio', 'mp3']]);
+    assert.ok(Math.abs(Number(audio.format.duration) - 3) < 0.3, audio.format.duration);
+    assert.equal(document.metadata.contentType, 'video/mp4');
+    assert.equal(document.metadata.creditsUsed, 1 + 4 + 4, 'a page, and 4 for each media format');
+    assert.equal(document.markdown, undefined);
+  });
+
+  it('takes the best rendition of an HLS ladder, and the video of a DASH manifest', async () => {
+    const hls = probe(pathOf((await engine('/hls/master.m3u8', ['video'])).video));
+    assert.deepEqual(hls.streams.filter((s) => s.codec_type === 'video').map((s) => [s.width, s.height]), [[1280, 720]]);
+    const dash = await engine('/dash/manifest.mpd', ['video', 'audio']);
+    assert.deepEqual(probe(pathOf(dash.video)).streams.filter((s) => s.codec_type === 'video').map((s) => [s.width, s.height]), [[1280, 720]]);
+    assert.equal(probe(pathOf(dash.audio)).streams[0]!.codec_name, 'mp3');
+  });
+
+  it('finds the video a page declares (<source>s, og:video, JSON-LD), the largest of several, beside the page\'s markdown', async () => {
+    const sources = await engine('/sources.html', ['markdown', 'video']);
+    assert.equal(sources.markdown, '# A clip');
+    assert.deepEqual(probe(pathOf(sources.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+    assert.match(sources.warning ?? '', /the video of http:\/\/127\.0\.0\.1:\d+\/big\.mp4, the video the page declares/);
+    assert.deepEqual(probe(pathOf((await engine('/og.html', ['video'])).video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [640]);
+    assert.deepEqual(probe(pathOf((await engine('/ld.html', ['audio'])).audio)).streams.map((s) => s.codec_name), ['mp3']);
+  });
+
+  it('says what is missing, too large or unreadable, and keeps no file', async () => {
+    await assert.rejects(engine('/plain.html', ['video']), (error: WebwatchError) => error.code === 'SCRAPE_MEDIA_NOT_FOUND' && error.status === 422 && /declares no video/.test(String((error.details as { reason: string }).reason)));
+    await assert.rejects(engine('/big.mp4', ['video'], 10_000), (error: WebwatchError) => error.code === 'SCRAPE_MEDIA_TOO_LARGE' && error.status === 413);
+    // An MP4 with its index at the end, from a server that refuses range requests: ffmpeg writes
+    // headers only and ends with 0; the file read back says so.
+    const artifacts = tempDir();
+    await assert.rejects(mediaScrape(`${site.origin}/norange/big.mp4`, { formats: ['video'] }, ['video'], { artifactsDir: artifacts, scrapePage: () => Promise.reject(new Error('not a page')) }), (error: WebwatchError) => {
+      assert.equal(error.code, 'SCRAPE_MEDIA_FAILED');
+      assert.match(String((error.details as { reason: string }).reason), /Stream ends prematurely|Input\/output error|partial file/);
+      return true;
+    });
+    assert.deepEqual(readdir(artifacts), [], 'nothing half-written is kept');
+  });
+
+  it('through the command line: the document names the file; through serve it is served to the team\'s key, and refused where URL rules apply', async () => {
+    const cli = await run(['scrape', `${site.origin}/sources.html`, '--format', 'video', '--json'], { env: { WEBWATCH_HOME: tempDir() } });
+    assert.equal(cli.code, 0, cli.stderr);
+    const file = pathOf(JSON.parse(cli.stdout).data.video);
+    assert.ok(statSync(file).size > 1000);
+
+    const served = await serveWebwatch();
+    try {
+      const key = (await served.keys.create('acme', new Date())).key;
+      const answer = await call(served, key, 'POST', '/scrape', { url: `${site.origin}/big.mp4`, formats: ['audio'] });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      const link = answer.body.data.audio as string;
+      assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/v2\/artifacts\/[0-9a-f-]{36}-\d+\.mp3$/);
+      const mp3 = await fetch(link, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(mp3.headers.get('content-type'), 'audio/mpeg');
+      const bytes = Buffer.from(await mp3.arrayBuffer());
+      const saved = join(tempDir(), 'got.mp3');
+      writeFileSync(saved, bytes);
+      assert.equal(probe(saved).streams[0]!.codec_name, 'mp3');
+      const other = (await served.keys.create('rival', new Date())).key;
+      assert.equal((await fetch(link, { headers: { authorization: `Bearer ${other}` } })).status, 404, 'another team gets nothing');
+    } finally {
+      await served.stop();
+    }
+    const guarded = await serveWebwatch({ allowPrivateTargets: false });
+    try {
+      const key = (await guarded.keys.create('acme', new Date())).key;
+      const refused = await call(guarded, key, 'POST', '/scrape', { url: 'https://example.com/clip.mp4', formats: ['video'] });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.code, 'UNSUPPORTED_BY_LOCAL_ENGINE');
+      assert.match(JSON.stringify(refused.body), /fetch a video's manifests and segments themselves, outside the URL rules/);
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
+
+function readdir(dir: string): string[] {
+  return spawnSync('ls', ['-A', dir], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+}
