@@ -54,7 +54,8 @@ export const keyGuard = fp<KeyGuardOptions>(async (app, options) => {
   app.decorateRequest('keyId', '');
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
-    if (path === '/health' || path === '/v2/health' || !options.serves) return;
+    // A signed media link carries its own proof (media-links.ts), for clients without the key.
+    if (path === '/health' || path === '/v2/health' || path?.startsWith('/v2/media/') || !options.serves) return;
     // A WebSocket cannot carry an Authorization header from a browser or undici: the hosted SDK's
     // watcher sends the key as the subprotocol, so an upgrade may present it there.
     const key = (await bearerKey(options.keys, request.headers.authorization))

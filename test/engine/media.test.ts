@@ -120,27 +120,49 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.deepEqual(readdir(artifacts), [], 'nothing half-written is kept');
   });
 
-  it('through the command line: the document names the file; through serve it is served to the team\'s key, and refused where URL rules apply', async () => {
+  it('through the command line: the document names the file; through serve by a signed link that expires, and refused where URL rules apply', async () => {
     const cli = await run(['scrape', `${site.origin}/sources.html`, '--format', 'video', '--json'], { env: { WEBWATCH_HOME: tempDir() } });
     assert.equal(cli.code, 0, cli.stderr);
     const file = pathOf(JSON.parse(cli.stdout).data.video);
     assert.ok(statSync(file).size > 1000);
 
-    const served = await serveWebwatch();
+    const home = tempDir();
+    const served = await serveWebwatch({ home });
     try {
       const key = (await served.keys.create('acme', new Date())).key;
       const answer = await call(served, key, 'POST', '/scrape', { url: `${site.origin}/big.mp4`, formats: ['audio'] });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      const link = answer.body.data.audio as string;
-      assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/v2\/artifacts\/[0-9a-f-]{36}-\d+\.mp3$/);
-      const mp3 = await fetch(link, { headers: { authorization: `Bearer ${key}` } });
+      const link = new URL(answer.body.data.audio as string);
+      assert.match(link.pathname, /^\/v2\/media\/[0-9a-f-]{36}-\d+\.mp3$/);
+      assert.deepEqual([...link.searchParams.keys()], ['team', 'expires', 'signature']);
+      const expires = Number(link.searchParams.get('expires'));
+      assert.ok(Math.abs(expires * 1000 - (Date.now() + 24 * 3600_000)) < 60_000, 'it expires with the file, in a day');
+      // The owner's link works without a key, as a signed storage URL does.
+      const mp3 = await fetch(link);
+      assert.equal(mp3.status, 200);
       assert.equal(mp3.headers.get('content-type'), 'audio/mpeg');
-      const bytes = Buffer.from(await mp3.arrayBuffer());
       const saved = join(tempDir(), 'got.mp3');
-      writeFileSync(saved, bytes);
+      writeFileSync(saved, Buffer.from(await mp3.arrayBuffer()));
       assert.equal(probe(saved).streams[0]!.codec_name, 'mp3');
+      // A changed signature, another team, an expired link: 403, whether the file exists or not.
+      const changed = (edit: (url: URL) => void) => {
+        const url = new URL(link);
+        edit(url);
+        return fetch(url).then((response) => response.status);
+      };
+      assert.equal(await changed((url) => url.searchParams.set('signature', url.searchParams.get('signature')!.replace(/^./, (c) => (c === '0' ? '1' : '0')))), 403);
+      assert.equal(await changed((url) => url.searchParams.set('team', 'rival')), 403);
+      assert.equal(await changed((url) => url.searchParams.set('expires', String(expires + 3600))), 403);
+      assert.equal(await changed((url) => { url.pathname = url.pathname.replace(/-\d+\.mp3$/, '-999.mp3'); }), 403, 'another file of the same link: 403, not 404');
+      const { mediaLinks } = await import('../../src/server/media-links.js');
+      const links = mediaLinks({ WEBWATCH_HOME: home });
+      const name = link.pathname.split('/').pop()!;
+      assert.equal((await fetch(`${served.origin}/v2/media/${name}?${links.query('acme', name, Date.now() - 1000)}`)).status, 403, 'expired');
+      assert.equal((await fetch(`${served.origin}/v2/media/${name.replace(/-\d+\./, '-998.')}?${links.query('acme', name.replace(/-\d+\./, '-998.'), Date.now() + 60_000)}`)).status, 404, 'a valid link to a file that is gone');
+      // The team's key still reads it at its artifact address too; another team's does not.
       const other = (await served.keys.create('rival', new Date())).key;
-      assert.equal((await fetch(link, { headers: { authorization: `Bearer ${other}` } })).status, 404, 'another team gets nothing');
+      assert.equal((await fetch(`${served.origin}/v2/artifacts/${name}`, { headers: { authorization: `Bearer ${other}` } })).status, 404);
+      assert.equal((await fetch(`${served.origin}/v2/artifacts/${name}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
     } finally {
       await served.stop();
     }

@@ -45,18 +45,21 @@ export async function deleteKept(directory: string, names: readonly string[]): P
  * A document whose artifact `file://` URLs (of this team's directory) become URLs of `base`
  * (`https://host/v2/artifacts/`), for clients of serve on other machines.
  */
-export function servedArtifacts<T>(document: T, directory: string, base: string): T {
+export function servedArtifacts<T>(document: T, directory: string, base: string, mediaLink?: (name: string) => string): T {
   const prefix = `${pathToFileURL(directory).href}/`;
   const swap = (value: unknown): unknown =>
     typeof value === 'string' && value.startsWith(prefix) ? base + value.slice(prefix.length) : value;
+  // Video and audio files: a signed link of serve's own, when it gives them (media-links.ts).
+  const swapMedia = (value: unknown): unknown =>
+    mediaLink && typeof value === 'string' && value.startsWith(prefix) && !value.slice(prefix.length).includes('/') ? mediaLink(value.slice(prefix.length)) : swap(value);
   // Kept screenshots of checks, in kept/, are served as kept/<name>.
   const doc = document as { screenshot?: unknown; video?: unknown; audio?: unknown; actions?: { screenshots?: unknown[]; pdfs?: unknown[] } };
   if (doc.screenshot === undefined && doc.video === undefined && doc.audio === undefined && doc.actions === undefined) return document;
   return {
     ...document,
     ...(doc.screenshot !== undefined && { screenshot: swap(doc.screenshot) }),
-    ...(doc.video !== undefined && { video: swap(doc.video) }),
-    ...(doc.audio !== undefined && { audio: swap(doc.audio) }),
+    ...(doc.video !== undefined && { video: swapMedia(doc.video) }),
+    ...(doc.audio !== undefined && { audio: swapMedia(doc.audio) }),
     ...(doc.actions && { actions: { ...doc.actions, screenshots: doc.actions.screenshots?.map(swap), pdfs: doc.actions.pdfs?.map(swap) } }),
   };
 }

@@ -8,6 +8,7 @@ import type { TeamEngine } from '../../backend/local/team-engine.js';
 import type { Db } from '../../engine/store/database.js';
 import type { RunContext } from '../../engine/store/work-queue.js';
 import type { WorkQueue } from '../work/worker.js';
+import type { MediaLinks } from '../media-links.js';
 
 export interface RouteDeps {
   db: Db;
@@ -27,4 +28,6 @@ export interface RouteDeps {
    * as URLs of this server (`/v2/artifacts/...`), readable with a key of the request's team.
    */
   served<T>(request: FastifyRequest, value: T): T;
+  /** The signed links of video and audio files (media-links.ts). */
+  mediaLinks?: MediaLinks;
 }
