@@ -1,6 +1,7 @@
 /** `-o <directory>` of scrape and crawl: files named after each page's URL, one per format. */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ScrapeDocument } from '../contract/scrape.js';
 import { UsageError } from '../errors/webwatch-error.js';
 import { formatText } from './scrape-output.js';
@@ -36,12 +37,22 @@ const BYTES_EXTENSIONS: Record<string, string> = {
 export interface PageFile {
   name: string;
   content: string | Uint8Array;
+  /** A file the engine kept (video, audio), copied rather than read into memory. */
+  copyFrom?: string;
+}
+
+/** The engine's file of a media format, when the document names one of this machine. */
+export function keptMediaFile(document: ScrapeDocument, format: string): string | undefined {
+  const value = format === 'video' ? document.video : format === 'audio' ? document.audio : undefined;
+  return value?.startsWith('file:') ? fileURLToPath(value) : undefined;
 }
 
 /** One page's files: its whole response with --json, else one file per format. */
 export function pageFiles(slug: string, document: ScrapeDocument, formats: readonly string[], json: boolean): PageFile[] {
   if (json) return [{ name: `${slug}.json`, content: `${JSON.stringify({ success: true, data: document }, null, 2)}\n` }];
   return formats.map((format) => {
+    const kept = keptMediaFile(document, format);
+    if (kept) return { name: `${slug}${extname(kept)}`, content: '', copyFrom: kept };
     if (format === 'rawBase64') {
       const extension = BYTES_EXTENSIONS[document.metadata?.contentType?.split(';')[0]!.trim().toLowerCase() ?? ''] ?? 'bin';
       // `logo.png` stays `host_logo.png`, not `host_logo.png.png`.
@@ -75,7 +86,7 @@ export async function writePageFiles(directory: string, files: readonly PageFile
   const paths: string[] = [];
   for (const file of files) {
     const path = join(directory, file.name);
-    await writeFile(path, file.content);
+    await (file.copyFrom ? copyFile(file.copyFrom, path) : writeFile(path, file.content));
     paths.push(path);
   }
   return paths;

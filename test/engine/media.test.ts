@@ -125,6 +125,15 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.equal(cli.code, 0, cli.stderr);
     const file = pathOf(JSON.parse(cli.stdout).data.video);
     assert.ok(statSync(file).size > 1000);
+    // -o writes the file itself where asked, and into a directory beside the page's other formats.
+    const out = tempDir();
+    const one = await run(['scrape', `${site.origin}/big.mp4`, '--format', 'audio', '-o', join(out, 'tone.mp3')], { env: { WEBWATCH_HOME: tempDir() } });
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(probe(join(out, 'tone.mp3')).streams[0]!.codec_name, 'mp3');
+    const into = await run(['scrape', `${site.origin}/sources.html`, '--format', 'markdown,video', '-o', `${out}/pages/`], { env: { WEBWATCH_HOME: tempDir() } });
+    assert.equal(into.code, 0, into.stderr);
+    assert.deepEqual(readdir(join(out, 'pages')), ['127.0.0.1_sources.html.md', '127.0.0.1_sources.html.mp4']);
+    assert.deepEqual(probe(join(out, 'pages', '127.0.0.1_sources.html.mp4')).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
 
     const home = tempDir();
     const served = await serveWebwatch({ home });

@@ -1,5 +1,5 @@
 /** `scrape`: flags and --options -> ScrapeOptions -> backend -> markdown, JSON or files. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
@@ -13,7 +13,7 @@ import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
-import { isDirectoryTarget, outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
+import { isDirectoryTarget, keptMediaFile, outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
 import { cacheNote, documentsText, formatNames } from '../scrape-output.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
@@ -95,7 +95,10 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
     for (const result of results) io.stdout.write(`${JSON.stringify('error' in result ? errorLine(result) : { success: true, data: result.document })}\n`);
   } else {
     const { text, leftOut } = documentsText(pages, formats);
-    if (flags.output) await writeFile(flags.output, `${text}\n`);
+    // `-o clip.mp4 --format video`: the file itself, not its address.
+    const kept = flags.output && formats.length === 1 && pages.length === 1 ? keptMediaFile(pages[0]!.document, formats[0]!) : undefined;
+    if (kept) await copyFile(kept, flags.output!);
+    else if (flags.output) await writeFile(flags.output, `${text}\n`);
     else output.data(text);
     for (const format of leftOut) output.info(`${format} is not printed with other formats: --json includes it, -o <directory> writes the file itself`);
   }
