@@ -120,6 +120,28 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.deepEqual(readdir(artifacts), [], 'nothing half-written is kept');
   });
 
+  it('a monitor of a video is same while the media is, and changed, with its hash in the diff, once it changes', async () => {
+    const { copyFileSync } = await import('node:fs');
+    copyFileSync(join(media, 'big.mp4'), join(media, 'swap.mp4'));
+    const env = { WEBWATCH_HOME: tempDir() };
+    const definition = join(tempDir(), 'clip.yaml');
+    writeFileSync(definition, `name: Clip\nschedule: {cron: "0 9 * * *"}\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/swap.mp4"]\n    scrapeOptions: {formats: [video]}\n`);
+    assert.equal((await run(['monitor', 'apply', '-f', definition], { env })).code, 0);
+    const check = async () => {
+      const ran = await run(['monitor', 'run', 'Clip', '--json'], { env });
+      assert.equal(ran.code, 0, ran.stderr);
+      const id = JSON.parse(ran.stdout).id as string;
+      return JSON.parse((await run(['monitor', 'check', 'Clip', id, '--json'], { env })).stdout) as { summary: Record<string, number>; pages: { status: string; diff: { text: string } | null }[] };
+    };
+    assert.equal((await check()).summary.new, 1);
+    assert.equal((await check()).summary.same, 1, 'the same media, kept again, is the same');
+    copyFileSync(join(media, 'small.mp4'), join(media, 'swap.mp4'));
+    const changed = await check();
+    assert.equal(changed.summary.changed, 1);
+    assert.match(changed.pages[0]!.diff!.text, /^-video: sha256 [0-9a-f]{64}$/m);
+    assert.match(changed.pages[0]!.diff!.text, /^\+video: sha256 [0-9a-f]{64}$/m);
+  });
+
   it('through the command line: the document names the file; through serve by a signed link that expires, and refused where URL rules apply', async () => {
     const cli = await run(['scrape', `${site.origin}/sources.html`, '--format', 'video', '--json'], { env: { WEBWATCH_HOME: tempDir() } });
     assert.equal(cli.code, 0, cli.stderr);

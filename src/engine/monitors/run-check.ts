@@ -91,7 +91,7 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
     if (!previous) return { ...base, status: 'error', statusCode, currentScrapeId, error: `HTTP ${statusCode}: the page does not exist (first check of this address, so not counted as removed)` };
     return { ...base, status: 'removed', statusCode, currentScrapeId };
   }
-  const markdown = document.markdown ?? '';
+  const markdown = await comparedText(document);
   const hash = contentHash(markdown);
   if (target.type !== 'search' && extractsJson(target.scrapeOptions ?? {})) {
     const json = 'trackedJson' in outcome ? outcome.trackedJson : document.json;
@@ -110,6 +110,24 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
   pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
   if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId, ...screenshotOf(document) };
   return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(await context.checks.snapshotMarkdown(previous.scrapeId), markdown), ...screenshotOf(document) };
+}
+
+/**
+ * What a check compares and keeps of a page: its markdown, and a line for each video or audio
+ * file the scrape kept, with the file's SHA-256, so that media that changed makes the page
+ * `changed` (its diff shows the line) and the same media `same`.
+ */
+async function comparedText(document: { markdown?: string; video?: string; audio?: string }): Promise<string> {
+  const lines: string[] = [];
+  for (const format of ['video', 'audio'] as const) {
+    const file = document[format];
+    if (!file?.startsWith('file:')) continue;
+    const [{ createReadStream }, { fileURLToPath }, { createHash }] = await Promise.all([import('node:fs'), import('node:url'), import('node:crypto')]);
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(fileURLToPath(file))) hash.update(chunk as Buffer);
+    lines.push(`${format}: sha256 ${hash.digest('hex')}`);
+  }
+  return [document.markdown ?? '', ...lines].filter(Boolean).join('\n\n');
 }
 
 /** The screenshot of a scraped page: the screenshot format's, else the last screenshot action's. */
