@@ -120,6 +120,28 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.deepEqual(readdir(artifacts), [], 'nothing half-written is kept');
   });
 
+  it('judges every manifest and segment the tools fetch by the scrape\'s URL rule', async () => {
+    const refusing = (pattern: RegExp) => async (url: URL) => {
+      if (pattern.test(url.pathname)) throw new WebwatchError('Forbidden', { status: 403, details: { url: url.href, reason: 'refused by the rule' } });
+    };
+    const asked = () => site.requests.map((request) => request.path);
+    // The ladder's best rendition is refused: its playlist and segments are never asked for, and the next best is kept.
+    const before = asked().length;
+    const artifactsDir = tempDir();
+    const ladder = await mediaScrape(`${site.origin}/hls/master.m3u8`, { formats: ['video'] }, ['video'], { artifactsDir, checkUrl: refusing(/\/hls\/high/), scrapePage: () => Promise.reject(new Error('not a page')) });
+    assert.deepEqual(probe(pathOf(ladder.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [640]);
+    const during = asked().slice(before);
+    assert.ok(during.some((path) => path.startsWith('/hls/low')), during.join(' '));
+    assert.ok(!during.some((path) => path.startsWith('/hls/high')), `refused URLs reached the server: ${during.join(' ')}`);
+    // A refused media URL: the rule's own error, and no file.
+    await assert.rejects(mediaScrape(`${site.origin}/big.mp4`, { formats: ['video'] }, ['video'], { artifactsDir, checkUrl: refusing(/big/), scrapePage: () => Promise.reject(new Error('the page was not to be read')) }), (error: WebwatchError) => {
+      assert.equal(error.status, 403);
+      assert.match(JSON.stringify(error.details), /refused by the rule/);
+      return true;
+    });
+    assert.equal(readdir(artifactsDir).length, 1, 'the ladder\'s file only');
+  });
+
   it('a monitor of a video is same while the media is, and changed, with its hash in the diff, once it changes', async () => {
     const { copyFileSync } = await import('node:fs');
     copyFileSync(join(media, 'big.mp4'), join(media, 'swap.mp4'));
@@ -142,21 +164,7 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.match(changed.pages[0]!.diff!.text, /^\+video: sha256 [0-9a-f]{64}$/m);
   });
 
-  it('through the command line: the document names the file; through serve by a signed link that expires, and refused where URL rules apply', async () => {
-    const cli = await run(['scrape', `${site.origin}/sources.html`, '--format', 'video', '--json'], { env: { WEBWATCH_HOME: tempDir() } });
-    assert.equal(cli.code, 0, cli.stderr);
-    const file = pathOf(JSON.parse(cli.stdout).data.video);
-    assert.ok(statSync(file).size > 1000);
-    // -o writes the file itself where asked, and into a directory beside the page's other formats.
-    const out = tempDir();
-    const one = await run(['scrape', `${site.origin}/big.mp4`, '--format', 'audio', '-o', join(out, 'tone.mp3')], { env: { WEBWATCH_HOME: tempDir() } });
-    assert.equal(one.code, 0, one.stderr);
-    assert.equal(probe(join(out, 'tone.mp3')).streams[0]!.codec_name, 'mp3');
-    const into = await run(['scrape', `${site.origin}/sources.html`, '--format', 'markdown,video', '-o', `${out}/pages/`], { env: { WEBWATCH_HOME: tempDir() } });
-    assert.equal(into.code, 0, into.stderr);
-    assert.deepEqual(readdir(join(out, 'pages')), ['127.0.0.1_sources.html.md', '127.0.0.1_sources.html.mp4']);
-    assert.deepEqual(probe(join(out, 'pages', '127.0.0.1_sources.html.mp4')).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
-
+  it('through the command line: the document names the file; through serve by a signed link that expires, and within serve\'s private-address rule', async () => {
     const home = tempDir();
     const served = await serveWebwatch({ home });
     try {
@@ -179,7 +187,7 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
       const changed = (edit: (url: URL) => void) => {
         const url = new URL(link);
         edit(url);
-        return fetch(url).then((response) => response.status);
+        return statusOf(url.href);
       };
       assert.equal(await changed((url) => url.searchParams.set('signature', url.searchParams.get('signature')!.replace(/^./, (c) => (c === '0' ? '1' : '0')))), 403);
       assert.equal(await changed((url) => url.searchParams.set('team', 'rival')), 403);
@@ -188,27 +196,51 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
       const { mediaLinks } = await import('../../src/server/media-links.js');
       const links = mediaLinks({ WEBWATCH_HOME: home });
       const name = link.pathname.split('/').pop()!;
-      assert.equal((await fetch(`${served.origin}/v2/media/${name}?${links.query('acme', name, Date.now() - 1000)}`)).status, 403, 'expired');
-      assert.equal((await fetch(`${served.origin}/v2/media/${name.replace(/-\d+\./, '-998.')}?${links.query('acme', name.replace(/-\d+\./, '-998.'), Date.now() + 60_000)}`)).status, 404, 'a valid link to a file that is gone');
+      assert.equal(await statusOf(`${served.origin}/v2/media/${name}?${links.query('acme', name, Date.now() - 1000)}`), 403, 'expired');
+      assert.equal(await statusOf(`${served.origin}/v2/media/${name.replace(/-\d+\./, '-998.')}?${links.query('acme', name.replace(/-\d+\./, '-998.'), Date.now() + 60_000)}`), 404, 'a valid link to a file that is gone');
       // The team's key still reads it at its artifact address too; another team's does not.
       const other = (await served.keys.create('rival', new Date())).key;
-      assert.equal((await fetch(`${served.origin}/v2/artifacts/${name}`, { headers: { authorization: `Bearer ${other}` } })).status, 404);
-      assert.equal((await fetch(`${served.origin}/v2/artifacts/${name}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+      assert.equal(await statusOf(`${served.origin}/v2/artifacts/${name}`, { headers: { authorization: `Bearer ${other}` } }), 404);
+      assert.equal(await statusOf(`${served.origin}/v2/artifacts/${name}`, { headers: { authorization: `Bearer ${key}` } }), 200);
     } finally {
       await served.stop();
     }
     const guarded = await serveWebwatch({ allowPrivateTargets: false });
     try {
       const key = (await guarded.keys.create('acme', new Date())).key;
-      const refused = await call(guarded, key, 'POST', '/scrape', { url: 'https://example.com/clip.mp4', formats: ['video'] });
-      assert.equal(refused.status, 400);
-      assert.equal(refused.body.code, 'UNSUPPORTED_BY_LOCAL_ENGINE');
-      assert.match(JSON.stringify(refused.body), /fetch a video's manifests and segments themselves, outside the URL rules/);
+      // serve's private-address rule, through the tools' proxy: 127.0.0.1 is never asked.
+      const before = site.requests.length;
+      const refused = await call(guarded, key, 'POST', '/scrape', { url: `${site.origin}/big.mp4`, formats: ['video'] });
+      assert.equal(refused.status, 403);
+      assert.match(JSON.stringify(refused.body.details), /private, loopback and link-local addresses are refused/);
+      assert.equal(site.requests.length, before);
     } finally {
       await guarded.stop();
     }
+    // The command line last: serve stops at once only while no scrape of this process is converting.
+    const cli = await run(['scrape', `${site.origin}/sources.html`, '--format', 'video', '--json'], { env: { WEBWATCH_HOME: tempDir() } });
+    assert.equal(cli.code, 0, cli.stderr);
+    const file = pathOf(JSON.parse(cli.stdout).data.video);
+    assert.ok(statSync(file).size > 1000);
+    // -o writes the file itself where asked, and into a directory beside the page's other formats.
+    const out = tempDir();
+    const one = await run(['scrape', `${site.origin}/big.mp4`, '--format', 'audio', '-o', join(out, 'tone.mp3')], { env: { WEBWATCH_HOME: tempDir() } });
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(probe(join(out, 'tone.mp3')).streams[0]!.codec_name, 'mp3');
+    const into = await run(['scrape', `${site.origin}/sources.html`, '--format', 'markdown,video', '-o', `${out}/pages/`], { env: { WEBWATCH_HOME: tempDir() } });
+    assert.equal(into.code, 0, into.stderr);
+    assert.deepEqual(readdir(join(out, 'pages')), ['127.0.0.1_sources.html.md', '127.0.0.1_sources.html.mp4']);
+    assert.deepEqual(probe(join(out, 'pages', '127.0.0.1_sources.html.mp4')).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+
   });
 });
+
+/** A response's status, its body read, so that no stream keeps serve from stopping. */
+async function statusOf(url: string, init?: RequestInit): Promise<number> {
+  const response = await fetch(url, init);
+  await response.arrayBuffer();
+  return response.status;
+}
 
 function readdir(dir: string): string[] {
   return spawnSync('ls', ['-A', dir], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);

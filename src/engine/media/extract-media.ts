@@ -18,6 +18,8 @@ export interface MediaLimits {
   /** The largest file written (and, for a file whose size is known, read). */
   maxBytes: number;
   signal?: AbortSignal;
+  /** An HTTP proxy every request of the tools goes through (filtering-proxy.ts). */
+  proxy?: string;
 }
 
 /** A file of media is written in a few seconds' worth of memory: ffmpeg streams. */
@@ -27,7 +29,9 @@ const PROBE_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** Network reads that stall this long fail (microseconds, as ffmpeg takes them). */
 const READ_TIMEOUT_US = String(15_000_000);
 /** Remote protocols only: a manifest that names file:///etc/passwd reads nothing. */
-const NETWORK_ONLY = ['-protocol_whitelist', 'http,https,tcp,tls,crypto'];
+const networkOnly = (limits: MediaLimits) => (limits.proxy
+  ? ['-protocol_whitelist', 'http,https,tcp,tls,crypto,httpproxy', '-http_proxy', limits.proxy]
+  : ['-protocol_whitelist', 'http,https,tcp,tls,crypto']);
 
 export const MEDIA_NOT_FOUND = 'SCRAPE_MEDIA_NOT_FOUND';
 export const MEDIA_TOO_LARGE = 'SCRAPE_MEDIA_TOO_LARGE';
@@ -71,7 +75,7 @@ async function run(tool: MediaTool, args: string[], limits: MediaLimits, maxOutp
 
 /** What a URL holds, or undefined when ffprobe finds no audio or video in it (a web page, say). */
 export async function probeMedia(url: string, limits: MediaLimits): Promise<Probe | undefined> {
-  const { code, stdout } = await run('ffprobe', ['-v', 'error', ...NETWORK_ONLY, '-rw_timeout', READ_TIMEOUT_US, '-print_format', 'json', '-show_streams', '-show_format', url], limits, PROBE_OUTPUT_BYTES);
+  const { code, stdout } = await run('ffprobe', ['-v', 'error', ...networkOnly(limits), '-rw_timeout', READ_TIMEOUT_US, '-print_format', 'json', '-show_streams', '-show_format', url], limits, PROBE_OUTPUT_BYTES);
   if (code !== 0) return undefined;
   let probe: Probe;
   try {
@@ -104,7 +108,7 @@ export async function writeMedia(url: string, probe: Probe, format: MediaFormat,
     ? ['-map', `0:${video!.index}`, ...(audio ? ['-map', `0:${audio.index}`] : []), '-c', 'copy', ...(videoContainer(video!, audio) === 'mp4' ? ['-movflags', '+faststart'] : [])]
     : ['-map', `0:${audio!.index}`, '-vn', ...(audio!.codec_name === 'mp3' ? ['-c:a', 'copy'] : ['-c:a', 'libmp3lame', '-q:a', '2'])];
   // -fs stops writing at the cap (one byte over it tells a cut file from one that fit).
-  const args = ['-nostdin', '-v', 'error', '-y', ...NETWORK_ONLY, '-rw_timeout', READ_TIMEOUT_US, '-i', url, ...streams, '-fs', String(limits.maxBytes + 1), path];
+  const args = ['-nostdin', '-v', 'error', '-y', ...networkOnly(limits), '-rw_timeout', READ_TIMEOUT_US, '-i', url, ...streams, '-fs', String(limits.maxBytes + 1), path];
   let result;
   try {
     result = await run('ffmpeg', args, limits, 64 * 1024);

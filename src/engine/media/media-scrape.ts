@@ -28,20 +28,39 @@ export interface MediaScrapeContext {
   artifactsDir: string;
   signal?: AbortSignal;
   maxBytes?: number;
+  /** The scrape's URL rule: every manifest and segment the tools fetch is judged by it. */
+  checkUrl?: (url: URL) => void | Promise<void>;
+  publicAddressesOnly?: boolean;
   /** The page's HTML (and its document for the other formats), when the URL is not media itself. */
   scrapePage(options: ScrapeOptions): Promise<ScrapeDocument>;
 }
 
 /** Why the engine will not run the media tools for this request, or undefined when it will. */
-export function mediaRefusal(options: ScrapeOptions, guarded: boolean): string | undefined {
-  if (guarded) return 'the media tools fetch a video\'s manifests and segments themselves, outside the URL rules that apply here (serve\'s private-address rule, threat protection): run serve with --allow-private-targets, or scrape from the command line';
+export function mediaRefusal(options: ScrapeOptions): string | undefined {
   if (options.lockdown) return 'lockdown answers from the cache only, and media files are never cached';
   return undefined;
 }
 
 export async function mediaScrape(url: string, options: ScrapeOptions, formats: readonly MediaFormat[], context: MediaScrapeContext): Promise<ScrapeDocument> {
+  const maxBytes = context.maxBytes ?? MEDIA_MAX_BYTES;
+  // Where a URL rule applies, the tools fetch through a proxy that applies it to every request.
+  const proxy = context.checkUrl
+    ? await (await import('./filtering-proxy.js')).filteringProxy({ checkUrl: context.checkUrl, publicAddressesOnly: context.publicAddressesOnly ?? false, maxBytes: maxBytes * (formats.length + 2) })
+    : undefined;
+  try {
+    return await scrapeWith(url, options, formats, context, proxy?.url);
+  } catch (error) {
+    // A tool that failed because the rule refused a URL says so, with the rule's own error.
+    const refusal = proxy?.refusal();
+    throw refusal ?? error;
+  } finally {
+    await proxy?.close();
+  }
+}
+
+async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly MediaFormat[], context: MediaScrapeContext, proxy: string | undefined): Promise<ScrapeDocument> {
   const deadline = Date.now() + (options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS);
-  const limits = { deadline, maxBytes: context.maxBytes ?? MEDIA_MAX_BYTES, ...(context.signal && { signal: context.signal }) };
+  const limits = { deadline, maxBytes: context.maxBytes ?? MEDIA_MAX_BYTES, ...(context.signal && { signal: context.signal }), ...(proxy && { proxy }) };
   const others = (options.formats ?? []).filter((format) => !formats.includes((typeof format === 'string' ? format : format.type) as MediaFormat));
   let source: { url: string; probe: Probe } | undefined;
   let page: ScrapeDocument | undefined;

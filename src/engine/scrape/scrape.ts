@@ -94,14 +94,13 @@ async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: Trac
 }
 
 /**
- * The `video` and `audio` formats (media/media-scrape.ts), where the engine may run the media
- * tools: not where a URL rule applies (they fetch segments themselves), nor with lockdown or
- * zero data retention (a media file is kept).
+ * The `video` and `audio` formats (media/media-scrape.ts): not with lockdown or zero data
+ * retention (a media file is kept), and within the scrape's URL rule, which the media tools'
+ * proxy applies to every request they make.
  */
 async function scrapeMedia({ url, options }: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
   const { mediaFormatsOf, mediaRefusal, mediaScrape } = await import('../media/media-scrape.js');
-  const guarded = context.checkUrl !== undefined || context.publicAddressesOnly === true || Boolean(effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection));
-  const refusal = mediaRefusal(options, guarded) ?? (context.zeroDataRetention ? 'zero data retention keeps nothing, and the formats keep a file' : undefined) ?? (context.browser ? undefined : 'this engine has no directory for files');
+  const refusal = mediaRefusal(options) ?? (context.zeroDataRetention ? 'zero data retention keeps nothing, and the formats keep a file' : undefined) ?? (context.browser ? undefined : 'this engine has no directory for files');
   if (refusal) {
     throw new WebwatchError(`the ${mediaFormatsOf(options).join(' and ')} format${mediaFormatsOf(options).length > 1 ? 's are' : ' is'} not available for this request: ${refusal}`, {
       status: 400,
@@ -109,9 +108,21 @@ async function scrapeMedia({ url, options }: ScrapeRequest, context: ScrapeConte
       details: { reason: refusal },
     });
   }
+  // The URL rule of the scrape (serve's private addresses, threat protection), for every
+  // manifest and segment the media tools fetch.
+  const rules = effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection);
+  const guard = rules && threatGuard(rules, []);
+  const checkUrl = guard || context.checkUrl
+    ? async (target: URL) => {
+        await context.checkUrl?.(target);
+        guard?.(target);
+      }
+    : undefined;
   return mediaScrape(url, options, mediaFormatsOf(options), {
     artifactsDir: context.browser!.artifactsDir,
     ...(context.signal && { signal: context.signal }),
+    ...(checkUrl && { checkUrl }),
+    ...(context.publicAddressesOnly && { publicAddressesOnly: true }),
     scrapePage: (pageOptions) => scrape({ url, options: pageOptions }, context),
   });
 }
