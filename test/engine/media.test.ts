@@ -47,8 +47,25 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     writeFileSync(join(media, 'og.html'), page('<meta property="og:video" content="/small.mp4">', ''));
     writeFileSync(join(media, 'ld.html'), page(`<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@graph': [{ '@type': 'VideoObject', name: 'Clip', contentUrl: '/big.mp4' }] })}</script>`, ''));
     writeFileSync(join(media, 'plain.html'), page('', '<p>No video here.</p>'));
-    site = await startServer({}, (request, response) => {
-      const path = new URL(request.url!, 'http://x').pathname;
+    // A ladder whose one rendition lost a segment, and a live playlist that never ends.
+    mkdirSync(join(media, 'gap'));
+    // A key frame every second, so that each second is a segment of its own.
+    ffmpeg('-i', join(media, 'big.mp4'), '-c:v', 'libx264', '-g', '25', '-keyint_min', '25', '-sc_threshold', '0', '-c:a', 'copy', '-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', join(media, 'gap', 'only.m3u8'));
+    const { unlinkSync } = await import('node:fs');
+    unlinkSync(join(media, 'gap', 'only1.ts'));
+    site = await startServer({
+      '/live.m3u8': (_request, response) => {
+        // Each reload a new media sequence and no end: a client that waits for the end waits forever.
+        const sequence = Math.floor(Date.now() / 1000);
+        response.writeHead(200, { 'content-type': TYPES.m3u8! }).end(`#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:${sequence}\n#EXTINF:1.0,\n/hls/low0.ts\n#EXTINF:1.0,\n/hls/low0.ts\n`);
+      },
+    }, async (request, response) => {
+      let path = new URL(request.url!, 'http://x').pathname;
+      // /slow/...: each file after 400 ms, as a congested CDN gives them.
+      if (path.startsWith('/slow/')) {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        path = path.slice('/slow'.length);
+      }
       const ranged = !path.startsWith('/norange/');
       const file = join(media, path.replace(/^\/norange\//, '/'));
       let body: Buffer;
@@ -118,6 +135,22 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
       return true;
     });
     assert.deepEqual(readdir(artifacts), [], 'nothing half-written is kept');
+  });
+
+  it('waits for slow segments, says when a segment is missing, and gives up on a playlist that never ends at the timeout', async () => {
+    const slow = await engine('/slow/hls/master.m3u8', ['video']);
+    const video = probe(pathOf(slow.video));
+    assert.deepEqual(video.streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+    assert.ok(Math.abs(Number(video.format.duration) - 3) < 0.2, video.format.duration);
+    assert.equal(slow.warning, undefined, 'slow is not broken');
+
+    const gap = await engine('/gap/only.m3u8', ['video']);
+    assert.deepEqual(probe(pathOf(gap.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280], 'what could be read is kept');
+    assert.match(gap.warning ?? '', /the video may be incomplete: ffmpeg said .*(404|Not Found)/i);
+
+    const started = Date.now();
+    await assert.rejects(mediaScrape(`${site.origin}/live.m3u8`, { formats: ['video'], timeout: 4000 }, ['video'], { artifactsDir: tempDir(), scrapePage: () => Promise.reject(new Error('not a page')) }), (error: WebwatchError) => error.status === 408);
+    assert.ok(Date.now() - started < 8000, `stopped at the timeout, not ${Date.now() - started} ms later`);
   });
 
   it('judges every manifest and segment the tools fetch by the scrape\'s URL rule', async () => {

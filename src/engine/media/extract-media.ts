@@ -98,7 +98,7 @@ export function videoContainer(video: ProbedStream, audio: ProbedStream | undefi
  * `outputExtension`). Throws SCRAPE_MEDIA_NOT_FOUND when the media has no such stream,
  * SCRAPE_MEDIA_TOO_LARGE past `maxBytes` (nothing is kept).
  */
-export async function writeMedia(url: string, probe: Probe, format: MediaFormat, path: string, limits: MediaLimits): Promise<{ bytes: number; width?: number; height?: number }> {
+export async function writeMedia(url: string, probe: Probe, format: MediaFormat, path: string, limits: MediaLimits): Promise<{ bytes: number; width?: number; height?: number; problems: string[] }> {
   const { video, audio } = bestStreams(probe);
   const known = Number(probe.format?.size ?? 0);
   if (known > limits.maxBytes) throw tooLarge(url, known, limits.maxBytes);
@@ -108,7 +108,8 @@ export async function writeMedia(url: string, probe: Probe, format: MediaFormat,
     ? ['-map', `0:${video!.index}`, ...(audio ? ['-map', `0:${audio.index}`] : []), '-c', 'copy', ...(videoContainer(video!, audio) === 'mp4' ? ['-movflags', '+faststart'] : [])]
     : ['-map', `0:${audio!.index}`, '-vn', ...(audio!.codec_name === 'mp3' ? ['-c:a', 'copy'] : ['-c:a', 'libmp3lame', '-q:a', '2'])];
   // -fs stops writing at the cap (one byte over it tells a cut file from one that fit).
-  const args = ['-nostdin', '-v', 'error', '-y', ...networkOnly(limits), '-rw_timeout', READ_TIMEOUT_US, '-i', url, ...streams, '-fs', String(limits.maxBytes + 1), path];
+  // Warnings too: a segment that could not be read is a warning, and the file is kept without it.
+  const args = ['-nostdin', '-v', 'warning', '-y', ...networkOnly(limits), '-rw_timeout', READ_TIMEOUT_US, '-i', url, ...streams, '-fs', String(limits.maxBytes + 1), path];
   let result;
   try {
     result = await run('ffmpeg', args, limits, 64 * 1024);
@@ -129,7 +130,9 @@ export async function writeMedia(url: string, probe: Probe, format: MediaFormat,
     const said = result.stderr.trim().split('\n').filter((line) => !/Last message repeated/.test(line));
     throw new WebwatchError(`ffmpeg could not write the ${format} of ${url}`, { status: 502, code: MEDIA_FAILED, details: { url, reason: said.slice(-2).join('; ') || `exit code ${result.code}` } });
   }
-  return { bytes, ...(format === 'video' && video && { width: video.width, height: video.height }) };
+  // What ffmpeg said while it still wrote a whole file: segments it could not read, say.
+  const problems = result.stderr.trim().split('\n').map((line) => line.replace(/^\[[^\]]*\]\s*/, '').trim()).filter((line) => line !== '' && !/Last message repeated/.test(line));
+  return { bytes, problems: [...new Set(problems)].slice(0, 3), ...(format === 'video' && video && { width: video.width, height: video.height }) };
 }
 
 /** Whether the file written holds the stream asked for, with some duration. */

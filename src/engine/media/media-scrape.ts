@@ -85,13 +85,15 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
   await mkdir(context.artifactsDir, { recursive: true, mode: 0o700 });
   const scrapeId = page?.metadata.scrapeId ?? timeOrderedUuid();
   const files: Partial<Record<MediaFormat, string>> = {};
+  const problems: string[] = [];
   let n = 100;
   for (const format of formats) {
     const { video, audio } = bestStreams(source.probe);
     const extension = format === 'audio' ? 'mp3' : videoContainer(video ?? audio!, audio);
     const path = join(context.artifactsDir, `${scrapeId}-${n++}.${extension}`);
-    await writeMedia(source.url, source.probe, format, path, limits);
+    const written = await writeMedia(source.url, source.probe, format, path, limits);
     files[format] = pathToFileURL(path).href;
+    if (written.problems.length > 0) problems.push(`the ${format} may be incomplete: ffmpeg said ${written.problems.join('; ')}`);
   }
   const base: ScrapeDocument = page ?? {
     metadata: { sourceURL: url, url, statusCode: 200, contentType: contentTypeOf(source.probe), scrapeId, creditsUsed: 1 },
@@ -103,7 +105,7 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
     ...(keptRawHtml && rawHtml !== undefined && { rawHtml }),
     ...files,
     metadata: { ...base.metadata, creditsUsed: base.metadata.creditsUsed + CREDITS.mediaFormat * formats.length },
-    ...(source.url !== url && { warning: [base.warning, `the ${formats.join(' and ')} of ${source.url}, the video the page declares`].filter(Boolean).join('; ') }),
+    ...((source.url !== url || problems.length > 0) && { warning: [base.warning, source.url !== url && `the ${formats.join(' and ')} of ${source.url}, the video the page declares`, ...problems].filter(Boolean).join('; ') }),
   } as ScrapeDocument;
 }
 
