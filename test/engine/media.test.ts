@@ -47,6 +47,8 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     writeFileSync(join(media, 'og.html'), page('<meta property="og:video" content="/small.mp4">', ''));
     writeFileSync(join(media, 'ld.html'), page(`<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@graph': [{ '@type': 'VideoObject', name: 'Clip', contentUrl: '/big.mp4' }] })}</script>`, ''));
     writeFileSync(join(media, 'plain.html'), page('', '<p>No video here.</p>'));
+    // A player drawn by script after the page loads: its video is in the page the browser renders.
+    writeFileSync(join(media, 'drawn.html'), '<!doctype html><html><head><title>Player</title></head><body><div id="root"></div><script>setTimeout(function () { document.getElementById("root").innerHTML = "<h1>The clip</h1><p>The clip of the day, drawn by script.</p><video src=\\"/big.mp4\\" controls></video>"; }, 300);</script></body></html>');
     // A ladder whose one rendition lost a segment, and a live playlist that never ends.
     mkdirSync(join(media, 'gap'));
     // A key frame every second, so that each second is a segment of its own.
@@ -264,6 +266,11 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.equal(into.code, 0, into.stderr);
     assert.deepEqual(readdir(join(out, 'pages')), ['127.0.0.1_sources.html.md', '127.0.0.1_sources.html.mp4']);
     assert.deepEqual(probe(join(out, 'pages', '127.0.0.1_sources.html.mp4')).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+    // The browser only where the page draws its player by script (the scrape renders such a page).
+    const drawn = await run(['scrape', `${site.origin}/drawn.html`, '--format', 'markdown,video', '--json'], { env: { WEBWATCH_HOME: tempDir() } });
+    assert.equal(drawn.code, 0, drawn.stderr + drawn.stdout);
+    assert.match(JSON.parse(drawn.stdout).data.markdown, /The clip of the day, drawn by script/);
+    assert.deepEqual(probe(pathOf(JSON.parse(drawn.stdout).data.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
 
   });
 });
