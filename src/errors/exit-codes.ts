@@ -34,7 +34,7 @@ export const EXIT_CODE_TABLE: readonly { code: ExitCode; name: string; meaning: 
   { code: EXIT.changesPending, name: 'CHANGES_PENDING', meaning: 'changes pending: only with --detailed-exitcode' },
   { code: EXIT.agentRefused, name: 'AGENT_REFUSED', meaning: 'the agent refused the task (agent run, agent trace --follow)' },
   { code: EXIT.agentCancelled, name: 'AGENT_CANCELLED', meaning: 'the agent job was cancelled (agent run, agent trace --follow); a failed run is 1, one that hit maxCredits 6' },
-  { code: EXIT.browserMissing, name: 'BROWSER_NOT_FOUND', meaning: 'the request needs a browser (actions, screenshot, waitFor, mobile) and no Chromium was found' },
+  { code: EXIT.browserMissing, name: 'BROWSER_NOT_FOUND', meaning: 'the request needs a tool that is missing: a browser (actions, screenshot, waitFor, mobile) and no Chromium was found, or ffmpeg (the video and audio formats)' },
   { code: EXIT.interrupted, name: 'INTERRUPTED', meaning: 'interrupted (Ctrl-C)' },
 ];
 

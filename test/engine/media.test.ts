@@ -266,6 +266,12 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.equal(into.code, 0, into.stderr);
     assert.deepEqual(readdir(join(out, 'pages')), ['127.0.0.1_sources.html.md', '127.0.0.1_sources.html.mp4']);
     assert.deepEqual(probe(join(out, 'pages', '127.0.0.1_sources.html.mp4')).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+    // Without ffmpeg on PATH: exit 11, as a missing browser, with the package to install.
+    const bin = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
+    const missing = spawnSync(process.execPath, [bin, 'scrape', `${site.origin}/big.mp4`, '--format', 'video'], { env: { PATH: tempDir(), WEBWATCH_HOME: tempDir() }, encoding: 'utf8' });
+    assert.equal(missing.status, 11, missing.stderr);
+    assert.match(missing.stderr, /the audio and video formats need ffprobe \(Debian package ffmpeg\), and it was not found on PATH/);
+    assert.match(missing.stderr, /apt-get install ffmpeg/);
     // The browser only where the page draws its player by script (the scrape renders such a page).
     const drawn = await run(['scrape', `${site.origin}/drawn.html`, '--format', 'markdown,video', '--json'], { env: { WEBWATCH_HOME: tempDir() } });
     assert.equal(drawn.code, 0, drawn.stderr + drawn.stdout);

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 
 export type PdfTool = 'pdfinfo' | 'pdftotext' | 'pdftoppm' | 'tesseract';
@@ -64,6 +65,8 @@ export function findTool(tool: ChildTool, env: Readonly<Record<string, string | 
   throw new WebwatchError(`${media ? 'the audio and video formats need' : 'reading PDFs needs'} ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`, {
     status: 501,
     code: media ? 'MEDIA_TOOLS_NOT_FOUND' : 'PDF_TOOLS_NOT_FOUND',
+    // A missing ffmpeg exits 11, as a missing browser does (the exit-code table).
+    ...(media && { exitCode: EXIT.browserMissing }),
     suggestion: media ? MEDIA_TOOLS_INSTALL_HINT : PDF_TOOLS_INSTALL_HINT,
   });
 }
