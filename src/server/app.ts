@@ -12,7 +12,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { CheckServices } from '../config/config.js';
 import { artifactsDir, servedArtifacts } from '../engine/browser/artifacts.js';
-import { mediaLinks, MEDIA_LINK_LIFETIME_MS } from './media-links.js';
+import { mediaLinks } from './media-links.js';
 import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import { keyStore } from '../engine/keys/key-store.js';
 import type { Scheduler, Timers } from '../engine/scheduler/scheduler.js';
@@ -204,7 +204,6 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   if (serves) {
     const checkUrl = options.allowPrivateTargets ? undefined : refusePrivateTargets;
     const links = mediaLinks(options.env);
-    const mediaLinkOf = (origin: string, team: string) => (name: string) => `${origin}/v2/media/${name}?${links.query(team, name, options.now().getTime() + MEDIA_LINK_LIFETIME_MS)}`;
     const deps: RouteDeps = {
       db: options.db,
       env: options.env,
@@ -217,10 +216,11 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       ...(checkUrl && { checkUrl }),
       served: (request, value) => {
         const origin = `${request.protocol}://${request.host}`;
-        return servedArtifacts(value, artifactsDir(options.env, request.team), `${origin}/v2/artifacts/`, mediaLinkOf(origin, request.team));
+        return servedArtifacts(value, artifactsDir(options.env, request.team), `${origin}/v2/artifacts/`, (name) => links.url(origin, request.team, name, options.now().getTime()));
       },
+      mediaLinks: links,
     };
-    for (const routes of ROUTES) void app.register(routes, { ...deps, mediaLinks: links });
+    for (const routes of ROUTES) void app.register(routes, deps);
   }
 
   return {

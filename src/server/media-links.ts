@@ -19,6 +19,8 @@ const KEY_FILE = 'media-links.key';
 export interface MediaLinks {
   /** The query of a link to `name` of `team`, valid until `expiresAt` (epoch ms). */
   query(team: string, name: string, expiresAt: number): string;
+  /** The link to `name` of `team` on the server at `origin`, valid for a lifetime from `now`. */
+  url(origin: string, team: string, name: string, now: number): string;
   /** Whether a link's query is this server's, unchanged and not expired at `now`. */
   valid(name: string, query: { team?: unknown; expires?: unknown; signature?: unknown }, now: number): query is { team: string; expires: string; signature: string };
 }
@@ -27,11 +29,13 @@ export function mediaLinks(env: Readonly<Record<string, string | undefined>>): M
   let key: Buffer | undefined;
   const secret = () => (key ??= loadKey(join(engineHome(env), KEY_FILE)));
   const sign = (team: string, name: string, expires: string) => createHmac('sha256', secret()).update(`${team}\n${name}\n${expires}`).digest('hex');
+  const query = (team: string, name: string, expiresAt: number) => {
+    const expires = String(Math.floor(expiresAt / 1000));
+    return `team=${encodeURIComponent(team)}&expires=${expires}&signature=${sign(team, name, expires)}`;
+  };
   return {
-    query(team, name, expiresAt) {
-      const expires = String(Math.floor(expiresAt / 1000));
-      return `team=${encodeURIComponent(team)}&expires=${expires}&signature=${sign(team, name, expires)}`;
-    },
+    query,
+    url: (origin, team, name, now) => `${origin}/v2/media/${name}?${query(team, name, now + MEDIA_LINK_LIFETIME_MS)}`,
     valid(name, query, now): query is { team: string; expires: string; signature: string } {
       const { team, expires, signature } = query;
       if (typeof team !== 'string' || typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return false;

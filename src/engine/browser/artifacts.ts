@@ -12,6 +12,8 @@ export const ARTIFACT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** `<scrapeId>-<n>.<ext>`: nothing else is ever read from the directory. */
 export const ARTIFACT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{1,4}\.(png|jpg|pdf|mp4|webm|mp3)$/;
 export const ARTIFACT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg' };
+/** The artifacts of the video and audio formats, which serve gives by signed link. */
+export const isMediaArtifact = (name: string) => /^(video|audio)\//.test(ARTIFACT_TYPES[name.split('.').pop()!] ?? '');
 
 export function artifactsDir(env: Readonly<Record<string, string | undefined>>, team: string): string {
   return join(engineHome(env), 'artifacts', team);

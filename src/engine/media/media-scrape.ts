@@ -48,7 +48,7 @@ export async function mediaScrape(url: string, options: ScrapeOptions, formats: 
     ? await (await import('./filtering-proxy.js')).filteringProxy({ checkUrl: context.checkUrl, publicAddressesOnly: context.publicAddressesOnly ?? false, maxBytes: maxBytes * (formats.length + 2) })
     : undefined;
   try {
-    return await scrapeWith(url, options, formats, context, proxy?.url);
+    return await scrapeWith(url, options, formats, context, { maxBytes, ...(proxy && { proxy: proxy.url }) });
   } catch (error) {
     // A tool that failed because the rule refused a URL says so, with the rule's own error.
     const refusal = proxy?.refusal();
@@ -58,9 +58,8 @@ export async function mediaScrape(url: string, options: ScrapeOptions, formats: 
   }
 }
 
-async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly MediaFormat[], context: MediaScrapeContext, proxy: string | undefined): Promise<ScrapeDocument> {
-  const deadline = Date.now() + (options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS);
-  const limits = { deadline, maxBytes: context.maxBytes ?? MEDIA_MAX_BYTES, ...(context.signal && { signal: context.signal }), ...(proxy && { proxy }) };
+async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly MediaFormat[], context: MediaScrapeContext, tools: { maxBytes: number; proxy?: string }): Promise<ScrapeDocument> {
+  const limits = { ...tools, deadline: Date.now() + (options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS), ...(context.signal && { signal: context.signal }) };
   const others = (options.formats ?? []).filter((format) => !formats.includes((typeof format === 'string' ? format : format.type) as MediaFormat));
   let source: { url: string; probe: Probe } | undefined;
   let page: ScrapeDocument | undefined;

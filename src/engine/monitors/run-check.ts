@@ -12,7 +12,9 @@ import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
 import { diffJson, diffText } from '../diff/json-diff.js';
 import { extractsJson, trackingSettings } from '../extract/needs.js';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { lexicalJudge, type Judge } from '../judge/judge.js';
 import { searchTarget, type SearchProvider } from '../search/search.js';
 import { emailEntries, webhookEntries } from '../notify/outbox.js';
@@ -122,7 +124,6 @@ async function comparedText(document: { markdown?: string; video?: string; audio
   for (const format of ['video', 'audio'] as const) {
     const file = document[format];
     if (!file?.startsWith('file:')) continue;
-    const [{ createReadStream }, { fileURLToPath }, { createHash }] = await Promise.all([import('node:fs'), import('node:url'), import('node:crypto')]);
     const hash = createHash('sha256');
     for await (const chunk of createReadStream(fileURLToPath(file))) hash.update(chunk as Buffer);
     lines.push(`${format}: sha256 ${hash.digest('hex')}`);

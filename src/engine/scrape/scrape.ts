@@ -94,31 +94,38 @@ async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: Trac
 }
 
 /**
+ * Threat protection and the caller's rule (serve's private addresses) as one URL check, or
+ * undefined when neither applies; threat protection's warnings go to `warnings`.
+ */
+function urlRule(context: ScrapeContext, options: ScrapeOptions, warnings: string[]): ((url: URL) => Promise<void>) | undefined {
+  const rules = effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection);
+  const guard = rules && threatGuard(rules, warnings);
+  if (!guard && !context.checkUrl) return undefined;
+  return async (url: URL) => {
+    await context.checkUrl?.(url);
+    guard?.(url);
+  };
+}
+
+/**
  * The `video` and `audio` formats (media/media-scrape.ts): not with lockdown or zero data
  * retention (a media file is kept), and within the scrape's URL rule, which the media tools'
  * proxy applies to every request they make.
  */
 async function scrapeMedia({ url, options }: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
   const { mediaFormatsOf, mediaRefusal, mediaScrape } = await import('../media/media-scrape.js');
+  const formats = mediaFormatsOf(options);
   const refusal = mediaRefusal(options) ?? (context.zeroDataRetention ? 'zero data retention keeps nothing, and the formats keep a file' : undefined) ?? (context.browser ? undefined : 'this engine has no directory for files');
   if (refusal) {
-    throw new WebwatchError(`the ${mediaFormatsOf(options).join(' and ')} format${mediaFormatsOf(options).length > 1 ? 's are' : ' is'} not available for this request: ${refusal}`, {
+    throw new WebwatchError(`the ${formats.join(' and ')} format${formats.length > 1 ? 's are' : ' is'} not available for this request: ${refusal}`, {
       status: 400,
       code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
       details: { reason: refusal },
     });
   }
-  // The URL rule of the scrape (serve's private addresses, threat protection), for every
-  // manifest and segment the media tools fetch.
-  const rules = effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection);
-  const guard = rules && threatGuard(rules, []);
-  const checkUrl = guard || context.checkUrl
-    ? async (target: URL) => {
-        await context.checkUrl?.(target);
-        guard?.(target);
-      }
-    : undefined;
-  return mediaScrape(url, options, mediaFormatsOf(options), {
+  // The scrape's URL rule, for every manifest and segment the media tools fetch.
+  const checkUrl = urlRule(context, options, []);
+  return mediaScrape(url, options, formats, {
     artifactsDir: context.browser!.artifactsDir,
     ...(context.signal && { signal: context.signal }),
     ...(checkUrl && { checkUrl }),
@@ -146,22 +153,15 @@ export type FingerprintedScrape =
 
 export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined, wants: { fingerprint: boolean } = { fingerprint: true }): Promise<FingerprintedScrape> {
   const { options } = request;
-  if (requestedFormats(options).has('video') || requestedFormats(options).has('audio')) return { document: await scrapeMedia(request, context), fingerprint: null };
+  const formats = requestedFormats(options);
+  if (formats.has('video') || formats.has('audio')) return { document: await scrapeMedia(request, context), fingerprint: null };
   // Before any request: a scrape that cannot be finished is not started.
   const needs = modelNeeds(options);
   if (needs.length > 0 && !context.llm) throw modelNotConfigured(needs);
   const { store } = context;
   const now = context.now().getTime();
-  // Threat protection and the caller's rule (serve's private addresses) make one URL check.
-  const rules = effectiveThreatRules(context.threatPolicy ?? NO_THREAT_POLICY, options.threatProtection);
   const threatWarnings: string[] = [];
-  const guard = rules && threatGuard(rules, threatWarnings);
-  const checkUrl = guard || context.checkUrl
-    ? async (url: URL) => {
-        await context.checkUrl?.(url);
-        guard?.(url);
-      }
-    : undefined;
+  const checkUrl = urlRule(context, options, threatWarnings);
   const warned = (document: ScrapeDocument): ScrapeDocument => {
     const warning = [document.warning, ...threatWarnings].filter(Boolean).join('; ');
     return warning ? { ...document, warning } : document;

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { ARTIFACT_NAME, ARTIFACT_TYPES, artifactsDir, KEPT_DIR } from '../../engine/browser/artifacts.js';
+import { ARTIFACT_NAME, ARTIFACT_TYPES, artifactsDir, isMediaArtifact, KEPT_DIR } from '../../engine/browser/artifacts.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import type { RouteDeps } from './deps.js';
@@ -28,7 +28,7 @@ export const artifactRoutes: FastifyPluginAsync<RouteDeps> = async (app, { env, 
   // was changed or has expired is 403, whether the file exists or not.
   app.get<{ Params: { name: string }; Querystring: Record<string, unknown> }>('/v2/media/:name', async (request, reply) => {
     const { name } = request.params;
-    if (!mediaLinks?.valid(name, request.query, now().getTime()) || !/\.(mp4|webm|mp3)$/.test(name)) {
+    if (!mediaLinks?.valid(name, request.query, now().getTime()) || !isMediaArtifact(name)) {
       throw new WebwatchError(ERROR_MESSAGES.forbidden, { status: 403, details: { reason: 'this link is not valid: it was changed, or it has expired (links last a day, as the files do)' } });
     }
     return send(reply, artifactsDir(env, request.query.team as string), name, 'they are kept 24 hours');

@@ -11,7 +11,7 @@
 import { setMaxListeners } from 'node:events';
 import { agentStore } from '../../engine/agent/agent-store.js';
 import { artifactsDir, pruneArtifacts, servedArtifacts } from '../../engine/browser/artifacts.js';
-import { mediaLinks, MEDIA_LINK_LIFETIME_MS } from '../media-links.js';
+import { mediaLinks } from '../media-links.js';
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
 import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { checkStore } from '../../engine/monitors/check-store.js';
@@ -112,8 +112,7 @@ export function startWorker(options: WorkerOptions): Worker {
         pageSlot: () => options.pageSlots.take(job.team, job.id, signal),
         teamLimit: options.pageSlots.limit,
         perHost: options.perHostConcurrency ?? options.pageSlots.limit,
-        served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl,
-          (name) => `${context?.origin ?? ''}/v2/media/${name}?${links.query(job.team, name, options.now().getTime() + MEDIA_LINK_LIFETIME_MS)}`),
+        served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl, (name) => links.url(context?.origin ?? '', job.team, name, options.now().getTime())),
       };
       const queued = { id, url: job.url, options: stored };
       // Its `started` delivery was queued with it, by whichever process took the request.
