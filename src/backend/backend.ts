@@ -86,6 +86,11 @@ export interface Backend {
    * only those of one status, and, where the engine knows them, its deliveries.
    */
   getCheck(idOrName: string, checkId: string, status?: PageStatus): Promise<CheckRecord & { pages: PageResult[]; deliveries?: DeliveryState[] }>;
+  /**
+   * A check as one self-contained HTML page: its changes side by side, words marked, screenshots
+   * compared, JSON fields old and new, recent history. `checkId` as for getCheck.
+   */
+  checkReport(idOrName: string, checkId: string): Promise<{ check: CheckRecord; html: string }>;
   /** Starts an agent job; it runs on the API, or in this process on the local engine. */
   startAgent(request: AgentRequestInput): Promise<{ id: string }>;
   getAgent(id: string): Promise<AgentStatusDocument>;

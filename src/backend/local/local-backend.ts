@@ -53,6 +53,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
     deleteMonitor: engine.deleteMonitor,
     listChecks: engine.listChecks,
     getCheck: engine.getCheck,
+    checkReport: engine.checkReport,
     runMonitor: async (idOrName) => {
       const check = await (await engine.startRun(idOrName)).done;
       await engine.deliverNotifications();

@@ -90,7 +90,7 @@ export interface Retention {
 export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
 
 /** What a team's engine offers: the work itself, and the team's monitors, checks and agent jobs. */
-export interface TeamEngine extends Pick<Backend, 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck'> {
+export interface TeamEngine extends Pick<Backend, 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck' | 'checkReport'> {
   readonly team: string;
   /** A scrape; under zero data retention nothing of the page is kept, and the page costs the surcharge. */
   scrape(url: string, options: ScrapeOptions, signal?: AbortSignal, retention?: Retention): Promise<ScrapeDocument>;
@@ -132,6 +132,13 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
   const openMonitors = async () => monitorStore(await openDb());
   const checksOf = async () => checkStore(await openDb());
   const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
+  /** A check of the monitor by id; on the command line also by id prefix or `latest`. */
+  const checkOf = async (checks: ReturnType<typeof checkStore>, monitor: StoredMonitor, checkId: string): Promise<CheckRecord> => {
+    const check = await checks.get(monitor.id, checkId);
+    if (check) return check;
+    if (options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
+    return resolveCheckRef(checkId, await checks.list(monitor.id), monitor.definition.name);
+  };
   const existing = async (idOrName: string): Promise<StoredMonitor> => {
     const monitors = await openMonitors();
     const monitor = await monitors.find(team, idOrName);
@@ -324,15 +331,21 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
     getCheck: async (idOrName, checkId, status) => {
       const monitor = await existing(idOrName);
       const checks = await checksOf();
-      let check = await checks.get(monitor.id, checkId);
-      if (!check && options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: checkId } });
-      check ??= resolveCheckRef(checkId, await checks.list(monitor.id), monitor.definition.name);
+      const check = await checkOf(checks, monitor, checkId);
       // A kept screenshot as the file URL of this machine (serve turns it into a URL of its own).
       const kept = join(artifactsDir(options.env, team), KEPT_DIR);
       const pages = (await checks.pages(check.id, status)).map((page) => (page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page));
       return { ...check, pages, deliveries: await outboxStore(await openDb()).deliveries(check.id) };
     },
     deleteMonitor: async (id) => resource(await (await openMonitors()).setStatus(team, (await alive(id)).id, 'deleted', options.now())),
+    checkReport: async (idOrName, checkId) => {
+      const monitor = await existing(idOrName);
+      const checks = await checksOf();
+      const check = await checkOf(checks, monitor, checkId);
+      const { checkReportHtml } = await import('../../engine/report/check-report.js');
+      const keptDir = join(artifactsDir(options.env, team), KEPT_DIR);
+      return { check, html: await checkReportHtml({ checks, keptDir, version: options.version, now: options.now }, monitor, check) };
+    },
     agents,
     crawlParamsPreview: async (url, prompt, signal) => {
       if (!previewLlm) {

@@ -43,6 +43,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   /** Abandons the request and its retries (Ctrl-C while following): rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** A document that is not JSON (a check's HTML report): asked for by this type and returned as text. */
+  accept?: string;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
@@ -134,7 +136,7 @@ export class ApiClient {
   async request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(`${this.base}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `webwatch/${this.options.version}` };
+    const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': `webwatch/${this.options.version}` };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -172,6 +174,7 @@ export class ApiClient {
       }
       log?.(`<- ${status} after ${seconds(Date.now() - started)}`);
       if (status >= 200 && status < 300) {
+        if (options.accept) return text as T;
         if (text === '') return undefined as T;
         try {
           return JSON.parse(text) as T;

@@ -84,6 +84,14 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     }
   };
 
+  const checkReport: Backend['checkReport'] = async (idOrName, ref) => {
+    const id = await idOf(idOrName);
+    const checkId = UUID.test(ref) ? ref : resolveCheckRef(ref, await data<CheckRecord[]>('GET', `${path(id)}/checks`), idOrName).id;
+    const { pages: _, ...check } = await data<CheckRecord & { pages?: PageResult[] }>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}`, { query: { limit: 0 } });
+    const html = await client.request<string>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}/report`, { accept: 'text/html' });
+    return { check: check as CheckRecord, html };
+  };
+
   return {
     description: `the API at ${client.base}`,
     scrape: async (url, scrapeOptions) => data<ScrapeDocument>('POST', '/scrape', { body: { url, ...scrapeOptions } }),
@@ -240,6 +248,7 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     },
     listChecks: async (idOrName) => data<CheckRecord[]>('GET', `${path(await idOf(idOrName))}/checks`),
     getCheck,
+    checkReport,
 
     startAgent: async (request) => {
       // Never sent twice: a POST that may have reached the API is not retried (api-client).

@@ -51,3 +51,28 @@ export function diffText(diff: { text?: string; json?: unknown }): string {
   if (diff.text) return diff.text;
   return isRecord(diff.json) && !('files' in diff.json) ? fieldDiffText(diff.json as JsonFieldDiff) : '';
 }
+
+/**
+ * The value at a path written as diffJson writes them (`plans[1].price`, `["odd key"]`, `(root)`),
+ * or undefined when the JSON has none there. Read left to right in one pass.
+ */
+export function valueAtPath(json: unknown, path: string): unknown {
+  if (path === '(root)' || path === '') return json;
+  let value = json;
+  let rest = path;
+  while (rest.length > 0) {
+    let key: string | number;
+    const name = /^\.?([A-Za-z_$][\w$]*)/.exec(rest);
+    const index = name ? null : /^\[(\d+)\]/.exec(rest);
+    const quoted = name || index ? null : /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest);
+    if (name) key = name[1]!;
+    else if (index) key = Number(index[1]);
+    else if (quoted) key = JSON.parse(quoted[1]!) as string;
+    else throw new SyntaxError(`cannot read the path at "${rest}": write fields as in plans[1].price or ["odd key"]`);
+    rest = rest.slice((name ?? index ?? quoted)![0].length);
+    if (typeof key === 'number' ? !Array.isArray(value) : !isRecord(value)) return undefined;
+    value = (value as Record<string | number, unknown>)[key];
+    if (value === undefined) return undefined;
+  }
+  return value;
+}

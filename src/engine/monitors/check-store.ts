@@ -295,6 +295,19 @@ export function checkStore(db: Db) {
       }));
     },
 
+    /**
+     * The newest screenshot kept of a page by an earlier check of the monitor (started before
+     * `startedAt`): what a changed page looked like before. Only new and changed pages keep one,
+     * so it is the page as it was at its last change, which a same page since has not altered.
+     */
+    async previousScreenshot(monitorId: string, startedAt: string, targetId: string, url: string): Promise<string | undefined> {
+      const row = await q.selectFrom('page_results').innerJoin('checks', 'checks.id', 'page_results.check_id').select('page_results.screenshot')
+        .where('checks.monitor_id', '=', monitorId).where('checks.started_at', '<', startedAt)
+        .where('page_results.target_id', '=', targetId).where('page_results.url', '=', url).where('page_results.screenshot', 'is not', null)
+        .orderBy('checks.started_at', 'desc').limit(1).executeTakeFirst();
+      return row?.screenshot ?? undefined;
+    },
+
     /** The URLs a target had in the last check that finished, except those already removed. */
     async previousUrls(monitorId: string, targetId: string): Promise<string[]> {
       const last = await q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['completed', 'partial'])

@@ -6,6 +6,7 @@
  * waits for a retry holds back those after it.
  */
 import { diffText } from '../diff/json-diff.js';
+import { changeHtml, escapeHtml, linkHtml } from '../report/diff-html.js';
 import { randomUUID } from 'node:crypto';
 import type { CheckRecord, DeliveryState, NotificationStatus, PageResult } from '../../contract/checks.js';
 import type { StoredMonitor } from '../monitors/monitor-store.js';
@@ -83,8 +84,6 @@ export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages
   return entries;
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** The e-mail part of a delivery's stored body. */
 export interface EmailMessage {
   to: string[];
@@ -115,7 +114,8 @@ export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: 
   const html = [
     `<p>Check <code>${escapeHtml(check.id)}</code> of monitor <strong>${escapeHtml(name)}</strong> finished ${escapeHtml(check.finishedAt ?? '')}: ${escapeHtml(counts)}.</p>`,
     '<ul>',
-    ...noteworthy.map((page) => `<li><strong>${page.status}</strong> <a href="${escapeHtml(page.url)}">${escapeHtml(page.url)}</a>${diffOf(page) ? `<pre>${escapeHtml(diffOf(page))}</pre>` : ''}</li>`),
+    // The diff as the report shows it, changed words marked, styled inline for mail readers.
+    ...noteworthy.map((page) => `<li><strong>${page.status}</strong> ${linkHtml(page.url)}${email.includeDiffs && page.diff ? changeHtml(page.diff, 'inline') : ''}</li>`),
     '</ul>',
   ].join('\n');
   const message: EmailMessage = { to: email.recipients, subject, text, html };

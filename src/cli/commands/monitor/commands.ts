@@ -127,3 +127,38 @@ export function checkCommand(runtime: Runtime): Command {
       runtime.exitCode = await (await run()).runCheckShow(await contextFor(command, runtime), monitor, checkId, options);
     });
 }
+
+const reportRun = () => import('./report.run.js');
+
+export function reportCommand(runtime: Runtime): Command {
+  return new Command('report')
+    .description('write a check as one self-contained HTML page: changes side by side with words marked, screenshots compared, history')
+    .argument('<monitor>', 'id or name')
+    .argument('[check]', 'check id, unique id prefix, or latest (default: the newest check that found changes)')
+    .option('-o, --output <file>', 'where to write it (- for stdout; default: webwatch-report-<monitor>-<check>.html here)')
+    .option('--open', 'open the report in the browser ($BROWSER, else the system\'s)')
+    .addHelpText('after', `
+Examples:
+  $ webwatch monitor report Pricing --open
+  $ webwatch monitor report Pricing latest -o report.html
+  $ webwatch monitor report Pricing 3f2a9c1e -o - > check.html`)
+    .action(async (monitor: string, check: string | undefined, options: unknown, command: Command) => {
+      runtime.exitCode = await (await reportRun()).runReport(await contextFor(command, runtime), monitor, check, options);
+    });
+}
+
+export function historyCommand(runtime: Runtime): Command {
+  return new Command('history')
+    .description('recent checks with their counts and a chart of changes, or with --field one extracted JSON value over time')
+    .argument('<monitor>', 'id or name')
+    .option('--field <path>', 'a field of the JSON a target extracts, written as plans[0].price')
+    .option('--limit <n>', 'how many recent checks (1-1000)', '30')
+    .addHelpText('after', `
+Examples:
+  $ webwatch monitor history Pricing
+  $ webwatch monitor history Pricing --field plans[0].price
+  $ webwatch monitor history Pricing --field price --json | jq '.points[-1].value'`)
+    .action(async (monitor: string, options: unknown, command: Command) => {
+      runtime.exitCode = await (await reportRun()).runHistory(await contextFor(command, runtime), monitor, options);
+    });
+}

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Runtime } from '../../context.js';
-import { applyCommand, checkCommand, checksCommand, createCommand, diffCommand, exportCommand, getCommand, listCommand, runCommand, stateCommand } from './commands.js';
+import { applyCommand, checkCommand, checksCommand, createCommand, diffCommand, exportCommand, getCommand, historyCommand, listCommand, reportCommand, runCommand, stateCommand } from './commands.js';
 import { validateCommand } from './validate.js';
 
 export function monitorCommand(runtime: Runtime): Command {
@@ -18,5 +18,7 @@ export function monitorCommand(runtime: Runtime): Command {
     .addCommand(stateCommand(runtime, 'delete'))
     .addCommand(runCommand(runtime))
     .addCommand(checksCommand(runtime))
-    .addCommand(checkCommand(runtime));
+    .addCommand(checkCommand(runtime))
+    .addCommand(historyCommand(runtime))
+    .addCommand(reportCommand(runtime));
 }

@@ -1,0 +1,77 @@
+/**
+ * A monitor's recent checks for `monitor history` and `monitor report`: the finished checks,
+ * newest first, with their counts; the check a report shows by default; and, for a target that
+ * extracts JSON, one field's value at each check (a price, a stock count, over time).
+ */
+import type { Backend } from '../backend/backend.js';
+import type { CheckRecord } from '../contract/checks.js';
+import { WebwatchError, UsageError } from '../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../spec/errors.js';
+import { valueAtPath } from '../engine/diff/json-diff.js';
+
+export const DEFAULT_HISTORY_CHECKS = 30;
+
+/** Finished checks (a skipped slot is not one), newest first. */
+const finished = (checks: readonly CheckRecord[]) =>
+  checks.filter((check) => check.finishedAt && check.status !== 'skipped_overlap')
+    .sort((a, b) => (b.startedAt ?? b.createdAt).localeCompare(a.startedAt ?? a.createdAt));
+
+export const changesOf = (check: CheckRecord) => check.summary.changed + check.summary.new + check.summary.removed;
+
+export async function checkHistory(backend: Pick<Backend, 'listChecks'>, idOrName: string, limit = DEFAULT_HISTORY_CHECKS): Promise<CheckRecord[]> {
+  return finished(await backend.listChecks(idOrName)).slice(0, limit);
+}
+
+/**
+ * The check a report shows when none is named: the newest that found changes, else the newest
+ * that finished (`fallback` says so).
+ */
+export async function reportedCheck(backend: Pick<Backend, 'listChecks'>, idOrName: string): Promise<{ id: string; fallback: boolean }> {
+  const checks = finished(await backend.listChecks(idOrName));
+  const changed = checks.find((check) => changesOf(check) > 0);
+  if (changed) return { id: changed.id, fallback: false };
+  if (checks[0]) return { id: checks[0].id, fallback: true };
+  throw new WebwatchError(ERROR_MESSAGES.notFound, {
+    status: 404,
+    details: { monitor: idOrName, reason: 'the monitor has no finished check to report on' },
+    suggestion: `run one with: webwatch monitor run "${idOrName}" --wait`,
+  });
+}
+
+export interface FieldPoint {
+  checkId: string;
+  startedAt: string | null;
+  url: string;
+  /** The field's value in the JSON extracted at that check; null when the JSON has no such field. */
+  value: unknown;
+}
+
+/**
+ * One field of the extracted JSON at each of the recent checks, oldest first, for every page of
+ * the monitor that extracts JSON. A check that saw the page the same still carries its JSON.
+ */
+export async function fieldHistory(backend: Pick<Backend, 'listChecks' | 'getCheck'>, idOrName: string, path: string, limit = DEFAULT_HISTORY_CHECKS): Promise<FieldPoint[]> {
+  // A path that cannot be read is the user's mistake: said before any check is read.
+  try {
+    valueAtPath({}, path);
+  } catch (error) {
+    throw new UsageError(`--field ${path}: ${(error as Error).message}`);
+  }
+  const checks = (await checkHistory(backend, idOrName, limit)).reverse();
+  const points: FieldPoint[] = [];
+  let anyJson = false;
+  for (const check of checks) {
+    const { pages } = await backend.getCheck(idOrName, check.id);
+    for (const page of pages) {
+      if (!page.snapshot || page.snapshot.json === null || page.snapshot.json === undefined) continue;
+      anyJson = true;
+      points.push({ checkId: check.id, startedAt: check.startedAt, url: page.url, value: valueAtPath(page.snapshot.json, path) ?? null });
+    }
+  }
+  if (checks.length > 0 && !anyJson) {
+    throw new UsageError(`--field ${path}: no page of "${idOrName}" extracts JSON in its last ${checks.length} checks`, {
+      suggestion: 'a target with the json format, or changeTracking in json mode, keeps the fields a check extracts',
+    });
+  }
+  return points;
+}

@@ -1,0 +1,90 @@
+/**
+ * Gathers what a check's report shows from the engine's store (its pages, the snapshots a diff
+ * was made from, the screenshots kept before and now, recent checks) and renders it. One page
+ * at a time: a screenshot comparison's pixels are let go before the next page's are decoded.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CheckRecord, PageResult } from '../../contract/checks.js';
+import type { JsonFieldDiff, PageDiff } from '../../contract/diff.js';
+import type { StoredMonitor } from '../monitors/monitor-store.js';
+import type { CheckStore } from '../monitors/check-store.js';
+import { diffJson } from '../diff/json-diff.js';
+import { diffSegments } from './diff-html.js';
+import { renderReport, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
+
+/** Checks the report's chart shows: this one and those before it. */
+export const HISTORY_CHECKS = 30;
+
+export interface ReportSources {
+  checks: Pick<CheckStore, 'list' | 'pages' | 'snapshotMarkdown' | 'previousScreenshot'>;
+  /** The team's directory of kept screenshots. */
+  keptDir: string;
+  version: string;
+  now(): Date;
+}
+
+const isMarkdownDiff = (diff: PageResult['diff']): diff is PageDiff => Boolean(diff && 'files' in (diff.json as object));
+
+const imageOf = (bytes: Buffer): ReportImage => ({ type: bytes[0] === 0xff && bytes[1] === 0xd8 ? 'image/jpeg' : 'image/png', bytes });
+
+async function screenshotsOf(sources: ReportSources, monitorId: string, check: CheckRecord, page: PageResult): Promise<ReportScreenshots | undefined> {
+  if (!page.screenshot) return undefined;
+  const read = (name: string) => readFile(join(sources.keptDir, name)).catch(() => undefined);
+  const after = await read(page.screenshot);
+  if (!after) return { note: 'The screenshot kept with this check is gone.' };
+  const shots: ReportScreenshots = { after: imageOf(after) };
+  if (page.status !== 'changed') return shots;
+  const earlier = await sources.checks.previousScreenshot(monitorId, check.startedAt ?? check.createdAt, page.targetId, page.url);
+  const before = earlier ? await read(earlier) : undefined;
+  if (!before) return { ...shots, note: 'No earlier screenshot of this page is kept to compare with.' };
+  shots.before = imageOf(before);
+  try {
+    const { compareScreenshots } = await import('./screenshot-diff.js');
+    const comparison = await compareScreenshots(before, after);
+    shots.diff = { png: comparison.diffPng, changedShare: comparison.changedShare, width: comparison.width, height: comparison.height };
+  } catch (error) {
+    shots.note = (error as Error).message;
+  }
+  return shots;
+}
+
+async function reportPage(sources: ReportSources, monitorId: string, check: CheckRecord, result: PageResult): Promise<ReportPage> {
+  const page: ReportPage = { result };
+  const { diff } = result;
+  if (isMarkdownDiff(diff)) {
+    const current = result.currentScrapeId ? await sources.checks.snapshotMarkdown(result.currentScrapeId) : '';
+    // A snapshot pruned since reads as empty: the diff's own lines still show, without the folds' text.
+    page.segments = diffSegments(diff, current || undefined);
+  } else if (diff) {
+    page.fields = diff.json as JsonFieldDiff;
+  } else if (result.status === 'new' && result.snapshot?.json !== undefined && result.snapshot.json !== null) {
+    page.fields = diffJson(undefined, result.snapshot.json);
+  }
+  page.screenshots = await screenshotsOf(sources, monitorId, check, result);
+  return page;
+}
+
+/** The checks the chart shows: up to HISTORY_CHECKS that finished, ending at this one. */
+function historyAround(checks: readonly CheckRecord[], check: CheckRecord): CheckRecord[] {
+  const finished = checks.filter((c) => c.finishedAt && c.status !== 'skipped_overlap');
+  const at = Math.max(0, finished.findIndex((c) => c.id === check.id));
+  return finished.slice(at, at + HISTORY_CHECKS);
+}
+
+export async function checkReportHtml(sources: ReportSources, monitor: StoredMonitor, check: CheckRecord): Promise<string> {
+  const results = await sources.checks.pages(check.id);
+  const pages: ReportPage[] = [];
+  for (const result of results) {
+    if (result.status === 'same') continue;
+    pages.push(await reportPage(sources, monitor.id, check, result));
+  }
+  return renderReport({
+    monitor: { id: monitor.id, name: monitor.definition.name, goal: monitor.definition.goal },
+    check,
+    pages,
+    history: historyAround(await sources.checks.list(monitor.id), check),
+    generatedAt: sources.now().toISOString(),
+    version: sources.version,
+  });
+}
