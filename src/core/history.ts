@@ -7,7 +7,7 @@ import type { Backend } from '../backend/backend.js';
 import type { CheckRecord } from '../contract/checks.js';
 import { WebwatchError, UsageError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
-import { valueAtPath } from '../engine/diff/json-diff.js';
+import { parsePath, valueAtPath } from '../engine/diff/json-diff.js';
 
 export const DEFAULT_HISTORY_CHECKS = 30;
 
@@ -52,8 +52,9 @@ export interface FieldPoint {
  */
 export async function fieldHistory(backend: Pick<Backend, 'listChecks' | 'getCheck'>, idOrName: string, path: string, limit = DEFAULT_HISTORY_CHECKS): Promise<FieldPoint[]> {
   // A path that cannot be read is the user's mistake: said before any check is read.
+  let keys: (string | number)[];
   try {
-    valueAtPath({}, path);
+    keys = parsePath(path);
   } catch (error) {
     throw new UsageError(`--field ${path}: ${(error as Error).message}`);
   }
@@ -65,7 +66,7 @@ export async function fieldHistory(backend: Pick<Backend, 'listChecks' | 'getChe
     for (const page of pages) {
       if (!page.snapshot || page.snapshot.json === null || page.snapshot.json === undefined) continue;
       anyJson = true;
-      points.push({ checkId: check.id, startedAt: check.startedAt, url: page.url, value: valueAtPath(page.snapshot.json, path) ?? null });
+      points.push({ checkId: check.id, startedAt: check.startedAt, url: page.url, value: valueAtPath(page.snapshot.json, keys) ?? null });
     }
   }
   if (checks.length > 0 && !anyJson) {

@@ -34,7 +34,7 @@ describe('webwatch completion', () => {
       execFileSync('bash', ['-c', `source ${path}; COMP_WORDS=(webwatch ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _webwatch; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8' })
         .trim().split('\n').filter(Boolean);
     assert.deepEqual(complete('mo'), ['monitor']);
-    assert.deepEqual(complete('monitor', ''), ['validate', 'apply', 'diff', 'create', 'list', 'get', 'export', 'pause', 'resume', 'delete', 'run', 'checks', 'check']);
+    assert.deepEqual(complete('monitor', ''), ['validate', 'apply', 'diff', 'create', 'list', 'get', 'export', 'pause', 'resume', 'delete', 'run', 'checks', 'check', 'history', 'report']);
     assert.ok(complete('monitor', 'apply', '--').includes('--prune'));
     assert.ok(complete('monitor', 'validate', '--p').includes('--print'));
     assert.deepEqual(complete('schema', ''), ['monitor', 'scrape-options']);

@@ -75,12 +75,18 @@ describe('e-mail summaries', () => {
     await run(['monitor', 'run', 'Pricing watch'], { env });
     assert.equal(mails.length, 1);
 
-    price = '$12';
+    // The new price comes with markup as text, which the HTML part must show, not run.
+    price = '$12 &lt;script&gt;alert(1)&lt;/script&gt;';
     await run(['monitor', 'run', 'Pricing watch'], { env });
     assert.equal(mails.length, 2);
     assert.match(mails[1]!.raw, /Subject: \[webwatch\] Pricing watch: 1 changed/);
     assert.match(mails[1]!.raw, /-Pro: \$10\r?\n\+Pro: \$12/);
-    assert.match(mails[1]!.raw, /<pre>[^<]*-Pro: \$10/);
+    // HTML: the two sides, the changed words marked and styled inline for mail readers.
+    const htmlPart = mails[1]!.raw.slice(mails[1]!.raw.indexOf('Content-Type: text/html'));
+    assert.match(htmlPart, /Pro: \$<del style="[^"]*line-through[^"]*">10<\/del>/);
+    assert.match(htmlPart, /Pro: \$<ins style="[^"]*">12[^<]*<\/ins>/);
+    assert.doesNotMatch(htmlPart, /<script|<pre>/);
+    assert.match(htmlPart, /&#60;script&#62;alert\(1\)/);
     price = '$10';
   });
 

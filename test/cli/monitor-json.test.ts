@@ -112,4 +112,50 @@ describe('JSON monitors', () => {
     assert.match(page.error, /the json format needs a language model, and none is configured: set llm\.baseUrl and llm\.model/);
     assert.equal(model.requests.length, 0);
   });
+
+  it('history --field: a price over 30 checks, oldest to newest, as JSON, rows and a sparkline; the report shows its fields', async () => {
+    const env = await setUp(`[{type: json, schema: ${SCHEMA}}]`);
+    const prices = Array.from({ length: 30 }, (_, i) => 10 + ((i * 7) % 11));
+    const ids: string[] = [];
+    for (const value of prices) {
+      price = String(value);
+      // Each check at its own time, as a schedule runs them.
+      const ran = await run(['monitor', 'run', 'Plans', '--json'], { env, now: () => new Date() });
+      ids.push(JSON.parse(ran.stdout).id);
+    }
+    const json = JSON.parse((await run(['monitor', 'history', 'Plans', '--field', 'price', '--json'], { env })).stdout);
+    assert.equal(json.field, 'price');
+    assert.deepEqual(json.points.map((p: { value: number }) => p.value), prices);
+    assert.deepEqual(json.points.map((p: { checkId: string }) => p.checkId), ids);
+    assert.ok(json.points.every((p: { url: string }) => p.url === `${site.origin}/pricing`));
+    // A shorter window ends at the newest check.
+    const last5 = JSON.parse((await run(['monitor', 'history', 'Plans', '--field', 'price', '--limit', '5', '--json'], { env })).stdout);
+    assert.deepEqual(last5.points.map((p: { value: number }) => p.value), prices.slice(-5));
+    const tty = await run(['monitor', 'history', 'Plans', '--field', 'price'], { env, tty: true, columns: 120 });
+    const ticks = '▁▂▃▄▅▆▇█';
+    const expected = prices.map((v) => ticks[Math.round(((v - 10) / 10) * 7)]).join('');
+    assert.match(tty.stderr, new RegExp(`price, oldest to newest: ${expected}`));
+    // Newest first in the table; piped, tab-separated values whole.
+    const piped = await run(['monitor', 'history', 'Plans', '--field', 'price'], { env });
+    assert.deepEqual(piped.stdout.trim().split('\n').map((line) => Number(line.split('\t')[2])), [...prices].reverse());
+    // A field the JSON does not have is empty at every check; a path that cannot be read is the user's mistake.
+    const missing = JSON.parse((await run(['monitor', 'history', 'Plans', '--field', 'plans[0].price', '--json'], { env })).stdout);
+    assert.ok(missing.points.length === 30 && missing.points.every((p: { value: unknown }) => p.value === null));
+    const bad = await run(['monitor', 'history', 'Plans', '--field', 'price[x]'], { env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--field price\[x\]: cannot read the path at "\[x\]"/);
+    // The report of the last check: the changed field, before and after.
+    const report = (await run(['monitor', 'report', 'Plans', 'latest', '-o', '-'], { env })).stdout;
+    assert.match(report, new RegExp(`<code>price</code></td><td class="before"><code>${prices[28]}</code></td><td class="after"><code>${prices[29]}</code>`));
+  });
+
+  it('history --field on a monitor that extracts no JSON says so', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const file = writeFiles({ 'm.yaml': `name: Plain\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing"]}]\n` });
+    await run(['monitor', 'apply', '-f', file], { env });
+    await run(['monitor', 'run', 'Plain'], { env });
+    const result = await run(['monitor', 'history', 'Plain', '--field', 'price', '--json'], { env });
+    assert.equal(result.code, 2);
+    assert.match(JSON.parse(result.stdout).error, /no page of "Plain" extracts JSON in its last 1 check/);
+  });
 });

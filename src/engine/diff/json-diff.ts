@@ -53,23 +53,30 @@ export function diffText(diff: { text?: string; json?: unknown }): string {
 }
 
 /**
- * The value at a path written as diffJson writes them (`plans[1].price`, `["odd key"]`, `(root)`),
- * or undefined when the JSON has none there. Read left to right in one pass.
+ * A path written as diffJson writes them (`plans[1].price`, `["odd key"]`, `(root)`) as its keys,
+ * read left to right in one pass; a SyntaxError says where it cannot be read.
  */
-export function valueAtPath(json: unknown, path: string): unknown {
-  if (path === '(root)' || path === '') return json;
-  let value = json;
+export function parsePath(path: string): (string | number)[] {
+  if (path === '(root)' || path === '') return [];
+  const keys: (string | number)[] = [];
   let rest = path;
   while (rest.length > 0) {
-    let key: string | number;
     const name = /^\.?([A-Za-z_$][\w$]*)/.exec(rest);
     const index = name ? null : /^\[(\d+)\]/.exec(rest);
     const quoted = name || index ? null : /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest);
-    if (name) key = name[1]!;
-    else if (index) key = Number(index[1]);
-    else if (quoted) key = JSON.parse(quoted[1]!) as string;
+    if (name) keys.push(name[1]!);
+    else if (index) keys.push(Number(index[1]));
+    else if (quoted) keys.push(JSON.parse(quoted[1]!) as string);
     else throw new SyntaxError(`cannot read the path at "${rest}": write fields as in plans[1].price or ["odd key"]`);
     rest = rest.slice((name ?? index ?? quoted)![0].length);
+  }
+  return keys;
+}
+
+/** The value at a path (parsePath's keys, or a path to parse), or undefined when the JSON has none there. */
+export function valueAtPath(json: unknown, path: string | readonly (string | number)[]): unknown {
+  let value = json;
+  for (const key of typeof path === 'string' ? parsePath(path) : path) {
     if (typeof key === 'number' ? !Array.isArray(value) : !isRecord(value)) return undefined;
     value = (value as Record<string | number, unknown>)[key];
     if (value === undefined) return undefined;

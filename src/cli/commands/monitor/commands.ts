@@ -151,7 +151,7 @@ export function historyCommand(runtime: Runtime): Command {
   return new Command('history')
     .description('recent checks with their counts and a chart of changes, or with --field one extracted JSON value over time')
     .argument('<monitor>', 'id or name')
-    .option('--field <path>', 'a field of the JSON a target extracts, written as plans[0].price')
+    .option('--field <field>', 'a field of the JSON a target extracts, written as plans[0].price')
     .option('--limit <n>', 'how many recent checks (1-1000)', '30')
     .addHelpText('after', `
 Examples:

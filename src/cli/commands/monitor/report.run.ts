@@ -1,10 +1,11 @@
 /** `monitor report` (a check as one HTML file) and `monitor history` (recent checks, or one JSON field, over time). */
 import { spawn } from 'node:child_process';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { checkHistory, changesOf, fieldHistory, reportedCheck } from '../../../core/history.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
+import { UsageError } from '../../../errors/webwatch-error.js';
 import { plural } from '../../../lib/plural.js';
 import { bar, sparkline } from '../../../ui/sparkline.js';
 import { renderRows } from '../../../ui/table.js';
@@ -41,6 +42,11 @@ function openWith(context: CommandContext, path: string): Promise<void> {
 export async function runReport(context: CommandContext, idOrName: string, checkRef: string | undefined, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(reportFlags, rawFlags);
   const { output, io } = context;
+  // A file that cannot be written is said before the report is made.
+  const target = flags.output && flags.output !== '-' ? resolve(io.cwd(), flags.output) : undefined;
+  if (target && !(await stat(dirname(target)).then((found) => found.isDirectory(), () => false))) {
+    throw new UsageError(`-o ${flags.output}: the directory ${dirname(target)} does not exist`);
+  }
   return withBackend(context, 'reading', async (backend) => {
     let ref = checkRef;
     if (!ref) {
@@ -54,7 +60,7 @@ export async function runReport(context: CommandContext, idOrName: string, check
       return EXIT.ok;
     }
     const monitor = await backend.getMonitor(idOrName);
-    const path = resolve(io.cwd(), flags.output ?? `webwatch-report-${slug(monitor.name)}-${check.id.slice(0, 8)}.html`);
+    const path = target ?? resolve(io.cwd(), `webwatch-report-${slug(monitor.name)}-${check.id.slice(0, 8)}.html`);
     // Written whole or not at all: a reader never opens half a report.
     const partial = `${path}.${process.pid}.partial`;
     try {
@@ -62,7 +68,7 @@ export async function runReport(context: CommandContext, idOrName: string, check
       await rename(partial, path);
     } catch (error) {
       await rm(partial, { force: true });
-      throw error;
+      throw new UsageError(`cannot write the report to ${path}: ${(error as Error).message}`);
     }
     const bytes = Buffer.byteLength(html);
     if (output.json) output.jsonDocument({ file: path, monitor: monitor.name, checkId: check.id, status: check.status, summary: check.summary, bytes });
