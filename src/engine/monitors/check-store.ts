@@ -273,11 +273,13 @@ export function checkStore(db: Db) {
       return Promise.all(rows.map(record));
     },
 
-    async pages(checkId: string, status?: PageStatus): Promise<CheckPage[]> {
+    /** A check's page results in order; of one status; `window` pages through a large check a part at a time. */
+    async pages(checkId: string, status?: PageStatus, window?: { offset: number; limit: number }): Promise<CheckPage[]> {
       const check = await q.selectFrom('checks').select(['finished_at', 'started_at']).where('id', '=', checkId).executeTakeFirst();
       const createdAt = check?.finished_at ?? check?.started_at ?? new Date(0).toISOString();
       const rows = await q.selectFrom('page_results').selectAll().where('check_id', '=', checkId)
-        .$if(status !== undefined, (query) => query.where('status', '=', status!)).orderBy('position').execute();
+        .$if(status !== undefined, (query) => query.where('status', '=', status!)).orderBy('position')
+        .$if(window !== undefined, (query) => query.limit(window!.limit).offset(window!.offset)).execute();
       return rows.map((row) => ({
         id: `${checkId}:${row.position}`,
         createdAt,

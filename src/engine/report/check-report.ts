@@ -11,7 +11,7 @@ import type { StoredMonitor } from '../monitors/monitor-store.js';
 import type { CheckStore } from '../monitors/check-store.js';
 import { diffJson } from '../diff/json-diff.js';
 import { diffSegments } from './diff-html.js';
-import { renderReport, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
+import { pageHtml, REPORTED_STATUSES, reportDocument, sectionHtml, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
 
 /** Checks the report's chart shows: this one and those before it. */
 export const HISTORY_CHECKS = 30;
@@ -72,19 +72,29 @@ function historyAround(checks: readonly CheckRecord[], check: CheckRecord): Chec
   return finished.slice(at, at + HISTORY_CHECKS);
 }
 
+/** Page results read from the store at a time: a large check is never held whole. */
+const PAGES_AT_ONCE = 50;
+
+/**
+ * The report of a check. Each page is rendered as soon as its parts are read and only its HTML is
+ * kept, a batch of page results at a time, so memory holds the report's text and one batch.
+ */
 export async function checkReportHtml(sources: ReportSources, monitor: StoredMonitor, check: CheckRecord): Promise<string> {
-  const results = await sources.checks.pages(check.id);
-  const pages: ReportPage[] = [];
-  for (const result of results) {
-    if (result.status === 'same') continue;
-    pages.push(await reportPage(sources, monitor.id, check, result));
+  const sections: string[] = [];
+  for (const status of REPORTED_STATUSES) {
+    const pages: string[] = [];
+    for (let offset = 0; ; offset += PAGES_AT_ONCE) {
+      const batch = await sources.checks.pages(check.id, status, { offset, limit: PAGES_AT_ONCE });
+      for (const result of batch) pages.push(pageHtml(await reportPage(sources, monitor.id, check, result)));
+      if (batch.length < PAGES_AT_ONCE) break;
+    }
+    sections.push(sectionHtml(status, pages));
   }
-  return renderReport({
+  return reportDocument({
     monitor: { id: monitor.id, name: monitor.definition.name, goal: monitor.definition.goal },
     check,
-    pages,
     history: historyAround(await sources.checks.list(monitor.id), check),
     generatedAt: sources.now().toISOString(),
     version: sources.version,
-  });
+  }, sections.join(''));
 }

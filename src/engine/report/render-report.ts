@@ -93,7 +93,7 @@ function screenshotsHtml(shots: ReportScreenshots): string {
   return `${figures.length ? `<div class="shots">${figures.join('')}</div>` : ''}${shots.note ? `<p class="muted">${escapeHtml(shots.note)}</p>` : ''}`;
 }
 
-function pageHtml(page: ReportPage): string {
+export function pageHtml(page: ReportPage): string {
   const { result } = page;
   const code = result.statusCode === null ? '' : ` <span class="muted">HTTP ${result.statusCode}</span>`;
   const parts = [`<h3><span class="status">${result.status}</span>${linkHtml(result.url)}${code}</h3>`, verdictHtml(result.judgment)];
@@ -135,23 +135,30 @@ export function historySvg(history: readonly CheckRecord[], current: string): st
   return `<svg class="history" viewBox="0 0 ${width} ${height}" role="img" aria-label="changes in the last ${plural(checks.length, 'check')}"><line x1="0" y1="${base}" x2="${width}" y2="${base}" stroke="currentColor" stroke-opacity="0.3"/>${bars.join('')}<text x="0" y="${height - 4}" font-size="11" fill="currentColor">${escapeHtml(first.slice(0, 16).replace('T', ' '))}</text><text x="${width}" y="${height - 4}" font-size="11" fill="currentColor" text-anchor="end">${escapeHtml(last.slice(0, 16).replace('T', ' '))}</text><text x="0" y="${top}" font-size="11" fill="currentColor">${most}</text></svg>`;
 }
 
-const ORDER = ['changed', 'new', 'removed', 'error'] as const;
+/** The statuses a report shows, in its order; same pages are only counted. */
+export const REPORTED_STATUSES = ['changed', 'new', 'removed', 'error'] as const;
+export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
+
+const SECTION_TITLES: Record<ReportedStatus, string> = { changed: 'Changed pages', new: 'New pages', removed: 'Removed pages', error: 'Errors' };
+
+/** The pages of one status under their heading, from each page's HTML (pageHtml). */
+export const sectionHtml = (status: ReportedStatus, pages: readonly string[]) => (pages.length ? `<h2>${SECTION_TITLES[status]} (${pages.length})</h2>${pages.join('')}` : '');
 
 export function renderReport(data: ReportData): string {
+  const sections = REPORTED_STATUSES.map((status) => sectionHtml(status, data.pages.filter((page) => page.result.status === status).map(pageHtml))).join('');
+  return reportDocument(data, sections);
+}
+
+/** The page around its sections: the check, its counts and history, and the policy. */
+export function reportDocument(data: Omit<ReportData, 'pages'>, sections: string): string {
   const { check, monitor } = data;
   const s = check.summary;
   const counts = [
-    ...ORDER.map((kind) => `<span class="count ${kind}">${s[kind]} ${kind === 'error' ? (s.error === 1 ? 'error' : 'errors') : kind}</span>`),
+    ...REPORTED_STATUSES.map((kind) => `<span class="count ${kind}">${s[kind]} ${kind === 'error' ? (s.error === 1 ? 'error' : 'errors') : kind}</span>`),
     `<span class="count">${s.same} same</span>`,
     `<span class="count">${plural(s.totalPages, 'page')}</span>`,
   ].join('');
-  const sections = ORDER.map((status) => {
-    const pages = data.pages.filter((page) => page.result.status === status);
-    if (pages.length === 0) return '';
-    const title = { changed: 'Changed pages', new: 'New pages', removed: 'Removed pages', error: 'Errors' }[status];
-    return `<h2>${title} (${pages.length})</h2>${pages.map(pageHtml).join('')}`;
-  }).join('');
-  const nothing = data.pages.length > 0 ? '' : '<p>Nothing changed in this check.</p>';
+  const nothing = sections ? '' : '<p>Nothing changed in this check.</p>';
   const title = `${monitor.name}: check ${check.id}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
