@@ -183,4 +183,27 @@ describe('field paths and charts', () => {
     assert.match(html, /<h1>&#60;b&#62;Shop&#60;\/b&#62;<\/h1>/);
     assert.match(html, /Nothing changed in this check/);
   });
+
+  it('shows the judge\'s verdict, the fields of a JSON page and the three screenshots, all inert', () => {
+    const result = {
+      url: 'javascript:alert(1)', targetId: 't', status: 'changed' as const, statusCode: 200, previousScrapeId: 'a', currentScrapeId: 'b', error: null,
+      diff: { json: { price: { previous: 10, current: 12 } } },
+      judgment: { meaningful: true, confidence: 'high' as const, reason: 'the price rose <img src=x onerror=alert(1)>', meaningfulChanges: [{ type: 'changed' as const, before: '$10', after: '$12', reason: 'price' }] },
+    };
+    const image = { type: 'image/png' as const, bytes: png(2, 2, WHITE) };
+    const html = renderReport({
+      monitor: { id: 'm', name: 'Shop', goal: 'Tell me when <b>prices</b> change' }, check: check('c1', 1, '2026-11-01T00:00:00Z'), history: [check('c1', 1, '2026-11-01T00:00:00Z')],
+      pages: [{ result, fields: { price: { previous: 10, current: 12 } }, screenshots: { before: image, after: image, diff: { png: image.bytes, changedShare: 0.125, width: 2, height: 2 } } }],
+      generatedAt: 'now', version: 'test',
+    });
+    assert.match(html, /<div class="verdict yes"><strong>Meaningful<\/strong> \(high confidence\): the price rose &#60;img src=x onerror=alert\(1\)&#62;<ul><li>changed: <del>\$10<\/del> <ins>\$12<\/ins>/);
+    assert.match(html, /goal: Tell me when &#60;b&#62;prices/);
+    assert.match(html, /<td class="before"><code>10<\/code><\/td><td class="after"><code>12<\/code>/);
+    assert.equal((html.match(/<img alt="[^"]*" src="data:image\/png;base64,/g) ?? []).length, 3);
+    assert.match(html, /changed pixels: 12\.50 % of 2 x 2/);
+    // The page's URL is not a link: it is not http(s).
+    assert.doesNotMatch(html, /href="javascript/);
+    assert.match(html, /javascript:alert\(1\)/);
+    assert.match(html, /<h2>Changed pages \(1\)<\/h2>/);
+  });
 });

@@ -66,4 +66,26 @@ describe('check reports on serve', () => {
     assert.equal(cut(readFileSync(out, 'utf8')), cut(answer.text));
     assert.equal((await run(['monitor', 'report', 'Pricing'], as(rival))).code, EXIT.notFound);
   });
+
+  it('against an API without the route (the hosted one), says so with a code', async () => {
+    const monitorId = '11111111-1111-4111-8111-111111111111';
+    const checkId = '22222222-2222-4222-8222-222222222222';
+    const check = { id: checkId, monitorId, status: 'completed', trigger: 'manual', startedAt: '2026-11-01T00:00:00Z', finishedAt: '2026-11-01T00:01:00Z', createdAt: '2026-11-01T00:00:00Z', summary: { totalPages: 1, same: 0, changed: 1, new: 0, removed: 0, error: 0 } };
+    const json = (body: unknown, status = 200) => (_q: unknown, r: import('node:http').ServerResponse) => void r.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const hosted = await startServer({
+      '/v2/monitor': json({ success: true, data: [{ id: monitorId, name: 'Pricing', status: 'active' }] }),
+      [`/v2/monitor/${monitorId}/checks`]: json({ success: true, data: [check] }),
+      [`/v2/monitor/${monitorId}/checks/${checkId}`]: json({ success: true, data: { ...check, pages: [] } }),
+    }, json({ success: false, error: 'Not Found' }, 404));
+    try {
+      const result = await run(['monitor', 'report', 'Pricing', '--json'], { env: { WEBWATCH_API_URL: `${hosted.origin}/v2`, WEBWATCH_API_KEY: 'fc-test' } });
+      assert.equal(result.code, EXIT.notFound);
+      const error = JSON.parse(result.stdout);
+      assert.equal(error.code, 'REPORT_NOT_OFFERED');
+      assert.match(error.error, /does not make check reports/);
+      assert.ok(hosted.requests.some((r) => r.path.endsWith('/report')), 'the route was asked');
+    } finally {
+      await hosted.close();
+    }
+  });
 });

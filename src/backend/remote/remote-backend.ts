@@ -88,8 +88,19 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     const id = await idOf(idOrName);
     const checkId = UUID.test(ref) ? ref : resolveCheckRef(ref, await data<CheckRecord[]>('GET', `${path(id)}/checks`), idOrName).id;
     const { pages: _, ...check } = await data<CheckRecord & { pages?: PageResult[] }>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}`, { query: { limit: 0 } });
-    const html = await client.request<string>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}/report`, { accept: 'text/html' });
-    return { check: check as CheckRecord, html };
+    try {
+      const html = await client.request<string>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}/report`, { accept: 'text/html' });
+      return { check: check as CheckRecord, html };
+    } catch (error) {
+      // The check was just read: a 404 now is an API without the route (the hosted one).
+      if (!(error instanceof WebwatchError) || error.status !== 404) throw error;
+      throw new WebwatchError(`the API at ${client.base} does not make check reports`, {
+        status: 404,
+        code: 'REPORT_NOT_OFFERED',
+        details: { route: `GET /v2/monitor/{id}/checks/{checkId}/report`, reason: 'the route is webwatch serve\'s own' },
+        suggestion: 'run the report on a webwatch serve, or read the check with: webwatch monitor check',
+      });
+    }
   };
 
   return {

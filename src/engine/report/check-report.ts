@@ -28,8 +28,16 @@ const isMarkdownDiff = (diff: PageResult['diff']): diff is PageDiff => Boolean(d
 
 const imageOf = (bytes: Buffer): ReportImage => ({ type: bytes[0] === 0xff && bytes[1] === 0xd8 ? 'image/jpeg' : 'image/png', bytes });
 
-async function screenshotsOf(sources: ReportSources, monitorId: string, check: CheckRecord, page: PageResult): Promise<ReportScreenshots | undefined> {
+/**
+ * Pages whose screenshots a report embeds: each costs about 1.5 MB of the file and a fifth of a
+ * second; beyond them a page says where its screenshot is kept.
+ */
+export const MAX_SCREENSHOT_PAGES = 50;
+
+async function screenshotsOf(sources: ReportSources, monitorId: string, check: CheckRecord, page: PageResult, shown: { pages: number }): Promise<ReportScreenshots | undefined> {
   if (!page.screenshot) return undefined;
+  if (shown.pages >= MAX_SCREENSHOT_PAGES) return { note: `A report shows the screenshots of its first ${MAX_SCREENSHOT_PAGES} pages; webwatch monitor check gives where this page's is kept.` };
+  shown.pages++;
   const read = (name: string) => readFile(join(sources.keptDir, name)).catch(() => undefined);
   const after = await read(page.screenshot);
   if (!after) return { note: 'The screenshot kept with this check is gone.' };
@@ -49,7 +57,7 @@ async function screenshotsOf(sources: ReportSources, monitorId: string, check: C
   return shots;
 }
 
-async function reportPage(sources: ReportSources, monitorId: string, check: CheckRecord, result: PageResult): Promise<ReportPage> {
+async function reportPage(sources: ReportSources, monitorId: string, check: CheckRecord, result: PageResult, shown: { pages: number }): Promise<ReportPage> {
   const page: ReportPage = { result };
   const { diff } = result;
   if (isMarkdownDiff(diff)) {
@@ -61,7 +69,7 @@ async function reportPage(sources: ReportSources, monitorId: string, check: Chec
   } else if (result.status === 'new' && result.snapshot?.json !== undefined && result.snapshot.json !== null) {
     page.fields = diffJson(undefined, result.snapshot.json);
   }
-  page.screenshots = await screenshotsOf(sources, monitorId, check, result);
+  page.screenshots = await screenshotsOf(sources, monitorId, check, result, shown);
   return page;
 }
 
@@ -81,11 +89,12 @@ const PAGES_AT_ONCE = 50;
  */
 export async function checkReportHtml(sources: ReportSources, monitor: StoredMonitor, check: CheckRecord): Promise<string> {
   const sections: string[] = [];
+  const shown = { pages: 0 };
   for (const status of REPORTED_STATUSES) {
     const pages: string[] = [];
     for (let offset = 0; ; offset += PAGES_AT_ONCE) {
       const batch = await sources.checks.pages(check.id, status, { offset, limit: PAGES_AT_ONCE });
-      for (const result of batch) pages.push(pageHtml(await reportPage(sources, monitor.id, check, result)));
+      for (const result of batch) pages.push(pageHtml(await reportPage(sources, monitor.id, check, result, shown)));
       if (batch.length < PAGES_AT_ONCE) break;
     }
     sections.push(sectionHtml(status, pages));

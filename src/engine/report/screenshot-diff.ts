@@ -69,7 +69,8 @@ const UNCOVERED = [255, 0, 255, 255];
 function onCanvas(image: DecodedImage, width: number, height: number): Uint8Array {
   if (image.width === width && image.height === height) return image.data;
   const canvas = new Uint8Array(width * height * 4);
-  for (let i = 0; i < canvas.length; i += 4) canvas.set(UNCOVERED, i);
+  // Four bytes at a time: the colour as one 32-bit word (in the machine's byte order).
+  new Uint32Array(canvas.buffer).fill(new Uint32Array(Uint8Array.from(UNCOVERED).buffer)[0]!);
   const row = image.width * 4;
   for (let y = 0; y < image.height; y++) canvas.set(image.data.subarray(y * row, (y + 1) * row), y * width * 4);
   return canvas;
@@ -84,5 +85,8 @@ export async function compareScreenshots(before: Buffer, after: Buffer): Promise
   const diff = new PNG({ width, height });
   const changedPixels = pixelmatch(onCanvas(previous, width, height), onCanvas(current, width, height), diff.data, width, height, { threshold: 0.1, alpha: 0.25 });
   const totalPixels = width * height;
-  return { diffPng: PNG.sync.write(diff), changedPixels, totalPixels, changedShare: totalPixels ? changedPixels / totalPixels : 0, width, height };
+  // Without row filters: five times faster to write than pngjs's default (every filter tried on
+  // every row), for a file 5 % larger (bench/README.md).
+  const diffPng = PNG.sync.write(diff, { filterType: 0, deflateLevel: 6 });
+  return { diffPng, changedPixels, totalPixels, changedShare: totalPixels ? changedPixels / totalPixels : 0, width, height };
 }
