@@ -88,9 +88,10 @@ export interface Backend {
   getCheck(idOrName: string, checkId: string, status?: PageStatus): Promise<CheckRecord & { pages: PageResult[]; deliveries?: DeliveryState[] }>;
   /**
    * A check as one self-contained HTML page: its changes side by side, words marked, screenshots
-   * compared, JSON fields old and new, recent history. `checkId` as for getCheck.
+   * compared, JSON fields old and new, recent history. `checkId` as for getCheck. The HTML comes
+   * in pieces to write one after another: a report with screenshots runs to tens of megabytes.
    */
-  checkReport(idOrName: string, checkId: string): Promise<{ check: CheckRecord; html: string }>;
+  checkReport(idOrName: string, checkId: string): Promise<{ check: CheckRecord; html: readonly string[] }>;
   /** Starts an agent job; it runs on the API, or in this process on the local engine. */
   startAgent(request: AgentRequestInput): Promise<{ id: string }>;
   getAgent(id: string): Promise<AgentStatusDocument>;

@@ -14,6 +14,12 @@ import { compareScreenshots, MAX_COMPARED_PIXELS } from '../../src/engine/report
 import { contentSecurityPolicy, historySvg, renderReport } from '../../src/engine/report/render-report.js';
 import type { CheckRecord } from '../../src/contract/checks.js';
 import { bar, sparkline } from '../../src/ui/sparkline.js';
+import { checkReportHtml, MAX_SCREENSHOT_PAGES, type ReportSources } from '../../src/engine/report/check-report.js';
+import type { StoredMonitor } from '../../src/engine/monitors/monitor-store.js';
+import type { CheckPage } from '../../src/contract/checks.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/files.js';
 
 const lines = (count: number, word = 'line') => Array.from({ length: count }, (_, i) => `${word} ${i + 1}`);
 
@@ -205,5 +211,36 @@ describe('field paths and charts', () => {
     assert.doesNotMatch(html, /href="javascript/);
     assert.match(html, /javascript:alert\(1\)/);
     assert.match(html, /<h2>Changed pages \(1\)<\/h2>/);
+  });
+
+  it('reads a large check a batch at a time, every page once, and embeds the screenshots of the first 50 pages only', async () => {
+    const kept = tempDir();
+    writeFileSync(join(kept, 'before.png'), png(4, 4, WHITE));
+    writeFileSync(join(kept, 'after.png'), png(4, 4, WHITE, { x: 0, y: 0, w: 2, h: 2, colour: BLACK }));
+    const count = MAX_SCREENSHOT_PAGES + 7;
+    const all: CheckPage[] = Array.from({ length: count }, (_, i) => ({
+      id: `c:${i}`, createdAt: 'now', url: `https://example.com/${i}`, targetId: 't', status: 'changed', statusCode: 200, previousScrapeId: `p${i}`, currentScrapeId: `c${i}`,
+      diff: diffMarkdown(`page ${i} old\n`, `page ${i} new\n`), judgment: null, error: null, screenshot: 'after.png',
+    }));
+    const windows: number[] = [];
+    const sources: ReportSources = {
+      keptDir: kept, version: 'test', now: () => new Date(0),
+      checks: {
+        list: async () => [check('c', count, '2026-11-01T00:00:00Z')],
+        pages: async (_id, status, window) => {
+          windows.push(window?.limit ?? Infinity);
+          const matching = all.filter((page) => page.status === status);
+          return window ? matching.slice(window.offset, window.offset + window.limit) : matching;
+        },
+        snapshotMarkdown: async (scrapeId) => `page ${scrapeId.slice(1)} new\n`,
+        previousScreenshot: async () => 'before.png',
+      },
+    };
+    const monitor = { id: 'm', definition: { name: 'Many', goal: null } } as unknown as StoredMonitor;
+    const html = (await checkReportHtml(sources, monitor, check('c', count, '2026-11-01T00:00:00Z'))).join('');
+    assert.ok(windows.every((limit) => limit <= 50), `read ${windows.join(', ')} at a time`);
+    for (let i = 0; i < count; i++) assert.equal(html.split(`https://example.com/${i}"`).length - 1, 1, `page ${i} once`);
+    assert.equal((html.match(/<figcaption>changed pixels: 25\.00 % of 4 x 4/g) ?? []).length, MAX_SCREENSHOT_PAGES);
+    assert.equal((html.match(/A report shows the screenshots of its first 50 pages/g) ?? []).length, 7);
   });
 });

@@ -90,7 +90,7 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
     const { pages: _, ...check } = await data<CheckRecord & { pages?: PageResult[] }>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}`, { query: { limit: 0 } });
     try {
       const html = await client.request<string>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}/report`, { accept: 'text/html' });
-      return { check: check as CheckRecord, html };
+      return { check: check as CheckRecord, html: [html] };
     } catch (error) {
       // The check was just read: a 404 now is an API without the route (the hosted one).
       if (!(error instanceof WebwatchError) || error.status !== 404) throw error;

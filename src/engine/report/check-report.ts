@@ -84,10 +84,11 @@ function historyAround(checks: readonly CheckRecord[], check: CheckRecord): Chec
 const PAGES_AT_ONCE = 50;
 
 /**
- * The report of a check. Each page is rendered as soon as its parts are read and only its HTML is
- * kept, a batch of page results at a time, so memory holds the report's text and one batch.
+ * The report of a check, as pieces of HTML to write in order. Each page is rendered as soon as its
+ * parts are read and only its HTML is kept, a batch of page results at a time, so memory holds
+ * the report's text and one batch.
  */
-export async function checkReportHtml(sources: ReportSources, monitor: StoredMonitor, check: CheckRecord): Promise<string> {
+export async function checkReportHtml(sources: ReportSources, monitor: StoredMonitor, check: CheckRecord): Promise<string[]> {
   const sections: string[] = [];
   const shown = { pages: 0 };
   for (const status of REPORTED_STATUSES) {
@@ -97,7 +98,7 @@ export async function checkReportHtml(sources: ReportSources, monitor: StoredMon
       for (const result of batch) pages.push(pageHtml(await reportPage(sources, monitor.id, check, result, shown)));
       if (batch.length < PAGES_AT_ONCE) break;
     }
-    sections.push(sectionHtml(status, pages));
+    sections.push(...sectionHtml(status, pages));
   }
   return reportDocument({
     monitor: { id: monitor.id, name: monitor.definition.name, goal: monitor.definition.goal },
@@ -105,5 +106,5 @@ export async function checkReportHtml(sources: ReportSources, monitor: StoredMon
     history: historyAround(await sources.checks.list(monitor.id), check),
     generatedAt: sources.now().toISOString(),
     version: sources.version,
-  }, sections.join(''));
+  }, sections);
 }

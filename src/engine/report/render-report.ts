@@ -141,16 +141,20 @@ export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
 
 const SECTION_TITLES: Record<ReportedStatus, string> = { changed: 'Changed pages', new: 'New pages', removed: 'Removed pages', error: 'Errors' };
 
-/** The pages of one status under their heading, from each page's HTML (pageHtml). */
-export const sectionHtml = (status: ReportedStatus, pages: readonly string[]) => (pages.length ? `<h2>${SECTION_TITLES[status]} (${pages.length})</h2>${pages.join('')}` : '');
+/** The pages of one status under their heading, from each page's HTML (pageHtml); nothing without pages. */
+export const sectionHtml = (status: ReportedStatus, pages: readonly string[]): string[] => (pages.length ? [`<h2>${SECTION_TITLES[status]} (${pages.length})</h2>`, ...pages] : []);
 
 export function renderReport(data: ReportData): string {
-  const sections = REPORTED_STATUSES.map((status) => sectionHtml(status, data.pages.filter((page) => page.result.status === status).map(pageHtml))).join('');
-  return reportDocument(data, sections);
+  const sections = REPORTED_STATUSES.flatMap((status) => sectionHtml(status, data.pages.filter((page) => page.result.status === status).map(pageHtml)));
+  return reportDocument(data, sections).join('');
 }
 
-/** The page around its sections: the check, its counts and history, and the policy. */
-export function reportDocument(data: Omit<ReportData, 'pages'>, sections: string): string {
+/**
+ * The page around its sections (the check, its counts and history, and the policy), as the
+ * pieces to write one after another: a report with screenshots runs to tens of megabytes, which
+ * are never joined into one string.
+ */
+export function reportDocument(data: Omit<ReportData, 'pages'>, sections: readonly string[]): string[] {
   const { check, monitor } = data;
   const s = check.summary;
   const counts = [
@@ -158,9 +162,9 @@ export function reportDocument(data: Omit<ReportData, 'pages'>, sections: string
     `<span class="count">${s.same} same</span>`,
     `<span class="count">${plural(s.totalPages, 'page')}</span>`,
   ].join('');
-  const nothing = sections ? '' : '<p>Nothing changed in this check.</p>';
+  const nothing = sections.length ? '' : '<p>Nothing changed in this check.</p>';
   const title = `${monitor.name}: check ${check.id}`;
-  return `<!doctype html>
+  const head = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy()}">
 <meta name="referrer" content="no-referrer">
@@ -174,8 +178,8 @@ ${monitor.goal ? `<div class="meta">goal: ${escapeHtml(monitor.goal)}</div>` : '
 ${check.error ? `<p>Error: ${escapeHtml(check.error)}</p>` : ''}
 <div class="counts">${counts}</div></header>
 <h2>History</h2>${historySvg(data.history, check.id)}
-${nothing}${sections}
-<footer>webwatch ${escapeHtml(data.version)}, ${escapeHtml(data.generatedAt)}</footer>
+${nothing}`;
+  return [head, ...sections, `<footer>webwatch ${escapeHtml(data.version)}, ${escapeHtml(data.generatedAt)}</footer>
 </body></html>
-`;
+`];
 }

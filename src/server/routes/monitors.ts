@@ -99,12 +99,12 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
   // A check's report, for a browser: the same self-contained page `monitor report` writes.
   app.get<{ Params: { id: string; checkId: string } }>('/v2/monitor/:id/checks/:checkId/report', async (request, reply) => {
     const { html } = await engineOf(request).checkReport(request.params.id, request.params.checkId);
-    const { contentSecurityPolicy } = await import('../../engine/report/render-report.js');
+    const [{ contentSecurityPolicy }, { Readable }] = await Promise.all([import('../../engine/report/render-report.js'), import('node:stream')]);
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', `${contentSecurityPolicy()}; frame-ancestors 'none'`)
       .header('x-content-type-options', 'nosniff')
       .header('cache-control', 'private, no-store')
-      .send(html);
+      .send(Readable.from(html));
   });
 };

@@ -56,7 +56,7 @@ export async function runReport(context: CommandContext, idOrName: string, check
     }
     const { check, html } = await backend.checkReport(idOrName, ref);
     if (flags.output === '-') {
-      io.stdout.write(html);
+      for (const piece of html) io.stdout.write(piece);
       return EXIT.ok;
     }
     const monitor = await backend.getMonitor(idOrName);
@@ -70,7 +70,7 @@ export async function runReport(context: CommandContext, idOrName: string, check
       await rm(partial, { force: true });
       throw new UsageError(`cannot write the report to ${path}: ${(error as Error).message}`);
     }
-    const bytes = Buffer.byteLength(html);
+    const bytes = html.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
     if (output.json) output.jsonDocument({ file: path, monitor: monitor.name, checkId: check.id, status: check.status, summary: check.summary, bytes });
     else {
       output.data(path);
