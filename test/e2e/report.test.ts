@@ -15,6 +15,7 @@ import { EXIT } from '../../src/errors/exit-codes.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
+import { inTerminal } from '../helpers/terminal.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const OUTPUT = join(ROOT, 'test-output');
@@ -200,5 +201,19 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
     assert.match(tty.stdout, /\u001b\[33m\S+ +\S+ \S+ +partial  2/, 'a check with changes stands out');
     const bad = await webwatch(['monitor', 'history', 'Shop', '--limit', '0']);
     assert.equal(bad.code, EXIT.usage);
+  });
+
+  it('history and report on a real colour terminal: styling acts, bars and sparkline drawn, nothing shown escaped', async () => {
+    const colour = { ...env, HOME: env.WEBWATCH_HOME, TERM: 'xterm-256color', FORCE_COLOR: '1' };
+    const history = await inTerminal(['monitor', 'history', 'Shop'], { env: colour, cols: 120 });
+    assert.equal(history.code, 0, history.raw);
+    assert.doesNotMatch(history.raw, /\\(x1b|u001b)/, 'no styling printed as text');
+    assert.match(history.raw, /\u001b\[1mcheck +started/, 'a bold header');
+    assert.ok(history.screen.some((line) => /^changes in the last 3 checks, oldest to newest: ██▁$/.test(line)), history.screen.join('\n'));
+    assert.ok(history.screen.some((line) => /partial +2 +1 +1 +1 +6 +█{20}$/.test(line)), history.screen.join('\n'));
+    const cwd = tempDir();
+    const report = await inTerminal(['monitor', 'report', 'Shop'], { env: colour, cwd });
+    assert.equal(report.code, 0, report.raw);
+    assert.ok(report.screen.includes(join(cwd, `webwatch-report-shop-${ids[1]!.slice(0, 8)}.html`)), report.screen.join('\n'));
   });
 });
