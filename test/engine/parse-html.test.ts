@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import render from 'dom-serializer';
 import type { AnyNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
-import { parseHtml } from '../../src/engine/content/parse-html.js';
+import { MAX_DEPTH, MAX_ELEMENTS, parseHtml } from '../../src/engine/content/parse-html.js';
+import type { Element } from 'domhandler';
+import { convertPage } from '../../src/engine/scrape/convert.js';
 
 /** The tree as data: types, names, attributes in order, text and comments, nesting. */
 function shape(nodes: AnyNode[]): unknown[] {
@@ -19,7 +21,8 @@ function shape(nodes: AnyNode[]): unknown[] {
 
 const same = (html: string) => {
   const expected = parseDocument(html);
-  const actual = parseHtml(html);
+  const { document: actual, truncated } = parseHtml(html);
+  assert.equal(truncated, false);
   assert.deepEqual(shape(actual.children), shape(expected.children), html);
   assert.equal(render(actual), render(expected));
 };
@@ -63,5 +66,39 @@ describe('parseHtml', () => {
       for (let i = random(60); i >= 0; i--) html += pieces[random(pieces.length)];
       same(html);
     }
+  });
+
+  it('places elements past 512 levels beside the deepest, as Chromium does, so walks of the tree do not overflow', () => {
+    const html = `${'<div>'.repeat(100_000)}deep text`;
+    const { document, truncated } = parseHtml(html);
+    assert.equal(truncated, false);
+    let depth = 0;
+    let node: Element | undefined = document.children[0] as Element;
+    while (node) {
+      depth++;
+      node = node.children.find((child): child is Element => child.type === 'tag');
+    }
+    assert.equal(depth, MAX_DEPTH);
+    // Nothing is lost: the elements beyond are there, empty, beside the deepest, and the text after them.
+    assert.equal(render(document).split('<div>').length - 1, 100_000);
+    assert.match(render(document), /deep text/);
+    // A page within the limit is the stock tree.
+    same(`${'<div>'.repeat(MAX_DEPTH - 1)}x`);
+  });
+
+  it('reads at most MAX_ELEMENTS elements of a page, and says so', () => {
+    const { document, truncated } = parseHtml(`<p>first</p>${'<b>x</b>'.repeat(MAX_ELEMENTS + 10)}<p>never read</p>`);
+    assert.equal(truncated, true);
+    const rendered = render(document);
+    assert.equal(rendered.split('<b>').length - 1 + 1, MAX_ELEMENTS);
+    assert.match(rendered, /^<p>first<\/p>/);
+    assert.doesNotMatch(rendered, /never read/);
+  });
+
+  it('a scrape of a page over the limit keeps what was read and warns, rather than ending the process', async () => {
+    const body = Buffer.from(`<html><body><main><h1>Huge</h1><p>The start of a page with far too many elements.</p>${'<b>x</b>'.repeat(MAX_ELEMENTS + 1)}</main></body></html>`);
+    const content = await convertPage({ body, contentType: 'text/html', finalUrl: 'https://example.com/' }, { onlyMainContent: false }, ['markdown']);
+    assert.match(content.markdown, /^# Huge\n\nThe start of a page/);
+    assert.equal(content.warning, 'the page has more than 200,000 elements: only the first 200,000 were read');
   });
 });

@@ -9,7 +9,7 @@
  * every callback, stays htmlparser2's own. What is replaced are internals of htmlparser2 10
  * (pinned in package-lock.json): should they be missing, parsing falls back to the stock parser.
  */
-import { DomHandler, type Document } from 'domhandler';
+import { DomHandler, Element, type Document } from 'domhandler';
 import { Parser, Tokenizer } from 'htmlparser2';
 
 const LT = 0x3c;
@@ -80,6 +80,11 @@ interface ParserInternals {
   onopentagname(start: number, endIndex: number): void;
   onclosetag(start: number, endIndex: number): void;
   onattribname(start: number, endIndex: number): void;
+  onopentagend(endIndex: number): void;
+  closeCurrentTag(isOpenImplied: boolean): void;
+  stack: string[];
+  endIndex: number;
+  startIndex: number;
 }
 
 const stockParser = Parser.prototype as unknown as ParserInternals;
@@ -111,14 +116,81 @@ skippingParser.onopentagname = takingLowerCaseAsIs('onopentagname', 'lowerCaseTa
 skippingParser.onclosetag = takingLowerCaseAsIs('onclosetag', 'lowerCaseTagNames');
 skippingParser.onattribname = takingLowerCaseAsIs('onattribname', 'lowerCaseAttributeNames');
 
+/**
+ * Past MAX_DEPTH open elements, an element is closed where it opens, as if written self-closed,
+ * and what follows goes to its parent. htmlparser2 keeps its open elements in an array it
+ * shifts and unshifts: on a page of 100,000 unclosed `<div>`s that is quadratic (3 s for 1 MB).
+ */
+skippingParser.onopentagend = function onopentagend(this: ParserInternals, endIndex: number) {
+  if (this.stack.length <= MAX_DEPTH) return stockParser.onopentagend.call(this, endIndex);
+  this.endIndex = endIndex;
+  this.closeCurrentTag(false);
+  this.startIndex = endIndex + 1;
+};
+
 const present = (prototype: object, names: string[]) => names.every((name) => typeof (prototype as Record<string, unknown>)[name] === 'function');
 const INTERNALS_PRESENT = present(stock, ['stateText', 'handleInAttributeValue', 'fastForwardTo'])
-  && present(stockParser, ['getSlice', 'onopentagname', 'onclosetag', 'onattribname']);
+  && present(stockParser, ['getSlice', 'onopentagname', 'onclosetag', 'onattribname', 'onopentagend', 'closeCurrentTag']);
 
-/** The document htmlparser2's `parseDocument(html)` returns, with its default options. */
-export function parseHtml(html: string): Document {
-  const handler = new DomHandler();
+/**
+ * Elements nested deeper than this go beside the deepest one rather than inside it, as Chromium's
+ * parser places them (its limit is 512): a page of 200,000 unclosed `<div>`s otherwise makes a
+ * tree that every recursive walk overflows the stack on.
+ */
+export const MAX_DEPTH = 512;
+
+/**
+ * Elements read of one page; the rest of it is not. Real pages hold a few thousand (a long
+ * encyclopedia article some 60,000); a tree of 200,000 takes about 200 MB to convert, and a 20 MB
+ * page of empty tags would otherwise make 2.6 million (2.2 GB), enough to end the process.
+ */
+export const MAX_ELEMENTS = 200_000;
+
+/** DomHandler within MAX_DEPTH and MAX_ELEMENTS; says whether it had to stop reading. */
+class BoundedHandler extends DomHandler {
+  elements = 0;
+  truncated = false;
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    const parent = this.tagStack[this.tagStack.length - 1]!;
+    if (++this.elements > MAX_ELEMENTS) this.truncated = true;
+    // Too many, or too deep: its own close tag will pop this second entry of the parent.
+    if (this.truncated || this.tagStack.length >= MAX_DEPTH) {
+      if (!this.truncated) this.addNode(new Element(name, attribs));
+      this.tagStack.push(parent);
+      return;
+    }
+    super.onopentag(name, attribs);
+  }
+
+  override ontext(data: string): void {
+    if (!this.truncated) super.ontext(data);
+  }
+
+  override oncomment(data: string): void {
+    if (!this.truncated) super.oncomment(data);
+  }
+
+  override onprocessinginstruction(name: string, data: string): void {
+    if (!this.truncated) super.onprocessinginstruction(name, data);
+  }
+
+  override oncdatastart(): void {
+    // CDATA only exists in foreign content; past the limit it is dropped with the rest.
+    if (!this.truncated) super.oncdatastart();
+  }
+}
+
+export interface ParsedHtml {
+  document: Document;
+  /** The page had more than MAX_ELEMENTS elements: only the first were read. */
+  truncated: boolean;
+}
+
+/** The document htmlparser2's `parseDocument(html)` returns, with its default options, within the bounds above. */
+export function parseHtml(html: string): ParsedHtml {
+  const handler = new BoundedHandler();
   if (INTERNALS_PRESENT) new SkippingParser(handler, { Tokenizer: SkippingTokenizer }).end(html);
   else new Parser(handler).end(html);
-  return handler.root;
+  return { document: handler.root, truncated: handler.truncated };
 }

@@ -7,7 +7,7 @@
 import render from 'dom-serializer';
 import type { Document, Element } from 'domhandler';
 import { isTag } from 'domutils';
-import { parseHtml } from '../content/parse-html.js';
+import { MAX_ELEMENTS, parseHtml } from '../content/parse-html.js';
 import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
@@ -43,7 +43,7 @@ export interface Content {
 
 function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>): Content {
   const { text } = decodeBody(page.body, page.contentType, true);
-  const document = parseHtml(text);
+  const { document, truncated } = parseHtml(text);
   const metadata = extractMetadata(document, page.finalUrl);
   const links = formats.has('links') ? extractLinks(document, page.finalUrl) : [];
   const images = formats.has('images') ? extractImages(document, page.finalUrl) : [];
@@ -57,7 +57,10 @@ function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<st
   const html = formats.has('html') ? render(kept.children).trim() : undefined;
   rewriteMaths([document]);
   prepareForMarkdown([document]);
-  return { markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata };
+  return {
+    markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata,
+    ...(truncated && { warning: `the page has more than ${MAX_ELEMENTS.toLocaleString('en')} elements: only the first ${MAX_ELEMENTS.toLocaleString('en')} were read` }),
+  };
 }
 
 function bodyElement(document: Document): Element | undefined {
