@@ -58,7 +58,7 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
       '/site/three': html('<main><p>The third post is new.</p></main>'),
     });
     const file = writeFiles({
-      'm.yaml': `name: Shop\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/shop", "http://127.0.0.1:1/down"]\n    scrapeOptions: {formats: [markdown, screenshot]}\n  - type: crawl\n    url: ${site.origin}/site/\n    crawlOptions: {sitemap: skip, ignoreRobotsTxt: true}\n`,
+      'm.yaml': `name: Shop\ngoal: Tell me when a price changes\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/shop", "http://127.0.0.1:1/down"]\n    scrapeOptions: {formats: [markdown, screenshot]}\n  - type: crawl\n    url: ${site.origin}/site/\n    crawlOptions: {sitemap: skip, ignoreRobotsTxt: true}\n`,
     });
     assert.equal((await webwatch(['monitor', 'apply', '-f', file], { env })).code, EXIT.ok);
     for (const next of [1, 2]) {
@@ -124,6 +124,7 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
           captions: [...shop.querySelectorAll('figcaption')].map((e: Element) => e.textContent as string),
           text: document.body.innerText,
           sections: [...document.querySelectorAll('h2')].map((e: Element) => e.textContent as string),
+          verdict: shop.querySelector('.verdict')?.textContent as string | undefined,
         };
       });
       assert.equal(seen.pwned, undefined, 'no script, handler or link of the page ran');
@@ -133,6 +134,8 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
       assert.match(seen.text, /\\?<script>window\.pwned=1\\?<\/script>/, 'the page\'s markup shows as text');
       assert.deepEqual(seen.deleted, ['10', 'Free delivery on every order this week only.']);
       assert.deepEqual(seen.inserted, ['12']);
+      // The goal was judged (by the lexical judge: no model is configured) and its verdict shown.
+      assert.match(seen.verdict ?? '', /^Meaningful \(\w+ confidence\): .*\$10.*\$12/);
       assert.deepEqual(seen.images.map((i) => i.alt), ['before', 'after', seen.captions[2]]);
       assert.ok(seen.images.every((i) => i.loaded), JSON.stringify(seen.images));
       const share = Number(/changed pixels: ([\d.]+) %/.exec(seen.captions[2] ?? '')?.[1]);
