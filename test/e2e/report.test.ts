@@ -176,6 +176,9 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
     const nameless = await webwatch(['monitor', 'report', 'Shpo']);
     assert.equal(nameless.code, EXIT.notFound);
     assert.match(nameless.stderr, /did you mean "Shop"\?/);
+    const both = await webwatch(['monitor', 'report', 'Shop', '-o', '-', '--json']);
+    assert.equal(both.code, EXIT.usage);
+    assert.match(JSON.parse(both.stdout).error, /give -o - \(the report on stdout\) or --json/);
     const nowhere = join(tempDir(), 'missing', 'r.html');
     const failed = await webwatch(['monitor', 'report', 'Shop', '-o', nowhere, '--json']);
     assert.equal(failed.code, EXIT.usage);

@@ -42,6 +42,7 @@ function openWith(context: CommandContext, path: string): Promise<void> {
 export async function runReport(context: CommandContext, idOrName: string, checkRef: string | undefined, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(reportFlags, rawFlags);
   const { output, io } = context;
+  if (flags.output === '-' && output.json) throw new UsageError('give -o - (the report on stdout) or --json (where it was written), not both');
   // A file that cannot be written is said before the report is made.
   const target = flags.output && flags.output !== '-' ? resolve(io.cwd(), flags.output) : undefined;
   if (target && !(await stat(dirname(target)).then((found) => found.isDirectory(), () => false))) {
