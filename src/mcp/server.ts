@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Backend } from '../backend/backend.js';
 import type { CheckRecord } from '../contract/checks.js';
 import { executePlan, makePlan } from '../core/apply/apply.js';
+import { changesOf, checkHistory, fieldHistory } from '../core/history.js';
 import { planSummary } from '../core/apply/plan.js';
 import { validateSources, type ValidationReport } from '../core/validate.js';
 import { UsageError, WebwatchError } from '../errors/webwatch-error.js';
@@ -383,6 +384,20 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
       page.diff && 'json' in page.diff && page.diff.json ? `changed fields: ${json(page.diff.json)}` : '',
     ].filter(Boolean).join('\n')).join('\n\n');
     return textResult(pages.page(`${summaryLine(record)}\n\n${body}`.trimEnd()));
+  }));
+
+  server.registerTool('webwatch_monitor_history', {
+    title: 'A monitor\'s recent checks, or one extracted field over time',
+    description: 'The recent finished checks of a monitor, newest first, with their counts of changed, new, removed and failed pages; with field (a path such as price or plans[0].price), that field of the JSON the monitor extracts at each check, oldest first.',
+    inputSchema: z.object({ monitor: z.string().min(1), field: z.string().min(1).optional(), limit: z.number().int().min(1).max(1000).optional() }).strict(),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, guarded(async ({ monitor, field, limit }) => {
+    if (field) {
+      const points = await fieldHistory(backend, monitor, field, limit);
+      return textResult(pages.page(points.map((point) => `${point.startedAt ?? ''}  check ${point.checkId}  ${point.url}  ${field} = ${json(point.value)}`).join('\n') || 'no checks yet'));
+    }
+    const checks = await checkHistory(backend, monitor, limit);
+    return textResult(pages.page(checks.map((check) => `${check.startedAt ?? ''}  ${summaryLine(check)}${changesOf(check) > 0 ? '' : ' (nothing new)'}`).join('\n') || 'no checks yet'));
   }));
 
   server.registerTool('webwatch_more', {

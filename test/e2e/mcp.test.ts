@@ -23,7 +23,7 @@ const BIN = `${ROOT}bin/webwatch.js`;
 
 const TOOLS = [
   'webwatch_agent', 'webwatch_agent_status', 'webwatch_agent_trace', 'webwatch_batch_scrape', 'webwatch_batch_status', 'webwatch_crawl',
-  'webwatch_crawl_status', 'webwatch_extract', 'webwatch_map', 'webwatch_monitor_apply', 'webwatch_monitor_check', 'webwatch_monitor_list',
+  'webwatch_crawl_status', 'webwatch_extract', 'webwatch_map', 'webwatch_monitor_apply', 'webwatch_monitor_check', 'webwatch_monitor_history', 'webwatch_monitor_list',
   'webwatch_monitor_run', 'webwatch_monitor_validate', 'webwatch_more', 'webwatch_scrape', 'webwatch_search',
 ];
 
@@ -219,6 +219,13 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(check, /## changed .*\/pricing \(HTTP 200\)/);
       assert.match(check, /-Pro plan: \$29\/month for the whole team\.\n\+Pro plan: \$35\/month for the whole team\./);
       assert.match(check, /judgment: /);
+      const history = textOf(await client.callTool({ name: 'webwatch_monitor_history', arguments: { monitor: 'Acme pricing' } })).split('\n');
+      assert.equal(history.length, 2);
+      assert.match(history[0]!, /check [0-9a-f-]{36} completed: 1 changed, 0 new/);
+      assert.match(history[1]!, /completed: 0 changed, 1 new/);
+      const noJson = await client.callTool({ name: 'webwatch_monitor_history', arguments: { monitor: 'Acme pricing', field: 'price' } });
+      assert.equal(noJson.isError, true);
+      assert.match(textOf(noJson), /no page of "Acme pricing" extracts JSON/);
     });
 
     it('runs an agent to its end with its steps as progress, then reads its status and trace; extracts with a model', async () => {
