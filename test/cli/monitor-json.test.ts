@@ -99,6 +99,11 @@ describe('JSON monitors', () => {
     assert.equal(changed.status, 'changed');
     assert.deepEqual(changed.diff.json, { price: { previous: 10, current: 12 } });
     assert.match(changed.diff.text, /-Pro plan: \$10 per month\.\n\+Pro plan: \$12 per month\./);
+    // The report shows both: the fields, and the markdown side by side with the words marked.
+    const report = (await run(['monitor', 'report', 'Plans', 'latest', '-o', '-'], { env })).stdout;
+    assert.match(report, /<code>price<\/code><\/td><td class="before"><code>10<\/code>/);
+    assert.match(report, /Pro plan: \$<del>10<\/del> per month\./);
+    assert.match(report, /Pro plan: \$<ins>12<\/ins> per month\./);
   });
 
   it('a JSON monitor with no model configured: the check fails the page saying how to configure one', async () => {

@@ -10,6 +10,7 @@ import type { JsonFieldDiff, PageDiff } from '../../contract/diff.js';
 import type { StoredMonitor } from '../monitors/monitor-store.js';
 import type { CheckStore } from '../monitors/check-store.js';
 import { diffJson } from '../diff/json-diff.js';
+import { diffMarkdown } from '../diff/markdown-diff.js';
 import { diffSegments } from './diff-html.js';
 import { pageHtml, REPORTED_STATUSES, reportDocument, sectionHtml, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
 
@@ -66,6 +67,11 @@ async function reportPage(sources: ReportSources, monitorId: string, check: Chec
     page.segments = diffSegments(diff, current || undefined);
   } else if (diff) {
     page.fields = diff.json as JsonFieldDiff;
+    // changeTracking in git-diff and json modes: the markdown's change too, from the two snapshots.
+    if (diff.text && result.previousScrapeId && result.currentScrapeId) {
+      const [before, after] = [await sources.checks.snapshotMarkdown(result.previousScrapeId), await sources.checks.snapshotMarkdown(result.currentScrapeId)];
+      if (before || after) page.segments = diffSegments(diffMarkdown(before, after), after);
+    }
   } else if (result.status === 'new' && result.snapshot?.json !== undefined && result.snapshot.json !== null) {
     page.fields = diffJson(undefined, result.snapshot.json);
   }
