@@ -14,7 +14,7 @@
  * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
- *    author boxes, dates, tags.
+ *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
  * 5. After the last paragraph of prose, leftover links, labels and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
@@ -61,6 +61,10 @@ const CREDIT_MAX_TEXT = 200;
 const COPYRIGHT = /©|\(c\)\s/i;
 /** A paragraph with more than this share of link text points elsewhere ("Read also: ..."). */
 const LINK_PARAGRAPH = 0.7;
+/** A <div> line shorter than this (characters), not a sentence, is a label. */
+const LABEL_MAX_TEXT = 80;
+/** A <div> line with more than this share of link text points elsewhere. */
+const LINK_LINE = 0.2;
 /** A paragraph at least this long (characters, few links) marks where the article's prose may end. */
 const TAIL_PROSE = 100;
 /** Blocks after the last prose that say what follows: lists and tables are content, never labels. */
@@ -430,7 +434,8 @@ export function findMainContent(root: Element): MainContent {
 
 /**
  * Boilerplate inside the kept content, told by its markup: a paragraph that is mostly a link, a block named for what it is about rather than what it says (credit, author,
- * date, tags...), or a short one carrying a copyright sign. The title never goes with it.
+ * date, tags...), a <div> line that is a label or links, or a short one carrying a copyright
+ * sign. The title never goes with it.
  */
 function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean {
   if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH) return true;
@@ -439,8 +444,22 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   if (element.name !== 'figcaption' && hasAncestor(element, FIGURE) && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
   if (!BLOCK.has(element.name) || element.name === 'figcaption' || holdsTitle(element)) return false;
   const text = measures.textLength(element);
+  if (isBoxLine(element, measures)) return true;
   if (text < ABOUT_MAX_TEXT && matches(measures.words(element), ABOUT_STEMS)) return true;
   return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
+}
+
+/**
+ * A <div> whose only text is a line of its own, no blocks inside: a label that is not a
+ * sentence ("Most read", "3:59 PM", "Show picture"), or a line that is partly links
+ * ("Previous article: <link>"). Prose paragraphs are <p>; such lines are a box's furniture.
+ */
+function isBoxLine(element: Element, measures: PageMeasures): boolean {
+  if (element.name !== 'div') return false;
+  const inline = measures.inline(element);
+  if (!inline || inline.length === 0 || inline.length !== measures.textLength(element)) return false;
+  if (inline.linkLength > LINK_LINE * inline.length) return true;
+  return inline.length < LABEL_MAX_TEXT && !isListed(element) && !SENTENCE_END.test(textOf(element));
 }
 
 function holdsTitle(element: Element): boolean {
