@@ -122,6 +122,16 @@ describe('what is left after the last paragraph', () => {
     for (const gone of ['More on this', 'Council votes', 'Mayor answers', 'Share this article', 'Contact:']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
   });
 
+  it('drops a paragraph boxed apart after the last prose, keeps a closing paragraph beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Tram</h1><div class="body">${prose('Tram', 3)}<p>See you on board.</p></div>
+        <div class="box"><div class="inner"><p>Get the latest news straight to your phone with our app.</p></div></div>`),
+    );
+    assert.match(text, /Tram paragraph 2/);
+    assert.match(text, /See you on board\./);
+    assert.doesNotMatch(text, /straight to your phone/);
+  });
+
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {
     const text = pageMarkdown(
       page(`<h1>Recipe</h1>${prose('Recipe', 3)}<h2>You will need</h2><ul><li>Flour, 500 g</li><li><a href="/salt">Salt</a></li></ul>

@@ -15,7 +15,8 @@
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
- * 5. After the last paragraph of prose, leftover links, labels and orphaned headings go.
+ * 5. After the last paragraph of prose, leftover links, labels, paragraphs boxed apart from it
+ *    and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -487,8 +488,9 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 
 /**
  * After the article's last paragraph of prose come its leftovers: "Read more" links, labels
- * such as "More on this:" or "Share", and headings of boxes already removed. They go; text
- * in lists and tables, and sentences, stay.
+ * such as "More on this:" or "Share", paragraphs in another block than that last one (appeals
+ * and notes in boxes of their own), and headings of boxes already removed. They go; text in
+ * lists and tables, and sentences beside the last paragraph, stay.
  */
 function trimTail(keep: Element[], measures: PageMeasures) {
   const blocks: Element[] = [];
@@ -514,7 +516,10 @@ function trimTail(keep: Element[], measures: PageMeasures) {
       const inline = measures.inline(element)!;
       const text = textOf(element);
       const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
-      drop = inline.linkLength > 0.3 * inline.length || label;
+      // A paragraph outside the block that holds the last prose is a box of its own
+      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line.
+      const boxed = element.name === 'p' && element.parent !== lastProse.parent;
+      drop = inline.linkLength > 0.3 * inline.length || label || boxed;
     }
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
