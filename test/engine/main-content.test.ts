@@ -63,6 +63,13 @@ describe('main content patterns', () => {
     assert.ok(!markdown.includes('Copyright'), markdown);
   });
 
+  it('1. scores a post inside a wrapper named like a sidebar that holds most of the page', () => {
+    const markdown = mainText(`<body><div class="sidebar_content"><div class="post hentry"><h1>Hunter found</h1>${prose('Post', 8)}</div></div>
+      <div class="notice"><h4>Write to us</h4><p>Notice: letters, mails, calls, faxes, notes, cards, posts, texts, memos, wires, telexes, pigeons, all welcome.</p></div></body>`);
+    assert.match(markdown, /Post paragraph 0[\s\S]*Post paragraph 7/);
+    assert.ok(!markdown.includes('pigeons'), markdown);
+  });
+
   it('2. scores a post written as bullet lists above its comment section', () => {
     const items = Array.from({ length: 8 }, (_, i) => `<li>Point ${i}: a full sentence of advice, with a reason, an example, and a caveat.</li>`).join('');
     const markdown = mainText(site(`<main id="main"><div class="post"><h1>Eight tips</h1><ul>${items}</ul><ul>${items.replace(/Point/g, 'Bonus')}</ul></div>${comments(12)}</main>`));

@@ -33,6 +33,8 @@ const TEXT_BLOCKS = new Set(['p', 'pre', 'blockquote', 'h1', 'h2', 'h3', 'h4', '
 const CHROME_TAGS = new Set(['nav', 'aside', 'footer', 'dialog']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar']);
 const FORM_CONTROLS = new Set(['button', 'select', 'input', 'textarea', 'option']);
+/** A flagged block holding this share of the page's text is a layout wrapper to the scores. */
+const WRAPPER_SHARE = 0.6;
 /** Without a core, the sweep may take at most this much less than all of the page's text. */
 const MIN_KEPT_SHARE = 0.2;
 
@@ -367,12 +369,16 @@ export function findMainContent(root: Element): MainContent {
     }
   }
   const flaggedWithin = new Map<Element, boolean>();
+  const rootText = measures.textLength(root);
   const underFlag = (element: Element): boolean => {
     if (element === root) return false;
     let result = flaggedWithin.get(element);
     if (result === undefined) {
       const parent = parentElement(element);
-      result = !!measures.flag(element) || (!!parent && underFlag(parent));
+      // A name of chrome on a block holding most of the page is the layout's, not a sidebar's
+      // (`sidebar_content` around the article and its sidebar).
+      const wrapper = measures.flag(element) !== 'comments' && measures.textLength(element) >= WRAPPER_SHARE * rootText;
+      result = (!!measures.flag(element) && !wrapper) || (!!parent && underFlag(parent));
       flaggedWithin.set(element, result);
     }
     return result;
