@@ -15,7 +15,7 @@
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
- * 5. After the last paragraph of prose, leftover links, labels, paragraphs boxed apart from it
+ * 5. Before the first paragraph of prose, date lines go; after the last, leftover links, labels, paragraphs boxed apart from it
  *    and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
@@ -435,7 +435,7 @@ export function findMainContent(root: Element): MainContent {
   // The article's asides go unless they are all it has (a lone captioned picture).
   const text = (elements: Element[]) => elements.reduce((sum, element) => sum + measures.textLength(element), 0);
   if (text(keep) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
-  trimTail(keep, measures);
+  trimEnds(keep, measures);
   return { keep, core };
 }
 
@@ -493,20 +493,29 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 }
 
 /**
- * After the article's last paragraph of prose come its leftovers: "Read more" links, labels
+ * Before the article's first paragraph of prose, date lines go. After its last paragraph of prose come its leftovers: "Read more" links, labels
  * such as "More on this:" or "Share", paragraphs in another block than that last one (appeals
  * and notes in boxes of their own), and headings of boxes already removed. They go; text in
  * lists and tables, and sentences beside the last paragraph, stay.
  */
-function trimTail(keep: Element[], measures: PageMeasures) {
+function trimEnds(keep: Element[], measures: PageMeasures) {
   const blocks: Element[] = [];
   for (const element of keep) textBlocks(element, measures, blocks);
   let last = -1;
   blocks.forEach((element, index) => {
-    const inline = measures.inline(element)!;
-    if (!HEADINGS.has(element.name) && element.name !== 'li' && inline.length >= TAIL_PROSE && inline.linkLength < 0.3 * inline.length) last = index;
+    if (isProse(element, measures)) last = index;
   });
   if (last < 0) return;
+  // Before the first paragraph of prose: lines with a figure in them that are not sentences,
+  // the date, the byline with its date, the reading time. Captions and headings stay.
+  const first = blocks.findIndex((element) => isProse(element, measures));
+  for (const element of blocks.slice(0, first)) {
+    if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
+    const inline = measures.inline(element)!;
+    if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
+    const text = textOf(element);
+    if (/\d/.test(text) && !SENTENCE_END.test(text)) removeElement(element);
+  }
   const lastProse = blocks[last]!;
   const tail = blocks.slice(last + 1).filter((element) => {
     for (let node: AnyNode | null = lastProse.parent; node; node = node.parent) if (node === element) return false;
@@ -530,6 +539,14 @@ function trimTail(keep: Element[], measures: PageMeasures) {
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
+}
+
+const CAPTIONS = new Set(['figcaption']);
+
+/** A paragraph of the article's prose: long enough, few links, not a heading or a list item. */
+function isProse(element: Element, measures: PageMeasures): boolean {
+  const inline = measures.inline(element)!;
+  return !HEADINGS.has(element.name) && element.name !== 'li' && inline.length >= TAIL_PROSE && inline.linkLength < 0.3 * inline.length;
 }
 
 function documentOrder(a: Element, b: Element): number {
