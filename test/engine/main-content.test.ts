@@ -40,6 +40,14 @@ describe('main content', () => {
     assert.match(markdown, /Body paragraph 5/);
   });
 
+  it('takes a single paragraph of prose as the article, without the links around it', () => {
+    const markdown = mainText(`<body><div class="box"><a href="/one">Previous post</a> <a href="/two">Next post</a> <a href="/three">Archive</a></div>
+      <div class="entry"><h2>Club night</h2><p>The club reopens on Friday at nine and the first band starts an hour later than it used to do last year</p></div>
+      <div class="box"><a href="/contact">Contact</a> <a href="/imprint">Imprint</a> <a href="/privacy">Privacy</a></div></body>`);
+    assert.match(markdown, /The club reopens on Friday/);
+    for (const gone of ['Previous post', 'Imprint']) assert.ok(!markdown.includes(gone), markdown);
+  });
+
   it('keeps a short page whole when nothing looks like an article', () => {
     assert.equal(mainText('<body><p>Just one line.</p></body>'), 'Just one line.');
   });

@@ -109,7 +109,8 @@ const MIN_TEXT = 25;
 const PARAGRAPH_LINKS = 0.5;
 /** A container whose text is more than this share of links is a link list. */
 const LIST_LINKS = 0.5;
-const MIN_SCORE = 5;
+/** The least score of a core: one paragraph of prose (100 characters or more) is an article. */
+const MIN_SCORE = 2;
 /** Text per card below which headings linking elsewhere make a block a feed of teasers. */
 const FEED_TEXT_PER_CARD = 400;
 const FLAGGED_FACTOR = 0.35;
