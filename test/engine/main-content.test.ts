@@ -48,6 +48,15 @@ describe('main content', () => {
     for (const gone of ['Previous post', 'Imprint']) assert.ok(!markdown.includes(gone), markdown);
   });
 
+  it('reads no words into generated ids such as e1ad, and still drops a block named ad', () => {
+    const markdown = mainText(`<body><article>${prose('Profiling', 3)}
+      <p id="e1ad">With the inspector module you can do more than profiling, here is a list of what else:</p>
+      <ul><li>memory dumps</li><li>code coverage</li></ul>${prose('Warnings', 2)}
+      <div class="ad-box"><p>Buy the premium plan today, it is cheaper than ever and comes with a free mug.</p></div></article></body>`);
+    assert.match(markdown, /With the inspector module/);
+    assert.ok(!markdown.includes('premium plan'), markdown);
+  });
+
   it('keeps a short page whole when nothing looks like an article', () => {
     assert.equal(mainText('<body><p>Just one line.</p></body>'), 'Just one line.');
   });

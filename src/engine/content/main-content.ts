@@ -90,8 +90,14 @@ function stems(list: string): Stems {
 /** Pages of one site repeat their class names: split once per process (bounded). */
 const wordsOfNames = new Map<string, string[]>();
 
+/** A generated name such as `e1ad` or `5ad3f0`: hexadecimal, with digits among the letters. */
+const HASH = /^(?=[a-f]*\d)(?=\d*[a-f])[\da-f]{4,}$/i;
+
 function nameWords(names: string): string[] {
   return names
+    .split(/[\s_-]+/)
+    .filter((token) => !HASH.test(token))
+    .join(' ')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z]+/)
