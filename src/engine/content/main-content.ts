@@ -513,15 +513,16 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
     if (isProse(element, measures)) last = index;
   });
   if (last < 0) return;
-  // Before the first paragraph of prose: lines with a figure in them that are not sentences,
-  // the date, the byline with its date, the reading time. Captions and headings stay.
+  // Before the first paragraph of prose: lines with a date or a time in them that are not
+  // sentences, the date, the byline with its date. Captions, headings and other lines with
+  // figures (a price, an address, "5 tips for your loan") stay.
   const first = blocks.findIndex((element) => isProse(element, measures));
   for (const element of blocks.slice(0, first)) {
     if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
     const text = textOf(element);
-    if (/\d/.test(text) && !SENTENCE_END.test(text)) removeElement(element);
+    if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
   }
   const lastProse = blocks[last]!;
   const tail = blocks.slice(last + 1).filter((element) => {
@@ -549,6 +550,8 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
 }
 
 const CAPTIONS = new Set(['figcaption']);
+/** A date or a time written in figures (31.05.2012, 2012-05-31, 10/05, 15:40) or a year (1800-2099). */
+const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}(?:[./-]\d{2,4})?\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
 
 /** A paragraph of the article's prose: long enough, few links, not a heading or a list item. */
 function isProse(element: Element, measures: PageMeasures): boolean {
