@@ -109,6 +109,13 @@ describe('lines of a box inside an article', () => {
     for (const gone of ['Show picture', '3:59 PM', 'Council votes']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
     for (const kept of ['Ferry paragraph 1', 'Deck paragraph 1', 'The crossing takes forty minutes.', 'Adults 4 EUR', 'The timetable is']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
+
+  it('keeps the cells of a grid drawn with <div>s', () => {
+    const rows = [['Weight', '1.2 kg'], ['Battery', '10 hours'], ['Colour', 'black'], ['Size', '30 x 20 cm']];
+    const grid = `<div class="specs">${rows.map(([name, value]) => `<div class="row"><div class="name">${name}</div><div class="value">${value}</div></div>`).join('')}</div>`;
+    const text = pageMarkdown(page(`<h1>Fan</h1>${prose('Fan', 2)}${grid}${prose('Noise', 2)}`));
+    for (const kept of ['Weight', '1.2 kg', 'Battery', '30 x 20 cm']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
 });
 
 describe('what comes before the first paragraph', () => {

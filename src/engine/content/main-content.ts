@@ -66,6 +66,8 @@ const COPYRIGHT = /©|\(c\)\s/i;
 const LINK_PARAGRAPH = 0.7;
 /** A <div> line shorter than this (characters), not a sentence, is a label. */
 const LABEL_MAX_TEXT = 80;
+/** Rows of two cells or more from which <div> lines are a grid of values, not labels. */
+const GRID_ROWS = 4;
 /** A <div> line with more than this share of link text points elsewhere. */
 const LINK_LINE = 0.2;
 /** A paragraph at least this long (characters, few links) marks where the article's prose may end. */
@@ -466,14 +468,26 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
 /**
  * A <div> whose only text is a line of its own, no blocks inside: a label that is not a
  * sentence ("Most read", "3:59 PM", "Show picture"), or a line that is partly links
- * ("Previous article: <link>"). Prose paragraphs are <p>; such lines are a box's furniture.
+ * ("Previous article: <link>"). Prose paragraphs are <p>; such lines are a box's furniture,
+ * unless they are the cells of a grid.
  */
 function isBoxLine(element: Element, measures: PageMeasures): boolean {
   if (element.name !== 'div') return false;
   const inline = measures.inline(element);
   if (!inline || inline.length === 0 || inline.length !== measures.textLength(element)) return false;
   if (inline.linkLength > LINK_LINE * inline.length) return true;
-  return inline.length < LABEL_MAX_TEXT && !isListed(element) && !SENTENCE_END.test(textOf(element));
+  return inline.length < LABEL_MAX_TEXT && !isListed(element) && !inGrid(element) && !SENTENCE_END.test(textOf(element));
+}
+
+/**
+ * A cell of a grid drawn with <div>s, a product's data or a schedule: its row has two cells or
+ * more, and so do three more rows beside it. Its lines are values, not labels.
+ */
+function inGrid(element: Element): boolean {
+  const row = parentElement(element);
+  const grid = row && parentElement(row);
+  if (!grid || elementChildren(row).length < 2) return false;
+  return elementChildren(grid).filter((other) => elementChildren(other).length >= 2).length >= GRID_ROWS;
 }
 
 function holdsTitle(element: Element): boolean {
