@@ -476,7 +476,9 @@ function isBoxLine(element: Element, measures: PageMeasures): boolean {
   const inline = measures.inline(element);
   if (!inline || inline.length === 0 || inline.length !== measures.textLength(element)) return false;
   if (inline.linkLength > LINK_LINE * inline.length) return true;
-  return inline.length < LABEL_MAX_TEXT && !isListed(element) && !inGrid(element) && !SENTENCE_END.test(textOf(element));
+  const text = textOf(element);
+  // A line ending with a colon introduces what follows (a speaker, "Ingredients:").
+  return inline.length < LABEL_MAX_TEXT && !isListed(element) && !inGrid(element) && !SENTENCE_END.test(text) && !/:\s*$/.test(text);
 }
 
 /**
