@@ -96,10 +96,8 @@ const wordsOfNames = new Map<string, string[]>();
 const HASH = /^(?=[a-f]*\d)(?=\d*[a-f])[\da-f]{4,}$/i;
 
 function nameWords(names: string): string[] {
-  return names
-    .split(/[\s_-]+/)
-    .filter((token) => !HASH.test(token))
-    .join(' ')
+  const unhashed = /\d/.test(names) ? names.split(/[\s_-]+/).filter((token) => !HASH.test(token)).join(' ') : names;
+  return unhashed
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z]+/)
@@ -476,9 +474,10 @@ function isBoxLine(element: Element, measures: PageMeasures): boolean {
   const inline = measures.inline(element);
   if (!inline || inline.length === 0 || inline.length !== measures.textLength(element)) return false;
   if (inline.linkLength > LINK_LINE * inline.length) return true;
+  if (inline.length >= LABEL_MAX_TEXT || isListed(element) || inGrid(element)) return false;
   const text = textOf(element);
   // A line ending with a colon introduces what follows (a speaker, "Ingredients:").
-  return inline.length < LABEL_MAX_TEXT && !isListed(element) && !inGrid(element) && !SENTENCE_END.test(text) && !/:\s*$/.test(text);
+  return !SENTENCE_END.test(text) && !/:\s*$/.test(text);
 }
 
 /**
