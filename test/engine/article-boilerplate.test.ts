@@ -123,7 +123,7 @@ describe('what comes before the first paragraph', () => {
   it('drops date lines, keeps the title, a caption, a lead sentence and lines with other figures', () => {
     const text = pageMarkdown(
       page(`<h1>Lock gates replaced</h1><div class="a1">Thursday, 31 May 2012</div><p class="a2">By Jo Smith, Feb 8, 2020 5 min read</p>
-        <div class="a3">31.05.2012 15:40</div><p class="a4">5 tips for a day on the canal</p><p class="a5">Lock 3, Canal Road 12</p>
+        <div class="a3">31.05.2012 15:40</div><p class="a4">5 tips for a day on the canal, version 2.0</p><p class="a5">Lock 3, Canal Road 12</p>
         <figure><img src="/gate.jpg" alt="The gate"><figcaption>Gate 3 in 2019</figcaption></figure>
         <p>The canal reopens on 1 June.</p>${prose('Gate', 3)}`),
     );

@@ -15,8 +15,8 @@
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
- * 5. Before the first paragraph of prose, date lines go; after the last, leftover links, labels, paragraphs boxed apart from it
- *    and orphaned headings go.
+ * 5. Before the first paragraph of prose, date lines go; after the last, leftover links, labels,
+ *    paragraphs boxed apart from it and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -515,10 +515,11 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 }
 
 /**
- * Before the article's first paragraph of prose, date lines go. After its last paragraph of prose come its leftovers: "Read more" links, labels
- * such as "More on this:" or "Share", paragraphs in another block than that last one (appeals
- * and notes in boxes of their own), and headings of boxes already removed. They go; text in
- * lists and tables, and sentences beside the last paragraph, stay.
+ * Before the article's first paragraph of prose, date lines go. After its last paragraph of
+ * prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
+ * paragraphs in another block than that last one (appeals and notes in boxes of their own),
+ * and headings of boxes already removed. They go; text in lists and tables, and sentences
+ * beside the last paragraph, stay.
  */
 function trimEnds(keep: Element[], measures: PageMeasures) {
   const blocks: Element[] = [];
@@ -565,8 +566,8 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
 }
 
 const CAPTIONS = new Set(['figcaption']);
-/** A date or a time written in figures (31.05.2012, 2012-05-31, 10/05, 15:40) or a year (1800-2099). */
-const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}(?:[./-]\d{2,4})?\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
+/** A date or a time written in figures (31.05.2012, 2012-05-31, 15:40) or a year (1800-2099); not "2.0". */
+const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
 
 /** A paragraph of the article's prose: long enough, few links, not a heading or a list item. */
 function isProse(element: Element, measures: PageMeasures): boolean {
