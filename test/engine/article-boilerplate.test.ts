@@ -95,6 +95,45 @@ describe('boilerplate inside an article', () => {
   });
 });
 
+describe('lines of a box inside an article', () => {
+  it('drops a <div> holding only a label or a line of links, keeps a <div> sentence, a <div> list item and a linked paragraph', () => {
+    const text = pageMarkdown(
+      page(`<h1>Ferry</h1>${prose('Ferry', 2)}
+        <div class="x1">Show picture Hide picture</div><div class="x2">3:59 PM</div>
+        <div class="x3">Next story: <a href="/next">Council votes on the new budget</a></div>
+        <div class="x6">Captain:</div><div class="x7">We leave at nine, whatever the weather.</div>
+        ${prose('Deck', 2)}
+        <div class="x4">The crossing takes forty minutes.</div>
+        <ul><li><div class="x5">Adults 4 EUR</div></li></ul>
+        <p>The timetable is <a href="/timetable">online</a>, updated every season by the operator.</p>`),
+    );
+    for (const gone of ['Show picture', '3:59 PM', 'Council votes']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['Ferry paragraph 1', 'Deck paragraph 1', 'The crossing takes forty minutes.', 'Captain:', 'Adults 4 EUR', 'The timetable is']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('keeps the cells of a grid drawn with <div>s', () => {
+    const rows = [['Weight', '1.2 kg'], ['Battery', '10 hours'], ['Colour', 'black'], ['Size', '30 x 20 cm']];
+    const grid = `<div class="specs">${rows.map(([name, value]) => `<div class="row"><div class="name">${name}</div><div class="value">${value}</div></div>`).join('')}</div>`;
+    const text = pageMarkdown(page(`<h1>Fan</h1>${prose('Fan', 2)}${grid}${prose('Noise', 2)}`));
+    for (const kept of ['Weight', '1.2 kg', 'Battery', '30 x 20 cm']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('what comes before the first paragraph', () => {
+  it('drops date lines, keeps the title, a caption, a lead sentence and lines with other figures', () => {
+    const text = pageMarkdown(
+      page(`<h1>Lock gates replaced</h1><div class="a1">Thursday, 31 May 2012</div><p class="a2">By Jo Smith, Feb 8, 2020 5 min read</p>
+        <div class="a3">31.05.2012 15:40</div><p class="a4">5 tips for a day on the canal, version 2.0</p><p class="a5">Lock 3, Canal Road 12</p>
+        <figure><img src="/gate.jpg" alt="The gate"><figcaption>Gate 3 in 2019</figcaption></figure>
+        <p>The canal reopens on 1 June.</p>${prose('Gate', 3)}`),
+    );
+    for (const gone of ['31 May 2012', '5 min read', '31.05.2012']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Lock gates replaced', '5 tips for a day', 'Canal Road 12', 'Gate 3 in 2019', 'The canal reopens on 1 June.', 'Gate paragraph 2']) {
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    }
+  });
+});
+
 describe('what is left after the last paragraph', () => {
   it('drops labels, link lines and the headings they leave behind', () => {
     const text = pageMarkdown(
@@ -104,6 +143,16 @@ describe('what is left after the last paragraph', () => {
     );
     assert.match(text, /Budget paragraph 2/);
     for (const gone of ['More on this', 'Council votes', 'Mayor answers', 'Share this article', 'Contact:']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+  });
+
+  it('drops a paragraph boxed apart after the last prose, keeps a closing paragraph beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Tram</h1><div class="body">${prose('Tram', 3)}<p>See you on board.</p></div>
+        <div class="box"><div class="inner"><p>Get the latest news straight to your phone with our app.</p></div></div>`),
+    );
+    assert.match(text, /Tram paragraph 2/);
+    assert.match(text, /See you on board\./);
+    assert.doesNotMatch(text, /straight to your phone/);
   });
 
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {

@@ -40,6 +40,23 @@ describe('main content', () => {
     assert.match(markdown, /Body paragraph 5/);
   });
 
+  it('takes a single paragraph of prose as the article, without the links around it', () => {
+    const markdown = mainText(`<body><div class="box"><a href="/one">Previous post</a> <a href="/two">Next post</a> <a href="/three">Archive</a></div>
+      <div class="entry"><h2>Club night</h2><p>The club reopens on Friday at nine and the first band starts an hour later than it used to do last year</p></div>
+      <div class="box"><a href="/contact">Contact</a> <a href="/imprint">Imprint</a> <a href="/privacy">Privacy</a></div></body>`);
+    assert.match(markdown, /The club reopens on Friday/);
+    for (const gone of ['Previous post', 'Imprint']) assert.ok(!markdown.includes(gone), markdown);
+  });
+
+  it('reads no words into generated ids such as e1ad, and still drops a block named ad', () => {
+    const markdown = mainText(`<body><article>${prose('Profiling', 3)}
+      <p id="e1ad">With the inspector module you can do more than profiling, here is a list of what else:</p>
+      <ul><li>memory dumps</li><li>code coverage</li></ul>${prose('Warnings', 2)}
+      <div class="ad-box"><p>Buy the premium plan today, it is cheaper than ever and comes with a free mug.</p></div></article></body>`);
+    assert.match(markdown, /With the inspector module/);
+    assert.ok(!markdown.includes('premium plan'), markdown);
+  });
+
   it('keeps a short page whole when nothing looks like an article', () => {
     assert.equal(mainText('<body><p>Just one line.</p></body>'), 'Just one line.');
   });
@@ -61,6 +78,13 @@ describe('main content patterns', () => {
     assert.match(markdown, /Wrapped paragraph 0[\s\S]*Wrapped paragraph 5/);
     assert.ok(!markdown.includes('About this blog'), markdown);
     assert.ok(!markdown.includes('Copyright'), markdown);
+  });
+
+  it('1. scores a post inside a wrapper named like a sidebar that holds most of the page', () => {
+    const markdown = mainText(`<body><div class="sidebar_content"><div class="post hentry"><h1>Hunter found</h1>${prose('Post', 8)}</div></div>
+      <div class="notice"><h4>Write to us</h4><p>Notice: letters, mails, calls, faxes, notes, cards, posts, texts, memos, wires, telexes, pigeons, all welcome.</p></div></body>`);
+    assert.match(markdown, /Post paragraph 0[\s\S]*Post paragraph 7/);
+    assert.ok(!markdown.includes('pigeons'), markdown);
   });
 
   it('2. scores a post written as bullet lists above its comment section', () => {

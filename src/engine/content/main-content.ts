@@ -14,8 +14,9 @@
  * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
- *    author boxes, dates, tags.
- * 5. After the last paragraph of prose, leftover links, labels and orphaned headings go.
+ *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
+ * 5. Before the first paragraph of prose, date lines go; after the last, leftover links, labels,
+ *    paragraphs boxed apart from it and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -32,6 +33,8 @@ const TEXT_BLOCKS = new Set(['p', 'pre', 'blockquote', 'h1', 'h2', 'h3', 'h4', '
 const CHROME_TAGS = new Set(['nav', 'aside', 'footer', 'dialog']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar']);
 const FORM_CONTROLS = new Set(['button', 'select', 'input', 'textarea', 'option']);
+/** A flagged block holding this share of the page's text is a layout wrapper to the scores. */
+const WRAPPER_SHARE = 0.6;
 /** Without a core, the sweep may take at most this much less than all of the page's text. */
 const MIN_KEPT_SHARE = 0.2;
 
@@ -61,6 +64,12 @@ const CREDIT_MAX_TEXT = 200;
 const COPYRIGHT = /©|\(c\)\s/i;
 /** A paragraph with more than this share of link text points elsewhere ("Read also: ..."). */
 const LINK_PARAGRAPH = 0.7;
+/** A <div> line shorter than this (characters), not a sentence, is a label. */
+const LABEL_MAX_TEXT = 80;
+/** Rows of two cells or more from which <div> lines are a grid of values, not labels. */
+const GRID_ROWS = 4;
+/** A <div> line with more than this share of link text points elsewhere. */
+const LINK_LINE = 0.2;
 /** A paragraph at least this long (characters, few links) marks where the article's prose may end. */
 const TAIL_PROSE = 100;
 /** Blocks after the last prose that say what follows: lists and tables are content, never labels. */
@@ -83,8 +92,12 @@ function stems(list: string): Stems {
 /** Pages of one site repeat their class names: split once per process (bounded). */
 const wordsOfNames = new Map<string, string[]>();
 
+/** A generated name such as `e1ad` or `5ad3f0`: hexadecimal, with digits among the letters. */
+const HASH = /^(?=[a-f]*\d)(?=\d*[a-f])[\da-f]{4,}$/i;
+
 function nameWords(names: string): string[] {
-  return names
+  const unhashed = /\d/.test(names) ? names.split(/[\s_-]+/).filter((token) => !HASH.test(token)).join(' ') : names;
+  return unhashed
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z]+/)
@@ -102,7 +115,8 @@ const MIN_TEXT = 25;
 const PARAGRAPH_LINKS = 0.5;
 /** A container whose text is more than this share of links is a link list. */
 const LIST_LINKS = 0.5;
-const MIN_SCORE = 5;
+/** The least score of a core: one paragraph of prose (100 characters or more) is an article. */
+const MIN_SCORE = 2;
 /** Text per card below which headings linking elsewhere make a block a feed of teasers. */
 const FEED_TEXT_PER_CARD = 400;
 const FLAGGED_FACTOR = 0.35;
@@ -362,12 +376,16 @@ export function findMainContent(root: Element): MainContent {
     }
   }
   const flaggedWithin = new Map<Element, boolean>();
+  const rootText = measures.textLength(root);
   const underFlag = (element: Element): boolean => {
     if (element === root) return false;
     let result = flaggedWithin.get(element);
     if (result === undefined) {
       const parent = parentElement(element);
-      result = !!measures.flag(element) || (!!parent && underFlag(parent));
+      // A name of chrome on a block holding most of the page is the layout's, not a sidebar's
+      // (`sidebar_content` around the article and its sidebar).
+      const wrapper = measures.flag(element) !== 'comments' && measures.textLength(element) >= WRAPPER_SHARE * rootText;
+      result = (!!measures.flag(element) && !wrapper) || (!!parent && underFlag(parent));
       flaggedWithin.set(element, result);
     }
     return result;
@@ -424,13 +442,14 @@ export function findMainContent(root: Element): MainContent {
   // The article's asides go unless they are all it has (a lone captioned picture).
   const text = (elements: Element[]) => elements.reduce((sum, element) => sum + measures.textLength(element), 0);
   if (text(keep) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
-  trimTail(keep, measures);
+  trimEnds(keep, measures);
   return { keep, core };
 }
 
 /**
  * Boilerplate inside the kept content, told by its markup: a paragraph that is mostly a link, a block named for what it is about rather than what it says (credit, author,
- * date, tags...), or a short one carrying a copyright sign. The title never goes with it.
+ * date, tags...), a <div> line that is a label or links, or a short one carrying a copyright
+ * sign. The title never goes with it.
  */
 function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean {
   if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH) return true;
@@ -439,8 +458,37 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   if (element.name !== 'figcaption' && hasAncestor(element, FIGURE) && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
   if (!BLOCK.has(element.name) || element.name === 'figcaption' || holdsTitle(element)) return false;
   const text = measures.textLength(element);
+  if (isBoxLine(element, measures)) return true;
   if (text < ABOUT_MAX_TEXT && matches(measures.words(element), ABOUT_STEMS)) return true;
   return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
+}
+
+/**
+ * A <div> whose only text is a line of its own, no blocks inside: a label that is not a
+ * sentence ("Most read", "3:59 PM", "Show picture"), or a line that is partly links
+ * ("Previous article: <link>"). Prose paragraphs are <p>; such lines are a box's furniture,
+ * unless they are the cells of a grid.
+ */
+function isBoxLine(element: Element, measures: PageMeasures): boolean {
+  if (element.name !== 'div') return false;
+  const inline = measures.inline(element);
+  if (!inline || inline.length === 0 || inline.length !== measures.textLength(element)) return false;
+  if (inline.linkLength > LINK_LINE * inline.length) return true;
+  if (inline.length >= LABEL_MAX_TEXT || isListed(element) || inGrid(element)) return false;
+  const text = textOf(element);
+  // A line ending with a colon introduces what follows (a speaker, "Ingredients:").
+  return !SENTENCE_END.test(text) && !/:\s*$/.test(text);
+}
+
+/**
+ * A cell of a grid drawn with <div>s, a product's data or a schedule: its row has two cells or
+ * more, and so do three more rows beside it. Its lines are values, not labels.
+ */
+function inGrid(element: Element): boolean {
+  const row = parentElement(element);
+  const grid = row && parentElement(row);
+  if (!grid || elementChildren(row).length < 2) return false;
+  return elementChildren(grid).filter((other) => elementChildren(other).length >= 2).length >= GRID_ROWS;
 }
 
 function holdsTitle(element: Element): boolean {
@@ -467,19 +515,31 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 }
 
 /**
- * After the article's last paragraph of prose come its leftovers: "Read more" links, labels
- * such as "More on this:" or "Share", and headings of boxes already removed. They go; text
- * in lists and tables, and sentences, stay.
+ * Before the article's first paragraph of prose, date lines go. After its last paragraph of
+ * prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
+ * paragraphs in another block than that last one (appeals and notes in boxes of their own),
+ * and headings of boxes already removed. They go; text in lists and tables, and sentences
+ * beside the last paragraph, stay.
  */
-function trimTail(keep: Element[], measures: PageMeasures) {
+function trimEnds(keep: Element[], measures: PageMeasures) {
   const blocks: Element[] = [];
   for (const element of keep) textBlocks(element, measures, blocks);
   let last = -1;
   blocks.forEach((element, index) => {
-    const inline = measures.inline(element)!;
-    if (!HEADINGS.has(element.name) && element.name !== 'li' && inline.length >= TAIL_PROSE && inline.linkLength < 0.3 * inline.length) last = index;
+    if (isProse(element, measures)) last = index;
   });
   if (last < 0) return;
+  // Before the first paragraph of prose: lines with a date or a time in them that are not
+  // sentences, the date, the byline with its date. Captions, headings and other lines with
+  // figures (a price, an address, "5 tips for your loan") stay.
+  const first = blocks.findIndex((element) => isProse(element, measures));
+  for (const element of blocks.slice(0, first)) {
+    if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
+    const inline = measures.inline(element)!;
+    if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
+    const text = textOf(element);
+    if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
+  }
   const lastProse = blocks[last]!;
   const tail = blocks.slice(last + 1).filter((element) => {
     for (let node: AnyNode | null = lastProse.parent; node; node = node.parent) if (node === element) return false;
@@ -495,11 +555,24 @@ function trimTail(keep: Element[], measures: PageMeasures) {
       const inline = measures.inline(element)!;
       const text = textOf(element);
       const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
-      drop = inline.linkLength > 0.3 * inline.length || label;
+      // A paragraph outside the block that holds the last prose is a box of its own
+      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line.
+      const boxed = element.name === 'p' && element.parent !== lastProse.parent;
+      drop = inline.linkLength > 0.3 * inline.length || label || boxed;
     }
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
+}
+
+const CAPTIONS = new Set(['figcaption']);
+/** A date or a time written in figures (31.05.2012, 2012-05-31, 15:40) or a year (1800-2099); not "2.0". */
+const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
+
+/** A paragraph of the article's prose: long enough, few links, not a heading or a list item. */
+function isProse(element: Element, measures: PageMeasures): boolean {
+  const inline = measures.inline(element)!;
+  return !HEADINGS.has(element.name) && element.name !== 'li' && inline.length >= TAIL_PROSE && inline.linkLength < 0.3 * inline.length;
 }
 
 function documentOrder(a: Element, b: Element): number {

@@ -41,9 +41,21 @@ export interface DecodedText {
 
 const UNDECLARED = 'undeclared';
 
-/** Undeclared HTML: UTF-8 when the bytes are valid UTF-8 (most of today's web), else windows-1252. */
+/** How far into the page a late `<meta charset>` is looked for. */
+const LATE_META_BYTES = 64 * 1024;
+const META_CHARSET = /<meta\s[^>]*charset\s*=\s*["']?\s*([\w.:-]+)/i;
+
+/**
+ * Undeclared HTML: UTF-8 when the bytes are valid UTF-8 (most of today's web). Otherwise the
+ * `<meta charset>` that the standard's prescan missed because more than its 1,024 bytes came
+ * first (an archive's banner, long scripts): a browser meeting it while parsing the head
+ * starts over in that encoding. Failing that, windows-1252.
+ */
 function guessUndeclared(body: Uint8Array): string {
-  return isUtf8(body) ? 'utf-8' : 'windows-1252';
+  if (isUtf8(body)) return 'utf-8';
+  const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, LATE_META_BYTES)).toString('latin1');
+  const label = META_CHARSET.exec(head)?.[1];
+  return label && iconv.encodingExists(label) ? label : 'windows-1252';
 }
 
 export function decodeBody(body: Uint8Array, contentType: string | undefined, isHtml: boolean): DecodedText {
