@@ -77,7 +77,7 @@ const LISTED = new Set(['li', 'td', 'th', 'pre', 'dd', 'dt', 'blockquote', 'tabl
 const SENTENCE_END = /[.!?。！？"”»)]\s*$/;
 const CONTENT_STEMS = stems('article* body content entry hentry main post text blog story prose');
 /** Words that start like a flagged stem but name content. */
-const NOT_FLAGGED = new Set(['commentary', 'shared']);
+const NOT_FLAGGED = new Set(['commentary', 'shared', 'promoted']);
 
 interface Stems {
   exact: Set<string>;
@@ -383,8 +383,9 @@ export function findMainContent(root: Element): MainContent {
     if (result === undefined) {
       const parent = parentElement(element);
       // A name of chrome on a block holding most of the page is the layout's, not a sidebar's
-      // (`sidebar_content` around the article and its sidebar).
-      const wrapper = measures.flag(element) !== 'comments' && measures.textLength(element) >= WRAPPER_SHARE * rootText;
+      // (`sidebar_content` around the article and its sidebar). Clutter is never a layout: a
+      // consent dialog listing every tracker can hold most of a page's text.
+      const wrapper = measures.flag(element) === 'chrome' && measures.textLength(element) >= WRAPPER_SHARE * rootText;
       result = (!!measures.flag(element) && !wrapper) || (!!parent && underFlag(parent));
       flaggedWithin.set(element, result);
     }
