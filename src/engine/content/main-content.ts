@@ -48,6 +48,8 @@ const COMMENT_STEMS = stems('comment* disqus* respond responses');
 const CLUTTER_STEMS = stems(
   'cookie* consent* gdpr share* social* newsletter* subscribe* subscription* related* recommend* promo* advert* ad ads sponsor* popup* modal overlay signup paywall* outbrain* taboola* trending* popular*',
 );
+/** Clutter that lies over the page (dialogs, consent boxes): never a layout's wrapper. A paywall's name is not here: `content-behind-paywall` is the article. */
+const OVERLAY_STEMS = stems('cookie* consent* gdpr popup* modal overlay');
 /**
  * Small blocks inside the article that are about it, not of it: photo credits, the author's
  * box and byline, dates and other post metadata, tags, ratings, disclaimers and appeals.
@@ -383,9 +385,9 @@ export function findMainContent(root: Element): MainContent {
     if (result === undefined) {
       const parent = parentElement(element);
       // A name of chrome on a block holding most of the page is the layout's, not a sidebar's
-      // (`sidebar_content` around the article and its sidebar). Clutter is never a layout: a
-      // consent dialog listing every tracker can hold most of a page's text.
-      const wrapper = measures.flag(element) === 'chrome' && measures.textLength(element) >= WRAPPER_SHARE * rootText;
+      // (`sidebar_content` around the article and its sidebar). What lies over a page is never
+      // its layout: a consent dialog listing every tracker can hold most of a page's text.
+      const wrapper = measures.flag(element) !== 'comments' && !matches(measures.words(element), OVERLAY_STEMS) && measures.textLength(element) >= WRAPPER_SHARE * rootText;
       result = (!!measures.flag(element) && !wrapper) || (!!parent && underFlag(parent));
       flaggedWithin.set(element, result);
     }
