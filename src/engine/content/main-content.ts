@@ -48,7 +48,10 @@ const COMMENT_STEMS = stems('comment* disqus* respond responses');
 const CLUTTER_STEMS = stems(
   'cookie* consent* gdpr share* social* newsletter* subscribe* subscription* related* recommend* promo* advert* ad ads sponsor* popup* modal overlay signup paywall* outbrain* taboola* trending* popular*',
 );
-/** Clutter that lies over the page (dialogs, consent boxes): never a layout's wrapper. A paywall's name is not here: `content-behind-paywall` is the article. */
+/**
+ * Clutter that lies over the page (dialogs, consent boxes): never a layout's wrapper. A
+ * paywall's name is not here: `content-behind-paywall` holds the article.
+ */
 const OVERLAY_STEMS = stems('cookie* consent* gdpr popup* modal overlay');
 /**
  * Small blocks inside the article that are about it, not of it: photo credits, the author's

@@ -86,7 +86,7 @@ function hasBlockInside(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (BLOCK.has(child.name) || TABLE_PARTS.has(child.name) || hasBlockInside(child)));
 }
 
-/** Replaces `element` with its children. */
+/** Replaces `element` with its children, relinking only the siblings around them (a page may unwrap thousands in one parent). */
 function unwrap(element: Element) {
   const parent = element.parent;
   if (!parent) return;
@@ -94,13 +94,39 @@ function unwrap(element: Element) {
   const children = element.children;
   for (const child of children) child.parent = parent;
   parent.children.splice(index, 1, ...children);
-  for (let i = 0; i < parent.children.length; i++) {
+  const from = Math.max(0, index - 1);
+  const to = Math.min(parent.children.length - 1, index + children.length);
+  for (let i = from; i <= to; i++) {
     const node = parent.children[i]!;
     node.prev = parent.children[i - 1] ?? null;
     node.next = parent.children[i + 1] ?? null;
   }
   element.children = [];
   element.parent = null;
+}
+
+/**
+ * Replaces each of `elements` with its children (theirs too, when nested), in one pass over each
+ * parent's children however many it holds: unwrapping them one by one is quadratic.
+ */
+function unwrapAll(elements: readonly Element[]) {
+  if (elements.length === 0) return;
+  const gone = new Set<AnyNode>(elements);
+  const expand = (node: AnyNode): AnyNode[] => (gone.has(node) ? (node as Element).children.flatMap(expand) : [node]);
+  const parents = new Set(elements.map((element) => element.parent).filter((parent): parent is Element => parent !== null && !gone.has(parent)));
+  for (const parent of parents) {
+    const children = parent.children.flatMap(expand);
+    children.forEach((child, i) => {
+      child.parent = parent;
+      child.prev = children[i - 1] ?? null;
+      child.next = children[i + 1] ?? null;
+    });
+    parent.children = children;
+  }
+  for (const element of elements) {
+    element.children = [];
+    element.parent = null;
+  }
 }
 
 function newElement(name: string, attributes: Record<string, string> = {}, children: AnyNode[] = []): Element {
@@ -277,9 +303,14 @@ export function prepareForMarkdown(root: AnyNode[]) {
     if (TABLE_PARTS.has(name) && !closestOf(element, 'table')) element.name = 'div';
     else if ((name === 'td' || name === 'th') && hasBlockInsideOrBreak(element)) flattenCell(element);
   }
+  const scriptLinks: Element[] = [];
   for (const element of allElements(root)) {
     const name = element.name;
     if (name === 'a' && element.parent && isEmptyLink(element)) removeElement(element);
+    // A link that runs script leads nowhere a reader can follow: its text stays, never the URL.
+    else if (name === 'a' && element.parent && /^\s*javascript:/i.test(element.attribs.href ?? '')) scriptLinks.push(element);
+    // Ruby: the text, not its reading aids (furigana), which markdown would run into it ("子こども").
+    else if ((name === 'rt' || name === 'rp') && element.parent) removeElement(element);
     else if (name === 'a' && element.parent && hasBlockInside(element)) linkInsideBlocks(element);
     else if (name === 'dl') rewriteDefinitionList(element);
     else if (name === 'summary') element.name = 'p';
@@ -299,6 +330,8 @@ export function prepareForMarkdown(root: AnyNode[]) {
     }
     keepMarkdownAttributes(element);
   }
+  unwrapAll(scriptLinks);
+
 }
 
 /**
