@@ -26,4 +26,12 @@ describe('the main block', () => {
       <div class="col-side"><p>Short side note.</p></div></div></body></html>`);
     assert.match(text, /Harbour paragraph 3/);
   });
+
+  it('takes every part of a story told in sections, each an <article> in wrappers of its own', () => {
+    const part = (n: number) => `<section class="page-section"><div class="section-inner"><article class="image-text"><img src="/p${n}.jpg" alt=""><header class="description"><div class="richtext">${prose(`Part ${n}`, n === 1 ? 4 : 3)}</div></header></article></div></section>`;
+    const text = pageMarkdown(`<html><body><nav><a href="/">Home</a></nav><main><div class="box"><h1>Europe's best athletes</h1>${[1, 2, 3].map(part).join('')}</div></main>
+      <footer><p>Site footer, with enough words, commas, and detail to read as prose, but chrome.</p></footer></body></html>`);
+    for (const n of [1, 2, 3]) assert.match(text, new RegExp(`Part ${n} paragraph 2`), text);
+    assert.doesNotMatch(text, /Site footer/);
+  });
 });

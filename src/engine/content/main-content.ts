@@ -126,6 +126,8 @@ const MIN_SCORE = 2;
 const FEED_TEXT_PER_CARD = 400;
 const FLAGGED_FACTOR = 0.35;
 const CONTENT_FACTOR = 1.25;
+/** Wrappers adding no prose that widening looks past for the block holding an article's other parts. */
+const PASS_THROUGH = 3;
 /** Ancestors that receive a paragraph's points, nearest first, and the divisor of each. */
 const LEVEL_DIVISORS = [1, 2, 6, 9, 12];
 
@@ -428,6 +430,7 @@ export function findMainContent(root: Element): MainContent {
 
   let content = core;
   let contentProse = proseOf(core, undefined);
+  let passedThrough = 0;
   for (let parent = parentElement(content); parent && parent !== root && parent.name !== 'body' && parent.name !== 'html'; parent = parentElement(parent)) {
     const parentProse = proseOf(parent, content);
     const extra = measures.textLength(parent) - measures.textLength(content);
@@ -435,9 +438,15 @@ export function findMainContent(root: Element): MainContent {
     // An <article> or <main> is the whole composition: past it, only more prose widens.
     const whole = SEMANTIC_TAGS.has(content.name) || content.attribs.role === 'main';
     const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) ? 1 : 0.3) * measures.textLength(content);
-    if (!spread && !addsLittle) break;
-    content = parent;
-    contentProse = Math.max(contentProse, parentProse);
+    if (spread || addsLittle) {
+      content = parent;
+      contentProse = Math.max(contentProse, parentProse);
+      passedThrough = 0;
+      continue;
+    }
+    // A wrapper adding no prose may sit between the article's parts and the block that holds
+    // them all (a story told in sections, each an <article> in a wrapper): look past a few.
+    if (parentProse > contentProse || ++passedThrough > PASS_THROUGH) break;
   }
 
   const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
