@@ -34,4 +34,19 @@ describe('the main block', () => {
     for (const n of [1, 2, 3]) assert.match(text, new RegExp(`Part ${n} paragraph 2`), text);
     assert.doesNotMatch(text, /Site footer/);
   });
+
+  it('takes the whole thread when the post that scores best is one of several like it', () => {
+    const post = (n: number, paragraphs: number) => `<article class="message message--post"><div class="message-inner"><div class="message-cell"><div class="message-main"><div class="message-content"><div class="user-content"><article class="message-body"><div class="bb">${prose(`Post ${n}`, paragraphs)}</div></article></div></div></div></div></div></article>`;
+    const text = pageMarkdown(`<html><body><main><h1>Our cat sheds dirt every night</h1><div class="block-body">${post(1, 2)}${post(2, 4)}${post(3, 2)}</div></main>
+      <aside class="cards">${[1, 2, 3].map((n) => `<div class="card"><h3><a href="/t/${n}">Another thread ${n}</a></h3><p>Teaser of another thread, short.</p></div>`).join('')}</aside></body></html>`);
+    for (const n of [1, 2, 3]) assert.match(text, new RegExp(`Post ${n} paragraph 1`), text);
+    assert.doesNotMatch(text, /Another thread/);
+  });
+
+  it('does not take cards like the article that hold links, not prose', () => {
+    const card = (n: number) => `<div class="story"><h2><a href="/s/${n}">Story ${n} headline</a></h2><p><a href="/s/${n}">Read the story about item ${n} and more</a></p></div>`;
+    const text = pageMarkdown(`<html><body><main><div class="stories"><div class="story"><h1>The story</h1>${prose('Story', 4)}</div>${card(2)}${card(3)}${card(4)}</div></main></body></html>`);
+    assert.match(text, /Story paragraph 3/);
+    assert.doesNotMatch(text, /Story 2 headline/);
+  });
 });

@@ -128,6 +128,8 @@ const FLAGGED_FACTOR = 0.35;
 const CONTENT_FACTOR = 1.25;
 /** Wrappers adding no prose that widening looks past for the block holding an article's other parts. */
 const PASS_THROUGH = 3;
+/** Levels above the content searched for units repeated beside the one holding it. */
+const REPEAT_LEVELS = 8;
 /** Ancestors that receive a paragraph's points, nearest first, and the divisor of each. */
 const LEVEL_DIVISORS = [1, 2, 6, 9, 12];
 
@@ -449,6 +451,20 @@ export function findMainContent(root: Element): MainContent {
     if (parentProse > contentProse || ++passedThrough > PASS_THROUGH) break;
   }
 
+  // Posts of a thread, modules of a syllabus: the unit holding the core repeats beside it.
+  for (let unit = content, level = 0; level < REPEAT_LEVELS; level++) {
+    const parent = parentElement(unit);
+    if (!parent || parent === root || parent.name === 'body' || parent.name === 'html') break;
+    const twins = elementChildren(parent).filter((sibling) => sibling !== unit && sameKind(sibling, unit) && !measures.flag(sibling)
+      && measures.prose(sibling) >= 0.25 * measures.prose(unit) && measures.linkDensity(sibling) < 0.25);
+    if (twins.length >= 2) {
+      content = parent;
+      contentProse = Math.max(contentProse, proseOf(parent, unit));
+      break;
+    }
+    unit = parent;
+  }
+
   const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
   const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0, asides: [] };
   const removed: Element[] = [];
@@ -597,6 +613,9 @@ function documentOrder(a: Element, b: Element): number {
 }
 
 /** Siblings of the content that belong with it: prose blocks, and the heading or byline just before it. */
+/** Elements of one kind: the same tag and the same class names. */
+const sameKind = (a: Element, b: Element) => a.name === b.name && (a.attribs.class ?? '') === (b.attribs.class ?? '');
+
 function keptSiblings(content: Element, root: Element, measures: PageMeasures, contentProse: number): Element[] {
   const parent = parentElement(content);
   if (!parent || content === root) return [];
