@@ -49,4 +49,23 @@ describe('the main block', () => {
     assert.match(text, /Story paragraph 3/);
     assert.doesNotMatch(text, /Story 2 headline/);
   });
+
+  it('of stories one after another, is the one the page\'s title names, not the longest', () => {
+    const story = (title: string, topic: string, n: number) => `<div class="scrollblock"><article class="entry"><header><h1>${title}</h1></header><div class="entry-text">${prose(topic, n)}</div></article></div>`;
+    const html = (title: string) => `<html><head><title>Daily News | ${title}</title></head><body><main>${story('Blessing of vehicles this Saturday', 'Blessing', 3)}${story('Prosecutors under pressure from parties', 'Prosecutors', 9)}</main></body></html>`;
+    const text = pageMarkdown(html('Blessing of vehicles this Saturday'));
+    assert.match(text, /^# Blessing of vehicles this Saturday/);
+    assert.match(text, /Blessing paragraph 2/);
+    assert.doesNotMatch(text, /Prosecutors paragraph/);
+    // Titled after the longer one, or after neither: the longer story, as before.
+    assert.match(pageMarkdown(html('Prosecutors under pressure from parties')), /Prosecutors paragraph 8/);
+    assert.match(pageMarkdown(html('Something else entirely, not on the page')), /Prosecutors paragraph 8/);
+  });
+
+  it('a column beside the titled header is the article, not a story of its own', () => {
+    const text = pageMarkdown(`<html><head><title>Young drivers wreck two cars in one night - TV</title></head><body><main>
+      <div class="col"><h1>Young drivers wreck two cars in one night</h1><div class="gallery"><figure><img src="/1.jpg" alt=""><figcaption>1/2 The car hit a guardrail late on Friday, police said.</figcaption></figure></div></div>
+      <div class="col"><div class="text">${prose('Crash', 4)}</div></div></main></body></html>`);
+    assert.match(text, /Crash paragraph 3/);
+  });
 });

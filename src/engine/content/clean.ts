@@ -5,7 +5,7 @@
  * involved. What markdown needs on top of this is in markup.ts.
  */
 import { type AnyNode, type Document, type Element, Element as ElementNode } from 'domhandler';
-import { appendChild, hasChildren, isTag, prepend, removeElement } from 'domutils';
+import { appendChild, hasChildren, isTag, prepend, removeElement, textContent } from 'domutils';
 import { isHidden, removeHidden, textLength } from './hidden.js';
 import { findMainContent } from './main-content.js';
 import { lazySource } from './markup.js';
@@ -121,6 +121,8 @@ function bodyOf(document: Document): Element {
 export function cleanHtml(document: Document, pageUrl: string, options: CleanOptions): void {
   const root = (): AnyNode[] => [document];
   moveBodyContentOutOfHead(document);
+  // Read before the head goes: the main-content finder tells the page's own story by it.
+  const title = options.onlyMainContent ? documentTitle(document) : '';
   const walk: Walk = { blockAds: options.blockAds, ads: [], ...(options.onlyMainContent && { hidden: [] }) };
   const text = dropNonContent(root(), walk, true);
   removeAds(walk.ads, text);
@@ -133,7 +135,7 @@ export function cleanHtml(document: Document, pageUrl: string, options: CleanOpt
 
   if (hidden) {
     removeHidden(hidden, text);
-    keepElements(document, findMainContent(bodyOf(document)).keep);
+    keepElements(document, findMainContent(bodyOf(document), title).keep);
   }
   absoluteUrls(root(), base);
 }
@@ -144,6 +146,14 @@ export function cleanHtml(document: Document, pageUrl: string, options: CleanOpt
  */
 function removeAds(ads: Element[], pageText: number) {
   for (const element of ads) if (textLength(element) <= pageText / 2) removeElement(element);
+}
+
+/** The text of the document's <title>, in its <head>. */
+function documentTitle(document: Document): string {
+  const html = document.children.find((node): node is Element => isTag(node) && node.name === 'html');
+  const head = html?.children.find((node): node is Element => isTag(node) && node.name === 'head');
+  const title = head?.children.find((node): node is Element => isTag(node) && node.name === 'title');
+  return title ? textContent(title) : '';
 }
 
 /** What may stay in a <head>; anything else ends it (HTML's "in head" insertion mode). */

@@ -366,7 +366,7 @@ export interface MainContent {
  * link lists inside it. Without a clear core (no prose), the whole root is kept, cleaned the
  * same way except for link lists, which may be all the page has.
  */
-export function findMainContent(root: Element): MainContent {
+export function findMainContent(root: Element, title = ''): MainContent {
   const measures = new PageMeasures(root);
 
   // Scores: points from each paragraph to the containers above it.
@@ -402,16 +402,21 @@ export function findMainContent(root: Element): MainContent {
   };
   let core: Element | undefined;
   let coreScore = 0;
+  const scores = new Map<Element, number>();
   for (const [element, points] of raw) {
     if (element === root) continue;
     let score = points * (1 - measures.linkDensity(element));
     if (underFlag(element)) score *= FLAGGED_FACTOR;
     else if (matches(measures.words(element), CONTENT_STEMS) || SEMANTIC_TAGS.has(element.name) || element.attribs.itemprop === 'articleBody') score *= CONTENT_FACTOR;
+    scores.set(element, score);
     if (score > coreScore) {
       core = element;
       coreScore = score;
     }
   }
+  // The story the title names, when the core is in another one like it: widening stays inside it.
+  let story: Element | undefined;
+  if (core) [core, coreScore, story] = titledTwin(core, root, title, scores) ?? [core, coreScore, undefined];
   if (!core || coreScore < MIN_SCORE) {
     const pageText = measures.textLength(root);
     const removed: Element[] = [];
@@ -433,7 +438,8 @@ export function findMainContent(root: Element): MainContent {
   let content = core;
   let contentProse = proseOf(core, undefined);
   let passedThrough = 0;
-  for (let parent = parentElement(content); parent && parent !== root && parent.name !== 'body' && parent.name !== 'html'; parent = parentElement(parent)) {
+  const aboveStory = story && parentElement(story);
+  for (let parent = parentElement(content); parent && parent !== root && parent.name !== 'body' && parent.name !== 'html' && parent !== aboveStory; parent = parentElement(parent)) {
     const parentProse = proseOf(parent, content);
     const extra = measures.textLength(parent) - measures.textLength(content);
     const spread = parentProse >= 1.5 * contentProse;
@@ -452,7 +458,7 @@ export function findMainContent(root: Element): MainContent {
   }
 
   // Posts of a thread, modules of a syllabus: the unit holding the core repeats beside it.
-  for (let unit = content, level = 0; level < REPEAT_LEVELS; level++) {
+  for (let unit = content, level = 0; level < REPEAT_LEVELS && !story; level++) {
     const parent = parentElement(unit);
     if (!parent || parent === root || parent.name === 'body' || parent.name === 'html') break;
     const twins = elementChildren(parent).filter((sibling) => sibling !== unit && sameKind(sibling, unit) && !measures.flag(sibling)
@@ -465,7 +471,7 @@ export function findMainContent(root: Element): MainContent {
     unit = parent;
   }
 
-  const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
+  const keep = [content, ...keptSiblings(content, root, measures, contentProse, story)].sort(documentOrder);
   const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0, asides: [] };
   const removed: Element[] = [];
   for (const element of keep) sweep(element, context, removed);
@@ -613,17 +619,69 @@ function documentOrder(a: Element, b: Element): number {
 }
 
 /** Siblings of the content that belong with it: prose blocks, and the heading or byline just before it. */
+/**
+ * Stories one after another (a news site's endless scroll: each an <article> of one kind, each
+ * with its <h1>): the page is the one whose heading its <title> names. When the core is in
+ * another of them, the best block of the titled one is the core instead.
+ */
+function titledTwin(core: Element, root: Element, title: string, scores: ReadonlyMap<Element, number>): [Element, number, Element] | undefined {
+  const heading = titleHeading(root, title);
+  if (!heading || contains(core, heading)) return undefined;
+  for (let unit = core, level = 0; level < REPEAT_LEVELS; level++) {
+    const parent = parentElement(unit);
+    if (!parent || parent === root) return undefined;
+    // Only when the core's story has a title of its own: a column beside the titled header is
+    // not another story.
+    const twin = elementChildren(parent).find((sibling) => sibling !== unit && sameKind(sibling, unit) && contains(sibling, heading));
+    if (twin && !hasH1(unit)) return undefined;
+    if (twin) {
+      let best: [Element, number, Element] | undefined;
+      for (const [element, score] of scores) if ((!best || score > best[1]) && contains(twin, element)) best = [element, score, twin];
+      return best && best[1] >= MIN_SCORE ? best : undefined;
+    }
+    unit = parent;
+  }
+  return undefined;
+}
+
+/** The first <h1> whose text the document's title holds (at least 15 characters of it). */
+function titleHeading(root: Element, documentTitle: string): Element | undefined {
+  const title = documentTitle.replace(/\s+/g, ' ').trim();
+  if (title.length < 15) return undefined;
+  const stack: Element[] = [root];
+  while (stack.length > 0) {
+    const element = stack.pop()!;
+    if (element.name === 'h1') {
+      const text = textOf(element).replace(/\s+/g, ' ').trim();
+      if (text.length >= 15 && title.includes(text)) return element;
+      continue;
+    }
+    const children = elementChildren(element);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return undefined;
+}
+
+function hasH1(element: Element): boolean {
+  return elementChildren(element).some((child) => child.name === 'h1' || hasH1(child));
+}
+
+const contains = (ancestor: Element, element: Element) => {
+  for (let node: Element | undefined = element; node; node = parentElement(node)) if (node === ancestor) return true;
+  return false;
+};
+
 /** Elements of one kind: the same tag and the same class names. */
 const sameKind = (a: Element, b: Element) => a.name === b.name && (a.attribs.class ?? '') === (b.attribs.class ?? '');
 
-function keptSiblings(content: Element, root: Element, measures: PageMeasures, contentProse: number): Element[] {
+function keptSiblings(content: Element, root: Element, measures: PageMeasures, contentProse: number, story?: Element): Element[] {
   const parent = parentElement(content);
   if (!parent || content === root) return [];
   const siblings = elementChildren(parent);
   const at = siblings.indexOf(content);
   const kept: Element[] = [];
   siblings.forEach((sibling, index) => {
-    if (index === at || measures.flag(sibling)) return;
+    if (index === at || measures.flag(sibling) || (story && sameKind(sibling, story))) return;
     const links = measures.linkDensity(sibling);
     const prose = measures.prose(sibling);
     if (prose >= 200 && links < 0.25) return void kept.push(sibling);
