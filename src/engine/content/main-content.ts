@@ -626,17 +626,27 @@ function documentOrder(a: Element, b: Element): number {
  */
 function titledTwin(core: Element, root: Element, title: string, scores: ReadonlyMap<Element, number>): [Element, number, Element] | undefined {
   const heading = titleHeading(root, title);
-  if (!heading || contains(core, heading)) return undefined;
+  if (!heading) return undefined;
+  // The heading's ancestors, once: which block holds it is then a look-up, however many siblings.
+  const aboveHeading = new Set<Element>();
+  for (let node: Element | undefined = heading; node; node = parentElement(node)) aboveHeading.add(node);
+  if (aboveHeading.has(core)) return undefined;
   for (let unit = core, level = 0; level < REPEAT_LEVELS; level++) {
     const parent = parentElement(unit);
     if (!parent || parent === root) return undefined;
+    const twin = elementChildren(parent).find((sibling) => sibling !== unit && aboveHeading.has(sibling) && sameKind(sibling, unit));
     // Only when the core's story has a title of its own: a column beside the titled header is
     // not another story.
-    const twin = elementChildren(parent).find((sibling) => sibling !== unit && sameKind(sibling, unit) && contains(sibling, heading));
     if (twin && !hasH1(unit)) return undefined;
     if (twin) {
       let best: [Element, number, Element] | undefined;
-      for (const [element, score] of scores) if ((!best || score > best[1]) && contains(twin, element)) best = [element, score, twin];
+      const stack: Element[] = [twin];
+      while (stack.length > 0) {
+        const element = stack.pop()!;
+        const score = scores.get(element);
+        if (score !== undefined && (!best || score > best[1])) best = [element, score, twin];
+        stack.push(...elementChildren(element));
+      }
       return best && best[1] >= MIN_SCORE ? best : undefined;
     }
     unit = parent;
@@ -665,11 +675,6 @@ function titleHeading(root: Element, documentTitle: string): Element | undefined
 function hasH1(element: Element): boolean {
   return elementChildren(element).some((child) => child.name === 'h1' || hasH1(child));
 }
-
-const contains = (ancestor: Element, element: Element) => {
-  for (let node: Element | undefined = element; node; node = parentElement(node)) if (node === ancestor) return true;
-  return false;
-};
 
 /** Elements of one kind: the same tag and the same class names. */
 const sameKind = (a: Element, b: Element) => a.name === b.name && (a.attribs.class ?? '') === (b.attribs.class ?? '');
