@@ -95,6 +95,32 @@ describe('boilerplate inside an article', () => {
   });
 });
 
+describe('headings of link lists', () => {
+  it('drops the heading of a list of links in a box, keeps a heading whose section goes on in prose', () => {
+    const text = pageMarkdown(
+      page(`<h1>Ferries</h1>${prose('Ferry', 2)}
+        <section><h3>More stories from the harbour and the coast</h3><ul><li><a href="/a">Fares rise</a></li><li><a href="/b">Pier opens</a></li><li><a href="/c">Strike ends</a></li></ul></section>
+        ${prose('Crossing', 2)}
+        <h2>Timetable</h2><div><a href="/timetable">Main article: Ferry timetable</a></div>${prose('Timetable', 2)}`),
+    );
+    for (const gone of ['More stories from the harbour', 'Fares rise']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['Crossing paragraph 1', '## Timetable', 'Timetable paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('a line kept beside the article for its place', () => {
+  it('drops it when it is an aside (an author note), keeps the title beside it', () => {
+    const text = pageMarkdown(`<html><body><div id="page"><h1>Heat wave</h1>
+      <div class="author-bio">About the author: Jane Doe writes on the weather.</div>
+      <div class="story">${prose('Heat', 3)}</div>
+      <ul><li>Weather</li><li>Climate</li><li>Summer</li><li>Health</li><li>Cities</li><li>Rivers</li><li>Forests</li><li>Farming</li><li>Transport</li><li>Energy</li></ul>
+      </div></body></html>`);
+    assert.match(text, /# Heat wave/);
+    assert.match(text, /Heat paragraph 2/);
+    assert.doesNotMatch(text, /Jane Doe writes/);
+  });
+});
+
 describe('lines of a box inside an article', () => {
   it('drops a <div> holding only a label or a line of links, keeps a <div> sentence, a <div> list item and a linked paragraph', () => {
     const text = pageMarkdown(
@@ -131,6 +157,23 @@ describe('what comes before the first paragraph', () => {
     for (const kept of ['# Lock gates replaced', '5 tips for a day', 'Canal Road 12', 'Gate 3 in 2019', 'The canal reopens on 1 June.', 'Gate paragraph 2']) {
       assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
     }
+  });
+});
+
+describe('what stands above the title', () => {
+  it('drops a kicker, a back link and a reading time above the title when the title comes before the prose, keeps a caption', () => {
+    const text = pageMarkdown(
+      page(`<div class="top"><a href="/list">Back to the list</a><p>Indoor climate</p><div>11 min read</div></div>
+        <figure><img src="/window.jpg" alt="A wet window"><figcaption>Condensation on a window</figcaption></figure>
+        <div class="head">Windows <h1>Keeping windows dry in winter</h1></div>${prose('Window', 3)}`),
+    );
+    for (const gone of ['Back to the list', 'Indoor climate', '11 min read', 'Windows']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Keeping windows dry in winter', 'Condensation on a window', 'Window paragraph 2']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('keeps what comes before a title that follows the first prose', () => {
+    const text = pageMarkdown(page(`<p>Indoor climate</p>${prose('Intro', 1)}<h1>Keeping windows dry</h1>${prose('Window', 3)}`));
+    for (const kept of ['Indoor climate', 'Intro paragraph 0', '# Keeping windows dry']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 

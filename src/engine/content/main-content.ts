@@ -15,8 +15,9 @@
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
- * 5. Before the first paragraph of prose, date lines go; after the last, leftover links, labels,
- *    paragraphs boxed apart from it and orphaned headings go.
+ * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
+ *    title comes first; after the last, leftover links, labels, paragraphs boxed apart from it
+ *    and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -434,14 +435,19 @@ export function findMainContent(root: Element): MainContent {
     contentProse = Math.max(contentProse, parentProse);
   }
 
-  const keep = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
+  const kept = [content, ...keptSiblings(content, root, measures, contentProse)].sort(documentOrder);
   const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0, asides: [] };
   const removed: Element[] = [];
-  for (const element of keep) sweep(element, context, removed);
+  for (const element of kept) {
+    // A sibling kept for its place (the line before the article) may itself be an aside.
+    if (element !== content && isInlineBoilerplate(element, measures)) context.asides.push(element);
+    else sweep(element, context, removed);
+  }
   for (const element of removed) removeElement(element);
   // The article's asides go unless they are all it has (a lone captioned picture).
   const text = (elements: Element[]) => elements.reduce((sum, element) => sum + measures.textLength(element), 0);
-  if (text(keep) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
+  if (text(kept) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
+  const keep = kept.filter((element) => element.parent);
   trimEnds(keep, measures);
   return { keep, core };
 }
@@ -491,6 +497,33 @@ function inGrid(element: Element): boolean {
   return elementChildren(grid).filter((other) => elementChildren(other).length >= 2).length >= GRID_ROWS;
 }
 
+/**
+ * The heading just before `element` (whitespace and empty elements skipped), or a block holding
+ * only such a heading: a short one, never the title.
+ */
+function headingBefore(element: Element, measures: PageMeasures): Element | undefined {
+  let previous = element.prev;
+  while (previous && (isTag(previous) ? measures.textLength(previous) === 0 && !MEDIA.has(previous.name) : previous.type !== 'text' || !VISIBLE.test((previous as { data: string }).data))) previous = previous.prev;
+  if (!previous || !isTag(previous)) return undefined;
+  const text = measures.textLength(previous);
+  if (text === 0 || text >= LABEL_MAX_TEXT || previous.name === 'h1' || holdsTitle(previous)) return undefined;
+  for (let node = previous; !HEADINGS.has(node.name); ) {
+    const withText = elementChildren(node).filter((child) => measures.textLength(child) > 0);
+    if (withText.length !== 1 || measures.textLength(withText[0]!) !== text) return undefined;
+    node = withText[0]!;
+  }
+  return previous;
+}
+
+const MEDIA = new Set(['img', 'picture', 'figure', 'video', 'table', 'svg']);
+
+/** Whether the next sibling with text after `element` holds prose. */
+function proseAfter(element: Element, measures: PageMeasures): boolean {
+  let next = element.next;
+  while (next && (!isTag(next) || measures.textLength(next) === 0)) next = next.next;
+  return !!next && isTag(next) && measures.prose(next) > 0;
+}
+
 function holdsTitle(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (child.name === 'h1' || holdsTitle(child)));
 }
@@ -533,6 +566,22 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
   // sentences, the date, the byline with its date. Captions, headings and other lines with
   // figures (a price, an address, "5 tips for your loan") stay.
   const first = blocks.findIndex((element) => isProse(element, measures));
+  // Above the title, when the title comes before the prose: a kicker, a "Back to the list" link,
+  // a reading time, a credit. Captions stay; a block that holds the title loses only its own
+  // text before it.
+  const title = blocks.findIndex((element) => element.name === 'h1');
+  if (title > 0 && title < first) {
+    for (const element of blocks.slice(0, title)) {
+      if (!holdsTitle(element)) {
+        if (element.name !== 'figcaption' && !hasAncestor(element, CAPTIONS)) removeElement(element);
+        continue;
+      }
+      for (const child of [...element.children]) {
+        if (isTag(child) && (child.name === 'h1' || holdsTitle(child))) break;
+        if (child.type === 'text' || (isTag(child) && !BLOCK.has(child.name) && measures.textLength(child) > 0)) removeElement(child);
+      }
+    }
+  }
   for (const element of blocks.slice(0, first)) {
     if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
     const inline = measures.inline(element)!;
@@ -663,8 +712,15 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     const substantial = flag !== 'comments' && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
-    if ((flag && !substantial) || headerOfLinks || linkList || (core !== undefined && isFeed(child, measures))) {
+    const feed = core !== undefined && isFeed(child, measures);
+    if ((flag && !substantial) || headerOfLinks || linkList || feed) {
       removed.push(child);
+      // The heading of a list of links or teasers ("Related", "More on this") goes with it,
+      // unless prose follows the list in its section.
+      if (core !== undefined && (linkList || feed)) {
+        const heading = headingBefore(child, measures);
+        if (heading && !removed.includes(heading) && !proseAfter(child, measures)) removed.push(heading);
+      }
       continue;
     }
     if (core !== undefined && isInlineBoilerplate(child, measures)) {
