@@ -177,6 +177,22 @@ describe('what stands above the title', () => {
   });
 });
 
+describe('lines standing alone between the paragraphs', () => {
+  it('drops a short line that is not a sentence between blocks of other containers, keeps sentences, introductions and numbered steps', () => {
+    const text = pageMarkdown(
+      page(`<h1>Glaciers</h1><div class="part">${prose('Ice', 2)}</div>
+        <div class="picture"><img src="/ice.jpg" alt="A glacier"><p>Photo: Jane Doe/Agency</p></div>
+        <div class="part">${prose('Snow', 2)}</div><div class="note"><p>It rained all week.</p></div>
+        <div class="part">${prose('Melt', 2)}</div><div class="intro"><p>You will need:</p></div>
+        <div class="part">${prose('Tools', 2)}</div><div class="step"><p>1. Choose a pot</p></div>
+        <div class="part">${prose('Pot', 2)}</div>`),
+    );
+    assert.doesNotMatch(text, /Jane Doe/);
+    assert.match(text, /!\[A glacier\]/);
+    for (const kept of ['It rained all week.', 'You will need:', 'Choose a pot', 'Pot paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('what is left after the last paragraph', () => {
   it('drops labels, link lines and the headings they leave behind', () => {
     const text = pageMarkdown(

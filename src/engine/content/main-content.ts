@@ -16,8 +16,8 @@
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
  * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
- *    title comes first; after the last, leftover links, labels, paragraphs boxed apart from it
- *    and orphaned headings go.
+ *    title comes first; between the paragraphs, short lines standing alone; after the last,
+ *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -69,6 +69,8 @@ const LINK_PARAGRAPH = 0.7;
 const LABEL_MAX_TEXT = 80;
 /** Rows of two cells or more from which <div> lines are a grid of values, not labels. */
 const GRID_ROWS = 4;
+/** Longest line (characters) standing alone between the article's paragraphs that may go. */
+const LONE_LINE_MAX_TEXT = 60;
 /** A <div> line with more than this share of link text points elsewhere. */
 const LINK_LINE = 0.2;
 /** A paragraph at least this long (characters, few links) marks where the article's prose may end. */
@@ -548,8 +550,9 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 }
 
 /**
- * Before the article's first paragraph of prose, date lines go. After its last paragraph of
- * prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
+ * Before the article's first paragraph of prose, date lines go, and above the title what is not
+ * a caption; between its paragraphs, lone short lines that are not sentences. After its last
+ * paragraph of prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
  * paragraphs in another block than that last one (appeals and notes in boxes of their own),
  * and headings of boxes already removed. They go; text in lists and tables, and sentences
  * beside the last paragraph, stay.
@@ -588,6 +591,18 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
     if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
     const text = textOf(element);
     if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
+  }
+  // Between the first and the last prose: a short line that is not a sentence, standing alone
+  // between blocks of other containers ("Show sources", "Download as PDF", a credit under a
+  // picture). An introduction ending with a colon and a numbered step ("1. Choose a pot") stay.
+  for (let index = first + 1; index < last; index++) {
+    const element = blocks[index]!;
+    if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
+    const inline = measures.inline(element)!;
+    if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
+    if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
+    const text = textOf(element).trim();
+    if (!SENTENCE_END.test(text) && !/:\s*$/.test(text) && !/^\d+[.)]\s/.test(text)) removeElement(element);
   }
   const lastProse = blocks[last]!;
   const tail = blocks.slice(last + 1).filter((element) => {
