@@ -160,6 +160,18 @@ describe('what comes before the first paragraph', () => {
   });
 });
 
+describe('lines before the first paragraph, outside the core', () => {
+  it('drops short lines that are not sentences beside the core, keeps sentences, introductions, pictures and the lines of the core', () => {
+    const text = pageMarkdown(
+      page(`<h1>Harbour works</h1><div class="head"><p>Asked 8 years, 2 months ago</p><p>Pat Lee Agency Images</p>
+        <p>The council met on Monday.</p><p>Three things changed:</p><p><img src="/quay.jpg" alt="The quay"> Quay</p></div>
+        <div class="body"><p>Works update</p>${prose('Works', 4)}</div>`),
+    );
+    for (const gone of ['Asked 8 years', 'Agency Images']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Harbour works', 'The council met on Monday.', 'Three things changed:', '![The quay]', 'Works update', 'Works paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('what stands above the title', () => {
   it('drops a kicker, a back link and a reading time above the title when the title comes before the prose, keeps a caption', () => {
     const text = pageMarkdown(

@@ -450,7 +450,7 @@ export function findMainContent(root: Element): MainContent {
   const text = (elements: Element[]) => elements.reduce((sum, element) => sum + measures.textLength(element), 0);
   if (text(kept) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
   const keep = kept.filter((element) => element.parent);
-  trimEnds(keep, measures);
+  trimEnds(keep, measures, core);
   return { keep, core };
 }
 
@@ -526,6 +526,15 @@ function proseAfter(element: Element, measures: PageMeasures): boolean {
   return !!next && isTag(next) && measures.prose(next) > 0;
 }
 
+function holdsMedia(element: Element): boolean {
+  return element.children.some((child) => isTag(child) && (MEDIA.has(child.name) || holdsMedia(child)));
+}
+
+function within(element: Element, ancestor: Element): boolean {
+  for (let node: Element | undefined = element; node; node = parentElement(node)) if (node === ancestor) return true;
+  return false;
+}
+
 function holdsTitle(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (child.name === 'h1' || holdsTitle(child)));
 }
@@ -557,7 +566,7 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
  * and headings of boxes already removed. They go; text in lists and tables, and sentences
  * beside the last paragraph, stay.
  */
-function trimEnds(keep: Element[], measures: PageMeasures) {
+function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   const blocks: Element[] = [];
   for (const element of keep) textBlocks(element, measures, blocks);
   let last = -1;
@@ -565,9 +574,6 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
     if (isProse(element, measures)) last = index;
   });
   if (last < 0) return;
-  // Before the first paragraph of prose: lines with a date or a time in them that are not
-  // sentences, the date, the byline with its date. Captions, headings and other lines with
-  // figures (a price, an address, "5 tips for your loan") stay.
   const first = blocks.findIndex((element) => isProse(element, measures));
   // Above the title, when the title comes before the prose: a kicker, a "Back to the list" link,
   // a reading time, a credit. Captions stay; a block that holds the title loses only its own
@@ -585,12 +591,18 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
       }
     }
   }
+  // Before the first paragraph of prose: lines with a date or a time in them that are not
+  // sentences, the date, the byline with its date. Captions, headings and, inside the core,
+  // other lines with figures (a price, an address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
     if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
     const text = textOf(element);
     if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
+    // Outside the core, any such line that is not a sentence or an introduction: "Asked 8 years
+    // ago", an agency credit, an advertising note. A line holding a picture stays.
+    else if (!within(element, core) && !SENTENCE_END.test(text) && !/:\s*$/.test(text) && !hasAncestor(element, FIGURE) && !holdsMedia(element)) removeElement(element);
   }
   // Between the first and the last prose: a short line that is not a sentence, standing alone
   // between blocks of other containers ("Show sources", "Download as PDF", a credit under a
