@@ -226,6 +226,17 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /straight to your phone/);
   });
 
+  it('drops the headings and lines of a box outside the core after the article, keeps its lists, introductions and pictures', () => {
+    const text = pageMarkdown(
+      page(`<h1>Canal</h1><div class="body">${prose('Canal', 4)}</div>
+        <div class="box"><h2>Write a comment</h2><div>Please be kind to each other when you comment here.</div>
+        <h3>Sources:</h3><ul><li>City archive, 1901</li></ul><div><img src="/me.jpg" alt="The author"> Sam Lee wrote this story.</div></div>`),
+    );
+    assert.match(text, /Canal paragraph 3/);
+    for (const gone of ['Write a comment', 'Please be kind']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['Sources:', 'City archive, 1901', '![The author]']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {
     const text = pageMarkdown(
       page(`<h1>Recipe</h1>${prose('Recipe', 3)}<h2>You will need</h2><ul><li>Flour, 500 g</li><li><a href="/salt">Salt</a></li></ul>

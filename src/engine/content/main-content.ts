@@ -636,6 +636,10 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
       const boxed = element.name === 'p' && element.parent !== lastProse.parent;
       drop = inline.linkLength > 0.3 * inline.length || label || boxed;
     }
+    // Outside the core, a heading or a line that is not a paragraph belongs to a box added
+    // after the article (a comment form, a contact box, a share prompt); one introducing what
+    // follows with a colon, or holding a picture, stays.
+    if (!drop && element.name !== 'p' && !isListed(element) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
