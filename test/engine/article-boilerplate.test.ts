@@ -205,6 +205,17 @@ describe('lines standing alone between the paragraphs', () => {
   });
 });
 
+describe('headings without text of their own between the paragraphs', () => {
+  it('drops a heading outside the core followed at once by another heading, keeps headings with text and the sections of the core', () => {
+    const text = pageMarkdown(`<html><body><main><article><h1>Heat</h1>
+      <div class="body">${prose('Heat', 2)}<h2>Part two</h2><h3>The pumps</h3>${prose('Pump', 3)}</div>
+      <div class="box"><h2>Further reading on heat</h2><h3>Heat pumps explained for beginners</h3></div>
+      <div class="more"><h2>Costs</h2>${prose('Cost', 1)}</div></article></main></body></html>`);
+    assert.doesNotMatch(text, /Further reading on heat/);
+    for (const kept of ['## Part two', '### The pumps', 'Pump paragraph 2', '## Costs', 'Cost paragraph 0']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('what is left after the last paragraph', () => {
   it('drops labels, link lines and the headings they leave behind', () => {
     const text = pageMarkdown(

@@ -607,9 +607,16 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   // Between the first and the last prose: a short line that is not a sentence, standing alone
   // between blocks of other containers ("Show sources", "Download as PDF", a credit under a
   // picture). An introduction ending with a colon and a numbered step ("1. Choose a pot") stay.
+  // Headings stay, except one outside the core followed at once by another heading.
   for (let index = first + 1; index < last; index++) {
     const element = blocks[index]!;
-    if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
+    // A heading outside the core followed at once by another heading heads nothing of its own:
+    // the title of a box of teasers ("More on this" above the teasers' titles).
+    if (HEADINGS.has(element.name)) {
+      if (HEADINGS.has(blocks[index + 1]!.name) && !within(element, core) && !/:\s*$/.test(textOf(element))) removeElement(element);
+      continue;
+    }
+    if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
     const inline = measures.inline(element)!;
     if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
     if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
