@@ -95,6 +95,32 @@ describe('boilerplate inside an article', () => {
   });
 });
 
+describe('headings of link lists', () => {
+  it('drops the heading of a list of links in a box, keeps a heading whose section goes on in prose', () => {
+    const text = pageMarkdown(
+      page(`<h1>Ferries</h1>${prose('Ferry', 2)}
+        <section><h3>More stories from the harbour and the coast</h3><ul><li><a href="/a">Fares rise</a></li><li><a href="/b">Pier opens</a></li><li><a href="/c">Strike ends</a></li></ul></section>
+        ${prose('Crossing', 2)}
+        <h2>Timetable</h2><div><a href="/timetable">Main article: Ferry timetable</a></div>${prose('Timetable', 2)}`),
+    );
+    for (const gone of ['More stories from the harbour', 'Fares rise']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['Crossing paragraph 1', '## Timetable', 'Timetable paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('a line kept beside the article for its place', () => {
+  it('drops it when it is an aside (an author note), keeps the title beside it', () => {
+    const text = pageMarkdown(`<html><body><div id="page"><h1>Heat wave</h1>
+      <div class="author-bio">About the author: Jane Doe writes on the weather.</div>
+      <div class="story">${prose('Heat', 3)}</div>
+      <ul><li>Weather</li><li>Climate</li><li>Summer</li><li>Health</li><li>Cities</li><li>Rivers</li><li>Forests</li><li>Farming</li><li>Transport</li><li>Energy</li></ul>
+      </div></body></html>`);
+    assert.match(text, /# Heat wave/);
+    assert.match(text, /Heat paragraph 2/);
+    assert.doesNotMatch(text, /Jane Doe writes/);
+  });
+});
+
 describe('lines of a box inside an article', () => {
   it('drops a <div> holding only a label or a line of links, keeps a <div> sentence, a <div> list item and a linked paragraph', () => {
     const text = pageMarkdown(
@@ -134,6 +160,62 @@ describe('what comes before the first paragraph', () => {
   });
 });
 
+describe('lines before the first paragraph, outside the core', () => {
+  it('drops short lines that are not sentences beside the core, keeps sentences, introductions, pictures and the lines of the core', () => {
+    const text = pageMarkdown(
+      page(`<h1>Harbour works</h1><div class="head"><p>Asked 8 years, 2 months ago</p><p>Pat Lee Agency Images</p>
+        <p>The council met on Monday.</p><p>Three things changed:</p><p><img src="/quay.jpg" alt="The quay"> Quay</p></div>
+        <div class="body"><p>Works update</p>${prose('Works', 4)}</div>`),
+    );
+    for (const gone of ['Asked 8 years', 'Agency Images']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Harbour works', 'The council met on Monday.', 'Three things changed:', '![The quay]', 'Works update', 'Works paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('what stands above the title', () => {
+  it('drops a kicker, a back link and a reading time above the title when the title comes before the prose, keeps a caption', () => {
+    const text = pageMarkdown(
+      page(`<div class="top"><a href="/list">Back to the list</a><p>Indoor climate</p><div>11 min read</div></div>
+        <figure><img src="/window.jpg" alt="A wet window"><figcaption>Condensation on a window</figcaption></figure>
+        <div class="head">Windows <h1>Keeping windows dry in winter</h1></div>${prose('Window', 3)}`),
+    );
+    for (const gone of ['Back to the list', 'Indoor climate', '11 min read', 'Windows']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Keeping windows dry in winter', 'Condensation on a window', 'Window paragraph 2']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('keeps what comes before a title that follows the first prose', () => {
+    const text = pageMarkdown(page(`<p>Indoor climate</p>${prose('Intro', 1)}<h1>Keeping windows dry</h1>${prose('Window', 3)}`));
+    for (const kept of ['Indoor climate', 'Intro paragraph 0', '# Keeping windows dry']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('lines standing alone between the paragraphs', () => {
+  it('drops a short line that is not a sentence between blocks of other containers, keeps sentences, introductions and numbered steps', () => {
+    const text = pageMarkdown(
+      page(`<h1>Glaciers</h1><div class="part">${prose('Ice', 2)}</div>
+        <div class="picture"><img src="/ice.jpg" alt="A glacier"><p>Photo: Jane Doe/Agency</p></div>
+        <div class="part">${prose('Snow', 2)}</div><div class="note"><p>It rained all week.</p></div>
+        <div class="part">${prose('Melt', 2)}</div><div class="intro"><p>You will need:</p></div>
+        <div class="part">${prose('Tools', 2)}</div><div class="step"><p>1. Choose a pot</p></div>
+        <div class="part">${prose('Pot', 2)}</div>`),
+    );
+    assert.doesNotMatch(text, /Jane Doe/);
+    assert.match(text, /!\[A glacier\]/);
+    for (const kept of ['It rained all week.', 'You will need:', 'Choose a pot', 'Pot paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('headings without text of their own between the paragraphs', () => {
+  it('drops a heading outside the core followed at once by another heading, keeps headings with text and the sections of the core', () => {
+    const text = pageMarkdown(`<html><body><main><article><h1>Heat</h1>
+      <div class="body">${prose('Heat', 2)}<h2>Part two</h2><h3>The pumps</h3>${prose('Pump', 3)}</div>
+      <div class="box"><h2>Further reading on heat</h2><h3>Heat pumps explained for beginners</h3></div>
+      <div class="more"><h2>Costs</h2>${prose('Cost', 1)}</div></article></main></body></html>`);
+    assert.doesNotMatch(text, /Further reading on heat/);
+    for (const kept of ['## Part two', '### The pumps', 'Pump paragraph 2', '## Costs', 'Cost paragraph 0']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('what is left after the last paragraph', () => {
   it('drops labels, link lines and the headings they leave behind', () => {
     const text = pageMarkdown(
@@ -153,6 +235,17 @@ describe('what is left after the last paragraph', () => {
     assert.match(text, /Tram paragraph 2/);
     assert.match(text, /See you on board\./);
     assert.doesNotMatch(text, /straight to your phone/);
+  });
+
+  it('drops the headings and lines of a box outside the core after the article, keeps its lists, introductions and pictures', () => {
+    const text = pageMarkdown(
+      page(`<h1>Canal</h1><div class="body">${prose('Canal', 4)}</div>
+        <div class="box"><h2>Write a comment</h2><div>Please be kind to each other when you comment here.</div>
+        <h3>Sources:</h3><ul><li>City archive, 1901</li></ul><div><img src="/me.jpg" alt="The author"> Sam Lee wrote this story.</div></div>`),
+    );
+    assert.match(text, /Canal paragraph 3/);
+    for (const gone of ['Write a comment', 'Please be kind']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['Sources:', 'City archive, 1901', '![The author]']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {

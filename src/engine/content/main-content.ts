@@ -15,8 +15,9 @@
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
- * 5. Before the first paragraph of prose, date lines go; after the last, leftover links, labels,
- *    paragraphs boxed apart from it and orphaned headings go.
+ * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
+ *    title comes first; between the paragraphs, short lines standing alone; after the last,
+ *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go.
  */
 import type { AnyNode, Element } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -73,6 +74,8 @@ const LINK_PARAGRAPH = 0.7;
 const LABEL_MAX_TEXT = 80;
 /** Rows of two cells or more from which <div> lines are a grid of values, not labels. */
 const GRID_ROWS = 4;
+/** Longest line (characters) standing alone between the article's paragraphs that may go. */
+const LONE_LINE_MAX_TEXT = 60;
 /** A <div> line with more than this share of link text points elsewhere. */
 const LINK_LINE = 0.2;
 /** A paragraph at least this long (characters, few links) marks where the article's prose may end. */
@@ -471,15 +474,20 @@ export function findMainContent(root: Element, title = ''): MainContent {
     unit = parent;
   }
 
-  const keep = [content, ...keptSiblings(content, root, measures, contentProse, story)].sort(documentOrder);
+  const kept = [content, ...keptSiblings(content, root, measures, contentProse, story)].sort(documentOrder);
   const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0, asides: [] };
   const removed: Element[] = [];
-  for (const element of keep) sweep(element, context, removed);
+  for (const element of kept) {
+    // A sibling kept for its place (the line before the article) may itself be an aside.
+    if (element !== content && isInlineBoilerplate(element, measures)) context.asides.push(element);
+    else sweep(element, context, removed);
+  }
   for (const element of removed) removeElement(element);
   // The article's asides go unless they are all it has (a lone captioned picture).
   const text = (elements: Element[]) => elements.reduce((sum, element) => sum + measures.textLength(element), 0);
-  if (text(keep) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
-  trimEnds(keep, measures);
+  if (text(kept) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
+  const keep = kept.filter((element) => element.parent);
+  trimEnds(keep, measures, core);
   return { keep, core };
 }
 
@@ -528,6 +536,42 @@ function inGrid(element: Element): boolean {
   return elementChildren(grid).filter((other) => elementChildren(other).length >= 2).length >= GRID_ROWS;
 }
 
+/**
+ * The heading just before `element` (whitespace and empty elements skipped), or a block holding
+ * only such a heading: a short one, never the title.
+ */
+function headingBefore(element: Element, measures: PageMeasures): Element | undefined {
+  let previous = element.prev;
+  while (previous && (isTag(previous) ? measures.textLength(previous) === 0 && !MEDIA.has(previous.name) : previous.type !== 'text' || !VISIBLE.test((previous as { data: string }).data))) previous = previous.prev;
+  if (!previous || !isTag(previous)) return undefined;
+  const text = measures.textLength(previous);
+  if (text === 0 || text >= LABEL_MAX_TEXT || previous.name === 'h1' || holdsTitle(previous)) return undefined;
+  for (let node = previous; !HEADINGS.has(node.name); ) {
+    const withText = elementChildren(node).filter((child) => measures.textLength(child) > 0);
+    if (withText.length !== 1 || measures.textLength(withText[0]!) !== text) return undefined;
+    node = withText[0]!;
+  }
+  return previous;
+}
+
+const MEDIA = new Set(['img', 'picture', 'figure', 'video', 'table', 'svg']);
+
+/** Whether the next sibling with text after `element` holds prose. */
+function proseAfter(element: Element, measures: PageMeasures): boolean {
+  let next = element.next;
+  while (next && (!isTag(next) || measures.textLength(next) === 0)) next = next.next;
+  return !!next && isTag(next) && measures.prose(next) > 0;
+}
+
+function holdsMedia(element: Element): boolean {
+  return element.children.some((child) => isTag(child) && (MEDIA.has(child.name) || holdsMedia(child)));
+}
+
+function within(element: Element, ancestor: Element): boolean {
+  for (let node: Element | undefined = element; node; node = parentElement(node)) if (node === ancestor) return true;
+  return false;
+}
+
 function holdsTitle(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (child.name === 'h1' || holdsTitle(child)));
 }
@@ -552,13 +596,14 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 }
 
 /**
- * Before the article's first paragraph of prose, date lines go. After its last paragraph of
- * prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
+ * Before the article's first paragraph of prose, date lines go, and above the title what is not
+ * a caption; between its paragraphs, lone short lines that are not sentences. After its last
+ * paragraph of prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
  * paragraphs in another block than that last one (appeals and notes in boxes of their own),
  * and headings of boxes already removed. They go; text in lists and tables, and sentences
  * beside the last paragraph, stay.
  */
-function trimEnds(keep: Element[], measures: PageMeasures) {
+function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   const blocks: Element[] = [];
   for (const element of keep) textBlocks(element, measures, blocks);
   let last = -1;
@@ -566,16 +611,54 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
     if (isProse(element, measures)) last = index;
   });
   if (last < 0) return;
-  // Before the first paragraph of prose: lines with a date or a time in them that are not
-  // sentences, the date, the byline with its date. Captions, headings and other lines with
-  // figures (a price, an address, "5 tips for your loan") stay.
   const first = blocks.findIndex((element) => isProse(element, measures));
+  // Above the title, when the title comes before the prose: a kicker, a "Back to the list" link,
+  // a reading time, a credit. Captions stay; a block that holds the title loses only its own
+  // text before it.
+  const title = blocks.findIndex((element) => element.name === 'h1');
+  if (title > 0 && title < first) {
+    for (const element of blocks.slice(0, title)) {
+      if (!holdsTitle(element)) {
+        if (element.name !== 'figcaption' && !hasAncestor(element, CAPTIONS)) removeElement(element);
+        continue;
+      }
+      for (const child of [...element.children]) {
+        if (isTag(child) && (child.name === 'h1' || holdsTitle(child))) break;
+        if (child.type === 'text' || (isTag(child) && !BLOCK.has(child.name) && measures.textLength(child) > 0)) removeElement(child);
+      }
+    }
+  }
+  // Before the first paragraph of prose: lines with a date or a time in them that are not
+  // sentences, the date, the byline with its date. Captions, headings and, inside the core,
+  // other lines with figures (a price, an address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
     if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
     const text = textOf(element);
     if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
+    // Outside the core, any such line that is not a sentence or an introduction: "Asked 8 years
+    // ago", an agency credit, an advertising note. A line holding a picture stays.
+    else if (!within(element, core) && !SENTENCE_END.test(text) && !/:\s*$/.test(text) && !hasAncestor(element, FIGURE) && !holdsMedia(element)) removeElement(element);
+  }
+  // Between the first and the last prose: a short line that is not a sentence, standing alone
+  // between blocks of other containers ("Show sources", "Download as PDF", a credit under a
+  // picture). An introduction ending with a colon and a numbered step ("1. Choose a pot") stay.
+  // Headings stay, except one outside the core followed at once by another heading.
+  for (let index = first + 1; index < last; index++) {
+    const element = blocks[index]!;
+    // A heading outside the core followed at once by another heading heads nothing of its own:
+    // the title of a box of teasers ("More on this" above the teasers' titles).
+    if (HEADINGS.has(element.name)) {
+      if (HEADINGS.has(blocks[index + 1]!.name) && !within(element, core) && !/:\s*$/.test(textOf(element))) removeElement(element);
+      continue;
+    }
+    if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
+    const inline = measures.inline(element)!;
+    if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
+    if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
+    const text = textOf(element).trim();
+    if (!SENTENCE_END.test(text) && !/:\s*$/.test(text) && !/^\d+[.)]\s/.test(text)) removeElement(element);
   }
   const lastProse = blocks[last]!;
   const tail = blocks.slice(last + 1).filter((element) => {
@@ -597,6 +680,10 @@ function trimEnds(keep: Element[], measures: PageMeasures) {
       const boxed = element.name === 'p' && element.parent !== lastProse.parent;
       drop = inline.linkLength > 0.3 * inline.length || label || boxed;
     }
+    // Outside the core, a heading or a line that is not a paragraph belongs to a box added
+    // after the article (a comment form, a contact box, a share prompt); one introducing what
+    // follows with a colon, or holding a picture, stays.
+    if (!drop && element.name !== 'p' && !isListed(element) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
@@ -760,8 +847,15 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     const substantial = flag !== 'comments' && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
-    if ((flag && !substantial) || headerOfLinks || linkList || (core !== undefined && isFeed(child, measures))) {
+    const feed = core !== undefined && isFeed(child, measures);
+    if ((flag && !substantial) || headerOfLinks || linkList || feed) {
       removed.push(child);
+      // The heading of a list of links or teasers ("Related", "More on this") goes with it,
+      // unless prose follows the list in its section.
+      if (core !== undefined && (linkList || feed)) {
+        const heading = headingBefore(child, measures);
+        if (heading && !removed.includes(heading) && !proseAfter(child, measures)) removed.push(heading);
+      }
       continue;
     }
     if (core !== undefined && isInlineBoilerplate(child, measures)) {
