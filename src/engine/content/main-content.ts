@@ -18,7 +18,7 @@
  * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
  *    title comes first; between the paragraphs, short lines standing alone; after the last,
  *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go; throughout,
- *    the credit closing a caption ("(Photo: Name)") or a short line.
+ *    the credit closing a caption ("(Photo: Name)"), a picture's alt text or a short line.
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -695,6 +695,17 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     const caption = element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE);
     if (caption || measures.textLength(element) < CREDIT_MAX_TEXT) stripCredit(element, caption ? CREDIT_TAIL : CREDIT_PAREN, caption);
   }
+  // The same credit closing a picture's alt text ("A ferry at dawn. (Photo: Name)"): the text
+  // stands for the picture, the credit does not.
+  const alts = (node: Element) => {
+    if (node.name === 'img' && node.attribs.alt) {
+      const alt = node.attribs.alt.trim().replace(/\.$/, '');
+      const match = CREDIT_TAIL.exec(alt);
+      if (match && VISIBLE.test(alt.slice(0, match.index))) node.attribs.alt = alt.slice(0, match.index);
+    }
+    for (const child of node.children) if (isTag(child)) alts(child);
+  };
+  for (const element of keep) alts(element);
 }
 
 /**
