@@ -214,6 +214,32 @@ describe('headings without text of their own between the paragraphs', () => {
     assert.doesNotMatch(text, /Further reading on heat/);
     for (const kept of ['## Part two', '### The pumps', 'Pump paragraph 2', '## Costs', 'Cost paragraph 0']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
+
+  it("cuts the credit closing a caption, an alt text or a short line, keeps the caption's own words", () => {
+    const text = pageMarkdown(
+      page(`<h1>Quay</h1><figure><img src="/quay.jpg" alt="The quay"><figcaption>The quay at dawn, before the first ferry. (Photo: Jane Doe)</figcaption></figure>
+        ${prose('Quay', 2)}
+        <figure><img src="/crane.jpg" alt="Cranes"><figcaption>Cranes over the harbour. Photo: <a href="/agency">Agency Name</a></figcaption></figure>
+        <figure><img src="/ship.jpg" alt="A ship"><figcaption>The old ferry in its last summer. Sam Lee/Harbour Press</figcaption></figure>
+        <figure><img src="/gate.jpg" alt="The gate"><figcaption>Picture: Ann Berg</figcaption></figure>
+        <figure><img src="/map.jpg" alt="A map"><figcaption>Figure 2: the harbour in 1900 (left)</figcaption></figure>
+        <p><img src="/pier.jpg" alt="The pier in winter. (Photo: Kim Ode)"></p>
+        ${prose('Harbour', 2)}<p>The mayor at the opening (Photo: City Hall)</p>
+        <p>(Season: Spring and Summer)</p>${prose('Ferry', 2)}`),
+    );
+    for (const gone of ['Jane Doe', 'Agency Name', 'Sam Lee/Harbour Press', 'Ann Berg', 'City Hall', 'Kim Ode']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of [
+      'The quay at dawn, before the first ferry.',
+      'Cranes over the harbour.',
+      'The old ferry in its last summer.',
+      'Figure 2: the harbour in 1900 (left)',
+      'The mayor at the opening',
+      '(Season: Spring and Summer)',
+      '![The gate]',
+      '![The pier in winter.]',
+      'Ferry paragraph 1',
+    ]) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
 });
 
 describe('what is left after the last paragraph', () => {

@@ -17,9 +17,10 @@
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
  * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
  *    title comes first; between the paragraphs, short lines standing alone; after the last,
- *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go.
+ *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go; throughout,
+ *    the credit closing a caption ("(Photo: Name)"), a picture's alt text or a short line.
  */
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
 
 const BLOCK = new Set([
@@ -686,6 +687,71 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (!drop && element.name !== 'p' && !isListed(element) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
+  }
+  // Throughout: credits closing a caption ("... (Photo: Name)", "... Photo: Name", "... Name/Agency"), or a
+  // caption that is only one; and a short line closing with "(Label: Name)".
+  for (const element of blocks) {
+    if (!element.parent) continue;
+    const caption = element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE);
+    if (caption || measures.textLength(element) < CREDIT_MAX_TEXT) stripCredit(element, caption ? CREDIT_TAIL : CREDIT_PAREN, caption);
+  }
+  // The same credit closing a picture's alt text ("A ferry at dawn. (Photo: Name)"): the text
+  // stands for the picture, the credit does not.
+  const alts = (node: Element) => {
+    if (node.name === 'img' && node.attribs.alt) {
+      const alt = node.attribs.alt.trim().replace(/\.$/, '');
+      const match = CREDIT_TAIL.exec(alt);
+      if (match && VISIBLE.test(alt.slice(0, match.index))) node.attribs.alt = alt.slice(0, match.index);
+    }
+    for (const child of node.children) if (isTag(child)) alts(child);
+  };
+  for (const element of keep) alts(element);
+}
+
+/**
+ * A credit closing a caption: "(Photo: Name)" or "(AGENCY/Name)" in parentheses, "Photo: Name"
+ * or "Name/Agency" after its last sentence; from the start, a caption that is only a credit.
+ */
+const CREDIT_TAIL = /\s*\([^()!?]{1,50}[:/][^()!?]{0,50}[^().!?]\)$|(?:(?<=[.!?])\s+|^\s*)\p{L}+\s?:\s*(?:(?!\.\s)[^!?()]){1,50}$|(?<=[.!?])\s+[^.!?:/]{1,40}\/[^.!?:]{1,40}$/u;
+/** A credit closing a short line: "(Label: Name)". */
+const CREDIT_PAREN = /\s*\(\p{L}+\s?:[^()!?]{1,50}[^().!?]\)$/u;
+
+/**
+ * Cuts a credit matching `pattern` off the end of a block's text, and with `removeWhole` the block
+ * when nothing else is left (its picture stays).
+ */
+function stripCredit(element: Element, pattern: RegExp, removeWhole: boolean) {
+  const nodes: Text[] = [];
+  const collect = (node: Element) => {
+    for (const child of node.children) {
+      if (child.type === 'text') nodes.push(child as Text);
+      else if (isTag(child)) collect(child);
+    }
+  };
+  collect(element);
+  const whole = nodes.map((node) => node.data).join('');
+  const match = pattern.exec(whole.trimEnd());
+  if (!match) return;
+  if (!VISIBLE.test(whole.slice(0, match.index))) {
+    // A line that is only "(Label: value)" may be the article's own ("(Season: Spring)").
+    if (!removeWhole) return;
+    if (!holdsMedia(element)) {
+      removeElement(element);
+      return;
+    }
+  }
+  let offset = 0;
+  for (const node of nodes) {
+    const start = offset;
+    offset += node.data.length;
+    if (offset <= match.index) continue;
+    node.data = start >= match.index ? '' : node.data.slice(0, match.index - start);
+    // Inline elements left empty (the credit's link or span) go too.
+    for (let parent = parentElement(node); parent && parent !== element && !VISIBLE.test(textOf(parent)) && !holdsMedia(parent); ) {
+      const up = parentElement(parent);
+      removeElement(parent);
+      parent = up;
+    }
   }
 }
 
