@@ -68,10 +68,13 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
   };
   const path = (id: string) => `/monitor/${encodeURIComponent(id)}`;
 
+  // `latest` and id prefixes are the command line's: the API takes whole ids.
+  const checkIdOf = async (id: string, ref: string, idOrName: string) =>
+    UUID.test(ref) ? ref : resolveCheckRef(ref, await data<CheckRecord[]>('GET', `${path(id)}/checks`), idOrName).id;
+
   const getCheck: Backend['getCheck'] = async (idOrName, ref, status) => {
     const id = await idOf(idOrName);
-    // `latest` and id prefixes are the command line's: the API takes whole ids.
-    const checkId = UUID.test(ref) ? ref : resolveCheckRef(ref, await data<CheckRecord[]>('GET', `${path(id)}/checks`), idOrName).id;
+    const checkId = await checkIdOf(id, ref, idOrName);
     const pages: PageResult[] = [];
     for (let skip = 0; ; skip += CHECK_PAGE_SIZE) {
       const check = await data<CheckRecord & { pages?: PageResult[] }>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}`, { query: { status, limit: CHECK_PAGE_SIZE, skip } });
@@ -86,7 +89,7 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
 
   const checkReport: Backend['checkReport'] = async (idOrName, ref) => {
     const id = await idOf(idOrName);
-    const checkId = UUID.test(ref) ? ref : resolveCheckRef(ref, await data<CheckRecord[]>('GET', `${path(id)}/checks`), idOrName).id;
+    const checkId = await checkIdOf(id, ref, idOrName);
     const { pages: _, ...check } = await data<CheckRecord & { pages?: PageResult[] }>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}`, { query: { limit: 0 } });
     try {
       const html = await client.request<string>('GET', `${path(id)}/checks/${encodeURIComponent(checkId)}/report`, { accept: 'text/html' });

@@ -86,24 +86,8 @@ function hasBlockInside(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (BLOCK.has(child.name) || TABLE_PARTS.has(child.name) || hasBlockInside(child)));
 }
 
-/** Replaces `element` with its children, relinking only the siblings around them (a page may unwrap thousands in one parent). */
-function unwrap(element: Element) {
-  const parent = element.parent;
-  if (!parent) return;
-  const index = parent.children.indexOf(element);
-  const children = element.children;
-  for (const child of children) child.parent = parent;
-  parent.children.splice(index, 1, ...children);
-  const from = Math.max(0, index - 1);
-  const to = Math.min(parent.children.length - 1, index + children.length);
-  for (let i = from; i <= to; i++) {
-    const node = parent.children[i]!;
-    node.prev = parent.children[i - 1] ?? null;
-    node.next = parent.children[i + 1] ?? null;
-  }
-  element.children = [];
-  element.parent = null;
-}
+/** Replaces `element` with its children. */
+const unwrap = (element: Element) => unwrapAll([element]);
 
 /**
  * Replaces each of `elements` with its children (theirs too, when nested), in one pass over each

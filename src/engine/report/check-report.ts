@@ -6,13 +6,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckRecord, PageResult } from '../../contract/checks.js';
-import type { JsonFieldDiff, PageDiff } from '../../contract/diff.js';
+import type { JsonFieldDiff } from '../../contract/diff.js';
 import type { StoredMonitor } from '../monitors/monitor-store.js';
 import type { CheckStore } from '../monitors/check-store.js';
 import { diffJson } from '../diff/json-diff.js';
 import { diffMarkdown } from '../diff/markdown-diff.js';
-import { diffSegments } from './diff-html.js';
+import { diffSegments, isMarkdownDiff } from './diff-html.js';
 import { pageHtml, REPORTED_STATUSES, reportDocument, sectionHtml, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
+import { compareScreenshots, isJpeg } from './screenshot-diff.js';
 
 /** Checks the report's chart shows: this one and those before it. */
 export const HISTORY_CHECKS = 30;
@@ -25,9 +26,7 @@ export interface ReportSources {
   now(): Date;
 }
 
-const isMarkdownDiff = (diff: PageResult['diff']): diff is PageDiff => Boolean(diff && 'files' in (diff.json as object));
-
-const imageOf = (bytes: Buffer): ReportImage => ({ type: bytes[0] === 0xff && bytes[1] === 0xd8 ? 'image/jpeg' : 'image/png', bytes });
+const imageOf = (bytes: Buffer): ReportImage => ({ type: isJpeg(bytes) ? 'image/jpeg' : 'image/png', bytes });
 
 /**
  * Pages whose screenshots a report embeds: each costs about 1.5 MB of the file and a fifth of a
@@ -49,7 +48,6 @@ async function screenshotsOf(sources: ReportSources, monitorId: string, check: C
   if (!before) return { ...shots, note: 'No earlier screenshot of this page is kept to compare with.' };
   shots.before = imageOf(before);
   try {
-    const { compareScreenshots } = await import('./screenshot-diff.js');
     const comparison = await compareScreenshots(before, after);
     shots.diff = { png: comparison.diffPng, changedShare: comparison.changedShare, width: comparison.width, height: comparison.height };
   } catch (error) {

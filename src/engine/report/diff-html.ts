@@ -154,9 +154,11 @@ export function fieldsTableHtml(fields: JsonFieldDiff, style: MarkStyle): string
   return `<table${style === 'inline' ? ` style="${INLINE.fields}"` : ' class="fields"'}><thead><tr><th>field</th><th>before</th><th>after</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** Whether a page's stored diff is the markdown's (files and chunks), not extracted JSON's fields. */
+export const isMarkdownDiff = (diff: PageDiff | JsonPageDiff | null): diff is PageDiff => Boolean(diff && 'files' in (diff.json as object));
+
 /** A page's stored diff as HTML, whichever kind it is: the markdown's stretches, or the JSON fields. */
 export function changeHtml(diff: PageDiff | JsonPageDiff, style: MarkStyle, current?: string): string {
-  const json = diff.json as object;
-  if ('files' in json) return diffTableHtml(diffSegments(diff as PageDiff, current), style);
-  return fieldsTableHtml(json as JsonFieldDiff, style);
+  if (isMarkdownDiff(diff)) return diffTableHtml(diffSegments(diff, current), style);
+  return fieldsTableHtml(diff.json as JsonFieldDiff, style);
 }

@@ -30,8 +30,6 @@ export interface ReportPage {
   segments?: DiffSegment[];
   /** The JSON fields that changed, for a target that extracts JSON. */
   fields?: JsonFieldDiff;
-  /** The JSON extracted this time (a new page's fields). */
-  json?: unknown;
   screenshots?: ReportScreenshots;
 }
 

@@ -40,9 +40,12 @@ function pngSize(bytes: Buffer): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
+/** A JPEG by its first bytes (a kept screenshot is a JPEG or a PNG). */
+export const isJpeg = (bytes: Buffer) => bytes[0] === 0xff && bytes[1] === 0xd8;
+
 /** A kept screenshot (PNG or JPEG) as RGBA pixels, refused before decoding when too large. */
 export async function decodeScreenshot(bytes: Buffer): Promise<DecodedImage> {
-  if (bytes[0] === 0xff && bytes[1] === 0xd8) {
+  if (isJpeg(bytes)) {
     const { decode } = await import('jpeg-js');
     try {
       const image = decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_COMPARED_PIXELS / 1e6, maxMemoryUsageInMB: 256 });
