@@ -95,6 +95,18 @@ describe('boilerplate inside an article', () => {
   });
 });
 
+describe('a list of related stories with their excerpts', () => {
+  it('drops it even when its excerpts hold as much prose as the article', () => {
+    const excerpt = (n: number) => `<li><a href="/story-${n}">Other story ${n}</a><small>An excerpt of another story, long enough to read as prose, with commas, names, and places in it, number ${n}.</small></li>`;
+    const text = pageMarkdown(
+      page(`<h1>Bridge</h1>${prose('Bridge', 2)}<ul class="related_post">${[1, 2, 3].map(excerpt).join('')}</ul>`),
+    );
+    assert.match(text, /Bridge paragraph 1/);
+    assert.doesNotMatch(text, /An excerpt of another story/);
+    assert.doesNotMatch(text, /Other story 2/);
+  });
+});
+
 describe('headings of link lists', () => {
   it('drops the heading of a list of links in a box, keeps a heading whose section goes on in prose', () => {
     const text = pageMarkdown(
@@ -272,6 +284,17 @@ describe('what is left after the last paragraph', () => {
     assert.match(text, /Canal paragraph 3/);
     for (const gone of ['Write a comment', 'Please be kind']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
     for (const kept of ['Sources:', 'City archive, 1901', '![The author]']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('drops a closing paragraph whose links all lead to social networks or app stores, keeps one that links elsewhere', () => {
+    const text = pageMarkdown(
+      page(`<h1>Ferry</h1>${prose('Ferry', 3)}
+        <p>Read the timetable on <a href="https://ferries.example/timetable">the operator's site</a> before you travel, as it changes in winter.</p>
+        <p>For the latest news, download our apps for <a href="https://apps.apple.com/app/id1">iOS</a> and <a href="https://play.google.com/store/apps/details?id=x">Android</a>, and follow us on <a href="https://www.instagram.com/example">Instagram</a>.</p>`),
+    );
+    assert.match(text, /Ferry paragraph 2/);
+    assert.match(text, /Read the timetable on \[the operator's site\]/);
+    assert.doesNotMatch(text, /download our apps/);
   });
 
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {

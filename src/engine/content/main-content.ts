@@ -55,6 +55,8 @@ const CLUTTER_STEMS = stems(
  * paywall's name is not here: `content-behind-paywall` holds the article.
  */
 const OVERLAY_STEMS = stems('cookie* consent* gdpr popup* modal overlay');
+/** Lists of other stories: however much prose their excerpts hold, never the article's own. */
+const RELATED_STEMS = stems('related* recommend*');
 /**
  * Small blocks inside the article that are about it, not of it: photo credits, the author's
  * box and byline, dates and other post metadata, tags, ratings, disclaimers and appeals.
@@ -564,6 +566,39 @@ function proseAfter(element: Element, measures: PageMeasures): boolean {
   return !!next && isTag(next) && measures.prose(next) > 0;
 }
 
+/** Hosts of social networks and app stores, and their subdomains (www., m., ...). */
+const SOCIAL_HOSTS = new Set([
+  'twitter.com', 'x.com', 'facebook.com', 'fb.me', 'instagram.com', 't.me', 'telegram.me', 'youtube.com', 'youtu.be',
+  'whatsapp.com', 'wa.me', 'linkedin.com', 'tiktok.com', 'pinterest.com', 'apps.apple.com', 'itunes.apple.com', 'play.google.com',
+]);
+
+function isSocialLink(href: string): boolean {
+  const host = /^(?:https?:)?\/\/([^/?#:]+)/i.exec(href.trim())?.[1]?.toLowerCase();
+  // A host name has at most 253 characters: longer is not one (and would cost a join per label).
+  if (!host || host.length > 253) return false;
+  const labels = host.split('.');
+  for (let start = 0; start < labels.length - 1; start++) if (SOCIAL_HOSTS.has(labels.slice(start).join('.'))) return true;
+  return false;
+}
+
+/** A block whose links all lead to social networks or app stores: "Follow us on ...", "Get our app". */
+function pointsToSocial(element: Element): boolean {
+  let links = 0;
+  let social = 0;
+  const walk = (node: Element) => {
+    for (const child of node.children) {
+      if (!isTag(child)) continue;
+      if (child.name === 'a' && child.attribs.href) {
+        links++;
+        if (isSocialLink(child.attribs.href)) social++;
+      }
+      walk(child);
+    }
+  };
+  walk(element);
+  return links > 0 && social === links;
+}
+
 function holdsMedia(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (MEDIA.has(child.name) || holdsMedia(child)));
 }
@@ -677,9 +712,10 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
       const text = textOf(element);
       const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
       // A paragraph outside the block that holds the last prose is a box of its own
-      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line.
+      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line;
+      // so is one whose every link leads to a social network or an app store.
       const boxed = element.name === 'p' && element.parent !== lastProse.parent;
-      drop = inline.linkLength > 0.3 * inline.length || label || boxed;
+      drop = inline.linkLength > 0.3 * inline.length || label || boxed || pointsToSocial(element);
     }
     // Outside the core, a heading or a line that is not a paragraph belongs to a box added
     // after the article (a comment form, a contact box, a share prompt); one introducing what
@@ -909,8 +945,9 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     }
     const flag = measures.flag(child);
     // Without a core, nothing flagged that holds most of the page goes: a wrapper named like
-    // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing.
-    const substantial = flag !== 'comments' && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
+    // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing. With a
+    // core, a flagged block with prose on the core's scale stays, unless it lists other stories.
+    const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
     const feed = core !== undefined && isFeed(child, measures);
