@@ -107,6 +107,19 @@ describe('a list of related stories with their excerpts', () => {
   });
 });
 
+describe('captions', () => {
+  it("drops the caption of a picture outside the article's body, keeps the pictures and a caption among its paragraphs", () => {
+    const text = pageMarkdown(`<html><body><main><article><h1>Glacier</h1>
+      <figure><img src="/lead.jpg" alt="The glacier from above"><figcaption>The glacier seen from the ridge, in a photo taken last spring by the survey team.</figcaption></figure>
+      <div class="story-body">${prose('Glacier', 3)}<figure><img src="/map.png" alt="Map"><figcaption>Where the ice stood in 1900 and where it stands today.</figcaption></figure>${prose('Ice', 3)}</div>
+      </article></main></body></html>`);
+    assert.match(text, /Glacier paragraph 2/);
+    assert.match(text, /!\[The glacier from above\]/);
+    assert.doesNotMatch(text, /seen from the ridge/);
+    assert.match(text, /Where the ice stood in 1900/);
+  });
+});
+
 describe('headings of link lists', () => {
   it('drops the heading of a list of links in a box, keeps a heading whose section goes on in prose', () => {
     const text = pageMarkdown(

@@ -18,7 +18,8 @@
  * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
  *    title comes first; between the paragraphs, short lines standing alone; after the last,
  *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go; throughout,
- *    the credit closing a caption ("(Photo: Name)"), a picture's alt text or a short line.
+ *    captions outside the core (a lead picture's), and the credit closing a caption ("(Photo:
+ *    Name)"), a picture's alt text or a short line.
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -724,6 +725,10 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
+  // Captions outside the core: the lead picture's above the story, a gallery's beside it. They
+  // tell of the page's pictures, not the story; captions among the article's paragraphs stay,
+  // and so do the pictures.
+  for (const element of blocks) if (element.parent && !within(element, core) && (element.name === 'figcaption' || hasAncestor(element, CAPTIONS))) removeElement(element);
   // Throughout: credits closing a caption ("... (Photo: Name)", "... Photo: Name", "... Name/Agency"), or a
   // caption that is only one; and a short line closing with "(Label: Name)".
   for (const element of blocks) {
