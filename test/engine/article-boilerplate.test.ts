@@ -183,6 +183,17 @@ describe('what comes before the first paragraph', () => {
       assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
     }
   });
+
+  it("drops the date line of a block that holds other blocks, keeps those blocks and a block's own sentence", () => {
+    const text = pageMarkdown(
+      page(`<header class="a1"><h1>Weir rebuilt</h1> 15 May 2019, 05:28 | <a href="#comments">View comments</a><p class="a2">The weir had stood since 1820, the council said.</p></header>
+        <div class="a3">Work began in 2017 and ended this spring. <p class="a4">Two cranes did the lifting.</p></div>${prose('Weir', 3)}`),
+    );
+    for (const gone of ['15 May 2019', 'View comments']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Weir rebuilt', 'The weir had stood since 1820', 'Work began in 2017 and ended this spring.', 'Two cranes did the lifting.', 'Weir paragraph 2']) {
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    }
+  });
 });
 
 describe('lines before the first paragraph, outside the core', () => {

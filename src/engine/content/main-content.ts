@@ -671,7 +671,14 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   for (const element of blocks.slice(0, first)) {
     if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
     const inline = measures.inline(element)!;
-    if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
+    if (inline.length !== measures.textLength(element)) {
+      // A block holding other blocks loses its own line when that is a date line ("15 May 2019,
+      // 05:28" beside the blocks of a header).
+      const own = ownText(element);
+      if (inline.length < LABEL_MAX_TEXT && DATE_LIKE.test(own) && !SENTENCE_END.test(own)) removeOwnText(element);
+      continue;
+    }
+    if (inline.length >= LABEL_MAX_TEXT) continue;
     const text = textOf(element);
     if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
     // Outside the core, any such line that is not a sentence or an introduction: "Asked 8 years
@@ -899,6 +906,21 @@ function keptSiblings(content: Element, root: Element, measures: PageMeasures, c
     if (heading) break;
   }
   return kept;
+}
+
+/** The text of a block's own line: not that of the blocks inside it. */
+function ownText(element: Element): string {
+  let text = '';
+  for (const child of element.children) {
+    if (child.type === 'text') text += (child as Text).data;
+    else if (isTag(child) && !BLOCK.has(child.name)) text += textOf(child);
+  }
+  return text;
+}
+
+/** Removes a block's own line (its text and inline elements), keeping the blocks inside it. */
+function removeOwnText(element: Element) {
+  for (const child of [...element.children]) if (child.type === 'text' || (isTag(child) && !BLOCK.has(child.name) && !holdsMedia(child) && !MEDIA.has(child.name))) removeElement(child);
 }
 
 function textOf(element: Element): string {
