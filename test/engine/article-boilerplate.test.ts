@@ -172,6 +172,18 @@ describe('lines before the first paragraph, outside the core', () => {
   });
 });
 
+describe('captions before the first paragraph', () => {
+  it('drops the caption of a lead picture outside the core, keeps the picture and a caption inside the core', () => {
+    const text = pageMarkdown(
+      page(`<h1>Penguins count</h1><div class="lead"><figure><img src="/penguins.jpg" alt="">
+        <figcaption>A group of penguins on the ice, counted by the station's staff last February, as every year.</figcaption></figure></div>
+        <div class="body"><figure><img src="/station.jpg" alt=""><figcaption>The research station</figcaption></figure>${prose('Count', 4)}</div>`),
+    );
+    assert.doesNotMatch(text, /A group of penguins/);
+    for (const kept of ['/penguins.jpg', 'The research station', 'Count paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('what stands above the title', () => {
   it('drops a kicker, a back link and a reading time above the title when the title comes before the prose, keeps a caption', () => {
     const text = pageMarkdown(

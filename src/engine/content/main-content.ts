@@ -15,10 +15,11 @@
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
- * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
- *    title comes first; between the paragraphs, short lines standing alone; after the last,
- *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go; throughout,
- *    the credit closing a caption ("(Photo: Name)"), a picture's alt text or a short line.
+ * 5. Before the first paragraph of prose, date lines go, captions of lead pictures outside the
+ *    core, and what stands above the title when the title comes first; between the paragraphs,
+ *    short lines standing alone; after the last, leftover links, labels, paragraphs boxed apart
+ *    from it and orphaned headings go; throughout, the credit closing a caption ("(Photo:
+ *    Name)"), a picture's alt text or a short line.
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -75,6 +76,8 @@ const LINK_PARAGRAPH = 0.7;
 const LABEL_MAX_TEXT = 80;
 /** Rows of two cells or more from which <div> lines are a grid of values, not labels. */
 const GRID_ROWS = 4;
+/** Longest caption (characters) of a lead picture outside the core that may go: longer ones are the lead itself. */
+const LEAD_CAPTION_MAX_TEXT = 300;
 /** Longest line (characters) standing alone between the article's paragraphs that may go. */
 const LONE_LINE_MAX_TEXT = 60;
 /** A <div> line with more than this share of link text points elsewhere. */
@@ -597,11 +600,11 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 }
 
 /**
- * Before the article's first paragraph of prose, date lines go, and above the title what is not
- * a caption; between its paragraphs, lone short lines that are not sentences. After its last
- * paragraph of prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
- * paragraphs in another block than that last one (appeals and notes in boxes of their own),
- * and headings of boxes already removed. They go; text in lists and tables, and sentences
+ * Before the article's first paragraph of prose, date lines go, captions outside the core, and
+ * above the title what is not a caption; between its paragraphs, lone short lines that are not
+ * sentences. After its last paragraph of prose come its leftovers: "Read more" links, labels
+ * such as "More on this:" or "Share", paragraphs in another block than that last one (appeals
+ * and notes in boxes of their own), and headings of boxes already removed. They go; text in lists and tables, and sentences
  * beside the last paragraph, stay.
  */
 function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
@@ -612,7 +615,8 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (isProse(element, measures)) last = index;
   });
   if (last < 0) return;
-  const first = blocks.findIndex((element) => isProse(element, measures));
+  // A long caption under the lead picture is not where the article's prose begins.
+  const first = blocks.findIndex((element) => isProse(element, measures) && !isCaption(element));
   // Above the title, when the title comes before the prose: a kicker, a "Back to the list" link,
   // a reading time, a credit. Captions stay; a block that holds the title loses only its own
   // text before it.
@@ -633,7 +637,14 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   // sentences, the date, the byline with its date. Captions, headings and, inside the core,
   // other lines with figures (a price, an address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
-    if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
+    const caption = isCaption(element);
+    // A caption of a lead picture outside the core: the picture stays, its legend goes with the
+    // page's furniture (teaser pictures, galleries above the story). Inside the core it stays.
+    if (caption && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
+      removeElement(element);
+      continue;
+    }
+    if (HEADINGS.has(element.name) || isListed(element) || caption) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
     const text = textOf(element);
@@ -756,6 +767,7 @@ function stripCredit(element: Element, pattern: RegExp, removeWhole: boolean) {
 }
 
 const CAPTIONS = new Set(['figcaption']);
+const isCaption = (element: Element) => element.name === 'figcaption' || hasAncestor(element, CAPTIONS);
 /** A date or a time written in figures (31.05.2012, 2012-05-31, 15:40) or a year (1800-2099); not "2.0". */
 const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
 
