@@ -172,7 +172,7 @@ describe('lines before the first paragraph, outside the core', () => {
   });
 });
 
-describe('captions before the first paragraph', () => {
+describe('captions of pictures outside the core', () => {
   it('drops the caption of a lead picture outside the core, keeps the picture and a caption inside the core', () => {
     const text = pageMarkdown(
       page(`<h1>Penguins count</h1><div class="lead"><figure><img src="/penguins.jpg" alt="">
@@ -181,6 +181,16 @@ describe('captions before the first paragraph', () => {
     );
     assert.doesNotMatch(text, /A group of penguins/);
     for (const kept of ['/penguins.jpg', 'The research station', 'Count paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('drops the caption of a picture outside the core between the paragraphs, keeps the one inside the core', () => {
+    const text = pageMarkdown(
+      page(`<h1>Old inns</h1><div class="body">${prose('Inn', 4)}<figure><img src="/cellar.jpg" alt=""><figcaption>The cellar bar</figcaption></figure>${prose('Cellar', 2)}</div>
+        <div class="gallery"><figure><img src="/keller.jpg" alt=""><figcaption>Faust and Mephisto dined in this cellar, now a restaurant for tourists.</figcaption></figure></div>
+        <div class="more">${prose('Garden', 2)}</div>`),
+    );
+    assert.doesNotMatch(text, /Faust and Mephisto/);
+    for (const kept of ['/keller.jpg', 'The cellar bar', 'Garden paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 

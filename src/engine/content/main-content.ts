@@ -17,7 +17,7 @@
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
  * 5. Before the first paragraph of prose, date lines go, captions of lead pictures outside the
  *    core, and what stands above the title when the title comes first; between the paragraphs,
- *    short lines standing alone; after the last, leftover links, labels, paragraphs boxed apart
+ *    such captions and short lines standing alone; after the last, leftover links, labels, paragraphs boxed apart
  *    from it and orphaned headings go; throughout, the credit closing a caption ("(Photo:
  *    Name)"), a picture's alt text or a short line.
  */
@@ -76,7 +76,7 @@ const LINK_PARAGRAPH = 0.7;
 const LABEL_MAX_TEXT = 80;
 /** Rows of two cells or more from which <div> lines are a grid of values, not labels. */
 const GRID_ROWS = 4;
-/** Longest caption (characters) of a lead picture outside the core that may go: longer ones are the lead itself. */
+/** Longest caption (characters) of a picture outside the core that may go: longer ones are the lead itself. */
 const LEAD_CAPTION_MAX_TEXT = 300;
 /** Longest line (characters) standing alone between the article's paragraphs that may go. */
 const LONE_LINE_MAX_TEXT = 60;
@@ -601,8 +601,8 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 
 /**
  * Before the article's first paragraph of prose, date lines go, captions outside the core, and
- * above the title what is not a caption; between its paragraphs, lone short lines that are not
- * sentences. After its last paragraph of prose come its leftovers: "Read more" links, labels
+ * above the title what is not a caption; between its paragraphs, captions outside the core and
+ * lone short lines that are not sentences. After its last paragraph of prose come its leftovers: "Read more" links, labels
  * such as "More on this:" or "Share", paragraphs in another block than that last one (appeals
  * and notes in boxes of their own), and headings of boxes already removed. They go; text in lists and tables, and sentences
  * beside the last paragraph, stay.
@@ -653,16 +653,22 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     // ago", an agency credit, an advertising note. A line holding a picture stays.
     else if (!within(element, core) && !SENTENCE_END.test(text) && !/:\s*$/.test(text) && !hasAncestor(element, FIGURE) && !holdsMedia(element)) removeElement(element);
   }
-  // Between the first and the last prose: a short line that is not a sentence, standing alone
-  // between blocks of other containers ("Show sources", "Download as PDF", a credit under a
-  // picture). An introduction ending with a colon and a numbered step ("1. Choose a pot") stay.
-  // Headings stay, except one outside the core followed at once by another heading.
+  // Between the first and the last prose: captions outside the core, and a short line that is
+  // not a sentence, standing alone between blocks of other containers ("Show sources", "Download
+  // as PDF", a credit under a picture). An introduction ending with a colon and a numbered step
+  // ("1. Choose a pot") stay. Headings stay, except one outside the core followed at once by
+  // another heading.
   for (let index = first + 1; index < last; index++) {
     const element = blocks[index]!;
     // A heading outside the core followed at once by another heading heads nothing of its own:
     // the title of a box of teasers ("More on this" above the teasers' titles).
     if (HEADINGS.has(element.name)) {
       if (HEADINGS.has(blocks[index + 1]!.name) && !within(element, core) && !/:\s*$/.test(textOf(element))) removeElement(element);
+      continue;
+    }
+    // A caption outside the core, as before the prose: a gallery's or a teaser's legend.
+    if (isCaption(element) && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
+      removeElement(element);
       continue;
     }
     if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
