@@ -183,6 +183,16 @@ describe('captions of pictures outside the core', () => {
     for (const kept of ['/penguins.jpg', 'The research station', 'Count paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
+  it('drops the alt text repeating a caption that goes, keeps another alt text and the pictures', () => {
+    const text = pageMarkdown(
+      page(`<h1>Spraying near schools</h1><div class="lead"><figure><img src="/field.jpg" alt="A sprayed field next to a school.">
+        <img src="/map.jpg" alt="Map of the area"><figcaption><p>A sprayed field next to a school.</p></figcaption></figure></div>
+        <div class="body">${prose('Field', 4)}</div>`),
+    );
+    assert.doesNotMatch(text, /sprayed field/);
+    for (const kept of ['/field.jpg', '![Map of the area]', 'Field paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
   it('drops the caption of a picture outside the core between the paragraphs, keeps the one inside the core', () => {
     const text = pageMarkdown(
       page(`<h1>Old inns</h1><div class="body">${prose('Inn', 4)}<figure><img src="/cellar.jpg" alt=""><figcaption>The cellar bar</figcaption></figure>${prose('Cellar', 2)}</div>

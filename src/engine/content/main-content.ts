@@ -641,7 +641,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     // A caption of a lead picture outside the core: the picture stays, its legend goes with the
     // page's furniture (teaser pictures, galleries above the story). Inside the core it stays.
     if (caption && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
-      removeElement(element);
+      removeCaption(element);
       continue;
     }
     if (HEADINGS.has(element.name) || isListed(element) || caption) continue;
@@ -668,7 +668,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     }
     // A caption outside the core, as before the prose: a gallery's or a teaser's legend.
     if (isCaption(element) && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
-      removeElement(element);
+      removeCaption(element);
       continue;
     }
     if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
@@ -773,6 +773,24 @@ function stripCredit(element: Element, pattern: RegExp, removeWhole: boolean) {
 }
 
 const CAPTIONS = new Set(['figcaption']);
+const plain = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+/** A caption goes, and with it the alt text of its figure's pictures where that repeats it. */
+function removeCaption(caption: Element) {
+  let figure = parentElement(caption);
+  while (figure && figure.name !== 'figure') figure = parentElement(figure);
+  if (figure) {
+    const said = plain(textOf(caption));
+    const clear = (node: Element) => {
+      if (node.name === 'img' && node.attribs.alt) {
+        const alt = plain(node.attribs.alt);
+        if (alt.length > 0 && said.length > 0 && (said.includes(alt) || alt.includes(said))) node.attribs.alt = '';
+      }
+      for (const child of node.children) if (isTag(child)) clear(child);
+    };
+    clear(figure);
+  }
+  removeElement(caption);
+}
 const isCaption = (element: Element) => element.name === 'figcaption' || hasAncestor(element, CAPTIONS);
 /** A date or a time written in figures (31.05.2012, 2012-05-31, 15:40) or a year (1800-2099); not "2.0". */
 const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
