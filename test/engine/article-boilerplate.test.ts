@@ -121,6 +121,20 @@ describe('a line kept beside the article for its place', () => {
   });
 });
 
+describe('a teaser card inside an article', () => {
+  it('drops a box with a heading linking elsewhere and a line under it among the paragraphs, keeps such a heading before the prose and long sections', () => {
+    const long = 'The second part, with enough words, commas, and detail to read as prose. '.repeat(6);
+    const text = pageMarkdown(
+      page(`<div class="body"><div class="post-head"><h2><a href="/2024/ferry-timetable">Ferry timetable changes</a></h2><span>Posted on March 3, 2024, by Jo Smith</span></div>
+        ${prose('Ferry', 3)}
+        <div class="teaser"><h2><a href="/virus-podcast">What you need to know about the virus</a></h2><p>Every week, a virologist answers questions.</p></div>
+        ${prose('Quay', 2)}<div class="part"><h2><a href="/part-two">Part two</a></h2><p>${long}</p></div>${prose('Pier', 2)}</div>`),
+    );
+    for (const gone of ['What you need to know', 'a virologist answers']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['Ferry timetable changes', 'Quay paragraph 1', 'Part two', 'The second part', 'Pier paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('lines of a box inside an article', () => {
   it('drops a <div> holding only a label or a line of links, keeps a <div> sentence, a <div> list item and a linked paragraph', () => {
     const text = pageMarkdown(

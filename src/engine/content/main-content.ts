@@ -11,9 +11,9 @@
  *    prose (an article split over sections) or that adds little besides (its heading, byline,
  *    a second short block), up to an article or main, and siblings that are prose or the
  *    heading just before it come along.
- * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
- *    never the core or a block that holds it: a wrapper named like a share bar can still be
- *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
+ * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds (and, after the first
+ *    paragraph, a lone teaser card) and link lists go, but never the core or a block that holds
+ *    it: a wrapper named like a share bar can still be the article. So do the article's own asides, told by markup: "Read also" links, credits,
  *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
  * 5. Before the first paragraph of prose, date lines go, captions of lead pictures outside the
  *    core, and what stands above the title when the title comes first; between the paragraphs,
@@ -905,6 +905,12 @@ function textOf(element: Element): string {
   return text;
 }
 
+const CARD_TAGS = new Set(['div', 'section', 'article']);
+/** One teaser card: a box with a heading linking elsewhere and a line or two under it. */
+function isCard(element: Element, measures: PageMeasures): boolean {
+  return CARD_TAGS.has(element.name) && measures.of(element).linkHeadings === 1 && measures.textLength(element) < FEED_TEXT_PER_CARD;
+}
+
 /** Teaser cards: several headings linking elsewhere, each with little text of its own. */
 function isFeed(element: Element, measures: PageMeasures): boolean {
   const headings = measures.of(element).linkHeadings;
@@ -929,6 +935,8 @@ interface Sweep {
   pageText: number;
   /** The article's own asides (credits, bylines, "Read also" links), removed last. */
   asides: Element[];
+  /** Whether a paragraph of prose has been passed: a card before it may be the article's own title. */
+  proseSeen?: boolean;
 }
 
 function sweep(element: Element, context: Sweep, removed: Element[]) {
@@ -960,10 +968,13 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
       }
       continue;
     }
-    if (core !== undefined && isInlineBoilerplate(child, measures)) {
+    // A teaser card among or after the paragraphs points to another story; before them, the same
+    // markup can be the article's own linked title.
+    if (core !== undefined && (isInlineBoilerplate(child, measures) || (context.proseSeen && isCard(child, measures)))) {
       context.asides.push(child);
       continue;
     }
+    if (!context.proseSeen && measures.inline(child) && isProse(child, measures)) context.proseSeen = true;
     sweep(child, context, removed);
   }
 }
