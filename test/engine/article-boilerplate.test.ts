@@ -135,6 +135,21 @@ describe('a teaser card inside an article', () => {
   });
 });
 
+describe('a box around a button link inside an article', () => {
+  it('drops a small box with a button link, keeps share icons beside a lead and a paragraph with an ordinary link', () => {
+    const text = pageMarkdown(
+      page(`<h1>Harbour festival</h1><div class="body">
+        <div class="lead"><p>The harbour festival returns this summer, with boats, music, food stalls, and fireworks over the water.</p>
+        <a class="btn share-whatsapp" href="https://wa.me/?text=festival">WhatsApp</a></div>${prose('Festival', 3)}
+        <div class="offer"><div class="offer-title">Our newspaper</div><p>Read every story first, on any device.</p>
+        <a class="button-primary" href="/subscribe">Subscribe now</a></div>
+        <p>Tickets are sold at <a href="/tickets">the harbour office</a>, which opens at nine.</p>${prose('Music', 2)}</div>`),
+    );
+    for (const gone of ['Our newspaper', 'Read every story first', 'Subscribe now']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['The harbour festival returns', 'Tickets are sold at', 'Music paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('lines of a box inside an article', () => {
   it('drops a <div> holding only a label or a line of links, keeps a <div> sentence, a <div> list item and a linked paragraph', () => {
     const text = pageMarkdown(

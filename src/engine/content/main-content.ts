@@ -12,14 +12,15 @@
  *    a second short block), up to an article or main, and siblings that are prose or the
  *    heading just before it come along.
  * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds (and, after the first
- *    paragraph, a lone teaser card) and link lists go, but never the core or a block that holds
- *    it: a wrapper named like a share bar can still be the article. So do the article's own asides, told by markup: "Read also" links, credits,
- *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
+ *    paragraph, a lone teaser card), small boxes around a button link and link lists go, but
+ *    never the core or a block that holds it: a wrapper named like a share bar can still be the
+ *    article. So do the article's own asides, told by markup: "Read also" links, credits, author
+ *    boxes, dates, tags, and <div> lines that are labels or links, not sentences.
  * 5. Before the first paragraph of prose, date lines go, captions of lead pictures outside the
  *    core, and what stands above the title when the title comes first; between the paragraphs,
- *    such captions and short lines standing alone; after the last, leftover links, labels, paragraphs boxed apart
- *    from it and orphaned headings go; throughout, the credit closing a caption ("(Photo:
- *    Name)"), a picture's alt text or a short line.
+ *    such captions and short lines standing alone; after the last, leftover links, labels,
+ *    paragraphs boxed apart from it and orphaned headings go; throughout, the credit closing a
+ *    caption ("(Photo: Name)"), a picture's alt text or a short line.
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -906,6 +907,31 @@ function textOf(element: Element): string {
 }
 
 const CARD_TAGS = new Set(['div', 'section', 'article']);
+/** Class words of a link drawn as a button: a call to act ("Subscribe now", "Print the recipe"). */
+const BUTTON_STEMS = stems('button* btn*');
+/** Text (characters) under which a box with a button link is a promotion, not a section. */
+const PROMO_MAX_TEXT = 400;
+
+/** A link drawn as a button with words of its own (not a share icon) somewhere under `element`. */
+function holdsButtonLink(element: Element, measures: PageMeasures): boolean {
+  for (const child of element.children) {
+    if (!isTag(child)) continue;
+    if (child.name === 'a' && measures.textLength(child) > 0) {
+      const words = measures.words(child);
+      if (matches(words, BUTTON_STEMS) && !matches(words, CLUTTER_STEMS)) return true;
+    }
+    if (holdsButtonLink(child, measures)) return true;
+  }
+  return false;
+}
+
+/**
+ * A small box around a button link: an appeal, an offer, a print or subscribe box. The measures
+ * come first, so only boxes under 400 characters are walked for their links.
+ */
+function isPromo(element: Element, measures: PageMeasures): boolean {
+  return CARD_TAGS.has(element.name) && measures.textLength(element) < PROMO_MAX_TEXT && holdsButtonLink(element, measures);
+}
 /** One teaser card: a box with a heading linking elsewhere and a line or two under it. */
 function isCard(element: Element, measures: PageMeasures): boolean {
   return CARD_TAGS.has(element.name) && measures.of(element).linkHeadings === 1 && measures.textLength(element) < FEED_TEXT_PER_CARD;
@@ -969,8 +995,8 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
       continue;
     }
     // A teaser card among or after the paragraphs points to another story; before them, the same
-    // markup can be the article's own linked title.
-    if (core !== undefined && (isInlineBoilerplate(child, measures) || (context.proseSeen && isCard(child, measures)))) {
+    // markup can be the article's own linked title. A small box with a button link is a promotion.
+    if (core !== undefined && (isInlineBoilerplate(child, measures) || (context.proseSeen && isCard(child, measures)) || isPromo(child, measures))) {
       context.asides.push(child);
       continue;
     }
