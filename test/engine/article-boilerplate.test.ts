@@ -189,6 +189,17 @@ describe('what comes before the first paragraph', () => {
   });
 });
 
+describe('a date line loose between the blocks before the first paragraph', () => {
+  it('drops a short run of text with a date between the title and the text, keeps a sentence with a date and what follows the prose', () => {
+    const text = pageMarkdown(
+      page(`<div class="post"><h1>Moving to Python 3</h1> <small>January 13, 2020 at 08:45 AM | <a href="/c/python">Python</a> | <a href="/p#comments">View comments</a></small>
+        <h2>Background</h2> The project began in 2008. <div class="prose">${prose('Port', 4)}</div> Berlin, 2020 </div>`),
+    );
+    for (const gone of ['January 13', 'View comments']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Moving to Python 3', 'Background', 'The project began in 2008.', 'Port paragraph 3', 'Berlin, 2020']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('lines before the first paragraph, outside the core', () => {
   it('drops short lines that are not sentences beside the core, keeps sentences, introductions, pictures and the lines of the core', () => {
     const text = pageMarkdown(

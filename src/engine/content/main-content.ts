@@ -635,8 +635,9 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     }
   }
   // Before the first paragraph of prose: lines with a date or a time in them that are not
-  // sentences, the date, the byline with its date. Captions, headings and, inside the core,
-  // other lines with figures (a price, an address, "5 tips for your loan") stay.
+  // sentences, the date, the byline with its date, also written loose between a container's
+  // blocks. Captions, headings and, inside the core, other lines with figures (a price, an
+  // address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
     const caption = isCaption(element);
     // A caption of a lead picture outside the core: the picture stays, its legend goes with the
@@ -647,7 +648,11 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     }
     if (HEADINGS.has(element.name) || isListed(element) || caption) continue;
     const inline = measures.inline(element)!;
-    if (inline.length !== measures.textLength(element) || inline.length >= LABEL_MAX_TEXT) continue;
+    if (inline.length !== measures.textLength(element)) {
+      removeDateRuns(element, measures);
+      continue;
+    }
+    if (inline.length >= LABEL_MAX_TEXT) continue;
     const text = textOf(element);
     if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
     // Outside the core, any such line that is not a sentence or an introduction: "Asked 8 years
@@ -771,6 +776,28 @@ function stripCredit(element: Element, pattern: RegExp, removeWhole: boolean) {
       parent = up;
     }
   }
+}
+
+/**
+ * A date line written loose between the blocks of a container (the title, then "January 13,
+ * 2020 | categories: ... | View comments", then the text): each run of text and inline elements
+ * between blocks that is short, has a date in it and is not a sentence goes.
+ */
+function removeDateRuns(element: Element, measures: PageMeasures) {
+  let run: AnyNode[] = [];
+  const flush = () => {
+    const text = run.map((node) => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : '')).join('').replace(/\s+/g, ' ').trim();
+    if (text.length > 0 && text.length < LABEL_MAX_TEXT && DATE_LIKE.test(text) && !SENTENCE_END.test(text)) for (const node of run) removeElement(node);
+    run = [];
+  };
+  for (const child of [...element.children]) {
+    if (isTag(child) && (BLOCK.has(child.name) || MEDIA.has(child.name))) {
+      flush();
+      // What follows the prose is not before it.
+      if (measures.prose(child) > 0) return;
+    } else run.push(child);
+  }
+  flush();
 }
 
 const CAPTIONS = new Set(['figcaption']);
