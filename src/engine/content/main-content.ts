@@ -603,10 +603,10 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 /**
  * Before the article's first paragraph of prose, date lines go, captions outside the core, and
  * above the title what is not a caption; between its paragraphs, captions outside the core and
- * lone short lines that are not sentences. After its last paragraph of prose come its leftovers: "Read more" links, labels
- * such as "More on this:" or "Share", paragraphs in another block than that last one (appeals
- * and notes in boxes of their own), and headings of boxes already removed. They go; text in lists and tables, and sentences
- * beside the last paragraph, stay.
+ * lone short lines that are not sentences. After its last paragraph of prose come its leftovers:
+ * "Read more" links, labels such as "More on this:" or "Share", paragraphs in another block than
+ * that last one (appeals and notes in boxes of their own), and headings of boxes already
+ * removed. They go; text in lists and tables, and sentences beside the last paragraph, stay.
  */
 function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   const blocks: Element[] = [];
