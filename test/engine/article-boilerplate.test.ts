@@ -148,6 +148,14 @@ describe('a box around a button link inside an article', () => {
     for (const gone of ['Our newspaper', 'Read every story first', 'Subscribe now']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
     for (const kept of ['The harbour festival returns', 'Tickets are sold at', 'Music paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
+
+  it('keeps a price and its stock beside a button link, with no paragraph', () => {
+    const text = pageMarkdown(
+      page(`<h1>Kettle</h1><div class="body">${prose('Kettle', 3)}
+        <div class="buy"><p>19.90 EUR</p><p>In stock</p><a class="btn-cart" href="/cart/add/17">Add to cart</a></div>${prose('Cord', 2)}</div>`),
+    );
+    for (const kept of ['19.90 EUR', 'In stock', 'Cord paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
 });
 
 describe('lines of a box inside an article', () => {

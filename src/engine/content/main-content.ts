@@ -953,11 +953,12 @@ function holdsButtonLink(element: Element, measures: PageMeasures): boolean {
 }
 
 /**
- * A small box around a button link: an appeal, an offer, a print or subscribe box. The measures
- * come first, so only boxes under 400 characters are walked for their links.
+ * A small box around a button link that says something in a paragraph: an appeal, an offer, a
+ * print or subscribe box. A price and "Add to cart" say nothing of the kind: they stay. The
+ * measures come first, so only such boxes are walked for their links.
  */
 function isPromo(element: Element, measures: PageMeasures): boolean {
-  return CARD_TAGS.has(element.name) && measures.textLength(element) < PROMO_MAX_TEXT && holdsButtonLink(element, measures);
+  return CARD_TAGS.has(element.name) && measures.textLength(element) < PROMO_MAX_TEXT && measures.prose(element) > 0 && holdsButtonLink(element, measures);
 }
 /** One teaser card: a box with a heading linking elsewhere and a line or two under it. */
 function isCard(element: Element, measures: PageMeasures): boolean {
