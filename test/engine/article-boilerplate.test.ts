@@ -146,6 +146,43 @@ describe('a line kept beside the article for its place', () => {
   });
 });
 
+describe('a teaser card inside an article', () => {
+  it('drops a box with a heading linking elsewhere and a line under it among the paragraphs, keeps such a heading before the prose and long sections', () => {
+    const long = 'The second part, with enough words, commas, and detail to read as prose. '.repeat(6);
+    const text = pageMarkdown(
+      page(`<div class="body"><div class="post-head"><h2><a href="/2024/ferry-timetable">Ferry timetable changes</a></h2><span>Posted on March 3, 2024, by Jo Smith</span></div>
+        ${prose('Ferry', 3)}
+        <div class="teaser"><h2><a href="/virus-podcast">What you need to know about the virus</a></h2><p>Every week, a virologist answers questions.</p></div>
+        ${prose('Quay', 2)}<div class="part"><h2><a href="/part-two">Part two</a></h2><p>${long}</p></div>${prose('Pier', 2)}</div>`),
+    );
+    for (const gone of ['What you need to know', 'a virologist answers']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['Ferry timetable changes', 'Quay paragraph 1', 'Part two', 'The second part', 'Pier paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('a box around a button link inside an article', () => {
+  it('drops a small box with a button link, keeps share icons beside a lead and a paragraph with an ordinary link', () => {
+    const text = pageMarkdown(
+      page(`<h1>Harbour festival</h1><div class="body">
+        <div class="lead"><p>The harbour festival returns this summer, with boats, music, food stalls, and fireworks over the water.</p>
+        <a class="btn share-whatsapp" href="https://wa.me/?text=festival">WhatsApp</a></div>${prose('Festival', 3)}
+        <div class="offer"><div class="offer-title">Our newspaper</div><p>Read every story first, on any device.</p>
+        <a class="button-primary" href="/subscribe">Subscribe now</a></div>
+        <p>Tickets are sold at <a href="/tickets">the harbour office</a>, which opens at nine.</p>${prose('Music', 2)}</div>`),
+    );
+    for (const gone of ['Our newspaper', 'Read every story first', 'Subscribe now']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['The harbour festival returns', 'Tickets are sold at', 'Music paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('keeps a price and its stock beside a button link, with no paragraph', () => {
+    const text = pageMarkdown(
+      page(`<h1>Kettle</h1><div class="body">${prose('Kettle', 3)}
+        <div class="buy"><p>19.90 EUR</p><p>In stock</p><a class="btn-cart" href="/cart/add/17">Add to cart</a></div>${prose('Cord', 2)}</div>`),
+    );
+    for (const kept of ['19.90 EUR', 'In stock', 'Cord paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('lines of a box inside an article', () => {
   it('drops a <div> holding only a label or a line of links, keeps a <div> sentence, a <div> list item and a linked paragraph', () => {
     const text = pageMarkdown(
@@ -196,6 +233,17 @@ describe('what comes before the first paragraph', () => {
   });
 });
 
+describe('a date line loose between the blocks before the first paragraph', () => {
+  it('drops a short run of text with a date between the title and the text, keeps a sentence with a date and what follows the prose', () => {
+    const text = pageMarkdown(
+      page(`<div class="post"><h1>Moving to Python 3</h1> <small>January 13, 2020 at 08:45 AM | <a href="/c/python">Python</a> | <a href="/p#comments">View comments</a></small>
+        <h2>Background</h2> The project began in 2008. <div class="prose">${prose('Port', 4)}</div> Berlin, 2020 </div>`),
+    );
+    for (const gone of ['January 13', 'View comments']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const kept of ['# Moving to Python 3', 'Background', 'The project began in 2008.', 'Port paragraph 3', 'Berlin, 2020']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
 describe('lines before the first paragraph, outside the core', () => {
   it('drops short lines that are not sentences beside the core, keeps sentences, introductions, pictures and the lines of the core', () => {
     const text = pageMarkdown(
@@ -205,6 +253,38 @@ describe('lines before the first paragraph, outside the core', () => {
     );
     for (const gone of ['Asked 8 years', 'Agency Images']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
     for (const kept of ['# Harbour works', 'The council met on Monday.', 'Three things changed:', '![The quay]', 'Works update', 'Works paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+});
+
+describe('captions of pictures outside the core', () => {
+  it('drops the caption of a lead picture outside the core, keeps the picture and a caption inside the core', () => {
+    const text = pageMarkdown(
+      page(`<h1>Penguins count</h1><div class="lead"><figure><img src="/penguins.jpg" alt="">
+        <figcaption>A group of penguins on the ice, counted by the station's staff last February, as every year.</figcaption></figure></div>
+        <div class="body"><figure><img src="/station.jpg" alt=""><figcaption>The research station</figcaption></figure>${prose('Count', 4)}</div>`),
+    );
+    assert.doesNotMatch(text, /A group of penguins/);
+    for (const kept of ['/penguins.jpg', 'The research station', 'Count paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('drops the alt text repeating a caption that goes, keeps another alt text and the pictures', () => {
+    const text = pageMarkdown(
+      page(`<h1>Spraying near schools</h1><div class="lead"><figure><img src="/field.jpg" alt="A sprayed field next to a school.">
+        <img src="/map.jpg" alt="Map of the area"><figcaption><p>A sprayed field next to a school.</p></figcaption></figure></div>
+        <div class="body">${prose('Field', 4)}</div>`),
+    );
+    assert.doesNotMatch(text, /sprayed field/);
+    for (const kept of ['/field.jpg', '![Map of the area]', 'Field paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('drops the caption of a picture outside the core between the paragraphs, keeps the one inside the core', () => {
+    const text = pageMarkdown(
+      page(`<h1>Old inns</h1><div class="body">${prose('Inn', 4)}<figure><img src="/cellar.jpg" alt=""><figcaption>The cellar bar</figcaption></figure>${prose('Cellar', 2)}</div>
+        <div class="gallery"><figure><img src="/keller.jpg" alt=""><figcaption>Faust and Mephisto dined in this cellar, now a restaurant for tourists.</figcaption></figure></div>
+        <div class="more">${prose('Garden', 2)}</div>`),
+    );
+    assert.doesNotMatch(text, /Faust and Mephisto/);
+    for (const kept of ['/keller.jpg', 'The cellar bar', 'Garden paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 

@@ -11,15 +11,18 @@
  *    prose (an article split over sections) or that adds little besides (its heading, byline,
  *    a second short block), up to an article or main, and siblings that are prose or the
  *    heading just before it come along.
- * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
- *    never the core or a block that holds it: a wrapper named like a share bar can still be
- *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
- *    author boxes, dates, tags, and <div> lines that are labels or links, not sentences.
- * 5. Before the first paragraph of prose, date lines go, and what stands above the title when the
- *    title comes first; between the paragraphs, short lines standing alone; after the last,
- *    leftover links, labels, paragraphs boxed apart from it and orphaned headings go; throughout,
- *    captions outside the core (a lead picture's), and the credit closing a caption ("(Photo:
- *    Name)"), a picture's alt text or a short line.
+ * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds (and, after the first
+ *    paragraph, a lone teaser card), small boxes around a button link and link lists go, but
+ *    never the core or a block that holds it: a wrapper named like a share bar can still be the
+ *    article; a list of related stories goes however much prose its excerpts hold. So do the
+ *    article's own asides, told by markup: "Read also" links, credits, author boxes, dates,
+ *    tags, and <div> lines that are labels or links, not sentences.
+ * 5. Before the first paragraph of prose, date lines go, captions of lead pictures outside the
+ *    core, and what stands above the title when the title comes first; between the paragraphs,
+ *    such captions and short lines standing alone; after the last, leftover links, labels,
+ *    paragraphs boxed apart from it or linking only to social networks and app stores, and
+ *    orphaned headings go; throughout, the credit closing a caption ("(Photo: Name)"), a
+ *    picture's alt text or a short line.
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -78,6 +81,8 @@ const LINK_PARAGRAPH = 0.7;
 const LABEL_MAX_TEXT = 80;
 /** Rows of two cells or more from which <div> lines are a grid of values, not labels. */
 const GRID_ROWS = 4;
+/** Longest caption (characters) of a picture outside the core that may go: longer ones are the lead itself. */
+const LEAD_CAPTION_MAX_TEXT = 300;
 /** Longest line (characters) standing alone between the article's paragraphs that may go. */
 const LONE_LINE_MAX_TEXT = 60;
 /** A <div> line with more than this share of link text points elsewhere. */
@@ -633,12 +638,12 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 }
 
 /**
- * Before the article's first paragraph of prose, date lines go, and above the title what is not
- * a caption; between its paragraphs, lone short lines that are not sentences. After its last
- * paragraph of prose come its leftovers: "Read more" links, labels such as "More on this:" or "Share",
- * paragraphs in another block than that last one (appeals and notes in boxes of their own),
- * and headings of boxes already removed. They go; text in lists and tables, and sentences
- * beside the last paragraph, stay.
+ * Before the article's first paragraph of prose, date lines go, captions outside the core, and
+ * above the title what is not a caption; between its paragraphs, captions outside the core and
+ * lone short lines that are not sentences. After its last paragraph of prose come its leftovers:
+ * "Read more" links, labels such as "More on this:" or "Share", paragraphs in another block than
+ * that last one (appeals and notes in boxes of their own), and headings of boxes already
+ * removed. They go; text in lists and tables, and sentences beside the last paragraph, stay.
  */
 function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   const blocks: Element[] = [];
@@ -648,7 +653,8 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (isProse(element, measures)) last = index;
   });
   if (last < 0) return;
-  const first = blocks.findIndex((element) => isProse(element, measures));
+  // A long caption under the lead picture is not where the article's prose begins.
+  const first = blocks.findIndex((element) => isProse(element, measures) && !isCaption(element));
   // Above the title, when the title comes before the prose: a kicker, a "Back to the list" link,
   // a reading time, a credit. Captions stay; a block that holds the title loses only its own
   // text before it.
@@ -666,16 +672,21 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     }
   }
   // Before the first paragraph of prose: lines with a date or a time in them that are not
-  // sentences, the date, the byline with its date. Captions, headings and, inside the core,
-  // other lines with figures (a price, an address, "5 tips for your loan") stay.
+  // sentences, the date, the byline with its date, also written loose between a container's
+  // blocks. Captions, headings and, inside the core, other lines with figures (a price, an
+  // address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
-    if (HEADINGS.has(element.name) || isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS)) continue;
+    const caption = isCaption(element);
+    // A caption of a lead picture outside the core: the picture stays, its legend goes with the
+    // page's furniture (teaser pictures, galleries above the story). Inside the core it stays.
+    if (caption && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
+      removeCaption(element);
+      continue;
+    }
+    if (HEADINGS.has(element.name) || isListed(element) || caption) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element)) {
-      // A block holding other blocks loses its own line when that is a date line ("15 May 2019,
-      // 05:28" beside the blocks of a header).
-      const own = ownText(element);
-      if (inline.length < LABEL_MAX_TEXT && DATE_LIKE.test(own) && !SENTENCE_END.test(own)) removeOwnText(element);
+      removeDateRuns(element, measures);
       continue;
     }
     if (inline.length >= LABEL_MAX_TEXT) continue;
@@ -685,16 +696,22 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     // ago", an agency credit, an advertising note. A line holding a picture stays.
     else if (!within(element, core) && !SENTENCE_END.test(text) && !/:\s*$/.test(text) && !hasAncestor(element, FIGURE) && !holdsMedia(element)) removeElement(element);
   }
-  // Between the first and the last prose: a short line that is not a sentence, standing alone
-  // between blocks of other containers ("Show sources", "Download as PDF", a credit under a
-  // picture). An introduction ending with a colon and a numbered step ("1. Choose a pot") stay.
-  // Headings stay, except one outside the core followed at once by another heading.
+  // Between the first and the last prose: captions outside the core, and a short line that is
+  // not a sentence, standing alone between blocks of other containers ("Show sources", "Download
+  // as PDF", a credit under a picture). An introduction ending with a colon and a numbered step
+  // ("1. Choose a pot") stay. Headings stay, except one outside the core followed at once by
+  // another heading.
   for (let index = first + 1; index < last; index++) {
     const element = blocks[index]!;
     // A heading outside the core followed at once by another heading heads nothing of its own:
     // the title of a box of teasers ("More on this" above the teasers' titles).
     if (HEADINGS.has(element.name)) {
       if (HEADINGS.has(blocks[index + 1]!.name) && !within(element, core) && !/:\s*$/.test(textOf(element))) removeElement(element);
+      continue;
+    }
+    // A caption outside the core, as before the prose: a gallery's or a teaser's legend.
+    if (isCaption(element) && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
+      removeCaption(element);
       continue;
     }
     if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
@@ -732,10 +749,6 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
-  // Captions outside the core: the lead picture's above the story, a gallery's beside it. They
-  // tell of the page's pictures, not the story; captions among the article's paragraphs stay,
-  // and so do the pictures.
-  for (const element of blocks) if (element.parent && !within(element, core) && (element.name === 'figcaption' || hasAncestor(element, CAPTIONS))) removeElement(element);
   // Throughout: credits closing a caption ("... (Photo: Name)", "... Photo: Name", "... Name/Agency"), or a
   // caption that is only one; and a short line closing with "(Label: Name)".
   for (const element of blocks) {
@@ -803,7 +816,48 @@ function stripCredit(element: Element, pattern: RegExp, removeWhole: boolean) {
   }
 }
 
+/**
+ * A date line written loose between the blocks of a container (the title, then "January 13,
+ * 2020 | categories: ... | View comments", then the text): each run of text and inline elements
+ * between blocks that is short, has a date in it and is not a sentence goes.
+ */
+function removeDateRuns(element: Element, measures: PageMeasures) {
+  let run: AnyNode[] = [];
+  const flush = () => {
+    const text = run.map((node) => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : '')).join('').replace(/\s+/g, ' ').trim();
+    if (text.length > 0 && text.length < LABEL_MAX_TEXT && DATE_LIKE.test(text) && !SENTENCE_END.test(text)) for (const node of run) removeElement(node);
+    run = [];
+  };
+  for (const child of [...element.children]) {
+    if (isTag(child) && (BLOCK.has(child.name) || MEDIA.has(child.name))) {
+      flush();
+      // What follows the prose is not before it.
+      if (measures.prose(child) > 0) return;
+    } else run.push(child);
+  }
+  flush();
+}
+
 const CAPTIONS = new Set(['figcaption']);
+const plain = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+/** A caption goes, and with it the alt text of its figure's pictures where that repeats it. */
+function removeCaption(caption: Element) {
+  let figure = parentElement(caption);
+  while (figure && figure.name !== 'figure') figure = parentElement(figure);
+  if (figure) {
+    const said = plain(textOf(caption));
+    const clear = (node: Element) => {
+      if (node.name === 'img' && node.attribs.alt) {
+        const alt = plain(node.attribs.alt);
+        if (alt.length > 0 && said.length > 0 && (said.includes(alt) || alt.includes(said))) node.attribs.alt = '';
+      }
+      for (const child of node.children) if (isTag(child)) clear(child);
+    };
+    clear(figure);
+  }
+  removeElement(caption);
+}
+const isCaption = (element: Element) => element.name === 'figcaption' || hasAncestor(element, CAPTIONS);
 /** A date or a time written in figures (31.05.2012, 2012-05-31, 15:40) or a year (1800-2099); not "2.0". */
 const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
 
@@ -908,21 +962,6 @@ function keptSiblings(content: Element, root: Element, measures: PageMeasures, c
   return kept;
 }
 
-/** The text of a block's own line: not that of the blocks inside it. */
-function ownText(element: Element): string {
-  let text = '';
-  for (const child of element.children) {
-    if (child.type === 'text') text += (child as Text).data;
-    else if (isTag(child) && !BLOCK.has(child.name)) text += textOf(child);
-  }
-  return text;
-}
-
-/** Removes a block's own line (its text and inline elements), keeping the blocks inside it. */
-function removeOwnText(element: Element) {
-  for (const child of [...element.children]) if (child.type === 'text' || (isTag(child) && !BLOCK.has(child.name) && !holdsMedia(child) && !MEDIA.has(child.name))) removeElement(child);
-}
-
 function textOf(element: Element): string {
   let text = '';
   for (const child of element.children) {
@@ -930,6 +969,38 @@ function textOf(element: Element): string {
     else if (isTag(child)) text += textOf(child);
   }
   return text;
+}
+
+const CARD_TAGS = new Set(['div', 'section', 'article']);
+/** Class words of a link drawn as a button: a call to act ("Subscribe now", "Print the recipe"). */
+const BUTTON_STEMS = stems('button* btn*');
+/** Text (characters) under which a box with a button link is a promotion, not a section. */
+const PROMO_MAX_TEXT = 400;
+
+/** A link drawn as a button with words of its own (not a share icon) somewhere under `element`. */
+function holdsButtonLink(element: Element, measures: PageMeasures): boolean {
+  for (const child of element.children) {
+    if (!isTag(child)) continue;
+    if (child.name === 'a' && measures.textLength(child) > 0) {
+      const words = measures.words(child);
+      if (matches(words, BUTTON_STEMS) && !matches(words, CLUTTER_STEMS)) return true;
+    }
+    if (holdsButtonLink(child, measures)) return true;
+  }
+  return false;
+}
+
+/**
+ * A small box around a button link that says something in a paragraph: an appeal, an offer, a
+ * print or subscribe box. A price and "Add to cart" say nothing of the kind: they stay. The
+ * measures come first, so only such boxes are walked for their links.
+ */
+function isPromo(element: Element, measures: PageMeasures): boolean {
+  return CARD_TAGS.has(element.name) && measures.textLength(element) < PROMO_MAX_TEXT && measures.prose(element) > 0 && holdsButtonLink(element, measures);
+}
+/** One teaser card: a box with a heading linking elsewhere and a line or two under it. */
+function isCard(element: Element, measures: PageMeasures): boolean {
+  return CARD_TAGS.has(element.name) && measures.of(element).linkHeadings === 1 && measures.textLength(element) < FEED_TEXT_PER_CARD;
 }
 
 /** Teaser cards: several headings linking elsewhere, each with little text of its own. */
@@ -956,6 +1027,8 @@ interface Sweep {
   pageText: number;
   /** The article's own asides (credits, bylines, "Read also" links), removed last. */
   asides: Element[];
+  /** Whether a paragraph of prose has been passed: a card before it may be the article's own title. */
+  proseSeen?: boolean;
 }
 
 function sweep(element: Element, context: Sweep, removed: Element[]) {
@@ -988,10 +1061,13 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
       }
       continue;
     }
-    if (core !== undefined && isInlineBoilerplate(child, measures)) {
+    // A teaser card among or after the paragraphs points to another story; before them, the same
+    // markup can be the article's own linked title. A small box with a button link is a promotion.
+    if (core !== undefined && (isInlineBoilerplate(child, measures) || (context.proseSeen && isCard(child, measures)) || isPromo(child, measures))) {
       context.asides.push(child);
       continue;
     }
+    if (!context.proseSeen && measures.inline(child) && isProse(child, measures)) context.proseSeen = true;
     sweep(child, context, removed);
   }
 }
