@@ -1,6 +1,7 @@
 /**
  * Which block of a page is its article, when another block holds more text: a consent dialog
- * listing every tracker of the site, around an article whose class says it was promoted.
+ * listing every tracker of the site, around an article whose class says it was promoted; a
+ * notice with a close button.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -60,6 +61,23 @@ describe('the main block', () => {
     // Titled after the longer one, or after neither: the longer story, as before.
     assert.match(pageMarkdown(html('Prosecutors under pressure from parties')), /Prosecutors paragraph 8/);
     assert.match(pageMarkdown(html('Something else entirely, not on the page')), /Prosecutors paragraph 8/);
+  });
+
+  it('is not a notice with a close button of its own, though its one paragraph scores more', () => {
+    const notice = '<p>Delivery by courier, within two to three days, insured, tracked, signed for, in boxes of six, twelve, or eighteen bottles, to the door, the office, a neighbour, or a parcel shop, free from 60 euros, otherwise 5.90 euros, to any address in the country.</p>';
+    const text = pageMarkdown(`<html><body><div id="delivery-info"><div class="close">Close [X]</div>${notice}</div>
+      <div class="col"><h1>Rioja</h1><div class="text">${prose('Rioja', 2)}</div></div></body></html>`);
+    assert.match(text, /Rioja paragraph 1/);
+    assert.doesNotMatch(text, /Delivery by courier/);
+  });
+
+  it('keeps the article around a notice whose close button is the notice\'s, not the article\'s', () => {
+    const text = pageMarkdown(`<html><body><main><div class="story"><h1>Rioja</h1>
+      <div class="notice"><button class="btn-close">Close</button><p>We use cookies to count visits, and nothing else, on this site.</p></div>
+      ${prose('Rioja', 3)}</div></main></body></html>`);
+    assert.match(text, /^# Rioja/);
+    assert.match(text, /Rioja paragraph 2/);
+    assert.doesNotMatch(text, /We use cookies/);
   });
 
   it('a column beside the titled header is the article, not a story of its own', () => {

@@ -6,7 +6,8 @@
  *    are navigation and do not count.
  * 2. Scores: each paragraph gives points (length, commas) to its container and, less and less,
  *    to the containers above; a container's score is cut by its link density and by class or
- *    id words of page chrome, comments and clutter (its own or an ancestor's).
+ *    id words of page chrome, comments and clutter, or a close button of a popup (its own or
+ *    an ancestor's).
  * 3. The best container is the core. It widens to an ancestor that holds half again as much
  *    prose (an article split over sections) or that adds little besides (its heading, byline,
  *    a second short block), up to an article or main, and siblings that are prose or the
@@ -307,6 +308,9 @@ class PageMeasures {
       else if (matches(words, CHROME_STEMS)) flag = 'chrome';
       else if (matches(words, CLUTTER_STEMS)) flag = 'clutter';
     }
+    // A block with a close button of its own lies over the page: a popup, a notice, a dialog
+    // named for nothing else.
+    if (!flag && element.name !== 'body' && element.children.some((child) => isTag(child) && (child.attribs.class ?? '').includes('lose') && this.words(child).includes('close'))) flag = 'clutter';
     this.flags.set(element, flag);
     return flag;
   }
