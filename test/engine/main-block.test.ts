@@ -1,7 +1,7 @@
 /**
  * Which block of a page is its article, when another block holds more text: a consent dialog
  * listing every tracker of the site, around an article whose class says it was promoted; a
- * notice with a close button.
+ * notice with a close button; and which blocks around it are its parts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -78,6 +78,23 @@ describe('the main block', () => {
     assert.match(text, /^# Rioja/);
     assert.match(text, /Rioja paragraph 2/);
     assert.doesNotMatch(text, /We use cookies/);
+  });
+
+  it('takes in the parts of a recipe that are not prose, in a block without links around its steps', () => {
+    const ingredients = ['250 g flour', '125 g butter', '100 g sugar', '2 eggs', '1 pinch of salt', '1 lemon, grated', '200 g cream cheese', '3 tbsp milk', '1 tsp baking powder', '50 g almonds', '1 vanilla pod', '2 tbsp jam', 'icing sugar'];
+    const page = (extra: string) => pageMarkdown(`<html><body><nav><a href="/">Recipes</a> <a href="/cakes">Cakes</a></nav>
+      <div class="recipe"><div class="steps"><h2>Preparation</h2>${prose('Step', 4)}</div>
+      <div class="ingredients"><h3>Ingredients</h3><ul>${ingredients.map((line) => `<li>${line}</li>`).join('')}</ul></div>${extra}</div>
+      <footer><p>Site footer, with enough words, commas, and detail to read as prose, but chrome.</p></footer></body></html>`);
+    const text = page('');
+    assert.match(text, /Step paragraph 3/);
+    assert.match(text, /200 g cream cheese/);
+    assert.doesNotMatch(text, /Site footer/);
+    // A block adding more than as much again is not the article's part: the steps stay alone.
+    const archive = Array.from({ length: 60 }, (_, i) => `<div>Shopping list ${i}</div>`).join('');
+    const alone = page(`<div class="archive">${archive}</div>`);
+    assert.match(alone, /Step paragraph 3/);
+    assert.doesNotMatch(alone, /Shopping list 7/);
   });
 
   it('a column beside the titled header is the article, not a story of its own', () => {

@@ -10,8 +10,9 @@
  *    an ancestor's).
  * 3. The best container is the core. It widens to an ancestor that holds half again as much
  *    prose (an article split over sections) or that adds little besides (its heading, byline,
- *    a second short block), up to an article or main, and siblings that are prose or the
- *    heading just before it come along.
+ *    a second short block; without links or prose, up to as much again: ingredients, a data
+ *    table), up to an article or main, and siblings that are prose or the heading just before
+ *    it come along.
  * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds and link lists go, but
  *    never the core or a block that holds it: a wrapper named like a share bar can still be
  *    the article. So do the article's own asides, told by markup: "Read also" links, credits,
@@ -133,6 +134,10 @@ const FLAGGED_FACTOR = 0.35;
 const CONTENT_FACTOR = 1.25;
 /** Wrappers adding no prose that widening looks past for the block holding an article's other parts. */
 const PASS_THROUGH = 3;
+/** Widening takes a parent adding what is not prose when under this share of its text is links... */
+const PARTS_LINKS = 0.05;
+/** ...and its prose is at most this share more than the content's. */
+const PARTS_PROSE = 0.1;
 /** Levels above the content searched for units repeated beside the one holding it. */
 const REPEAT_LEVELS = 8;
 /** Ancestors that receive a paragraph's points, nearest first, and the divisor of each. */
@@ -453,7 +458,10 @@ export function findMainContent(root: Element, title = ''): MainContent {
     const spread = parentProse >= 1.5 * contentProse;
     // An <article> or <main> is the whole composition: past it, only more prose widens.
     const whole = SEMANTIC_TAGS.has(content.name) || content.attribs.role === 'main';
-    const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) ? 1 : 0.3) * measures.textLength(content);
+    // A parent nearly without links that adds no prose adds the article's other parts (a
+    // recipe's ingredients, a product's data, a caption): up to as much again, like an <article>.
+    const addsParts = measures.linkDensity(parent) < PARTS_LINKS && parentProse - contentProse <= PARTS_PROSE * contentProse;
+    const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) || addsParts ? 1 : 0.3) * measures.textLength(content);
     if (spread || addsLittle) {
       content = parent;
       contentProse = Math.max(contentProse, parentProse);
