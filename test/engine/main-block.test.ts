@@ -1,7 +1,8 @@
 /**
  * Which block of a page is its article, when another block holds more text: a consent dialog
  * listing every tracker of the site, around an article whose class says it was promoted; a
- * notice with a close button; and which blocks around it are its parts.
+ * notice with a close button, a shorter block beside an article that holds related links; and
+ * which blocks around it are its parts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -95,6 +96,17 @@ describe('the main block', () => {
     const alone = page(`<div class="archive">${archive}</div>`);
     assert.match(alone, /Step paragraph 3/);
     assert.doesNotMatch(alone, /Shopping list 7/);
+  });
+
+  it('is the article holding a box of related links, not a shorter block beside it', () => {
+    const related = Array.from({ length: 15 }, (_, i) => `<li><a href="/r/${i}">A related story about something else entirely</a></li>`).join('');
+    const text = pageMarkdown(`<html><body>
+      <div class="story"><h1>Bakery reopens</h1>${prose('Bakery', 3)}<div class="related-posts"><ul>${related}</ul></div></div>
+      <div class="box"><p>Our shop, open daily, sells cakes, bread, coffee, tea, and gifts, in the old town.</p><p>Opening hours are on the door, next to the bell.</p></div></body></html>`);
+    assert.match(text, /^# Bakery reopens/);
+    assert.match(text, /Bakery paragraph 2/);
+    // The related links themselves still go.
+    assert.doesNotMatch(text, /A related story/);
   });
 
   it('a column beside the titled header is the article, not a story of its own', () => {
