@@ -1,6 +1,8 @@
 /**
  * Which block of a page is its article, when another block holds more text: a consent dialog
- * listing every tracker of the site, around an article whose class says it was promoted.
+ * listing every tracker of the site, around an article whose class says it was promoted; a
+ * notice with a close button, a shorter block beside an article that holds related links; and
+ * which blocks around it are its parts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -60,6 +62,51 @@ describe('the main block', () => {
     // Titled after the longer one, or after neither: the longer story, as before.
     assert.match(pageMarkdown(html('Prosecutors under pressure from parties')), /Prosecutors paragraph 8/);
     assert.match(pageMarkdown(html('Something else entirely, not on the page')), /Prosecutors paragraph 8/);
+  });
+
+  it('is not a notice with a close button of its own, though its one paragraph scores more', () => {
+    const notice = '<p>Delivery by courier, within two to three days, insured, tracked, signed for, in boxes of six, twelve, or eighteen bottles, to the door, the office, a neighbour, or a parcel shop, free from 60 euros, otherwise 5.90 euros, to any address in the country.</p>';
+    const text = pageMarkdown(`<html><body><div id="delivery-info"><div class="close">Close [X]</div>${notice}</div>
+      <div class="col"><h1>Rioja</h1><div class="text">${prose('Rioja', 2)}</div></div></body></html>`);
+    assert.match(text, /Rioja paragraph 1/);
+    assert.doesNotMatch(text, /Delivery by courier/);
+  });
+
+  it('keeps the article around a notice whose close button is the notice\'s, not the article\'s', () => {
+    const text = pageMarkdown(`<html><body><main><div class="story"><h1>Rioja</h1>
+      <div class="notice"><button class="btn-close">Close</button><p>We use cookies to count visits, and nothing else, on this site.</p></div>
+      ${prose('Rioja', 3)}</div></main></body></html>`);
+    assert.match(text, /^# Rioja/);
+    assert.match(text, /Rioja paragraph 2/);
+    assert.doesNotMatch(text, /We use cookies/);
+  });
+
+  it('takes in the parts of a recipe that are not prose, in a block without links around its steps', () => {
+    const ingredients = ['250 g flour', '125 g butter', '100 g sugar', '2 eggs', '1 pinch of salt', '1 lemon, grated', '200 g cream cheese', '3 tbsp milk', '1 tsp baking powder', '50 g almonds', '1 vanilla pod', '2 tbsp jam', 'icing sugar'];
+    const page = (extra: string) => pageMarkdown(`<html><body><nav><a href="/">Recipes</a> <a href="/cakes">Cakes</a></nav>
+      <div class="recipe"><div class="steps"><h2>Preparation</h2>${prose('Step', 4)}</div>
+      <div class="ingredients"><h3>Ingredients</h3><ul>${ingredients.map((line) => `<li>${line}</li>`).join('')}</ul></div>${extra}</div>
+      <footer><p>Site footer, with enough words, commas, and detail to read as prose, but chrome.</p></footer></body></html>`);
+    const text = page('');
+    assert.match(text, /Step paragraph 3/);
+    assert.match(text, /200 g cream cheese/);
+    assert.doesNotMatch(text, /Site footer/);
+    // A block adding more than as much again is not the article's part: the steps stay alone.
+    const archive = Array.from({ length: 60 }, (_, i) => `<div>Shopping list ${i}</div>`).join('');
+    const alone = page(`<div class="archive">${archive}</div>`);
+    assert.match(alone, /Step paragraph 3/);
+    assert.doesNotMatch(alone, /Shopping list 7/);
+  });
+
+  it('is the article holding a box of related links, not a shorter block beside it', () => {
+    const related = Array.from({ length: 15 }, (_, i) => `<li><a href="/r/${i}">A related story about something else entirely</a></li>`).join('');
+    const text = pageMarkdown(`<html><body>
+      <div class="story"><h1>Bakery reopens</h1>${prose('Bakery', 3)}<div class="related-posts"><ul>${related}</ul></div></div>
+      <div class="box"><p>Our shop, open daily, sells cakes, bread, coffee, tea, and gifts, in the old town.</p><p>Opening hours are on the door, next to the bell.</p></div></body></html>`);
+    assert.match(text, /^# Bakery reopens/);
+    assert.match(text, /Bakery paragraph 2/);
+    // The related links themselves still go.
+    assert.doesNotMatch(text, /A related story/);
   });
 
   it('a column beside the titled header is the article, not a story of its own', () => {

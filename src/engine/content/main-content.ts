@@ -5,12 +5,14 @@
  *    enough: <p>, but also list items, cells, and divs used as paragraphs. Link-heavy ones
  *    are navigation and do not count.
  * 2. Scores: each paragraph gives points (length, commas) to its container and, less and less,
- *    to the containers above; a container's score is cut by its link density and by class or
- *    id words of page chrome, comments and clutter (its own or an ancestor's).
+ *    to the containers above; a container's score is cut by its link density (links in its
+ *    flagged blocks aside) and by class or id words of page chrome, comments and clutter, or a
+ *    close button of a popup (its own or an ancestor's).
  * 3. The best container is the core. It widens to an ancestor that holds half again as much
  *    prose (an article split over sections) or that adds little besides (its heading, byline,
- *    a second short block), up to an article or main, and siblings that are prose or the
- *    heading just before it come along.
+ *    a second short block; without links or prose, up to as much again: ingredients, a data
+ *    table), up to an article or main, and siblings that are prose or the heading just before
+ *    it come along.
  * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds (and, after the first
  *    paragraph, a lone teaser card), small boxes around a button link and link lists go, but
  *    never the core or a block that holds it: a wrapper named like a share bar can still be the
@@ -130,6 +132,11 @@ const SEMANTIC_TAGS = new Set(['article', 'main']);
 const MIN_TEXT = 25;
 /** A paragraph whose text is more than this share of links is navigation. */
 const PARAGRAPH_LINKS = 0.5;
+/**
+ * Link text (characters) from which a block's flag is looked up to leave its links out of the
+ * density of the blocks around it: less hardly moves it, and most elements need no look-up.
+ */
+const LINK_BOX = 100;
 /** A container whose text is more than this share of links is a link list. */
 const LIST_LINKS = 0.5;
 /** The least score of a core: one paragraph of prose (100 characters or more) is an article. */
@@ -140,6 +147,10 @@ const FLAGGED_FACTOR = 0.35;
 const CONTENT_FACTOR = 1.25;
 /** Wrappers adding no prose that widening looks past for the block holding an article's other parts. */
 const PASS_THROUGH = 3;
+/** Widening takes a parent adding what is not prose when under this share of its text is links... */
+const PARTS_LINKS = 0.05;
+/** ...and its prose is at most this share more than the content's. */
+const PARTS_PROSE = 0.1;
 /** Levels above the content searched for units repeated beside the one holding it. */
 const REPEAT_LEVELS = 8;
 /** Ancestors that receive a paragraph's points, nearest first, and the divisor of each. */
@@ -195,13 +206,15 @@ interface Stats {
   links: number;
   /** Characters of good paragraphs inside, flagged blocks below counting for nothing. */
   prose: number;
+  /** Link text outside flagged blocks below. */
+  unflaggedLinks: number;
   /** Headings inside that are links to other pages: the mark of teaser cards. */
   linkHeadings: number;
   /** A block's own inline text; undefined for inline elements. */
   inline: InlineText | undefined;
 }
 
-const NO_STATS: Stats = { text: 0, links: 0, prose: 0, linkHeadings: 0, inline: undefined };
+const NO_STATS: Stats = { text: 0, links: 0, unflaggedLinks: 0, prose: 0, linkHeadings: 0, inline: undefined };
 
 class PageMeasures {
   private readonly stats = new Map<Element, Stats>();
@@ -218,7 +231,7 @@ class PageMeasures {
     const ownBlock = isRoot || BLOCK.has(element.name);
     const block = ownBlock && !isRoot ? { length: 0, linkLength: 0, commas: 0 } : enclosing;
     const linked = inLink || element.name === 'a';
-    const stats: Stats = { text: 0, links: 0, prose: 0, linkHeadings: 0, inline: ownBlock ? block : undefined };
+    const stats: Stats = { text: 0, links: 0, unflaggedLinks: 0, prose: 0, linkHeadings: 0, inline: ownBlock ? block : undefined };
     const children = element.children;
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
@@ -231,12 +244,14 @@ class PageMeasures {
         block.commas += scannedCommas;
         if (linked) {
           stats.links += length;
+          stats.unflaggedLinks += length;
           block.linkLength += length;
         }
       } else if (type === 'tag' || type === 'script' || type === 'style') {
         const inside = this.measure(child as Element, block, linked);
         stats.text += inside.text;
         stats.links += inside.links;
+        if (inside.unflaggedLinks > 0 && !(inside.unflaggedLinks >= LINK_BOX && mayBeFlagged(child as Element) && this.flag(child as Element))) stats.unflaggedLinks += inside.unflaggedLinks;
         if (inside.prose > 0 && !this.flag(child as Element)) stats.prose += inside.prose;
         stats.linkHeadings += inside.linkHeadings;
       }
@@ -285,6 +300,15 @@ class PageMeasures {
     return this.of(element).links;
   }
 
+  /**
+   * The share of an element's text in links outside its flagged blocks: a share bar's or a
+   * related box's links do not make the article around them a list of links.
+   */
+  unflaggedLinkDensity(element: Element): number {
+    const { text, unflaggedLinks } = this.of(element);
+    return text === 0 ? 0 : Math.min(1, unflaggedLinks / text);
+  }
+
   linkDensity(element: Element): number {
     const total = this.textLength(element);
     return total === 0 ? 0 : Math.min(1, this.linkTextLength(element) / total);
@@ -315,9 +339,21 @@ class PageMeasures {
       else if (matches(words, CHROME_STEMS)) flag = 'chrome';
       else if (matches(words, CLUTTER_STEMS)) flag = 'clutter';
     }
+    // A block with a close button of its own lies over the page: a popup, a notice, a dialog
+    // named for nothing else.
+    if (!flag && element.name !== 'body' && element.children.some((child) => isTag(child) && (child.attribs.class ?? '').includes('lose') && this.words(child).includes('close'))) flag = 'clutter';
     this.flags.set(element, flag);
     return flag;
   }
+}
+
+/**
+ * Whether a flag is worth looking up: a block with a name, a role or a tag of chrome. Most of a
+ * page's elements (links, spans, list items without a class) are not.
+ */
+function mayBeFlagged(element: Element): boolean {
+  const { attribs } = element;
+  return BLOCK.has(element.name) && (attribs.class !== undefined || attribs.id !== undefined || attribs.role !== undefined || CHROME_TAGS.has(element.name) || element.name === 'form');
 }
 
 function findLink(element: Element): Element | undefined {
@@ -417,7 +453,7 @@ export function findMainContent(root: Element, title = ''): MainContent {
   const scores = new Map<Element, number>();
   for (const [element, points] of raw) {
     if (element === root) continue;
-    let score = points * (1 - measures.linkDensity(element));
+    let score = points * (1 - measures.unflaggedLinkDensity(element));
     if (underFlag(element)) score *= FLAGGED_FACTOR;
     else if (matches(measures.words(element), CONTENT_STEMS) || SEMANTIC_TAGS.has(element.name) || element.attribs.itemprop === 'articleBody') score *= CONTENT_FACTOR;
     scores.set(element, score);
@@ -457,7 +493,10 @@ export function findMainContent(root: Element, title = ''): MainContent {
     const spread = parentProse >= 1.5 * contentProse;
     // An <article> or <main> is the whole composition: past it, only more prose widens.
     const whole = SEMANTIC_TAGS.has(content.name) || content.attribs.role === 'main';
-    const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) ? 1 : 0.3) * measures.textLength(content);
+    // A parent nearly without links that adds no prose adds the article's other parts (a
+    // recipe's ingredients, a product's data, a caption): up to as much again, like an <article>.
+    const addsParts = measures.linkDensity(parent) < PARTS_LINKS && parentProse - contentProse <= PARTS_PROSE * contentProse;
+    const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) || addsParts ? 1 : 0.3) * measures.textLength(content);
     if (spread || addsLittle) {
       content = parent;
       contentProse = Math.max(contentProse, parentProse);
