@@ -341,9 +341,9 @@ describe('headings without text of their own between the paragraphs', () => {
         <figure><img src="/map.jpg" alt="A map"><figcaption>Figure 2: the harbour in 1900 (left)</figcaption></figure>
         <p><img src="/pier.jpg" alt="The pier in winter. (Photo: Kim Ode)"></p>
         ${prose('Harbour', 2)}<p>The mayor at the opening (Photo: City Hall)</p>
-        <p>(Season: Spring and Summer)</p>${prose('Ferry', 2)}`),
+        <p>(Season: Spring and Summer)</p>${prose('Ferry', 2)}<p>(Credit: Lou Park / Harbour Times)</p>${prose('Pier', 2)}`),
     );
-    for (const gone of ['Jane Doe', 'Agency Name', 'Sam Lee/Harbour Press', 'Ann Berg', 'City Hall', 'Kim Ode']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const gone of ['Jane Doe', 'Agency Name', 'Sam Lee/Harbour Press', 'Ann Berg', 'City Hall', 'Kim Ode', 'Lou Park']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
     for (const kept of [
       'The quay at dawn, before the first ferry.',
       'Cranes over the harbour.',
@@ -354,6 +354,7 @@ describe('headings without text of their own between the paragraphs', () => {
       '![The gate]',
       '![The pier in winter.]',
       'Ferry paragraph 1',
+      'Pier paragraph 1',
     ]) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });

@@ -833,8 +833,9 @@ function stripCredit(element: Element, pattern: RegExp, removeWhole: boolean) {
   const match = pattern.exec(whole.trimEnd());
   if (!match) return;
   if (!VISIBLE.test(whole.slice(0, match.index))) {
-    // A line that is only "(Label: value)" may be the article's own ("(Season: Spring)").
-    if (!removeWhole) return;
+    // A line that is only "(Label: value)" may be the article's own ("(Season: Spring)"); with
+    // a name and its agency or outlet after the label ("(Credit: Name / Outlet)") it is a credit.
+    if (!removeWhole && !/:[^/]+\/[^/]+\)$/.test(match[0])) return;
     if (!holdsMedia(element)) {
       removeElement(element);
       return;
