@@ -30,6 +30,17 @@ describe('boilerplate inside an article', () => {
     assert.match(text, /Quay paragraph 1/);
   });
 
+  it('keeps a paragraph wrapped in a named anchor, which links nowhere; drops a "read also" link beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Harbour questions</h1>${prose('Harbour', 2)}
+        <p><a name="sundays">One of the questions readers ask most: is the harbour open on Sundays?</a></p>
+        <p>Read also: <a href="/other-story">Ferry fares rise again for the third year in a row</a></p>
+        ${prose('Quay', 2)}`),
+    );
+    assert.match(text, /is the harbour open on Sundays\?/);
+    assert.doesNotMatch(text, /Ferry fares rise again/);
+  });
+
   it('drops the photo credit, keeps the caption and the picture', () => {
     const text = pageMarkdown(
       page(`<h1>Neon</h1><figure><img src="/neon.jpg" alt="A neon sign"><figcaption>The sign above the cabaret at night

@@ -217,7 +217,9 @@ class PageMeasures {
   private measure(element: Element, enclosing: InlineText, inLink: boolean, isRoot = false): Stats {
     const ownBlock = isRoot || BLOCK.has(element.name);
     const block = ownBlock && !isRoot ? { length: 0, linkLength: 0, commas: 0 } : enclosing;
-    const linked = inLink || element.name === 'a';
+    // A named anchor without href (<a name="part-2">) is a place to jump to, not a link; an <a>
+    // without either may still be a link a script follows.
+    const linked = inLink || (element.name === 'a' && (element.attribs.href !== undefined || element.attribs.name === undefined));
     const stats: Stats = { text: 0, links: 0, prose: 0, linkHeadings: 0, inline: ownBlock ? block : undefined };
     const children = element.children;
     for (let i = 0; i < children.length; i++) {
