@@ -41,6 +41,19 @@ describe('boilerplate inside an article', () => {
     assert.doesNotMatch(text, /Ferry fares rise again/);
   });
 
+  it('keeps a paragraph that is only an e-mail address or a phone number to write to; drops a "read also" link beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Strike committee</h1>${prose('Strike', 2)}
+        <p><a href="mailto:committee@example.org">committee@example.org</a></p>
+        <p><a href="tel:+15550100">+1 555 0100</a></p>
+        <p>Read also: <a href="/other-story">Ferry fares rise again for the third year in a row</a></p>
+        ${prose('Meeting', 2)}`),
+    );
+    assert.match(text, /committee@example\.org/);
+    assert.match(text, /\+1 555 0100/);
+    assert.doesNotMatch(text, /Ferry fares rise again/);
+  });
+
   it('drops the photo credit, keeps the caption and the picture', () => {
     const text = pageMarkdown(
       page(`<h1>Neon</h1><figure><img src="/neon.jpg" alt="A neon sign"><figcaption>The sign above the cabaret at night

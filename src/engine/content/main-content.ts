@@ -508,7 +508,8 @@ export function findMainContent(root: Element, title = ''): MainContent {
  * sign. The title never goes with it.
  */
 function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean {
-  if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH) return true;
+  // An e-mail address or a phone number to write or call is contact information, not a link elsewhere.
+  if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH && !linksOnlyToContact(element)) return true;
   // A caption is content even when named for its credit; the credit inside it is not, be it
   // a block or a span.
   if (element.name !== 'figcaption' && hasAncestor(element, FIGURE) && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
@@ -517,6 +518,23 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   if (isBoxLine(element, measures)) return true;
   if (text < ABOUT_MAX_TEXT && matches(measures.words(element), ABOUT_STEMS)) return true;
   return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
+}
+
+/** Whether every link under `element` is an e-mail address or a phone number (mailto:, tel:). */
+function linksOnlyToContact(element: Element): boolean {
+  let links = 0;
+  const walk = (node: Element): boolean => {
+    for (const child of node.children) {
+      if (!isTag(child)) continue;
+      if (child.name === 'a' && child.attribs.href !== undefined) {
+        if (!/^\s*(?:mailto|tel):/i.test(child.attribs.href)) return false;
+        links++;
+      }
+      if (!walk(child)) return false;
+    }
+    return true;
+  };
+  return walk(element) && links > 0;
 }
 
 /**
