@@ -223,6 +223,17 @@ describe('lines of a box inside an article', () => {
     for (const kept of ['Ferry paragraph 1', 'Deck paragraph 1', 'The crossing takes forty minutes.', 'Captain:', 'Adults 4 EUR', 'The timetable is']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
+  it('keeps a <div> that is the text of a heading, between the paragraphs too; drops a label beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Pellets from leaves</h1><div class="part"><div class="text">${prose('Leaves', 2)}</div></div>
+        <div class="part"><h2 class="subline"><div>Funding has been applied for</div></h2><div class="text">${prose('Funding', 2)}</div></div>
+        <div class="x1">Show picture</div><div class="part"><div class="text">${prose('Stove', 2)}</div></div>`),
+    );
+    assert.match(text, /## Funding has been applied for/);
+    assert.match(text, /Stove paragraph 1/);
+    assert.doesNotMatch(text, /Show picture/);
+  });
+
   it('keeps the cells of a grid drawn with <div>s', () => {
     const rows = [['Weight', '1.2 kg'], ['Battery', '10 hours'], ['Colour', 'black'], ['Size', '30 x 20 cm']];
     const grid = `<div class="specs">${rows.map(([name, value]) => `<div class="row"><div class="name">${name}</div><div class="value">${value}</div></div>`).join('')}</div>`;

@@ -548,7 +548,8 @@ function isBoxLine(element: Element, measures: PageMeasures): boolean {
   const inline = measures.inline(element);
   if (!inline || inline.length === 0 || inline.length !== measures.textLength(element)) return false;
   if (inline.linkLength > LINK_LINE * inline.length) return true;
-  if (inline.length >= LABEL_MAX_TEXT || isListed(element) || inGrid(element)) return false;
+  // A <div> inside a heading is the heading's own text.
+  if (inline.length >= LABEL_MAX_TEXT || isListed(element) || inGrid(element) || hasAncestor(element, HEADINGS)) return false;
   const text = textOf(element);
   // A line ending with a colon introduces what follows (a speaker, "Ingredients:").
   return !SENTENCE_END.test(text) && !/:\s*$/.test(text);
@@ -734,7 +735,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
       removeCaption(element);
       continue;
     }
-    if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
+    if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
     if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
