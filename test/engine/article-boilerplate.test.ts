@@ -436,6 +436,16 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /download our apps/);
   });
 
+  it('keeps a block whose own line is a label when it holds a list that stays; drops a label alone', () => {
+    const text = pageMarkdown(
+      page(`<h1>Snow White cake</h1>${prose('Cake', 3)}
+        <div class="nutrients">A piece holds about <ul><li>390 kcal</li><li>8 g protein</li></ul></div>
+        <div>Share this recipe</div>`),
+    );
+    for (const kept of ['390 kcal', '8 g protein']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    assert.doesNotMatch(text, /Share this recipe/);
+  });
+
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {
     const text = pageMarkdown(
       page(`<h1>Recipe</h1>${prose('Recipe', 3)}<h2>You will need</h2><ul><li>Flour, 500 g</li><li><a href="/salt">Salt</a></li></ul>

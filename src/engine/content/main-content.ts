@@ -626,6 +626,11 @@ function pointsToSocial(element: Element): boolean {
   return links > 0 && social === links;
 }
 
+/** Whether a block with text is still under `element`. */
+function holdsBlockText(element: Element): boolean {
+  return element.children.some((child) => isTag(child) && (BLOCK.has(child.name) ? VISIBLE.test(textOf(child)) : holdsBlockText(child)));
+}
+
 function holdsMedia(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (MEDIA.has(child.name) || holdsMedia(child)));
 }
@@ -767,6 +772,9 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     // after the article (a comment form, a contact box, a share prompt); one introducing what
     // follows with a colon, or holding a picture, stays.
     if (!drop && element.name !== 'p' && !isListed(element) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
+    // A block whose own line goes may still hold blocks that stay (a label over a list of
+    // values): it stays with them.
+    if (drop && !heading && measures.inline(element)!.length < measures.textLength(element) && holdsBlockText(element)) drop = false;
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
