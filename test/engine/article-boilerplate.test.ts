@@ -446,6 +446,16 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /Share this recipe/);
   });
 
+  it('keeps a heading over prose written loose with <br>s in the last block of prose; drops a heading with nothing under it', () => {
+    const loose = 'The review goes on without paragraphs, line after line, with enough words, commas, and detail to read as prose.';
+    const text = pageMarkdown(
+      page(`<h1>A handbook reviewed</h1><section class="body">${loose}<br><br><h2>Structure and contents</h2><br>${loose}<br><br>${loose}</section>
+        <h3>More on this</h3>`),
+    );
+    assert.match(text, /## Structure and contents/);
+    assert.doesNotMatch(text, /More on this/);
+  });
+
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {
     const text = pageMarkdown(
       page(`<h1>Recipe</h1>${prose('Recipe', 3)}<h2>You will need</h2><ul><li>Flour, 500 g</li><li><a href="/salt">Salt</a></li></ul>

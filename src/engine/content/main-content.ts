@@ -626,6 +626,23 @@ function pointsToSocial(element: Element): boolean {
   return links > 0 && social === links;
 }
 
+/**
+ * Whether text written loose, not in a block, follows `element` in its parent: prose set with
+ * <br>s, at least a paragraph's worth of it besides links.
+ */
+function headsLooseText(element: Element): boolean {
+  let said = '';
+  for (let next = element.next; next && said.length < MIN_TEXT; next = next.next) {
+    if (next.type === 'text') said += (next as Text).data;
+    else if (isTag(next)) {
+      if (BLOCK.has(next.name)) break;
+      if (next.name !== 'a') said += textOf(next);
+    }
+    said = said.replace(SPACE_RUNS, ' ').trimStart();
+  }
+  return said.length >= MIN_TEXT;
+}
+
 /** Whether a block with text is still under `element`. */
 function holdsBlockText(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (BLOCK.has(child.name) ? VISIBLE.test(textOf(child)) : holdsBlockText(child)));
@@ -757,7 +774,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   for (let index = tail.length - 1; index >= 0; index--) {
     const element = tail[index]!;
     const heading = HEADINGS.has(element.name);
-    let drop = heading && !textAfter;
+    let drop = heading && !textAfter && !headsLooseText(element);
     if (!heading && !isListed(element)) {
       const inline = measures.inline(element)!;
       const text = textOf(element);
