@@ -414,6 +414,17 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /straight to your phone/);
   });
 
+  it('keeps a closing paragraph after a quotation that ends the prose, drops a paragraph boxed apart', () => {
+    const text = pageMarkdown(
+      page(`<h1>Radio tip</h1><div class="body">${prose('Radio', 2)}<blockquote>${prose('Quoted', 2)}</blockquote>
+        <p>Here is a <a href="/podcast.mp3">link</a> to the podcast, which lasts only twenty minutes.</p></div>
+        <div class="box"><div class="inner"><p>Get the latest news straight to your phone with our app.</p></div></div>`),
+    );
+    assert.match(text, /Quoted paragraph 1/);
+    assert.match(text, /which lasts only twenty minutes\./);
+    assert.doesNotMatch(text, /straight to your phone/);
+  });
+
   it('drops the headings and lines of a box outside the core after the article, keeps its lists, introductions and pictures', () => {
     const text = pageMarkdown(
       page(`<h1>Canal</h1><div class="body">${prose('Canal', 4)}</div>

@@ -765,6 +765,9 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (!SENTENCE_END.test(text) && !/:\s*$/.test(text) && !/^\d+[.)]\s/.test(text)) removeElement(element);
   }
   const lastProse = blocks[last]!;
+  // The block holding the last prose; a quotation ending the article is inside it, not a box.
+  let proseBox = lastProse.parent;
+  while (proseBox && isTag(proseBox) && proseBox.name === 'blockquote') proseBox = proseBox.parent;
   const tail = blocks.slice(last + 1).filter((element) => {
     for (let node: AnyNode | null = lastProse.parent; node; node = node.parent) if (node === element) return false;
     return true;
@@ -782,7 +785,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
       // A paragraph outside the block that holds the last prose is a box of its own
       // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line;
       // so is one whose every link leads to a social network or an app store.
-      const boxed = element.name === 'p' && element.parent !== lastProse.parent;
+      const boxed = element.name === 'p' && element.parent !== proseBox;
       drop = inline.linkLength > 0.3 * inline.length || label || boxed || pointsToSocial(element);
     }
     // Outside the core, a heading or a line that is not a paragraph belongs to a box added
