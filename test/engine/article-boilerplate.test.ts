@@ -425,6 +425,18 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /straight to your phone/);
   });
 
+  it('keeps a closing sentence wrapped like each paragraph before it, drops a paragraph boxed apart', () => {
+    const wrap = (html: string) => `<div class="body-section"><div class="component body-text">${html}</div></div>`;
+    const text = pageMarkdown(
+      page(`<h1>Plumber jailed</h1>${wrap(prose('Court', 1))}${wrap(prose('Boiler', 1))}${wrap(prose('Fumes', 1))}
+        ${wrap('<p>His family sobbed in court as he was led away to begin his sentence.</p>')}
+        <div class="box"><div class="inner"><p>Get the latest news straight to your phone with our app.</p></div></div>`),
+    );
+    assert.match(text, /Fumes paragraph 0/);
+    assert.match(text, /led away to begin his sentence\./);
+    assert.doesNotMatch(text, /straight to your phone/);
+  });
+
   it('drops the headings and lines of a box outside the core after the article, keeps its lists, introductions and pictures', () => {
     const text = pageMarkdown(
       page(`<h1>Canal</h1><div class="body">${prose('Canal', 4)}</div>

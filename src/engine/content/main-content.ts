@@ -783,9 +783,10 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
       const text = textOf(element);
       const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
       // A paragraph outside the block that holds the last prose is a box of its own
-      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line;
-      // so is one whose every link leads to a social network or an app store.
-      const boxed = element.name === 'p' && element.parent !== proseBox;
+      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line,
+      // unless it is a sentence in a component like the prose's (one per paragraph); so is one
+      // whose every link leads to a social network or an app store.
+      const boxed = element.name === 'p' && element.parent !== proseBox && !(SENTENCE_END.test(text) && sameBox(element, proseBox));
       drop = inline.linkLength > 0.3 * inline.length || label || boxed || pointsToSocial(element);
     }
     // Outside the core, a heading or a line that is not a paragraph belongs to a box added
@@ -978,6 +979,17 @@ function titleHeading(root: Element, documentTitle: string): Element | undefined
 
 function hasH1(element: Element): boolean {
   return elementChildren(element).some((child) => child.name === 'h1' || hasH1(child));
+}
+
+/**
+ * Whether a paragraph sits in a named wrapper of the same kind as `box`, under a parent of the
+ * same kind too: an article that wraps each paragraph in a component of its own.
+ */
+function sameBox(paragraph: Element, box: AnyNode | null): boolean {
+  const parent = parentElement(paragraph);
+  const above = parent && parentElement(parent);
+  const boxAbove = box && isTag(box) ? parentElement(box) : undefined;
+  return !!above && !!boxAbove && !!parent.attribs.class && sameKind(parent, box as Element) && sameKind(above, boxAbove);
 }
 
 /** Elements of one kind: the same tag and the same class names. */
