@@ -119,6 +119,22 @@ describe('boilerplate inside an article', () => {
   });
 });
 
+describe('tables of links', () => {
+  it('keeps a table with header cells whose cells are links, drops a table of links without them', () => {
+    const text = pageMarkdown(
+      page(`<h1>Install</h1>${prose('Install', 2)}
+        <table><thead><tr><th>Platform</th><th>x86_64</th><th>arm64</th></tr></thead><tbody>
+        <tr><td><a href="/desktop/mac">Desktop for Mac</a></td><td><a href="/desktop/mac">yes</a></td><td><a href="/desktop/mac">yes</a></td></tr>
+        <tr><td><a href="/desktop/windows">Desktop for Windows</a></td><td><a href="/desktop/windows">yes</a></td><td></td></tr></tbody></table>
+        ${prose('Server', 2)}
+        <table><tr><td><a href="/timetables">Timetables</a></td><td><a href="/fares">Fares and tickets</a></td></tr></table>
+        ${prose('Support', 2)}`),
+    );
+    for (const kept of ['Desktop for Mac', 'Desktop for Windows', 'Support paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    assert.doesNotMatch(text, /Fares and tickets/);
+  });
+});
+
 describe('a list of related stories with their excerpts', () => {
   it('drops it even when its excerpts hold as much prose as the article', () => {
     const excerpt = (n: number) => `<li><a href="/story-${n}">Other story ${n}</a><small>An excerpt of another story, long enough to read as prose, with commas, names, and places in it, number ${n}.</small></li>`;

@@ -643,6 +643,13 @@ function headsLooseText(element: Element): boolean {
   return said.length >= MIN_TEXT;
 }
 
+/** A table whose columns have header cells (<th>): data, however many of its cells are links. */
+function headedTable(element: Element): boolean {
+  if (element.name !== 'table') return false;
+  const rows = elementChildren(element).flatMap((child) => (child.name === 'tr' ? [child] : elementChildren(child).filter((row) => row.name === 'tr')));
+  return rows.length > 0 && elementChildren(rows[0]!).filter((cell) => cell.name === 'th').length >= 2;
+}
+
 /** Whether a block with text is still under `element`. */
 function holdsBlockText(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (BLOCK.has(child.name) ? VISIBLE.test(textOf(child)) : holdsBlockText(child)));
@@ -1110,7 +1117,7 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     // core, a flagged block with prose on the core's scale stays, unless it lists other stories.
     const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
-    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
+    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !headedTable(child);
     const feed = core !== undefined && isFeed(child, measures);
     if ((flag && !substantial) || headerOfLinks || linkList || feed) {
       removed.push(child);
