@@ -119,6 +119,18 @@ describe('boilerplate inside an article', () => {
   });
 });
 
+describe('ids of headings', () => {
+  it('keeps a subheading whose id spells its words, even with a word of chrome in front; drops a heading named for navigation', () => {
+    const text = pageMarkdown(
+      page(`<h1>Recycling foil</h1>${prose('Foil', 2)}<h3 class="subheading" id="nav_only_the_foil_remains_1">Only the foil remains</h3>
+        ${prose('Press', 2)}<h3 id="nav-widget">Browse the sections</h3>${prose('Bale', 2)}`),
+    );
+    assert.match(text, /### Only the foil remains/);
+    assert.match(text, /Bale paragraph 1/);
+    assert.doesNotMatch(text, /Browse the sections/);
+  });
+});
+
 describe('tables of links', () => {
   it('keeps a table with header cells whose cells are links, drops a table of links without them', () => {
     const text = pageMarkdown(

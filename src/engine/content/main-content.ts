@@ -293,7 +293,10 @@ class PageMeasures {
   }
 
   words(element: Element): string[] {
-    const { class: className = '', id = '' } = element.attribs;
+    const { class: className = '' } = element.attribs;
+    let { id = '' } = element.attribs;
+    // A heading's id spelled from its own words (`nav_the_last_step`) is an anchor, not a role.
+    if (id !== '' && HEADINGS.has(element.name) && spellsText(id, element)) id = '';
     if (className === '' && id === '') return [];
     const names = `${className} ${id}`;
     let words = wordsOfNames.get(names);
@@ -320,6 +323,12 @@ class PageMeasures {
     this.flags.set(element, flag);
     return flag;
   }
+}
+
+/** Whether two words or more of `name` are words of the element's text. */
+function spellsText(name: string, element: Element): boolean {
+  const said = new Set(textOf(element).toLowerCase().split(/[^\p{L}\d]+/u));
+  return nameWords(name).filter((word) => said.has(word)).length >= 2;
 }
 
 function findLink(element: Element): Element | undefined {
