@@ -145,6 +145,18 @@ describe('tables of links', () => {
     for (const kept of ['Desktop for Mac', 'Desktop for Windows', 'Support paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
     assert.doesNotMatch(text, /Fares and tickets/);
   });
+
+  it('keeps a block around such a table, drops a list of links beside it in that block', () => {
+    const text = pageMarkdown(
+      page(`<h1>Child seats</h1>${prose('Seats', 2)}
+        <div class="basic-text"><table><thead><tr><th>Model</th><th>Price</th></tr></thead><tbody>
+        <tr><td><a href="/seat/koos">Koos i-Size</a></td><td>370 EUR</td></tr><tr><td><a href="/seat/kidfix">Kidfix XP</a></td><td>199 EUR</td></tr></tbody></table>
+        <ul><li><a href="/tests">All our tests</a></li><li><a href="/newsletter">Newsletter</a></li></ul></div>
+        ${prose('Isofix', 2)}`),
+    );
+    for (const kept of ['Koos i-Size', '370 EUR', 'Kidfix XP', 'Isofix paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    assert.doesNotMatch(text, /All our tests/);
+  });
 });
 
 describe('a list of related stories with their excerpts', () => {

@@ -659,6 +659,9 @@ function headedTable(element: Element): boolean {
   return rows.length > 0 && elementChildren(rows[0]!).filter((cell) => cell.name === 'th').length >= 2;
 }
 
+/** A block holding such a table is not a list of links either: the sweep goes on inside it. */
+const holdsHeadedTable = (element: Element): boolean => headedTable(element) || elementChildren(element).some(holdsHeadedTable);
+
 /** Whether a block with text is still under `element`. */
 function holdsBlockText(element: Element): boolean {
   return element.children.some((child) => isTag(child) && (BLOCK.has(child.name) ? VISIBLE.test(textOf(child)) : holdsBlockText(child)));
@@ -1126,7 +1129,7 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     // core, a flagged block with prose on the core's scale stays, unless it lists other stories.
     const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
-    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !headedTable(child);
+    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !holdsHeadedTable(child);
     const feed = core !== undefined && isFeed(child, measures);
     if ((flag && !substantial) || headerOfLinks || linkList || feed) {
       removed.push(child);
