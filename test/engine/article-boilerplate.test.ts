@@ -238,6 +238,18 @@ describe('a box around a button link inside an article', () => {
     for (const kept of ['The harbour festival returns', 'Tickets are sold at', 'Music paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
+  it('keeps a lead beside a bar of share buttons named as such, drops an offer box with a button link', () => {
+    const text = pageMarkdown(
+      page(`<h1>Haylage</h1><div class="body">
+        <div class="lead"><p>Haylage has a worse name than it deserves among horse owners, and not for good reasons.</p>
+        <div class="social-sharing-buttons"><a class="btn btn-whatsapp" href="whatsapp://send?text=haylage">WhatsApp</a></div></div>${prose('Hay', 3)}
+        <div class="offer"><p>Read every story first, on any device.</p><a class="button-primary" href="/subscribe">Subscribe now</a></div>
+        ${prose('Feed', 2)}</div>`),
+    );
+    assert.match(text, /Haylage has a worse name/);
+    for (const gone of ['Read every story first', 'Subscribe now']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+  });
+
   it('keeps a price and its stock beside a button link, with no paragraph', () => {
     const text = pageMarkdown(
       page(`<h1>Kettle</h1><div class="body">${prose('Kettle', 3)}

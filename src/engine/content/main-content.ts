@@ -1065,7 +1065,8 @@ function holdsButtonLink(element: Element, measures: PageMeasures): boolean {
       const words = measures.words(child);
       if (matches(words, BUTTON_STEMS) && !matches(words, CLUTTER_STEMS)) return true;
     }
-    if (holdsButtonLink(child, measures)) return true;
+    // A bar of share buttons (`socialsharing-buttons`) is told by its own name.
+    if (measures.flag(child) !== 'clutter' && holdsButtonLink(child, measures)) return true;
   }
   return false;
 }
