@@ -30,6 +30,30 @@ describe('boilerplate inside an article', () => {
     assert.match(text, /Quay paragraph 1/);
   });
 
+  it('keeps a paragraph wrapped in a named anchor, which links nowhere; drops a "read also" link beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Harbour questions</h1>${prose('Harbour', 2)}
+        <p><a name="sundays">One of the questions readers ask most: is the harbour open on Sundays?</a></p>
+        <p>Read also: <a href="/other-story">Ferry fares rise again for the third year in a row</a></p>
+        ${prose('Quay', 2)}`),
+    );
+    assert.match(text, /is the harbour open on Sundays\?/);
+    assert.doesNotMatch(text, /Ferry fares rise again/);
+  });
+
+  it('keeps a paragraph that is only an e-mail address or a phone number to write to; drops a "read also" link beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Strike committee</h1>${prose('Strike', 2)}
+        <p><a href="mailto:committee@example.org">committee@example.org</a></p>
+        <p><a href="tel:+15550100">+1 555 0100</a></p>
+        <p>Read also: <a href="/other-story">Ferry fares rise again for the third year in a row</a></p>
+        ${prose('Meeting', 2)}`),
+    );
+    assert.match(text, /committee@example\.org/);
+    assert.match(text, /\+1 555 0100/);
+    assert.doesNotMatch(text, /Ferry fares rise again/);
+  });
+
   it('drops the photo credit, keeps the caption and the picture', () => {
     const text = pageMarkdown(
       page(`<h1>Neon</h1><figure><img src="/neon.jpg" alt="A neon sign"><figcaption>The sign above the cabaret at night
@@ -92,6 +116,46 @@ describe('boilerplate inside an article', () => {
     assert.match(text, /Rail paragraph 1/);
     assert.match(text, /Track paragraph 1/);
     assert.doesNotMatch(text, /Trains late again/);
+  });
+});
+
+describe('ids of headings', () => {
+  it('keeps a subheading whose id spells its words, even with a word of chrome in front; drops a heading named for navigation', () => {
+    const text = pageMarkdown(
+      page(`<h1>Recycling foil</h1>${prose('Foil', 2)}<h3 class="subheading" id="nav_only_the_foil_remains_1">Only the foil remains</h3>
+        ${prose('Press', 2)}<h3 id="nav-widget">Browse the sections</h3>${prose('Bale', 2)}`),
+    );
+    assert.match(text, /### Only the foil remains/);
+    assert.match(text, /Bale paragraph 1/);
+    assert.doesNotMatch(text, /Browse the sections/);
+  });
+});
+
+describe('tables of links', () => {
+  it('keeps a table with header cells whose cells are links, drops a table of links without them', () => {
+    const text = pageMarkdown(
+      page(`<h1>Install</h1>${prose('Install', 2)}
+        <table><thead><tr><th>Platform</th><th>x86_64</th><th>arm64</th></tr></thead><tbody>
+        <tr><td><a href="/desktop/mac">Desktop for Mac</a></td><td><a href="/desktop/mac">yes</a></td><td><a href="/desktop/mac">yes</a></td></tr>
+        <tr><td><a href="/desktop/windows">Desktop for Windows</a></td><td><a href="/desktop/windows">yes</a></td><td></td></tr></tbody></table>
+        ${prose('Server', 2)}
+        <table><tr><td><a href="/timetables">Timetables</a></td><td><a href="/fares">Fares and tickets</a></td></tr></table>
+        ${prose('Support', 2)}`),
+    );
+    for (const kept of ['Desktop for Mac', 'Desktop for Windows', 'Support paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    assert.doesNotMatch(text, /Fares and tickets/);
+  });
+
+  it('keeps a block around such a table, drops a list of links beside it in that block', () => {
+    const text = pageMarkdown(
+      page(`<h1>Child seats</h1>${prose('Seats', 2)}
+        <div class="basic-text"><table><thead><tr><th>Model</th><th>Price</th></tr></thead><tbody>
+        <tr><td><a href="/seat/koos">Koos i-Size</a></td><td>370 EUR</td></tr><tr><td><a href="/seat/kidfix">Kidfix XP</a></td><td>199 EUR</td></tr></tbody></table>
+        <ul><li><a href="/tests">All our tests</a></li><li><a href="/newsletter">Newsletter</a></li></ul></div>
+        ${prose('Isofix', 2)}`),
+    );
+    for (const kept of ['Koos i-Size', '370 EUR', 'Kidfix XP', 'Isofix paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    assert.doesNotMatch(text, /All our tests/);
   });
 });
 
@@ -174,6 +238,18 @@ describe('a box around a button link inside an article', () => {
     for (const kept of ['The harbour festival returns', 'Tickets are sold at', 'Music paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
+  it('keeps a lead beside a bar of share buttons named as such, drops an offer box with a button link', () => {
+    const text = pageMarkdown(
+      page(`<h1>Haylage</h1><div class="body">
+        <div class="lead"><p>Haylage has a worse name than it deserves among horse owners, and not for good reasons.</p>
+        <div class="social-sharing-buttons"><a class="btn btn-whatsapp" href="whatsapp://send?text=haylage">WhatsApp</a></div></div>${prose('Hay', 3)}
+        <div class="offer"><p>Read every story first, on any device.</p><a class="button-primary" href="/subscribe">Subscribe now</a></div>
+        ${prose('Feed', 2)}</div>`),
+    );
+    assert.match(text, /Haylage has a worse name/);
+    for (const gone of ['Read every story first', 'Subscribe now']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+  });
+
   it('keeps a price and its stock beside a button link, with no paragraph', () => {
     const text = pageMarkdown(
       page(`<h1>Kettle</h1><div class="body">${prose('Kettle', 3)}
@@ -197,6 +273,17 @@ describe('lines of a box inside an article', () => {
     );
     for (const gone of ['Show picture', '3:59 PM', 'Council votes']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
     for (const kept of ['Ferry paragraph 1', 'Deck paragraph 1', 'The crossing takes forty minutes.', 'Captain:', 'Adults 4 EUR', 'The timetable is']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('keeps a <div> that is the text of a heading, between the paragraphs too; drops a label beside it', () => {
+    const text = pageMarkdown(
+      page(`<h1>Pellets from leaves</h1><div class="part"><div class="text">${prose('Leaves', 2)}</div></div>
+        <div class="part"><h2 class="subline"><div>Funding has been applied for</div></h2><div class="text">${prose('Funding', 2)}</div></div>
+        <div class="x1">Show picture</div><div class="part"><div class="text">${prose('Stove', 2)}</div></div>`),
+    );
+    assert.match(text, /## Funding has been applied for/);
+    assert.match(text, /Stove paragraph 1/);
+    assert.doesNotMatch(text, /Show picture/);
   });
 
   it('keeps the cells of a grid drawn with <div>s', () => {
@@ -380,6 +467,29 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /straight to your phone/);
   });
 
+  it('keeps a closing paragraph after a quotation that ends the prose, drops a paragraph boxed apart', () => {
+    const text = pageMarkdown(
+      page(`<h1>Radio tip</h1><div class="body">${prose('Radio', 2)}<blockquote>${prose('Quoted', 2)}</blockquote>
+        <p>Here is a <a href="/podcast.mp3">link</a> to the podcast, which lasts only twenty minutes.</p></div>
+        <div class="box"><div class="inner"><p>Get the latest news straight to your phone with our app.</p></div></div>`),
+    );
+    assert.match(text, /Quoted paragraph 1/);
+    assert.match(text, /which lasts only twenty minutes\./);
+    assert.doesNotMatch(text, /straight to your phone/);
+  });
+
+  it('keeps a closing sentence wrapped like each paragraph before it, drops a paragraph boxed apart', () => {
+    const wrap = (html: string) => `<div class="body-section"><div class="component body-text">${html}</div></div>`;
+    const text = pageMarkdown(
+      page(`<h1>Plumber jailed</h1>${wrap(prose('Court', 1))}${wrap(prose('Boiler', 1))}${wrap(prose('Fumes', 1))}
+        ${wrap('<p>His family sobbed in court as he was led away to begin his sentence.</p>')}
+        <div class="box"><div class="inner"><p>Get the latest news straight to your phone with our app.</p></div></div>`),
+    );
+    assert.match(text, /Fumes paragraph 0/);
+    assert.match(text, /led away to begin his sentence\./);
+    assert.doesNotMatch(text, /straight to your phone/);
+  });
+
   it('drops the headings and lines of a box outside the core after the article, keeps its lists, introductions and pictures', () => {
     const text = pageMarkdown(
       page(`<h1>Canal</h1><div class="body">${prose('Canal', 4)}</div>
@@ -400,6 +510,26 @@ describe('what is left after the last paragraph', () => {
     assert.match(text, /Ferry paragraph 2/);
     assert.match(text, /Read the timetable on \[the operator's site\]/);
     assert.doesNotMatch(text, /download our apps/);
+  });
+
+  it('keeps a block whose own line is a label when it holds a list that stays; drops a label alone', () => {
+    const text = pageMarkdown(
+      page(`<h1>Snow White cake</h1>${prose('Cake', 3)}
+        <div class="nutrients">A piece holds about <ul><li>390 kcal</li><li>8 g protein</li></ul></div>
+        <div>Share this recipe</div>`),
+    );
+    for (const kept of ['390 kcal', '8 g protein']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    assert.doesNotMatch(text, /Share this recipe/);
+  });
+
+  it('keeps a heading over prose written loose with <br>s in the last block of prose; drops a heading with nothing under it', () => {
+    const loose = 'The review goes on without paragraphs, line after line, with enough words, commas, and detail to read as prose.';
+    const text = pageMarkdown(
+      page(`<h1>A handbook reviewed</h1><section class="body">${loose}<br><br><h2>Structure and contents</h2><br>${loose}<br><br>${loose}</section>
+        <h3>More on this</h3>`),
+    );
+    assert.match(text, /## Structure and contents/);
+    assert.doesNotMatch(text, /More on this/);
   });
 
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {

@@ -230,7 +230,9 @@ class PageMeasures {
   private measure(element: Element, enclosing: InlineText, inLink: boolean, isRoot = false): Stats {
     const ownBlock = isRoot || BLOCK.has(element.name);
     const block = ownBlock && !isRoot ? { length: 0, linkLength: 0, commas: 0 } : enclosing;
-    const linked = inLink || element.name === 'a';
+    // A named anchor without href (<a name="part-2">) is a place to jump to, not a link; an <a>
+    // without either may still be a link a script follows.
+    const linked = inLink || (element.name === 'a' && (element.attribs.href !== undefined || element.attribs.name === undefined));
     const stats: Stats = { text: 0, links: 0, unflaggedLinks: 0, prose: 0, linkHeadings: 0, inline: ownBlock ? block : undefined };
     const children = element.children;
     for (let i = 0; i < children.length; i++) {
@@ -315,7 +317,10 @@ class PageMeasures {
   }
 
   words(element: Element): string[] {
-    const { class: className = '', id = '' } = element.attribs;
+    const { class: className = '' } = element.attribs;
+    let { id = '' } = element.attribs;
+    // A heading's id spelled from its own words (`nav_the_last_step`) is an anchor, not a role.
+    if (id !== '' && HEADINGS.has(element.name) && spellsText(id, element)) id = '';
     if (className === '' && id === '') return [];
     const names = `${className} ${id}`;
     let words = wordsOfNames.get(names);
@@ -354,6 +359,12 @@ class PageMeasures {
 function mayBeFlagged(element: Element): boolean {
   const { attribs } = element;
   return BLOCK.has(element.name) && (attribs.class !== undefined || attribs.id !== undefined || attribs.role !== undefined || CHROME_TAGS.has(element.name) || element.name === 'form');
+}
+
+/** Whether two words or more of `name` are words of the element's text. */
+function spellsText(name: string, element: Element): boolean {
+  const said = new Set(textOf(element).toLowerCase().split(/[^\p{L}\d]+/u));
+  return nameWords(name).filter((word) => said.has(word)).length >= 2;
 }
 
 function findLink(element: Element): Element | undefined {
@@ -545,7 +556,8 @@ export function findMainContent(root: Element, title = ''): MainContent {
  * sign. The title never goes with it.
  */
 function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean {
-  if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH) return true;
+  // An e-mail address or a phone number to write or call is contact information, not a link elsewhere.
+  if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH && !linksOnlyToContact(element)) return true;
   // A caption is content even when named for its credit; the credit inside it is not, be it
   // a block or a span.
   if (element.name !== 'figcaption' && hasAncestor(element, FIGURE) && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
@@ -554,6 +566,23 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   if (isBoxLine(element, measures)) return true;
   if (text < ABOUT_MAX_TEXT && matches(measures.words(element), ABOUT_STEMS)) return true;
   return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
+}
+
+/** Whether every link under `element` is an e-mail address or a phone number (mailto:, tel:). */
+function linksOnlyToContact(element: Element): boolean {
+  let links = 0;
+  const walk = (node: Element): boolean => {
+    for (const child of node.children) {
+      if (!isTag(child)) continue;
+      if (child.name === 'a' && child.attribs.href !== undefined) {
+        if (!/^\s*(?:mailto|tel):/i.test(child.attribs.href)) return false;
+        links++;
+      }
+      if (!walk(child)) return false;
+    }
+    return true;
+  };
+  return walk(element) && links > 0;
 }
 
 /**
@@ -567,7 +596,8 @@ function isBoxLine(element: Element, measures: PageMeasures): boolean {
   const inline = measures.inline(element);
   if (!inline || inline.length === 0 || inline.length !== measures.textLength(element)) return false;
   if (inline.linkLength > LINK_LINE * inline.length) return true;
-  if (inline.length >= LABEL_MAX_TEXT || isListed(element) || inGrid(element)) return false;
+  // A <div> inside a heading is the heading's own text.
+  if (inline.length >= LABEL_MAX_TEXT || isListed(element) || inGrid(element) || hasAncestor(element, HEADINGS)) return false;
   const text = textOf(element);
   // A line ending with a colon introduces what follows (a speaker, "Ingredients:").
   return !SENTENCE_END.test(text) && !/:\s*$/.test(text);
@@ -642,6 +672,38 @@ function pointsToSocial(element: Element): boolean {
   };
   walk(element);
   return links > 0 && social === links;
+}
+
+/**
+ * Whether text written loose, not in a block, follows `element` in its parent: prose set with
+ * <br>s, at least a paragraph's worth of it besides links.
+ */
+function headsLooseText(element: Element): boolean {
+  let said = '';
+  for (let next = element.next; next && said.length < MIN_TEXT; next = next.next) {
+    if (next.type === 'text') said += (next as Text).data;
+    else if (isTag(next)) {
+      if (BLOCK.has(next.name)) break;
+      if (next.name !== 'a') said += textOf(next);
+    }
+    said = said.replace(SPACE_RUNS, ' ').trimStart();
+  }
+  return said.length >= MIN_TEXT;
+}
+
+/** A table whose columns have header cells (<th>): data, however many of its cells are links. */
+function headedTable(element: Element): boolean {
+  if (element.name !== 'table') return false;
+  const rows = elementChildren(element).flatMap((child) => (child.name === 'tr' ? [child] : elementChildren(child).filter((row) => row.name === 'tr')));
+  return rows.length > 0 && elementChildren(rows[0]!).filter((cell) => cell.name === 'th').length >= 2;
+}
+
+/** A block holding such a table is not a list of links either: the sweep goes on inside it. */
+const holdsHeadedTable = (element: Element): boolean => headedTable(element) || elementChildren(element).some(holdsHeadedTable);
+
+/** Whether a block with text is still under `element`. */
+function holdsBlockText(element: Element): boolean {
+  return element.children.some((child) => isTag(child) && (BLOCK.has(child.name) ? VISIBLE.test(textOf(child)) : holdsBlockText(child)));
 }
 
 function holdsMedia(element: Element): boolean {
@@ -753,7 +815,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
       removeCaption(element);
       continue;
     }
-    if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE)) continue;
+    if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
     if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
@@ -761,6 +823,9 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (!SENTENCE_END.test(text) && !/:\s*$/.test(text) && !/^\d+[.)]\s/.test(text)) removeElement(element);
   }
   const lastProse = blocks[last]!;
+  // The block holding the last prose; a quotation ending the article is inside it, not a box.
+  let proseBox = lastProse.parent;
+  while (proseBox && isTag(proseBox) && proseBox.name === 'blockquote') proseBox = proseBox.parent;
   const tail = blocks.slice(last + 1).filter((element) => {
     for (let node: AnyNode | null = lastProse.parent; node; node = node.parent) if (node === element) return false;
     return true;
@@ -770,21 +835,25 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   for (let index = tail.length - 1; index >= 0; index--) {
     const element = tail[index]!;
     const heading = HEADINGS.has(element.name);
-    let drop = heading && !textAfter;
+    let drop = heading && !textAfter && !headsLooseText(element);
     if (!heading && !isListed(element)) {
       const inline = measures.inline(element)!;
       const text = textOf(element);
       const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
       // A paragraph outside the block that holds the last prose is a box of its own
-      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line;
-      // so is one whose every link leads to a social network or an app store.
-      const boxed = element.name === 'p' && element.parent !== lastProse.parent;
+      // ("Subscribe to our newsletter", "Follow us on ..."), not the article's closing line,
+      // unless it is a sentence in a component like the prose's (one per paragraph); so is one
+      // whose every link leads to a social network or an app store.
+      const boxed = element.name === 'p' && element.parent !== proseBox && !(SENTENCE_END.test(text) && sameBox(element, proseBox));
       drop = inline.linkLength > 0.3 * inline.length || label || boxed || pointsToSocial(element);
     }
     // Outside the core, a heading or a line that is not a paragraph belongs to a box added
     // after the article (a comment form, a contact box, a share prompt); one introducing what
     // follows with a colon, or holding a picture, stays.
     if (!drop && element.name !== 'p' && !isListed(element) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
+    // A block whose own line goes may still hold blocks that stay (a label over a list of
+    // values): it stays with them.
+    if (drop && !heading && measures.inline(element)!.length < measures.textLength(element) && holdsBlockText(element)) drop = false;
     if (drop) removeElement(element);
     else if (!heading) textAfter = true;
   }
@@ -971,6 +1040,17 @@ function hasH1(element: Element): boolean {
   return elementChildren(element).some((child) => child.name === 'h1' || hasH1(child));
 }
 
+/**
+ * Whether a paragraph sits in a named wrapper of the same kind as `box`, under a parent of the
+ * same kind too: an article that wraps each paragraph in a component of its own.
+ */
+function sameBox(paragraph: Element, box: AnyNode | null): boolean {
+  const parent = parentElement(paragraph);
+  const above = parent && parentElement(parent);
+  const boxAbove = box && isTag(box) ? parentElement(box) : undefined;
+  return !!above && !!boxAbove && !!parent.attribs.class && sameKind(parent, box as Element) && sameKind(above, boxAbove);
+}
+
 /** Elements of one kind: the same tag and the same class names. */
 const sameKind = (a: Element, b: Element) => a.name === b.name && (a.attribs.class ?? '') === (b.attribs.class ?? '');
 
@@ -1025,7 +1105,8 @@ function holdsButtonLink(element: Element, measures: PageMeasures): boolean {
       const words = measures.words(child);
       if (matches(words, BUTTON_STEMS) && !matches(words, CLUTTER_STEMS)) return true;
     }
-    if (holdsButtonLink(child, measures)) return true;
+    // A bar of share buttons (`socialsharing-buttons`) is told by its own name.
+    if (measures.flag(child) !== 'clutter' && holdsButtonLink(child, measures)) return true;
   }
   return false;
 }
@@ -1089,7 +1170,7 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     // core, a flagged block with prose on the core's scale stays, unless it lists other stories.
     const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
-    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS;
+    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !holdsHeadedTable(child);
     const feed = core !== undefined && isFeed(child, measures);
     if ((flag && !substantial) || headerOfLinks || linkList || feed) {
       removed.push(child);
