@@ -45,6 +45,16 @@ describe('the main block', () => {
     assert.doesNotMatch(text, /Another thread/);
   });
 
+  it('of a discussion whose posts are all named as comments, is the posts; an article keeps its comments out', () => {
+    const post = (n: number) => `<div class="forum-comment"><span class="author">user${n}</span><p>Post ${n}: since the update the app store no longer loads over mobile data, and the settings look the same as before.</p></div>`;
+    const thread = pageMarkdown(`<html><body><nav><a href="/">Forum</a></nav><main><h1>App store over mobile data</h1>${[1, 2, 3, 4].map(post).join('')}</main></body></html>`);
+    for (const n of [1, 2, 3, 4]) assert.match(thread, new RegExp(`Post ${n}: since the update`));
+    const article = pageMarkdown(`<html><body><main><article><h1>Ferry fares</h1>${prose('Fares', 3)}</article>
+      <section class="comments">${[1, 2, 3, 4].map(post).join('')}</section></main></body></html>`);
+    assert.match(article, /Fares paragraph 2/);
+    assert.doesNotMatch(article, /Post 2: since the update/);
+  });
+
   it('does not take cards like the article that hold links, not prose', () => {
     const card = (n: number) => `<div class="story"><h2><a href="/s/${n}">Story ${n} headline</a></h2><p><a href="/s/${n}">Read the story about item ${n} and more</a></p></div>`;
     const text = pageMarkdown(`<html><body><main><div class="stories"><div class="story"><h1>The story</h1>${prose('Story', 4)}</div>${card(2)}${card(3)}${card(4)}</div></main></body></html>`);

@@ -534,7 +534,7 @@ export function findMainContent(root: Element, title = ''): MainContent {
   }
 
   const kept = [content, ...keptSiblings(content, root, measures, contentProse, story)].sort(documentOrder);
-  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0, asides: [] };
+  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: proseOf(core, undefined), pageText: 0, asides: [], commentsAreContent: commentsAreContent(core, measures) };
   const removed: Element[] = [];
   for (const element of kept) {
     // A sibling kept for its place (the line before the article) may itself be an aside.
@@ -1150,6 +1150,31 @@ interface Sweep {
   asides: Element[];
   /** Whether a paragraph of prose has been passed: a card before it may be the article's own title. */
   proseSeen?: boolean;
+  /** The core's paragraphs are (all but one) in blocks named as comments: a forum's posts, a ticker's entries. */
+  commentsAreContent?: boolean;
+}
+
+/**
+ * Whether the core's paragraphs, all but one at most, lie in blocks named as comments: then the
+ * page is a discussion (a forum thread, a live ticker) and those blocks are its content.
+ */
+function commentsAreContent(core: Element, measures: PageMeasures): boolean {
+  let all = 0;
+  let inComments = 0;
+  const walk = (element: Element, underComments: boolean) => {
+    for (const child of element.children) {
+      if (!isTag(child)) continue;
+      const block = BLOCK.has(child.name);
+      const under = underComments || (block && measures.flag(child) === 'comments');
+      if (block && measures.isParagraph(child)) {
+        all++;
+        if (under) inComments++;
+      }
+      walk(child, under);
+    }
+  };
+  walk(core, measures.flag(core) === 'comments');
+  return inComments >= 2 && all - inComments <= 1;
 }
 
 function sweep(element: Element, context: Sweep, removed: Element[]) {
@@ -1164,7 +1189,8 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
       removed.push(child);
       continue;
     }
-    const flag = measures.flag(child);
+    const named = measures.flag(child);
+    const flag = named === 'comments' && context.commentsAreContent ? undefined : named;
     // Without a core, nothing flagged that holds most of the page goes: a wrapper named like
     // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing. With a
     // core, a flagged block with prose on the core's scale stays, unless it lists other stories.
