@@ -568,14 +568,14 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
 }
 
-/** Whether every link under `element` is an e-mail address or a phone number (mailto:, tel:). */
-function linksOnlyToContact(element: Element): boolean {
+/** Whether `element` has links (<a href>) and every one of them passes `test` on its href. */
+function everyLink(element: Element, test: (href: string) => boolean): boolean {
   let links = 0;
   const walk = (node: Element): boolean => {
     for (const child of node.children) {
       if (!isTag(child)) continue;
       if (child.name === 'a' && child.attribs.href !== undefined) {
-        if (!/^\s*(?:mailto|tel):/i.test(child.attribs.href)) return false;
+        if (!test(child.attribs.href)) return false;
         links++;
       }
       if (!walk(child)) return false;
@@ -584,6 +584,9 @@ function linksOnlyToContact(element: Element): boolean {
   };
   return walk(element) && links > 0;
 }
+
+/** Whether every link under `element` is an e-mail address or a phone number (mailto:, tel:). */
+const linksOnlyToContact = (element: Element) => everyLink(element, (href) => /^\s*(?:mailto|tel):/i.test(href));
 
 /**
  * A <div> whose only text is a line of its own, no blocks inside: a label that is not a
@@ -657,22 +660,7 @@ function isSocialLink(href: string): boolean {
 }
 
 /** A block whose links all lead to social networks or app stores: "Follow us on ...", "Get our app". */
-function pointsToSocial(element: Element): boolean {
-  let links = 0;
-  let social = 0;
-  const walk = (node: Element) => {
-    for (const child of node.children) {
-      if (!isTag(child)) continue;
-      if (child.name === 'a' && child.attribs.href) {
-        links++;
-        if (isSocialLink(child.attribs.href)) social++;
-      }
-      walk(child);
-    }
-  };
-  walk(element);
-  return links > 0 && social === links;
-}
+const pointsToSocial = (element: Element) => everyLink(element, isSocialLink);
 
 /**
  * Whether text written loose, not in a block, follows `element` in its parent: prose set with
@@ -763,7 +751,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   if (title > 0 && title < first) {
     for (const element of blocks.slice(0, title)) {
       if (!holdsTitle(element)) {
-        if (element.name !== 'figcaption' && !hasAncestor(element, CAPTIONS)) removeElement(element);
+        if (!isCaption(element)) removeElement(element);
         continue;
       }
       for (const child of [...element.children]) {
@@ -777,14 +765,8 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   // blocks. Captions, headings and, inside the core, other lines with figures (a price, an
   // address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
-    const caption = isCaption(element);
-    // A caption of a lead picture outside the core: the picture stays, its legend goes with the
-    // page's furniture (teaser pictures, galleries above the story). Inside the core it stays.
-    if (caption && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
-      removeCaption(element);
-      continue;
-    }
-    if (HEADINGS.has(element.name) || isListed(element) || caption) continue;
+    if (removeOuterCaption(element, core, measures)) continue;
+    if (HEADINGS.has(element.name) || isListed(element) || isCaption(element)) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element)) {
       removeDateRuns(element, measures);
@@ -811,11 +793,8 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
       continue;
     }
     // A caption outside the core, as before the prose: a gallery's or a teaser's legend.
-    if (isCaption(element) && !within(element, core) && measures.textLength(element) < LEAD_CAPTION_MAX_TEXT) {
-      removeCaption(element);
-      continue;
-    }
-    if (isListed(element) || element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
+    if (removeOuterCaption(element, core, measures)) continue;
+    if (isListed(element) || isCaption(element) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
     if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
@@ -861,7 +840,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   // caption that is only one; and a short line closing with "(Label: Name)".
   for (const element of blocks) {
     if (!element.parent) continue;
-    const caption = element.name === 'figcaption' || hasAncestor(element, CAPTIONS) || hasAncestor(element, FIGURE);
+    const caption = isCaption(element) || hasAncestor(element, FIGURE);
     if (caption || measures.textLength(element) < CREDIT_MAX_TEXT) stripCredit(element, caption ? CREDIT_TAIL : CREDIT_PAREN, caption);
   }
   // The same credit closing a picture's alt text ("A ferry at dawn. (Photo: Name)"): the text
@@ -967,6 +946,17 @@ function removeCaption(caption: Element) {
   removeElement(caption);
 }
 const isCaption = (element: Element) => element.name === 'figcaption' || hasAncestor(element, CAPTIONS);
+
+/**
+ * A caption of a picture outside the core goes (and whether it went): the picture stays, its
+ * legend goes with the page's furniture (a lead picture, a gallery, a teaser). Inside the core,
+ * and when long enough to be the lead itself, it stays.
+ */
+function removeOuterCaption(element: Element, core: Element, measures: PageMeasures): boolean {
+  if (!isCaption(element) || within(element, core) || measures.textLength(element) >= LEAD_CAPTION_MAX_TEXT) return false;
+  removeCaption(element);
+  return true;
+}
 /** A date or a time written in figures (31.05.2012, 2012-05-31, 15:40) or a year (1800-2099); not "2.0". */
 const DATE_LIKE = /\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b|\b(?:1[89]|20)\d{2}\b/;
 
@@ -982,7 +972,6 @@ function documentOrder(a: Element, b: Element): number {
   return parent.children.indexOf(a) - parent.children.indexOf(b);
 }
 
-/** Siblings of the content that belong with it: prose blocks, and the heading or byline just before it. */
 /**
  * Stories one after another (a news site's endless scroll: each an <article> of one kind, each
  * with its <h1>): the page is the one whose heading its <title> names. When the core is in
@@ -1001,7 +990,7 @@ function titledTwin(core: Element, root: Element, title: string, scores: Readonl
     const twin = elementChildren(parent).find((sibling) => sibling !== unit && aboveHeading.has(sibling) && sameKind(sibling, unit));
     // Only when the core's story has a title of its own: a column beside the titled header is
     // not another story.
-    if (twin && !hasH1(unit)) return undefined;
+    if (twin && !holdsTitle(unit)) return undefined;
     if (twin) {
       let best: [Element, number, Element] | undefined;
       const stack: Element[] = [twin];
@@ -1036,10 +1025,6 @@ function titleHeading(root: Element, documentTitle: string): Element | undefined
   return undefined;
 }
 
-function hasH1(element: Element): boolean {
-  return elementChildren(element).some((child) => child.name === 'h1' || hasH1(child));
-}
-
 /**
  * Whether a paragraph sits in a named wrapper of the same kind as `box`, under a parent of the
  * same kind too: an article that wraps each paragraph in a component of its own.
@@ -1054,6 +1039,7 @@ function sameBox(paragraph: Element, box: AnyNode | null): boolean {
 /** Elements of one kind: the same tag and the same class names. */
 const sameKind = (a: Element, b: Element) => a.name === b.name && (a.attribs.class ?? '') === (b.attribs.class ?? '');
 
+/** Siblings of the content that belong with it: prose blocks, and the heading or byline just before it. */
 function keptSiblings(content: Element, root: Element, measures: PageMeasures, contentProse: number, story?: Element): Element[] {
   const parent = parentElement(content);
   if (!parent || content === root) return [];

@@ -315,7 +315,6 @@ export function prepareForMarkdown(root: AnyNode[]) {
     keepMarkdownAttributes(element);
   }
   unwrapAll(scriptLinks);
-
 }
 
 /**
