@@ -109,6 +109,20 @@ describe('boilerplate inside an article', () => {
     assert.doesNotMatch(text, /affiliate links/);
   });
 
+  it("drops an advertisers' disclosure, an affiliate note and an appendix with the citation, keeps the article", () => {
+    const text = pageMarkdown(
+      page(`<h1>Cards</h1><section class="editorial-disclosure"><p>This post contains references to products of our advertisers, who may pay us when you buy them.</p></section>
+        ${prose('Cards', 4)}
+        <div class="affiliate-text"><p>Our independent experts test products regularly; we earn money when you buy through our links, which does not change our verdict.</p></div>
+        <div class="appendix"><p>Suggested citation: Author, Cards, in The Blog of Cards and Games, 2020, https://example.org/cards, as read on the day of the visit.</p></div>`),
+    );
+    assert.match(text, /Cards paragraph 1/);
+    assert.match(text, /Cards paragraph 3/);
+    assert.doesNotMatch(text, /advertisers/);
+    assert.doesNotMatch(text, /independent experts/);
+    assert.doesNotMatch(text, /Suggested citation/);
+  });
+
   it('drops a related-stories box in the middle of the text', () => {
     const text = pageMarkdown(
       page(`<h1>Rail</h1>${prose('Rail', 2)}<div class="related-story"><h3>Related</h3><a href="/a">Trains late again</a><p>Commuters wait, again, on the platform.</p></div>${prose('Track', 2)}`),
@@ -116,6 +130,21 @@ describe('boilerplate inside an article', () => {
     assert.match(text, /Rail paragraph 1/);
     assert.match(text, /Track paragraph 1/);
     assert.doesNotMatch(text, /Trains late again/);
+  });
+
+  it('drops share buttons drawn by a share plugin, a box of app-store links and a slide-in appeal, keeps the text around them', () => {
+    const text = pageMarkdown(
+      page(`<h1>Hills</h1>${prose('Hills', 2)}
+        <div class="shariff"><div class="ShariffHeadline"><h5>Share it now!</h5></div><ul class="shariff-buttons"><li><a href="https://www.facebook.com/sharer/sharer.php?u=x" title="Share"><span class="fab"></span></a></li></ul></div>
+        <div class="appstores"><h3>Read our magazine digitally, in our app for your phone and tablet, at any time of day.</h3></div>
+        <div class="c-flyout"><p>Every small gift helps the people of this world who need it the most, so give today!</p></div>
+        ${prose('Valleys', 2)}`),
+    );
+    assert.match(text, /Hills paragraph 1/);
+    assert.match(text, /Valleys paragraph 1/);
+    assert.doesNotMatch(text, /Share it now/);
+    assert.doesNotMatch(text, /in our app/);
+    assert.doesNotMatch(text, /small gift/);
   });
 });
 

@@ -54,7 +54,7 @@ const MIN_KEPT_SHARE = 0.2;
 const CHROME_STEMS = stems('sidebar menu menus navbar nav navigation masthead toolbar footer banner breadcrumb* pagination* pager skip');
 const COMMENT_STEMS = stems('comment* disqus* respond responses');
 const CLUTTER_STEMS = stems(
-  'cookie* consent* gdpr share* social* newsletter* subscribe* subscription* related* recommend* promo* advert* ad ads sponsor* popup* modal overlay signup paywall* outbrain* taboola* trending* popular*',
+  'cookie* consent* gdpr share* social* newsletter* subscribe* subscription* related* recommend* promo* advert* ad ads sponsor* popup* modal overlay signup paywall* outbrain* taboola* trending* popular* shariff* appstore* flyout*',
 );
 /**
  * Clutter that lies over the page (dialogs, consent boxes): never a layout's wrapper. A
@@ -65,12 +65,13 @@ const OVERLAY_STEMS = stems('cookie* consent* gdpr popup* modal overlay');
 const RELATED_STEMS = stems('related* recommend*');
 /**
  * Small blocks inside the article that are about it, not of it: photo credits, the author's
- * box and byline, dates and other post metadata, tags, ratings, disclaimers and appeals.
+ * box and byline, dates and other post metadata, tags, ratings, disclaimers, disclosures,
+ * affiliate notes, appendices with a suggested citation, and appeals.
  * Captions themselves stay (a reader sees them under the picture); their credit line goes.
  */
 const CREDIT_STEMS = stems('credit* copyright* attribution');
 const ABOUT_STEMS = stems(
-  'credit* copyright* author* autor* bio biography byline* saboxplugin* meta metadata postmeta* postmetadata metaline utility dateline date timestamp posted* published* updated tags taglist taglinks categories rating* ratings disclaimer donation* donate* cta',
+  'credit* copyright* author* autor* bio biography byline* saboxplugin* meta metadata postmeta* postmetadata metaline utility dateline date timestamp posted* published* updated tags taglist taglinks categories rating* ratings disclaimer disclosure* affiliate* appendix citation* donation* donate* cta',
 );
 /** Longest block (characters) that class words alone may remove from inside the content. */
 const ABOUT_MAX_TEXT = 800;
