@@ -123,6 +123,23 @@ describe('boilerplate inside an article', () => {
     assert.doesNotMatch(text, /Suggested citation/);
   });
 
+  it("drops a notice that the post is the author's opinion, a medical reviewer's note and a contact box, keeps the article", () => {
+    const text = pageMarkdown(
+      page(`<h1>Culture</h1>${prose('Culture', 3)}
+        <div class="community-notice"><p>This post gives the opinion of its author, not necessarily that of the editors of this paper.</p></div>
+        ${prose('Theatre', 2)}
+        <div class="article-reviewed"><p>This text follows the medical literature and guidelines of the day and was checked by doctors.</p></div>
+        ${prose('Music', 2)}
+        <div class="contact-body"><address><span>Inn by the Castle, the Miller family</span> <a href="tel:+390473668056">+39 0473 668056</a></address></div>`),
+    );
+    assert.match(text, /Culture paragraph 2/);
+    assert.match(text, /Theatre paragraph 1/);
+    assert.match(text, /Music paragraph 1/);
+    assert.doesNotMatch(text, /opinion of its author/);
+    assert.doesNotMatch(text, /checked by doctors/);
+    assert.doesNotMatch(text, /Miller family/);
+  });
+
   it('drops a related-stories box in the middle of the text', () => {
     const text = pageMarkdown(
       page(`<h1>Rail</h1>${prose('Rail', 2)}<div class="related-story"><h3>Related</h3><a href="/a">Trains late again</a><p>Commuters wait, again, on the platform.</p></div>${prose('Track', 2)}`),

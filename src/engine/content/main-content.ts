@@ -66,12 +66,13 @@ const RELATED_STEMS = stems('related* recommend*');
 /**
  * Small blocks inside the article that are about it, not of it: photo credits, the author's
  * box and byline, dates and other post metadata, tags, ratings, disclaimers, disclosures,
- * affiliate notes, appendices with a suggested citation, and appeals.
+ * affiliate notes, appendices with a suggested citation, notices, a reviewer's note, contact
+ * boxes and appeals.
  * Captions themselves stay (a reader sees them under the picture); their credit line goes.
  */
 const CREDIT_STEMS = stems('credit* copyright* attribution');
 const ABOUT_STEMS = stems(
-  'credit* copyright* author* autor* bio biography byline* saboxplugin* meta metadata postmeta* postmetadata metaline utility dateline date timestamp posted* published* updated tags taglist taglinks categories rating* ratings disclaimer disclosure* affiliate* appendix citation* donation* donate* cta',
+  'credit* copyright* author* autor* bio biography byline* saboxplugin* meta metadata postmeta* postmetadata metaline utility dateline date timestamp posted* published* updated tags taglist taglinks categories rating* ratings disclaimer disclosure* affiliate* appendix citation* notice reviewed contact* donation* donate* cta',
 );
 /** Longest block (characters) that class words alone may remove from inside the content. */
 const ABOUT_MAX_TEXT = 800;
