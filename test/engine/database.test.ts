@@ -314,6 +314,27 @@ describe('engine database: integrity check', () => {
     assert.ok(report.problems.some((problem) => problem.table === 'prices' && problem.index === undefined), JSON.stringify(report.problems));
   });
 
+  it('stops when aborted, at once or while its thread is still starting, and the process lives on', async () => {
+    const path = join(tempDir(), 'shop.db');
+    const raw = new Database(path);
+    raw.exec("CREATE TABLE prices (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO prices (note) VALUES ('n')");
+    raw.close();
+    // The delays span the thread's start, when it loads SQLite's native addon (some 20 ms in):
+    // a thread terminated inside that load took the whole process down, now and then.
+    for (let i = 0; i < 200; i++) {
+      const delay = i % 40;
+      const controller = new AbortController();
+      const checking = checkIntegrity(path, { signal: controller.signal });
+      let finished = false;
+      void checking.then(() => (finished = !controller.signal.aborted), () => undefined);
+      if (delay === 0) controller.abort();
+      else setTimeout(() => controller.abort(), delay);
+      const outcome = await checking.catch((error: unknown) => error);
+      if (finished) assert.deepEqual(outcome, { database: path, kind: 'sqlite', check: 'quick_check', ok: true, problems: [] }, `finished before the abort at ${delay} ms`);
+      else assert.equal(outcome, controller.signal.reason, `aborted after ${delay} ms`);
+    }
+  });
+
   it('checks nothing that is not there, and refuses to check an empty or foreign file', async () => {
     const dir = tempDir();
     await assert.rejects(checkIntegrity(join(dir, 'typo.db')), /typo\.db does not exist: nothing to check/);

@@ -23,10 +23,15 @@ export interface IntegrityWorkerOutput {
   failure?: { code: string | undefined; message: string };
 }
 
+/** `loaded` once better-sqlite3's native addon is loaded (integrity.ts waits for it), then the output. */
+export type IntegrityWorkerMessage = { loaded: true } | IntegrityWorkerOutput;
+
 const { path, pragma, limit } = workerData as IntegrityWorkerInput;
 const output: IntegrityWorkerOutput = { rows: [], trees: [] };
 try {
+  // better-sqlite3 loads its native addon at the first open: from here, terminating is safe.
   const db = new Database(path, { readonly: true, fileMustExist: true });
+  parentPort!.postMessage({ loaded: true } satisfies IntegrityWorkerMessage);
   try {
     db.pragma('busy_timeout = 5000');
     output.trees = db.prepare("SELECT rootpage, type, name, tbl_name FROM sqlite_schema WHERE rootpage > 0").raw().all() as IntegrityWorkerOutput['trees'];
@@ -39,4 +44,4 @@ try {
 } catch (error) {
   output.failure = { code: (error as { code?: string }).code, message: (error as Error).message };
 }
-parentPort!.postMessage(output);
+parentPort!.postMessage(output satisfies IntegrityWorkerMessage);

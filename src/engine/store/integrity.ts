@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import { isPostgresUrl, openDatabase, refuseUnusableFile, schemaVersion, sqlitePath, type DatabaseKind } from './database.js';
-import type { IntegrityWorkerInput, IntegrityWorkerOutput } from './integrity-worker.js';
+import type { IntegrityWorkerInput, IntegrityWorkerMessage, IntegrityWorkerOutput } from './integrity-worker.js';
 
 /** Problems listed at most: a badly damaged file has thousands, and the first say enough. */
 export const PROBLEMS_LISTED = 100;
@@ -97,27 +97,35 @@ function problemsOf(output: IntegrityWorkerOutput): IntegrityProblem[] {
 async function onWorker(input: IntegrityWorkerInput, signal: AbortSignal | undefined): Promise<IntegrityWorkerOutput> {
   signal?.throwIfAborted();
   const { Worker } = await import('node:worker_threads');
+  // Aborted while importing: the listener below would never hear of it.
+  signal?.throwIfAborted();
   const worker: Worker = new Worker(new URL('./integrity-worker.js', import.meta.url), { workerData: input });
   // A check still reading when serve stops must not keep the process alive.
   worker.unref();
   return new Promise((resolve, reject) => {
+    // Terminating the thread while it loads better-sqlite3's native addon kills the whole process
+    // (a fatal N-API error, or a segfault). So the thread says when the addon is loaded, and an
+    // abort before that waits for it: milliseconds, where the check takes seconds.
+    let loaded = false;
+    const settle = (outcome: () => void) => {
+      signal?.removeEventListener('abort', stop);
+      outcome();
+    };
     const stop = () => {
+      if (!loaded) return;
       void worker.terminate();
-      reject(signal!.reason);
+      settle(() => reject(signal!.reason));
     };
     signal?.addEventListener('abort', stop, { once: true });
-    const settle = () => signal?.removeEventListener('abort', stop);
-    worker.once('message', (output: IntegrityWorkerOutput) => {
-      settle();
-      resolve(output);
+    worker.on('message', (message: IntegrityWorkerMessage) => {
+      loaded = true;
+      if ('loaded' in message) {
+        if (signal?.aborted) stop();
+      } else settle(() => (signal?.aborted ? reject(signal.reason) : resolve(message)));
     });
-    worker.once('error', (error) => {
-      settle();
-      reject(error);
-    });
+    worker.once('error', (error) => settle(() => reject(signal?.aborted ? signal.reason : error)));
     worker.once('exit', (code) => {
-      settle();
-      reject(new Error(`the integrity check's thread ended (code ${code}) without a result`));
+      settle(() => reject(signal?.aborted ? signal.reason : new Error(`the integrity check's thread ended (code ${code}) without a result`)));
     });
   });
 }
