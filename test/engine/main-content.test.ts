@@ -124,6 +124,25 @@ describe('main content patterns', () => {
     assert.match(markdownOf($), /Invisible by attribute/);
   });
 
+  it("5. drops PHP's error lines printed into the page, keeps one quoted in code and a warning of the article's own", () => {
+    const error = (kind: string, n: number) => `<br />\n<b>${kind}</b>:  Creating default object from empty value in <b>/www/htdocs/site/wp-includes/classes.php</b> on line <b>${n}</b><br />\n`;
+    const html = `<html><body>${error('Warning', 407)}${error('Strict Standards', 12)}
+      <article><h1>Bees</h1>${prose('Bees', 3)}
+        <p><b>Warning</b>: do not open the hive in the rain, the bees dislike it, and so will you.</p>
+        <pre>PHP Warning: x in /var/www/index.php on line 5
+<b>Deprecated</b>: preg_replace(): The /e modifier is deprecated in <b>/var/www/f.php</b> on line <b>82</b><br /></pre></article>
+      <ul class="cat">${error('Deprecated', 82)}<li><a href="/c/1">Category</a></li></ul></body></html>`;
+    const markdown = mainText(html);
+    assert.match(markdown, /Bees paragraph 2/);
+    assert.match(markdown, /do not open the hive/);
+    assert.match(markdown, /The \/e modifier is deprecated/, 'quoted in <pre>, the line stays');
+    assert.doesNotMatch(markdown, /Creating default object|Strict Standards|classes\.php/);
+    // The whole page, on request, is the page as the server sent it.
+    const $ = load(html);
+    cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    assert.match(markdownOf($), /Creating default object/);
+  });
+
   it('5. keeps a page whose body a script reveals (the hidden block holds most of the text)', () => {
     assert.match(mainText(`<body><div id="app" style="display:none">${prose('Revealed', 5)}</div></body>`), /Revealed paragraph 4/);
   });

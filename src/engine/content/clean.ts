@@ -38,6 +38,41 @@ function isAd(element: Element): boolean {
   return element.name === 'iframe' && /doubleclick|googlesyndication|amazon-adsystem/.test(attribs.src ?? '');
 }
 
+/**
+ * PHP's own error display, printed into a page by a misconfigured server:
+ * `<b>Warning</b>: message in <b>/path/file.php</b> on line <b>12</b><br />`. Its labels and
+ * words are PHP's, whatever the page's language; never the page's content.
+ */
+const SERVER_ERROR_LABEL = /^(?:Warning|Notice|Deprecated|Strict Standards|(?:Catchable |Recoverable )?Fatal error|Parse error)$/;
+const SERVER_ERROR_END = / on line \d{1,9}\s*$/;
+/** Nodes of one error line, the label's included: "Label: message in <b>file</b> on line <b>12</b>". */
+const SERVER_ERROR_NODES = 12;
+/** Where such a line is quoted on purpose (a tutorial, a question about the error), it stays. */
+const QUOTING = new Set(['pre', 'code', 'blockquote', 'textarea', 'samp', 'kbd']);
+
+/**
+ * The nodes of one PHP error line starting at `siblings[start]` (a `<b>` saying "Warning" and
+ * the like), up to and with the `<br>` ending it; undefined when the run is not one. Bounded:
+ * a few siblings are read, and ancestors only for a line that matched.
+ */
+function serverErrorLine(siblings: AnyNode[], start: number): AnyNode[] | undefined {
+  const label = siblings[start] as Element;
+  const first = label.children[0];
+  if (label.children.length !== 1 || first?.type !== 'text' || !SERVER_ERROR_LABEL.test((first as { data: string }).data.trim())) return undefined;
+  let text = '';
+  let end = start + 1;
+  for (; end < siblings.length && end - start < SERVER_ERROR_NODES; end++) {
+    const node = siblings[end]!;
+    if (isTag(node) && node.name === 'br') break;
+    if (node.type === 'text') text += (node as { data: string }).data;
+    else if (isTag(node) && (node.name === 'b' || node.name === 'i' || node.name === 'a' || node.name === 'span')) text += textContent(node);
+    else return undefined;
+  }
+  if (!/^:\s/.test(text) || !text.includes(' in ') || !SERVER_ERROR_END.test(text)) return undefined;
+  for (let parent = label.parent; parent && isTag(parent); parent = parent.parent) if (QUOTING.has(parent.name)) return undefined;
+  return siblings.slice(start, end < siblings.length ? end + 1 : end);
+}
+
 interface Walk {
   blockAds: boolean;
   /** Ad slots found, removed once the page's text is known. */
@@ -60,7 +95,13 @@ function dropNonContent(nodes: AnyNode[], walk: Walk, collectHidden: boolean): n
     if (node.type === 'text') text += (node as { data: string }).data.trim().length;
     else if (node.type === 'comment') removeElement(node);
     else if (isTag(node)) {
-      if (walk.blockAds && !NEVER_ADS.has(node.name) && isAd(node)) {
+      // Main content only: the whole page keeps what the server printed.
+      const errorLine = node.name === 'b' && walk.hidden ? serverErrorLine(nodes, i) : undefined;
+      if (errorLine) {
+        // The nodes after the label were counted already, on the way back.
+        for (const part of errorLine.slice(1)) text -= (part.type === 'text' ? (part as { data: string }).data : textContent(part)).trim().length;
+        for (const part of errorLine) removeElement(part);
+      } else if (walk.blockAds && !NEVER_ADS.has(node.name) && isAd(node)) {
         walk.ads.push(node);
         text += dropNonContent(node.children, walk, collectHidden);
       } else if (ALWAYS_DROPPED.has(node.name)) {
