@@ -191,6 +191,15 @@ describe('markdown conversion of broken HTML', () => {
     assert.match(markdown, /a cell[\s\S]*b[\s\S]*para/);
   });
 
+  it("writes text in Unicode's composed form, however the page spelled it", () => {
+    // "Café" with a combining acute accent, and the Bengali letter YYA precomposed (U+09DF),
+    // whose composed form is YA with a nukta.
+    const $ = load('<body><p>Cafe\u0301 crème, \u09DF</p></body>');
+    cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
+    const markdown = markdownOf($);
+    assert.equal(markdown, 'Caf\u00e9 crème, \u09AF\u09BC');
+  });
+
   it('survives malformed and hostile markup', () => {
     const inputs = [
       '<table><td><table><tr><td>x'.repeat(50),

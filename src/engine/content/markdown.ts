@@ -30,15 +30,19 @@ function ensureReady() {
 
 /**
  * Markdown of untrusted HTML. Should the converter fail on some malformed input, the page's
- * text is returned instead, one paragraph per block, rather than failing the scrape.
+ * text is returned instead, one paragraph per block, rather than failing the scrape. Either is
+ * in Unicode's composed form (NFC): the same words written with a combining accent or a
+ * precomposed letter read, compare and diff the same, as they look the same.
  */
 export function htmlToMarkdown(html: string, pageUrl: string): string {
   ensureReady();
+  let markdown: string;
   try {
-    return (convert(ENCODE_AT_ONCE + html, { origin: pageUrl }) as string).trim();
+    markdown = (convert(ENCODE_AT_ONCE + html, { origin: pageUrl }) as string).trim();
   } catch {
-    return textOf(html);
+    markdown = textOf(html);
   }
+  return markdown.normalize('NFC');
 }
 
 const TEXT_BLOCKS = new Set(['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'div']);
