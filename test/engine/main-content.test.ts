@@ -191,13 +191,13 @@ describe('markdown conversion of broken HTML', () => {
     assert.match(markdown, /a cell[\s\S]*b[\s\S]*para/);
   });
 
-  it("writes text in Unicode's composed form, however the page spelled it", () => {
-    // "Café" with a combining acute accent, and the Bengali letter YYA precomposed (U+09DF),
-    // whose composed form is YA with a nukta.
-    const $ = load('<body><p>Cafe\u0301 crème, \u09DF</p></body>');
+  it("writes text in Unicode's composed form without soft hyphens, however the page spelled it", () => {
+    // "Café" with a combining acute accent, the Bengali letter YYA precomposed (U+09DF), whose
+    // composed form is YA with a nukta, and words with hyphenation hints, raw and as entities.
+    const $ = load('<body><p>Cafe\u0301 crème, \u09DF, Wein\u00adge\u00adschich&shy;te</p></body>');
     cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     const markdown = markdownOf($);
-    assert.equal(markdown, 'Caf\u00e9 crème, \u09AF\u09BC');
+    assert.equal(markdown, 'Caf\u00e9 crème, \u09AF\u09BC, Weingeschichte');
   });
 
   it('survives malformed and hostile markup', () => {

@@ -20,6 +20,7 @@ export const BASE64_IMAGE_PLACEHOLDER = '<Base64-Image-Removed>';
  * 500 pages). Comments produce no markdown.
  */
 const ENCODE_AT_ONCE = '<!--\u00a0-->';
+const SOFT_HYPHEN = '\u00ad';
 
 let ready = false;
 function ensureReady() {
@@ -31,8 +32,9 @@ function ensureReady() {
 /**
  * Markdown of untrusted HTML. Should the converter fail on some malformed input, the page's
  * text is returned instead, one paragraph per block, rather than failing the scrape. Either is
- * in Unicode's composed form (NFC): the same words written with a combining accent or a
- * precomposed letter read, compare and diff the same, as they look the same.
+ * in Unicode's composed form (NFC), without soft hyphens: the same words written with a
+ * combining accent or a precomposed letter, or with the invisible break hints a hyphenation
+ * script sprinkles in, read, search, compare and diff the same, as they look the same.
  */
 export function htmlToMarkdown(html: string, pageUrl: string): string {
   ensureReady();
@@ -42,7 +44,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): string {
   } catch {
     markdown = textOf(html);
   }
-  return markdown.normalize('NFC');
+  return markdown.replaceAll(SOFT_HYPHEN, '').normalize('NFC');
 }
 
 const TEXT_BLOCKS = new Set(['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'div']);
