@@ -8,13 +8,14 @@ import type { CheckRecord } from '../contract/checks.js';
 import { WebwatchError, UsageError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
 import { parsePath, valueAtPath } from '../engine/diff/json-diff.js';
+import { compareText } from '../lib/compare-text.js';
 
 export const DEFAULT_HISTORY_CHECKS = 30;
 
 /** Finished checks (a skipped slot is not one), newest first. */
 const finished = (checks: readonly CheckRecord[]) =>
   checks.filter((check) => check.finishedAt && check.status !== 'skipped_overlap')
-    .sort((a, b) => (b.startedAt ?? b.createdAt).localeCompare(a.startedAt ?? a.createdAt));
+    .sort((a, b) => compareText(b.startedAt ?? b.createdAt, a.startedAt ?? a.createdAt));
 
 export const changesOf = (check: CheckRecord) => check.summary.changed + check.summary.new + check.summary.removed;
 

@@ -6,6 +6,7 @@
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
 import { closestMatch } from '../spec/suggest.js';
+import { compareText } from '../lib/compare-text.js';
 
 interface Named {
   id: string;
@@ -43,7 +44,7 @@ export function resolveMonitorRef<T extends Named>(ref: string, monitors: readon
 /** A check named on the command line: its id, a unique id prefix, or `latest` (the newest). */
 export function resolveCheckRef<T extends { id: string; startedAt: string | null; createdAt?: string }>(ref: string, checks: readonly T[], monitorName: string): T {
   if (ref === 'latest') {
-    const newest = [...checks].sort((a, b) => (b.startedAt ?? b.createdAt ?? '').localeCompare(a.startedAt ?? a.createdAt ?? ''))[0];
+    const newest = [...checks].sort((a, b) => compareText(b.startedAt ?? b.createdAt ?? '', a.startedAt ?? a.createdAt ?? ''))[0];
     if (newest) return newest;
     throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: ref, reason: `monitor "${monitorName}" has no checks yet` }, suggestion: `run one with: webwatch monitor run "${monitorName}"` });
   }

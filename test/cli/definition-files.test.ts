@@ -67,6 +67,18 @@ describe('special files', () => {
     assert.match(report.files[1].errors[0].message, /^not a regular file \(a FIFO\)/);
   });
 
+  it("reads a directory's files in an order of their names that is the same on every machine", async () => {
+    const named = (name: string) => VALID.replace('name: Pricing', `name: ${name}`);
+    const dir = writeFiles({ 'c.yml': named('C'), 'B.yaml': named('B'), 'a.yaml': named('A') });
+    const result = await run(['monitor', 'validate', '--json', dir]);
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(result.stdout);
+    assert.deepEqual(
+      report.files.map((f: { file: string }) => f.file),
+      ['a.yaml', 'B.yaml', 'c.yml'].map((name) => join(dir, name)),
+    );
+  });
+
   it('apply refuses a FIFO the same way and changes nothing', async () => {
     const fifo = mkfifo(join(tempDir(), 'monitor.yaml'));
     const result = await runPromptly(['monitor', 'apply', '-f', fifo], [fifo]);

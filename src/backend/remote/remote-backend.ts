@@ -15,6 +15,7 @@ import type { Backend, CrawlJobStatus, UsageReport } from '../backend.js';
 import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../../contract/agent.js';
 import type { ExtractStarted, ExtractStatusDocument } from '../../contract/extract.js';
 import { ApiClient, type ApiClientOptions } from './api-client.js';
+import { compareText } from '../../lib/compare-text.js';
 
 /** How often a waiting command asks about a running check or crawl. */
 export const POLL_INTERVAL_MS = 1000;
@@ -219,7 +220,7 @@ export function remoteBackend(options: ApiClientOptions & { sleep?: (ms: number)
         periodEnd: credits.billingPeriodEnd ?? '',
         credits: { used: credits.creditsUsed ?? null, remaining: credits.remainingCredits ?? null, plan: credits.planCredits ?? null },
         tokens: { used: tokens.tokensUsed ?? null, remaining: tokens.remainingTokens ?? null, plan: tokens.planTokens ?? null },
-        months: [...months.values()].sort((a, b) => (b.startDate ?? '').localeCompare(a.startDate ?? '')),
+        months: [...months.values()].sort((a, b) => compareText(b.startDate ?? '', a.startDate ?? '')),
       };
     },
     async listMonitors(list = {}) {

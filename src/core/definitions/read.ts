@@ -4,6 +4,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { DEFINITION_FILE_MAX_BYTES } from '../../spec/limits.js';
 import { decodeUtf8 } from './utf8.js';
+import { compareFileNames } from '../../lib/compare-text.js';
 
 export const STDIN_NAME = '<stdin>';
 
@@ -40,7 +41,7 @@ const DEFINITION_EXTENSIONS = new Set(['.yaml', '.yml']);
 async function definitionFilesIn(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of entries.sort((a, b) => compareFileNames(a.name, b.name))) {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await definitionFilesIn(path)));

@@ -23,6 +23,7 @@ import { checkConversion, type CheckConversion } from '../scrape/convert-pool.js
 import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResult, Snapshot } from './check-store.js';
 import type { ClaimedCheck } from '../scheduler/scheduler.js';
 import type { StoredMonitor } from './monitor-store.js';
+import { compareText } from '../../lib/compare-text.js';
 
 /** Requests of a check in flight at once: polite to a site whose pages a target lists. */
 export const CHECK_CONCURRENCY = 4;
@@ -263,7 +264,7 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
     pending.snapshots.push(goneSnapshot(targetId, url, randomUUID(), null));
     found.push({ url, targetId, status: 'removed', statusCode: null, previousScrapeId: previous?.scrapeId ?? null, currentScrapeId: null, diff: null, judgment: null, error: null });
   }
-  return found.sort((a, b) => a.url.localeCompare(b.url));
+  return found.sort((a, b) => compareText(a.url, b.url));
 }
 
 /**
