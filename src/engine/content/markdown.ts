@@ -10,6 +10,7 @@ import type { AnyNode } from 'domhandler';
 import { isTag, textContent } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { htmlToMarkdown as convert, initSync } from 'mdream/wasm';
+import { LINK_MARK } from './markup.js';
 
 export const BASE64_IMAGE_PLACEHOLDER = '<Base64-Image-Removed>';
 
@@ -21,6 +22,8 @@ export const BASE64_IMAGE_PLACEHOLDER = '<Base64-Image-Removed>';
  */
 const ENCODE_AT_ONCE = '<!--\u00a0-->';
 const SOFT_HYPHEN = '\u00ad';
+/** The mark markup.ts puts before each link, and the space the converter wrote after it. */
+const CONVERTER_SPACE = new RegExp(`${LINK_MARK} ?`, 'g');
 
 let ready = false;
 function ensureReady() {
@@ -44,7 +47,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): string {
   } catch {
     markdown = textOf(html);
   }
-  return markdown.replaceAll(SOFT_HYPHEN, '').normalize('NFC');
+  return markdown.replace(CONVERTER_SPACE, '').replaceAll(SOFT_HYPHEN, '').normalize('NFC');
 }
 
 const TEXT_BLOCKS = new Set(['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'div']);

@@ -315,7 +315,14 @@ export function prepareForMarkdown(root: AnyNode[]) {
     keepMarkdownAttributes(element);
   }
   unwrapAll(scriptLinks);
+  // The converter writes a space before every link that follows text, which the page does not
+  // show: "中文<a>链接</a>" would read "中文 [链接](...)". A mark before each link tells
+  // htmlToMarkdown which spaces are the converter's own, to take them out.
+  for (const link of allElements(root, 'a')) if (link.parent) prepend(link, new Text(LINK_MARK));
 }
+
+/** A Unicode noncharacter, never in a page's text: markdown.ts takes it out, with the converter's space after it. */
+export const LINK_MARK = '\ufdd0';
 
 /**
  * The HTML the converter reads: characters as themselves (the default escapes every non-ASCII
