@@ -202,13 +202,14 @@ describe('markdown conversion of broken HTML', () => {
 
   it('writes a link inside a word or a sentence without a space the page does not show', () => {
     const $ = load(`<body><p>中文<a href="/a">链接</a>中文。</p><p>Read <a href="/b">here</a>, or (<a href="/c">there</a>); un<a href="/d">link</a>ed.</p>
-      <ul><li><a href="/e">Item</a></li></ul><p>空<a href="/f"></a>白</p></body>`);
+      <ul><li><a href="/e">Item</a></li></ul><p>空<a href="/f"></a>白</p><p>An<a name="x"> anchor</a> and <a href="/g"><img src="/i.png" alt="a picture"></a>.</p></body>`);
     cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     const markdown = markdownOf($);
     assert.match(markdown, /^中文\[链接\]\(https:\/\/example\.com\/a\)中文。$/m);
     assert.match(markdown, /^Read \[here\]\(https:\/\/example\.com\/b\), or \(\[there\]\(https:\/\/example\.com\/c\)\); un\[link\]\(https:\/\/example\.com\/d\)ed\.$/m);
     assert.match(markdown, /^- \[Item\]\(https:\/\/example\.com\/e\)$/m);
     assert.match(markdown, /^空白$/m);
+    assert.match(markdown, /^An anchor and \[!\[a picture\]\(https:\/\/example\.com\/i\.png\)\]\(https:\/\/example\.com\/g\)\.$/m, 'a named anchor is text, and its own space stays');
     assert.ok(!markdown.includes('\ufdd0'), 'no mark is left');
   });
 

@@ -22,8 +22,8 @@ export const BASE64_IMAGE_PLACEHOLDER = '<Base64-Image-Removed>';
  */
 const ENCODE_AT_ONCE = '<!--\u00a0-->';
 const SOFT_HYPHEN = '\u00ad';
-/** The mark markup.ts puts before each link, and the space the converter wrote after it. */
-const CONVERTER_SPACE = new RegExp(`${LINK_MARK} ?`, 'g');
+/** The mark markup.ts puts before each link, and the space the converter wrote after it, before the link's `[`. */
+const CONVERTER_SPACE = new RegExp(`${LINK_MARK}(?: (?=\\[))?`, 'g');
 
 let ready = false;
 function ensureReady() {

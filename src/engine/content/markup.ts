@@ -318,7 +318,7 @@ export function prepareForMarkdown(root: AnyNode[]) {
   // The converter writes a space before every link that follows text, which the page does not
   // show: "中文<a>链接</a>" would read "中文 [链接](...)". A mark before each link tells
   // htmlToMarkdown which spaces are the converter's own, to take them out.
-  for (const link of allElements(root, 'a')) if (link.parent) prepend(link, new Text(LINK_MARK));
+  for (const link of allElements(root, 'a')) if (link.parent && link.attribs.href !== undefined) prepend(link, new Text(LINK_MARK));
 }
 
 /** A Unicode noncharacter, never in a page's text: markdown.ts takes it out, with the converter's space after it. */
