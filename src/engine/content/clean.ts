@@ -47,6 +47,8 @@ const SERVER_ERROR_LABEL = /^(?:Warning|Notice|Deprecated|Strict Standards|(?:Ca
 const SERVER_ERROR_END = / on line \d{1,9}\s*$/;
 /** Nodes of one error line, the label's included: "Label: message in <b>file</b> on line <b>12</b>". */
 const SERVER_ERROR_NODES = 12;
+/** What PHP's line is written with besides text: the file and line number in bold, a link to the manual. */
+const INLINE_IN_ERROR = new Set(['b', 'i', 'a', 'span']);
 /** Where such a line is quoted on purpose (a tutorial, a question about the error), it stays. */
 const QUOTING = new Set(['pre', 'code', 'blockquote', 'textarea', 'samp', 'kbd']);
 
@@ -65,7 +67,7 @@ function serverErrorLine(siblings: AnyNode[], start: number): AnyNode[] | undefi
     const node = siblings[end]!;
     if (isTag(node) && node.name === 'br') break;
     if (node.type === 'text') text += (node as { data: string }).data;
-    else if (isTag(node) && (node.name === 'b' || node.name === 'i' || node.name === 'a' || node.name === 'span')) text += textContent(node);
+    else if (isTag(node) && INLINE_IN_ERROR.has(node.name)) text += textContent(node);
     else return undefined;
   }
   if (!/^:\s/.test(text) || !text.includes(' in ') || !SERVER_ERROR_END.test(text)) return undefined;
@@ -99,7 +101,7 @@ function dropNonContent(nodes: AnyNode[], walk: Walk, collectHidden: boolean): n
       const errorLine = node.name === 'b' && walk.hidden ? serverErrorLine(nodes, i) : undefined;
       if (errorLine) {
         // The nodes after the label were counted already, on the way back.
-        for (const part of errorLine.slice(1)) text -= (part.type === 'text' ? (part as { data: string }).data : textContent(part)).trim().length;
+        for (const part of errorLine.slice(1)) text -= textContent(part).trim().length;
         for (const part of errorLine) removeElement(part);
       } else if (walk.blockAds && !NEVER_ADS.has(node.name) && isAd(node)) {
         walk.ads.push(node);
