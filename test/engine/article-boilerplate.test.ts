@@ -578,6 +578,17 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /More on this/);
   });
 
+  it('drops the date and the details line of a post laid out in a table of one column; keeps a data table\'s cells', () => {
+    const text = pageMarkdown(`<html><body><table><tr><td><table class="eBlock">
+      <tr><td><div class="eTitle"><div style="float:right">3:59 PM</div>Letters</div></td></tr>
+      <tr><td class="eMessage">${prose('Letters', 3)}<table><tr><th>Train</th><th>Leaves</th></tr><tr><td>IC 812</td><td>9:15</td></tr></table></td></tr>
+      <tr><td class="eDetails">Views: 1120 | Added by: <a href="/user/8">Posh</a> | Rating: 0.0/0</td></tr>
+      </table><table><tr><td>Comments in all: <b>0</b></td><td></td></tr></table></td></tr></table></body></html>`);
+    assert.match(text, /Letters paragraph 2/);
+    assert.doesNotMatch(text, /3:59 PM|Views: 1120|Comments in all/);
+    assert.match(text, /IC 812 \| 9:15/);
+  });
+
   it('keeps a closing sentence, a closing list and a heading with text under it', () => {
     const text = pageMarkdown(
       page(`<h1>Recipe</h1>${prose('Recipe', 3)}<h2>You will need</h2><ul><li>Flour, 500 g</li><li><a href="/salt">Salt</a></li></ul>

@@ -119,6 +119,26 @@ describe('the main block', () => {
     assert.doesNotMatch(text, /A related story/);
   });
 
+  it('does not take in a layout table\'s side column beside the cell that holds the article', () => {
+    const text = pageMarkdown(`<html><body><table><tr>
+      <td id="leftcolumn">${['Home', 'Club', 'Events', 'Teams', 'Gallery', 'Contact'].map((name) => `<div><a href="/${name.toLowerCase()}">${name}</a></div>`).join('')}<div><b>Members only</b></div><div>12 visitors online</div></td>
+      <td id="centercolumn"><div id="content"><h1>Spring assembly</h1>${prose('Assembly', 4)}</div></td>
+      </tr></table></body></html>`);
+    assert.match(text, /Assembly paragraph 3/);
+    assert.doesNotMatch(text, /Members only|visitors online/);
+  });
+
+  it('is an article named for the paywall it is behind, not the whole page, and the paywall\'s prompt goes', () => {
+    // A menu long enough that the article is not most of the page's text.
+    const menu = ['News', 'Politics', 'Economy', 'Sport', 'Football', 'Ice hockey', 'Culture', 'Society', 'Weather', 'Jobs', 'Real estate', 'Events', 'Galleries', 'Videos'].map((name) => `<li><a href="/${name.toLowerCase()}">${name}</a></li>`).join('');
+    const text = pageMarkdown(`<html><body><div class="top"><ul>${menu}</ul></div>
+      <div id="article" class="story isPaywall"><figure><img src="/round.jpg" alt=""><figcaption>At the round table</figcaption></figure><div class="content"><p>The centre invited employers to a round table, where they discussed how to find enough staff in times of shortage, and what keeps them ...</p></div></div>
+      <div class="paywall-template-container"><div id="paywall_title"><h1>Want to read on?</h1></div><div id="paywall_left"><h2>Yes, I am a subscriber.</h2><a href="/login">Log in</a></div></div>
+      </body></html>`);
+    assert.match(text, /The centre invited employers/);
+    assert.doesNotMatch(text, /Weather|Want to read on|I am a subscriber/);
+  });
+
   it('a column beside the titled header is the article, not a story of its own', () => {
     const text = pageMarkdown(`<html><head><title>Young drivers wreck two cars in one night - TV</title></head><body><main>
       <div class="col"><h1>Young drivers wreck two cars in one night</h1><div class="gallery"><figure><img src="/1.jpg" alt=""><figcaption>1/2 The car hit a guardrail late on Friday, police said.</figcaption></figure></div></div>

@@ -11,8 +11,8 @@
  * 3. The best container is the core. It widens to an ancestor that holds half again as much
  *    prose (an article split over sections) or that adds little besides (its heading, byline,
  *    a second short block; without links or prose, up to as much again: ingredients, a data
- *    table), up to an article or main, and siblings that are prose or the heading just before
- *    it come along.
+ *    table), up to an article or main, but not past a table cell with others beside it (a
+ *    layout's side column); siblings that are prose or the heading just before it come along.
  * 4. Inside what is kept, chrome, forms, comments, clutter, teaser feeds (and, after the first
  *    paragraph, a lone teaser card), small boxes around a button link and link lists go, but
  *    never the core or a block that holds it: a wrapper named like a share bar can still be the
@@ -24,7 +24,8 @@
  *    such captions and short lines standing alone; after the last, leftover links, labels,
  *    paragraphs boxed apart from it or linking only to social networks and app stores, and
  *    orphaned headings go; throughout, the credit closing a caption ("(Photo: Name)"), a
- *    picture's alt text or a short line.
+ *    picture's alt text or a short line. Text in lists and tables stays, but not in tables that
+ *    lay the page out (the one holding the core, or a table of one column).
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
@@ -61,6 +62,7 @@ const CLUTTER_STEMS = stems(
  * paywall's name is not here: `content-behind-paywall` holds the article.
  */
 const OVERLAY_STEMS = stems('cookie* consent* gdpr popup* modal overlay');
+const PAYWALL_STEMS = stems('paywall*');
 /** Lists of other stories: however much prose their excerpts hold, never the article's own. */
 const RELATED_STEMS = stems('related* recommend*');
 /**
@@ -344,7 +346,8 @@ class PageMeasures {
       const words = this.words(element);
       if (matches(words, COMMENT_STEMS)) flag = 'comments';
       else if (matches(words, CHROME_STEMS)) flag = 'chrome';
-      else if (matches(words, CLUTTER_STEMS)) flag = 'clutter';
+      // An article named for the paywall it is behind (`article isPaywall`) is the article.
+      else if (matches(words, CLUTTER_STEMS) && !(matches(words, PAYWALL_STEMS) && matches(words, CONTENT_STEMS))) flag = 'clutter';
     }
     // A block with a close button of its own lies over the page: a popup, a notice, a dialog
     // named for nothing else.
@@ -509,7 +512,9 @@ export function findMainContent(root: Element, title = ''): MainContent {
     // A parent nearly without links that adds no prose adds the article's other parts (a
     // recipe's ingredients, a product's data, a caption): up to as much again, like an <article>.
     const addsParts = measures.linkDensity(parent) < PARTS_LINKS && parentProse - contentProse <= PARTS_PROSE * contentProse;
-    const addsLittle = !whole && extra <= (SEMANTIC_TAGS.has(parent.name) || addsParts ? 1 : 0.3) * measures.textLength(content);
+    // Past a cell with others beside it in its row, what is added is a layout's column (a sidebar), not a part.
+    const column = content.name === 'td' && !!content.parent && elementChildren(content.parent as Element).some((cell) => cell !== content && measures.textLength(cell) > 0);
+    const addsLittle = !whole && !column && extra <= (SEMANTIC_TAGS.has(parent.name) || addsParts ? 1 : 0.3) * measures.textLength(content);
     if (spread || addsLittle) {
       content = parent;
       contentProse = Math.max(contentProse, parentProse);
@@ -718,6 +723,33 @@ const FIGURE = new Set(['figure']);
 
 const isListed = (element: Element) => LISTED.has(element.name) || hasAncestor(element, LISTED);
 
+/**
+ * Like `isListed`, but a table that lays the page out is not a list: the cell holding the core
+ * and its table, and a table of one column (title, text and details stacked in rows).
+ */
+function isListedBeside(element: Element, core: Element, measures: PageMeasures): boolean {
+  for (let node: Element | undefined = element; node; node = parentElement(node)) {
+    if (!LISTED.has(node.name)) continue;
+    if (!TABLE_PARTS.has(node.name)) return true;
+    if (within(core, node)) continue;
+    let table: Element | undefined = node;
+    while (table && table.name !== 'table') table = parentElement(table);
+    if (!table || !oneColumn(table, measures)) return true;
+  }
+  return false;
+}
+
+const TABLE_PARTS = new Set(['table', 'td', 'th']);
+
+/** Whether no row of a table (nested tables aside) has two cells with text. */
+function oneColumn(table: Element, measures: PageMeasures): boolean {
+  const rows = (node: Element): boolean => elementChildren(node).every((child) => {
+    if (child.name === 'tr') return elementChildren(child).filter((cell) => (cell.name === 'td' || cell.name === 'th') && measures.textLength(cell) > 0).length <= 1;
+    return child.name === 'table' || rows(child);
+  });
+  return rows(table);
+}
+
 /** Blocks with text of their own under `element`, parents before children (document order). */
 function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
   for (const child of element.children) {
@@ -768,7 +800,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   // address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
     if (removeOuterCaption(element, core, measures)) continue;
-    if (HEADINGS.has(element.name) || isListed(element) || isCaption(element)) continue;
+    if (HEADINGS.has(element.name) || isListedBeside(element, core, measures) || isCaption(element)) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element)) {
       removeDateRuns(element, measures);
@@ -796,7 +828,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     }
     // A caption outside the core, as before the prose: a gallery's or a teaser's legend.
     if (removeOuterCaption(element, core, measures)) continue;
-    if (isListed(element) || isCaption(element) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
+    if (isListedBeside(element, core, measures) || isCaption(element) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
     if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
@@ -817,7 +849,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     const element = tail[index]!;
     const heading = HEADINGS.has(element.name);
     let drop = heading && !textAfter && !headsLooseText(element);
-    if (!heading && !isListed(element)) {
+    if (!heading && !isListedBeside(element, core, measures)) {
       const inline = measures.inline(element)!;
       const text = textOf(element);
       const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
@@ -831,7 +863,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     // Outside the core, a heading or a line that is not a paragraph belongs to a box added
     // after the article (a comment form, a contact box, a share prompt); one introducing what
     // follows with a colon, or holding a picture, stays.
-    if (!drop && element.name !== 'p' && !isListed(element) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
+    if (!drop && element.name !== 'p' && !isListedBeside(element, core, measures) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
     // A block whose own line goes may still hold blocks that stay (a label over a list of
     // values): it stays with them.
     if (drop && !heading && measures.inline(element)!.length < measures.textLength(element) && holdsBlockText(element)) drop = false;
