@@ -46,7 +46,7 @@ describe('browser sessions', { skip: !chromium && 'no Chromium: apt-get install 
     site = await startServer({
       // /adpeeps.php is an advertising pattern and /anametrix.js an analytics one of the tracker database.
       '/ads': html('<html><body><main><h1>Shop</h1><p>A shop page with an advertising script and an analytics beacon.</p><script src="/adpeeps.php"></script><img src="/anametrix.js"><img src="/logo.png"></main></body></html>'),
-      '/adpeeps.php': (_q, r) => void r.writeHead(200, { 'content-type': 'text/javascript' }).end('document.body.append("AD LOADED")'),
+      '/adpeeps.php': (_q, r) => void r.writeHead(200, { 'content-type': 'text/javascript' }).end('document.querySelector("main").append("AD LOADED")'),
       '/anametrix.js': (_q, r) => void r.writeHead(200, { 'content-type': 'image/gif' }).end(),
       '/logo.png': (_q, r) => void r.writeHead(200, { 'content-type': 'image/png' }).end(),
       '/where': html('<html><body><main><h1>Where</h1><p id="w"></p><script>document.getElementById("w").textContent = "languages " + navigator.languages.join(" ") + "; language " + navigator.language + "; zone " + Intl.DateTimeFormat().resolvedOptions().timeZone</script></main></body></html>'),

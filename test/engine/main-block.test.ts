@@ -139,6 +139,29 @@ describe('the main block', () => {
     assert.doesNotMatch(text, /Weather|Want to read on|I am a subscriber/);
   });
 
+  it('of a post of a few short lines is the block named as the post, not the whole page with its sidebar and comment form', () => {
+    const widget = 'The content of this website is licensed under a Creative Commons licence.';
+    const text = pageMarkdown(`<html><body><div id="wrapper"><div id="header"><h1><a href="/">Notebook</a></h1></div>
+      <div id="content"><div class="post-406 post" id="post-406"><h2>Doing nothing is a choice too</h2>
+        <p>"I know I am drunk and should not say it..."</p><p>- "Then do not say it."</p><p>- "Ok."</p></div>
+        <div class="comment-respond" id="respond"><h3 id="reply-title">Leave a comment</h3><p>Fill in your details below or click an icon to log in.</p><form><textarea name="comment"></textarea></form></div></div>
+      <div id="sidebar"><ul><li class="widget"><div class="textwidget">${widget}</div></li>
+        <li class="widget"><h2 class="widgettitle">Categories</h2><ul><li><a href="/c/1">Specific</a></li><li><a href="/c/2">General</a></li></ul></li>
+        <li class="widget"><h2 class="widgettitle">Archive</h2><ul>${['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'].map((month, i) => `<li><a href="/2013/${i + 1}">${month} 2013</a></li>`).join('')}</ul></li></ul></div>
+      </div></body></html>`);
+    assert.match(text, /I know I am drunk/);
+    assert.doesNotMatch(text, /Leave a comment|licensed under|Categories/);
+  });
+
+  it('drops a flagged box with a line of text from a core of short lines, where any prose is on the core\'s scale', () => {
+    const text = pageMarkdown(`<html><body><article class="post"><h1>Film swap, April</h1><div class="entry-content">
+      <p>Shot on Fuji X-TRA 400 by both of us, in turn.</p><h3>Order of exposures</h3><p>Shuji first, then Walter, a week later.</p>
+      <div class="sharedaddy sd-block"><h3>Like this:</h3><div class="likes-widget-placeholder">Like this post. Loading the readers' likes...</div></div>
+      </div></article></body></html>`);
+    assert.match(text, /Shuji first, then Walter/);
+    assert.doesNotMatch(text, /Like this|Loading the readers/);
+  });
+
   it('a column beside the titled header is the article, not a story of its own', () => {
     const text = pageMarkdown(`<html><head><title>Young drivers wreck two cars in one night - TV</title></head><body><main>
       <div class="col"><h1>Young drivers wreck two cars in one night</h1><div class="gallery"><figure><img src="/1.jpg" alt=""><figcaption>1/2 The car hit a guardrail late on Friday, police said.</figcaption></figure></div></div>

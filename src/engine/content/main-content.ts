@@ -8,7 +8,8 @@
  *    to the containers above; a container's score is cut by its link density (links in its
  *    flagged blocks aside) and by class or id words of page chrome, comments and clutter, or a
  *    close button of a popup (its own or an ancestor's).
- * 3. The best container is the core. It widens to an ancestor that holds half again as much
+ * 3. The best container is the core (one paragraph of prose, or one short line in a block named
+ *    as the post). It widens to an ancestor that holds half again as much
  *    prose (an article split over sections) or that adds little besides (its heading, byline,
  *    a second short block; without links or prose, up to as much again: ingredients, a data
  *    table), up to an article or main, but not past a table cell with others beside it (a
@@ -133,6 +134,11 @@ function matches(words: string[], set: Stems): boolean {
 
 const SEMANTIC_TAGS = new Set(['article', 'main']);
 
+/** Whether a block's tag, name or microdata says it is the content. */
+function namedContent(element: Element, measures: PageMeasures): boolean {
+  return matches(measures.words(element), CONTENT_STEMS) || SEMANTIC_TAGS.has(element.name) || element.attribs.itemprop === 'articleBody';
+}
+
 const MIN_TEXT = 25;
 /** A paragraph whose text is more than this share of links is navigation. */
 const PARAGRAPH_LINKS = 0.5;
@@ -145,6 +151,8 @@ const LINK_BOX = 100;
 const LIST_LINKS = 0.5;
 /** The least score of a core: one paragraph of prose (100 characters or more) is an article. */
 const MIN_SCORE = 2;
+/** ...or one short paragraph in a block named as the content (`post`, `entry-content`, <article>): a post of a few lines. */
+const MIN_NAMED_SCORE = 1;
 /** Text per card below which headings linking elsewhere make a block a feed of teasers. */
 const FEED_TEXT_PER_CARD = 400;
 const FLAGGED_FACTOR = 0.35;
@@ -471,7 +479,7 @@ export function findMainContent(root: Element, title = ''): MainContent {
     if (element === root) continue;
     let score = points * (1 - measures.unflaggedLinkDensity(element));
     if (underFlag(element)) score *= FLAGGED_FACTOR;
-    else if (matches(measures.words(element), CONTENT_STEMS) || SEMANTIC_TAGS.has(element.name) || element.attribs.itemprop === 'articleBody') score *= CONTENT_FACTOR;
+    else if (namedContent(element, measures)) score *= CONTENT_FACTOR;
     scores.set(element, score);
     if (score > coreScore) {
       core = element;
@@ -481,7 +489,7 @@ export function findMainContent(root: Element, title = ''): MainContent {
   // The story the title names, when the core is in another one like it: widening stays inside it.
   let story: Element | undefined;
   if (core) [core, coreScore, story] = titledTwin(core, root, title, scores) ?? [core, coreScore, undefined];
-  if (!core || coreScore < MIN_SCORE) {
+  if (!core || coreScore < (namedContent(core, measures) && !underFlag(core) ? MIN_NAMED_SCORE : MIN_SCORE)) {
     const pageText = measures.textLength(root);
     const removed: Element[] = [];
     sweep(root, { measures, linkLists: false, ancestorsOfCore: new Set(), coreProse: 0, pageText, asides: [] }, removed);
@@ -1213,8 +1221,9 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     const flag = named === 'comments' && context.commentsAreContent ? undefined : named;
     // Without a core, nothing flagged that holds most of the page goes: a wrapper named like
     // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing. With a
-    // core, a flagged block with prose on the core's scale stays, unless it lists other stories.
-    const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= 0.5 * coreProse : measures.textLength(child) >= 0.5 * pageText);
+    // core, a flagged block with prose on the core's scale (and a paragraph's length at least:
+    // a core of short lines makes no scale) stays, unless it lists other stories.
+    const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= Math.max(0.5 * coreProse, TAIL_PROSE) : measures.textLength(child) >= 0.5 * pageText);
     const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
     const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !holdsHeadedTable(child);
     const feed = core !== undefined && isFeed(child, measures);
