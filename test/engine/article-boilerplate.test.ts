@@ -419,6 +419,24 @@ describe('captions of pictures outside the core', () => {
     assert.doesNotMatch(text, /Faust and Mephisto/);
     for (const kept of ['/keller.jpg', 'The cellar bar', 'Garden paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
+  it('takes a block named a caption for one: drops it outside the core between the paragraphs, but not an item named as having none', () => {
+    const text = pageMarkdown(
+      page(`<h1>A new government</h1><div class="body">${prose('Cabinet', 4)}</div>
+        <div class="media"><img src="/avenue.jpg" alt=""><p class="media__caption">Avenue Habib Bourguiba, Tunis.</p></div>
+        <div class="item no_caption"><p>Ministers, 25, of whom 9 are women.</p></div><div class="more">${prose('Reform', 2)}</div>`),
+    );
+    assert.doesNotMatch(text, /Avenue Habib Bourguiba/);
+    for (const kept of ['/avenue.jpg', 'Reform paragraph 1', 'of whom 9 are women']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
+  it('drops an alt text and a named caption that are only a credit, keeps the picture', () => {
+    const text = pageMarkdown(
+      page(`<h1>A truce sought</h1><div class="responsive-img"><img src="/senate.jpg" alt=" (credit: Jane Roe/CB/Press)"><div class="img-caption"><small>(credit: Jane Roe/CB/Press)</small></div></div>
+        ${prose('Truce', 4)}`),
+    );
+    assert.doesNotMatch(text, /Jane Roe/);
+    for (const kept of ['![](https://example.com/senate.jpg)', 'Truce paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
 });
 
 describe('what stands above the title', () => {

@@ -891,7 +891,8 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     if (node.name === 'img' && node.attribs.alt) {
       const alt = node.attribs.alt.trim().replace(/\.$/, '');
       const match = CREDIT_TAIL.exec(alt);
-      if (match && VISIBLE.test(alt.slice(0, match.index))) node.attribs.alt = alt.slice(0, match.index);
+      // An alt text that is only a credit says nothing of the picture: it goes whole.
+      if (match) node.attribs.alt = alt.slice(0, match.index);
     }
     for (const child of node.children) if (isTag(child)) alts(child);
   };
@@ -968,7 +969,6 @@ function removeDateRuns(element: Element, measures: PageMeasures) {
   flush();
 }
 
-const CAPTIONS = new Set(['figcaption']);
 const plain = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
 /** A caption goes, and with it the alt text of its figure's pictures where that repeats it. */
 function removeCaption(caption: Element) {
@@ -987,7 +987,18 @@ function removeCaption(caption: Element) {
   }
   removeElement(caption);
 }
-const isCaption = (element: Element) => element.name === 'figcaption' || hasAncestor(element, CAPTIONS);
+/** A caption: a <figcaption>, or a block or span named one (`wp-caption-text`, `img-caption`), or inside one. */
+const isCaption = (element: Element) => {
+  for (let node: Element | undefined = element; node; node = parentElement(node)) if (node.name === 'figcaption' || namedCaption(node)) return true;
+  return false;
+};
+const namedCaption = (element: Element) => {
+  const names = element.attribs.class;
+  if (names === undefined || !names.toLowerCase().includes('caption')) return false;
+  // `item no_caption` is an item that has none.
+  const words = nameWords(names);
+  return words.includes('caption') && !words.includes('no');
+};
 
 /**
  * A caption of a picture outside the core goes (and whether it went): the picture stays, its
