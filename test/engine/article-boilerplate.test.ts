@@ -596,6 +596,18 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /More on this/);
   });
 
+  it('drops a span named for what it is about standing as a line between blocks; keeps one inside a paragraph or a reference', () => {
+    const text = pageMarkdown(
+      page(`<h1>Dead bumblebees under lime trees</h1><div class="entry-content">${prose('Linden', 3)}
+        <p>Seen on <span class="date">12 July</span>, as every summer, under the old lime trees in the park.</p>
+        <ol class="references"><li><span class="reference-text"><cite class="citation web">"Lime trees and bees". Nature Office. Retrieved 2 May 2019.</cite></span></li></ol>
+        <br><span class="post-ratings"><strong>Was this article useful?</strong><img src="/star.gif" alt=""> (No ratings yet)<br></span><span class="post-ratings-loading">Loading...</span>
+        <p>Linden closing paragraph, with enough words, commas, and detail to read as prose rather than a caption.</p></div>`),
+    );
+    assert.doesNotMatch(text, /Was this article useful|No ratings yet|Loading\.\.\./);
+    for (const kept of ['Seen on 12 July', 'Lime trees and bees', 'Linden closing paragraph']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+  });
+
   it('drops the date and the details line of a post laid out in a table of one column; keeps a data table\'s cells', () => {
     const text = pageMarkdown(`<html><body><table><tr><td><table class="eBlock">
       <tr><td><div class="eTitle"><div style="float:right">3:59 PM</div>Letters</div></td></tr>

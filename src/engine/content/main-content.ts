@@ -19,7 +19,8 @@
  *    never the core or a block that holds it: a wrapper named like a share bar can still be the
  *    article; a list of related stories goes however much prose its excerpts hold. So do the
  *    article's own asides, told by markup: "Read also" links, credits, author boxes, dates,
- *    tags, and <div> lines that are labels or links, not sentences.
+ *    tags, ratings (also a <span> standing as a line of its own), and <div> lines that are
+ *    labels or links, not sentences.
  * 5. Before the first paragraph of prose, date lines go, captions of lead pictures outside the
  *    core, and what stands above the title when the title comes first; between the paragraphs,
  *    such captions and short lines standing alone; after the last, leftover links, labels,
@@ -576,11 +577,37 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   // A caption is content even when named for its credit; the credit inside it is not, be it
   // a block or a span.
   if (element.name !== 'figcaption' && hasAncestor(element, FIGURE) && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
+  // An inline element standing as a line of its own between blocks, named for what it is
+  // about: a rating widget's <span> ("No ratings yet").
+  const about = (node: Element) => matches(measures.words(node), ABOUT_STEMS);
+  if (!BLOCK.has(element.name) && measures.textLength(element) < ABOUT_MAX_TEXT && about(element) && standsAlone(element, about)) return true;
   if (!BLOCK.has(element.name) || element.name === 'figcaption' || holdsTitle(element)) return false;
   const text = measures.textLength(element);
   if (isBoxLine(element, measures)) return true;
   if (text < ABOUT_MAX_TEXT && matches(measures.words(element), ABOUT_STEMS)) return true;
   return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
+}
+
+/** Whether an element's nearest neighbours with text are blocks (or none), under a block that is not a line of text. */
+function standsAlone(element: Element, alike: (neighbour: Element) => boolean): boolean {
+  const parent = parentElement(element);
+  if (!parent || !BLOCK.has(parent.name) || TEXT_BLOCKS.has(parent.name)) return false;
+  const siblings = parent.children;
+  const at = siblings.indexOf(element);
+  const blockOrNone = (step: number) => {
+    for (let index = at + step; index >= 0 && index < siblings.length; index += step) {
+      const node = siblings[index]!;
+      if (node.type === 'text' && !(node as Text).data.trim()) continue;
+      if (node.type === 'comment') continue;
+      if (isTag(node) && BLOCK.has(node.name)) return true;
+      // A line break, an icon or an empty placeholder joins no text to it; a neighbour named
+      // like it goes with it.
+      if (isTag(node) && (!VISIBLE.test(textOf(node)) || alike(node))) continue;
+      return false;
+    }
+    return true;
+  };
+  return blockOrNone(-1) && blockOrNone(1);
 }
 
 /** Whether `element` has links (<a href>) and every one of them passes `test` on its href. */
