@@ -608,6 +608,19 @@ describe('what is left after the last paragraph', () => {
     for (const kept of ['Seen on 12 July', 'Lime trees and bees', 'Linden closing paragraph']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
+  it('drops links back to the top or to the list written loose after the last paragraph; keeps a link to read on elsewhere', () => {
+    const back = pageMarkdown(
+      page(`<h1>Heating during the holidays</h1><div class="news-show">${prose('Heating', 3)}<a title="back to the list" href="/press"><i class="icon"></i> back to the list</a>
+        <a href="#" class="scroll-top"><span>Back to top</span></a></div>`),
+    );
+    assert.match(back, /Heating paragraph 2/);
+    assert.doesNotMatch(back, /back to the list|Back to top/);
+    const onward = pageMarkdown(
+      page(`<h1>Awesome Bar</h1><div class="feature">${prose('Bar', 3)} <a href="https://support.example.org/kb/awesome-bar">See what it can do for you</a></div>`),
+    );
+    assert.match(onward, /See what it can do for you/);
+  });
+
   it('drops the date and the details line of a post laid out in a table of one column; keeps a data table\'s cells', () => {
     const text = pageMarkdown(`<html><body><table><tr><td><table class="eBlock">
       <tr><td><div class="eTitle"><div style="float:right">3:59 PM</div>Letters</div></td></tr>

@@ -23,7 +23,8 @@
  *    labels or links, not sentences.
  * 5. Before the first paragraph of prose, date lines go, captions of lead pictures outside the
  *    core, and what stands above the title when the title comes first; between the paragraphs,
- *    such captions and short lines standing alone; after the last, leftover links, labels,
+ *    such captions and short lines standing alone; after the last, leftover links (also links
+ *    back to the top or the list written loose beside it), labels,
  *    paragraphs boxed apart from it or linking only to social networks and app stores, and
  *    orphaned headings go; throughout, the credit closing a caption ("(Photo: Name)"), a
  *    picture's alt text or a short line. Text in lists and tables stays, but not in tables that
@@ -878,6 +879,12 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     for (let node: AnyNode | null = lastProse.parent; node; node = node.parent) if (node === element) return false;
     return true;
   });
+  // Links back up the page or the site written loose after the last prose, in the blocks that
+  // hold it ("Back to top", "Back to the list"): the blocks themselves stay, with the prose.
+  for (let child: Element = lastProse, holder = parentElement(lastProse); holder && keep.some((element) => within(holder!, element)); child = holder, holder = parentElement(holder)) {
+    removeTrailingLinks(holder, child);
+    if (keep.includes(holder)) break;
+  }
   // Backwards: a heading goes when nothing it heads is left.
   let textAfter = false;
   for (let index = tail.length - 1; index >= 0; index--) {
@@ -924,6 +931,33 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     for (const child of node.children) if (isTag(child)) alts(child);
   };
   for (const element of keep) alts(element);
+}
+
+/**
+ * After `from` inside `holder`: a run of inline nodes at the end whose every visible word is a
+ * link's back up (see `linksBackUp`) goes.
+ */
+function removeTrailingLinks(holder: Element, from: Element) {
+  const nodes = holder.children;
+  const run: AnyNode[] = [];
+  for (let index = nodes.length - 1; index > nodes.indexOf(from); index--) {
+    const node = nodes[index]!;
+    if (isTag(node) && (BLOCK.has(node.name) || MEDIA.has(node.name))) break;
+    run.push(node);
+  }
+  const text = (node: AnyNode): string => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : '');
+  const visible = run.filter((node) => VISIBLE.test(text(node)));
+  const link = (node: AnyNode) => (isTag(node) ? (node.name === 'a' ? node : findLink(node)) : undefined);
+  if (visible.length > 0 && visible.every((node) => { const a = link(node); return !!a && linksBackUp(a) && textOf(a).trim() === text(node).trim(); })) for (const node of visible) removeElement(node);
+}
+
+/**
+ * A link back up: to the top of the page (`#`, `#top`) or to a section's front page on the same
+ * site (`/press`), not to a page of its own or elsewhere ("Learn more" after a feature).
+ */
+function linksBackUp(link: Element): boolean {
+  const href = (link.attribs.href ?? '').trim();
+  return href === '' || /^#[\w-]*$/.test(href) || /^\/(?!\/)[^/?#]*\/?$/.test(href);
 }
 
 /**
