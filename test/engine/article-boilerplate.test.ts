@@ -576,6 +576,16 @@ describe('what is left after the last paragraph', () => {
     assert.doesNotMatch(text, /download our apps/);
   });
 
+  it('drops a closing line whose links share the page by a messenger or an e-mail without addressee; keeps an address to write to', () => {
+    const text = pageMarkdown(
+      page(`<h1>Bumblebees</h1>${prose('Bees', 3)}
+        <p>Questions about bumblebees in your garden? Write to our volunteers at <a href="mailto:info@bees.example">info@bees.example</a>, who answer within a week.</p>
+        <div><strong>Would you like to share the article?</strong><br><a href="whatsapp://send?text=https://bees.example/a"><div class="what"></div></a><a href="mailto:?subject=An article&amp;body=https://bees.example/a"><div class="mail"></div></a></div>`),
+    );
+    assert.match(text, /volunteers at \[info@bees.example\]/);
+    assert.doesNotMatch(text, /share the article/);
+  });
+
   it('keeps a block whose own line is a label when it holds a list that stays; drops a label alone', () => {
     const text = pageMarkdown(
       page(`<h1>Snow White cake</h1>${prose('Cake', 3)}

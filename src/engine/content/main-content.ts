@@ -690,10 +690,14 @@ function proseAfter(element: Element, measures: PageMeasures): boolean {
 /** Hosts of social networks and app stores, and their subdomains (www., m., ...). */
 const SOCIAL_HOSTS = new Set([
   'twitter.com', 'x.com', 'facebook.com', 'fb.me', 'instagram.com', 't.me', 'telegram.me', 'youtube.com', 'youtu.be',
-  'whatsapp.com', 'wa.me', 'linkedin.com', 'tiktok.com', 'pinterest.com', 'apps.apple.com', 'itunes.apple.com', 'play.google.com',
+  'whatsapp.com', 'wa.me', 'linkedin.com', 'tiktok.com', 'pinterest.com', 'plus.google.com', 'apps.apple.com', 'itunes.apple.com', 'play.google.com',
 ]);
 
+/** Links that share the page through a messenger app, or by an e-mail with no addressee. */
+const SHARE_SCHEME = /^(?:whatsapp|fb-messenger|tg|viber):|^mailto:\s*\?/i;
+
 function isSocialLink(href: string): boolean {
+  if (SHARE_SCHEME.test(href.trim())) return true;
   const host = /^(?:https?:)?\/\/([^/?#:]+)/i.exec(href.trim())?.[1]?.toLowerCase();
   // A host name has at most 253 characters: longer is not one (and would cost a join per label).
   if (!host || host.length > 253) return false;
