@@ -589,6 +589,9 @@ function isInlineBoilerplate(element: Element, measures: PageMeasures): boolean 
   return text < CREDIT_MAX_TEXT && COPYRIGHT.test(textOf(element));
 }
 
+/** Neighbours looked at on each side of an inline element that may stand as a line. */
+const NEIGHBOURS_SEEN = 12;
+
 /** Whether an element's nearest neighbours with text are blocks (or none), under a block that is not a line of text. */
 function standsAlone(element: Element, alike: (neighbour: Element) => boolean): boolean {
   const parent = parentElement(element);
@@ -596,7 +599,10 @@ function standsAlone(element: Element, alike: (neighbour: Element) => boolean): 
   const siblings = parent.children;
   const at = siblings.indexOf(element);
   const blockOrNone = (step: number) => {
-    for (let index = at + step; index >= 0 && index < siblings.length; index += step) {
+    // A few neighbours at most: a row of many such elements is not a line of its own.
+    let index = at + step;
+    for (let seen = 0; index >= 0 && index < siblings.length; index += step, seen++) {
+      if (seen === NEIGHBOURS_SEEN) return false;
       const node = siblings[index]!;
       if (node.type === 'text' && !(node as Text).data.trim()) continue;
       if (node.type === 'comment') continue;
@@ -767,14 +773,18 @@ const isListed = (element: Element) => LISTED.has(element.name) || hasAncestor(e
  * Like `isListed`, but a table that lays the page out is not a list: the cell holding the core
  * and its table, and a table of one column (title, text and details stacked in rows).
  */
-function isListedBeside(element: Element, core: Element, measures: PageMeasures): boolean {
+function isListedBeside(element: Element, core: Element, measures: PageMeasures, oneColumnTables: Map<Element, boolean>): boolean {
   for (let node: Element | undefined = element; node; node = parentElement(node)) {
     if (!LISTED.has(node.name)) continue;
     if (!TABLE_PARTS.has(node.name)) return true;
     if (within(core, node)) continue;
     let table: Element | undefined = node;
     while (table && table.name !== 'table') table = parentElement(table);
-    if (!table || !oneColumn(table, measures)) return true;
+    if (!table) return true;
+    // Once per table: a page may hold thousands of rows, each asking.
+    let single = oneColumnTables.get(table);
+    if (single === undefined) oneColumnTables.set(table, (single = oneColumn(table, measures)));
+    if (!single) return true;
   }
   return false;
 }
@@ -811,6 +821,7 @@ function textBlocks(element: Element, measures: PageMeasures, out: Element[]) {
 function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   const blocks: Element[] = [];
   for (const element of keep) textBlocks(element, measures, blocks);
+  const oneColumnTables = new Map<Element, boolean>();
   let last = -1;
   blocks.forEach((element, index) => {
     if (isProse(element, measures)) last = index;
@@ -840,7 +851,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
   // address, "5 tips for your loan") stay.
   for (const element of blocks.slice(0, first)) {
     if (removeOuterCaption(element, core, measures)) continue;
-    if (HEADINGS.has(element.name) || isListedBeside(element, core, measures) || isCaption(element)) continue;
+    if (HEADINGS.has(element.name) || isListedBeside(element, core, measures, oneColumnTables) || isCaption(element)) continue;
     const inline = measures.inline(element)!;
     if (inline.length !== measures.textLength(element)) {
       removeDateRuns(element, measures);
@@ -868,7 +879,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     }
     // A caption outside the core, as before the prose: a gallery's or a teaser's legend.
     if (removeOuterCaption(element, core, measures)) continue;
-    if (isListedBeside(element, core, measures) || isCaption(element) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
+    if (isListedBeside(element, core, measures, oneColumnTables) || isCaption(element) || hasAncestor(element, FIGURE) || hasAncestor(element, HEADINGS)) continue;
     const inline = measures.inline(element)!;
     if (inline.length >= LONE_LINE_MAX_TEXT || inline.length !== measures.textLength(element)) continue;
     if (blocks[index - 1]!.parent === element.parent || blocks[index + 1]!.parent === element.parent) continue;
@@ -895,7 +906,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     const element = tail[index]!;
     const heading = HEADINGS.has(element.name);
     let drop = heading && !textAfter && !headsLooseText(element);
-    if (!heading && !isListedBeside(element, core, measures)) {
+    if (!heading && !isListedBeside(element, core, measures, oneColumnTables)) {
       const inline = measures.inline(element)!;
       const text = textOf(element);
       const label = (element.name !== 'p' || (/:\s*$/.test(text) && inline.length <= 40)) && inline.length < 100 && !SENTENCE_END.test(text);
@@ -909,7 +920,7 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
     // Outside the core, a heading or a line that is not a paragraph belongs to a box added
     // after the article (a comment form, a contact box, a share prompt); one introducing what
     // follows with a colon, or holding a picture, stays.
-    if (!drop && element.name !== 'p' && !isListedBeside(element, core, measures) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
+    if (!drop && element.name !== 'p' && !isListedBeside(element, core, measures, oneColumnTables) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
     // A block whose own line goes may still hold blocks that stay (a label over a list of
     // values): it stays with them.
     if (drop && !heading && measures.inline(element)!.length < measures.textLength(element) && holdsBlockText(element)) drop = false;
