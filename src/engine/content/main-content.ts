@@ -955,7 +955,8 @@ function trimEnds(keep: Element[], measures: PageMeasures, core: Element) {
 function removeTrailingLinks(holder: Element, from: Element) {
   const nodes = holder.children;
   const run: AnyNode[] = [];
-  for (let index = nodes.length - 1; index > nodes.indexOf(from); index--) {
+  const start = nodes.indexOf(from);
+  for (let index = nodes.length - 1; index > start; index--) {
     const node = nodes[index]!;
     if (isTag(node) && (BLOCK.has(node.name) || MEDIA.has(node.name))) break;
     run.push(node);
