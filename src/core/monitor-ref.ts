@@ -41,10 +41,18 @@ export function resolveMonitorRef<T extends Named>(ref: string, monitors: readon
   });
 }
 
+/** The newest of a monitor's checks, by start (by creation for one not started yet). */
+export function newestCheck<T extends { startedAt: string | null; createdAt?: string }>(checks: readonly T[]): T | undefined {
+  const when = (check: T) => check.startedAt ?? check.createdAt ?? '';
+  let newest: T | undefined;
+  for (const check of checks) if (!newest || compareText(when(check), when(newest)) > 0) newest = check;
+  return newest;
+}
+
 /** A check named on the command line: its id, a unique id prefix, or `latest` (the newest). */
 export function resolveCheckRef<T extends { id: string; startedAt: string | null; createdAt?: string }>(ref: string, checks: readonly T[], monitorName: string): T {
   if (ref === 'latest') {
-    const newest = [...checks].sort((a, b) => compareText(b.startedAt ?? b.createdAt ?? '', a.startedAt ?? a.createdAt ?? ''))[0];
+    const newest = newestCheck(checks);
     if (newest) return newest;
     throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: ref, reason: `monitor "${monitorName}" has no checks yet` }, suggestion: `run one with: webwatch monitor run "${monitorName}"` });
   }

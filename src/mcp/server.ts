@@ -27,7 +27,7 @@ import { searchRequestSchema, validateSearchRequest } from '../spec/search.js';
 import { buildScrapeOptionsSchemas, type ScrapeOptions } from '../spec/scrape-options.js';
 import { Jobs, type Job } from './jobs.js';
 import { errorResult, json, ResultPages, textResult } from './results.js';
-import { compareText } from '../lib/compare-text.js';
+import { newestCheck } from '../core/monitor-ref.js';
 
 export interface WebwatchMcpOptions {
   backend: Backend;
@@ -116,7 +116,7 @@ function validationText(report: ValidationReport): string {
 async function checkOf(backend: Backend, monitor: string, check: string | undefined): Promise<string> {
   if (check && check !== 'latest') return check;
   const checks = await backend.listChecks(monitor);
-  const latest = [...checks].sort((a, b) => compareText(b.startedAt ?? '', a.startedAt ?? ''))[0];
+  const latest = newestCheck(checks);
   if (!latest) throw new WebwatchError(`monitor "${monitor}" has no check yet`, { exitCode: EXIT.notFound, code: 'NOT_FOUND', suggestion: 'run one with webwatch_monitor_run' });
   return latest.id;
 }

@@ -1,7 +1,7 @@
 /** Monitors named on the command line: ids, id prefixes, names in any case, and errors that help. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveMonitorRef } from '../../src/core/monitor-ref.js';
+import { newestCheck, resolveCheckRef, resolveMonitorRef } from '../../src/core/monitor-ref.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { call, serveWebwatch } from '../helpers/webwatch-server.js';
@@ -41,6 +41,25 @@ describe('resolving a monitor reference', () => {
 });
 
 const FILE = { 'm.yaml': `name: Acme pricing\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\n` };
+
+describe('the newest check', () => {
+  const checks = [
+    { id: 'c1', startedAt: '2026-11-20T08:00:00.000Z', createdAt: '2026-11-20T07:59:00.000Z' },
+    { id: 'c3', startedAt: null, createdAt: '2026-11-22T09:00:00.000Z' },
+    { id: 'c2', startedAt: '2026-11-21T08:00:00.000Z', createdAt: '2026-11-21T07:59:00.000Z' },
+  ];
+
+  it('is the one started last, or created last when it has not started yet, wherever it is listed', () => {
+    assert.equal(newestCheck(checks)?.id, 'c3');
+    assert.equal(newestCheck(checks.slice(0, 1).concat(checks.slice(2)))?.id, 'c2');
+    assert.equal(resolveCheckRef('latest', [...checks].reverse(), 'Acme pricing').id, 'c3');
+    assert.equal(newestCheck([]), undefined);
+  });
+
+  it('of a monitor without checks is a Not Found that says how to run one', () => {
+    assert.throws(() => resolveCheckRef('latest', [], 'Acme pricing'), /Not Found|not found/i);
+  });
+});
 
 describe('monitor commands by prefix and name', () => {
   it('get, pause and run find a monitor by prefix or name in any case; errors say what and why', async () => {

@@ -100,8 +100,9 @@ async function onWorker(input: IntegrityWorkerInput, signal: AbortSignal | undef
   // Aborted while importing: the listener below would never hear of it.
   signal?.throwIfAborted();
   const worker: Worker = new Worker(new URL('./integrity-worker.js', import.meta.url), { workerData: input });
-  // A check still reading when serve stops must not keep the process alive.
-  worker.unref();
+  // The thread keeps the process alive until it answers (the message listener below holds it,
+  // whatever unref() would say): `db check` waits for its result, and serve, when it stops,
+  // aborts the check instead.
   return new Promise((resolve, reject) => {
     // Terminating the thread while it loads better-sqlite3's native addon kills the whole process
     // (a fatal N-API error, or a segfault). So the thread says when the addon is loaded, and an
