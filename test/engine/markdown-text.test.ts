@@ -23,6 +23,12 @@ describe('markdown text', () => {
     assert.equal(markdown, Array.from({ length: count }, (_, i) => `${i}w`).join(''));
   });
 
+  it('keeps every link of a paragraph of 50,000 side by side, each with its URL and no space the page does not show', async () => {
+    const count = 50_000;
+    const markdown = await markdownOf(`<p>${Array.from({ length: count }, (_, i) => `${i}<a href="/p${i}">w</a>`).join('')}</p>`);
+    assert.equal(markdown, Array.from({ length: count }, (_, i) => `${i}[w](https://example.com/p${i})`).join(''));
+  });
+
   it('reads ruby as its text, without the readings (furigana) run into it', async () => {
     const markdown = await markdownOf('<p><ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>をなくす</p>');
     assert.equal(markdown, '子どもへの虐待をなくす');

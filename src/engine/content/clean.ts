@@ -11,6 +11,7 @@ import { findMainContent } from './main-content.js';
 import { lazySource } from './markup.js';
 import { absoluteUrl } from './metadata.js';
 import { selectIn } from './select.js';
+import { removeAll, setChildren } from './dom-edit.js';
 
 export interface CleanOptions {
   onlyMainContent: boolean;
@@ -134,9 +135,9 @@ function keepElements(document: Document, elements: Element[]) {
   });
   const container = findBody(document) ?? document;
   if (outermost.length === 1 && outermost[0] === container) return;
-  for (const element of outermost) removeElement(element);
-  for (const node of [...container.children]) removeElement(node);
-  for (const element of outermost) appendChild(container, element);
+  removeAll(outermost);
+  removeAll([...container.children]);
+  setChildren(container, outermost);
 }
 
 function findBody(document: Document): Element | undefined {
@@ -174,7 +175,7 @@ export function cleanHtml(document: Document, pageUrl: string, options: CleanOpt
   const hidden = walk.hidden;
 
   if (options.includeTags && options.includeTags.length > 0) keepOnly(document, options.includeTags);
-  if (options.excludeTags && options.excludeTags.length > 0) for (const element of selectIn(root(), options.excludeTags.join(', '))) removeElement(element);
+  if (options.excludeTags && options.excludeTags.length > 0) removeAll(selectIn(root(), options.excludeTags.join(', ')));
 
   if (hidden) {
     removeHidden(hidden, text);
@@ -188,7 +189,7 @@ export function cleanHtml(document: Document, pageUrl: string, options: CleanOpt
  * state class (`av-cookies-consent-enabled` on a wrapper), and removing it would empty the page.
  */
 function removeAds(ads: Element[], pageText: number) {
-  for (const element of ads) if (textLength(element) <= pageText / 2) removeElement(element);
+  removeAll(ads.filter((element) => textLength(element) <= pageText / 2));
 }
 
 /** The text of the document's <title>, in its <head>. */

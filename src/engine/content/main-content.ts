@@ -32,6 +32,7 @@
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { isTag, removeElement } from 'domutils';
+import { removeAll } from './dom-edit.js';
 
 const BLOCK = new Set([
   'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'dialog', 'div', 'dl', 'dt',
@@ -498,7 +499,7 @@ export function findMainContent(root: Element, title = ''): MainContent {
     // A page without a core that would lose nearly all its text to the sweep keeps it all
     // (but form controls): some text is better than an empty page.
     const removedText = removed.reduce((sum, element) => sum + measures.textLength(element), 0);
-    for (const element of removed) if (pageText - removedText >= MIN_KEPT_SHARE * pageText || FORM_CONTROLS.has(element.name)) removeElement(element);
+    removeAll(removed.filter((element) => pageText - removedText >= MIN_KEPT_SHARE * pageText || FORM_CONTROLS.has(element.name)));
     return { keep: [root] };
   }
   core = wholeStructure(core, measures);
@@ -558,10 +559,10 @@ export function findMainContent(root: Element, title = ''): MainContent {
     if (element !== content && isInlineBoilerplate(element, measures)) context.asides.push(element);
     else sweep(element, context, removed);
   }
-  for (const element of removed) removeElement(element);
+  removeAll(removed);
   // The article's asides go unless they are all it has (a lone captioned picture).
   const text = (elements: Element[]) => elements.reduce((sum, element) => sum + measures.textLength(element), 0);
-  if (text(kept) - text(removed) - text(context.asides) > 0) for (const element of context.asides) removeElement(element);
+  if (text(kept) - text(removed) - text(context.asides) > 0) removeAll(context.asides);
   const keep = kept.filter((element) => element.parent);
   trimEnds(keep, measures, core);
   return { keep, core };
@@ -596,14 +597,11 @@ const NEIGHBOURS_SEEN = 12;
 function standsAlone(element: Element, alike: (neighbour: Element) => boolean): boolean {
   const parent = parentElement(element);
   if (!parent || !BLOCK.has(parent.name) || TEXT_BLOCKS.has(parent.name)) return false;
-  const siblings = parent.children;
-  const at = siblings.indexOf(element);
-  const blockOrNone = (step: number) => {
+  const blockOrNone = (step: 'prev' | 'next') => {
     // A few neighbours at most: a row of many such elements is not a line of its own.
-    let index = at + step;
-    for (let seen = 0; index >= 0 && index < siblings.length; index += step, seen++) {
+    let seen = 0;
+    for (let node = element[step]; node; node = node[step], seen++) {
       if (seen === NEIGHBOURS_SEEN) return false;
-      const node = siblings[index]!;
       if (node.type === 'text' && !(node as Text).data.trim()) continue;
       if (node.type === 'comment') continue;
       if (isTag(node) && BLOCK.has(node.name)) return true;
@@ -614,7 +612,7 @@ function standsAlone(element: Element, alike: (neighbour: Element) => boolean): 
     }
     return true;
   };
-  return blockOrNone(-1) && blockOrNone(1);
+  return blockOrNone('prev') && blockOrNone('next');
 }
 
 /** Whether `element` has links (<a href>) and every one of them passes `test` on its href. */
@@ -964,7 +962,7 @@ function removeTrailingLinks(holder: Element, from: Element) {
   const text = (node: AnyNode): string => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : '');
   const visible = run.filter((node) => VISIBLE.test(text(node)));
   const link = (node: AnyNode) => (isTag(node) ? (node.name === 'a' ? node : findLink(node)) : undefined);
-  if (visible.length > 0 && visible.every((node) => { const a = link(node); return !!a && linksBackUp(a) && textOf(a).trim() === text(node).trim(); })) for (const node of visible) removeElement(node);
+  if (visible.length > 0 && visible.every((node) => { const a = link(node); return !!a && linksBackUp(a) && textOf(a).trim() === text(node).trim(); })) removeAll(visible);
 }
 
 /**
@@ -1033,7 +1031,7 @@ function removeDateRuns(element: Element, measures: PageMeasures) {
   let run: AnyNode[] = [];
   const flush = () => {
     const text = run.map((node) => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : '')).join('').replace(/\s+/g, ' ').trim();
-    if (text.length > 0 && text.length < LABEL_MAX_TEXT && DATE_LIKE.test(text) && !SENTENCE_END.test(text)) for (const node of run) removeElement(node);
+    if (text.length > 0 && text.length < LABEL_MAX_TEXT && DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeAll(run);
     run = [];
   };
   for (const child of [...element.children]) {

@@ -6,9 +6,10 @@
  * table parts outside a table, code languages and lazy images.
  */
 import render from 'dom-serializer';
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, Document, Element } from 'domhandler';
 import { Element as ElementNode, Text } from 'domhandler';
 import { appendChild, hasChildren, isTag, prepend, removeElement, replaceElement } from 'domutils';
+import { removeAll, setChildren } from './dom-edit.js';
 
 const BLOCK = new Set([
   'address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption',
@@ -98,15 +99,7 @@ function unwrapAll(elements: readonly Element[]) {
   const gone = new Set<AnyNode>(elements);
   const expand = (node: AnyNode): AnyNode[] => (gone.has(node) ? (node as Element).children.flatMap(expand) : [node]);
   const parents = new Set(elements.map((element) => element.parent).filter((parent): parent is Element => parent !== null && !gone.has(parent)));
-  for (const parent of parents) {
-    const children = parent.children.flatMap(expand);
-    children.forEach((child, i) => {
-      child.parent = parent;
-      child.prev = children[i - 1] ?? null;
-      child.next = children[i + 1] ?? null;
-    });
-    parent.children = children;
-  }
+  for (const parent of parents) setChildren(parent, parent.children.flatMap(expand));
   for (const element of elements) {
     element.children = [];
     element.parent = null;
@@ -288,13 +281,14 @@ export function prepareForMarkdown(root: AnyNode[]) {
     else if ((name === 'td' || name === 'th') && hasBlockInsideOrBreak(element)) flattenCell(element);
   }
   const scriptLinks: Element[] = [];
+  const gone: Element[] = [];
   for (const element of allElements(root)) {
     const name = element.name;
-    if (name === 'a' && element.parent && isEmptyLink(element)) removeElement(element);
+    if (name === 'a' && element.parent && isEmptyLink(element)) gone.push(element);
     // A link that runs script leads nowhere a reader can follow: its text stays, never the URL.
     else if (name === 'a' && element.parent && /^\s*javascript:/i.test(element.attribs.href ?? '')) scriptLinks.push(element);
     // Ruby: the text, not its reading aids (furigana), which markdown would run into it ("子こども").
-    else if ((name === 'rt' || name === 'rp') && element.parent) removeElement(element);
+    else if ((name === 'rt' || name === 'rp') && element.parent) gone.push(element);
     else if (name === 'a' && element.parent && hasBlockInside(element)) linkInsideBlocks(element);
     else if (name === 'dl') rewriteDefinitionList(element);
     else if (name === 'summary') element.name = 'p';
@@ -314,11 +308,21 @@ export function prepareForMarkdown(root: AnyNode[]) {
     }
     keepMarkdownAttributes(element);
   }
+  removeAll(gone);
   unwrapAll(scriptLinks);
   // The converter writes a space before every link that follows text, which the page does not
   // show: "中文<a>链接</a>" would read "中文 [链接](...)". A mark before each link tells
   // htmlToMarkdown which spaces are the converter's own, to take them out.
-  for (const link of allElements(root, 'a')) if (link.parent && link.attribs.href !== undefined) prepend(link, new Text(LINK_MARK));
+  const linksByParent = new Map<Element | Document, Set<AnyNode>>();
+  for (const link of allElements(root, 'a')) {
+    const parent = link.parent as Element | Document | null;
+    if (!parent || link.attribs.href === undefined) continue;
+    let links = linksByParent.get(parent);
+    if (!links) linksByParent.set(parent, (links = new Set()));
+    links.add(link);
+  }
+  // Once per parent: a page of 40,000 links side by side took seconds, a mark at a time.
+  for (const [parent, links] of linksByParent) setChildren(parent, parent.children.flatMap((child) => (links.has(child) ? [new Text(LINK_MARK), child] : [child])));
 }
 
 /** A Unicode noncharacter, never in a page's text: markdown.ts takes it out, with the converter's space after it. */
