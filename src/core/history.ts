@@ -9,8 +9,11 @@ import { WebwatchError, UsageError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
 import { parsePath, valueAtPath } from '../engine/diff/json-diff.js';
 import { compareText } from '../lib/compare-text.js';
+import { inParallel } from '../lib/in-parallel.js';
 
 export const DEFAULT_HISTORY_CHECKS = 30;
+/** Checks `history --field` reads at once. */
+const CHECKS_READ_AT_ONCE = 4;
 
 /** Finished checks (a skipped slot is not one), newest first. */
 const finished = (checks: readonly CheckRecord[]) =>
@@ -60,17 +63,17 @@ export async function fieldHistory(backend: Pick<Backend, 'listChecks' | 'getChe
     throw new UsageError(`--field ${path}: ${(error as Error).message}`);
   }
   const checks = (await checkHistory(backend, idOrName, limit)).reverse();
-  const points: FieldPoint[] = [];
-  let anyJson = false;
-  for (const check of checks) {
+  // A few checks read at a time (on a remote API each is a request of its own), each reduced to
+  // its points as it comes, in the checks' order.
+  const pointsOfChecks = await inParallel(checks, CHECKS_READ_AT_ONCE, async (check) => {
     const { pages } = await backend.getCheck(idOrName, check.id);
-    for (const page of pages) {
-      if (!page.snapshot || page.snapshot.json === null || page.snapshot.json === undefined) continue;
-      anyJson = true;
-      points.push({ checkId: check.id, startedAt: check.startedAt, url: page.url, value: valueAtPath(page.snapshot.json, keys) ?? null });
-    }
-  }
-  if (checks.length > 0 && !anyJson) {
+    return pages.flatMap((page): FieldPoint[] =>
+      !page.snapshot || page.snapshot.json === null || page.snapshot.json === undefined
+        ? []
+        : [{ checkId: check.id, startedAt: check.startedAt, url: page.url, value: valueAtPath(page.snapshot.json, keys) ?? null }]);
+  });
+  const points = pointsOfChecks.flat();
+  if (checks.length > 0 && points.length === 0) {
     throw new UsageError(`--field ${path}: no page of "${idOrName}" extracts JSON in its last ${checks.length} checks`, {
       suggestion: 'a target with the json format, or changeTracking in json mode, keeps the fields a check extracts',
     });
