@@ -135,8 +135,7 @@ function keepElements(document: Document, elements: Element[]) {
   });
   const container = findBody(document) ?? document;
   if (outermost.length === 1 && outermost[0] === container) return;
-  removeAll(outermost);
-  removeAll([...container.children]);
+  removeAll([...outermost, ...container.children]);
   setChildren(container, outermost);
 }
 

@@ -15,17 +15,22 @@ export function setChildren(parent: Element | Document, children: AnyNode[]) {
   parent.children = children as typeof parent.children;
 }
 
-/** Takes every node given out of the tree (those already out are left as they are). */
-export function removeAll(nodes: Iterable<AnyNode>) {
-  const byParent = new Map<Element | Document, Set<AnyNode>>();
+/** The nodes given, by their parent; nodes out of the tree are left out. */
+function byParent(nodes: Iterable<AnyNode>): Map<Element | Document, Set<AnyNode>> {
+  const groups = new Map<Element | Document, Set<AnyNode>>();
   for (const node of nodes) {
     const parent = node.parent as Element | Document | null;
     if (!parent) continue;
-    let gone = byParent.get(parent);
-    if (!gone) byParent.set(parent, (gone = new Set()));
-    gone.add(node);
+    let group = groups.get(parent);
+    if (!group) groups.set(parent, (group = new Set()));
+    group.add(node);
   }
-  for (const [parent, gone] of byParent) {
+  return groups;
+}
+
+/** Takes every node given out of the tree (those already out are left as they are). */
+export function removeAll(nodes: Iterable<AnyNode>) {
+  for (const [parent, gone] of byParent(nodes)) {
     setChildren(parent, parent.children.filter((child) => !gone.has(child)));
     for (const node of gone) {
       node.parent = null;
@@ -33,4 +38,9 @@ export function removeAll(nodes: Iterable<AnyNode>) {
       node.next = null;
     }
   }
+}
+
+/** Puts a new node, made by `make`, before each node given. */
+export function insertBeforeEach(nodes: Iterable<AnyNode>, make: () => AnyNode) {
+  for (const [parent, marked] of byParent(nodes)) setChildren(parent, parent.children.flatMap((child) => (marked.has(child) ? [make(), child] : [child])));
 }
