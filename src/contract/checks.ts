@@ -20,6 +20,12 @@ export interface PageResult {
   diff: PageDiff | JsonPageDiff | null;
   judgment: Judgment | null;
   error: string | null;
+  /**
+   * A `same` page whose text differs from the last one only in volatile parts (a relative
+   * time, a clock, a counter beside the article, an image's cache-busting address): why it is
+   * the same, the parts, and the raw diff.
+   */
+  noise?: PageNoise;
   /** The JSON extracted this time, for a target that extracts JSON. */
   snapshot?: { json: unknown } | null;
   /**
@@ -27,6 +33,12 @@ export interface PageResult {
    * under the team's `artifacts/kept`; in a check's answer its file URL (a URL of serve under serve).
    */
   screenshot?: string;
+}
+
+export interface PageNoise {
+  reason: string;
+  parts: { kind: 'relative time' | 'clock' | 'counter' | 'asset address' | 'link token'; before: string; after: string }[];
+  diff: PageDiff;
 }
 
 /** The judge's verdict on a new or changed page: does the change matter for the monitor's goal? */

@@ -258,13 +258,13 @@ describe('unchanged responses', () => {
     const [first] = snapshots(home);
     assert.ok(first?.fingerprint && first.content_hash);
 
-    // A wrong content hash shows whether the content was compared: the same bytes are not.
+    // Other kept text shows whether the content was compared: the same bytes are not.
     const db = new Database(join(home, 'webwatch.db'));
-    db.prepare("UPDATE snapshots SET content_hash = 'not-the-hash'").run();
+    db.prepare("UPDATE snapshots SET markdown = 'other text', content_hash = 'not-the-hash'").run();
     db.close();
     assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.same, 1);
 
-    // New bytes are converted and compared: the wrong hash now makes the page changed.
+    // New bytes are converted and compared: the other text now makes the page changed.
     nonce++;
     assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.changed, 1);
 

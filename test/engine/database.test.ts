@@ -399,7 +399,7 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     // Nor 16's jobs' webhooks (the index on job_id goes with its column).
     await sqlRow(db, 'ALTER TABLE outbox DROP COLUMN job_id');
     await sqlRow(db, 'ALTER TABLE crawl_jobs DROP COLUMN webhook');
-    // Nor 17's scrape documents, 18's kinds of agent jobs, 19's page slots, 20's agent jobs' webhooks, 21's idempotency keys.
+    // Nor 17's scrape documents, 18's kinds of agent jobs, 19's page slots, 20's agent jobs' webhooks, 21's idempotency keys, 22's page noise.
     await sqlRow(db, 'DROP TABLE scrape_documents');
     await sqlRow(db, 'ALTER TABLE crawl_pages DROP COLUMN scrape_id');
     await sqlRow(db, 'ALTER TABLE crawl_jobs DROP COLUMN zero_data_retention');
@@ -407,6 +407,7 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     await sqlRow(db, 'DROP TABLE page_slots');
     await sqlRow(db, 'DROP TABLE idempotency_keys');
     await sqlRow(db, 'ALTER TABLE agent_jobs DROP COLUMN webhook');
+    await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN noise');
     await sqlRow(db, 'UPDATE webwatch_schema SET version = 12');
     await sqlRow(db, "INSERT INTO rate_windows VALUES ('k', 0, 3)");
     await db.close();

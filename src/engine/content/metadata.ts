@@ -142,8 +142,28 @@ function decodeEntities(text: string): string {
   });
 }
 
-export function extractMetadata(document: Document, pageUrl: string): PageMetadata {
+/**
+ * What a reader sees of a page before its content: the <title> (the tab, the bookmark) and the
+ * first <h1> (the headline), wherever the main content begins. Monitor checks compare them.
+ */
+export interface PageHeadings {
+  title?: string;
+  headline?: string;
+}
+
+/** The page's metadata and its headings, from one walk of the document. */
+export function extractPageHead(document: Document, pageUrl: string): { metadata: PageMetadata; headings: PageHeadings } {
   const parts = scanDocument([document]);
+  const title = parts.title ? clean(textContent(parts.title)) : undefined;
+  const headline = parts.firstH1 ? clean(textContent(parts.firstH1)) : undefined;
+  return { metadata: metadataOf(parts, pageUrl), headings: { ...(title && { title }), ...(headline && { headline }) } };
+}
+
+export function extractMetadata(document: Document, pageUrl: string): PageMetadata {
+  return metadataOf(scanDocument([document]), pageUrl);
+}
+
+function metadataOf(parts: HeadParts, pageUrl: string): PageMetadata {
   const base = absoluteUrl(parts.base?.attribs.href, pageUrl) ?? pageUrl;
   const documentTitle = parts.title ? clean(textContent(parts.title)) : undefined;
   const metas = new Map<string, string[]>();

@@ -8,7 +8,7 @@ import { withoutRule, type PageDiff } from '../diff/markdown-diff.js';
 import type { Judgment } from '../judge/judge.js';
 import type { Db, Query } from '../store/database.js';
 import { outboxStore, type NewDelivery } from '../notify/outbox.js';
-import type { CheckPage, CheckRecord, CheckStatus, JsonPageDiff, NotificationStatus, PageResult, PageStatus } from '../../contract/checks.js';
+import type { CheckPage, CheckRecord, CheckStatus, JsonPageDiff, NotificationStatus, PageNoise, PageResult, PageStatus } from '../../contract/checks.js';
 
 export type { CheckPage, CheckRecord, CheckStatus, JsonPageDiff, PageResult, PageStatus } from '../../contract/checks.js';
 import { nextRunAt, type StoredMonitor } from './monitor-store.js';
@@ -236,7 +236,7 @@ export function checkStore(db: Db) {
             check_id: checkId, position: index * ROWS_PER_INSERT + offset, target_id: page.targetId, url: page.url, status: page.status, status_code: page.statusCode,
             previous_scrape_id: page.previousScrapeId, current_scrape_id: page.currentScrapeId, diff: page.diff ? JSON.stringify(page.diff) : null,
             judgment: page.judgment ? JSON.stringify(page.judgment) : null, error: page.error,
-            snapshot: page.snapshot ? JSON.stringify(page.snapshot) : null, screenshot: page.screenshot ?? null,
+            snapshot: page.snapshot ? JSON.stringify(page.snapshot) : null, screenshot: page.screenshot ?? null, noise: page.noise ? JSON.stringify(page.noise) : null,
           }))).execute();
         }
         await trx.updateTable('checks').set({ status, finished_at: at, summary: JSON.stringify(summary), error, credits: written.credits ?? null, lease_owner: null, lease_expires_at: null }).where('id', '=', checkId).execute();
@@ -294,6 +294,7 @@ export function checkStore(db: Db) {
         error: row.error,
         ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as { json: unknown } }),
         ...(row.screenshot && { screenshot: row.screenshot }),
+        ...(row.noise && { noise: JSON.parse(row.noise) as PageNoise }),
       }));
     },
 

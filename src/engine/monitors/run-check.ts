@@ -10,6 +10,9 @@
 import { inParallel } from '../../lib/in-parallel.js';
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
+import { pageText, splitPageText } from '../diff/page-text.js';
+import { comparePages, readerHash } from '../diff/reader-comparison.js';
+import { headingsOf } from '../scrape/document.js';
 import { diffJson, diffText } from '../diff/json-diff.js';
 import { extractsJson, trackingSettings } from '../extract/needs.js';
 import { createHash, randomUUID } from 'node:crypto';
@@ -94,25 +97,43 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
     if (!previous) return { ...base, status: 'error', statusCode, currentScrapeId, error: `HTTP ${statusCode}: the page does not exist (first check of this address, so not counted as removed)` };
     return { ...base, status: 'removed', statusCode, currentScrapeId };
   }
-  const markdown = await comparedText(document);
-  const hash = contentHash(markdown);
+  const markdown = pageText(await comparedText(document), headingsOf(document));
+  const hash = readerHash(markdown);
   if (target.type !== 'search' && extractsJson(target.scrapeOptions ?? {})) {
     const json = 'trackedJson' in outcome ? outcome.trackedJson : document.json;
     return jsonPageResult(context, pending, target, { ...base, statusCode, currentScrapeId }, previous, { markdown, hash, json, fingerprint });
   }
+  const snapshot: Snapshot = { targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash };
   // A page back after being gone is new: what it was before it went is no longer the reference.
   if (previous?.gone) {
-    pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
+    pending.snapshots.push(snapshot);
     return { ...base, status: 'new', statusCode, currentScrapeId, previousScrapeId: null, ...screenshotOf(document) };
   }
-  if (previous && (previous.contentHash ?? contentHash(await context.checks.snapshotMarkdown(previous.scrapeId))) === hash) {
-    // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
+  if (!previous) {
+    pending.snapshots.push(snapshot);
+    return { ...base, status: 'new', statusCode, currentScrapeId, ...screenshotOf(document) };
+  }
+  // A new response with the same content (a changing nonce, say): remember it, so that next time it counts as unchanged.
+  const learnFingerprint = () => {
     if (fingerprint && fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint });
+  };
+  if (previous.contentHash === hash) {
+    learnFingerprint();
     return { ...base, status: 'same', statusCode, currentScrapeId };
   }
-  pending.snapshots.push({ targetId, url, scrapeId: currentScrapeId, markdown, fingerprint, contentHash: hash });
-  if (!previous) return { ...base, status: 'new', statusCode, currentScrapeId, ...screenshotOf(document) };
-  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(await context.checks.snapshotMarkdown(previous.scrapeId), markdown), ...screenshotOf(document) };
+  const before = await context.checks.snapshotMarkdown(previous.scrapeId);
+  const comparison = comparePages(before, markdown, document.metadata.language);
+  if (!comparison.changed) {
+    // Kept before checks kept headings and reader hashes: this text becomes the reference, and carries them.
+    if (readerHash(before) !== previous.contentHash) pending.snapshots.push(snapshot);
+    else learnFingerprint();
+    const noise = comparison.noise && { reason: comparison.noise.reason, parts: comparison.noise.parts, diff: diffMarkdown(before, markdown) };
+    return { ...base, status: 'same', statusCode, currentScrapeId, ...(noise && { noise }) };
+  }
+  pending.snapshots.push(snapshot);
+  // Against a text kept without headings, the diff leaves them out too: they are not what changed.
+  const shown = splitPageText(before).headings === undefined ? splitPageText(markdown).body : markdown;
+  return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(before, shown), ...screenshotOf(document) };
 }
 
 /**

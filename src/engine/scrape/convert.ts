@@ -14,7 +14,7 @@ import { cleanHtml } from '../content/clean.js';
 import { extractImages, extractLinks } from '../content/links.js';
 import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
 import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../content/markup.js';
-import { extractMetadata, type PageMetadata } from '../content/metadata.js';
+import { extractPageHead, type PageHeadings, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
 import { isPdf } from '../pdf/detect.js';
 import type { PdfLimits, PdfPageBlocks } from '../pdf/parse-pdf.js';
@@ -35,6 +35,8 @@ export interface Content {
   links: string[];
   images: string[];
   metadata: PageMetadata;
+  /** An HTML page's <title> and first <h1>, wherever its main content starts. */
+  headings?: PageHeadings;
   warning?: string;
   /** What a parsed PDF adds to the document, and its price (spec §8: a credit a page). */
   pdf?: { numPages?: number; pages?: { pageNumber: number; markdown: string }[]; blocks?: PdfPageBlocks[]; creditsUsed: number };
@@ -44,7 +46,7 @@ export interface Content {
 function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>): Content {
   const { text } = decodeBody(page.body, page.contentType, true);
   const { document, truncated } = parseHtml(text);
-  const metadata = extractMetadata(document, page.finalUrl);
+  const { metadata, headings } = extractPageHead(document, page.finalUrl);
   const links = formats.has('links') ? extractLinks(document, page.finalUrl) : [];
   const images = formats.has('images') ? extractImages(document, page.finalUrl) : [];
   cleanHtml(document, page.finalUrl, {
@@ -58,7 +60,7 @@ function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<st
   rewriteMaths([document]);
   prepareForMarkdown([document]);
   return {
-    markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata,
+    markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata, headings,
     ...(truncated && { warning: `the page has more than ${MAX_ELEMENTS.toLocaleString('en')} elements: only the first ${MAX_ELEMENTS.toLocaleString('en')} were read` }),
   };
 }

@@ -20,7 +20,7 @@ import { pageCredits } from '../../spec/credits.js';
 import type { ScrapeStore, TrackingKey } from '../store/scrape-cache.js';
 import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationThreatPolicy } from '../threat/threat-protection.js';
 import { cacheKey, isSensitive, privateScope } from './cache-key.js';
-import type { ChangeTracking, ScrapeDocument } from './document.js';
+import { PAGE_HEADINGS, type ChangeTracking, type DocumentWithHeadings, type ScrapeDocument } from './document.js';
 import type { PageConverter } from './convert-pool.js';
 import { requestHeaders } from './request-headers.js';
 
@@ -405,7 +405,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   const markdown = extracted?.markdown ?? content.markdown;
   const warning = [content.warning, browserWarning, rendered?.warning, ...(extracted?.warnings ?? [])].filter(Boolean).join('; ') || undefined;
   const want = (format: FormatName) => formats.has(format);
-  const document: ScrapeDocument = {
+  const document: DocumentWithHeadings = {
     // Change tracking compares markdown, so it comes along.
     ...((want('markdown') || formats.has('changeTracking')) && { markdown }),
     ...(want('html') && { html: content.html ?? content.rawHtml ?? '' }),
@@ -439,6 +439,7 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
       // A PDF costs its pages instead of the page's 1; formats add to either.
       creditsUsed: pageCredits(options, content.pdf?.creditsUsed),
     },
+    ...(content.headings && { [PAGE_HEADINGS]: content.headings }),
   };
   return { document, fingerprint, ...(extracted && 'trackedJson' in extracted && { trackedJson: extracted.trackedJson }) };
 }

@@ -463,6 +463,13 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('idempotency_keys_taken_at').on('idempotency_keys').column('taken_at').execute();
     },
   },
+  {
+    version: 22,
+    description: 'why a same page is the same though its text differs: the volatile parts and the raw diff of a page result',
+    async up(db) {
+      await db.schema.alterTable('page_results').addColumn('noise', 'text').execute();
+    },
+  },
 ];
 
 /**

@@ -59,6 +59,8 @@ export interface Tables {
     snapshot: string | null;
     /** The screenshot kept of a new or changed page: a file name under the team's artifacts/kept. */
     screenshot: string | null;
+    /** A same page's volatile difference: reason, parts and raw diff (JSON text). */
+    noise: string | null;
   };
   snapshots: {
     scrape_id: string;

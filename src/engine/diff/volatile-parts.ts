@@ -1,0 +1,130 @@
+/**
+ * Volatile parts of a page, recognised by their shape: relative times ("3 hours ago", "vor 3
+ * Stunden", "3小时前", in the page's language as Unicode's CLDR data in Node.js writes them),
+ * clocks (a time of day with seconds, a timestamp), and counters and dates on the short lines
+ * that stand next to the headline or right after the last paragraph ("1,234 views", "12
+ * comments", "Updated 1 December 2026"). No list of words of any language is kept here: the
+ * words of relative times and of month and day names come from the runtime's locale data.
+ *
+ * Every pattern is built from literals and bounded character classes, so matching a line takes
+ * time linear in its length, whatever the page holds.
+ */
+
+/** What kind of volatile part a changed line differs by. */
+export type VolatileKind = 'relative time' | 'clock' | 'counter';
+
+const UNITS: Intl.RelativeTimeFormatUnit[] = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'];
+/** Counts that reach every plural form of the languages CLDR knows (one, two, few, many, other). */
+const COUNTS = [1, 2, 3, 5, 11, 21, 22, 25, 100, 101];
+const DIGITS = '\\p{Nd}{1,6}';
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Whitespace of any kind, as the page text is compared: CLDR writes no-break spaces. */
+const spaced = (literal: string) => escapeRegExp(literal.replace(/\s+/g, ' ')).replace(/ /g, '\\s');
+const letters = (text: string) => (text.match(/\p{L}/gu) ?? []).length;
+
+const relativeTimes = new Map<string, RegExp | null>();
+
+/** The language tags CLDR can be asked about: the page's, its base language, and English. */
+function languagesOf(language: string | undefined): string[] {
+  const tags = new Set<string>();
+  for (const tag of [language, language?.split(/[-_]/)[0], 'en']) {
+    if (!tag) continue;
+    try {
+      const [supported] = Intl.RelativeTimeFormat.supportedLocalesOf(tag.replace(/_/g, '-'));
+      if (supported) tags.add(supported);
+    } catch {
+      // Not a language tag (a page may say anything in lang=): English alone then.
+    }
+  }
+  return [...tags];
+}
+
+/** A regular expression of every relative time CLDR writes in these languages, past and future, in every style. */
+function relativeTimePattern(language: string | undefined): RegExp | null {
+  const tags = languagesOf(language);
+  const key = tags.join(',');
+  const cached = relativeTimes.get(key);
+  if (cached !== undefined) return cached;
+  const alternatives = new Set<string>();
+  for (const tag of tags) {
+    for (const style of ['long', 'short', 'narrow'] as const) {
+      const numeric = new Intl.RelativeTimeFormat(tag, { style, numeric: 'always' });
+      const words = new Intl.RelativeTimeFormat(tag, { style, numeric: 'auto' });
+      for (const unit of UNITS) {
+        for (const count of COUNTS) {
+          for (const signed of [-count, count]) {
+            const parts = numeric.formatToParts(signed, unit);
+            const at = parts.findIndex((part) => part.type === 'integer');
+            if (at === -1) continue;
+            const before = parts.slice(0, at).map((part) => part.value).join('');
+            const after = parts.slice(at).filter((part) => part.type === 'literal').map((part) => part.value).join('');
+            // "-3 h" or "+3 h": too little of it is words to tell it from anything else.
+            if (letters(before + after) < 2) continue;
+            alternatives.add(`${spaced(before)}${DIGITS}${spaced(after)}`);
+          }
+        }
+        // Yesterday, today, now, last week: the words CLDR writes without a number.
+        for (const offset of [-1, 0, 1]) {
+          const text = words.format(offset, unit);
+          if (!/\p{Nd}/u.test(text) && letters(text) >= 2) alternatives.add(spaced(text));
+        }
+      }
+    }
+  }
+  // Longest first, so that "3 hours ago" is masked whole rather than as "3 hours".
+  const sorted = [...alternatives].sort((a, b) => b.length - a.length);
+  const pattern = sorted.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${sorted.join('|')})(?![\\p{L}])`, 'giu') : null;
+  relativeTimes.set(key, pattern);
+  return pattern;
+}
+
+/** A time of day with seconds, or a timestamp: what a page's render clock prints. */
+const CLOCK = /\p{Nd}{4}-\p{Nd}{2}-\p{Nd}{2}[T ]\p{Nd}{2}:\p{Nd}{2}(?::\p{Nd}{2}(?:[.,]\p{Nd}{1,9})?)?(?:Z|[+-]\p{Nd}{2}:?\p{Nd}{2})?|(?<!\p{Nd})\p{Nd}{1,2}:\p{Nd}{2}:\p{Nd}{2}(?:[.,]\p{Nd}{1,9})?(?!\p{Nd})/gu;
+
+const monthsAndDays = new Map<string, RegExp | null>();
+
+/** Month and weekday names of these languages, long and short, as CLDR writes them. */
+function calendarWordPattern(language: string | undefined): RegExp | null {
+  const tags = languagesOf(language);
+  const key = tags.join(',');
+  const cached = monthsAndDays.get(key);
+  if (cached !== undefined) return cached;
+  const names = new Set<string>();
+  for (const tag of tags) {
+    for (const width of ['long', 'short'] as const) {
+      const months = new Intl.DateTimeFormat(tag, { month: width, timeZone: 'UTC' });
+      const days = new Intl.DateTimeFormat(tag, { weekday: width, timeZone: 'UTC' });
+      for (let month = 0; month < 12; month++) names.add(months.format(Date.UTC(2026, month, 15)));
+      for (let day = 0; day < 7; day++) names.add(days.format(Date.UTC(2026, 10, 1 + day)));
+    }
+  }
+  const words = [...names].filter((name) => letters(name) >= 3 && !/\p{Nd}/u.test(name)).sort((a, b) => b.length - a.length).map(spaced);
+  const pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}])(?:${words.join('|')})(?![\\p{L}])`, 'giu') : null;
+  monthsAndDays.set(key, pattern);
+  return pattern;
+}
+
+/** A number (grouped, with decimals) and the word that follows it: "1,234 views", "3 hours", "1.2k". */
+const COUNT_AND_WORD = /\p{Nd}{1,12}(?:[.,'\u00a0\u202f ]\p{Nd}{3}){0,6}(?:[.,]\p{Nd}{1,6})?(?: ?\p{L}{1,40})?/gu;
+
+const MASK = '\u29bf';
+
+/** The line with its clocks (times of day with seconds, timestamps) masked. */
+export const maskClocks = (line: string) => line.replace(CLOCK, MASK);
+
+/** The line with its relative times and clocks masked. */
+export function maskTimes(line: string, language: string | undefined): string {
+  const relative = relativeTimePattern(language);
+  return maskClocks(relative ? line.replace(relative, MASK) : line);
+}
+
+/** The line with every number (and the word after it), month and weekday name masked. */
+export function maskCounts(line: string, language: string | undefined): string {
+  const calendar = calendarWordPattern(language);
+  const masked = maskTimes(line, language);
+  return (calendar ? masked.replace(calendar, MASK) : masked).replace(COUNT_AND_WORD, MASK);
+}
+
+/** A currency sign: an amount next to it is a price, which a reader wants to know changed. */
+export const hasCurrency = (line: string) => /\p{Sc}/u.test(line);
