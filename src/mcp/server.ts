@@ -381,6 +381,7 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
       `## ${page.status} ${page.url}${page.statusCode ? ` (HTTP ${page.statusCode})` : ''}`,
       page.judgment ? `judgment: ${json(page.judgment)}` : '',
       page.error ? `error: ${page.error}` : '',
+      page.noise ? `why same: ${page.noise.reason}` : '',
       page.diff && 'text' in page.diff && page.diff.text ? `\`\`\`diff\n${page.diff.text}\n\`\`\`` : '',
       page.diff && 'json' in page.diff && page.diff.json ? `changed fields: ${json(page.diff.json)}` : '',
     ].filter(Boolean).join('\n')).join('\n\n');

@@ -1,7 +1,7 @@
 /** The lexical judge on a table of goals and diffs: words of the goal, and amounts for goals about them. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isAmountGoal, lexicalJudge } from '../../src/engine/judge/judge.js';
+import { isAmountGoal, lexicalJudge, tellEachChangeOnce } from '../../src/engine/judge/judge.js';
 
 const diff = (removed: string[], added: string[]) => ['--- a', '+++ b', '@@ -1 +1 @@', ...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)].join('\n');
 
@@ -38,6 +38,26 @@ describe('the lexical judge', () => {
   it('lists the changed amount with its lines', async () => {
     const judgment = await lexicalJudge({ goal: 'price', url: 'https://example.com/', status: 'changed', content: diff(['Starter $9/mo, Pro $50/mo'], ['Starter $9/mo, Pro $65/mo']) });
     assert.deepEqual(judgment.meaningfulChanges[0], { type: 'changed', before: 'Starter $9/mo, Pro $50/mo', after: 'Starter $9/mo, Pro $65/mo', reason: 'an amount changed: $50/mo → $65/mo' });
+  });
+
+  it('tells a changed price line once, not also as added and removed', async () => {
+    const judgment = await lexicalJudge({ goal: 'Pro plan price', url: 'https://example.com/', status: 'changed', content: diff(['Pro plan price: $50/month'], ['Pro plan price: $65/month']) });
+    assert.deepEqual(judgment.meaningfulChanges, [{ type: 'changed', before: 'Pro plan price: $50/month', after: 'Pro plan price: $65/month', reason: 'an amount changed: $50/month → $65/month' }]);
+  });
+
+  it('tells an edited line once, as changed', async () => {
+    const judgment = await lexicalJudge({ goal: 'security policy', url: 'https://example.com/', status: 'changed', content: diff(['The security policy applies to staff.', 'About us'], ['The security policy applies to all staff.', 'A new security page']) });
+    assert.deepEqual(judgment.meaningfulChanges.map((change) => [change.type, change.before, change.after]), [
+      ['changed', 'The security policy applies to staff.', 'The security policy applies to all staff.'],
+      ['added', null, 'A new security page'],
+    ]);
+  });
+
+  it('drops the repeats of a model\'s list: a changed line again as added or removed, an entry twice', () => {
+    const change = { type: 'changed' as const, before: 'Pro: $50', after: 'Pro: $65', reason: 'price' };
+    const listed = tellEachChangeOnce([change, { type: 'added', before: null, after: 'Pro: $65', reason: 'new price' }, { type: 'removed', before: 'Pro: $50 ', after: null, reason: 'old price' }, { ...change }, { type: 'added', before: null, after: 'Team: $99', reason: 'new tier' }]);
+    assert.deepEqual(listed.map((entry) => entry.type), ['changed', 'added']);
+    assert.equal(listed[1]!.after, 'Team: $99');
   });
 
   it('a new page that shows prices matters for a goal about them', async () => {

@@ -114,14 +114,30 @@ export const lexicalJudge: Judge = async (input) => {
   const changes: MeaningfulChange[] = [];
   const found = new Set<string>();
   const amounts = isAmountGoal(input.goal) ? amountChanges(added, removed) : [];
-  for (const [type, lines] of [['added', added], ['removed', removed]] as const) {
-    for (const line of lines) {
-      const hits = mentions(line);
-      if (hits.length === 0) continue;
-      hits.forEach((hit) => found.add(hit));
-      if (changes.length < 20) changes.push({ type, before: type === 'removed' ? line.trim() : null, after: type === 'added' ? line.trim() : null, reason: `mentions ${hits.map((hit) => `"${hit}"`).join(', ')}` });
+  // A line that an amount change already tells is not told again as added or removed.
+  const told = new Set(amounts.flatMap((change) => [change.before, change.after]).filter((line): line is string => line !== null));
+  // Bounded: pairing looks at each removed line against the added ones.
+  const mentioned = (lines: readonly string[]) => lines.slice(0, 200).map((line) => ({ line: line.trim(), hits: mentions(line) })).filter(({ hits }) => hits.length > 0);
+  const removedMentions = mentioned(removed);
+  const addedMentions = mentioned(added);
+  for (const { hits } of [...removedMentions, ...addedMentions]) hits.forEach((hit) => found.add(hit));
+  const hitsText = (hits: readonly string[]) => hits.map((hit) => `"${hit}"`).join(', ');
+  // A removed line and an added line that are one line edited are one change.
+  const pairedAdded = new Set<number>();
+  for (const { line, hits } of removedMentions) {
+    if (told.has(line)) continue;
+    const partner = addedMentions.findIndex((candidate, i) => !pairedAdded.has(i) && !told.has(candidate.line) && sameLineEdited(line, candidate.line));
+    if (partner !== -1) {
+      pairedAdded.add(partner);
+      const after = addedMentions[partner]!;
+      changes.push({ type: 'changed', before: line, after: after.line, reason: `mentions ${hitsText([...new Set([...hits, ...after.hits])])}` });
+    } else {
+      changes.push({ type: 'removed', before: line, after: null, reason: `mentions ${hitsText(hits)}` });
     }
   }
+  addedMentions.forEach(({ line, hits }, i) => {
+    if (!told.has(line) && !pairedAdded.has(i)) changes.push({ type: 'added', before: null, after: line, reason: `mentions ${hitsText(hits)}` });
+  });
   const prefix = 'lexical judge (no model configured or the model failed): ';
   if (found.size === 0 && amounts.length === 0) {
     return { meaningful: false, confidence: terms.length === 0 ? 'low' : 'medium', reason: `${prefix}${terms.length === 0 ? 'the goal has no terms to look for' : `none of the goal's terms (${terms.slice(0, 8).join(', ')}) appear in what changed`}`, meaningfulChanges: [] };
@@ -137,6 +153,38 @@ export const lexicalJudge: Judge = async (input) => {
     meaningful: true,
     confidence: changed.length > 0 || found.size >= 2 ? 'high' : 'medium',
     reason: `${prefix}${reasons.join('; ')}`,
-    meaningfulChanges: [...amounts, ...changes].slice(0, 20),
+    meaningfulChanges: tellEachChangeOnce([...amounts, ...changes]).slice(0, 20),
   };
 };
+
+const wordsOf = (line: string) => new Set(line.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+
+/** Two lines that are one line edited: most of their words in common. */
+function sameLineEdited(before: string, after: string): boolean {
+  const a = wordsOf(before);
+  const b = wordsOf(after);
+  if (a.size === 0 || b.size === 0) return false;
+  let common = 0;
+  for (const word of a) if (b.has(word)) common++;
+  return common / Math.max(a.size, b.size) >= 0.5;
+}
+
+const sameText = (a: string | null, b: string | null) => a !== null && b !== null && a.trim() === b.trim();
+
+/**
+ * Each change told once: a line given as `changed` is not listed again as `added` (its after)
+ * or `removed` (its before), and an entry repeated is dropped. A model's answer goes through
+ * this too.
+ */
+export function tellEachChangeOnce(changes: readonly MeaningfulChange[]): MeaningfulChange[] {
+  const edited = changes.filter((change) => change.type === 'changed');
+  const seen = new Set<string>();
+  return changes.filter((change) => {
+    const key = `${change.type}\u0000${change.before?.trim() ?? ''}\u0000${change.after?.trim() ?? ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (change.type === 'added') return !edited.some((other) => sameText(other.after, change.after));
+    if (change.type === 'removed') return !edited.some((other) => sameText(other.before, change.before));
+    return true;
+  });
+}

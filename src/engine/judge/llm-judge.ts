@@ -5,7 +5,7 @@
  * says so in its reason.
  */
 import { chatModel, type ChatModel, type LlmSettings } from '../llm/chat.js';
-import { judgmentSchema, lexicalJudge, type Judge, type Judgment } from './judge.js';
+import { judgmentSchema, lexicalJudge, tellEachChangeOnce, type Judge, type Judgment } from './judge.js';
 
 /** Page text sent to the model, at most: long pages are cut, and the cut is said. */
 export const CONTENT_MAX_CHARS = 24_000;
@@ -35,7 +35,8 @@ export function llmJudge(settings: LlmSettings): Judge {
       });
       // Some servers wrap the object in a code fence despite response_format.
       const json = (reply.content ?? '').replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, '');
-      return judgmentSchema.parse(JSON.parse(json)) as Judgment;
+      const judgment = judgmentSchema.parse(JSON.parse(json)) as Judgment;
+      return { ...judgment, meaningfulChanges: tellEachChangeOnce(judgment.meaningfulChanges) };
     } catch (error) {
       const fallback = await lexicalJudge(input);
       return { ...fallback, confidence: 'low', reason: `${fallback.reason} (model: ${error instanceof Error ? error.message.slice(0, 200) : String(error)})` };

@@ -369,12 +369,20 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
       output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries, { stream: 'stderr' }));
     }
     reportDeliveryFailures(output, check);
+    // Same pages whose text differed in volatile parts only: why they are the same.
+    const noisy = check.pages.filter((page) => page.noise);
+    if (noisy.length > 0) {
+      output.info(`\n${plural(noisy.length, 'same page')} differed only in volatile parts:`);
+      for (const page of noisy) output.info(`  ${output.dataPiece(page.url)}: ${output.dataPiece(page.noise!.reason)}`);
+    }
     if (output.tty) {
       const diffs = check.pages.filter((page) => page.diff).map((page) => {
         const judgment = page.judgment && `judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`;
         const judged = judgment ? `\n${output.style.dim(output.dataPiece(judgment))}` : '';
         return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, diffText(page.diff!))}${judged}`;
       });
+      // The raw difference of those same pages, after the changes and dimmed: there to look at, not news.
+      for (const page of noisy) diffs.push(`\n${output.style.bold(output.dataPiece(page.url))} ${output.style.dim('(same: volatile parts only)')}\n${page.noise!.diff.text.split('\n').map((line) => output.style.dim(output.dataPiece(line))).join('\n')}`);
       // Diffs run long: a pager on a terminal, as git does.
       if (diffs.length > 0) await output.page(styled(diffs.join('\n')));
     }
