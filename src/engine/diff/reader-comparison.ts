@@ -11,7 +11,6 @@
  * dates (a counter, an "updated" date), is volatile (volatile-parts.ts). A page whose every
  * difference is volatile is `same`, with the reason; any other difference is a change.
  */
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { PageNoise } from '../../contract/checks.js';
 import { splitPageText } from './page-text.js';
@@ -94,15 +93,6 @@ function readerLines(text: string, withHeadings: boolean): ReaderLines {
     body: shown.map(readerLine),
     shown,
   };
-}
-
-/**
- * A hash of the page as a reader sees it: equal hashes are the same page, with nothing to
- * look at. Pages whose hashes differ are compared by comparePages.
- */
-export function readerHash(text: string): string {
-  const { headings, body } = readerLines(text, true);
-  return createHash('sha256').update(['reader-1', ...headings, ...body].join('\n')).digest('base64url');
 }
 
 const SENTENCE_END = /[.!?。！？؟।…]["'”’»)\]]*$/u;

@@ -11,7 +11,7 @@ import { inParallel } from '../../lib/in-parallel.js';
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
 import { pageText, splitPageText } from '../diff/page-text.js';
-import { comparePages, readerHash } from '../diff/reader-comparison.js';
+import { comparePages } from '../diff/reader-comparison.js';
 import { headingsOf } from '../scrape/document.js';
 import { diffJson, diffText } from '../diff/json-diff.js';
 import { extractsJson, trackingSettings } from '../extract/needs.js';
@@ -98,7 +98,7 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
     return { ...base, status: 'removed', statusCode, currentScrapeId };
   }
   const markdown = pageText(await comparedText(document), headingsOf(document));
-  const hash = readerHash(markdown);
+  const hash = contentHash(markdown);
   if (target.type !== 'search' && extractsJson(target.scrapeOptions ?? {})) {
     const json = 'trackedJson' in outcome ? outcome.trackedJson : document.json;
     return jsonPageResult(context, pending, target, { ...base, statusCode, currentScrapeId }, previous, { markdown, hash, json, fingerprint });
@@ -124,8 +124,8 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
   const before = await context.checks.snapshotMarkdown(previous.scrapeId);
   const comparison = comparePages(before, markdown, document.metadata.language);
   if (!comparison.changed) {
-    // Kept before checks kept headings and reader hashes: this text becomes the reference, and carries them.
-    if (readerHash(before) !== previous.contentHash) pending.snapshots.push(snapshot);
+    // Kept before checks kept headings: this text becomes the reference, and carries them.
+    if (splitPageText(before).headings === undefined && splitPageText(markdown).headings !== undefined) pending.snapshots.push(snapshot);
     else learnFingerprint();
     const noise = comparison.noise && { reason: comparison.noise.reason, parts: comparison.noise.parts, diff: diffMarkdown(before, markdown) };
     return { ...base, status: 'same', statusCode, currentScrapeId, ...(noise && { noise }) };

@@ -1,0 +1,143 @@
+/**
+ * Alerts that matter, end to end: an article served on 127.0.0.1 in two versions, one monitor
+ * check of each, through the command line. Each kind of noise, on a page of its own, leaves its
+ * page `same` and says why (the noise's kind); each kind of edit makes its page `changed`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { tempDir, writeFiles } from '../helpers/files.js';
+import { run } from '../helpers/io.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+interface Article {
+  lang: string;
+  title: string;
+  /** The <h1>: in the page's header, outside the article, as many news sites place it. */
+  headline: string;
+  /** Lines between the headline and the first paragraph (a byline, a counter). */
+  head: string[];
+  paragraphs: string[];
+  /** Lines right after the last paragraph. */
+  tail: string[];
+  image: string;
+  /** A line at the very end of the article, after the tail. */
+  closing: string;
+}
+
+const ARTICLE: Article = {
+  lang: 'en',
+  title: 'Council approves the park budget - Town Daily',
+  headline: 'Council approves the park budget',
+  head: [],
+  paragraphs: [
+    'The town council voted on Tuesday evening to approve a budget of 3 million euros for the renovation of the central park, after a debate that lasted more than four hours.',
+    'Residents had asked for a new playground, better lighting along the paths and more benches near the pond, and the plan adopted includes all three of these requests.',
+    'Work is expected to begin in the spring and to last about eighteen months, during which parts of the park will stay open to the public on most days of the week.',
+    'Read the <a href="/docs/plan.pdf">full plan</a> on the website of the council.',
+  ],
+  tail: [],
+  image: '/img/park.jpg',
+  closing: '',
+};
+
+const page = (a: Article) => `<!doctype html><html lang="${a.lang}"><head><title>${a.title}</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/news">News</a></nav><h1>${a.headline}</h1></header>
+<main><article>
+${a.head.map((line) => `<p>${line}</p>`).join('\n')}
+<p><img src="${a.image}" alt="The park in spring"></p>
+${a.paragraphs.map((text) => `<p>${text}</p>`).join('\n')}
+${a.tail.map((line) => `<p>${line}</p>`).join('\n')}
+${a.closing && `<p>${a.closing}</p>`}
+</article></main>
+<footer><p>Town Daily</p></footer>
+</body></html>`;
+
+const with_ = (changes: Partial<Article>): Article => ({ ...ARTICLE, ...changes });
+const paragraphsWith = (index: number, text: string) => ARTICLE.paragraphs.map((p, i) => (i === index ? text : p));
+
+interface Case {
+  name: string;
+  before: Article;
+  after: Article;
+  /** `same` with this kind of noise, or `changed`. */
+  expect: { status: 'same'; noise: string } | { status: 'changed' };
+}
+
+const CASES: Case[] = [
+  // Noise: a reader sees nothing new.
+  { name: 'relative-time', before: with_({ head: ['Updated 3 hours ago'] }), after: with_({ head: ['Updated 4 hours ago'] }), expect: { status: 'same', noise: 'relative time' } },
+  { name: 'relative-time-de', before: with_({ lang: 'de', head: ['Aktualisiert vor 59 Minuten'] }), after: with_({ lang: 'de', head: ['Aktualisiert vor 1 Stunde'] }), expect: { status: 'same', noise: 'relative time' } },
+  { name: 'counter-head', before: with_({ head: ['1,234 views'] }), after: with_({ head: ['1,301 views'] }), expect: { status: 'same', noise: 'counter' } },
+  { name: 'counter-tail', before: with_({ tail: ['12 comments'] }), after: with_({ tail: ['13 comments'] }), expect: { status: 'same', noise: 'counter' } },
+  { name: 'cache-busting', before: with_({ image: '/img/park.jpg?ver=6.4.2' }), after: with_({ image: '/img/park.jpg?ver=6.4.3' }), expect: { status: 'same', noise: 'asset address' } },
+  { name: 'hashed-file-name', before: with_({ image: '/img/park.3f9a1c2b7d.jpg' }), after: with_({ image: '/img/park.8e0b44a1c9.jpg' }), expect: { status: 'same', noise: 'asset address' } },
+  { name: 'clock', before: with_({ closing: 'Page generated at 2026-12-01 14:32:05 UTC' }), after: with_({ closing: 'Page generated at 2026-12-01 14:37:41 UTC' }), expect: { status: 'same', noise: 'clock' } },
+  {
+    name: 'link-token',
+    before: with_({ paragraphs: paragraphsWith(3, 'Read the <a href="/docs/plan.pdf?session=a8f3k29dj4k2l9x0">full plan</a> on the website of the council.') }),
+    after: with_({ paragraphs: paragraphsWith(3, 'Read the <a href="/docs/plan.pdf?session=q1w2e3r4t5y6u7i8">full plan</a> on the website of the council.') }),
+    expect: { status: 'same', noise: 'link token' },
+  },
+  // Edits: a reader sees something new.
+  { name: 'words', before: ARTICLE, after: with_({ paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('better lighting', 'brighter lamps')) }), expect: { status: 'changed' } },
+  { name: 'number', before: ARTICLE, after: with_({ paragraphs: paragraphsWith(0, ARTICLE.paragraphs[0]!.replace('3 million', '4 million')) }), expect: { status: 'changed' } },
+  { name: 'paragraph-added', before: ARTICLE, after: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), 'The mayor said that the council would publish a report on the progress of the work every three months.', ...ARTICLE.paragraphs.slice(2)] }), expect: { status: 'changed' } },
+  { name: 'paragraph-removed', before: ARTICLE, after: with_({ paragraphs: ARTICLE.paragraphs.filter((_, i) => i !== 1) }), expect: { status: 'changed' } },
+  { name: 'headline', before: ARTICLE, after: with_({ headline: 'Park budget approved after a long debate' }), expect: { status: 'changed' } },
+  { name: 'title-only', before: ARTICLE, after: with_({ title: 'Park budget approved - Town Daily' }), expect: { status: 'changed' } },
+  // Numbers that are content, though they stand where counters do.
+  { name: 'price-by-the-headline', before: with_({ head: ['€54.99'] }), after: with_({ head: ['€44.99'] }), expect: { status: 'changed' } },
+  { name: 'count-in-the-article', before: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), '120 seats', ...ARTICLE.paragraphs.slice(2)] }), after: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), '150 seats', ...ARTICLE.paragraphs.slice(2)] }), expect: { status: 'changed' } },
+  { name: 'other-image', before: ARTICLE, after: with_({ image: '/img/pond.jpg' }), expect: { status: 'changed' } },
+  { name: 'time-in-a-sentence', before: with_({ paragraphs: paragraphsWith(2, 'The council will vote on the contracts for the work in 3 days, once the members have read the offers.') }), after: with_({ paragraphs: paragraphsWith(2, 'The council will vote on the contracts for the work in 5 days, once the members have read the offers.') }), expect: { status: 'changed' } },
+];
+
+describe('alerts that matter: noise is same, with its reason; edits are changed', () => {
+  let server: TestServer;
+  let version: 'before' | 'after' = 'before';
+  const byPath = new Map(CASES.map((c) => [`/${c.name}`, c]));
+  const home = tempDir();
+  const env = { WEBWATCH_HOME: home };
+  let pages: { url: string; status: string; noise?: { reason: string; parts: { kind: string }[]; diff: { text: string } } }[] = [];
+
+  before(async () => {
+    server = await startServer({}, (request, response) => {
+      const found = byPath.get(request.url ?? '');
+      if (!found) return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(found[version]));
+    });
+    const urls = CASES.map((c) => `${server.origin}/${c.name}`);
+    const file = writeFiles({ 'm.yaml': `name: Articles\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ${JSON.stringify(urls)}}]\n` });
+    assert.equal((await run(['monitor', 'apply', '-f', file], { env })).code, 0);
+    const first = JSON.parse((await run(['monitor', 'run', 'Articles', '--json'], { env })).stdout);
+    assert.equal(first.summary.new, CASES.length);
+    version = 'after';
+    const second = JSON.parse((await run(['monitor', 'run', 'Articles', '--json'], { env })).stdout);
+    pages = JSON.parse((await run(['monitor', 'check', 'Articles', second.id, '--json'], { env })).stdout).pages;
+  });
+  after(() => server.close());
+
+  for (const c of CASES) {
+    it(`${c.name}: ${c.expect.status}${c.expect.status === 'same' ? ` (${c.expect.noise})` : ''}`, () => {
+      const result = pages.find((p) => p.url === `${server.origin}/${c.name}`);
+      assert.ok(result, `no result for ${c.name}`);
+      assert.equal(result.status, c.expect.status, JSON.stringify(result.noise ?? result));
+      if (c.expect.status === 'same') {
+        assert.ok(result.noise, 'a same page whose text differs says why');
+        assert.deepEqual([...new Set(result.noise.parts.map((part) => part.kind))], [c.expect.noise]);
+        assert.match(result.noise.reason, /^only volatile parts changed/);
+        // The raw difference stays available.
+        assert.match(result.noise.diff.text, /^-.*\n\+/m);
+      } else {
+        assert.equal(result.noise, undefined);
+      }
+    });
+  }
+
+  it('shows why a same page is same, under the table', async () => {
+    const listed = await run(['monitor', 'check', 'Articles', 'latest'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stderr, /differed only in volatile parts/);
+    assert.match(listed.stderr, /\/relative-time: only volatile parts changed: a relative time \("Updated 3 hours ago" → "Updated 4 hours ago"\)/);
+  });
+});
