@@ -35,7 +35,9 @@ export interface Comparison {
 /** Lines of a page as a reader sees them, and the text they were read from. */
 interface ReaderLines {
   headings: string[];
+  /** The lines with their addresses reduced: what is compared. */
   body: string[];
+  read: ReadLine[];
   /** The same lines before asset addresses were reduced: what the user is shown. */
   shown: string[];
 }
@@ -75,34 +77,100 @@ function reducedLinkAddress(address: string): string {
   return `${address.slice(0, query)}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
 }
 
-/** Markdown images and links, bounded so that a line of brackets is read in linear time. */
-const IMAGE = /!\[((?:[^\]\\\n]|\\.){0,2000})\]\(\s*<?([^()\s<>]{1,4000})>?((?:\s+"[^"\n]{0,2000}")?)\s*\)/g;
-const LINK = /(?<!!)\]\(\s*<?([^()\s<>]{1,4000})>?/g;
+/** Longest link or image address read: past it, the rest of a line is text. */
+const MAX_ADDRESS = 4000;
+/** Open brackets remembered: a line of thousands of `[` keeps only the latest. */
+const ADDRESS_END = /[\s)>(]/;
+const MAX_OPEN = 256;
 
-function readerLine(line: string): string {
-  return line
-    .replace(IMAGE, (_, alt: string, address: string, title: string) => `![${alt}](${reducedImageAddress(address)}${title})`)
-    .replace(LINK, (_, address: string) => `](${reducedLinkAddress(address)}`);
+/** A markdown line read once: its visible text, and the line with its addresses reduced. */
+interface ReadLine {
+  /** What a reader sees: link texts and alt texts, without addresses and brackets. */
+  visible: string;
+  /** The line with image addresses reduced to the image and link tokens masked. */
+  reduced: string;
+  /** The reduced addresses, in order. */
+  addresses: string[];
+}
+
+/**
+ * One pass over the line, left to right, with a bounded stack of open brackets: each `](`
+ * closes the nearest `[` (an image when it is `![`), and its address runs to a space, `>` or
+ * `)`. Time linear in the line, whatever brackets it holds.
+ */
+function readLine(line: string): ReadLine {
+  const open: boolean[] = [];
+  let visible = '';
+  let reduced = '';
+  const addresses: string[] = [];
+  // Where the next `"` is, found once for every search that starts before it: linear.
+  let quoteAt = -2;
+  const nextQuote = (from: number) => {
+    if (quoteAt !== -1 && quoteAt < from) quoteAt = line.indexOf('"', from);
+    return quoteAt;
+  };
+  let i = 0;
+  while (i < line.length) {
+    const char = line[i]!;
+    if (char === '[' || (char === '!' && line[i + 1] === '[')) {
+      // A line of thousands of brackets: the far ones are forgotten, in constant time.
+      if (open.length === MAX_OPEN) open.length = 0;
+      open.push(char === '!');
+      reduced += char === '!' ? '![' : '[';
+      i += char === '!' ? 2 : 1;
+      continue;
+    }
+    if (char === ']' && open.length > 0) {
+      const image = open.pop()!;
+      if (line[i + 1] !== '(') {
+        reduced += char;
+        i++;
+        continue;
+      }
+      let start = i + 2;
+      while (start < line.length && (line[start] === ' ' || line[start] === '<')) start++;
+      let end = start;
+      const limit = Math.min(line.length, start + MAX_ADDRESS);
+      while (end < limit && !ADDRESS_END.test(line[end]!)) end++;
+      const shown = image ? reducedImageAddress(line.slice(start, end)) : reducedLinkAddress(line.slice(start, end));
+      addresses.push(shown);
+      // The link's title and closing parenthesis belong to it, not to what a reader sees.
+      let close = end;
+      while (close < line.length && (line[close] === ' ' || line[close] === '>')) close++;
+      if (line[close] === '"') {
+        const quote = nextQuote(close + 1);
+        close = quote !== -1 && quote - close <= MAX_ADDRESS ? quote + 1 : close;
+      }
+      const closed = line[close] === ')';
+      if (closed) end = close + 1;
+      reduced += `](${shown}${closed ? ')' : ''}`;
+      i = end;
+      continue;
+    }
+    if (char !== ']') visible += char;
+    reduced += char;
+    i++;
+  }
+  return { visible: collapse(visible.replace(/[*_`>#|]+/g, ' ').replace(/^\s*(?:[-+]|\d+\.)\s+/, '')), reduced, addresses };
 }
 
 function readerLines(text: string, withHeadings: boolean): ReaderLines {
   const { headings, body } = splitPageText(text);
   const shown = body.split('\n').map(collapse).filter(Boolean);
+  const read = shown.map(readLine);
   return {
     headings: withHeadings && headings ? Object.entries(headings).map(([name, value]) => `${name}: ${collapse(value)}`) : [],
-    body: shown.map(readerLine),
+    body: read.map((line) => line.reduced),
+    read,
     shown,
   };
 }
 
 const SENTENCE_END = /[.!?。！？؟।…]["'”’»)\]]*$/u;
 const words = (text: string) => text.split(' ').filter((word) => /\p{L}/u.test(word)).length;
-/** The words of a markdown line, without link and image addresses and markup. */
-const visibleText = (line: string) => collapse(line.replace(/!?\[((?:[^\]\\]|\\.)*)\]\([^)]*\)/g, '$1').replace(/[*_`>#|]+/g, ' ').replace(/^\s*(?:[-+]|\d+\.)\s+/, ''));
-
 /** A line of prose: a sentence or more. Numbers in prose are the content, never a counter. */
-function isProse(line: string): boolean {
-  const text = visibleText(line);
+function isProse(line: ReadLine): boolean {
+  const text = line.visible;
   if (text.length >= 120) return true;
   // Scripts without spaces between words: a sentence of a few characters is prose.
   const spacedWords = words(text);
@@ -117,33 +185,42 @@ const isListItem = (line: string) => /^(?:[-+*]|\d+\.)\s/.test(line);
  * Where a line stands: next to the headline (before the first paragraph of prose, near the
  * top), right after the last paragraph (up to three lines, before any heading), or elsewhere.
  */
-function zones(lines: readonly string[]): ('head' | 'tail' | undefined)[] {
-  const prose = lines.map(isProse);
+function zones(lines: ReaderLines): ('head' | 'tail' | undefined)[] {
+  const prose = lines.read.map(isProse);
   const first = prose.indexOf(true);
   const last = prose.lastIndexOf(true);
-  const zone: ('head' | 'tail' | undefined)[] = lines.map(() => undefined);
+  const zone: ('head' | 'tail' | undefined)[] = prose.map(() => undefined);
   if (first === -1) return zone;
   for (let i = 0; i < Math.min(first, 10); i++) zone[i] = 'head';
-  for (let i = last + 1; i < Math.min(lines.length, last + 4); i++) {
-    if (isHeading(lines[i]!)) break;
+  for (let i = last + 1; i < Math.min(prose.length, last + 4); i++) {
+    if (isHeading(lines.shown[i]!)) break;
     zone[i] = 'tail';
   }
   return zone;
 }
 
+interface Placed {
+  shown: string;
+  read: ReadLine;
+  zone: 'head' | 'tail' | undefined;
+}
+
 /** How two lines that stand for each other differ, when only by a volatile part; undefined when they differ in content. */
-function volatileDifference(before: string, after: string, zoneBefore: string | undefined, zoneAfter: string | undefined, language: string | undefined): VolatileKind | undefined {
-  if (isHeading(before) || isHeading(after)) return undefined;
-  if (isProse(before) || isProse(after)) return undefined;
-  if (maskClocks(before) === maskClocks(after)) return 'clock';
-  if (maskTimes(before, language) === maskTimes(after, language)) return 'relative time';
+function volatileDifference(before: Placed, after: Placed, language: string | undefined): VolatileKind | undefined {
+  if (isHeading(before.shown) || isHeading(after.shown)) return undefined;
+  if (isProse(before.read) || isProse(after.read)) return undefined;
+  // A link or an image that now leads elsewhere is content, whatever its words.
+  if (before.read.addresses.join('\n') !== after.read.addresses.join('\n')) return undefined;
+  const [was, now] = [before.read.visible, after.read.visible];
+  if (maskClocks(was) === maskClocks(now)) return 'clock';
+  if (maskTimes(was, language) === maskTimes(now, language)) return 'relative time';
   // Numbers and dates count as volatile only on the short lines around the article, never in a table or beside a price.
-  if (!zoneBefore || !zoneAfter || isTableRow(before) || isTableRow(after) || hasCurrency(before) || hasCurrency(after)) return undefined;
-  const countsBefore = maskCounts(before, language);
-  if (countsBefore !== maskCounts(after, language)) return undefined;
+  if (!before.zone || !after.zone || isTableRow(before.shown) || isTableRow(after.shown) || hasCurrency(was) || hasCurrency(now)) return undefined;
+  const counts = maskCounts(was, language);
+  if (counts !== maskCounts(now, language)) return undefined;
   // A list after the article is more likely its last items than a counter, unless it is a word or two.
-  if (zoneBefore === 'tail' && (isListItem(before) || isListItem(after)) && words(visibleText(countsBefore)) > 2) return undefined;
-  return words(visibleText(countsBefore)) <= 6 ? 'counter' : undefined;
+  if (before.zone === 'tail' && (isListItem(before.shown) || isListItem(after.shown)) && words(counts) > 2) return undefined;
+  return words(counts) <= 6 ? 'counter' : undefined;
 }
 
 /** Runs of lines that differ: removed from the previous text, added in the current one, with their positions. */
@@ -152,12 +229,18 @@ interface Hunk {
   added: number[];
 }
 
-function hunksOf(before: readonly string[], after: readonly string[]): Hunk[] {
+const MAX_EDIT_LINES = 200;
+
+/** The hunks between two texts' lines; undefined when they differ in more than MAX_EDIT_LINES lines. */
+function hunksOf(before: readonly string[], after: readonly string[]): Hunk[] | undefined {
   const { diffArrays } = diffModule();
   const hunks: Hunk[] = [];
   let at = { before: 0, after: 0 };
   let open: Hunk | undefined;
-  for (const part of diffArrays(before as string[], after as string[])) {
+  // Volatile parts are a few lines: an edit longer than this is a change, found without the cost of its whole diff.
+  const parts = diffArrays(before as string[], after as string[], { maxEditLength: MAX_EDIT_LINES });
+  if (!parts) return undefined;
+  for (const part of parts) {
     const count = part.value.length;
     if (!part.added && !part.removed) {
       open = undefined;
@@ -204,15 +287,21 @@ export function comparePages(previous: string, current: string, language?: strin
     return noiseOf(parts);
   }
   if (before.headings.join('\n') !== after.headings.join('\n')) return { changed: true };
-  const zoneBefore = zones(before.body);
-  const zoneAfter = zones(after.body);
+  const zoneBefore = zones(before);
+  const zoneAfter = zones(after);
   const parts: NoisePart[] = [];
-  for (const hunk of hunksOf(before.body, after.body)) {
+  const hunks = hunksOf(before.body, after.body);
+  if (!hunks) return { changed: true };
+  for (const hunk of hunks) {
     if (hunk.removed.length !== hunk.added.length) return { changed: true };
     for (let i = 0; i < hunk.removed.length; i++) {
       const was = hunk.removed[i]!;
       const now = hunk.added[i]!;
-      const kind = volatileDifference(before.body[was]!, after.body[now]!, zoneBefore[was], zoneAfter[now], language);
+      const kind = volatileDifference(
+        { shown: before.shown[was]!, read: before.read[was]!, zone: zoneBefore[was] },
+        { shown: after.shown[now]!, read: after.read[now]!, zone: zoneAfter[now] },
+        language,
+      );
       if (!kind) return { changed: true };
       parts.push({ kind, before: before.shown[was]!, after: after.shown[now]! });
     }
