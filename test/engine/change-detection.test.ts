@@ -4,7 +4,10 @@
  * page `same` and says why (the noise's kind); each kind of edit makes its page `changed`.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { contentHash } from '../../src/engine/diff/markdown-diff.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -139,5 +142,38 @@ describe('alerts that matter: noise is same, with its reason; edits are changed'
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stderr, /differed only in volatile parts/);
     assert.match(listed.stderr, /\/relative-time: only volatile parts changed: a relative time \("Updated 3 hours ago" → "Updated 4 hours ago"\)/);
+  });
+});
+
+describe('a snapshot kept before checks kept titles and headlines', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({}, (_request, response) => void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(ARTICLE)));
+  });
+  after(() => server.close());
+
+  it('is compared without them once, the page same, and its text kept again with them', async () => {
+    const home = tempDir();
+    const env = { WEBWATCH_HOME: home };
+    const file = writeFiles({ 'm.yaml': `name: Old\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/a"]}]\n` });
+    await run(['monitor', 'apply', '-f', file], { env });
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Old', '--json'], { env })).stdout).summary.new, 1);
+    // As an earlier webwatch kept it: the markdown alone, its hash, no fingerprint to skip the comparison.
+    const db = new Database(join(home, 'webwatch.db'));
+    const kept = db.prepare('SELECT markdown FROM snapshots').get() as { markdown: string };
+    assert.match(kept.markdown, /^<!-- title: Council approves the park budget - Town Daily -->\n<!-- headline: Council approves the park budget -->\n\n/);
+    const old = kept.markdown.replace(/^(?:<!--.*-->\n)+\n/, '');
+    db.prepare('UPDATE snapshots SET markdown = ?, content_hash = ?, fingerprint = NULL').run(old, contentHash(old));
+    db.close();
+
+    const check = JSON.parse((await run(['monitor', 'run', 'Old', '--json'], { env })).stdout);
+    assert.equal(check.summary.same, 1);
+    const again = new Database(join(home, 'webwatch.db'));
+    const texts = (again.prepare('SELECT markdown FROM snapshots ORDER BY rowid').all() as { markdown: string }[]).map((row) => row.markdown);
+    again.close();
+    assert.equal(texts.length, 2);
+    assert.equal(texts[1], kept.markdown);
+    // The next check compares with the text kept now: the same again, nothing more written.
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Old', '--json'], { env })).stdout).summary.same, 1);
   });
 });
