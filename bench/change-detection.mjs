@@ -338,5 +338,7 @@ const report = {
   ),
 };
 mkdirSync(dirname(outFile), { recursive: true });
-writeFileSync(outFile, `${JSON.stringify(report, null, 1)}\n`);
+// Indented, with lists of plain values (verdicts, sizes, times) on one line each.
+const json = JSON.stringify(report, null, 1).replace(/\[\n\s*([^[\]{}\n]*(?:\n\s*[^[\]{}\n]*)*?)\n\s*\]/g, (_, inner) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+writeFileSync(outFile, `${json}\n`);
 console.log(`\nwritten to ${relative(process.cwd(), outFile)}; ${report.seconds.total} s in all`);
