@@ -138,7 +138,7 @@ const serve = (pages, step) => {
 };
 
 const work = mkdtempSync(join(tmpdir(), 'webwatch-change-detection-'));
-const toolBudgetMs = Math.max(10 * 60e3, 3 * timeoutMs);
+const toolBudgetMs = Math.max(10 * 60e3, 2 * timeoutMs);
 const runs = {};
 try {
   for (const half of halves) {
