@@ -17,11 +17,6 @@ export function parse(html) {
 /** Document -> HTML, only `&`, `<`, `>` (and quotes in attributes) escaped; other characters as UTF-8. */
 export const serialize = (node) => render(node, { encodeEntities: 'utf8' });
 
-/** Parse a fragment of markup into nodes (for inserting). */
-export function fragment(html) {
-  return parse(html).children.slice();
-}
-
 export const isElement = (node) => node?.type === 'tag' || node?.type === 'script' || node?.type === 'style';
 export const isText = (node) => node?.type === 'text';
 
@@ -76,7 +71,6 @@ export const ancestors = (node) => {
   for (let p = node.parent; p; p = p.parent) list.push(p);
   return list;
 };
-export const hasAncestor = (node, test) => ancestors(node).some((a) => isElement(a) && test(a));
 
 /** The deepest element that contains every node of `nodes`. */
 export function commonAncestor(nodes) {
@@ -108,14 +102,9 @@ export const prependTo = (parent, nodes) => {
 export const remove = (node) => du.removeElement(node);
 
 export const attr = (el, name) => el.attribs?.[name];
-export const setAttr = (el, name, value) => {
-  el.attribs[name] = value;
-};
 export const newText = (data) => new Text(data);
 export const newElement = (name, attribs = {}, children = []) => {
   const el = new Element(name, { ...attribs }, []);
   appendTo(el, children);
   return el;
 };
-export const escapeText = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-export const escapeAttr = (text) => escapeText(text).replace(/"/g, '&quot;');
