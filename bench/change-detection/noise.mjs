@@ -346,7 +346,8 @@ export const NOISE = [
       s.render = () => {
         const campaign = `${ctx.rng.base36(8)}`;
         const click = ctx.rng.token(24);
-        for (const [a, href] of s.links) a.attribs.href = setParams(href, { utm_source: 'site', utm_medium: 'article', utm_campaign: campaign, _clid: click });
+        // From the link's href as it is now: an edit since (a link-target step) must not be undone.
+        for (const [a, href] of s.links) a.attribs.href = setParams(a.attribs.href ?? href, { utm_source: 'site', utm_medium: 'article', utm_campaign: campaign, _clid: click });
         return campaign;
       };
       return `${s.links.length} links, utm_campaign=${s.render()}`;

@@ -121,9 +121,15 @@ const wordsOfNames = new Map<string, string[]>();
 
 /** A generated name such as `e1ad` or `5ad3f0`: hexadecimal, with digits among the letters. */
 const HASH = /^(?=[a-f]*\d)(?=\d*[a-f])[\da-f]{4,}$/i;
+/**
+ * A generated class name's hash (CSS modules, styled-components: `css-znm2ad`,
+ * `button__lz3ad`): a digit followed by a letter in a token of four or more. Split at its
+ * digits it would read as words (`ad`), which a rebuild of the site changes at random.
+ */
+const GENERATED = /^(?=[a-z\d]*\d[a-z])[a-z\d]{4,}$/i;
 
 function nameWords(names: string): string[] {
-  const unhashed = /\d/.test(names) ? names.split(/[\s_-]+/).filter((token) => !HASH.test(token)).join(' ') : names;
+  const unhashed = /\d/.test(names) ? names.split(/[\s_-]+/).filter((token) => !HASH.test(token) && !GENERATED.test(token)).join(' ') : names;
   return unhashed
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()

@@ -128,10 +128,13 @@ function readLine(line: string): ReadLine {
         continue;
       }
       let start = i + 2;
-      while (start < line.length && (line[start] === ' ' || line[start] === '<')) start++;
+      while (start < line.length && line[start] === ' ') start++;
+      // `<...>` holds an address with spaces or parentheses (`/filters:format(jpg)/`).
+      const angled = line[start] === '<';
+      if (angled) start++;
       let end = start;
       const limit = Math.min(line.length, start + MAX_ADDRESS);
-      while (end < limit && !ADDRESS_END.test(line[end]!)) end++;
+      while (end < limit && !(angled ? line[end] === '>' : ADDRESS_END.test(line[end]!))) end++;
       const shown = image ? reducedImageAddress(line.slice(start, end)) : reducedLinkAddress(line.slice(start, end));
       addresses.push(shown);
       // The link's title and closing parenthesis belong to it, not to what a reader sees.
