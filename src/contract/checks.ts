@@ -37,7 +37,7 @@ export interface PageResult {
 
 export interface PageNoise {
   reason: string;
-  parts: { kind: 'relative time' | 'clock' | 'counter' | 'asset address' | 'link token'; before: string; after: string }[];
+  parts: { kind: 'relative time' | 'clock' | 'counter' | 'asset address' | 'link token' | 'rotating part'; before: string; after: string }[];
   diff: PageDiff;
 }
 

@@ -25,6 +25,11 @@ interface Article {
   image: string;
   /** A line at the very end of the article, after the tail. */
   closing: string;
+  /** Markup in <head>, and around the article: what a reader does not see, or not in the article. */
+  headMarkup: string;
+  articleAttributes: string;
+  aside: string;
+  footer: string;
 }
 
 const ARTICLE: Article = {
@@ -41,18 +46,22 @@ const ARTICLE: Article = {
   tail: [],
   image: '/img/park.jpg',
   closing: '',
+  headMarkup: '',
+  articleAttributes: '',
+  aside: '',
+  footer: 'Town Daily',
 };
 
-const page = (a: Article) => `<!doctype html><html lang="${a.lang}"><head><title>${a.title}</title></head><body>
+const page = (a: Article) => `<!doctype html><html lang="${a.lang}"><head><title>${a.title}</title>${a.headMarkup}</head><body>
 <header><nav><a href="/">Home</a> <a href="/news">News</a></nav><h1>${a.headline}</h1></header>
-<main><article>
+<main><article ${a.articleAttributes}>
 ${a.head.map((line) => `<p>${line}</p>`).join('\n')}
 <p><img src="${a.image}" alt="The park in spring"></p>
 ${a.paragraphs.map((text) => `<p>${text}</p>`).join('\n')}
 ${a.tail.map((line) => `<p>${line}</p>`).join('\n')}
 ${a.closing && `<p>${a.closing}</p>`}
-</article></main>
-<footer><p>Town Daily</p></footer>
+</article>${a.aside}</main>
+<footer><p>${a.footer}</p></footer>
 </body></html>`;
 
 const with_ = (changes: Partial<Article>): Article => ({ ...ARTICLE, ...changes });
@@ -62,8 +71,8 @@ interface Case {
   name: string;
   before: Article;
   after: Article;
-  /** `same` with this kind of noise, or `changed`. */
-  expect: { status: 'same'; noise: string } | { status: 'changed' };
+  /** `same` with this kind of noise, `same` with the same text (noise: null), or `changed`. */
+  expect: { status: 'same'; noise: string | null } | { status: 'changed' };
 }
 
 const CASES: Case[] = [
@@ -81,6 +90,13 @@ const CASES: Case[] = [
     after: with_({ paragraphs: paragraphsWith(3, 'Read the <a href="/docs/plan.pdf?session=q1w2e3r4t5y6u7i8">full plan</a> on the website of the council.') }),
     expect: { status: 'same', noise: 'link token' },
   },
+  // Noise that never reaches the text a check compares: same, and nothing to say.
+  { name: 'form-token', before: with_({ closing: '<form><input type="hidden" name="csrf" value="a8f3k29dj4">Comment<button>Send</button></form>', headMarkup: '<meta name="csrf-token" content="a8f3k29dj4">' }), after: with_({ closing: '<form><input type="hidden" name="csrf" value="q1w2e3r4t5">Comment<button>Send</button></form>', headMarkup: '<meta name="csrf-token" content="q1w2e3r4t5">' }), expect: { status: 'same', noise: null } },
+  { name: 'script-nonce', before: with_({ headMarkup: '<script nonce="r4nd0m1">window.build = "b-1699999999";</script>' }), after: with_({ headMarkup: '<script nonce="n3wn0nc3">window.build = "b-1700000123";</script>' }), expect: { status: 'same', noise: null } },
+  { name: 'hashed-classes', before: with_({ articleAttributes: 'class="Article_body__x9k2p" data-reactid=".0.1"' }), after: with_({ articleAttributes: 'data-reactid=".3.7" class="Article_body__lz3ad"' }), expect: { status: 'same', noise: null } },
+  { name: 'footer-clock', before: with_({ footer: 'Rendered at 2026-12-01 14:32:05 in 0.123 s' }), after: with_({ footer: 'Rendered at 2026-12-01 14:33:10 in 0.087 s' }), expect: { status: 'same', noise: null } },
+  { name: 'rotating-aside', before: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/a">Story A</a></li><li><a href="/b">Story B</a></li></ul></aside>' }), after: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/c">Story C</a></li><li><a href="/d">Story D</a></li></ul></aside>' }), expect: { status: 'same', noise: null } },
+  { name: 'jsonld-date', before: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T14:32:05Z"}</script>' }), after: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T15:02:05Z"}</script>' }), expect: { status: 'same', noise: null } },
   // Edits: a reader sees something new.
   { name: 'words', before: ARTICLE, after: with_({ paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('better lighting', 'brighter lamps')) }), expect: { status: 'changed' } },
   { name: 'number', before: ARTICLE, after: with_({ paragraphs: paragraphsWith(0, ARTICLE.paragraphs[0]!.replace('3 million', '4 million')) }), expect: { status: 'changed' } },
@@ -125,7 +141,9 @@ describe('alerts that matter: noise is same, with its reason; edits are changed'
       const result = pages.find((p) => p.url === `${server.origin}/${c.name}`);
       assert.ok(result, `no result for ${c.name}`);
       assert.equal(result.status, c.expect.status, JSON.stringify(result.noise ?? result));
-      if (c.expect.status === 'same') {
+      if (c.expect.status === 'same' && c.expect.noise === null) {
+        assert.equal(result.noise, undefined);
+      } else if (c.expect.status === 'same') {
         assert.ok(result.noise, 'a same page whose text differs says why');
         assert.deepEqual([...new Set(result.noise.parts.map((part) => part.kind))], [c.expect.noise]);
         assert.match(result.noise.reason, /^only volatile parts changed/);
@@ -175,5 +193,43 @@ describe('a snapshot kept before checks kept titles and headlines', () => {
     assert.equal(texts[1], kept.markdown);
     // The next check compares with the text kept now: the same again, nothing more written.
     assert.equal(JSON.parse((await run(['monitor', 'run', 'Old', '--json'], { env })).stdout).summary.same, 1);
+  });
+});
+
+describe('a box of linked pictures that rotates at every check', () => {
+  let server: TestServer;
+  let round = 0;
+  let edited = false;
+  // Teasers of other stories as linked pictures (lists of links are left out with the navigation).
+  const box = () => [0, 1, 2].map((i) => `<p><a href="/story/${round * 3 + i}"><img src="/img/${round * 3 + i}.jpg" alt="Story ${round * 3 + i}"></a></p>`).join('');
+  before(async () => {
+    server = await startServer({}, (_request, response) => {
+      const paragraphs = edited ? paragraphsWith(2, ARTICLE.paragraphs[2]!.replace('eighteen months', 'two years')) : ARTICLE.paragraphs;
+      const html = page(with_({ paragraphs: [paragraphs[0]!, paragraphs[1]!, 'BOX', paragraphs[2]!, paragraphs[3]!] })).replace('<p>BOX</p>', box());
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    });
+  });
+  after(() => server.close());
+
+  it('alerts while it is new, is same with its reason once it changed at each of the last two checks, and an edit beside it still alerts', async () => {
+    const home = tempDir();
+    const env = { WEBWATCH_HOME: home };
+    const file = writeFiles({ 'm.yaml': `name: Box\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/a"]}]\n` });
+    await run(['monitor', 'apply', '-f', file], { env });
+    const statuses: string[] = [];
+    let last: { noise?: { parts: { kind: string }[] } } | undefined;
+    for (const step of [0, 1, 2, 3, 4]) {
+      round = step;
+      const check = JSON.parse((await run(['monitor', 'run', 'Box', '--json'], { env })).stdout);
+      const [result] = JSON.parse((await run(['monitor', 'check', 'Box', check.id, '--json'], { env })).stdout).pages;
+      statuses.push(result.status);
+      last = result;
+    }
+    assert.deepEqual(statuses, ['new', 'changed', 'changed', 'same', 'same']);
+    assert.deepEqual(last?.noise?.parts.map((part) => part.kind), ['rotating part']);
+    // A paragraph edited while the box turns on: changed.
+    round = 5;
+    edited = true;
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Box', '--json'], { env })).stdout).summary.changed, 1);
   });
 });

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pageText, splitPageText } from '../../src/engine/diff/page-text.js';
-import { comparePages } from '../../src/engine/diff/reader-comparison.js';
+import { diffMarkdown } from '../../src/engine/diff/markdown-diff.js';
+import { comparePages, settledByHistory } from '../../src/engine/diff/reader-comparison.js';
 
 const PROSE = [
   'The town council voted on Tuesday evening to approve a budget for the renovation of the central park, after a long debate.',
@@ -104,5 +105,25 @@ describe('the reader comparison', () => {
       const after = kept([`${line}1`]);
       assert.equal(typeof comparePages(before, after).changed, 'boolean');
     }
+  });
+
+  it('settles a box of links replaced in place by the page\'s history: changed at each of the last two checks', () => {
+    const boxed = (n: number, lines = 2) => kept([], [], [PROSE[0]!, ...Array.from({ length: lines }, (_, i) => `- [Other story ${n * 10 + i}](https://example.com/story/${n * 10 + i})`), PROSE[1]!]);
+    const [t0, t1, t2, t3] = [0, 1, 2, 3].map((n) => boxed(n));
+    const comparison = comparePages(t2!, t3!);
+    assert.equal(comparison.changed, true);
+    assert.equal(comparison.unsettled?.places.length, 1);
+    const settled = settledByHistory(comparison, [diffMarkdown(t1!, t2!), diffMarkdown(t0!, t1!)]);
+    assert.equal(settled.changed, false);
+    assert.deepEqual(settled.noise?.parts.map((part) => part.kind), ['rotating part']);
+    // Not changed at one of those checks, or only one check behind it: still a change.
+    assert.equal(settledByHistory(comparison, [diffMarkdown(t1!, t2!), null]).changed, true);
+    assert.equal(settledByHistory(comparison, [diffMarkdown(t1!, t2!)]).changed, true);
+    // Changed elsewhere at those checks: a change here.
+    const elsewhere = diffMarkdown(kept(['Posted 1 hour ago']), kept(['Posted 2 hours ago']));
+    assert.equal(settledByHistory(comparison, [elsewhere, elsewhere]).changed, true);
+    // One link replaced is the news itself, never a box; nor is prose, whatever its history.
+    assert.equal(comparePages(boxed(2, 1), boxed(3, 1)).unsettled, undefined);
+    assert.equal(comparePages(kept([], [], [PROSE[0]!]), kept([], [], [PROSE[1]!])).unsettled, undefined);
   });
 });

@@ -8,6 +8,9 @@ import type { PageHeadings } from '../content/metadata.js';
 
 const HEADING_LINE = /^<!-- (title|headline): (.*) -->$/;
 
+/** A line that carries a heading: not page content, and no place in it. */
+export const isHeadingLine = (line: string) => HEADING_LINE.test(line);
+
 /** A heading as one line of a comment: no line breaks, and no `-->` that would end it early. */
 const asCommentText = (text: string) => text.replace(/\s+/g, ' ').replace(/--+>?/g, (dashes) => dashes.replace(/-/g, '\u2010')).trim();
 

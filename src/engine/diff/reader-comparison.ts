@@ -13,7 +13,8 @@
  */
 import { createRequire } from 'node:module';
 import type { PageNoise } from '../../contract/checks.js';
-import { splitPageText } from './page-text.js';
+import type { PageDiff } from '../../contract/diff.js';
+import { isHeadingLine, splitPageText } from './page-text.js';
 import { hasCurrency, maskClocks, maskCounts, maskTimes, type VolatileKind } from './volatile-parts.js';
 
 /** The diff library loads only when two texts differ. */
@@ -30,6 +31,18 @@ export interface Comparison {
   changed: boolean;
   /** The texts differ, but only in volatile parts: which, and why they do not count. */
   noise?: { reason: string; parts: NoisePart[] };
+  /**
+   * Changed only in boxes of links or images replaced in place (a "most read" box, an ad): where
+   * they are, and the volatile parts found besides. The page's history may still settle them
+   * (settledByHistory).
+   */
+  unsettled?: { places: Place[]; boxes: NoisePart[]; parts: NoisePart[] };
+}
+
+/** Where a run of lines changed: the unchanged lines before and after it ('' for the start or end of the text). */
+export interface Place {
+  before: string;
+  after: string;
 }
 
 /** Lines of a page as a reader sees them, and the text they were read from. */
@@ -41,6 +54,9 @@ interface ReaderLines {
   /** The same lines before asset addresses were reduced: what the user is shown. */
   shown: string[];
 }
+
+/** Checks in a row in which a part must have changed, with nothing around it, to count as rotating. */
+export const ROTATION_CHECKS = 2;
 
 const collapse = (line: string) => line.replace(/\s+/g, ' ').trim();
 
@@ -91,6 +107,8 @@ interface ReadLine {
   reduced: string;
   /** The reduced addresses, in order. */
   addresses: string[];
+  /** Characters of the visible text inside brackets: a link's text, an image's alt. */
+  bracketed: number;
 }
 
 /**
@@ -103,6 +121,7 @@ function readLine(line: string): ReadLine {
   let visible = '';
   let reduced = '';
   const addresses: string[] = [];
+  let bracketed = 0;
   // Where the next `"` is, found once for every search that starts before it: linear.
   let quoteAt = -2;
   const nextQuote = (from: number) => {
@@ -150,11 +169,14 @@ function readLine(line: string): ReadLine {
       i = end;
       continue;
     }
-    if (char !== ']') visible += char;
+    if (char !== ']') {
+      visible += char;
+      if (open.length > 0 && char !== ' ') bracketed++;
+    }
     reduced += char;
     i++;
   }
-  return { visible: collapse(visible.replace(/[*_`>#|]+/g, ' ').replace(/^\s*(?:[-+]|\d+\.)\s+/, '')), reduced, addresses };
+  return { visible: collapse(visible.replace(/[*_`>#|]+/g, ' ').replace(/^\s*(?:[-+]|\d+\.)\s+/, '')), reduced, addresses, bracketed };
 }
 
 function readerLines(text: string, withHeadings: boolean): ReaderLines {
@@ -263,6 +285,7 @@ const KIND_TEXT: Record<NoisePart['kind'], string> = {
   counter: 'a counter or date beside the article',
   'asset address': 'the address of an image (a cache-busting query string or file name)',
   'link token': 'a token in a link address',
+  'rotating part': `a box of links or images that changed at each of the last ${ROTATION_CHECKS} checks too, with nothing around it`,
 };
 
 function noiseOf(parts: NoisePart[]): Comparison {
@@ -293,21 +316,83 @@ export function comparePages(previous: string, current: string, language?: strin
   const zoneBefore = zones(before);
   const zoneAfter = zones(after);
   const parts: NoisePart[] = [];
+  const boxes: NoisePart[] = [];
+  const places: Place[] = [];
   const hunks = hunksOf(before.body, after.body);
   if (!hunks) return { changed: true };
   for (const hunk of hunks) {
-    if (hunk.removed.length !== hunk.added.length) return { changed: true };
-    for (let i = 0; i < hunk.removed.length; i++) {
-      const was = hunk.removed[i]!;
+    const volatile = hunk.removed.length === hunk.added.length && hunk.removed.every((was, i) => {
       const now = hunk.added[i]!;
       const kind = volatileDifference(
         { shown: before.shown[was]!, read: before.read[was]!, zone: zoneBefore[was] },
         { shown: after.shown[now]!, read: after.read[now]!, zone: zoneAfter[now] },
         language,
       );
-      if (!kind) return { changed: true };
-      parts.push({ kind, before: before.shown[was]!, after: after.shown[now]! });
+      if (kind) parts.push({ kind, before: before.shown[was]!, after: after.shown[now]! });
+      return kind !== undefined;
+    });
+    if (volatile) continue;
+    // A box of links or images replaced in place, line for line: the page's history may tell it rotates.
+    // A single line must be an image (an ad's creative): one link replaced is more likely the news itself.
+    const box = hunk.removed.length === hunk.added.length && hunk.removed.every((i) => isBoxLine(before.read[i]!)) && hunk.added.every((i) => isBoxLine(after.read[i]!))
+      && (hunk.added.length >= 2 || hunk.added.every((i) => after.read[i]!.visible.replace(/\s/g, '').length === after.read[i]!.bracketed && after.shown[i]!.includes('![')));
+    if (!box) return { changed: true };
+    places.push({ before: after.body[hunk.added[0]! - 1] ?? '', after: after.body[hunk.added.at(-1)! + 1] ?? '' });
+    boxes.push({ kind: 'rotating part', before: before.shown[hunk.removed[0]!]!, after: after.shown[hunk.added[0]!]! });
+  }
+  if (places.length > 0) return { changed: true, unsettled: { places, boxes, parts } };
+  return parts.length > 0 ? noiseOf(parts) : { changed: false };
+}
+
+/** A line that is a link or an image, or mostly links: what boxes of teasers and ads are made of. */
+function isBoxLine(line: ReadLine): boolean {
+  if (line.addresses.length === 0) return false;
+  const visible = line.visible.replace(/\s/g, '').length;
+  return visible === 0 || line.bracketed >= 0.6 * visible;
+}
+
+/** The places where a stored diff changed, its context lines read as the comparison reads them. */
+export function placesOf(diff: PageDiff): Place[] {
+  const places: Place[] = [];
+  const anchor = (content: string) => {
+    const line = collapse(content);
+    return line === '' || isHeadingLine(line) ? undefined : readLine(line).reduced;
+  };
+  for (const file of diff.json.files) {
+    for (const chunk of file.chunks) {
+      let before: string | undefined = chunk.oldStart <= 1 && chunk.newStart <= 1 ? '' : undefined;
+      let changedSinceAnchor = false;
+      for (const change of chunk.changes) {
+        if (change.type !== 'normal') {
+          changedSinceAnchor = true;
+          continue;
+        }
+        const line = anchor(change.content);
+        if (line === undefined) continue;
+        if (changedSinceAnchor && before !== undefined) places.push({ before, after: line });
+        changedSinceAnchor = false;
+        before = line;
+      }
+      // A run that reaches the chunk's end without context after it ends the text.
+      if (changedSinceAnchor && before !== undefined) places.push({ before, after: '' });
     }
   }
-  return parts.length > 0 ? noiseOf(parts) : { changed: false };
+  return places;
+}
+
+/**
+ * Whether the page's last checks settle a comparison's boxes as rotating: each of the last
+ * ROTATION_CHECKS results of the page changed at every one of the same places (its diff, or the
+ * raw diff of its noise). A result that did not change there, or is missing, settles nothing.
+ */
+export function settledByHistory(comparison: Comparison, recent: readonly (PageDiff | null)[]): Comparison {
+  const unsettled = comparison.unsettled;
+  if (!unsettled || recent.length < ROTATION_CHECKS) return comparison;
+  const key = (place: Place) => `${place.before}\u0000${place.after}`;
+  for (const diff of recent.slice(0, ROTATION_CHECKS)) {
+    if (!diff) return comparison;
+    const changedAt = new Set(placesOf(diff).map(key));
+    if (!unsettled.places.every((place) => changedAt.has(key(place)))) return comparison;
+  }
+  return noiseOf([...unsettled.boxes, ...unsettled.parts]);
 }

@@ -343,6 +343,27 @@ export function checkStore(db: Db) {
       return found;
     },
 
+    /**
+     * What changed on a page at each of the monitor's last `limit` finished checks, newest
+     * first: the diff of a changed page, the raw diff of a same page's noise, null for a page
+     * that did not differ (or was not checked, or extracts JSON).
+     */
+    async recentDiffs(monitorId: string, targetId: string, url: string, limit: number): Promise<(PageDiff | null)[]> {
+      const checks = await q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['completed', 'partial'])
+        .orderBy('started_at', 'desc').limit(limit).execute();
+      if (checks.length === 0) return [];
+      const rows = await q.selectFrom('page_results').select(['check_id', 'status', 'diff', 'noise'])
+        .where('check_id', 'in', checks.map((check) => check.id)).where('target_id', '=', targetId).where('url', '=', url).execute();
+      return checks.map((check) => {
+        const row = rows.find((candidate) => candidate.check_id === check.id);
+        if (row?.status === 'changed' && row.diff) {
+          const diff = storedDiff(row.diff);
+          return 'files' in (diff.json as object) ? (diff as PageDiff) : null;
+        }
+        return row?.status === 'same' && row.noise ? (JSON.parse(row.noise) as PageNoise).diff : null;
+      });
+    },
+
     /** The JSON a snapshot kept; null when it kept none (written before its target extracted JSON). */
     async snapshotJson(scrapeId: string): Promise<unknown> {
       const json = (await q.selectFrom('snapshots').select('json').where('scrape_id', '=', scrapeId).executeTakeFirst())?.json;

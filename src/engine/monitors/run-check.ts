@@ -11,7 +11,7 @@ import { inParallel } from '../../lib/in-parallel.js';
 import type { MonitorSummary, Target } from '../../spec/monitor.js';
 import { contentHash, diffMarkdown } from '../diff/markdown-diff.js';
 import { pageText, splitPageText } from '../diff/page-text.js';
-import { comparePages } from '../diff/reader-comparison.js';
+import { comparePages, ROTATION_CHECKS, settledByHistory } from '../diff/reader-comparison.js';
 import { headingsOf } from '../scrape/document.js';
 import { diffJson, diffText } from '../diff/json-diff.js';
 import { extractsJson, trackingSettings } from '../extract/needs.js';
@@ -122,7 +122,9 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
     return { ...base, status: 'same', statusCode, currentScrapeId };
   }
   const before = await context.checks.snapshotMarkdown(previous.scrapeId);
-  const comparison = comparePages(before, markdown, document.metadata.language);
+  let comparison = comparePages(before, markdown, document.metadata.language);
+  // Boxes of links or images replaced in place: rotating, when they changed at the page's last checks too.
+  if (comparison.unsettled) comparison = settledByHistory(comparison, await context.checks.recentDiffs(monitor.id, targetId, url, ROTATION_CHECKS));
   if (!comparison.changed) {
     // Kept before checks kept headings: this text becomes the reference, and carries them.
     if (splitPageText(before).headings === undefined && splitPageText(markdown).headings !== undefined) pending.snapshots.push(snapshot);
