@@ -93,7 +93,12 @@ const CASES: Case[] = [
   // Noise that never reaches the text a check compares: same, and nothing to say.
   { name: 'form-token', before: with_({ closing: '<form><input type="hidden" name="csrf" value="a8f3k29dj4">Comment<button>Send</button></form>', headMarkup: '<meta name="csrf-token" content="a8f3k29dj4">' }), after: with_({ closing: '<form><input type="hidden" name="csrf" value="q1w2e3r4t5">Comment<button>Send</button></form>', headMarkup: '<meta name="csrf-token" content="q1w2e3r4t5">' }), expect: { status: 'same', noise: null } },
   { name: 'script-nonce', before: with_({ headMarkup: '<script nonce="r4nd0m1">window.build = "b-1699999999";</script>' }), after: with_({ headMarkup: '<script nonce="n3wn0nc3">window.build = "b-1700000123";</script>' }), expect: { status: 'same', noise: null } },
-  { name: 'hashed-classes', before: with_({ articleAttributes: 'class="Article_body__x9k2p" data-reactid=".0.1"' }), after: with_({ articleAttributes: 'data-reactid=".3.7" class="Article_body__lz3ad"' }), expect: { status: 'same', noise: null } },
+  {
+    name: 'hashed-classes',
+    before: with_({ articleAttributes: 'class="Article_body__x9k2p" data-reactid=".0.1"', paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('a new playground', '<em class="css-k3f9x">a new playground</em>')) }),
+    after: with_({ articleAttributes: 'data-reactid=".3.7" class="Article_body__lz3qd"', paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('a new playground', '<em class="css-znm2ad">a new playground</em>')) }),
+    expect: { status: 'same', noise: null },
+  },
   { name: 'footer-clock', before: with_({ footer: 'Rendered at 2026-12-01 14:32:05 in 0.123 s' }), after: with_({ footer: 'Rendered at 2026-12-01 14:33:10 in 0.087 s' }), expect: { status: 'same', noise: null } },
   { name: 'rotating-aside', before: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/a">Story A</a></li><li><a href="/b">Story B</a></li></ul></aside>' }), after: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/c">Story C</a></li><li><a href="/d">Story D</a></li></ul></aside>' }), expect: { status: 'same', noise: null } },
   { name: 'jsonld-date', before: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T14:32:05Z"}</script>' }), after: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T15:02:05Z"}</script>' }), expect: { status: 'same', noise: null } },
