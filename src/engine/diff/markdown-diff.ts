@@ -43,8 +43,9 @@ export const withoutRule = (text: string) => text.replace(/^={3,}\n/, '');
 export function diffMarkdown(previous: string, current: string): PageDiff {
   const before = withNewline(previous);
   const after = withNewline(current);
-  const text = withoutRule(diffModule().createTwoFilesPatch(PREVIOUS, CURRENT, before, after, undefined, undefined, { context: 3 }));
+  // One diff for both forms: the text is the structured patch, formatted (as createTwoFilesPatch does).
   const patch = diffModule().structuredPatch(PREVIOUS, CURRENT, before, after, undefined, undefined, { context: 3 });
+  const text = withoutRule(diffModule().formatPatch(patch));
   let additions = 0;
   let deletions = 0;
   const chunks = patch.hunks.map((hunk): DiffChunk => {

@@ -45,20 +45,66 @@ export interface Place {
   after: string;
 }
 
-/** Lines of a page as a reader sees them, and the text they were read from. */
-interface ReaderLines {
-  headings: string[];
-  /** The lines with their addresses reduced: what is compared. */
-  body: string[];
-  read: ReadLine[];
-  /** The same lines before asset addresses were reduced: what the user is shown. */
-  shown: string[];
+/**
+ * Lines of a page as a reader sees them: each line read closely (readLine) only when asked,
+ * since most lines of two texts of a page are equal and need nothing more.
+ */
+class ReaderLines {
+  readonly headings: string[];
+  /** The lines, whitespace collapsed, blank lines left out: what the user is shown. */
+  readonly shown: string[];
+  private readonly lines: (ReadLine | undefined)[] = [];
+  private readonly prose: (boolean | undefined)[] = [];
+  private zoneBounds: { first: number; last: number } | undefined;
+
+  constructor(text: string, withHeadings: boolean) {
+    const { headings, body } = splitPageText(text);
+    this.headings = withHeadings && headings ? Object.entries(headings).map(([name, value]) => `${name}: ${collapse(value)}`) : [];
+    this.shown = [];
+    for (const line of body.split('\n')) {
+      const collapsed = collapse(line);
+      if (collapsed) this.shown.push(collapsed);
+    }
+  }
+
+  read(i: number): ReadLine {
+    return (this.lines[i] ??= readLine(this.shown[i]!));
+  }
+
+  /** The line with its addresses reduced: what is compared. */
+  reduced(i: number): string {
+    return this.read(i).reduced;
+  }
+
+  isProse(i: number): boolean {
+    return (this.prose[i] ??= isProse(this.read(i)));
+  }
+
+  /**
+   * Where line i stands: next to the headline (before the first paragraph of prose, near the
+   * top), right after the last paragraph (up to three lines, before any heading), or elsewhere.
+   */
+  zone(i: number): 'head' | 'tail' | undefined {
+    if (!this.zoneBounds) {
+      let first = 0;
+      while (first < this.shown.length && !this.isProse(first)) first++;
+      let last = this.shown.length - 1;
+      while (last > first && !this.isProse(last)) last--;
+      this.zoneBounds = first === this.shown.length ? { first: -1, last: -1 } : { first, last };
+    }
+    const { first, last } = this.zoneBounds;
+    if (first === -1) return undefined;
+    if (i < Math.min(first, 10)) return 'head';
+    if (i <= last || i >= last + 4) return undefined;
+    for (let j = last + 1; j <= i; j++) if (isHeading(this.shown[j]!)) return undefined;
+    return 'tail';
+  }
 }
 
 /** Checks in a row in which a part must have changed, with nothing around it, to count as rotating. */
 export const ROTATION_CHECKS = 2;
 
-const collapse = (line: string) => line.replace(/\s+/g, ' ').trim();
+const collapse = (line: string) => (/\s\s|[^\S ]|^ | $/.test(line) ? line.replace(/\s+/g, ' ').trim() : line);
 
 /** A query value that is a token: long letters-and-digits, a long hex or digit run (a timestamp, a session id). */
 const isToken = (value: string) =>
@@ -179,18 +225,6 @@ function readLine(line: string): ReadLine {
   return { visible: collapse(visible.replace(/[*_`>#|]+/g, ' ').replace(/^\s*(?:[-+]|\d+\.)\s+/, '')), reduced, addresses, bracketed };
 }
 
-function readerLines(text: string, withHeadings: boolean): ReaderLines {
-  const { headings, body } = splitPageText(text);
-  const shown = body.split('\n').map(collapse).filter(Boolean);
-  const read = shown.map(readLine);
-  return {
-    headings: withHeadings && headings ? Object.entries(headings).map(([name, value]) => `${name}: ${collapse(value)}`) : [],
-    body: read.map((line) => line.reduced),
-    read,
-    shown,
-  };
-}
-
 const SENTENCE_END = /[.!?。！？؟।…]["'”’»)\]]*$/u;
 const words = (text: string) => text.split(' ').filter((word) => /\p{L}/u.test(word)).length;
 /** A line of prose: a sentence or more. Numbers in prose are the content, never a counter. */
@@ -206,34 +240,17 @@ const isHeading = (line: string) => /^#{1,6}\s/.test(line);
 const isTableRow = (line: string) => line.startsWith('|');
 const isListItem = (line: string) => /^(?:[-+*]|\d+\.)\s/.test(line);
 
-/**
- * Where a line stands: next to the headline (before the first paragraph of prose, near the
- * top), right after the last paragraph (up to three lines, before any heading), or elsewhere.
- */
-function zones(lines: ReaderLines): ('head' | 'tail' | undefined)[] {
-  const prose = lines.read.map(isProse);
-  const first = prose.indexOf(true);
-  const last = prose.lastIndexOf(true);
-  const zone: ('head' | 'tail' | undefined)[] = prose.map(() => undefined);
-  if (first === -1) return zone;
-  for (let i = 0; i < Math.min(first, 10); i++) zone[i] = 'head';
-  for (let i = last + 1; i < Math.min(prose.length, last + 4); i++) {
-    if (isHeading(lines.shown[i]!)) break;
-    zone[i] = 'tail';
-  }
-  return zone;
-}
-
 interface Placed {
   shown: string;
   read: ReadLine;
+  prose: boolean;
   zone: 'head' | 'tail' | undefined;
 }
 
 /** How two lines that stand for each other differ, when only by a volatile part; undefined when they differ in content. */
 function volatileDifference(before: Placed, after: Placed, language: string | undefined): VolatileKind | undefined {
   if (isHeading(before.shown) || isHeading(after.shown)) return undefined;
-  if (isProse(before.read) || isProse(after.read)) return undefined;
+  if (before.prose || after.prose) return undefined;
   // A link or an image that now leads elsewhere is content, whatever its words.
   if (before.read.addresses.join('\n') !== after.read.addresses.join('\n')) return undefined;
   const [was, now] = [before.read.visible, after.read.visible];
@@ -303,46 +320,44 @@ function noiseOf(parts: NoisePart[]): Comparison {
  */
 export function comparePages(previous: string, current: string, language?: string): Comparison {
   const withHeadings = splitPageText(previous).headings !== undefined && splitPageText(current).headings !== undefined;
-  const before = readerLines(previous, withHeadings);
-  const after = readerLines(current, withHeadings);
-  const beforeAll = [...before.headings, ...before.body];
-  const afterAll = [...after.headings, ...after.body];
-  if (beforeAll.length === afterAll.length && beforeAll.every((line, i) => line === afterAll[i])) {
-    if (before.shown.length === after.shown.length && before.shown.every((line, i) => line === after.shown[i])) return { changed: false };
-    const parts = before.shown.flatMap((line, i): NoisePart[] => (line === after.shown[i] ? [] : [{ kind: line.includes('![') ? 'asset address' : 'link token', before: line, after: after.shown[i]! }]));
-    return noiseOf(parts);
-  }
+  const before = new ReaderLines(previous, withHeadings);
+  const after = new ReaderLines(current, withHeadings);
   if (before.headings.join('\n') !== after.headings.join('\n')) return { changed: true };
-  const zoneBefore = zones(before);
-  const zoneAfter = zones(after);
+  // The lines as shown first: where they are equal, nothing more is read. Past MAX_EDIT_LINES of
+  // them (a page whose every image address changed), the reduced lines are compared whole.
+  const hunks = hunksOf(before.shown, after.shown) ?? hunksOf(linesOf(before, (i) => before.reduced(i)), linesOf(after, (i) => after.reduced(i)));
+  if (!hunks) return { changed: true };
   const parts: NoisePart[] = [];
   const boxes: NoisePart[] = [];
   const places: Place[] = [];
-  const hunks = hunksOf(before.body, after.body);
-  if (!hunks) return { changed: true };
   for (const hunk of hunks) {
     const volatile = hunk.removed.length === hunk.added.length && hunk.removed.every((was, i) => {
       const now = hunk.added[i]!;
-      const kind = volatileDifference(
-        { shown: before.shown[was]!, read: before.read[was]!, zone: zoneBefore[was] },
-        { shown: after.shown[now]!, read: after.read[now]!, zone: zoneAfter[now] },
-        language,
-      );
+      const kind = before.reduced(was) === after.reduced(now)
+        ? (before.shown[was]!.includes('![') ? 'asset address' : 'link token')
+        : volatileDifference(
+          { shown: before.shown[was]!, read: before.read(was), prose: before.isProse(was), zone: before.zone(was) },
+          { shown: after.shown[now]!, read: after.read(now), prose: after.isProse(now), zone: after.zone(now) },
+          language,
+        );
       if (kind) parts.push({ kind, before: before.shown[was]!, after: after.shown[now]! });
       return kind !== undefined;
     });
     if (volatile) continue;
     // A box of links or images replaced in place, line for line: the page's history may tell it rotates.
     // A single line must be an image (an ad's creative): one link replaced is more likely the news itself.
-    const box = hunk.removed.length === hunk.added.length && hunk.removed.every((i) => isBoxLine(before.read[i]!)) && hunk.added.every((i) => isBoxLine(after.read[i]!))
-      && (hunk.added.length >= 2 || hunk.added.every((i) => after.read[i]!.visible.replace(/\s/g, '').length === after.read[i]!.bracketed && after.shown[i]!.includes('![')));
+    const box = hunk.removed.length === hunk.added.length && hunk.removed.every((i) => isBoxLine(before.read(i))) && hunk.added.every((i) => isBoxLine(after.read(i)))
+      && (hunk.added.length >= 2 || hunk.added.every((i) => after.read(i).visible.replace(/\s/g, '').length === after.read(i).bracketed && after.shown[i]!.includes('![')));
     if (!box) return { changed: true };
-    places.push({ before: after.body[hunk.added[0]! - 1] ?? '', after: after.body[hunk.added.at(-1)! + 1] ?? '' });
+    const edge = (i: number) => (i >= 0 && i < after.shown.length ? after.reduced(i) : '');
+    places.push({ before: edge(hunk.added[0]! - 1), after: edge(hunk.added.at(-1)! + 1) });
     boxes.push({ kind: 'rotating part', before: before.shown[hunk.removed[0]!]!, after: after.shown[hunk.added[0]!]! });
   }
   if (places.length > 0) return { changed: true, unsettled: { places, boxes, parts } };
   return parts.length > 0 ? noiseOf(parts) : { changed: false };
 }
+
+const linesOf = (lines: ReaderLines, line: (i: number) => string) => lines.shown.map((_, i) => line(i));
 
 /** A line that is a link or an image, or mostly links: what boxes of teasers and ads are made of. */
 function isBoxLine(line: ReadLine): boolean {

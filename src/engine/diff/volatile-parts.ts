@@ -25,13 +25,16 @@ const letters = (text: string) => (text.match(/\p{L}/gu) ?? []).length;
 
 const relativeTimes = new Map<string, RegExp | null>();
 
-/** The language tags CLDR can be asked about: the page's, its base language, and English. */
+/** Languages whose patterns are kept: a page may say any lang=, and each new one is a new entry. */
+const CACHED_LANGUAGES = 32;
+
+/** The languages CLDR is asked about: the page's own (its base language: regions write relative times alike) and English. */
 function languagesOf(language: string | undefined): string[] {
   const tags = new Set<string>();
-  for (const tag of [language, language?.split(/[-_]/)[0], 'en']) {
+  for (const tag of [language?.split(/[-_]/)[0]?.toLowerCase(), 'en']) {
     if (!tag) continue;
     try {
-      const [supported] = Intl.RelativeTimeFormat.supportedLocalesOf(tag.replace(/_/g, '-'));
+      const [supported] = Intl.RelativeTimeFormat.supportedLocalesOf(tag);
       if (supported) tags.add(supported);
     } catch {
       // Not a language tag (a page may say anything in lang=): English alone then.
@@ -40,12 +43,23 @@ function languagesOf(language: string | undefined): string[] {
   return [...tags];
 }
 
+/** A bounded cache: when full, it starts over. */
+function remembered(cache: Map<string, RegExp | null>, key: string, build: () => RegExp | null): RegExp | null {
+  const found = cache.get(key);
+  if (found !== undefined) return found;
+  if (cache.size >= CACHED_LANGUAGES) cache.clear();
+  const built = build();
+  cache.set(key, built);
+  return built;
+}
+
 /** A regular expression of every relative time CLDR writes in these languages, past and future, in every style. */
 function relativeTimePattern(language: string | undefined): RegExp | null {
   const tags = languagesOf(language);
-  const key = tags.join(',');
-  const cached = relativeTimes.get(key);
-  if (cached !== undefined) return cached;
+  return remembered(relativeTimes, tags.join(','), () => relativeTimesOf(tags));
+}
+
+function relativeTimesOf(tags: readonly string[]): RegExp | null {
   const alternatives = new Set<string>();
   for (const tag of tags) {
     for (const style of ['long', 'short', 'narrow'] as const) {
@@ -74,9 +88,7 @@ function relativeTimePattern(language: string | undefined): RegExp | null {
   }
   // Longest first, so that "3 hours ago" is masked whole rather than as "3 hours".
   const sorted = [...alternatives].sort((a, b) => b.length - a.length);
-  const pattern = sorted.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${sorted.join('|')})(?![\\p{L}])`, 'giu') : null;
-  relativeTimes.set(key, pattern);
-  return pattern;
+  return sorted.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${sorted.join('|')})(?![\\p{L}])`, 'giu') : null;
 }
 
 /** A time of day with seconds, or a timestamp: what a page's render clock prints. */
@@ -87,9 +99,10 @@ const monthsAndDays = new Map<string, RegExp | null>();
 /** Month and weekday names of these languages, long and short, as CLDR writes them. */
 function calendarWordPattern(language: string | undefined): RegExp | null {
   const tags = languagesOf(language);
-  const key = tags.join(',');
-  const cached = monthsAndDays.get(key);
-  if (cached !== undefined) return cached;
+  return remembered(monthsAndDays, tags.join(','), () => calendarWordsOf(tags));
+}
+
+function calendarWordsOf(tags: readonly string[]): RegExp | null {
   const names = new Set<string>();
   for (const tag of tags) {
     for (const width of ['long', 'short'] as const) {
@@ -100,9 +113,7 @@ function calendarWordPattern(language: string | undefined): RegExp | null {
     }
   }
   const words = [...names].filter((name) => letters(name) >= 3 && !/\p{Nd}/u.test(name)).sort((a, b) => b.length - a.length).map(spaced);
-  const pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}])(?:${words.join('|')})(?![\\p{L}])`, 'giu') : null;
-  monthsAndDays.set(key, pattern);
-  return pattern;
+  return words.length > 0 ? new RegExp(`(?<![\\p{L}])(?:${words.join('|')})(?![\\p{L}])`, 'giu') : null;
 }
 
 /** A number (grouped, with decimals) and the word that follows it: "1,234 views", "3 hours", "1.2k". */

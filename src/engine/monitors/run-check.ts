@@ -125,16 +125,17 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
   let comparison = comparePages(before, markdown, document.metadata.language);
   // Boxes of links or images replaced in place: rotating, when they changed at the page's last checks too.
   if (comparison.unsettled) comparison = settledByHistory(comparison, await context.checks.recentDiffs(monitor.id, targetId, url, ROTATION_CHECKS));
+  // Against a text kept before checks kept headings, diffs leave them out too: they are not what changed.
+  const keptWithout = splitPageText(before).headings === undefined && splitPageText(markdown).headings !== undefined;
+  const shown = keptWithout ? splitPageText(markdown).body : markdown;
   if (!comparison.changed) {
-    // Kept before checks kept headings: this text becomes the reference, and carries them.
-    if (splitPageText(before).headings === undefined && splitPageText(markdown).headings !== undefined) pending.snapshots.push(snapshot);
+    // Such a text is replaced by this one as the reference, which carries them.
+    if (keptWithout) pending.snapshots.push(snapshot);
     else learnFingerprint();
-    const noise = comparison.noise && { reason: comparison.noise.reason, parts: comparison.noise.parts, diff: diffMarkdown(before, markdown) };
+    const noise = comparison.noise && { reason: comparison.noise.reason, parts: comparison.noise.parts, diff: diffMarkdown(before, shown) };
     return { ...base, status: 'same', statusCode, currentScrapeId, ...(noise && { noise }) };
   }
   pending.snapshots.push(snapshot);
-  // Against a text kept without headings, the diff leaves them out too: they are not what changed.
-  const shown = splitPageText(before).headings === undefined ? splitPageText(markdown).body : markdown;
   return { ...base, status: 'changed', statusCode, currentScrapeId, diff: diffMarkdown(before, shown), ...screenshotOf(document) };
 }
 
