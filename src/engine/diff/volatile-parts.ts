@@ -14,8 +14,8 @@
 export type VolatileKind = 'relative time' | 'clock' | 'counter';
 
 const UNITS: Intl.RelativeTimeFormatUnit[] = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'];
-/** Counts that reach every plural form of the languages CLDR knows (one, two, few, many, other). */
-const COUNTS = [1, 2, 3, 5, 11, 21, 22, 25, 100, 101];
+/** Counts among which every plural form of the languages CLDR knows has one (one, two, few, many, other). */
+const COUNTS = [0, 1, 2, 3, 5, 11, 21, 22, 25, 100, 101];
 const DIGITS = '\\p{Nd}{1,6}';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -29,9 +29,21 @@ const relativeTimes = new Map<string, RegExp | null>();
 const CACHED_LANGUAGES = 32;
 
 /** The languages CLDR is asked about: the page's own (its base language: regions write relative times alike) and English. */
+const supportedLanguages = new Map<string, string[]>();
+
 function languagesOf(language: string | undefined): string[] {
+  const base = language?.split(/[-_]/)[0]?.toLowerCase() ?? '';
+  const known = supportedLanguages.get(base);
+  if (known) return known;
+  if (supportedLanguages.size >= CACHED_LANGUAGES) supportedLanguages.clear();
+  const tags = supportedOf(base);
+  supportedLanguages.set(base, tags);
+  return tags;
+}
+
+function supportedOf(base: string): string[] {
   const tags = new Set<string>();
-  for (const tag of [language?.split(/[-_]/)[0]?.toLowerCase(), 'en']) {
+  for (const tag of [base, 'en']) {
     if (!tag) continue;
     try {
       const [supported] = Intl.RelativeTimeFormat.supportedLocalesOf(tag);
@@ -59,36 +71,54 @@ function relativeTimePattern(language: string | undefined): RegExp | null {
   return remembered(relativeTimes, tags.join(','), () => relativeTimesOf(tags));
 }
 
-function relativeTimesOf(tags: readonly string[]): RegExp | null {
+const relativeTimeAlternatives = new Map<string, string[]>();
+
+/** The pattern of one language's relative times, as alternatives: built once per language, English for every page. */
+function relativeTimesIn(tag: string): string[] {
+  const known = relativeTimeAlternatives.get(tag);
+  if (known) return known;
   const alternatives = new Set<string>();
-  for (const tag of tags) {
-    for (const style of ['long', 'short', 'narrow'] as const) {
-      const numeric = new Intl.RelativeTimeFormat(tag, { style, numeric: 'always' });
-      const words = new Intl.RelativeTimeFormat(tag, { style, numeric: 'auto' });
-      for (const unit of UNITS) {
-        for (const count of COUNTS) {
-          for (const signed of [-count, count]) {
-            const parts = numeric.formatToParts(signed, unit);
-            const at = parts.findIndex((part) => part.type === 'integer');
-            if (at === -1) continue;
-            const before = parts.slice(0, at).map((part) => part.value).join('');
-            const after = parts.slice(at).filter((part) => part.type === 'literal').map((part) => part.value).join('');
-            // "-3 h" or "+3 h": too little of it is words to tell it from anything else.
-            if (letters(before + after) < 2) continue;
-            alternatives.add(`${spaced(before)}${DIGITS}${spaced(after)}`);
-          }
-        }
-        // Yesterday, today, now, last week: the words CLDR writes without a number.
-        for (const offset of [-1, 0, 1]) {
-          const text = words.format(offset, unit);
-          if (!/\p{Nd}/u.test(text) && letters(text) >= 2) alternatives.add(spaced(text));
+  // One count of each plural form of the language ("1 hour", "2 hours"; Russian's 1, 2, 5).
+  const plural = new Intl.PluralRules(tag);
+  const counts = [...new Map(COUNTS.map((count) => [plural.select(count), count])).values()];
+  // A formatter costs a few milliseconds to build (its locale's data): one per style, and one for the words.
+  for (const style of ['long', 'short', 'narrow'] as const) {
+    const numeric = new Intl.RelativeTimeFormat(tag, { style, numeric: 'always' });
+    for (const unit of UNITS) {
+      for (const count of counts) {
+        for (const signed of [-count, count]) {
+          const parts = numeric.formatToParts(signed, unit);
+          const at = parts.findIndex((part) => part.type === 'integer');
+          if (at === -1) continue;
+          const before = parts.slice(0, at).map((part) => part.value).join('');
+          const after = parts.slice(at).filter((part) => part.type === 'literal').map((part) => part.value).join('');
+          // "-3 h" or "+3 h": too little of it is words to tell it from anything else.
+          if (letters(before + after) < 2) continue;
+          alternatives.add(`${spaced(before.toLowerCase())}${DIGITS}${spaced(after.toLowerCase())}`);
         }
       }
     }
   }
+  // Yesterday, today, now, last week: the words CLDR writes without a number.
+  const words = new Intl.RelativeTimeFormat(tag, { numeric: 'auto' });
+  for (const unit of UNITS) {
+    for (const offset of [-1, 0, 1]) {
+      const text = words.format(offset, unit);
+      if (!/\p{Nd}/u.test(text) && letters(text) >= 2) alternatives.add(spaced(text.toLowerCase()));
+    }
+  }
+  const list = [...alternatives];
+  if (relativeTimeAlternatives.size >= CACHED_LANGUAGES) relativeTimeAlternatives.clear();
+  relativeTimeAlternatives.set(tag, list);
+  return list;
+}
+
+function relativeTimesOf(tags: readonly string[]): RegExp | null {
+  const alternatives = new Set(tags.flatMap(relativeTimesIn));
   // Longest first, so that "3 hours ago" is masked whole rather than as "3 hours".
   const sorted = [...alternatives].sort((a, b) => b.length - a.length);
-  return sorted.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${sorted.join('|')})(?![\\p{L}])`, 'giu') : null;
+  // Matched against the lowercased line: a case-insensitive pattern this long takes V8 milliseconds to compile.
+  return sorted.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${sorted.join('|')})(?![\\p{L}])`, 'gu') : null;
 }
 
 /** A time of day with seconds, or a timestamp: what a page's render clock prints. */
@@ -108,12 +138,12 @@ function calendarWordsOf(tags: readonly string[]): RegExp | null {
     for (const width of ['long', 'short'] as const) {
       const months = new Intl.DateTimeFormat(tag, { month: width, timeZone: 'UTC' });
       const days = new Intl.DateTimeFormat(tag, { weekday: width, timeZone: 'UTC' });
-      for (let month = 0; month < 12; month++) names.add(months.format(Date.UTC(2026, month, 15)));
-      for (let day = 0; day < 7; day++) names.add(days.format(Date.UTC(2026, 10, 1 + day)));
+      for (let month = 0; month < 12; month++) names.add(months.format(Date.UTC(2026, month, 15)).toLowerCase());
+      for (let day = 0; day < 7; day++) names.add(days.format(Date.UTC(2026, 10, 1 + day)).toLowerCase());
     }
   }
   const words = [...names].filter((name) => letters(name) >= 3 && !/\p{Nd}/u.test(name)).sort((a, b) => b.length - a.length).map(spaced);
-  return words.length > 0 ? new RegExp(`(?<![\\p{L}])(?:${words.join('|')})(?![\\p{L}])`, 'giu') : null;
+  return words.length > 0 ? new RegExp(`(?<![\\p{L}])(?:${words.join('|')})(?![\\p{L}])`, 'gu') : null;
 }
 
 /** A number (grouped, with decimals) and the word that follows it: "1,234 views", "3 hours", "1.2k". */
@@ -124,13 +154,13 @@ const MASK = '\u29bf';
 /** The line with its clocks (times of day with seconds, timestamps) masked. */
 export const maskClocks = (line: string) => line.replace(CLOCK, MASK);
 
-/** The line with its relative times and clocks masked. */
+/** The line with its relative times and clocks masked, lowercased: only masked lines are compared. */
 export function maskTimes(line: string, language: string | undefined): string {
   const relative = relativeTimePattern(language);
-  return maskClocks(relative ? line.replace(relative, MASK) : line);
+  return maskClocks(relative ? line.toLowerCase().replace(relative, MASK) : line);
 }
 
-/** The line with every number (and the word after it), month and weekday name masked. */
+/** The line with every number (and the word after it), month and weekday name masked (lowercased, as maskTimes leaves it). */
 export function maskCounts(line: string, language: string | undefined): string {
   const calendar = calendarWordPattern(language);
   const masked = maskTimes(line, language);
