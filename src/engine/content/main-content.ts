@@ -129,7 +129,7 @@ const HASH = /^(?=[a-f]*\d)(?=\d*[a-f])[\da-f]{4,}$/i;
 const GENERATED = /^(?=[a-z\d]*\d[a-z])[a-z\d]{4,}$/i;
 
 function nameWords(names: string): string[] {
-  const unhashed = /\d/.test(names) ? names.split(/[\s_-]+/).filter((token) => !HASH.test(token) && !GENERATED.test(token)).join(' ') : names;
+  const unhashed = /\d/.test(names) ? names.split(/[\s_-]+/).filter((token) => !/\d/.test(token) || (!HASH.test(token) && !GENERATED.test(token))).join(' ') : names;
   return unhashed
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()

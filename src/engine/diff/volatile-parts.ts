@@ -46,8 +46,9 @@ function supportedOf(base: string): string[] {
   for (const tag of [base, 'en']) {
     if (!tag) continue;
     try {
-      const [supported] = Intl.RelativeTimeFormat.supportedLocalesOf(tag);
-      if (supported) tags.add(supported);
+      // A well-formed tag (supportedLocalesOf costs milliseconds); one without data falls back to English, harmlessly.
+      const [canonical] = Intl.getCanonicalLocales(tag);
+      if (canonical) tags.add(canonical);
     } catch {
       // Not a language tag (a page may say anything in lang=): English alone then.
     }
