@@ -35,12 +35,13 @@ describe('webwatch mcp', { concurrency: false }, () => {
   let searxng: TestServer;
   let model: FakeLlm;
   let price = '$29';
+  let updatedAgo = 3;
 
   before(async () => {
     const long = `<html><head><title>Long</title></head><body><main><h1>Long</h1>${Array.from({ length: 400 }, (_, i) => `<p>Paragraph ${i} of a long page, with enough words to fill a model's context quickly.</p>`).join('')}</main></body></html>`;
     site = await startServer({
       '/': html('<html><head><title>Acme</title></head><body><main><h1>Acme analytics</h1><p>Dashboards for small teams.</p><a href="/pricing">Pricing</a> <a href="/about">About</a></main></body></html>'),
-      '/pricing': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Pricing</title></head><body><main><h1>Pricing</h1><p>Pro plan: ${price}/month for the whole team.</p></main></body></html>`),
+      '/pricing': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Pricing</title></head><body><main><h1>Pricing</h1><p>Updated ${updatedAgo} hours ago</p><p>Pro plan: ${price}/month for the whole team.</p></main></body></html>`),
       '/about': html('<html><head><title>About</title></head><body><main><h1>About</h1><p>Founded in 1999 in Lyon.</p></main></body></html>'),
       '/long': html(long),
     }, async (request, response) => {
@@ -107,7 +108,7 @@ describe('webwatch mcp', { concurrency: false }, () => {
 
     it('scrapes a page to markdown, and maps and searches a site', async () => {
       const scraped = textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/pricing`, maxAge: 0 } }));
-      assert.match(scraped, /^# Pricing\n\nPro plan: \$29\/month for the whole team\./);
+      assert.match(scraped, /^# Pricing\n\nUpdated 3 hours ago\n\nPro plan: \$29\/month for the whole team\./);
       assert.match(scraped, /"title": "Pricing"/);
       const mapped = textOf(await client.callTool({ name: 'webwatch_map', arguments: { url: site.origin } }));
       assert.match(mapped, new RegExp(`${site.origin}/pricing`));
@@ -226,6 +227,17 @@ describe('webwatch mcp', { concurrency: false }, () => {
       const noJson = await client.callTool({ name: 'webwatch_monitor_history', arguments: { monitor: 'Acme pricing', field: 'price' } });
       assert.equal(noJson.isError, true);
       assert.match(textOf(noJson), /no page of "Acme pricing" extracts JSON/);
+      // Only the time since the update moved: same, and the assistant is told why.
+      price = '$35';
+      updatedAgo = 4;
+      try {
+        assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_run', arguments: { monitor: 'Acme pricing' } })), /completed: 0 changed, 0 new, 0 removed, 1 same/);
+      } finally {
+        price = '$29';
+        updatedAgo = 3;
+      }
+      const same = textOf(await client.callTool({ name: 'webwatch_monitor_check', arguments: { monitor: 'Acme pricing' } }));
+      assert.match(same, /## same .*\/pricing \(HTTP 200\)\nwhy same: only volatile parts changed: a relative time \("Updated 3 hours ago" → "Updated 4 hours ago"\)/);
     });
 
     it('runs an agent to its end with its steps as progress, then reads its status and trace; extracts with a model', async () => {

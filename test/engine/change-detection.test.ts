@@ -4,6 +4,7 @@
  * page `same` and says why (the noise's kind); each kind of edit makes its page `changed`.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -160,6 +161,16 @@ describe('alerts that matter: noise is same, with its reason; edits are changed'
     });
   }
 
+  it('lists same pages with volatile parts in the report, last, with their reason and raw diff', async () => {
+    const file = join(tempDir(), 'report.html');
+    assert.equal((await run(['monitor', 'report', 'Articles', 'latest', '-o', file], { env })).code, 0);
+    const report = readFileSync(file, 'utf8');
+    const noisy = CASES.filter((c) => c.expect.status === 'same' && c.expect.noise !== null).length;
+    assert.match(report, new RegExp(`<h2>Same pages, volatile parts only \\(${noisy}\\)</h2>`));
+    assert.ok(report.indexOf('Same pages, volatile parts only') > report.indexOf('Changed pages'));
+    assert.match(report, /only volatile parts changed: a relative time \((?:&quot;|&#34;)Updated 3 hours ago(?:&quot;|&#34;) → (?:&quot;|&#34;)Updated 4 hours ago(?:&quot;|&#34;)\)/);
+  });
+
   it('shows why a same page is same, under the table', async () => {
     const listed = await run(['monitor', 'check', 'Articles', 'latest'], { env });
     assert.equal(listed.code, 0, listed.stderr);
@@ -236,5 +247,28 @@ describe('a box of linked pictures that rotates at every check', () => {
     round = 5;
     edited = true;
     assert.equal(JSON.parse((await run(['monitor', 'run', 'Box', '--json'], { env })).stdout).summary.changed, 1);
+  });
+});
+
+describe('the user\'s say: excludeTags takes out a part that is noise by no shape', () => {
+  let server: TestServer;
+  let viewers = 'Alice, Bob and Carol are reading this now';
+  before(async () => {
+    server = await startServer({}, (_request, response) => {
+      const html = page(with_({ paragraphs: [ARTICLE.paragraphs[0]!, `<span class="live-readers">${viewers}</span>`, ...ARTICLE.paragraphs.slice(1)] }));
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    });
+  });
+  after(() => server.close());
+
+  it('is a change without it, and nothing with it', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const target = (options: string) => `{type: scrape, urls: ["${server.origin}/a"]${options}}`;
+    const file = writeFiles({ 'm.yaml': `name: Plain\nschedule: {cron: "0 * * * *"}\ntargets: [${target('')}]\n---\nname: Told\nschedule: {cron: "0 * * * *"}\ntargets: [${target(', scrapeOptions: {excludeTags: [".live-readers"]}')}]\n` });
+    assert.equal((await run(['monitor', 'apply', '-f', file], { env })).code, 0);
+    for (const name of ['Plain', 'Told']) assert.equal(JSON.parse((await run(['monitor', 'run', name, '--json'], { env })).stdout).summary.new, 1);
+    viewers = 'Dan and Erin are reading this now';
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Plain', '--json'], { env })).stdout).summary.changed, 1);
+    assert.equal(JSON.parse((await run(['monitor', 'run', 'Told', '--json'], { env })).stdout).summary.same, 1);
   });
 });

@@ -82,12 +82,16 @@ describe('the reader comparison', () => {
     const image = (address: string) => kept([`![The park](${address})`]);
     assert.equal(kindOf(image('https://cdn.example.com/park.jpg?w=800&h=450'), image('https://cdn.example.com/park.jpg?w=1200&h=675')), 'asset address');
     assert.equal(kindOf(image('https://cdn.example.com/v1699999999/park.jpg'), image('https://cdn.example.com/v1700000000/park.jpg')), 'asset address');
+    assert.equal(kindOf(image('https://cdn.example.com/park.3f9a1c2b7d.jpg'), image('https://cdn.example.com/park.8e0b44a1c9.jpg')), 'asset address');
     assert.equal(kindOf(image('https://cdn.example.com/park.jpg'), image('https://cdn.example.com/pond.jpg')), 'changed');
+    assert.equal(kindOf(image('https://cdn.example.com/chart2024q1.png'), image('https://cdn.example.com/chart2024q2.png')), 'changed');
     assert.equal(kindOf(image('https://cdn.example.com/park.jpg'), image('https://other.example.com/park.jpg')), 'changed');
     const link = (address: string) => kept([], [`Read [the plan](${address}) first.`]);
     assert.equal(kindOf(link('https://example.com/plan?sid=9f86d081884c7d65'), link('https://example.com/plan?sid=2c26b46b68ffc68f')), 'link token');
     assert.equal(kindOf(link('https://example.com/plan?utm_source=mail'), link('https://example.com/plan?utm_source=feed')), 'link token');
     assert.equal(kindOf(link('https://example.com/plan?page=2'), link('https://example.com/plan?page=3')), 'changed');
+    assert.equal(kindOf(link('https://example.com/p?item=blue-widget-12345'), link('https://example.com/p?item=red-widget-67890')), 'changed');
+    assert.equal(kindOf(link('https://example.com/p?s=3f2504e0-4f89-11d3-9a0c-0305e82c3301'), link('https://example.com/p?s=9b2c7d10-1a2b-4c3d-8e9f-0a1b2c3d4e5f')), 'link token');
   });
 
   it('keeps headings one line each, whatever they hold', () => {

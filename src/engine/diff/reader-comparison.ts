@@ -106,12 +106,20 @@ export const ROTATION_CHECKS = 2;
 
 const collapse = (line: string) => (/\s\s|[^\S ]|^ | $/.test(line) ? line.replace(/\s+/g, ' ').trim() : line);
 
-/** A query value that is a token: long letters-and-digits, a long hex or digit run (a timestamp, a session id). */
+/**
+ * A query value that is a token (a session or click id, a timestamp): twelve or more letters
+ * and digits, two of each at least, without separators (a slug such as `blue-widget-2` is an
+ * address's words); a UUID; a run of nine digits or more; sixteen hex digits or more.
+ */
 const isToken = (value: string) =>
-  (value.length >= 12 && /^[\w-]+$/.test(value) && /\d/.test(value) && /[a-z]/i.test(value)) || /^\d{9,}$/.test(value) || /^[0-9a-f]{16,}$/i.test(value);
+  (/^[A-Za-z0-9]{12,}$/.test(value) && /\d.*\d/.test(value) && /[A-Za-z].*[A-Za-z]/.test(value)) ||
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) || /^\d{9,}$/.test(value) || /^[0-9a-f]{16,}$/i.test(value);
 
-/** A part of a file name that is a content hash or a build id (`app.3f9a1c2b.jpg`, `photo-v1699999999.png`). */
-const HASHED_NAME_PART = /(?<=[./_-])(?=[0-9a-z]*\d)(?=[0-9a-z]*[a-z])[0-9a-z]{8,64}(?=[./_-])|(?<=[./_-])v?\d{9,13}(?=[./_-])/gi;
+/**
+ * A part of a file name that is a content hash (hex, as build tools and CDNs write it:
+ * `app.3f9a1c2b.jpg`) or a build number (`photo-v1699999999.png`); `chart2024q1.png` is a name.
+ */
+const HASHED_NAME_PART = /(?<=[./_-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,64}(?=[./_-])|(?<=[./_-])v?\d{9,13}(?=[./_-])/gi;
 
 /** An image's address as what identifies the image: its origin and path, any hash in its file name masked. */
 function reducedImageAddress(address: string): string {

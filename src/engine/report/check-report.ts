@@ -12,7 +12,7 @@ import type { CheckStore } from '../monitors/check-store.js';
 import { diffJson } from '../diff/json-diff.js';
 import { diffMarkdown } from '../diff/markdown-diff.js';
 import { diffSegments, isMarkdownDiff } from './diff-html.js';
-import { pageHtml, REPORTED_STATUSES, reportDocument, sectionHtml, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
+import { noiseSectionHtml, pageHtml, REPORTED_STATUSES, reportDocument, sectionHtml, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
 import { compareScreenshots, isJpeg } from './screenshot-diff.js';
 
 /** Checks the report's chart shows: this one and those before it. */
@@ -104,6 +104,14 @@ export async function checkReportHtml(sources: ReportSources, monitor: StoredMon
     }
     sections.push(...sectionHtml(status, pages));
   }
+  // Same pages that differed in volatile parts only, with their reason and raw diff (no current text is kept of them).
+  const noisy: string[] = [];
+  for (let offset = 0; ; offset += PAGES_AT_ONCE) {
+    const batch = await sources.checks.pages(check.id, 'same', { offset, limit: PAGES_AT_ONCE });
+    for (const result of batch) if (result.noise) noisy.push(pageHtml({ result, segments: diffSegments(result.noise.diff) }));
+    if (batch.length < PAGES_AT_ONCE) break;
+  }
+  sections.push(...noiseSectionHtml(noisy));
   return reportDocument({
     monitor: { id: monitor.id, name: monitor.definition.name, goal: monitor.definition.goal },
     check,

@@ -96,6 +96,7 @@ export function pageHtml(page: ReportPage): string {
   const code = result.statusCode === null ? '' : ` <span class="muted">HTTP ${result.statusCode}</span>`;
   const parts = [`<h3><span class="status">${result.status}</span>${linkHtml(result.url)}${code}</h3>`, verdictHtml(result.judgment)];
   if (result.error) parts.push(`<p>Error: ${escapeHtml(result.error)}</p>`);
+  if (result.noise) parts.push(`<p class="muted">${escapeHtml(result.noise.reason)}</p>`);
   if (page.fields && Object.keys(page.fields).length) parts.push(fieldsTableHtml(page.fields, 'classes'));
   if (page.segments?.length) parts.push(diffTableHtml(page.segments, 'classes'));
   if (page.screenshots) parts.push(screenshotsHtml(page.screenshots));
@@ -142,8 +143,12 @@ const SECTION_TITLES: Record<ReportedStatus, string> = { changed: 'Changed pages
 /** The pages of one status under their heading, from each page's HTML (pageHtml); nothing without pages. */
 export const sectionHtml = (status: ReportedStatus, pages: readonly string[]): string[] => (pages.length ? [`<h2>${SECTION_TITLES[status]} (${pages.length})</h2>`, ...pages] : []);
 
+/** Same pages whose text differed only in volatile parts, last: there to look at, not news. */
+export const noiseSectionHtml = (pages: readonly string[]): string[] => (pages.length ? [`<h2>Same pages, volatile parts only (${pages.length})</h2>`, ...pages] : []);
+
 export function renderReport(data: ReportData): string {
   const sections = REPORTED_STATUSES.flatMap((status) => sectionHtml(status, data.pages.filter((page) => page.result.status === status).map(pageHtml)));
+  sections.push(...noiseSectionHtml(data.pages.filter((page) => page.result.status === 'same' && page.result.noise).map(pageHtml)));
   return reportDocument(data, sections).join('');
 }
 
