@@ -106,13 +106,17 @@ export const ROTATION_CHECKS = 2;
 
 const collapse = (line: string) => (/\s\s|[^\S ]|^ | $/.test(line) ? line.replace(/\s+/g, ' ').trim() : line);
 
+/** A part of a slug: a word (lower case, upper case or capitalised) or a number. */
+const SLUG_PART = /^(?:[a-z]+|[A-Z]+|[A-Z][a-z]+|\d+)$/;
+
 /**
- * A query value that is a token (a session or click id, a timestamp): twelve or more letters
- * and digits, two of each at least, without separators (a slug such as `blue-widget-2` is an
+ * A query value that is a token (a session or click id, a timestamp): twelve or more letters,
+ * digits, `-` and `_` (base64url), two digits and two letters at least, unless every part
+ * between its `-` and `_` is a word or a number (a slug such as `blue-widget-12345` is an
  * address's words); a UUID; a run of nine digits or more; sixteen hex digits or more.
  */
 const isToken = (value: string) =>
-  (/^[A-Za-z0-9]{12,}$/.test(value) && /\d.*\d/.test(value) && /[A-Za-z].*[A-Za-z]/.test(value)) ||
+  (/^[\w-]{12,}$/.test(value) && /\d.*\d/.test(value) && /[A-Za-z].*[A-Za-z]/.test(value) && !value.split(/[-_]+/).every((part) => SLUG_PART.test(part))) ||
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) || /^\d{9,}$/.test(value) || /^[0-9a-f]{16,}$/i.test(value);
 
 /**
