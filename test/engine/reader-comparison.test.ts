@@ -92,6 +92,8 @@ describe('the reader comparison', () => {
     assert.equal(kindOf(link('https://example.com/plan?page=2'), link('https://example.com/plan?page=3')), 'changed');
     assert.equal(kindOf(link('https://example.com/p?item=blue-widget-12345'), link('https://example.com/p?item=red-widget-67890')), 'changed');
     assert.equal(kindOf(link('https://example.com/p?fbclid=IwAR3xY-k9_Zq2Lm8Pw'), link('https://example.com/p?fbclid=IwAR0aB_7cD-4eFgH1i')), 'link token');
+    assert.equal(kindOf(link('https://example.com/p?clid=IJFsDqy8LCok1WVmNQW6'), link('https://example.com/p?clid=QrPufRlN6QhYXFhanZCV')), 'link token');
+    assert.equal(kindOf(link('https://example.com/p?topic=Whole_Foods_Market'), link('https://example.com/p?topic=Amazon_Fresh_Stores')), 'changed');
     assert.equal(kindOf(link('https://example.com/p?s=3f2504e0-4f89-11d3-9a0c-0305e82c3301'), link('https://example.com/p?s=9b2c7d10-1a2b-4c3d-8e9f-0a1b2c3d4e5f')), 'link token');
   });
 

@@ -111,12 +111,12 @@ const SLUG_PART = /^(?:[a-z]+|[A-Z]+|[A-Z][a-z]+|\d+)$/;
 
 /**
  * A query value that is a token (a session or click id, a timestamp): twelve or more letters,
- * digits, `-` and `_` (base64url), two digits and two letters at least, unless every part
- * between its `-` and `_` is a word or a number (a slug such as `blue-widget-12345` is an
- * address's words); a UUID; a run of nine digits or more; sixteen hex digits or more.
+ * digits, `-` and `_` (base64url), unless every part between its `-` and `_` is a word or a
+ * number (a slug such as `blue-widget-12345` is an address's words; `QrPufRlN6QhY` and
+ * `a8f3k29dj4k2` are not); a UUID; a run of nine digits or more; sixteen hex digits or more.
  */
 const isToken = (value: string) =>
-  (/^[\w-]{12,}$/.test(value) && /\d.*\d/.test(value) && /[A-Za-z].*[A-Za-z]/.test(value) && !value.split(/[-_]+/).every((part) => SLUG_PART.test(part))) ||
+  (/^[\w-]{12,}$/.test(value) && !value.split(/[-_]+/).every((part) => SLUG_PART.test(part))) ||
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) || /^\d{9,}$/.test(value) || /^[0-9a-f]{16,}$/i.test(value);
 
 /**
