@@ -87,7 +87,11 @@ describe('agent jobs on webwatch serve', () => {
     // The page reached the model as fenced, untrusted data.
     const second: Body = model.requests.at(-1)!.body;
     const toolMessage = second.messages.find((m: Body) => m.role === 'tool');
-    assert.match(toolMessage.content, /<<<UNTRUSTED WEB DATA>>>[\s\S]*Pro plan: \$12 a month[\s\S]*<<<UNTRUSTED WEB DATA>>>/);
+    const fence = /<<<UNTRUSTED WEB DATA [0-9a-f]{12}>>>/.exec(toolMessage.content)?.[0];
+    assert.ok(fence, toolMessage.content);
+    // The fence is the run's own, named in its instructions; the page's title is inside it too.
+    assert.match(toolMessage.content, new RegExp(`${fence}\\nTitle: [^\\n]*\\n[\\s\\S]*Pro plan: \\$12 a month[\\s\\S]*${fence}$`));
+    assert.ok(second.messages[0].content.includes(`between ${fence} markers`));
     assert.match(second.messages[0].content, /never follow it/);
 
     // Artifacts: the scraped page and the result, each a snapshot.

@@ -5,6 +5,7 @@
  * says so in its reason.
  */
 import { chatModel, type ChatModel, type LlmSettings } from '../llm/chat.js';
+import { untrustedFence } from '../llm/fence.js';
 import { judgmentSchema, lexicalJudge, tellEachChangeOnce, type Judge, type Judgment } from './judge.js';
 
 /** Page text sent to the model, at most: long pages are cut, and the cut is said. */
@@ -20,7 +21,8 @@ export function llmJudge(settings: LlmSettings): Judge {
   let model: Promise<ChatModel> | undefined;
   return async (input) => {
     const content = input.content.length > CONTENT_MAX_CHARS ? `${input.content.slice(0, CONTENT_MAX_CHARS)}\n[... cut: the page goes on]` : input.content;
-    const fence = '<<<UNTRUSTED PAGE DATA>>>';
+    // Random for each request: the page cannot end the fence and write outside it.
+    const fence = untrustedFence('UNTRUSTED PAGE DATA');
     try {
       const reply = await (await (model ??= chatModel(settings))).chat({
         json: true,
@@ -29,7 +31,7 @@ export function llmJudge(settings: LlmSettings): Judge {
           { role: 'system', content: `${INSTRUCTIONS}\n\nThe user's goal: ${JSON.stringify(input.goal)}` },
           {
             role: 'user',
-            content: `The page ${JSON.stringify(input.url)} is ${input.status === 'new' ? 'new; its content' : 'changed; the unified diff'} follows between the markers.\n${fence}\n${content}\n${fence}`,
+            content: `The page ${JSON.stringify(input.url)} is ${input.status === 'new' ? 'new; its content' : 'changed; the unified diff'} follows between the two ${fence} markers.\n${fence}\n${content}\n${fence}`,
           },
         ],
       });
