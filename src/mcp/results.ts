@@ -3,6 +3,7 @@
  * to read on (webwatch_more, with the result's id and the offset to start at). What was cut is
  * kept in memory, the most recent results only, for as long as the server runs.
  */
+import { withoutControls } from '../engine/content/control-characters.js';
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { asWebwatchError, errorCodeOf } from '../errors/error-code.js';
@@ -43,7 +44,8 @@ export class ResultPages {
   }
 }
 
-export const textResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] });
+/** A tool's answer. Page text in it never carries control characters to the assistant (or its terminal). */
+export const textResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text: withoutControls(text) }] });
 
 /**
  * A failure in the model's terms: what and why (the §7 message), its code, and what to do, never

@@ -110,6 +110,16 @@ describe('model formats (local engine, scripted model)', () => {
     assert.match(fencedPageOf(request!.body) ?? '', /Ignore all previous instructions/);
   });
 
+  it('drops control characters a model repeats from the page, in a summary, an answer and JSON', async () => {
+    queued.summary = [{ content: 'Open from nine\u001b]52;c;ZWNobyBldmls\u001b\\ to five.\u0007' }];
+    queued.question = [{ content: 'It costs \u001b[31m$10\u001b[0m a month.' }];
+    queued.json = [jsonReply({ plan: 'Pro\u001b]0;PWNED\u0007', price: 10 })];
+    const document = await at('/pricing', { formats: ['summary', { type: 'question', question: 'What does Pro cost?' }, { type: 'json', prompt: 'The plan' }] });
+    assert.equal(document.summary, 'Open from nine]52;c;ZWNobyBldmls\\ to five.');
+    assert.equal(document.answer, 'It costs [31m$10[0m a month.');
+    assert.deepEqual(document.json, { plan: 'Pro]0;PWNED', price: 10 });
+  });
+
   it('fences the page with a marker the page cannot know', async () => {
     await at('/fence', { formats: ['summary'] });
     const fenced = fencedPageOf(model.requests[0]!.body);

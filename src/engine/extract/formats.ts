@@ -4,6 +4,7 @@
  * the page's schema.org data first, and branding from the rendered page's styles. Loaded only
  * when a request asks for one of them.
  */
+import { withoutControls, withoutControlsDeep } from '../content/control-characters.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import type { BrandingSample } from '../browser/branding-probe.js';
@@ -97,12 +98,13 @@ export async function extractFormats(options: ScrapeOptions, input: ExtractionIn
     if (!input.branding) throw new WebwatchError('the branding format needs the page rendered by the browser, and it was not', { status: 500, code: 'SCRAPE_BRANDING_FAILED' });
     branding = brandingProfile({ sample: input.branding, pageUrl: input.url, ...input.metadata, ...(input.metadata.ogSiteName && { siteName: input.metadata.ogSiteName }) });
   }
+  // A model's words can repeat the page's control characters: they go, as from the page itself.
   return {
     markdown,
-    ...(summary !== undefined && { summary }),
-    ...(jsonResult && { json: extracted }),
-    ...(answer !== undefined && { answer }),
-    ...(selected !== undefined && { highlights: selected }),
+    ...(summary !== undefined && { summary: withoutControls(summary) }),
+    ...(jsonResult && { json: withoutControlsDeep(extracted) }),
+    ...(answer !== undefined && { answer: withoutControls(answer) }),
+    ...(selected !== undefined && { highlights: withoutControls(selected) }),
     ...(product && { product }),
     ...(menu && { menu }),
     ...(branding && { branding }),

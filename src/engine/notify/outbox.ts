@@ -5,6 +5,7 @@
  * duplicates. A job's deliveries go out one at a time in the order they were written: one that
  * waits for a retry holds back those after it.
  */
+import { withoutControls } from '../content/control-characters.js';
 import { diffText } from '../diff/json-diff.js';
 import { changeHtml, escapeHtml, linkHtml } from '../report/diff-html.js';
 import { randomUUID } from 'node:crypto';
@@ -118,7 +119,8 @@ export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: 
     ...noteworthy.map((page) => `<li><strong>${page.status}</strong> ${linkHtml(page.url)}${email.includeDiffs && page.diff ? changeHtml(page.diff, 'inline') : ''}</li>`),
     '</ul>',
   ].join('\n');
-  const message: EmailMessage = { to: email.recipients, subject, text, html };
+  // Diffs kept before page text lost its control characters could still hold them: a mail carries none.
+  const message: EmailMessage = { to: email.recipients, subject: withoutControls(subject), text: withoutControls(text), html: withoutControls(html) };
   const id = randomUUID();
   return [{ id, team: monitor.team, monitorId: monitor.id, checkId: check.id, channel: 'email', event: 'monitor.check.summary', target: email.recipients.join(', '), headers: {}, body: JSON.stringify(message), nextAttemptAt: now.toISOString() }];
 }

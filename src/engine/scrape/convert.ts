@@ -11,6 +11,7 @@ import { MAX_ELEMENTS, parseHtml } from '../content/parse-html.js';
 import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { cleanHtml } from '../content/clean.js';
+import { withoutControls, withoutControlsDeep } from '../content/control-characters.js';
 import { extractImages, extractLinks } from '../content/links.js';
 import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
 import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../content/markup.js';
@@ -132,6 +133,21 @@ async function pdfContent(page: ConvertInput, options: ScrapeOptions, limits: Pd
 
 /** The page's content as the options and formats ask, base64 images removed and PII redacted as asked. */
 export async function convertPage(page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits?: PdfLimits): Promise<Content> {
+  return readableText(await convertContent(page, options, formats, limits));
+}
+
+/** A page's text as it leaves the conversion: its markdown, its PDF pages', its metadata and headings, without control characters. */
+function readableText(content: Content): Content {
+  return {
+    ...content,
+    markdown: withoutControls(content.markdown),
+    metadata: withoutControlsDeep(content.metadata),
+    ...(content.headings && { headings: withoutControlsDeep(content.headings) }),
+    ...(content.pdf?.pages && { pdf: { ...content.pdf, pages: content.pdf.pages.map((entry) => ({ ...entry, markdown: withoutControls(entry.markdown) })) } }),
+  };
+}
+
+async function convertContent(page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits?: PdfLimits): Promise<Content> {
   const contentType = mediaType(page.contentType);
   const wanted = new Set(formats);
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
