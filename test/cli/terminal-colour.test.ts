@@ -122,7 +122,8 @@ describe('scrape in colour', () => {
     const scraped = await inTerminal(['scrape', '--max-age', '0', `${site.origin}/`, refused], { env: colourEnv() });
     assert.equal(scraped.code, 1, scraped.raw);
     assert.match(scraped.raw, new RegExp(`\u001b\\[31merror:\u001b\\[39m ${refused.replace(/[.]/g, '\\.')}: `));
-    assert.match(scraped.raw, /Heading\\x1b\\\[31mred/);
+    // The page's escape character is dropped by the engine; the markdown escapes "[".
+    assert.match(scraped.raw, /# Heading\\\[31mred/);
     assert.match(scraped.raw, /\u001b\[36m/, 'the spinner in colour');
     assertNoEscapedStyling(scraped.raw);
   });

@@ -107,6 +107,25 @@ describe('definition file parsing', () => {
     assert.equal(parsed.monitors.length, 0);
     assert.match(parsed.problems[0]!.message, /alias/i);
   });
+
+  it('bounds what aliases expand to, not how many there are: a short list of aliases of a long list is refused at the alias', () => {
+    // 99 targets that alias one list of 20,000 addresses: 2 million values from a file of 600 kB.
+    const urls = Array.from({ length: 20_000 }, (_, i) => `https://example.com/${i}`).join(', ');
+    const targets = Array.from({ length: 99 }, () => '    - {type: scrape, urls: *a}').join('\n');
+    const text = `x-urls: &a [${urls}]\nname: Many\nschedule: {cron: "0 * * * *"}\ntargets:\n${targets}\n`;
+    const parsed = parseDefinitionFile(text, {});
+    assert.equal(parsed.monitors.length, 0);
+    assert.equal(parsed.problems.length, 1);
+    const [problem] = parsed.problems;
+    assert.match(problem!.message, /^YAML aliases expand this document to 2,000,\d{3} values from the 20,\d{3} written: at most 100,000 more are allowed/);
+    // At the alias that repeats the most: the first target's.
+    assert.deepEqual([problem!.line, problem!.column], [5, 28]);
+    // Aliases of small parts, as people use them, stay welcome.
+    const shared = Array.from({ length: 200 }, (_, i) => `- {name: m${i}, schedule: {cron: "0 * * * *"}, targets: [{type: scrape, urls: ["https://example.com/${i}"], scrapeOptions: *opts}]}`).join('\n');
+    const fine = parseDefinitionFile(`- &first {name: m, schedule: {cron: "0 * * * *"}, targets: [{type: scrape, urls: ["https://example.com/"], scrapeOptions: &opts {onlyMainContent: false, timeout: 5000, excludeTags: [nav, footer]}}]}\n${shared}\n`, {});
+    assert.deepEqual(fine.problems, []);
+    assert.equal(fine.monitors.length, 201);
+  });
 });
 
 describe('monitors per definition file', () => {

@@ -2,6 +2,7 @@
  * YAML definition files -> monitor candidates with source positions. A file holds one monitor
  * (a mapping), a list of monitors, or several `---` documents of either kind.
  */
+import { aliasExpansionBeyond, ALIAS_EXPANSION_MAX_VALUES, type AliasExpansion } from './alias-expansion.js';
 import { Composer, isMap, parseDocument, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type CST, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import { unstorableTextsIn } from '../../spec/stored-text.js';
@@ -44,6 +45,8 @@ const NOT_A_DEFINITION = 'a definition file holds a monitor (a mapping of fields
 const UNSTORABLE_TEXTS_SHOWN = 20;
 const DUPLICATE_KEY = 'Map keys must be unique';
 const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
+const aliasExpansionMessage = ({ written, expanded }: AliasExpansion) =>
+  `YAML aliases expand this document to ${expanded.toLocaleString('en')} values from the ${written.toLocaleString('en')} written: at most ${ALIAS_EXPANSION_MAX_VALUES.toLocaleString('en')} more are allowed (an alias repeats all its anchor holds: write the values out, or alias smaller parts)`;
 const tooManyMonitors = (count: number): LocatedProblem => ({
   path: [],
   line: null,
@@ -161,10 +164,18 @@ export function parseDefinitionFile(text: string, env: Readonly<Record<string, s
 
     const interpolationProblems = new Map<Node, string>();
     interpolateDocument(doc, env, (node, message) => interpolationProblems.set(node, message));
+    // What aliases repeat is bounded before anything is built: a small file can stand for millions of values.
+    const expansion = aliasExpansionBeyond(doc);
+    if (expansion) {
+      problems.push({ path: [], ...position(expansion.offset), message: aliasExpansionMessage(expansion) });
+      continue;
+    }
     let values: unknown[];
     try {
-      // Converted as a whole so that aliases resolve; the alias cap guards against "billion laughs".
-      const js: unknown = doc.toJS({ maxAliasCount: 100 });
+      // Converted as a whole so that aliases resolve. What they repeat was bounded above
+      // (aliasExpansionBeyond), "billion laughs" included: the parser's count of aliases would
+      // refuse a file that aliases one small block in every monitor, and let a large one through.
+      const js: unknown = doc.toJS({ maxAliasCount: -1 });
       values = isSeq(root) ? (js as unknown[]) : [js];
     } catch (error) {
       problems.push({ path: [], ...position(root.range?.[0] ?? 0), message: `YAML: ${firstLine((error as Error).message)}` });
