@@ -257,6 +257,8 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.equal(cli.code, 0, cli.stderr);
     const file = pathOf(JSON.parse(cli.stdout).data.video);
     assert.ok(statSync(file).size > 1000);
+    // Readable by this user alone, as everything under the home is (ffmpeg alone would write 0644).
+    assert.equal(statSync(file).mode & 0o777, 0o600);
     // -o writes the file itself where asked, and into a directory beside the page's other formats.
     const out = tempDir();
     const one = await run(['scrape', `${site.origin}/big.mp4`, '--format', 'audio', '-o', join(out, 'tone.mp3')], { env: { WEBWATCH_HOME: tempDir() } });

@@ -6,7 +6,7 @@
  * manifests and segments themselves, over http(s) only (never a local file a manifest names):
  * which is why the engine runs them only where no URL rule applies (scrape.ts).
  */
-import { stat, unlink } from 'node:fs/promises';
+import { stat, unlink, writeFile } from 'node:fs/promises';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { runTool, ToolStopped, type MediaTool } from '../tools/child-tools.js';
 
@@ -112,6 +112,9 @@ export async function writeMedia(url: string, probe: Probe, format: MediaFormat,
   const args = ['-nostdin', '-v', 'warning', '-y', ...networkOnly(limits), '-rw_timeout', READ_TIMEOUT_US, '-i', url, ...streams, '-fs', String(limits.maxBytes + 1), path];
   let result;
   try {
+    // Made first, readable by this user alone as everything under the home is: ffmpeg's -y
+    // truncates the file and keeps its mode, where a file it created would take the umask's 0644.
+    await writeFile(path, '', { mode: 0o600 });
     result = await run('ffmpeg', args, limits, 64 * 1024);
   } catch (error) {
     await unlink(path).catch(() => undefined);
