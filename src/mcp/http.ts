@@ -2,7 +2,8 @@
  * The MCP server over streamable HTTP, for several clients: one MCP session (a transport and a
  * server of its own) per client, all on one backend. Only POST, GET and DELETE of /mcp are
  * answered; the Host header must name this server (DNS rebinding protection); every request has
- * a time limit, and the sessions open at once are bounded.
+ * a time limit, and the sessions open at once are bounded: a session that made no call since its
+ * initialize is ended after a minute, or sooner for a newcomer when the server is full.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,6 +21,8 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** A session unused this long is closed (a client that went away without ending it). */
   sessionIdleMs?: number;
+  /** A session that has made no call since its initialize is closed after this (a client that left at once). */
+  freshSessionIdleMs?: number;
 }
 
 export interface McpHttpServer {
@@ -30,6 +33,10 @@ export interface McpHttpServer {
 const BODY_LIMIT = 4 * 1024 * 1024;
 const SESSIONS_DEFAULT = 100;
 const SESSION_IDLE_DEFAULT_MS = 30 * 60_000;
+const FRESH_SESSION_IDLE_DEFAULT_MS = 60_000;
+
+/** A POST that calls a method (a JSON-RPC request with an id): the client is at work. Notifications and the client's stream are not calls. */
+const isCall = (body: unknown) => (Array.isArray(body) ? body : [body]).some((message) => !!message && typeof message === 'object' && 'method' in message && 'id' in message);
 
 const rpcError = (response: ServerResponse, status: number, message: string) =>
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
@@ -57,17 +64,33 @@ function readJson(request: IncomingMessage): Promise<unknown> {
 }
 
 export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServer> {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer; usedAt: number }>();
+  /** `calls`: requests the session made after its initialize; a session without any is fresh. */
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer; usedAt: number; calls: number }>();
   const idleMs = options.sessionIdleMs ?? SESSION_IDLE_DEFAULT_MS;
-  // Clients that went away without ending their session must not fill the server up for good.
+  const freshIdleMs = Math.min(options.freshSessionIdleMs ?? FRESH_SESSION_IDLE_DEFAULT_MS, idleMs);
+  const end = (id: string) => {
+    const session = sessions.get(id);
+    sessions.delete(id);
+    void session?.transport.close().catch(() => undefined);
+  };
+  // Clients that went away without ending their session must not fill the server up for good;
+  // one that never called anything after its initialize (an SDK client's close() sends no
+  // DELETE) goes soonest.
   const sweep = setInterval(() => {
     for (const [id, session] of sessions) {
-      if (Date.now() - session.usedAt <= idleMs) continue;
-      sessions.delete(id);
-      void session.transport.close().catch(() => undefined);
+      if (Date.now() - session.usedAt > (session.calls === 0 ? freshIdleMs : idleMs)) end(id);
     }
-  }, Math.min(idleMs, 60_000));
+  }, Math.max(50, Math.min(freshIdleMs / 2, 60_000)));
   sweep.unref();
+  /** At the limit, room is made by ending the fresh session unused longest; working sessions are never ended for a newcomer. */
+  const roomForOneMore = (): boolean => {
+    if (sessions.size < (options.maxSessions ?? SESSIONS_DEFAULT)) return true;
+    let oldest: [string, number] | undefined;
+    for (const [id, session] of sessions) if (session.calls === 0 && (!oldest || session.usedAt < oldest[1])) oldest = [id, session.usedAt];
+    if (!oldest) return false;
+    end(oldest[0]);
+    return true;
+  };
   let allowedHosts: string[] = [];
   const http = createServer(async (request, response) => {
     try {
@@ -78,17 +101,20 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
       const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
       if (known) {
         known.usedAt = Date.now();
+        if (isCall(body)) known.calls++;
+        // The stream of a client that made no call closing is that client going (the SDK's close() sends no DELETE).
+        if (request.method === 'GET') response.once('close', () => void (known.calls === 0 && sessions.get(sessionId as string) === known && end(sessionId as string)));
         return await known.transport.handleRequest(request, response, body);
       }
       if (sessionId !== undefined) return rpcError(response, 404, 'Not Found: no such session (it ended, or the server restarted): initialize again');
       if (request.method !== 'POST' || !isInitializeRequest(body)) return rpcError(response, 400, 'Bad Request: start a session with an initialize request');
-      if (sessions.size >= (options.maxSessions ?? SESSIONS_DEFAULT)) return rpcError(response, 503, 'Service Unavailable: too many sessions open');
+      if (!roomForOneMore()) return rpcError(response, 503, 'Service Unavailable: too many sessions open');
       const server = options.session();
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableDnsRebindingProtection: true,
         allowedHosts,
-        onsessioninitialized: (id) => void sessions.set(id, { transport, server, usedAt: Date.now() }),
+        onsessioninitialized: (id) => void sessions.set(id, { transport, server, usedAt: Date.now(), calls: 0 }),
       });
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
