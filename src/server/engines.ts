@@ -31,6 +31,8 @@ export interface TeamEngines {
    * rule, as `monitor run --due` would run them: its monitors are the operator's.
    */
   forSchedule(team: string): TeamEngine;
+  /** Whether a team's scheduled work may notify private addresses: forSchedule's rule. */
+  privateTargetsAllowed(team: string): boolean;
   /** Ends the agent runs of every engine (serve stopping). */
   stopAgents(): Promise<void>;
 }
@@ -63,6 +65,7 @@ export function teamEngines(options: TeamEnginesOptions): TeamEngines {
     forKey: (team, keyId) => engine(team, guardedByDefault, keyId),
     forJob: (team, context) => (context ? engine(team, !context.privateTargetsAllowed, context.keyId) : engine(team, guardedByDefault, undefined)),
     forSchedule: (team) => engine(team, guardedByDefault && team !== LOCAL_TEAM, undefined),
+    privateTargetsAllowed: (team) => !(guardedByDefault && team !== LOCAL_TEAM),
     stopAgents: async () => {
       await Promise.all([...engines.values()].map((each) => each.stopAgents()));
     },

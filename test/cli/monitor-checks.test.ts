@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
-import { html, startServer, type TestServer } from '../helpers/server.js';
+import { html, readBody, startServer, type TestServer } from '../helpers/server.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 
@@ -21,6 +21,8 @@ describe('monitor run, checks, check', () => {
   };
   /** Requests of /slow so far: a check is surely running while one is unanswered. */
   let slowAsked = 0;
+  /** Webhook deliveries received. */
+  const hooks: { type: string; id: string; data: { status?: string; error?: string }[] }[] = [];
   before(async () => {
     server = await startServer({
       '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(site.a),
@@ -31,6 +33,10 @@ describe('monitor run, checks, check', () => {
         setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 1500);
       },
       '/site/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main>${site.links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`),
+      '/hook': async (q, r) => {
+        hooks.push(JSON.parse(await readBody(q)));
+        r.writeHead(200).end();
+      },
       '/site/one': html('<main><p>One</p></main>'),
       '/site/two': html('<main><p>Two</p></main>'),
     });
@@ -124,10 +130,11 @@ describe('monitor run, checks, check', () => {
     assert.equal((await run(['monitor', 'run', 'Slow'], { env })).code, 5);
   });
 
-  it('a check killed midway is marked failed at the next start, and nothing half-written remains', async () => {
+  it('a check killed midway is marked failed at the next start and announced, and nothing half-written remains', async () => {
     const home = tempDir();
     const env = { WEBWATCH_HOME: home };
-    await run(['monitor', 'apply', '-f', monitorFile('Crash', [`${server.origin}/a`, `${server.origin}/slow`], false)], { env });
+    const file = writeFiles({ 'm.yaml': `name: Crash\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/a", "${server.origin}/slow"]}]\nwebhook: {url: "${server.origin}/hook", events: [monitor.check.completed]}\n` });
+    await run(['monitor', 'apply', '-f', file], { env });
     const asked = slowAsked;
     const child = spawn(process.execPath, [BIN, 'monitor', 'run', 'Crash'], { env: { ...process.env, ...env }, stdio: 'ignore' });
     // Killed while /slow is being fetched (a fixed wait missed it when the machine was busy).
@@ -148,6 +155,11 @@ describe('monitor run, checks, check', () => {
     const old = checks.find((c: { id: string }) => c.id === interrupted[0]!.id);
     assert.equal(old.status, 'failed');
     assert.match(old.error, /interrupted/);
+    // The receiver hears of the interrupted check as of any other: its completed event, failed, with the reason.
+    const announced = hooks.filter((hook) => hook.type === 'monitor.check.completed' && hook.id === old.id);
+    assert.equal(announced.length, 1, JSON.stringify(hooks));
+    assert.deepEqual([announced[0]!.data[0]!.status, announced[0]!.data[0]!.error], ['failed', old.error]);
+    assert.equal(hooks.filter((hook) => hook.id === next.id).length, 1);
   });
 });
 

@@ -313,7 +313,7 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
     runDue: async () => {
       const [{ runClaimedCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../../engine/scheduler/scheduler.js')]);
       const context = await checkContext();
-      return runDueOnce({ db: await openDb(), checks: context.checks, now: options.now, team, run: async (claim) => countCheck(await runClaimedCheck(context, claim)) });
+      return runDueOnce({ db: await openDb(), checks: context.checks, now: options.now, team, privateTargetsAllowed: () => !context.scrape.publicAddressesOnly, run: async (claim) => countCheck(await runClaimedCheck(context, claim)) });
     },
     deliverNotifications,
     reread: async (check) => (await (await checksOf()).get(check.monitorId, check.id)) ?? check,

@@ -7,11 +7,11 @@ import type { MonitorSummary } from '../../spec/monitor.js';
 import { withoutRule, type PageDiff } from '../diff/markdown-diff.js';
 import type { Judgment } from '../judge/judge.js';
 import type { Db, Query } from '../store/database.js';
-import { outboxStore, type NewDelivery } from '../notify/outbox.js';
+import { outboxStore, webhookEntries, type NewDelivery } from '../notify/outbox.js';
 import type { CheckPage, CheckRecord, CheckStatus, JsonPageDiff, NotificationStatus, PageNoise, PageResult, PageStatus } from '../../contract/checks.js';
 
 export type { CheckPage, CheckRecord, CheckStatus, JsonPageDiff, PageResult, PageStatus } from '../../contract/checks.js';
-import { nextRunAt, type StoredMonitor } from './monitor-store.js';
+import { monitorFromRow, nextRunAt, type StoredMonitor } from './monitor-store.js';
 import type { Tables } from '../store/tables.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
@@ -155,9 +155,15 @@ export function checkStore(db: Db) {
      * leases.ts), so their monitors can run again. A check is never run a second time: its
      * slot ends failed, and the next slot runs as usual. Returns how many.
      */
-    async recoverInterrupted(now: Date): Promise<number> {
+    /**
+     * Fails the checks whose worker is gone, and announces each as its run would have: a
+     * `monitor.check.completed` webhook (status failed, the interruption as its error), so that
+     * a receiver hears of every check. `privateTargetsAllowed` is the rule of those deliveries
+     * for a monitor's team: the recovering process's own.
+     */
+    async recoverInterrupted(now: Date, privateTargetsAllowed: (team: string) => boolean = () => false): Promise<number> {
       // Only other workers' checks can be orphans: this one's own are running.
-      const held = await q.selectFrom('checks').select(['id', 'owner_pid', 'lease_owner', 'lease_expires_at'])
+      const held = await q.selectFrom('checks').select(['id', 'monitor_id', 'owner_pid', 'lease_owner', 'lease_expires_at'])
         .where('status', 'in', ['queued', 'running'])
         .where((where) => where.or([where('lease_owner', 'is', null), where('lease_owner', '!=', WORKER_ID)]))
         .execute();
@@ -171,6 +177,14 @@ export function checkStore(db: Db) {
             .executeTakeFirst();
           if (Number(failed.numUpdatedRows) !== 1) return;
           await trx.updateTable('monitors').set({ current_check_id: null }).where('current_check_id', '=', row.id).execute();
+          const monitorRow = await trx.selectFrom('monitors').selectAll().where('id', '=', row.monitor_id).executeTakeFirst();
+          const checkRow = await trx.selectFrom('checks').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+          if (monitorRow) {
+            const monitor = monitorFromRow(monitorRow);
+            const announced = webhookEntries(monitor, checkFromRow(checkRow, null), [], now).filter((entry) => entry.event === 'monitor.check.completed');
+            const allowed = privateTargetsAllowed(monitor.team);
+            await outboxStore(db).enqueue(announced.map((entry) => ({ ...entry, privateTargetsAllowed: allowed })), now, trx);
+          }
           recovered++;
         });
       }

@@ -330,7 +330,8 @@ export function summarize(pages: readonly PageResult[]): MonitorSummary {
  * `done` settles when the check has finished and its results are written.
  */
 export async function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }> {
-  await context.checks.recoverInterrupted(context.now());
+  // Checks interrupted elsewhere are announced under this process's rule for webhook targets.
+  await context.checks.recoverInterrupted(context.now(), () => !context.scrape.publicAddressesOnly);
   const check = await context.checks.start(monitor, trigger, context.now(), scheduledFor);
   return { check, done: context.checks.holding(completeCheck(context, monitor, check)) };
 }

@@ -47,6 +47,8 @@ export interface SchedulerOptions {
   timers?: Timers;
   /** Only these teams' monitors (run --due: the local engine's); all when omitted. */
   team?: string;
+  /** The rule of the webhooks that announce checks found interrupted, per monitor team (none private when omitted). */
+  privateTargetsAllowed?: (team: string) => boolean;
   onEvent?: (event: SchedulerEvent) => void;
 }
 
@@ -94,9 +96,9 @@ async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?:
  * `monitor run --due`: every due monitor's slot, once, one check after another (a system cron
  * job should not hit many sites at once), with the same claims and overlap rule as the scheduler.
  */
-export async function runDueOnce<T>(options: Pick<SchedulerOptions, 'db' | 'checks' | 'now' | 'team' | 'onEvent'> & { run(claim: ClaimedCheck): Promise<T> }): Promise<T[]> {
+export async function runDueOnce<T>(options: Pick<SchedulerOptions, 'db' | 'checks' | 'now' | 'team' | 'onEvent' | 'privateTargetsAllowed'> & { run(claim: ClaimedCheck): Promise<T> }): Promise<T[]> {
   const results: T[] = [];
-  await options.checks.recoverInterrupted(options.now());
+  await options.checks.recoverInterrupted(options.now(), options.privateTargetsAllowed);
   for (;;) {
     const now = options.now();
     const { claimed, skipped } = await claimDue(options.db, options.checks, now, { team: options.team, capacity: 1 });
@@ -170,7 +172,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     // Checks of workers that stopped hold their monitors: they are failed once their lease runs out.
     if (now.getTime() - lastRecovery >= leaseDuration() / 2) {
       lastRecovery = now.getTime();
-      await options.checks.recoverInterrupted(now);
+      await options.checks.recoverInterrupted(now, options.privateTargetsAllowed);
     }
     // At capacity nothing can start; the next check to end calls tick again. Otherwise as many
     // due slots are claimed as could start, and those of monitors still checking are skipped.

@@ -155,6 +155,7 @@ export function startWorker(options: WorkerOptions): Worker {
         now: options.now,
         maxConcurrent: options.scheduler.maxConcurrent,
         jitterMs: options.scheduler.jitterMs,
+        privateTargetsAllowed: (team) => engines.privateTargetsAllowed(team),
         ...(options.scheduler.timers && { timers: options.scheduler.timers }),
         run: (claim) => afterCheck(engines.forSchedule(claim.monitor.team).startScheduled(claim)),
         onEvent: (event) => log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
