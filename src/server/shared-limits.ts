@@ -67,6 +67,10 @@ export async function databaseHealth(db: Db, integrity?: IntegrityState): Promis
     // The message only, never the file's path: a driver's error may carry the address, never
     // the password (pg omits it); a damaged SQLite file's error names the file.
     const message = error instanceof DatabaseDamagedError ? error.withoutPath : (error as Error).message;
-    return { ok: false, kind: db.kind, ...checked, error: message };
+    // Damage this query met is the integrity's news too: never `ok` beside a damage error (a truncated file).
+    const damaged = error instanceof DatabaseDamagedError
+      ? { integrity: { ...integrity, status: 'damaged' as const, problems: [`a query met a damaged page: ${message}`, ...(integrity?.problems ?? []).filter((problem) => !problem.endsWith(message))] } }
+      : checked;
+    return { ok: false, kind: db.kind, ...damaged, error: message };
   }
 }

@@ -5,6 +5,7 @@
  * without the file's path, which only the operator's log names.
  */
 import assert from 'node:assert/strict';
+import { truncateSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { keyStore } from '../../src/engine/keys/key-store.js';
@@ -121,6 +122,24 @@ describe('webwatch serve on a damaged database', () => {
       const body = (await health.json()) as Body;
       assert.equal(health.status, 503);
       assert.equal(body.database.integrity.problems[0], 'a query met a damaged page: database disk image is malformed (SQLITE_CORRUPT)');
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it('says damaged, never ok beside a damage error, when the file is cut short under it', async () => {
+    const { home, file } = await seededHome();
+    const started = await serveWebwatch({ home });
+    try {
+      assert.equal((await healthChecked(started.origin)).body.database.integrity.status, 'ok');
+      // The file loses all but its first pages, as a full disk or a bad copy leaves it.
+      truncateSync(file, 8192);
+      const cut = await healthChecked(started.origin, (body) => body.database.ok === false);
+      assert.equal(cut.status, 503);
+      assert.equal(cut.body.code, 'DATABASE_CORRUPT', cut.text);
+      assert.equal(cut.body.database.integrity.status, 'damaged', cut.text);
+      assert.match(cut.body.database.integrity.problems[0], /^a query met a damaged page: /);
+      assert.ok(!cut.text.includes(file), 'the file\'s path is the operator\'s log\'s only');
     } finally {
       await started.stop();
     }
