@@ -244,18 +244,13 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
       await spent('scrape', document.metadata.creditsUsed);
       return document;
     },
-    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal, run) => {
-      // Counted as the pages come, and written once: a crawl stopped half-way pays for what it did.
-      let credits = 0;
-      try {
-        return await (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, await contextFor(signal, run?.retention), (page) => {
-          if ('document' in page) credits += page.document.metadata.creditsUsed;
-          return onPage(page);
-        }, run?.pacing);
-      } finally {
-        await spent('crawl', credits);
-      }
-    },
+    crawl: async (url, crawlOptions, scrapeOptions, onPage, signal, run) =>
+      (await crawlModule()).crawl(url, crawlOptions, scrapeOptions, await contextFor(signal, run?.retention), async (page) => {
+        await onPage(page);
+        // Booked as each page is stored, as a batch's pages are: a crawl whose process dies
+        // half-way has paid for the pages it stored, and for no other (the ledger groups its writes).
+        if ('document' in page) await spent('crawl', page.document.metadata.creditsUsed);
+      }, run?.pacing),
     map: async (request, signal) => {
       const links = await (await import('../../engine/map/map.js')).mapSite(request, await contextFor(signal));
       await spent('map', MAP_CREDITS);
