@@ -194,6 +194,8 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     const credits = (await bookedCrawls()) - before;
     assert.ok(credits <= pages && credits >= pages - 1, `${credits} credits booked for ${pages} pages stored`);
     assert.equal(await api.stop(), 0, api.stderr());
+    // The page the killed worker was fetching is still being answered: the next test counts pages at once.
+    await until('the slow page the worker was fetching has been answered', async () => slow.now === 0, 5_000);
   });
 
   it("the team's page slots hold across processes: two jobs on two workers run no more pages at once than the limit", async () => {
