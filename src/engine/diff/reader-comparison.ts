@@ -21,7 +21,6 @@ import { hasCurrency, maskClocks, maskCounts, maskTimes, type VolatileKind } fro
 let diffLibrary: typeof import('diff') | undefined;
 const diffModule = () => (diffLibrary ??= createRequire(import.meta.url)('diff') as typeof import('diff'));
 
-export type { VolatileKind } from './volatile-parts.js';
 
 /** A difference that does not count, as a user is shown it. */
 export type NoisePart = PageNoise['parts'][number];
@@ -74,6 +73,11 @@ class ReaderLines {
   /** The line with its addresses reduced: what is compared. */
   reduced(i: number): string {
     return this.read(i).reduced;
+  }
+
+  /** Every line reduced: for texts whose shown lines differ too much to diff them first. */
+  allReduced(): string[] {
+    return this.shown.map((_, i) => this.reduced(i));
   }
 
   isProse(i: number): boolean {
@@ -337,7 +341,7 @@ export function comparePages(previous: string, current: string, language?: strin
   if (before.headings.join('\n') !== after.headings.join('\n')) return { changed: true };
   // The lines as shown first: where they are equal, nothing more is read. Past MAX_EDIT_LINES of
   // them (a page whose every image address changed), the reduced lines are compared whole.
-  const hunks = hunksOf(before.shown, after.shown) ?? hunksOf(linesOf(before, (i) => before.reduced(i)), linesOf(after, (i) => after.reduced(i)));
+  const hunks = hunksOf(before.shown, after.shown) ?? hunksOf(before.allReduced(), after.allReduced());
   if (!hunks) return { changed: true };
   const parts: NoisePart[] = [];
   const boxes: NoisePart[] = [];
@@ -369,7 +373,6 @@ export function comparePages(previous: string, current: string, language?: strin
   return parts.length > 0 ? noiseOf(parts) : { changed: false };
 }
 
-const linesOf = (lines: ReaderLines, line: (i: number) => string) => lines.shown.map((_, i) => line(i));
 
 /** A line that is a link or an image, or mostly links: what boxes of teasers and ads are made of. */
 function isBoxLine(line: ReadLine): boolean {
@@ -379,7 +382,7 @@ function isBoxLine(line: ReadLine): boolean {
 }
 
 /** The places where a stored diff changed, its context lines read as the comparison reads them. */
-export function placesOf(diff: PageDiff): Place[] {
+function placesOf(diff: PageDiff): Place[] {
   const places: Place[] = [];
   const anchor = (content: string) => {
     const line = collapse(content);

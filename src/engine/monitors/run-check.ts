@@ -126,8 +126,9 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
   // Boxes of links or images replaced in place: rotating, when they changed at the page's last checks too.
   if (comparison.unsettled) comparison = settledByHistory(comparison, await context.checks.recentDiffs(monitor.id, targetId, url, ROTATION_CHECKS));
   // Against a text kept before checks kept headings, diffs leave them out too: they are not what changed.
-  const keptWithout = splitPageText(before).headings === undefined && splitPageText(markdown).headings !== undefined;
-  const shown = keptWithout ? splitPageText(markdown).body : markdown;
+  const current = splitPageText(markdown);
+  const keptWithout = current.headings !== undefined && splitPageText(before).headings === undefined;
+  const shown = keptWithout ? current.body : markdown;
   if (!comparison.changed) {
     // Such a text is replaced by this one as the reference, which carries them.
     if (keptWithout) pending.snapshots.push(snapshot);
