@@ -1,6 +1,7 @@
 /** The scheduler with an injected clock and timers, on SQLite and PostgreSQL: nothing sleeps. */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, it } from 'node:test';
+import { keyStore } from '../../src/engine/keys/key-store.js';
 import { checkStore } from '../../src/engine/monitors/check-store.js';
 import { monitorStore } from '../../src/engine/monitors/monitor-store.js';
 import { runDueOnce, startScheduler, type ClaimedCheck, type Scheduler, type SchedulerEvent, type SchedulerOptions, type Timers } from '../../src/engine/scheduler/scheduler.js';
@@ -168,6 +169,29 @@ forEachDatabase('scheduler', ({ open }) => {
     assert.equal(t.runs[2]!.slot, '2026-11-21T10:00:00.000Z', 'for the slot it waited for');
     await t.release(first[1]!);
     await t.release(t.runs[2]!.name);
+    await scheduler.stop();
+  });
+
+  it('shares the check slots between teams: one team\'s many monitors due at once leave room for another team\'s one', async () => {
+    const t = await setup('2026-11-21T09:50:00Z', db);
+    await keyStore(db).create('acme', t.time.now());
+    await keyStore(db).create('beta', t.time.now());
+    // Acme's ten monitors are due a minute before beta's one, and all are overdue together.
+    for (let i = 0; i < 10; i++) await t.monitors.insert('acme', definition(`acme-${i}`, '58 9 * * *'), t.time.now());
+    await t.monitors.insert('beta', definition('beta', '59 9 * * *'), t.time.now());
+    await t.time.advance('2026-11-21T10:00:00Z');
+    const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers });
+    await scheduler.tick();
+    const first = t.runs.map((run) => run.name);
+    assert.ok(first.includes('beta'), `beta's check starts in the first round: ${first.join(' ')}`);
+    assert.equal(first.filter((name) => name.startsWith('acme')).length, 3, 'acme holds three of the four slots');
+    // A slot freed by acme goes back to acme (beta has nothing waiting), up to its three.
+    await t.release(first.find((name) => name.startsWith('acme'))!);
+    assert.equal(scheduler.running.size, 4);
+    assert.equal(t.runs.length, 5);
+    // Released one by one, every acme monitor runs in its turn.
+    for (let i = 0; i < t.runs.length; i++) await t.release(t.runs[i]!.name);
+    assert.equal(t.runs.length, 11);
     await scheduler.stop();
   });
 

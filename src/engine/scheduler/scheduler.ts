@@ -10,10 +10,13 @@
  * fails when its lease runs out: a slot is never lost without a trace, and never run twice.
  * Between runs the process sleeps until the earliest slot.
  */
+import { sql } from 'kysely';
+import { capPerParty, countByParty, pickFairly } from '../../lib/fair-share.js';
 import { insertHeldCheck, runningCheck, type CheckStore } from '../monitors/check-store.js';
 import { monitorFromRow, nextRunAt, type StoredMonitor } from '../monitors/monitor-store.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
+import { runningByTeam, teamsSharing } from '../store/work-queue.js';
 
 export interface Timers {
   set(callback: () => void, ms: number): unknown;
@@ -62,21 +65,39 @@ export interface ClaimedCheck {
 /**
  * Claims due slots in one transaction: at most `capacity` checks, plus the slots of monitors
  * still checking, which are recorded as skipped. `local` names the monitors this worker is
- * running itself (their checks may not be written yet).
+ * running itself (their checks may not be written yet). Across teams (serve's scheduler) the due
+ * monitors are taken fairly (fair-share.ts): the team with the fewest checks running first, each
+ * team's most overdue first, and no team more than `capPerTeam` of this worker's check slots, so
+ * that one team's thousand monitors due at nine do not hold back another team's one.
  */
-async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?: string | undefined; capacity: number; local?: ReadonlySet<string> }): Promise<{ claimed: ClaimedCheck[]; skipped: { monitorId: string; slot: string }[] }> {
+async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?: string | undefined; capacity: number; local?: ReadonlyMap<string, string>; slots?: number }): Promise<{ claimed: ClaimedCheck[]; skipped: { monitorId: string; slot: string }[] }> {
+  const wanted = options.capacity + (options.local?.size ?? 0) + 1;
+  const runningHere = countByParty(options.local?.values() ?? [], (team) => team);
+  // Read before the transaction: on SQLite it holds the one writer, and these need none.
+  const shared = options.team === undefined ? { everywhere: await runningByTeam(db, ['checks']), cap: capPerParty(options.slots ?? options.capacity, await teamsSharing(db)) } : undefined;
   return db.query.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('monitors').selectAll().where('status', '=', 'active').where('next_run_at', 'is not', null).where('next_run_at', '<=', now.toISOString())
-      .$if(options.team !== undefined, (query) => query.where('team', '=', options.team!))
-      .orderBy('next_run_at').limit(options.capacity + (options.local?.size ?? 0) + 1)
-      .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked())
-      .execute();
+    const due = () => trx.selectFrom('monitors').selectAll().where('status', '=', 'active').where('next_run_at', 'is not', null).where('next_run_at', '<=', now.toISOString());
+    let rows;
+    if (options.team !== undefined) {
+      rows = await due().where('team', '=', options.team).orderBy('next_run_at').limit(wanted).$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
+    } else {
+      // Each team's most overdue monitors, in the order a fair share starts them; then those rows, locked.
+      const { rows: ranked } = await sql<{ id: string; team: string }>`select id, team from (
+          select id, team, next_run_at, row_number() over (partition by team order by next_run_at) as position from monitors
+          where status = 'active' and next_run_at is not null and next_run_at <= ${now.toISOString()}
+        ) ranked where position <= ${wanted} order by next_run_at`.execute(trx);
+      const order = pickFairly(ranked, { room: wanted, capPerParty: Number.POSITIVE_INFINITY, partyOf: (row) => row.team, runningHere, runningEverywhere: shared!.everywhere }).map((row) => row.id);
+      const locked = order.length === 0 ? [] : await due().where('id', 'in', order).$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
+      const byId = new Map(locked.map((row) => [row.id, row]));
+      rows = order.flatMap((id) => byId.get(id) ?? []);
+    }
     const claimed: ClaimedCheck[] = [];
     const skipped: { monitorId: string; slot: string }[] = [];
     for (const row of rows) {
       const slot = row.next_run_at!;
       const overlapping = options.local?.has(row.id) || (await runningCheck(trx, row.id)) !== undefined;
-      if (!overlapping && claimed.length >= options.capacity) continue;
+      const teamFull = (runningHere.get(row.team) ?? 0) >= (shared?.cap ?? Number.POSITIVE_INFINITY);
+      if (!overlapping && (claimed.length >= options.capacity || teamFull)) continue;
       const monitor = monitorFromRow(row);
       const moved = await trx.updateTable('monitors').set({ next_run_at: nextRunAt(monitor.definition, 'active', now) })
         .where('id', '=', row.id).where('status', '=', 'active').where('next_run_at', '=', slot).executeTakeFirst();
@@ -86,6 +107,7 @@ async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?:
         skipped.push({ monitorId: row.id, slot });
       } else {
         claimed.push({ monitor, slot, checkId: await insertHeldCheck(trx, row.id, 'queued', 'scheduled', now, slot) });
+        runningHere.set(row.team, (runningHere.get(row.team) ?? 0) + 1);
       }
     }
     return { claimed, skipped };
@@ -130,6 +152,8 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   const timers = options.timers ?? REAL_TIMERS;
   const random = options.random ?? Math.random;
   const running = new Map<string, Promise<unknown>>();
+  /** The team of each monitor running here: its share of the check slots. */
+  const teams = new Map<string, string>();
   let timer: unknown;
   let stopped = false;
   // Claiming rounds run one after another; ticks asked for while one waits to begin share it.
@@ -162,9 +186,11 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       .catch((error: unknown) => options.onEvent?.({ type: 'failed', monitorId: monitor.id, slot, error: error instanceof Error ? error.message : String(error) }))
       .finally(() => {
         running.delete(monitor.id);
+        teams.delete(monitor.id);
         if (!stopped) void tick();
       });
     running.set(monitor.id, options.checks.holding(work));
+    teams.set(monitor.id, monitor.team);
   };
 
   async function claimAndStart() {
@@ -178,7 +204,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     // due slots are claimed as could start, and those of monitors still checking are skipped.
     const capacity = options.maxConcurrent - running.size;
     if (capacity > 0) {
-      const { claimed, skipped } = await claimDue(options.db, options.checks, now, { team: options.team, capacity, local: new Set(running.keys()) });
+      const { claimed, skipped } = await claimDue(options.db, options.checks, now, { team: options.team, capacity, local: new Map(teams), slots: options.maxConcurrent });
       for (const skip of skipped) options.onEvent?.({ type: 'skipped', ...skip });
       for (const claim of claimed) start(claim);
     }

@@ -2,12 +2,13 @@
  * Work that serve's API queues for whichever worker has capacity: crawls and batch scrapes
  * (crawl_jobs), agent jobs (agent_jobs) and manual check runs (checks). A queued row is written
  * in its running status (`scraping`, `processing`, `queued`) with the lease owner QUEUED: no one
- * holds it, so no lease runs out. A worker claims rows in one transaction that takes them from
- * the queue, oldest first, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED` on
- * PostgreSQL; SQLite's write transactions run one at a time), and from then on holds them under a
- * lease like any running work (leases.ts).
+ * holds it, so no lease runs out. A worker picks rows for its free slots fairly between teams
+ * (claimQueued), takes each with an update that holds only while the row is still queued (of two
+ * workers that picked the same row, one gets it), and from then on holds them under a lease like
+ * any running work (leases.ts).
  */
 import { sql } from 'kysely';
+import { capPerParty, pickFairly } from '../../lib/fair-share.js';
 import type { Db } from './database.js';
 import { leaseUntil, QUEUED, WORKER_ID } from './leases.js';
 import { prepared, perDatabase } from './prepared.js';
@@ -20,8 +21,6 @@ export const QUEUE_TABLES: readonly QueueTable[] = ['checks', 'crawl_jobs', 'age
 
 /** Statuses in which a row is work not yet ended: it counts against its key's concurrency. */
 const UNFINISHED = { checks: ['queued', 'running'], crawl_jobs: ['scraping'], agent_jobs: ['processing'] } as const;
-/** The column that orders a table's queue: first queued, first claimed. */
-const QUEUED_AT = { checks: 'started_at', crawl_jobs: 'created_at', agent_jobs: 'created_at' } as const;
 
 /**
  * What running queued work needs of the request that queued it, whichever process runs it: the
@@ -44,20 +43,97 @@ export function runContextOf(row: { run_context: string | null }): RunContext | 
   return row.run_context === null ? undefined : (JSON.parse(row.run_context) as RunContext);
 }
 
-/** Takes up to `limit` queued rows of `table` for this worker, oldest first; their ids. */
-export async function claimQueued(db: Db, table: QueueTable, limit: number, now: Date): Promise<string[]> {
-  if (limit <= 0) return [];
-  // The three tables share these columns: one query, typed over what they share.
-  const q = db.query as unknown as import('kysely').Kysely<Record<QueueTable, { id: string; lease_owner: string | null; lease_expires_at: string | null; owner_pid: number | null; started_at: string | null; created_at: string }>>;
-  // In one transaction: the oldest queued rows, locked (others skip them), then taken.
-  return q.transaction().execute(async (trx) => {
-    const oldest = await trx.selectFrom(table).select('id').where('lease_owner', '=', QUEUED).orderBy(QUEUED_AT[table]).limit(limit)
-      .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
-    if (oldest.length === 0) return [];
-    const taken = new Set((await trx.updateTable(table).set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now), owner_pid: process.pid })
-      .where('id', 'in', oldest.map((row) => row.id)).where('lease_owner', '=', QUEUED).returning('id').execute()).map((row) => row.id));
-    return oldest.map((row) => row.id).filter((id) => taken.has(id));
+/** A queued row waiting for a worker: its table, its team and when it was queued. */
+export interface QueuedWork {
+  table: QueueTable;
+  id: string;
+  team: string;
+  queuedAt: string;
+}
+
+/** Each table's rows with their team: checks are their monitor's. */
+const TEAM_ROWS = {
+  checks: sql`select checks.id, monitors.team, checks.started_at as at, checks.status, checks.lease_owner from checks join monitors on monitors.id = checks.monitor_id`,
+  crawl_jobs: sql`select id, team, created_at as at, status, lease_owner from crawl_jobs`,
+  agent_jobs: sql`select id, team, created_at as at, status, lease_owner from agent_jobs`,
+} as const;
+
+/**
+ * Up to `perTeam` of each team's queued rows, every table's, oldest first: enough for a fair pick
+ * (fair-share.ts) to find the one row of a team that queued after another team's thousand.
+ */
+export async function queuedByTeam(db: Db, perTeam: number): Promise<QueuedWork[]> {
+  if (perTeam <= 0) return [];
+  const found: QueuedWork[] = [];
+  for (const table of QUEUE_TABLES) {
+    const { rows } = await sql<{ id: string; team: string; at: string }>`select id, team, at from (
+        select id, team, at, row_number() over (partition by team order by at) as position from (${TEAM_ROWS[table]}) rows where lease_owner = ${QUEUED}
+      ) ranked where position <= ${perTeam}`.execute(db.query);
+    for (const row of rows) found.push({ table, id: row.id, team: row.team, queuedAt: row.at });
+  }
+  return found.sort((a, b) => (a.queuedAt < b.queuedAt ? -1 : a.queuedAt > b.queuedAt ? 1 : 0));
+}
+
+/** What each team runs now in every process: work a worker claimed (or the scheduler) and has not finished; of `tables`, all by default. */
+export async function runningByTeam(db: Db, tables: readonly QueueTable[] = QUEUE_TABLES): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const table of tables) {
+    const { rows } = await sql<{ team: string; n: number | string }>`select team, count(*) as n from (${TEAM_ROWS[table]}) rows
+      where status in (${sql.join([...UNFINISHED[table]])}) and lease_owner is not null and lease_owner <> ${QUEUED} group by team`.execute(db.query);
+    for (const row of rows) counts.set(row.team, (counts.get(row.team) ?? 0) + Number(row.n));
+  }
+  return counts;
+}
+
+/** Takes these queued rows of `table` for this worker; those it got (another worker may have taken some first). */
+export async function takeQueued(db: Db, table: QueueTable, ids: readonly string[], now: Date): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const q = db.query as unknown as import('kysely').Kysely<Record<QueueTable, { id: string; lease_owner: string | null; lease_expires_at: string | null; owner_pid: number | null }>>;
+  // The row is taken only while it is still queued: of two workers that picked it, one gets it.
+  const taken = new Set((await q.updateTable(table).set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now), owner_pid: process.pid })
+    .where('id', 'in', [...ids]).where('lease_owner', '=', QUEUED).returning('id').execute()).map((row) => row.id));
+  return ids.filter((id) => taken.has(id));
+}
+
+export interface ClaimOptions {
+  /** This worker's slots, and how many of them are free now. */
+  slots: number;
+  room: number;
+  now: Date;
+  /** What each team runs in this worker now. */
+  runningHere?: ReadonlyMap<string, number>;
+}
+
+/**
+ * Takes queued work for this worker's free slots, shared fairly between teams (fair-share.ts):
+ * the team with the least work running in any process first, its oldest row first, and no team
+ * more than its cap of this worker's slots while other teams hold keys. What was taken, in the
+ * order it should start.
+ */
+export async function claimQueued(db: Db, options: ClaimOptions): Promise<QueuedWork[]> {
+  const candidates = await queuedByTeam(db, options.room);
+  if (candidates.length === 0) return [];
+  const runningHere = options.runningHere ?? new Map<string, number>();
+  const waitingTeams = new Set(candidates.map((work) => work.team)).size;
+  const picked = pickFairly(candidates, {
+    room: options.room,
+    capPerParty: capPerParty(options.slots, await teamsSharing(db)),
+    partyOf: (work) => work.team,
+    runningHere,
+    // Which team goes first matters only when several wait.
+    ...(waitingTeams > 1 && { runningEverywhere: await runningByTeam(db) }),
   });
+  const taken = new Set<string>();
+  for (const table of QUEUE_TABLES) {
+    for (const id of await takeQueued(db, table, picked.filter((work) => work.table === table).map((work) => work.id), options.now)) taken.add(id);
+  }
+  return picked.filter((work) => taken.has(work.id));
+}
+
+/** How many teams hold an API key, up to two: whether the process's slots are shared at all. */
+export async function teamsSharing(db: Db): Promise<number> {
+  const rows = await db.query.selectFrom('api_keys').select('team').distinct().where('revoked_at', 'is', null).limit(2).execute();
+  return rows.length;
 }
 
 /** Whether any table has queued work (a cheap look before claiming). */

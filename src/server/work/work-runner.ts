@@ -1,13 +1,16 @@
 /**
  * The worker's side of the work queue (engine/store/work-queue.ts), for worker.ts: crawls, batch scrapes,
  * agent jobs and manual checks that any serve process's API queued are claimed here, as many
- * as this process has room for (`--job-concurrency`), oldest first. A worker looks for work when
+ * as this process has room for (`--job-concurrency`), shared fairly between teams: the team with
+ * the least running first, its oldest work first, and while other teams hold keys no team takes
+ * more than three quarters of the slots, so that a team's first job starts at once. A worker looks for work when
  * it is told (its own API queued some, PostgreSQL's NOTIFY, a run ended) and every POLL_MS
  * besides, so work queued while no notification could reach it is found all the same. Crawls and
  * batches cancelled through any process are stopped here within CANCEL_POLL_MS.
  */
 import type { Db } from '../../engine/store/database.js';
-import { claimQueued, hasQueued, QUEUE_TABLES, WORK_CHANNEL, type QueueTable } from '../../engine/store/work-queue.js';
+import { countByParty } from '../../lib/fair-share.js';
+import { claimQueued, hasQueued, WORK_CHANNEL, type QueueTable } from '../../engine/store/work-queue.js';
 
 /** How often a worker looks for queued work it was not told of. */
 const POLL_MS = { sqlite: 1_000, postgres: 5_000 } as const;
@@ -42,19 +45,17 @@ export interface WorkRunner {
   stopAll(reason: string): void;
   /** Settles when the work running now has ended. */
   idle(): Promise<void>;
-  readonly running: ReadonlyMap<string, { table: QueueTable; done: Promise<void> }>;
+  readonly running: ReadonlyMap<string, { table: QueueTable; team: string; done: Promise<void> }>;
 }
 
 export async function startWorkRunner(options: WorkRunnerOptions): Promise<WorkRunner> {
   const { db, handlers } = options;
-  const running = new Map<string, { table: QueueTable; done: Promise<void>; controller: AbortController }>();
+  const running = new Map<string, { table: QueueTable; team: string; done: Promise<void>; controller: AbortController }>();
   let stopped = false;
   let round: Promise<void> | undefined;
   let again = false;
-  // Which table is looked at first rotates, so that no kind of work waits behind another.
-  let first = 0;
 
-  const start = (table: QueueTable, id: string) => {
+  const start = (table: QueueTable, id: string, team: string) => {
     const controller = new AbortController();
     const work = table === 'crawl_jobs' ? handlers.crawl(id, controller.signal) : table === 'agent_jobs' ? handlers.agent(id) : handlers.check(id);
     const done = work
@@ -63,17 +64,15 @@ export async function startWorkRunner(options: WorkRunnerOptions): Promise<WorkR
         running.delete(id);
         wake();
       });
-    running.set(id, { table, done, controller });
+    running.set(id, { table, team, done, controller });
   };
 
   async function claim(): Promise<void> {
     if (stopped || running.size >= options.maxConcurrent || !(await hasQueued(db))) return;
-    const order = QUEUE_TABLES.map((_, index) => QUEUE_TABLES[(first + index) % QUEUE_TABLES.length]!);
-    first = (first + 1) % QUEUE_TABLES.length;
-    for (const table of order) {
-      const room = options.maxConcurrent - running.size;
-      if (room <= 0 || stopped) return;
-      for (const id of await claimQueued(db, table, room, options.now())) start(table, id);
+    const room = options.maxConcurrent - running.size;
+    const runningHere = countByParty(running.values(), (work) => work.team);
+    for (const work of await claimQueued(db, { slots: options.maxConcurrent, room, now: options.now(), runningHere })) {
+      start(work.table, work.id, work.team);
     }
   }
 
