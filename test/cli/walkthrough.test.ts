@@ -1,13 +1,15 @@
 /**
- * The README's walk-through, "Your first monitor, step by step", run as written: the commands of
- * its sh blocks, in order, each through sh, from a stand-in project root holding a copy of
- * examples/site, with a temporary HOME. The commands are read from the README itself, so the
+ * The README's walk-through, "Your first monitor, step by step", run as written: step 1 (Node
+ * and the global link) in one fresh shell with the system's PATH, then the commands of the other
+ * sh blocks, in order, each through sh, with the PATH step 1 left and no stand-ins, from a
+ * project root holding a copy of examples/site, with a temporary HOME. The commands are read from the README itself, so the
  * section and this test cannot drift apart.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { tempDir } from '../helpers/files.js';
@@ -16,6 +18,8 @@ import { run, type Captured } from '../helpers/io.js';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'webwatch.js');
 const HEADING = '## Your first monitor, step by step';
+/** The PATH of a fresh login shell on Debian, with the system's Node only. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** The section, from its heading to the next heading of the same level. */
 function section(readme: string): string {
@@ -107,8 +111,11 @@ const PORT_VARIABLES: [RegExp, string][] = [
 
 describe('the README walk-through', () => {
   const jobs: Job[] = [];
+  /** Takes step 1's link away again. */
+  let uninstall = async () => undefined;
   after(async () => {
     for (const job of jobs) await stopJob(job);
+    await uninstall();
   });
 
   it('goes from nothing to a webhook about a changed price, as written', { timeout: 180_000 }, async () => {
@@ -122,21 +129,27 @@ describe('the README walk-through', () => {
     const home = tempDir();
     const project = tempDir();
     cpSync(join(ROOT, 'examples', 'site'), join(project, 'examples', 'site'), { recursive: true });
-    // Stands for `npm install -g . --ignore-scripts`, which this test does not run: it would change the machine.
-    const shims = tempDir();
-    writeFileSync(join(shims, 'webwatch'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
-    chmodSync(join(shims, 'webwatch'), 0o755);
-    const env: Record<string, string> = { PATH: [shims, dirname(process.execPath), process.env.PATH ?? ''].join(':'), HOME: home };
+    // A fresh shell as a reader has one: the system's PATH (whatever Node it holds), a new HOME,
+    // nothing of this test's Node. Only npm's cache is this machine's, so that npx finds the Node it
+    // fetched before instead of fetching it again.
+    const env: Record<string, string> = { PATH: SYSTEM_PATH, HOME: home, npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm') };
     const engineHome = join(home, '.local', 'share', 'webwatch');
 
-    const skipped: string[] = [];
+    // Step 1, its lines in one shell (its export holds for the lines after it), from the checkout.
+    const [install, ...rest] = fencedBlocks(text, 'sh');
+    assert.match(install!, /npm install -g \. --ignore-scripts/, 'step 1 links the command');
+    const installed = await shell(`set -e\n${install}\nprintf '\\nPATH=%s\\n' "$PATH"`, ROOT, env, 120_000);
+    assert.equal(installed.code, 0, `step 1 as written:\nstdout: ${installed.stdout}\nstderr: ${installed.stderr}`);
+    env.PATH = /\nPATH=(.*)\n$/.exec(installed.stdout)![1]!;
+    uninstall = () => shell('npm uninstall -g webwatch', ROOT, env).then(() => undefined);
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+    assert.match(installed.stdout, new RegExp(`^${version.replace(/\./g, '\\.')}$`, 'm'), 'webwatch --version answers from the PATH step 1 left');
+    const found = await shell('command -v webwatch; node --version', project, env);
+    assert.match(found.stdout, /^\/.*\/webwatch\nv(2[2-9]|[3-9]\d)\./, `webwatch and a Node of 22 or newer are on the PATH: ${found.stdout}`);
+
     const results: (Captured & { command: string })[] = [];
     let onTerminal: Captured | undefined;
-    for (const command of commands(text)) {
-      if (/^npm (install -g|link)\b/.test(command)) {
-        skipped.push(command);
-        continue;
-      }
+    for (const command of commands(rest.map((block) => `\`\`\`sh\n${block}\`\`\`\n`).join(''))) {
       const background = /^(.*?)\s*&$/.exec(command);
       if (background) {
         // A port of 0 makes the script take a free one and print it; later commands get that one,
@@ -167,7 +180,6 @@ describe('the README walk-through', () => {
       }
     }
 
-    assert.deepEqual(skipped, ['npm install -g . --ignore-scripts'], 'only the PATH install is left out');
     const [site, receiver] = jobs;
     assert.match(site?.command ?? '', /serve\.mjs/);
     assert.match(receiver?.command ?? '', /receive-webhook\.mjs/);
