@@ -14,6 +14,7 @@ import type { CheckRecord } from '../contract/checks.js';
 import { executePlan, makePlan } from '../core/apply/apply.js';
 import { changesOf, checkHistory, fieldHistory } from '../core/history.js';
 import { planSummary } from '../core/apply/plan.js';
+import { cacheNote, freshByDefault } from '../core/scrape.js';
 import { validateSources, type ValidationReport } from '../core/validate.js';
 import { UsageError, WebwatchError } from '../errors/webwatch-error.js';
 import { EXIT } from '../errors/exit-codes.js';
@@ -35,6 +36,13 @@ export interface WebwatchMcpOptions {
   /** Shared by every session of one server process (the HTTP transport makes one server a session). */
   jobs: Jobs;
   pages: ResultPages;
+  /**
+   * Scrapes fetch the page anew unless the call asks for the cache (maxAge, minAge, lockdown), as
+   * the command line's do: on the embedded engine an assistant asking for a page wants it as it is
+   * now. A remote API keeps its own default (two days on the hosted one).
+   */
+  freshScrapes?: boolean;
+  now?: () => Date;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -155,12 +163,16 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
 
   server.registerTool('webwatch_scrape', {
     title: 'Scrape a page',
-    description: 'Fetch one URL and return its content as markdown (main content only by default), or other formats (html, links, json with a schema, screenshot...). Use it when you know the page; use webwatch_search to find pages, webwatch_map to list a site\'s URLs, webwatch_crawl for many pages of a site. maxAge: 0 fetches anew instead of answering from the cache.',
+    description: 'Fetch one URL and return its content as markdown (main content only by default), or other formats (html, links, json with a schema, screenshot...). Use it when you know the page; use webwatch_search to find pages, webwatch_map to list a site\'s URLs, webwatch_crawl for many pages of a site. Fetches the page anew on the embedded engine unless maxAge, minAge or lockdown ask for the cache (a remote API answers from its cache up to its default age); a cached answer says so in its first line, with its age. maxAge: 0 always fetches anew.',
     inputSchema: z.object({ url: httpUrl(), ...scrapeShape }).strict(),
     annotations: readOnly,
   }, guarded(async ({ url, ...input }, extra) => {
-    const document = await backend.scrape(url, scrapeOptionsOf(input), extra.signal);
-    return textResult(pages.page(documentText(document as unknown as Record<string, unknown>)));
+    const asked = scrapeOptionsOf(input);
+    const scrapeOptions = options.freshScrapes ? freshByDefault(asked) : asked;
+    const document = await backend.scrape(url, scrapeOptions, extra.signal);
+    // A cached answer says so before anything else, with its age: a price from two days ago is not today's.
+    const note = cacheNote([document], (options.now ?? (() => new Date()))(), scrapeOptions, 'maxAge: 0');
+    return textResult(pages.page([note, documentText(document as unknown as Record<string, unknown>)].filter(Boolean).join('\n\n')));
   }));
 
   server.registerTool('webwatch_map', {

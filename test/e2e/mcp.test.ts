@@ -118,6 +118,20 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(found, /Plans of Acme, for acme plans/);
     });
 
+    it('answers with the page as it is now on the embedded engine, and says in its first line when it answers from the cache', async () => {
+      const pricing = `${site.origin}/pricing`;
+      assert.match(textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: pricing } })), /^# Pricing\n[\s\S]*\$29\/month/);
+      price = '$35';
+      try {
+        const now = textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: pricing } }));
+        assert.match(now, /^# Pricing\n[\s\S]*Pro plan: \$35\/month/, 'fetched anew, not the copy of a moment ago');
+        const cached = textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: pricing, maxAge: 3_600_000 } }));
+        assert.match(cached, /^from cache, under a minute old; maxAge: 0 fetches anew\n\n# Pricing\n[\s\S]*\$35\/month/);
+      } finally {
+        price = '$29';
+      }
+    });
+
     it('refuses bad arguments by the schema before anything runs, and says tool errors in the model\'s terms', async () => {
       const before = site.requests.length;
       const refused = await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/`, formats: ['markdwn'] } });
@@ -274,6 +288,8 @@ describe('webwatch mcp', { concurrency: false }, () => {
 
     it('scrapes, crawls and applies monitors through the API, whose team keeps them', async () => {
       assert.match(textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/about` } })), /^# About\n\nFounded in 1999 in Lyon\./);
+      const again = textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/about` } }));
+      assert.match(again, /^from cache, under a minute old; maxAge: 0 fetches anew\n\n# About\n/, 'the API\'s own default age holds, and the answer says so first');
       assert.match(textOf(await client.callTool({ name: 'webwatch_crawl', arguments: { url: `${site.origin}/`, crawlOptions: { limit: 5 } } })), /: completed, 3 of 5 pages/);
       const yaml = `name: Remote pricing\nschedule: {cron: "0 9 * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing"]}]\n`;
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml } })), /create Remote pricing \([0-9a-f-]{36}\)/);

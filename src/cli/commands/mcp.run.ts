@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
-import { openBackend } from '../backend.js';
+import { loadConfig } from '../../config/config.js';
+import { openBackend, remoteSettings } from '../backend.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { version } from '../version.js';
@@ -23,10 +24,13 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
     throw new UsageError('--host, --port and --allow-private-targets go with --http', { suggestion: 'webwatch mcp --http --port 3003' });
   }
   const [{ createWebwatchMcp }, { Jobs }, { ResultPages }] = await Promise.all([import('../../mcp/server.js'), import('../../mcp/jobs.js'), import('../../mcp/results.js')]);
-  const backend = await openBackend(context, 'serving MCP', { publicTargetsOnly: flags.http && !flags.allowPrivateTargets });
+  const config = await loadConfig(context.io.env, context.io.cwd());
+  const backend = await openBackend(context, 'serving MCP', { config, publicTargetsOnly: flags.http && !flags.allowPrivateTargets });
   const jobs = new Jobs();
   const pages = new ResultPages(flags.maxResultChars);
-  const session = () => createWebwatchMcp({ backend, version: version(), jobs, pages });
+  // On the embedded engine a scrape is of the page as it is now, as the command line's is.
+  const freshScrapes = remoteSettings(context, config) === undefined;
+  const session = () => createWebwatchMcp({ backend, version: version(), jobs, pages, freshScrapes, now: context.io.now });
   const { output } = context;
   try {
     if (!flags.http) {

@@ -1,7 +1,7 @@
 /** `scrape`: flags and --options -> ScrapeOptions -> backend -> markdown, JSON or files. */
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
+import { cacheNote, freshByDefault, scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { startProgress } from '../../ui/progress.js';
@@ -14,7 +14,7 @@ import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
 import { isDirectoryTarget, keptMediaFile, outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
-import { cacheNote, documentsText, formatNames } from '../scrape-output.js';
+import { documentsText, formatNames } from '../scrape-output.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional(), input: z.string().optional() });
@@ -37,16 +37,6 @@ const errorLine = (result: { url: string; error: unknown }) => {
   const error = asWebwatchError(result.error);
   return { success: false, url: result.url, error: error.message, ...(error.code && { code: error.code }), ...(error.details !== undefined && { details: error.details }) };
 };
-
-/**
- * A scrape typed at the command line wants the page as it is now (`scrape URL | grep price` after
- * an edit), so it fetches unless --max-age, --min-age, --lockdown or an --options file say
- * otherwise. The API's two-day default stays for requests, monitors and crawls (spec §2.7).
- */
-function freshByDefault(options: ScrapeOptions): ScrapeOptions {
-  if (options.maxAge !== undefined || options.minAge !== undefined || options.lockdown === true) return options;
-  return { ...options, maxAge: 0 };
-}
 
 export async function runScrape(context: CommandContext, given: string[], rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;
