@@ -108,13 +108,16 @@ export function placementOf(root: Schema, input: unknown, path: readonly PathSeg
 
 /**
  * Rewrites each "unknown field" problem whose field exists one level down or up to say where it
- * belongs; a closer match that way replaces a "did you mean" guess.
+ * belongs. A near spelling of a field allowed here comes first (`url` in a target is most likely
+ * `urls`, not the webhook's `url`); where it belongs elsewhere follows it.
  */
 export function withPlacement(root: Schema, input: unknown, problems: Problem[]): Problem[] {
   return problems.map((problem) => {
     const key = problem.path[problem.path.length - 1];
     if (typeof key !== 'string' || !problem.message.startsWith(`unknown field ${JSON.stringify(key)}`)) return problem;
     const where = placementOf(root, input, problem.path.slice(0, -1), key);
-    return where ? { ...problem, message: `unknown field ${JSON.stringify(key)}: it belongs ${where}` } : problem;
+    if (!where) return problem;
+    const nearHere = problem.message.includes('(did you mean ');
+    return { ...problem, message: nearHere ? `${problem.message}, or it belongs ${where}` : `unknown field ${JSON.stringify(key)}: it belongs ${where}` };
   });
 }

@@ -12,6 +12,14 @@ function messages(result: { ok: true } | { ok: false; problems: { path: (string 
 const crawl = (extra: Record<string, unknown>) => ({ type: 'crawl', url: 'https://example.com/docs', ...extra });
 
 describe('misplaced fields', () => {
+  it('a near spelling of a field allowed here comes before where the field belongs elsewhere', () => {
+    const found = messages(validateMonitorRequest(validMonitor({
+      targets: [{ type: 'scrape', url: 'https://example.com/', scrapeOptions: { format: ['markdown'] } }],
+    }), 'file'));
+    assert.match(found['targets[0].url']!, /^unknown field "url" \(did you mean "urls"\?\), or it belongs in webhook$/);
+    assert.match(found['targets[0].scrapeOptions.format']!, /^unknown field "format" \(did you mean "formats"\?\), or it belongs /);
+  });
+
   it('one level down: a crawl option beside crawlOptions, a scrape option beside scrapeOptions', () => {
     const found = messages(validateMonitorRequest(validMonitor({
       targets: [crawl({ limit: 10 }), { type: 'scrape', urls: ['https://example.com/'], formats: ['markdown'] }],
