@@ -13,6 +13,11 @@ export interface TableOptions {
   emphasize?: readonly boolean[];
   /** Where the table is written: stdout (data), or stderr (among messages). */
   stream?: 'stdout' | 'stderr';
+  /**
+   * A column of reasons (errors) that must be read whole: on a terminal too narrow for one, the
+   * values cut are listed in full under the table, each after its row's `key` value (its URL).
+   */
+  whole?: { column: number; key: number; title: string };
 }
 
 const GAP = '  ';
@@ -50,7 +55,10 @@ export async function renderRows(output: Output, head: readonly string[], rows: 
   });
   table.push(...cells);
   const [header = '', ...lines] = table.toString().split('\n').map((line) => line.trimEnd());
-  return styled([style.bold(header), ...lines.map((line, r) => (options.emphasize?.[r] ? style.yellow(line) : line))].join('\n'));
+  const whole = options.whole;
+  const cut = whole ? cells.filter((row) => stringWidth(row[whole.column]!) > widths[whole.column]!) : [];
+  const footnotes = cut.length > 0 ? ['', `${whole!.title} in full:`, ...cut.map((row) => `  ${row[whole!.key]}: ${row[whole!.column]}`)] : [];
+  return styled([style.bold(header), ...lines.map((line, r) => (options.emphasize?.[r] ? style.yellow(line) : line)), ...footnotes].join('\n'));
 }
 
 /** cli-table3's characters for a table without borders: columns apart by GAP, no rules. */

@@ -117,6 +117,23 @@ describe('monitor run, checks, check', () => {
     assert.match(tty.stdout, /\u001b\[31m-Price: \$10/);
   });
 
+  it('gives every error whole on a terminal: a reason cut to fit the table is listed in full under it', async () => {
+    const env = { WEBWATCH_HOME: tempDir(), NO_COLOR: '1' };
+    const down = 'http://127.0.0.1:1/down';
+    await run(['monitor', 'apply', '-f', monitorFile('Errors', [`${server.origin}/a`, down], false)], { env });
+    const check = JSON.parse((await run(['monitor', 'run', 'Errors', '--json'], { env })).stdout);
+    const pages = JSON.parse((await run(['monitor', 'check', 'Errors', check.id, '--json'], { env })).stdout).pages as { url: string; error?: string }[];
+    const reason = pages.find((page) => page.url === down)!.error!;
+    assert.match(reason, /^connection refused by 127\.0\.0\.1/);
+    const narrow = await run(['monitor', 'check', 'Errors', check.id], { env, tty: true, columns: 60 });
+    const [table, full] = narrow.stdout.split('\nerrors in full:\n');
+    assert.match(table!, /…/, 'the row is cut to the terminal');
+    assert.equal(full!.trim(), `${down}: ${reason}`);
+    const wide = await run(['monitor', 'check', 'Errors', check.id], { env, tty: true, columns: 400 });
+    assert.ok(wide.stdout.includes(reason), 'a row that fits is whole');
+    assert.doesNotMatch(wide.stdout, /errors in full/);
+  });
+
   it('refuses a paused monitor and a second check at once with 409', async () => {
     const env = { WEBWATCH_HOME: tempDir() };
     await run(['monitor', 'apply', '-f', monitorFile('Slow', [`${server.origin}/slow`], false)], { env });

@@ -27,7 +27,8 @@ export function fakeIo(options: FakeIoOptions = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const io: Io = {
-    stdout: { write: (chunk: string) => out.push(chunk), isTTY: options.tty ?? false },
+    // Both streams are the one terminal: the same width.
+    stdout: { write: (chunk: string) => out.push(chunk), isTTY: options.tty ?? false, ...(options.columns !== undefined && { columns: options.columns }) },
     stderr: {
       write: (chunk: string) => err.push(chunk),
       isTTY: options.tty ?? false,

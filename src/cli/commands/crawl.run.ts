@@ -145,7 +145,7 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
     if (action === 'errors') {
       const { errors, robotsBlocked } = await backend.crawlErrors(id);
       if (output.json) return (output.jsonDocument({ errors, robotsBlocked }), EXIT.ok);
-      if (errors.length > 0) output.data(await renderRows(output, ['url', 'code', 'error'], errors.map((e) => [e.url, e.code ?? '', e.error])));
+      if (errors.length > 0) output.data(await renderRows(output, ['url', 'code', 'error'], errors.map((e) => [e.url, e.code ?? '', e.error]), { whole: { column: 2, key: 0, title: 'errors' } }));
       for (const url of robotsBlocked) output.data(`${url}\trobots.txt`);
       if (errors.length === 0 && robotsBlocked.length === 0) output.info('no errors');
       return EXIT.ok;

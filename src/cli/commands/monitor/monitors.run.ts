@@ -362,11 +362,11 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     const where = (location: string) => (location.startsWith('file:') ? fileURLToPath(location) : location);
     const shots = check.pages.some((page) => page.screenshot);
     const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '', ...(shots ? [page.screenshot ? where(page.screenshot) : ''] : [])]);
-    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error', ...(shots ? ['screenshot'] : [])], rows));
+    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error', ...(shots ? ['screenshot'] : [])], rows, { whole: { column: 4, key: 3, title: 'errors' } }));
     if (check.deliveries && check.deliveries.length > 0) {
       output.info('\nnotifications:');
       const deliveries = check.deliveries.map((d) => [d.channel, d.event, d.status, String(d.attempts), d.target, d.lastError ?? '']);
-      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries, { stream: 'stderr' }));
+      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries, { stream: 'stderr', whole: { column: 5, key: 4, title: 'last errors' } }));
     }
     reportDeliveryFailures(output, check);
     // Same pages whose text differed in volatile parts only: why they are the same.
