@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * How long one client's definition holds up the other sessions of `webwatch mcp --http`: one
- * session validates a file of 1.49 MB that stands for 20 million values (a list of 200,000
+ * session validates a file of 1.69 MB that stands for 20 million values (a list of 200,000
  * addresses under an anchor, 99 targets that alias it) while another pings the server every
  * 10 ms. The longest ping's round trip is the longest stall of the server's event loop during
  * the validation, as a client sees it (a ping waits for nothing else). Each build given is

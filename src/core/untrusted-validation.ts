@@ -22,7 +22,7 @@ export interface UntrustedValidationLimits {
 
 /**
  * A definition within the interface's limits (2,000 URLs a monitor) validates in well under a
- * second and 100 MB. The file of 200,000 values aliased 99 times (1.5 MB) takes 1.3 s and 450
+ * second and 100 MB. The file of 200,000 values aliased 99 times (1.7 MB) takes 1.3 s and 450
  * MB on a quiet machine, and under a heap of 512 MB spends a third longer collecting garbage:
  * the limits leave such documents room on a busy machine, and two at once cannot take more
  * than 2 GB.
