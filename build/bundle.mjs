@@ -27,8 +27,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const output = join(root, 'dist/webwatch.cjs');
 const chunkDir = join(root, 'dist/webwatch');
 const CLI = 'dist/src/cli/main.js';
-// The conversion worker (src/engine/scrape/convert-pool.ts) starts from the same bundle, at its own entry.
-const WORKER = 'dist/src/engine/scrape/convert-worker.js';
+// The worker threads start from the same bundle, each at its own entry (src/lib/bundle-worker.ts):
+// the conversion worker (src/engine/scrape/convert-pool.ts) and the validation of definitions
+// others send (src/core/untrusted-validation.ts).
+const WORKERS = { 'convert-worker': 'dist/src/engine/scrape/convert-worker.js', 'validate-worker': 'dist/src/core/validate-worker.js' };
 /** Loaded from node_modules when needed: native code, or big and used by few commands. */
 const EXTERNAL = ['better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core'];
 // The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
@@ -78,7 +80,7 @@ const importMeta = {
 const started = performance.now();
 const { outputFiles, metafile } = await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { cli: CLI, 'convert-worker': WORKER }, // named, so that every file is in one directory
+  entryPoints: { cli: CLI, ...WORKERS }, // named, so that every file is in one directory
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -101,7 +103,8 @@ const bundled = performance.now();
 const outputs = outputFiles.filter((file) => file.path.endsWith('.js'));
 const names = new Map(outputs.map((file, index) => [basename(file.path), String(index)]));
 const entryOf = (entry) => names.get(basename(Object.keys(metafile.outputs).find((out) => metafile.outputs[out].entryPoint === entry)));
-const [cli, worker] = [entryOf(CLI), entryOf(WORKER)];
+const cli = entryOf(CLI);
+const workers = Object.fromEntries(Object.entries(WORKERS).map(([entry, file]) => [entry, entryOf(file)]));
 const chunks = new Map(); // name -> { code, statics: names of the chunks it imports at once }
 for (const file of outputs) {
   const { imports, exports } = metafile.outputs[rel(file.path)];
@@ -129,13 +132,13 @@ for (const file of outputs) {
 // and a compilation of its own for little code: it joins the file of a chunk loaded by every
 // command that loads it (reached from a superset of its entry points, the closest), and only one
 // reached from at most twice as many, so that shared chunks (zod's) do not collect the small
-// pieces of every command. Entry points: the CLI, the worker and every target of an import().
+// pieces of every command. Entry points: the CLI, the workers and every target of an import().
 const inline = new Set([cli]);
 for (const name of inline) for (const next of chunks.get(name).statics) inline.add(next);
 const SMALL_CHUNK = 16 * 1024;
 const dynamic = Object.values(metafile.outputs).flatMap(({ imports }) => imports.filter(({ kind, external }) => kind === 'dynamic-import' && !external).map(({ path }) => names.get(basename(path))));
 const reachedBy = new Map([...chunks.keys()].map((name) => [name, new Set()]));
-for (const entry of new Set([cli, worker, ...dynamic])) {
+for (const entry of new Set([cli, ...Object.values(workers), ...dynamic])) {
   const seen = new Set([entry]);
   for (const name of seen) for (const next of chunks.get(name).statics) seen.add(next);
   for (const name of seen) reachedBy.get(name).add(entry);
@@ -202,7 +205,9 @@ function __meta(file) {
     resolve: (spec) => __url.pathToFileURL(__createRequire(filename).resolve(spec)).href,
   };
 }
-module.exports = __load(module.webwatchEntry === 'convert-worker' ? ${JSON.stringify(worker)} : ${JSON.stringify(cli)});
+/** The chunk of each worker's entry (src/lib/bundle-worker.ts names it). */
+const __workers = ${JSON.stringify(workers)};
+module.exports = __load(__workers[module.webwatchEntry] ?? ${JSON.stringify(cli)});
 `);
 written.unshift(output);
 const converted = performance.now();

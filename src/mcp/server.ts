@@ -15,7 +15,8 @@ import { executePlan, makePlan } from '../core/apply/apply.js';
 import { changesOf, checkHistory, fieldHistory } from '../core/history.js';
 import { planSummary } from '../core/apply/plan.js';
 import { cacheNote, freshByDefault } from '../core/scrape.js';
-import { validateSources, type ValidationReport } from '../core/validate.js';
+import type { ValidationReport } from '../core/validate.js';
+import { validateUntrusted } from '../core/untrusted-validation.js';
 import { UsageError, WebwatchError } from '../errors/webwatch-error.js';
 import { EXIT } from '../errors/exit-codes.js';
 import { agentRequest, validateAgentRequest } from '../spec/agent.js';
@@ -52,6 +53,13 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * tells the model to put `${WEBWATCH_API_KEY}` in a webhook URL must get an error, not the key.
  */
 const NO_ENVIRONMENT = { env: {} };
+
+/**
+ * A definition a model sends: at most 5 million characters (the HTTP transport's body is 4 MiB
+ * at most), validated on a worker thread (untrusted-validation.ts) so that no document holds up
+ * the other sessions.
+ */
+const DEFINITION_YAML = z.string().min(1).max(5_000_000);
 
 /** How often a running check tells its client that it still runs. */
 const CHECK_BEAT_MS = 5000;
@@ -329,17 +337,17 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
   server.registerTool('webwatch_monitor_validate', {
     title: 'Validate a monitor definition',
     description: 'Check a monitor definition (YAML, as in a webwatch monitors file: one monitor, a list, or several documents) against every rule of the v2 interface, without changing anything. Says each problem with its line, column and field.',
-    inputSchema: z.object({ yaml: z.string().min(1).max(5_000_000) }).strict(),
+    inputSchema: z.object({ yaml: DEFINITION_YAML }).strict(),
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, guarded(async ({ yaml }) => textResult(pages.page(validationText(validateSources([{ file: 'definition.yaml', text: yaml }], NO_ENVIRONMENT))))));
+  }, guarded(async ({ yaml }) => textResult(pages.page(validationText(await validateUntrusted([{ file: 'definition.yaml', text: yaml }], NO_ENVIRONMENT))))));
 
   server.registerTool('webwatch_monitor_apply', {
     title: 'Create or update monitors from a definition',
     description: 'Make the monitors match a YAML definition, by name, like kubectl apply: creates the new ones and updates the changed ones (dryRun: true only says what would change; prune: true also deletes monitors the definition does not name). Nothing is changed when the definition is invalid.',
-    inputSchema: z.object({ yaml: z.string().min(1).max(5_000_000), dryRun: z.boolean().optional(), prune: z.boolean().optional() }).strict(),
+    inputSchema: z.object({ yaml: DEFINITION_YAML, dryRun: z.boolean().optional(), prune: z.boolean().optional() }).strict(),
     annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   }, guarded(async ({ yaml, dryRun, prune }) => {
-    const report = validateSources([{ file: 'definition.yaml', text: yaml }], NO_ENVIRONMENT);
+    const report = await validateUntrusted([{ file: 'definition.yaml', text: yaml }], NO_ENVIRONMENT);
     if (!report.valid) return { isError: true, content: [{ type: 'text', text: validationText(report) }] };
     const definitions = report.files.flatMap((file) => file.monitors.map((monitor) => monitor.definition!));
     const plan = await makePlan(backend, definitions, prune ?? false);

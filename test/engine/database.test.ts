@@ -408,6 +408,8 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     await sqlRow(db, 'DROP TABLE idempotency_keys');
     await sqlRow(db, 'ALTER TABLE agent_jobs DROP COLUMN webhook');
     await sqlRow(db, 'ALTER TABLE page_results DROP COLUMN noise');
+    // Nor 23's rule of each monitor.
+    await sqlRow(db, 'ALTER TABLE monitors DROP COLUMN private_targets_allowed');
     await sqlRow(db, 'UPDATE webwatch_schema SET version = 12');
     await sqlRow(db, "INSERT INTO rate_windows VALUES ('k', 0, 3)");
     await db.close();

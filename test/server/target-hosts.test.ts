@@ -1,7 +1,7 @@
 /** The private-address rule over a whole definition: each host once, in parallel, each lookup bounded. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { refusePrivateHosts } from '../../src/server/target-hosts.js';
+import { refusePrivateHosts } from '../../src/engine/fetch/target-hosts.js';
 import { pathBeyondDepth } from '../../src/spec/depth.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -19,10 +19,12 @@ import type { CrawlPage, CrawlSummary } from '../../contract/crawl.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
 import type { CrawlOptions } from '../../spec/schemas.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import type { NormalizedMonitor } from '../../spec/monitor.js';
 import { monthOf, usageStore, type UsageKind } from '../../engine/usage/usage-store.js';
 import type { CheckContext } from '../../engine/monitors/run-check.js';
 import type { Judge } from '../../engine/judge/judge.js';
-import { monitorStore, nameConflict, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
+import { monitorStore, nameConflict, type SavedUnder, type StoredMonitor } from '../../engine/monitors/monitor-store.js';
+import { refusePrivateHosts, targetUrls } from '../../engine/fetch/target-hosts.js';
 import { monitorResource } from '../../engine/monitors/resource.js';
 import { resolveCheckRef, resolveMonitorRef } from '../../core/monitor-ref.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
@@ -132,6 +134,16 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
   const openMonitors = async () => monitorStore(await openDb());
   const checksOf = async () => checkStore(await openDb());
   const resource = (monitor: StoredMonitor) => monitorResource(monitor, options.now());
+  /**
+   * A definition saved under the rule that refuses private addresses is judged by it now (each
+   * host once), and the monitor keeps the rule: a later run by a process that allows them (the
+   * command line, serve's scheduler of the command line's monitors) still refuses them.
+   */
+  const savedUnder: SavedUnder = { privateTargetsAllowed: !options.publicAddressesOnly };
+  const admitted = async (definition: NormalizedMonitor) => {
+    if (options.checkUrl) await refusePrivateHosts(targetUrls(definition), options.checkUrl);
+    return definition;
+  };
   /** A check of the monitor by id; on the command line also by id prefix or `latest`. */
   const checkOf = async (checks: ReturnType<typeof checkStore>, monitor: StoredMonitor, checkId: string): Promise<CheckRecord> => {
     const check = await checks.get(monitor.id, checkId);
@@ -294,13 +306,13 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
       const monitors = await openMonitors();
       // The insert refuses a name taken since this look-up (by another process) with the same 409.
       if (await monitors.find(team, definition.name)) throw nameConflict(definition.name);
-      return resource(await monitors.insert(team, definition, options.now()));
+      return resource(await monitors.insert(team, await admitted(definition), options.now(), savedUnder));
     },
     updateMonitor: async (id, change) => {
       const monitor = await alive(id);
       const monitors = await openMonitors();
       let updated = monitor;
-      if (change.definition) updated = await monitors.update(team, monitor.id, change.definition, options.now());
+      if (change.definition) updated = await monitors.update(team, monitor.id, await admitted(change.definition), options.now(), savedUnder);
       if (change.status) updated = await monitors.setStatus(team, monitor.id, change.status, options.now());
       return resource(updated);
     },

@@ -11,7 +11,7 @@ import ipaddr from 'ipaddr.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 
-export const PRIVATE_TARGET_HINT = 'targets on private, loopback and link-local addresses are refused; start serve with --allow-private-targets to allow them';
+export const PRIVATE_TARGET_HINT = 'targets on private, loopback and link-local addresses are refused; start serve with --allow-private-targets, or mcp --http with it, to allow them';
 
 export function isPublicAddress(address: string): boolean {
   const parsed = ipaddr.parse(withHexTail(address));

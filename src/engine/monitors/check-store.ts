@@ -159,7 +159,8 @@ export function checkStore(db: Db) {
      * Fails the checks whose worker is gone, and announces each as its run would have: a
      * `monitor.check.completed` webhook (status failed, the interruption as its error), so that
      * a receiver hears of every check. `privateTargetsAllowed` is the rule of those deliveries
-     * for a monitor's team: the recovering process's own.
+     * for a monitor's team: the recovering process's own, unless the monitor was saved under a
+     * stricter one.
      */
     async recoverInterrupted(now: Date, privateTargetsAllowed: (team: string) => boolean = () => false): Promise<number> {
       // Only other workers' checks can be orphans: this one's own are running.
@@ -182,7 +183,8 @@ export function checkStore(db: Db) {
           if (monitorRow) {
             const monitor = monitorFromRow(monitorRow);
             const announced = webhookEntries(monitor, checkFromRow(checkRow, null), [], now).filter((entry) => entry.event === 'monitor.check.completed');
-            const allowed = privateTargetsAllowed(monitor.team);
+            // The stricter of the recovering process's rule and the one the monitor was saved under.
+            const allowed = privateTargetsAllowed(monitor.team) && monitor.privateTargetsAllowed;
             await outboxStore(db).enqueue(announced.map((entry) => ({ ...entry, privateTargetsAllowed: allowed })), now, trx);
           }
           recovered++;

@@ -23,7 +23,20 @@ export interface StoredMonitor {
   nextRunAt: string | null;
   currentCheckId: string | null;
   lastCheckSummary: MonitorSummary | null;
+  /**
+   * False when it was saved under the rule that refuses private, loopback and link-local
+   * addresses (serve, `mcp --http`): its checks and notifications keep that rule, whoever runs them.
+   */
+  privateTargetsAllowed: boolean;
 }
+
+/** The private-address rule of the process that saves a monitor. */
+export interface SavedUnder {
+  privateTargetsAllowed: boolean;
+}
+
+/** The command line's rule: its monitors are the machine's user's, and may reach private addresses. */
+const COMMAND_LINE_RULE: SavedUnder = { privateTargetsAllowed: true };
 
 export type MonitorRow = Selectable<Tables['monitors']>;
 
@@ -38,6 +51,7 @@ export const monitorFromRow = (row: MonitorRow): StoredMonitor => ({
   nextRunAt: row.next_run_at,
   currentCheckId: row.current_check_id,
   lastCheckSummary: row.last_check_summary ? (JSON.parse(row.last_check_summary) as MonitorSummary) : null,
+  privateTargetsAllowed: row.private_targets_allowed !== 0,
 });
 
 /**
@@ -97,8 +111,10 @@ export interface MonitorStore {
   list(team: string, options?: { includeDeleted?: boolean }): Promise<StoredMonitor[]>;
   /** By id, or by name among the monitors that are not deleted. */
   find(team: string, idOrName: string): Promise<StoredMonitor | undefined>;
-  insert(team: string, definition: NormalizedMonitor, now: Date): Promise<StoredMonitor>;
-  update(team: string, id: string, definition: NormalizedMonitor, now: Date): Promise<StoredMonitor>;
+  /** A new monitor, keeping the rule it is saved under (the command line's unless told). */
+  insert(team: string, definition: NormalizedMonitor, now: Date, rule?: SavedUnder): Promise<StoredMonitor>;
+  /** A new definition; the monitor keeps the rule of this save from now on. */
+  update(team: string, id: string, definition: NormalizedMonitor, now: Date, rule?: SavedUnder): Promise<StoredMonitor>;
   setStatus(team: string, id: string, status: MonitorStatus, now: Date): Promise<StoredMonitor>;
 }
 
@@ -128,23 +144,23 @@ export function monitorStore(db: Db): MonitorStore {
         ?? await q.selectFrom('monitors').selectAll().where('team', '=', team).where('name', '=', idOrName).where('status', '!=', 'deleted').executeTakeFirst();
       return row && monitorFromRow(row);
     },
-    async insert(team, definition, now) {
+    async insert(team, definition, now, rule = COMMAND_LINE_RULE) {
       const id = randomUUID();
       const stored = withTargetIds(definition);
       const at = now.toISOString();
       await claimingName(stored.name, () =>
         q.insertInto('monitors').values({
           id, team, name: stored.name, status: 'active', definition: JSON.stringify(stored), created_at: at, updated_at: at, next_run_at: nextRunAt(stored, 'active', now),
-          last_run_at: null, current_check_id: null, last_check_summary: null,
+          last_run_at: null, current_check_id: null, last_check_summary: null, private_targets_allowed: rule.privateTargetsAllowed ? 1 : 0,
         }).execute());
       return get(team, id);
     },
-    async update(team, id, definition, now) {
+    async update(team, id, definition, now, rule = COMMAND_LINE_RULE) {
       const current = await get(team, id);
       const stored = withTargetIds(definition);
       await claimingName(stored.name, () =>
         q.updateTable('monitors')
-          .set({ name: stored.name, definition: JSON.stringify(stored), updated_at: now.toISOString(), next_run_at: nextRunAt(stored, current.status, now) })
+          .set({ name: stored.name, definition: JSON.stringify(stored), updated_at: now.toISOString(), next_run_at: nextRunAt(stored, current.status, now), private_targets_allowed: rule.privateTargetsAllowed ? 1 : 0 })
           .where('team', '=', team).where('id', '=', id).execute());
       return get(team, id);
     },

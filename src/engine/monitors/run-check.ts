@@ -27,6 +27,31 @@ import type { CheckRecord, CheckStore, FingerprintUpdate, LastSnapshot, PageResu
 import type { ClaimedCheck } from '../scheduler/scheduler.js';
 import type { StoredMonitor } from './monitor-store.js';
 import { compareText } from '../../lib/compare-text.js';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { refusePrivateTargets } from '../fetch/network-policy.js';
+
+/** Why a page of a monitor saved under the rule is refused by a process that allows private addresses. */
+export const SAVED_RULE_HINT = 'targets on private, loopback and link-local addresses are refused: this monitor was saved under that rule (by serve or mcp --http), and its checks keep it until the command line saves it changed, or deleted and applied again';
+
+/**
+ * The stricter of this process's private-address rule and the one the monitor was saved under:
+ * a monitor a client of serve or of `mcp --http` saved is checked as they would check it, also
+ * by the command line's `monitor run` and serve's scheduler of the command line's monitors.
+ */
+function underSavedRule(context: CheckContext, monitor: StoredMonitor): CheckContext {
+  if (monitor.privateTargetsAllowed || context.scrape.publicAddressesOnly) return context;
+  const own = context.scrape.checkUrl;
+  const checkUrl = async (url: URL) => {
+    try {
+      await refusePrivateTargets(url);
+    } catch (error) {
+      const details = error instanceof WebwatchError && error.details && typeof error.details === 'object' ? error.details : {};
+      throw new WebwatchError((error as Error).message, { status: 403, details: { ...details, reason: SAVED_RULE_HINT } });
+    }
+    await own?.(url);
+  };
+  return { ...context, scrape: { ...context.scrape, checkUrl, publicAddressesOnly: true } };
+}
 
 /** Requests of a check in flight at once: polite to a site whose pages a target lists. */
 export const CHECK_CONCURRENCY = 4;
@@ -72,7 +97,12 @@ interface Pending {
 
 type Outcome = FingerprintedScrape | { error: unknown };
 
-const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** A page's error; a refusal (403) says why, as its reason: a bare "Forbidden" tells the reader nothing. */
+const errorMessage = (error: unknown) => {
+  if (!(error instanceof Error)) return String(error);
+  const reason = error instanceof WebwatchError && error.status === 403 ? (error.details as { reason?: unknown } | undefined)?.reason : undefined;
+  return typeof reason === 'string' ? `${error.message}: ${reason}` : error.message;
+};
 
 async function pageResult(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, url: string, previous: LastSnapshot | undefined, outcome: Outcome): Promise<PageResult> {
   const targetId = target.id!;
@@ -348,6 +378,7 @@ export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck
 }
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
+  context = underSavedRule(context, monitor);
   // Pages converted on worker threads while this thread fetches and compares (unless the caller converts).
   const conversion = checkConversion(context.conversionThreads);
   if (!context.scrape.convert) context = { ...context, scrape: { ...context.scrape, convert: conversion.convert } };

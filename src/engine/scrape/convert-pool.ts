@@ -8,9 +8,7 @@
  * that crashes its worker (out of memory, say), gets an error saying so, and its worker is
  * replaced; the other pages go on.
  */
-import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
@@ -19,6 +17,7 @@ import { extractionWanted } from '../extract/needs.js';
 import type { PdfLimits } from '../pdf/parse-pdf.js';
 import type { Content, ConvertInput } from './convert.js';
 import { convertsAsHtml } from './content-type.js';
+import { bundleWorker } from '../../lib/bundle-worker.js';
 
 /** What converts a fetched page: convertPage itself, or a check's conversion. */
 export type PageConverter = (page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits: PdfLimits) => Promise<Content>;
@@ -64,41 +63,6 @@ interface Slot {
 }
 
 const DEFAULT_WORKER = new URL('./convert-worker.js', import.meta.url);
-const BUNDLE = new URL('../../../webwatch.cjs', import.meta.url);
-
-/**
- * The CLI's bundle (build/bundle.mjs), when it is as new as the compiled worker: a worker
- * started from it, with V8's code cache of it, is ready in a fraction of the time that loading
- * the pipeline's modules one by one takes (about 0.1-0.2 s of CPU a worker).
- */
-function currentBundle(): string | undefined {
-  try {
-    const bundle = fileURLToPath(BUNDLE);
-    return statSync(bundle).mtimeMs >= statSync(fileURLToPath(DEFAULT_WORKER)).mtimeMs ? bundle : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Runs the bundle at the worker's entry, as bin/webwatch.js runs it at the CLI's: the same
- * wrapper, so the same code caches, and the chunks of dist/webwatch/ compiled the same way.
- */
-const BUNDLE_LOADER = `
-const { readFileSync } = require('node:fs');
-const { dirname } = require('node:path');
-const { Script } = require('node:vm');
-function run(file, module) {
-  let cachedData;
-  try { cachedData = readFileSync(file + '.cache'); } catch {}
-  const source = readFileSync(file, 'utf8');
-  const script = new Script('(function (exports, require, module, __filename, __dirname, __compile) {' + source + '\\n})', { filename: file, ...(cachedData && { cachedData }) });
-  script.runInThisContext()(module.exports, require, module, file, dirname(file), (chunk) => run(chunk, { exports: {} }));
-  return module.exports;
-}
-run(require('node:worker_threads').workerData.bundle, { exports: {}, webwatchEntry: 'convert-worker' });
-`;
-
 /** One page at a time per worker, plus one waiting there, so that a worker never waits for the main thread. */
 const PER_WORKER = 2;
 
@@ -173,10 +137,8 @@ export class ConversionPool {
 
   private spawn(): Slot {
     const limits = { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb }, stdout: false, stderr: false };
-    const bundle = this.workerUrl === DEFAULT_WORKER ? currentBundle() : undefined;
-    const worker = bundle
-      ? new this.workerClass!(BUNDLE_LOADER, { ...limits, eval: true, workerData: { bundle } })
-      : new this.workerClass!(this.workerUrl, limits);
+    // The pipeline's own worker starts from the bundle when it is current; a test's from its module.
+    const worker = this.workerUrl === DEFAULT_WORKER ? bundleWorker(this.workerClass!, 'convert-worker', DEFAULT_WORKER, limits) : new this.workerClass!(this.workerUrl, limits);
     const slot: Slot = { worker, inFlight: [] };
     worker.unref();
     worker.on('message', (reply: ConversionReply) => this.settle(slot, reply));

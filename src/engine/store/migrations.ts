@@ -470,6 +470,13 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable('page_results').addColumn('noise', 'text').execute();
     },
   },
+  {
+    version: 23,
+    description: "the private-address rule a monitor was saved under, which its checks keep whoever runs them; monitors saved before carry none (1), as before",
+    async up(db) {
+      await db.schema.alterTable('monitors').addColumn('private_targets_allowed', 'integer', (column) => column.notNull().defaultTo(1)).execute();
+    },
+  },
 ];
 
 /**

@@ -22,6 +22,8 @@ export interface Tables {
     next_run_at: string | null;
     current_check_id: string | null;
     last_check_summary: string | null;
+    /** 0 when the monitor was saved under the rule that refuses private addresses (serve, mcp --http): its checks keep it. */
+    private_targets_allowed: Generated<Flag>;
   };
   checks: {
     id: string;

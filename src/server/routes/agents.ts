@@ -11,7 +11,7 @@ import { isJobId, validateAgentRequest } from '../../spec/agent.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { formatPath } from '../../spec/issues.js';
 import { AGENT_WEBHOOK_EVENTS, normalizeJobWebhook } from '../../spec/job-webhook.js';
-import { refusePrivateHosts } from '../target-hosts.js';
+import { refusePrivateHosts } from '../../engine/fetch/target-hosts.js';
 import type { RouteDeps } from './deps.js';
 
 const LIST_PAGE = 50;

@@ -10,7 +10,7 @@ import { normalizeJobWebhook } from '../../spec/job-webhook.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { retainsNothing, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
 import { asObject, invalid } from '../http.js';
-import { refusePrivateHosts } from '../target-hosts.js';
+import { refusePrivateHosts } from '../../engine/fetch/target-hosts.js';
 import { startOnce } from '../idempotency.js';
 import type { RouteDeps } from './deps.js';
 import { jobRoutes } from './jobs.js';

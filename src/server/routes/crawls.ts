@@ -12,7 +12,7 @@ import { normalizeJobWebhook, type JobWebhookInput } from '../../spec/job-webhoo
 import { validateCrawlOptions, validateScrapeOptions, type CrawlOptions } from '../../spec/schemas.js';
 import { retainsNothing, validateZeroDataRetention, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
 import { asObject, invalid, targetUrl } from '../http.js';
-import { refusePrivateHosts } from '../target-hosts.js';
+import { refusePrivateHosts } from '../../engine/fetch/target-hosts.js';
 import { startOnce } from '../idempotency.js';
 import type { RouteDeps } from './deps.js';
 import { jobRoutes } from './jobs.js';

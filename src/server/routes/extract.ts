@@ -14,7 +14,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { SITE_WILDCARD, validateExtractRequest } from '../../spec/extract.js';
 import type { CrawlPreviewDocument, ExtractStarted } from '../../contract/extract.js';
 import { invalid } from '../http.js';
-import { refusePrivateHosts } from '../target-hosts.js';
+import { refusePrivateHosts } from '../../engine/fetch/target-hosts.js';
 import type { RouteDeps } from './deps.js';
 
 export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {

@@ -5,33 +5,24 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../../spec/monitor.js';
 import { validateMonitorRequest, validateMonitorUpdate } from '../../spec/schemas.js';
 import { asObject, invalid, page, whole } from '../http.js';
-import { refusePrivateHosts, targetUrls } from '../target-hosts.js';
 import type { RouteDeps } from './deps.js';
 
 /** Page results in one answer of a check, unless `limit` says otherwise. */
 const CHECK_PAGES_DEFAULT = 1000;
 
-export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf, checkUrl, served, work }) => {
+// Every scrape, crawl and webhook URL of a definition passes the private-network rule when the
+// team's engine saves it (team-engine.ts), which stores the rule with the monitor.
+export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf, served, work }) => {
   const { outOfCredits } = app.limits;
   // A monitor created, changed, paused or resumed may move the scheduler's next wake-up.
   app.addHook('onResponse', async (request, reply) => {
     if (request.method !== 'GET' && reply.statusCode < 300) work.monitorsChanged();
   });
 
-  /**
-   * Every scrape, crawl and webhook URL of a definition passes the private-network rule: each
-   * host once, a few at a time, so that a monitor with many URLs is judged in the time of a
-   * few lookups. The rule is applied again to every fetch and delivery.
-   */
-  const checkTargets = async (definition: NormalizedMonitor) => {
-    if (checkUrl) await refusePrivateHosts(targetUrls(definition), checkUrl);
-  };
-
   app.post('/v2/monitor', async (request) => {
     const validation = validateMonitorRequest(asObject(request.body), 'wire');
     if (!validation.ok) throw invalid(validation.problems);
     const definition = normalizeMonitor(validation.value);
-    await checkTargets(definition);
     return { success: true, data: await engineOf(request).createMonitor(definition) };
   });
 
@@ -57,7 +48,6 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
       const validation = validateMonitorRequest(merged, 'wire');
       if (!validation.ok) throw invalid(validation.problems);
       definition = normalizeMonitor(validation.value);
-      await checkTargets(definition);
     }
     return { success: true, data: await engine.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
   });

@@ -1,11 +1,11 @@
 /**
- * The private-address rule applied to a whole monitor definition when it is created or changed:
- * each host is judged once, a few at a time, with a bound on each lookup, so a monitor with
- * thousands of URLs on a few hosts costs a few lookups. Fetches and deliveries apply the rule
+ * The private-address rule applied to many URLs at once (a monitor definition when it is saved,
+ * a job's webhook): each host is judged once, a few at a time, with a bound on each lookup, so a
+ * monitor with thousands of URLs on a few hosts costs a few lookups. Fetches and deliveries apply the rule
  * again (and at connect time), so a lookup that times out here lets nothing through.
  */
-import type { NormalizedMonitor } from '../spec/monitor.js';
-import { inParallel } from '../lib/in-parallel.js';
+import type { NormalizedMonitor } from '../../spec/monitor.js';
+import { inParallel } from '../../lib/in-parallel.js';
 
 const LOOKUPS_AT_ONCE = 16;
 const LOOKUP_BOUND_MS = 3000;
