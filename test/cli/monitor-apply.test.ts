@@ -158,6 +158,24 @@ describe('monitor apply progress and conflicts', () => {
     assert.equal(JSON.parse(updated.stdout).summary.updated, 1);
   });
 
+  it('on a terminal says each monitor once, with its changes under it, as it is applied', async () => {
+    const { dir, ww } = workspace();
+    const first = await ww(['monitor', 'apply', '-f', dir], { tty: true, env: { NO_COLOR: '1' } });
+    assert.equal(first.code, 0);
+    const both = first.stderr + first.stdout;
+    assert.equal(both.match(/Pricing/g)?.length, 1, both);
+    assert.equal(both.match(/News/g)?.length, 1, both);
+    assert.match(first.stderr, /\n\+ created News  \([0-9a-f-]{36}\)\n\+ created Pricing  \([0-9a-f-]{36}\)\n/);
+    writeFileSync(join(dir, 'pricing.yaml'), PRICING.replace('0 * * * *', '*/30 * * * *'));
+    const updated = await ww(['monitor', 'apply', '-f', dir], { tty: true, env: { NO_COLOR: '1' } });
+    assert.match(updated.stderr, /\n~ updated Pricing  \([0-9a-f-]{36}\)\n    schedule\.cron: "0 \* \* \* \*" -> "\*\/30 \* \* \* \*"\n/);
+    assert.equal((updated.stderr + updated.stdout).match(/Pricing/g)?.length, 1);
+    assert.match(updated.stdout, /^= unchanged News/m, 'what was not applied is still in the plan');
+    // Piped, stdout keeps the whole plan for scripts.
+    const piped = await ww(['monitor', 'apply', '-f', dir, '--dry-run']);
+    assert.match(piped.stdout, /^= unchanged Pricing/m);
+  });
+
   it('stops with a conflict (exit 5) naming the monitor when it changes under the apply again', async (t) => {
     // An API on which another process keeps taking the name Pricing.
     const api = await startServer({

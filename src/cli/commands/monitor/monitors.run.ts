@@ -85,10 +85,15 @@ async function definitionsOrReport(context: CommandContext, files: string[], for
 
 const SYMBOL = { create: '+', update: '~', unchanged: '=', delete: '-' } as const;
 
-function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean) {
+/**
+ * The plan on stdout. `reported`: the monitors already said, with their changes, on the same
+ * terminal as they were applied (reportApplied), which are not said twice.
+ */
+function renderPlan(output: Output, plan: readonly PlanEntry[], applied: boolean, reported: (entry: PlanEntry) => boolean = () => false) {
   const style = output.style;
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
   for (const entry of plan) {
+    if (reported(entry)) continue;
     const line = `${SYMBOL[entry.action]} ${entry.action.padEnd(9)} ${entry.name}${entry.id ? `  (${entry.id})` : ''}`;
     output.data(styled(colour[entry.action](output.dataPiece(line))));
     for (const change of entry.changes.map(redactChange)) {
@@ -111,16 +116,21 @@ function renderPlanSummary(output: Output, plan: readonly PlanEntry[], applied: 
 const DONE = { create: 'created', update: 'updated', unchanged: 'unchanged', delete: 'deleted' } as const;
 const MEANWHILE = { created: 'another process created it meanwhile', changed: 'another process changed or deleted it meanwhile' } as const;
 
+/** Whether reportApplied says this monitor: unchanged ones are quiet unless another process was involved. */
+const reportsApplied = (entry: PlanEntry) => entry.action !== 'unchanged' || entry.meanwhile !== undefined;
+
 /**
  * One line on stderr per monitor as soon as it is applied, so an apply that is killed or fails
- * half-way has said what it did. Unchanged monitors are quiet unless another process was involved.
+ * half-way has said what it did; with its changes under it when stdout is the same terminal
+ * (the plan there then leaves it out: one line per monitor).
  */
-function reportApplied(output: Output, entry: PlanEntry) {
-  if (entry.action === 'unchanged' && !entry.meanwhile) return;
+function reportApplied(output: Output, entry: PlanEntry, withChanges: boolean) {
+  if (!reportsApplied(entry)) return;
   const style = output.messageStyle;
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
   const note = entry.meanwhile ? `: ${MEANWHILE[entry.meanwhile]}` : '';
   output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})${note}`));
+  if (withChanges) for (const change of entry.changes.map(redactChange)) output.info(`    ${change.path}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
 }
 
 const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
@@ -154,6 +164,8 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
     let plan = await makePlan(backend, definitions, flags.prune);
     const deletions = plan.filter((entry) => entry.action === 'delete');
     let applied = false;
+    // One terminal for both streams: each monitor applied is said once, as it is applied.
+    const oneTerminal = output.tty && output.errorTty && !output.json && shape.plan !== 'markdown';
     if (!dryRun) {
       if (deletions.length > 0) {
         const names = deletions.map((entry) => entry.name).join(', ');
@@ -163,14 +175,14 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
           return EXIT.usage;
         }
       }
-      plan = await executePlan(backend, plan, { onProgress: (entry) => reportApplied(output, entry) });
+      plan = await executePlan(backend, plan, { onProgress: (entry) => reportApplied(output, entry, oneTerminal) });
       applied = true;
     }
     if (output.json) output.jsonDocument(planJson(plan, applied));
     else if (shape.plan === 'markdown') {
       output.data(styled(planMarkdown(plan, { applied })));
       renderPlanSummary(output, plan, applied);
-    } else renderPlan(output, plan, applied);
+    } else renderPlan(output, plan, applied, applied && oneTerminal ? reportsApplied : undefined);
     return flags.detailedExitcode && hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   });
 }
