@@ -29,6 +29,22 @@ describe('webwatch crawl', () => {
     assert.match(one.stderr, /(^|\n)1 page crawled, 0 errors\n$/);
   });
 
+  it('on a terminal lines the pages up in columns under a header, as the other tables are', async () => {
+    const result = await run(['crawl', server.url, '--sitemap', 'skip'], { tty: true, columns: 200, env: { NO_COLOR: '1' } });
+    assert.equal(result.code, 0);
+    const lines = result.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^url +code +title$/);
+    assert.equal(lines.length, 4);
+    assert.doesNotMatch(result.stdout, /\t/);
+    // Every row's code and title start where the header's do.
+    const codeAt = lines[0]!.indexOf('code');
+    const titleAt = lines[0]!.indexOf('title');
+    for (const line of lines.slice(1)) {
+      assert.match(line.slice(codeAt), /^(200|404) /, line);
+      assert.match(line.slice(titleAt), /^(Home|One|Gone)$/, line);
+    }
+  });
+
   it('a crawl whose every page answered an HTTP error fails (exit 1)', async () => {
     const result = await run(['crawl', `${server.origin}/two`, '--sitemap', 'skip']);
     assert.equal(result.code, 1);

@@ -58,6 +58,19 @@ function crawlOptionsOf(flags: z.infer<typeof flagsSchema>): CrawlOptions {
   return result.value;
 }
 
+/** A crawl's pages as rows: tab-separated as they come when piped, one aligned table on a terminal. */
+class PageRows {
+  private readonly held: string[][] = [];
+  constructor(private readonly output: CommandContext['output']) {}
+  add(row: string[]): void {
+    if (this.output.tty) this.held.push(row);
+    else this.output.data(row.join('\t'));
+  }
+  async flush(): Promise<void> {
+    if (this.held.length > 0) this.output.data(await renderRows(this.output, ['url', 'code', 'title'], this.held.splice(0)));
+  }
+}
+
 export async function runCrawl(context: CommandContext, url: string, rawFlags: unknown): Promise<ExitCode> {
   const { io, output } = context;
   const flags = parseFlags(flagsSchema, rawFlags);
@@ -83,6 +96,9 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   let filesWritten = 0;
 
   const progress = await startProgress(io, output, `crawling ${url}`);
+  // On a terminal the pages are one aligned table once the crawl ends (the progress line counts
+  // them meanwhile); piped, each is a tab-separated row as soon as it is crawled.
+  const rows = new PageRows(output);
   let done = 0;
   let httpErrorCount = 0;
   const httpErrors = new Map<number, number>();
@@ -106,7 +122,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
       filesWritten += written.length;
     }
     if (output.json && !flags.output) io.stdout.write(`${JSON.stringify({ success: true, data: page.document })}\n`);
-    else if (!output.json) output.data([page.url, String(page.document.metadata.statusCode), page.document.metadata.title ?? ''].join('\t'));
+    else if (!output.json) rows.add([page.url, String(page.document.metadata.statusCode), page.document.metadata.title ?? '']);
   };
   let summary;
   const interrupt = interruptible();
@@ -119,6 +135,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   } finally {
     interrupt.dispose();
     progress.stop();
+    await rows.flush();
     await backend.close();
   }
   const robots = summary.skippedByRobots > 0 ? `, ${summary.skippedByRobots} skipped by robots.txt` : '';
@@ -164,16 +181,18 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
     // Every document, page after page of the API's answers.
     let documents = first;
     let seen = 0;
+    const rows = new PageRows(output);
     for (;;) {
       for (const document of documents) {
         if (output.json) io.stdout.write(`${JSON.stringify({ success: true, data: document })}\n`);
-        else output.data([document.metadata?.url ?? '', String(document.metadata?.statusCode ?? ''), document.metadata?.title ?? ''].join('\t'));
+        else rows.add([document.metadata?.url ?? '', String(document.metadata?.statusCode ?? ''), document.metadata?.title ?? '']);
       }
       seen += documents.length;
       if (!status.next || documents.length === 0) break;
       status = await backend.crawlStatus(id, seen);
       documents = status.data;
     }
+    await rows.flush();
     output.info(`crawl ${id}: ${summary.status}, ${summary.completed} of ${plural(summary.total, 'page')}`);
     return summary.status === 'failed' ? EXIT.failure : EXIT.ok;
   });
