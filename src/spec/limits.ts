@@ -151,3 +151,9 @@ export const BATCH_URLS_MAX = 10_000;
 export const PATH_PATTERN_MAX_LENGTH = 1000;
 export const PATH_PATTERN_MAX_PROGRAM_SIZE = 1000;
 export const PATH_PATTERNS_MAX = 100;
+
+/**
+ * Attempts at one webhook or e-mail delivery before it fails for good (docs/notifications.md):
+ * 408, 429, 5xx and network failures are retried with backoff, up to this many in all.
+ */
+export const DELIVERY_MAX_ATTEMPTS = 8;

@@ -79,6 +79,23 @@ describe('webhooks', () => {
     assert.deepEqual(received.map((d) => JSON.parse(d.body).type), ['monitor.check.completed']);
   });
 
+  it('is not held by a dead webhook: one attempt, the check reported as it ended, the retries left to the outbox', async () => {
+    // The default configuration: no deliveryWaitSeconds.
+    const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir() };
+    let attempts = 0;
+    const dead = await startServer({ '/hook': (_q, r) => void (attempts++, r.writeHead(503).end('down for maintenance')) });
+    try {
+      await run(['monitor', 'apply', '-f', monitorFile('Dead hook', `  url: ${dead.origin}/hook\n  events: [monitor.check.completed]\n`)], { env });
+      const ran = await run(['monitor', 'run', 'Dead hook'], { env: { ...env, NO_COLOR: '1' }, tty: true, now: () => new Date() });
+      assert.equal(ran.code, 0);
+      assert.match(ran.stdout, /^check \S+ completed: /m);
+      assert.match(ran.stderr, /warning: webhook: 1 delivery not made yet after attempt 1 of 8 \(the outbox retries it/);
+      assert.equal(attempts, 1, 'no retry held the command');
+    } finally {
+      await dead.close();
+    }
+  });
+
   it('keeps what cannot be delivered in the outbox for the next run, and fails 4xx answers for good', async () => {
     const home = tempDir();
     const config = writeFiles({ 'webwatch/config.yaml': 'deliveryWaitSeconds: 0\n' });
@@ -93,7 +110,7 @@ describe('webhooks', () => {
     const { lastError, ...counts } = first.notificationStatus.webhook;
     assert.deepEqual(counts, { pending: 1, delivered: 0, failed: 0, attempts: 1 });
     assert.match(lastError, /ECONNREFUSED|refused/i);
-    assert.match(firstRun.stderr, /warning: webhook: 1 delivery not made yet \(retried later by the scheduler or monitor run --due\): .*refused/i);
+    assert.match(firstRun.stderr, /warning: webhook: 1 delivery not made yet after attempt 1 of 8 \(the outbox retries it: serve's scheduler, or the next monitor run --due\): .*refused/i);
 
     // The receiver moves to a live address; the pending delivery still targets the old one and
     // is retried when due. A new check's delivery goes to the new address and is delivered.

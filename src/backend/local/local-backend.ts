@@ -54,8 +54,10 @@ export function localBackend(options: LocalBackendOptions): Backend {
     listChecks: engine.listChecks,
     getCheck: engine.getCheck,
     checkReport: engine.checkReport,
-    runMonitor: async (idOrName) => {
+    runMonitor: async (idOrName, run) => {
       const check = await (await engine.startRun(idOrName)).done;
+      // The check is saved: what remains is the notifications' first attempts.
+      run?.onStage?.(`check ${check.status}; delivering its notifications`);
       await engine.deliverNotifications();
       // Read again: the deliveries have moved the check's notificationStatus on.
       return engine.reread(check);

@@ -89,7 +89,12 @@ export interface Retention {
   zeroDataRetention?: boolean | undefined;
 }
 
-export const DELIVERY_WAIT_DEFAULT_SECONDS = 30;
+/**
+ * How long `monitor run` waits for retries of its notifications: none by default. Each delivery
+ * due is attempted once (within its 10 s); one that fails stays in the outbox, which the
+ * scheduler or the next `monitor run --due` retries, so the command is not held for them.
+ */
+export const DELIVERY_WAIT_DEFAULT_SECONDS = 0;
 
 /** What a team's engine offers: the work itself, and the team's monitors, checks and agent jobs. */
 export interface TeamEngine extends Pick<Backend, 'map' | 'search' | 'usage' | 'listMonitors' | 'getMonitor' | 'createMonitor' | 'updateMonitor' | 'deleteMonitor' | 'listChecks' | 'getCheck' | 'checkReport'> {

@@ -9,11 +9,12 @@ import { inParallel } from '../../lib/in-parallel.js';
 import { createHmac } from 'node:crypto';
 import type { Agent } from 'undici';
 import { retryAfterSeconds, RETRYABLE_STATUSES } from '../../spec/errors.js';
+import { DELIVERY_MAX_ATTEMPTS } from '../../spec/limits.js';
 import { publicOnlyLookup, refusePrivateTargets } from '../fetch/network-policy.js';
 import type { EmailMessage, OutboxEntry, OutboxStore } from './outbox.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-export const MAX_ATTEMPTS = 8;
+export const MAX_ATTEMPTS = DELIVERY_MAX_ATTEMPTS;
 const CLAIMED_ELSEWHERE_POLL_MS = 250;
 const BACKOFF_CAP_SECONDS = 3600;
 const DELIVERY_CONCURRENCY = 4;
@@ -176,7 +177,8 @@ export async function deliverUntil(options: DeliveryOptions & { waitMs: number; 
     if (!next) return;
     // Due but attempted by none: another worker holds them; look again shortly.
     const wait = Math.max(attempted === 0 ? CLAIMED_ELSEWHERE_POLL_MS : 0, Date.parse(next) - options.now().getTime());
-    if (performance.now() + wait > stopAt) return;
+    // A retry due now (Retry-After: 0) is made at once; one that waits, only within waitMs.
+    if (wait > 0 && performance.now() + wait > stopAt) return;
     await sleep(wait);
   }
 }

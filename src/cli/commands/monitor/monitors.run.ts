@@ -10,6 +10,7 @@ import type { CheckRecord } from '../../../contract/checks.js';
 import type { MonitorResource } from '../../../contract/monitor.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
 import { UsageError } from '../../../errors/webwatch-error.js';
+import { DELIVERY_MAX_ATTEMPTS } from '../../../spec/limits.js';
 import type { NormalizedMonitor } from '../../../spec/monitor.js';
 import { invalidDefinitionsMarkdown, planMarkdown } from '../../../ui/formats/plan-markdown.js';
 import { validationAnnotations } from '../../../ui/formats/validation-annotations.js';
@@ -289,7 +290,7 @@ function reportDeliveryFailures(output: Output, check: CheckRecord): void {
     if (!state?.lastError) continue;
     const what = state.failed > 0
       ? `${state.failed} deliver${state.failed === 1 ? 'y' : 'ies'} failed${state.attempts ? ` after ${state.attempts} attempt${state.attempts === 1 ? '' : 's'}` : ''}`
-      : `${state.pending} deliver${state.pending === 1 ? 'y' : 'ies'} not made yet (retried later by the scheduler or monitor run --due)`;
+      : `${state.pending} deliver${state.pending === 1 ? 'y' : 'ies'} not made yet${state.attempts ? ` after attempt ${state.attempts} of ${DELIVERY_MAX_ATTEMPTS}` : ''} (the outbox retries ${state.pending === 1 ? 'it' : 'them'}: serve's scheduler, or the next monitor run --due)`;
     output.problem(styledLine`${output.messageStyle.yellow('warning:')} ${channel}: ${what}: ${state.lastError}`);
   }
 }
@@ -310,7 +311,7 @@ export async function runMonitorNow(context: CommandContext, idOrName: string | 
     const progress = await startProgress(context.io, context.output, `checking ${idOrName}`);
     let check: CheckRecord;
     try {
-      check = await backend.runMonitor(idOrName!, { wait: flags.wait });
+      check = await backend.runMonitor(idOrName!, { wait: flags.wait, onStage: (stage) => progress.update(stage) });
     } finally {
       progress.stop();
     }
