@@ -27,6 +27,7 @@ import { mapRequestSchema, validateMapRequest } from '../spec/map.js';
 import { monitorSchemas, validateCrawlOptions, validateScrapeOptions } from '../spec/schemas.js';
 import { searchRequestSchema, validateSearchRequest } from '../spec/search.js';
 import { buildScrapeOptionsSchemas, type ScrapeOptions } from '../spec/scrape-options.js';
+import { plural } from '../lib/plural.js';
 import { Jobs, type Job } from './jobs.js';
 import { errorResult, json, ResultPages, textResult } from './results.js';
 import { newestCheck } from '../core/monitor-ref.js';
@@ -102,6 +103,11 @@ const guarded = <A>(run: (args: A, extra: Extra) => Promise<CallToolResult>) => 
   }
 };
 
+/** Changed fields of extracted JSON (`{path: {previous, current}}`), not a markdown diff's chunks (`{files}`). */
+const isFieldDiff = (diff: unknown): boolean =>
+  diff !== null && typeof diff === 'object' && Object.keys(diff).length > 0
+  && Object.values(diff).every((field) => field !== null && typeof field === 'object' && 'previous' in field && 'current' in field);
+
 /** A scraped document as a model reads it: its markdown first, then its other fields. */
 function documentText(document: Record<string, unknown>): string {
   const { markdown, ...rest } = document;
@@ -139,7 +145,7 @@ async function checkOf(backend: Backend, monitor: string, check: string | undefi
 
 const summaryLine = (check: CheckRecord) => {
   const s = check.summary;
-  return `check ${check.id} ${check.status}: ${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${s.error} errors (${s.totalPages} pages)`;
+  return `check ${check.id} ${check.status}: ${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${plural(s.error, 'error')} (${plural(s.totalPages, 'page')})`;
 };
 
 export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
@@ -403,7 +409,8 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
       page.error ? `error: ${page.error}` : '',
       page.noise ? `why same: ${page.noise.reason}` : '',
       page.diff && 'text' in page.diff && page.diff.text ? `\`\`\`diff\n${page.diff.text}\n\`\`\`` : '',
-      page.diff && 'json' in page.diff && page.diff.json ? `changed fields: ${json(page.diff.json)}` : '',
+      // The extracted JSON's changed fields; a markdown diff's `json` is its text parsed into chunks, said once above.
+      page.diff && isFieldDiff(page.diff.json) ? `changed fields: ${json(page.diff.json)}` : '',
     ].filter(Boolean).join('\n')).join('\n\n');
     return textResult(pages.page(`${summaryLine(record)}\n\n${body}`.trimEnd()));
   }));

@@ -234,6 +234,8 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(check, /## changed .*\/pricing \(HTTP 200\)/);
       assert.match(check, /-Pro plan: \$29\/month for the whole team\.\n\+Pro plan: \$35\/month for the whole team\./);
       assert.match(check, /judgment: /);
+      assert.doesNotMatch(check, /changed fields|"chunks"/, 'the markdown diff is said once, as a diff');
+      assert.match(check, /completed: 1 changed, 0 new, 0 removed, 0 same, 0 errors \(1 page\)\n/);
       const history = textOf(await client.callTool({ name: 'webwatch_monitor_history', arguments: { monitor: 'Acme pricing' } })).split('\n');
       assert.equal(history.length, 2);
       assert.match(history[0]!, /check [0-9a-f-]{36} completed: 1 changed, 0 new/);
