@@ -43,8 +43,14 @@ export interface PageFile {
 
 /** The engine's file of a media format, when the document names one of this machine. */
 export function keptMediaFile(document: ScrapeDocument, format: string): string | undefined {
-  const value = format === 'video' ? document.video : format === 'audio' ? document.audio : undefined;
+  const value = format === 'video' ? document.video : format === 'audio' ? document.audio : format === 'screenshot' ? document.screenshot : undefined;
   return value?.startsWith('file:') ? fileURLToPath(value) : undefined;
+}
+
+/** A screenshot given inline (`data:image/png;base64,...`): its bytes and extension. */
+function inlineImage(value: unknown): { bytes: Buffer; extension: string } | undefined {
+  const match = typeof value === 'string' ? /^data:image\/(png|jpeg|webp);base64,(.*)$/s.exec(value) : null;
+  return match ? { bytes: Buffer.from(match[2]!, 'base64'), extension: match[1] === 'jpeg' ? 'jpg' : match[1]! } : undefined;
 }
 
 /** One page's files: its whole response with --json, else one file per format. */
@@ -53,6 +59,8 @@ export function pageFiles(slug: string, document: ScrapeDocument, formats: reado
   return formats.map((format) => {
     const kept = keptMediaFile(document, format);
     if (kept) return { name: `${slug}${extname(kept)}`, content: '', copyFrom: kept };
+    const image = format === 'screenshot' ? inlineImage(document.screenshot) : undefined;
+    if (image) return { name: `${slug}.${image.extension}`, content: image.bytes };
     if (format === 'rawBase64') {
       const extension = BYTES_EXTENSIONS[document.metadata?.contentType?.split(';')[0]!.trim().toLowerCase() ?? ''] ?? 'bin';
       // `logo.png` stays `host_logo.png`, not `host_logo.png.png`.

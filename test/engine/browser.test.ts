@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { findChromium } from '../../src/engine/browser/chromium.js';
@@ -180,6 +181,28 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
     killDescendants(process.pid);
     await assert.rejects(slow, (error: WebwatchError) => error.code === 'BROWSER_CRASHED' && error.status === 502);
     assert.match((await at('/reveal', { actions: [{ type: 'click', selector: '#show' }] })).markdown!, /\$42/);
+  });
+});
+
+describe('scrape -o with a screenshot', { skip: !chromium && 'no Chromium: apt-get install chromium' }, () => {
+  it('writes the PNG itself into the directory, and to a file named with -o', async () => {
+    const server = await startServer({ '/gizmo.html': html('<main><h1>Gizmo</h1><p>A gizmo for every desk, in three colours.</p></main>') });
+    try {
+      const dir = tempDir();
+      const env = { WEBWATCH_HOME: tempDir() };
+      const wrote = await run(['scrape', `${server.origin}/gizmo.html`, '-f', 'screenshot,markdown', '-o', `${dir}/`, '--max-age', '0'], { env });
+      assert.equal(wrote.code, 0, wrote.stderr);
+      const files = readdirSync(dir).sort();
+      const png = files.find((name) => name.endsWith('.png'));
+      assert.ok(png, `a PNG among ${files.join(', ')}`);
+      assert.deepEqual([...readFileSync(join(dir, png)).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG bytes, not a file:// URL');
+      assert.ok(!files.some((name) => name.endsWith('.screenshot.txt')), files.join(', '));
+      const one = join(tempDir(), 'shot.png');
+      assert.equal((await run(['scrape', `${server.origin}/gizmo.html`, '-f', 'screenshot', '-o', one, '--max-age', '0'], { env })).code, 0);
+      assert.deepEqual([...readFileSync(one).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    } finally {
+      await server.close();
+    }
   });
 });
 
