@@ -26,6 +26,9 @@ const MODULE = 'webwatch';
 const configSchema = () => (builtConfigSchema ??= buildConfigSchema());
 let builtConfigSchema: ReturnType<typeof buildConfigSchema> | undefined;
 
+/** The top-level keys of a configuration file (docs/configuration.md lists each). */
+export const configKeys = (): string[] => Object.keys(configSchema().shape);
+
 const buildConfigSchema = () => closedObject({
   /** The organisation policy of threat protection, for the local engine and `serve`. */
   threatProtection: closedObject({

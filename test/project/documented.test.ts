@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
+import { configKeys } from '../../src/config/config.js';
 import { EXIT_CODE_TABLE } from '../../src/errors/exit-codes.js';
 import { DOCS_ROOT, documentation } from '../helpers/docs.js';
 import { fakeIo } from '../helpers/io.js';
@@ -97,5 +98,13 @@ describe('the documentation', () => {
     );
     assert.deepEqual(undocumentedCommands(['monitor apply', 'monitor resume', 'monitor delete', 'keys list', 'keys revoke', 'db check'], text), ['monitor delete', 'keys revoke', 'db check']);
     assert.equal(named(text, 'WEBWATCH_HOME'), false, 'a longer name does not count for a shorter one');
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('lists every key of the configuration file in its table', () => {
+    const page = readFileSync(join(DOCS_ROOT, 'docs', 'configuration.md'), 'utf8');
+    const listed = new Set([...page.matchAll(/^\| `(\w+)/gm)].map((match) => match[1]));
+    assert.deepEqual(configKeys().filter((key) => !listed.has(key)), []);
   });
 });

@@ -170,7 +170,8 @@ describe('the npm package', () => {
       writeFileSync(preload, `Object.defineProperty(process, 'version', { value: 'v${version}' }); Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } });\n`);
       await assert.rejects(run(process.execPath, ['--require', preload, join(ROOT, 'bin', 'webwatch.js'), 'monitor', 'list']), (error: { code: number; stderr: string }) => {
         assert.equal(error.code, 1);
-        assert.equal(error.stderr, `webwatch needs Node.js 22.14 or newer (22, 24 or 26); this is v${version}\n`);
+        assert.equal(error.stderr, `webwatch needs Node.js 22.14 or newer (22, 24 or 26); this is v${version}\n`
+          + `hint: run it on Node.js 24 from the npm registry, in this shell: export PATH="$(npx -y -p node@24 -c 'dirname "$(realpath "$(command -v node)")"'):$PATH"\n`);
         return true;
       });
     }

@@ -68,7 +68,7 @@ export function starterDefinition(options: StarterOptions): string {
     'schedule:',
     '  text: daily at 9 am                   # or cron: "0 9 * * *"',
     '  timezone: UTC',
-    type === 'search' ? `goal: ${goal}` : `# goal: ${goal}   # judge changes against this (needs a model)`,
+    type === 'search' ? `goal: ${goal}` : `# goal: ${goal}   # judge changes against this (a model if configured, else the lexical judge)`,
     'targets:',
     ...targetLines(type, url),
     '',
