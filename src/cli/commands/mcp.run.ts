@@ -23,7 +23,7 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
     throw new UsageError('--host, --port and --allow-private-targets go with --http', { suggestion: 'webwatch mcp --http --port 3003' });
   }
   const [{ createWebwatchMcp }, { Jobs }, { ResultPages }] = await Promise.all([import('../../mcp/server.js'), import('../../mcp/jobs.js'), import('../../mcp/results.js')]);
-  const backend = await openBackend(context, 'serving MCP', { publicTargetsOnly: flags.http && !flags.allowPrivateTargets });
+  const backend = await openBackend(context, 'serving MCP', { publicTargetsOnly: flags.http && !flags.allowPrivateTargets, servesSeveral: flags.http === true });
   const jobs = new Jobs();
   const pages = new ResultPages(flags.maxResultChars);
   const session = () => createWebwatchMcp({ backend, version: version(), jobs, pages });
