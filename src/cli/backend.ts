@@ -30,7 +30,7 @@ export function remoteSettings(context: CommandContext, config: Config): { apiUr
   return { apiUrl: apiUrlOf(apiUrl.value), apiKey: apiKey?.value, sources: { apiUrl: apiUrl.source, ...(apiKey && { apiKey: apiKey.source }) } };
 }
 
-export async function openBackend(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config; publicTargetsOnly?: boolean } = {}): Promise<Backend> {
+export async function openBackend(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config; publicTargetsOnly?: boolean; servesSeveral?: boolean } = {}): Promise<Backend> {
   const { io, output, globals } = context;
   const config = options.config ?? (await loadConfig(io.env, io.cwd()));
   const remote = remoteSettings(context, config);
@@ -70,6 +70,8 @@ export async function openBackend(context: CommandContext, doing: string, option
       ...(proxies && { proxies }),
       // serve's private-network rule, for a server whose clients are not the machine's user.
       ...publicOnly,
+      // One client's large page holds up no other's answers; a one-off command converts on its own thread.
+      ...(options.servesSeveral && { convertOffLoop: true }),
       closesBrowser: true,
     });
   }

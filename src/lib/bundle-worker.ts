@@ -23,7 +23,8 @@ function currentBundle(module: URL): string | undefined {
 
 /**
  * Runs the bundle at a worker's entry, as bin/webwatch.js runs it at the CLI's: the same
- * wrapper, so the same code caches, and the chunks of dist/webwatch/ compiled the same way.
+ * wrapper, so the same code caches, and the chunks of dist/webwatch/ compiled the same way. A
+ * thread is given the bundle and its entry in its workerData, a child process as its arguments.
  */
 const BUNDLE_LOADER = `
 const { readFileSync } = require('node:fs');
@@ -38,7 +39,7 @@ function run(file, module) {
   script.runInThisContext()(module.exports, require, module, file, dirname(file), (chunk) => run(chunk, { exports: {} }));
   return module.exports;
 }
-run(workerData.bundle, { exports: {}, webwatchEntry: workerData.entry });
+run(workerData ? workerData.bundle : process.argv[1], { exports: {}, webwatchEntry: workerData ? workerData.entry : process.argv[2] });
 `;
 
 /**
@@ -48,4 +49,13 @@ run(workerData.bundle, { exports: {}, webwatchEntry: workerData.entry });
 export function bundleWorker(WorkerClass: typeof Worker, entry: string, module: URL, options: Omit<WorkerOptions, 'eval' | 'workerData'>): Worker {
   const bundle = currentBundle(module);
   return bundle ? new WorkerClass(BUNDLE_LOADER, { ...options, eval: true, workerData: { bundle, entry } }) : new WorkerClass(module, options);
+}
+
+/**
+ * The arguments of a Node child process that runs `entry`, one of the bundle's worker entries,
+ * whose compiled module is `module`: from the bundle when it is current, else the module.
+ */
+export function bundleProcessArgs(entry: string, module: URL): string[] {
+  const bundle = currentBundle(module);
+  return bundle ? ['-e', BUNDLE_LOADER, bundle, entry] : [fileURLToPath(module)];
 }

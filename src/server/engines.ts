@@ -46,7 +46,7 @@ export function teamEngines(options: TeamEnginesOptions): TeamEngines {
     let found = engines.get(id);
     if (!found) {
       found = teamEngine({
-        version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true,
+        version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true, convertOffLoop: true,
         ...(keyId && { keyId }),
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
         ...(guarded && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }),

@@ -8,6 +8,8 @@ import { tempDir } from '../helpers/files.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { convertPage } from '../../src/engine/scrape/convert.js';
 import { checkConversion, ConversionPool, defaultPoolSize, INLINE_CONVERSIONS } from '../../src/engine/scrape/convert-pool.js';
+import { OFF_LOOP_MIN_BYTES, OFF_LOOP_MIN_TAGS, slowToConvert } from '../../src/engine/scrape/content-type.js';
+import { offLoopConversion, offLoopPoolSize } from '../../src/engine/scrape/off-loop.js';
 
 const misbehaving = new URL('../helpers/misbehaving-convert-worker.js', import.meta.url);
 const html = (title: string, body: string) => Buffer.from(`<!doctype html><html lang="en"><head><title>${title}</title><meta name="description" content="About ${title}"></head><body><nav><a href="/">Home</a></nav><main><article><h1>${title}</h1>${body}</article></main><footer>Footer</footer></body></html>`);
@@ -157,5 +159,150 @@ describe('conversion on worker threads', () => {
 
   it('sizes itself from the cores: none on two, one on three, at most two', () => {
     assert.deepEqual([1, 2, 3, 4, 16].map((cores) => defaultPoolSize(cores)), [0, 0, 1, 2, 2]);
+  });
+});
+
+/** Runs `script` (an ES module) in a Node process of its own: its exit code and what it printed. */
+async function runScript(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const file = join(tempDir(), 'script.mjs');
+  writeFileSync(file, script);
+  const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+const poolModule = fileURLToPath(new URL('../../src/engine/scrape/convert-pool.js', import.meta.url));
+
+describe('conversion in child processes', () => {
+  it('converts a page as a worker thread does', { timeout: 30_000 }, async () => {
+    const threads = new ConversionPool({ size: 1 });
+    const processes = new ConversionPool({ size: 1, isolation: 'process' });
+    try {
+      const input = page('/a', '<p>Caf\u00e9 <b>bold</b> and <a href="/x">a link</a>.</p><ul><li>one</li></ul>');
+      const formats = ['markdown', 'links', 'html'];
+      const there = await processes.convert(input, { formats: ['markdown', 'links', 'html'] }, formats, limits());
+      assert.deepEqual(there, await threads.convert(input, { formats: ['markdown', 'links', 'html'] }, formats, limits()));
+      assert.ok(there.markdown.includes('**bold**'), there.markdown);
+      // The page's bytes go on standard input, one page after another: each gets its own.
+      const many = await Promise.all([1, 2, 3, 4, 5].map((n) => processes.convert(page(`/p${n}`, `<p>${'x'.repeat(n * 70_000)} page ${n}</p>`), options, ['markdown'], { ...limits(), keepRawHtml: true })));
+      for (const [index, converted] of many.entries()) {
+        assert.match(converted.markdown, new RegExp(`# /p${index + 1}`));
+        assert.equal(converted.rawHtml!.length, page(`/p${index + 1}`, `<p>${'x'.repeat((index + 1) * 70_000)} page ${index + 1}</p>`).body.length);
+      }
+    } finally {
+      await Promise.all([threads.close(), processes.close()]);
+    }
+  });
+
+  it('fails a page that exhausts a child process\'s heap with a clear error, and converts the next page', { timeout: 30_000 }, async () => {
+    const pool = new ConversionPool({ size: 1, isolation: 'process', maxHeapMb: 16 });
+    try {
+      const huge = { ...page('/huge'), body: Buffer.from(`<html><body>${`<div>${'<p>x</p>'.repeat(100)}</div>`.repeat(4_000)}</body></html>`) };
+      await assert.rejects(pool.convert(huge, options, ['markdown'], limits()), (error: unknown) => error instanceof WebwatchError && error.code === 'SCRAPE_CONVERSION_FAILED' && error.message === 'converting the page ran out of memory (the limit is 16 MB)');
+      assert.match((await pool.convert(page('/small'), options, ['markdown'], limits())).markdown, /# \/small/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('survives a page that would abort the whole process from a worker thread', { timeout: 60_000 }, async () => {
+    // One array grown past the heap limit aborts the process a worker thread is in
+    // (nodejs/node#47224); in a child process it ends that process alone.
+    const { code, stdout, stderr } = await runScript(`
+      const { ConversionPool } = await import(${JSON.stringify(poolModule)});
+      const pool = new ConversionPool({ size: 1, isolation: 'process', maxHeapMb: 64, workerUrl: new URL(${JSON.stringify(misbehaving.href)}) });
+      const limits = () => ({ deadline: Date.now() + 50000, timeoutMs: 50000, keepRawHtml: false });
+      const at = (path) => ({ body: Buffer.from('<main><p>Text of ' + path + '</p></main>'), contentType: 'text/html', finalUrl: 'http://127.0.0.1:9' + path });
+      try {
+        await pool.convert(at('/abort'), {}, ['markdown'], limits());
+        console.log('converted?');
+      } catch (error) {
+        console.log('failed: ' + error.message);
+      }
+      console.log((await pool.convert(at('/after'), {}, ['markdown'], limits())).markdown);
+      await pool.close();`);
+    assert.equal(code, 0, `the process that asked survives (exit ${code}): ${stderr.slice(-500)}`);
+    assert.match(stdout, /failed: converting the page ran out of memory \(the limit is 64 MB\)/);
+    assert.match(stdout, /Text of \/after/);
+  });
+
+  it('lets the process exit as soon as its work is done, without waiting for idle processes to stop', { timeout: 30_000 }, async () => {
+    const started = Date.now();
+    const { code, stdout } = await runScript(`
+      const { ConversionPool } = await import(${JSON.stringify(poolModule)});
+      const pool = new ConversionPool({ size: 2, idleMs: 60000, isolation: 'process' });
+      const body = Buffer.from('<html><head><title>T</title></head><body><main><p>Some text of the page.</p></main></body></html>');
+      const content = await pool.convert({ body, contentType: 'text/html', finalUrl: 'http://127.0.0.1:9/' }, {}, ['markdown'], { deadline: Date.now() + 30000, timeoutMs: 30000, keepRawHtml: false });
+      console.log(content.markdown);`);
+    assert.equal(code, 0);
+    assert.match(stdout, /Some text of the page/);
+    assert.ok(Date.now() - started < 10_000, `exited after ${Date.now() - started} ms`);
+  });
+
+  it('fails a page that hangs at its scrape deadline and kills its process', { timeout: 30_000 }, async () => {
+    const pool = new ConversionPool({ size: 1, isolation: 'process', workerUrl: misbehaving });
+    try {
+      const hung = pool.convert(page('/hang'), options, ['markdown'], limits(1_000));
+      const behind = pool.convert(page('/behind'), options, ['markdown'], limits());
+      await assert.rejects(hung, (error: unknown) => error instanceof WebwatchError && error.status === 408);
+      assert.match((await behind).markdown, /# \/behind/);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('pages slow to convert', () => {
+  const htmlOf = (text: string) => ({ body: Buffer.from(text), contentType: 'text/html; charset=utf-8', finalUrl: 'http://127.0.0.1:9/' });
+
+  it('are judged on their bytes: size, and for HTML the count of tags', () => {
+    assert.equal(slowToConvert(page('/ordinary')), false);
+    assert.equal(slowToConvert(htmlOf('<p>' + 'x'.repeat(OFF_LOOP_MIN_BYTES) + '</p>')), true);
+    // Small in bytes, but thousands of elements.
+    assert.equal(slowToConvert(htmlOf('<b></b>'.repeat(OFF_LOOP_MIN_TAGS / 2))), true);
+    assert.equal(slowToConvert(htmlOf('<b></b>'.repeat(OFF_LOOP_MIN_TAGS / 2 - 1))), false);
+    const large = Buffer.alloc(OFF_LOOP_MIN_BYTES, 'a');
+    assert.equal(slowToConvert({ body: large, contentType: 'application/json' }), true);
+    assert.equal(slowToConvert({ body: large, contentType: 'text/plain' }), true);
+    // Not decoded here: images and other bytes; PDFs are read by child tools.
+    assert.equal(slowToConvert({ body: large, contentType: 'image/png' }), false);
+    assert.equal(slowToConvert({ body: Buffer.concat([Buffer.from('%PDF-1.7\n'), large]), contentType: 'application/pdf' }), false);
+  });
+
+  it('go to the pool, and the others are converted here', async () => {
+    const sent: string[] = [];
+    const pool = { convert: async (input: { finalUrl: string }) => (sent.push(input.finalUrl), { markdown: 'from the pool', links: [], images: [], metadata: {} }) } as unknown as ConversionPool;
+    const convert = offLoopConversion(() => pool);
+    const small = await convert(page('/small'), options, ['markdown'], limits());
+    assert.match(small.markdown, /# \/small/);
+    const slow = await convert({ ...htmlOf('<b></b>'.repeat(OFF_LOOP_MIN_TAGS)), finalUrl: 'http://127.0.0.1:9/slow' }, options, ['markdown'], limits());
+    assert.equal(slow.markdown, 'from the pool');
+    assert.deepEqual(sent, ['http://127.0.0.1:9/slow']);
+  });
+
+  it('go to a check\'s own converter (a server\'s) however few its pages, before its threads', async () => {
+    const here: string[] = [];
+    const converter = async (input: { finalUrl: string }) => (here.push(input.finalUrl), { markdown: 'here', links: [], images: [], metadata: {} });
+    let made = 0;
+    const threads = new ConversionPool({ size: 1 });
+    try {
+      const conversion = checkConversion(1, () => (made++, threads), converter);
+      conversion.expect(INLINE_CONVERSIONS + 1);
+      const slow = { ...htmlOf('<b></b>'.repeat(OFF_LOOP_MIN_TAGS)), finalUrl: 'http://127.0.0.1:9/slow' };
+      assert.equal((await conversion.convert(slow, options, ['markdown'], limits())).markdown, 'here');
+      // An ordinary page of a large check goes to the threads.
+      assert.match((await conversion.convert(page('/ordinary'), options, ['markdown'], limits())).markdown, /# \/ordinary/);
+      assert.deepEqual(here, ['http://127.0.0.1:9/slow']);
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it('get one process on two cores, where the main thread needs the other, and at most four', () => {
+    assert.deepEqual([1, 2, 3, 4, 8, 64].map((cores) => offLoopPoolSize(cores)), [1, 1, 2, 3, 4, 4]);
   });
 });

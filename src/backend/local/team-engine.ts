@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ScrapeContext } from '../../engine/scrape/scrape.js';
+import type { PageConverter } from '../../engine/scrape/convert-pool.js';
 import { databasePath, openDatabase, type Db } from '../../engine/store/database.js';
 import { scrapeStore } from '../../engine/store/scrape-cache.js';
 import type { RunContext } from '../../engine/store/work-queue.js';
@@ -82,6 +83,11 @@ export interface TeamEngineOptions {
   proxies?: ProxySettings;
   /** The team pays no surcharge for zero data retention (serve's `zeroDataRetentionSurchargeWaived`). */
   zeroDataRetentionSurchargeWaived?: boolean;
+  /**
+   * Pages slow to convert are converted in child processes (engine/scrape/off-loop.ts), so that
+   * one page holds up no other request: for a process that serves several clients (serve, mcp --http).
+   */
+  convertOffLoop?: boolean;
 }
 
 /** What a scrape or crawl request says of keeping its pages: `zeroDataRetention`, the hosted API's field beside the scrape options. */
@@ -172,6 +178,7 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
   // The same for every scrape of this team: worked out once, not per request.
   const browser = { env: options.env, ...options.browser, artifactsDir: artifactsDir(options.env, team), profilesDir: profilesDir(options.env, team) };
   const surcharge = zeroDataRetentionSurcharge(options.zeroDataRetentionSurchargeWaived === true);
+  const convert = options.convertOffLoop ? offLoopConverter(options.env) : undefined;
   const contextFor = async (signal?: AbortSignal, retention?: Retention): Promise<ScrapeContext> => ({
     version: options.version,
     ...(extractLlm && { llm: extractLlm }),
@@ -183,6 +190,7 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
     ...(options.publicAddressesOnly && { publicAddressesOnly: true }),
     ...(options.proxies && { proxies: options.proxies }),
     ...(retention?.zeroDataRetention && { zeroDataRetention: { surcharge } }),
+    ...(convert && { convert }),
     browser,
   });
   /** The usage ledger of this team: credits of each piece of work, tokens of each model reply. */
@@ -377,6 +385,30 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
       db = undefined;
     },
   };
+}
+
+/**
+ * The off-loop converter, its module loaded with the first page (the process's one pool of
+ * conversion processes). WEBWATCH_CONVERSION_MEMORY_MB sets each process's heap; a bad value
+ * fails the pages it concerns, saying so.
+ */
+function offLoopConverter(env: Readonly<Record<string, string | undefined>>): PageConverter {
+  let converter: Promise<PageConverter> | undefined;
+  const load = async () => {
+    const { offLoopConversion, offLoopPool } = await import('../../engine/scrape/off-loop.js');
+    const memoryMb = conversionMemoryMb(env);
+    return offLoopConversion(() => offLoopPool(memoryMb));
+  };
+  return async (...page) => (await (converter ??= load()))(...page);
+}
+
+function conversionMemoryMb(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = env.WEBWATCH_CONVERSION_MEMORY_MB;
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 16 || Number(value) > 65_536) {
+    throw new UsageError(`WEBWATCH_CONVERSION_MEMORY_MB must be a whole number of megabytes from 16 to 65536, not ${JSON.stringify(value)}`);
+  }
+  return Number(value);
 }
 
 /** WEBWATCH_CONVERSION_THREADS: the worker threads of large checks, where the cores the system reports are not the ones webwatch may use (a container's CPU quota). */

@@ -25,7 +25,7 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
   }
   const [{ createWebwatchMcp }, { Jobs }, { ResultPages }] = await Promise.all([import('../../mcp/server.js'), import('../../mcp/jobs.js'), import('../../mcp/results.js')]);
   const config = await loadConfig(context.io.env, context.io.cwd());
-  const backend = await openBackend(context, 'serving MCP', { config, publicTargetsOnly: flags.http && !flags.allowPrivateTargets });
+  const backend = await openBackend(context, 'serving MCP', { config, publicTargetsOnly: flags.http && !flags.allowPrivateTargets, servesSeveral: flags.http === true });
   const jobs = new Jobs();
   const pages = new ResultPages(flags.maxResultChars);
   // On the embedded engine a scrape is of the page as it is now, as the command line's is.

@@ -1,7 +1,7 @@
 /**
  * Map: the URLs of a site, fast — from its sitemaps (sitemap.xml, or those robots.txt names)
  * and the links of its start page, without scraping every page. Titles come from the anchors'
- * text where a link was found on the start page. The site is the start URL's host, with and
+ * text where a link was found on the start page (one of 256 KiB or more gives its links only). The site is the start URL's host, with and
  * without `www.`, and the host its start page was redirected to. With a `timeout`, a map that
  * runs out of it fails as the hosted API's does: 408 `Map timed out` (code MAP_TIMEOUT), with
  * none of what it found so far.
@@ -13,6 +13,7 @@ import { SCRAPE_TIMEOUT_MAX_MS } from '../../spec/limits.js';
 import { loadRobots, sitemapUrls } from '../crawl/crawl.js';
 import { addRoot, normalizeUrl, onSubdomain, rootOf } from '../crawl/urls.js';
 import { parseTargetUrl } from '../fetch/fetch-page.js';
+import { OFF_LOOP_MIN_BYTES } from '../scrape/content-type.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
 import type { MapRequest } from '../../spec/map.js';
 
@@ -73,7 +74,7 @@ async function mapWithin(request: MapRequest, scoped: ScrapeContext, timeoutMs: 
   };
 
   // The start page within the map's timeout, and never longer than a scrape may take (§8).
-  const pageOptions = { formats: ['rawHtml' as const], onlyMainContent: false, ...(timeoutMs !== undefined && { timeout: Math.min(timeoutMs, SCRAPE_TIMEOUT_MAX_MS) }) };
+  const pageOptions = { formats: ['rawHtml' as const, 'links' as const], onlyMainContent: false, ...(timeoutMs !== undefined && { timeout: Math.min(timeoutMs, SCRAPE_TIMEOUT_MAX_MS) }) };
 
   const sitemap = request.sitemap ?? 'include';
   // Where the start page landed: the site's sitemap is looked for there.
@@ -85,11 +86,17 @@ async function mapWithin(request: MapRequest, scoped: ScrapeContext, timeoutMs: 
     site = new URL(base);
     addRoot(roots, site);
     add(base, base, { ...(document.metadata.title && { title: document.metadata.title }), ...(document.metadata.description && { description: document.metadata.description }) });
-    const $ = load(document.rawHtml ?? '');
-    $('a[href]').each((_, element) => {
-      const title = $(element).text().replace(/\s+/g, ' ').trim().slice(0, TEXT_MAX) || $(element).attr('title')?.trim().slice(0, TEXT_MAX);
-      add($(element).attr('href')!, base, title ? { title } : undefined);
-    });
+    const html = document.rawHtml ?? '';
+    if (html.length >= OFF_LOOP_MIN_BYTES) {
+      // Parsing a page this large here would hold the thread for seconds: its links as the conversion found them (off the loop on a server), without titles.
+      for (const link of document.links ?? []) add(link, base);
+    } else {
+      const $ = load(html);
+      $('a[href]').each((_, element) => {
+        const title = $(element).text().replace(/\s+/g, ' ').trim().slice(0, TEXT_MAX) || $(element).attr('title')?.trim().slice(0, TEXT_MAX);
+        add($(element).attr('href')!, base, title ? { title } : undefined);
+      });
+    }
   }
   if (sitemap !== 'skip') {
     const robots = (await loadRobots(site, scoped, {})) ?? (site.origin === root.origin ? undefined : await loadRobots(root, scoped, {}));

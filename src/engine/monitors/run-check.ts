@@ -379,9 +379,9 @@ export async function runClaimedCheck(context: CheckContext, claim: ClaimedCheck
 
 async function completeCheck(context: CheckContext, monitor: StoredMonitor, check: CheckRecord): Promise<CheckRecord> {
   context = underSavedRule(context, monitor);
-  // Pages converted on worker threads while this thread fetches and compares (unless the caller converts).
-  const conversion = checkConversion(context.conversionThreads);
-  if (!context.scrape.convert) context = { ...context, scrape: { ...context.scrape, convert: conversion.convert } };
+  // Pages converted on worker threads while this thread fetches and compares; the caller's converter (a server's) takes the rest.
+  const conversion = checkConversion(context.conversionThreads, undefined, context.scrape.convert);
+  context = { ...context, scrape: { ...context.scrape, convert: conversion.convert } };
   let pages: PageResult[] = [];
   const pending: Pending = { snapshots: [], fingerprints: [], extraCredits: 0 };
   let failure: string | null = null;
