@@ -25,7 +25,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODE_TABLE: readonly { code: ExitCode; name: string; meaning: string }[] = [
   { code: EXIT.ok, name: 'OK', meaning: 'success' },
   { code: EXIT.failure, name: 'FAILED', meaning: 'runtime failure: network, server 5xx after retries, engine fault' },
-  { code: EXIT.usage, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' },
+  { code: EXIT.usage, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422, or a setting the request needs is missing (no model, no search provider)' },
   { code: EXIT.auth, name: 'UNAUTHORIZED', meaning: 'authentication or permission: HTTP 401, 403' },
   { code: EXIT.notFound, name: 'NOT_FOUND', meaning: 'not found: HTTP 404' },
   { code: EXIT.conflict, name: 'CONFLICT', meaning: 'conflict: HTTP 409' },

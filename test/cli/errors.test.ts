@@ -49,7 +49,7 @@ describe('errors from an API, on a terminal', () => {
   it('a server without a model for agents: its reason is shown, and it is not retried', async () => {
     const started = Date.now();
     const result = await ww(['agent', 'run', 'find the price']);
-    assert.equal(result.code, 1);
+    assert.equal(result.code, 2, 'a missing model is configuration to set, on the server as here');
     assert.match(result.stderr, /^error: Failed to passthrough agent request\.\n {2}no model is configured for agent jobs: set llm\.baseUrl/);
     assert.doesNotMatch(result.stderr, /retrying/);
     assert.ok(Date.now() - started < 2000, 'answered at once, without backoff');
@@ -57,7 +57,7 @@ describe('errors from an API, on a terminal', () => {
 
   it('a server without a search provider: the reason says how to configure one', async () => {
     const result = await ww(['search', 'acme']);
-    assert.notEqual(result.code, 0);
+    assert.equal(result.code, 2);
     assert.match(result.stderr, /^error: no search provider is configured\n {2}add to the config: search: \{provider: searxng/);
   });
 });

@@ -219,7 +219,7 @@ describe('bin/webwatch.js', () => {
     assert.deepEqual(rows.map((row) => row[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '130']);
     assert.deepEqual(rows[12], ['130', 'interrupted (Ctrl-C)']);
     const json = JSON.parse(webwatch(['help', 'exit-codes', '--json']).stdout);
-    assert.deepEqual(json[2], { code: 2, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422' });
+    assert.deepEqual(json[2], { code: 2, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422, or a setting the request needs is missing (no model, no search provider)' });
   });
 
   it('help <command> shows that command', () => {

@@ -62,6 +62,13 @@ describe('agent jobs from the clients', () => {
     const artifact = trace.find((e: Body) => e.type === 'artifact.updated' && e.artifact.kind === 'markdown');
     const snapshot = await run(['agent', 'snapshot', id, artifact.artifact.snapshotId], { env });
     assert.match(snapshot.stdout, /Founded in 1999 in Lyon/);
+    // Ids cut short, as docs/agent.md shows them: the job's and the snapshot's first characters.
+    const short = await run(['agent', 'snapshot', id.slice(0, 8), artifact.artifact.snapshotId.slice(0, 8)], { env });
+    assert.equal(short.code, EXIT.ok, short.stderr);
+    assert.equal(short.stdout, snapshot.stdout);
+    const tooShort = await run(['agent', 'snapshot', id, 'ab'], { env });
+    assert.equal(tooShort.code, EXIT.usage);
+    assert.match(tooShort.stderr, /too short to name a snapshot: give at least 4 characters/);
     assert.equal((await run(['agent', 'cancel', id], { env })).code, EXIT.conflict, 'a finished job cannot be cancelled');
 
     script = () => ({ toolCalls: [{ name: 'refuse', arguments: { reason: 'not allowed' } }] });

@@ -167,7 +167,7 @@ describe('search', () => {
       await bare.stop();
     }
     const local = await run(['search', 'gpu']);
-    assert.equal(local.code, 1);
+    assert.equal(local.code, 2, 'a missing provider is configuration to set, as a missing model is');
     assert.match(local.stderr, /error: no search provider is configured\nhint: add to the config: search: \{provider: searxng/);
   });
 

@@ -238,7 +238,12 @@ describe('the serve command', () => {
     assert.equal(row.status, 'completed');
     assert.doesNotMatch(served.stderr(), new RegExp(created.key), 'request logs carry no key');
 
-    assert.equal((await run(['keys', 'revoke', created.id], { env })).code, EXIT.ok);
+    const unknown = await run(['keys', 'revoke', 'ffff0000'], { env });
+    assert.equal(unknown.code, EXIT.notFound);
+    assert.match(unknown.stderr, /^error: Not Found\n.*no key has this id or id prefix\nhint: webwatch keys list shows them\n$/s);
+    const revoked = await run(['keys', 'revoke', created.id.slice(0, 6)], { env });
+    assert.equal(revoked.code, EXIT.ok, 'a unique prefix names the key, as it names a monitor');
+    assert.match(revoked.stderr, new RegExp(`key ${created.id} of team \\S+ revoked`));
     assert.equal(JSON.parse((await run(['keys', 'list', '--json'], { env })).stdout)[0].revokedAt !== null, true);
     assert.equal((await run(['keys', 'create', '--team', 'bad team'], { env })).code, EXIT.usage);
     await slow.close();

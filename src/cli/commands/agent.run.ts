@@ -3,6 +3,7 @@ import { interruptible } from '../interrupt.js';
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Backend } from '../../backend/backend.js';
+import { resolveIdPrefix } from '../../core/id-prefix.js';
 import { resolveAgentRef } from '../../core/agent/agent-ref.js';
 import { outcomeExitCode, TraceFollower } from '../../core/agent/follow.js';
 import { AgentRunView, type RunSummary } from '../../core/agent/run-view.js';
@@ -194,10 +195,23 @@ export async function runAgentTrace(context: CommandContext, ref: string, rawFla
   });
 }
 
+/** The snapshot ids a trace event names, wherever it carries them (an artifact change's `snapshotId`). */
+function snapshotIdsOf(value: unknown, depth = 0): string[] {
+  if (depth > 4 || value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => (key === 'snapshotId' && typeof inner === 'string' ? [inner] : snapshotIdsOf(inner, depth + 1)));
+}
+
 export async function runAgentSnapshot(context: CommandContext, ref: string, snapshotId: string, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ output: z.string().optional() }), rawFlags);
   let id = ref;
-  const content = await withBackend(context, 'reading an agent snapshot', async (backend) => backend.agentSnapshot((id = await resolveAgentRef(backend, ref)), snapshotId));
+  const content = await withBackend(context, 'reading an agent snapshot', async (backend) => {
+    id = await resolveAgentRef(backend, ref);
+    // A snapshot goes by its id or a unique prefix, among those the job's trace names.
+    const { events } = await backend.agentTrace(id);
+    const snapshots = [...new Set(events.flatMap((event) => snapshotIdsOf(event)))].map((one) => ({ id: one }));
+    snapshotId = snapshots.length > 0 ? resolveIdPrefix(snapshotId, snapshots, { what: 'snapshot', field: 'snapshot', listHint: `webwatch agent trace ${id.slice(0, 8)} names them` }).id : snapshotId;
+    return backend.agentSnapshot(id, snapshotId);
+  });
   if (flags.output) {
     await writeFile(flags.output, content);
     context.output.info(`snapshot ${snapshotId} written to ${flags.output}`);

@@ -3,6 +3,8 @@ import { keyStore } from '../../engine/keys/key-store.js';
 import { databaseLocation, openDatabase } from '../../engine/store/database.js';
 import { loadConfig } from '../../config/config.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
+import { resolveIdPrefix } from '../../core/id-prefix.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { renderRows } from '../../ui/table.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
@@ -41,7 +43,11 @@ export async function runKeysList(context: CommandContext, rawFlags: unknown = {
 
 export async function runKeysRevoke(context: CommandContext, id: string, rawFlags: unknown = {}): Promise<ExitCode> {
   const { database } = parseFlags(z.object({ database: z.string().optional() }), rawFlags);
-  const revoked = await withKeys(context, database, (keys) => keys.revoke(id, context.io.now()));
+  // A key goes by its id or a unique prefix of 4 or more, as monitors and agent jobs do.
+  const revoked = await withKeys(context, database, async (keys) => {
+    const key = resolveIdPrefix(id, await keys.list(), { what: 'key', field: 'key', describe: (item) => `team ${item.team}`, listHint: 'webwatch keys list shows them', notFound: ERROR_MESSAGES.notFound });
+    return keys.revoke(key.id, context.io.now());
+  });
   if (context.output.json) context.output.jsonDocument(revoked);
   else context.output.info(`key ${revoked.id} of team ${revoked.team} revoked`);
   return EXIT.ok;

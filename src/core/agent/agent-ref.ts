@@ -3,14 +3,13 @@
  * characters (as `agent list` shows 8), resolved among the team's jobs as git resolves commits.
  * The API itself takes whole ids only, so prefixes are looked up through the job list.
  */
-import { distance } from 'fastest-levenshtein';
 import type { Backend } from '../../backend/backend.js';
 import type { AgentListItem } from '../../contract/agent.js';
 import { WebwatchError, UsageError } from '../../errors/webwatch-error.js';
 import { isJobId } from '../../spec/agent.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { MIN_ID_PREFIX as MIN_PREFIX, resolveIdPrefix } from '../id-prefix.js';
 
-const MIN_PREFIX = 4;
 /** Pages of the list read at most (50 jobs each on serve; jobs are kept 7 days). */
 const MAX_PAGES = 40;
 
@@ -35,21 +34,6 @@ export async function resolveAgentRef(backend: Pick<Backend, 'listAgents'>, ref:
     if (!next || !last) break;
     before = Date.parse(last.createdAt);
   }
-  const matches = jobs.filter((job) => job.id.startsWith(given));
-  if (matches.length === 1) return matches[0]!.id;
-  if (matches.length > 1) {
-    throw new WebwatchError(`"${ref}" matches ${matches.length} agent jobs: ${matches.slice(0, 5).map((job) => `${job.id.slice(0, 8)} (${job.targetHint})`).join(', ')}${matches.length > 5 ? ', …' : ''}`, {
-      status: 400,
-      code: 'AMBIGUOUS_ID',
-      details: { agent: ref, reason: 'ambiguous', candidates: matches.map((job) => job.id) },
-      suggestion: 'give more of the id',
-    });
-  }
-  // One character off (a typo in the prefix): that job is offered.
-  const near = jobs.filter((job) => distance(job.id.slice(0, given.length), given) === 1);
-  throw new WebwatchError(ERROR_MESSAGES.agentNotFound, {
-    status: 404,
-    details: { agent: ref, reason: 'no agent job of this team has this id or id prefix' },
-    suggestion: near.length === 1 ? `did you mean ${near[0]!.id.slice(0, Math.max(8, given.length))}? (${LIST_HINT})` : jobs.length === 0 ? 'there are no agent jobs yet: start one with webwatch agent run "<prompt>"' : LIST_HINT,
-  });
+  if (jobs.length === 0) throw new WebwatchError(ERROR_MESSAGES.agentNotFound, { status: 404, details: { agent: ref, reason: 'no agent job of this team has this id or id prefix' }, suggestion: 'there are no agent jobs yet: start one with webwatch agent run "<prompt>"' });
+  return resolveIdPrefix(given, jobs, { what: 'agent job', field: 'agent', describe: (job) => job.targetHint, listHint: LIST_HINT, notFound: ERROR_MESSAGES.agentNotFound }).id;
 }
