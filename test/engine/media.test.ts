@@ -29,6 +29,8 @@ const TYPES: Record<string, string> = { mp4: 'video/mp4', m3u8: 'application/vnd
 describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffprobe are not installed (apt-get install ffmpeg)' }, () => {
   let media: string;
   let site: TestServer;
+  /** The downloads /held/ holds, each waiting to be let go on or cut. */
+  const held: ((go: 'on' | 'cut') => void)[] = [];
   /** Serves files of `media`, with range requests unless the path starts with /norange/. */
   before(async () => {
     media = tempDir();
@@ -68,8 +70,13 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
         await new Promise((resolve) => setTimeout(resolve, 400));
         path = path.slice('/slow'.length);
       }
-      const ranged = !path.startsWith('/norange/');
-      const file = join(media, path.replace(/^\/norange\//, '/'));
+      // /norange/, /nolength/ and /held/: a server that ignores Range and answers 200 with the
+      // whole file; /nolength/ without a Content-Length; /held/ holds a request without Range (a
+      // whole download, never the tools' first request, which asks for bytes=0-) halfway
+      // through, until the test lets it go on or cuts it.
+      const poor = /^\/(norange|nolength|held)\//.exec(path)?.[1];
+      const ranged = !poor;
+      const file = join(media, poor ? path.slice(poor.length + 1) : path);
       let body: Buffer;
       try {
         body = readFileSync(file);
@@ -77,6 +84,13 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
         return void response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       }
       const type = TYPES[file.split('.').pop()!] ?? 'application/octet-stream';
+      if (poor === 'nolength') return void response.writeHead(200, { 'content-type': type }).end(body);
+      if (poor === 'held' && request.headers.range === undefined) {
+        response.writeHead(200, { 'content-type': type, 'content-length': body.length });
+        response.write(body.subarray(0, body.length >> 1));
+        const go = await new Promise<'on' | 'cut'>((resolve) => held.push(resolve));
+        return void (go === 'on' ? response.end(body.subarray(body.length >> 1)) : response.destroy());
+      }
       const range = ranged ? /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '') : null;
       if (!range) return void response.writeHead(200, { 'content-type': type, 'content-length': body.length, ...(ranged && { 'accept-ranges': 'bytes' }) }).end(body);
       const start = Number(range[1]);
@@ -106,6 +120,8 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.equal(document.metadata.contentType, 'video/mp4');
     assert.equal(document.metadata.creditsUsed, 1 + 4 + 4, 'a page, and 4 for each media format');
     assert.equal(document.markdown, undefined);
+    // Readable by this user alone, as everything under the home is (ffmpeg alone would write 0644).
+    for (const file of [document.video, document.audio]) assert.equal(statSync(pathOf(file)).mode & 0o777, 0o600, file);
   });
 
   it('takes the best rendition of an HLS ladder, and the video of a DASH manifest', async () => {
@@ -125,18 +141,63 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.deepEqual(probe(pathOf((await engine('/ld.html', ['audio'])).audio)).streams.map((s) => s.codec_name), ['mp3']);
   });
 
-  it('says what is missing, too large or unreadable, and keeps no file', async () => {
+  it('says what is missing or too large, and keeps no file', async () => {
     await assert.rejects(engine('/plain.html', ['video']), (error: WebwatchError) => error.code === 'SCRAPE_MEDIA_NOT_FOUND' && error.status === 422 && /declares no video/.test(String((error.details as { reason: string }).reason)));
     await assert.rejects(engine('/big.mp4', ['video'], 10_000), (error: WebwatchError) => error.code === 'SCRAPE_MEDIA_TOO_LARGE' && error.status === 413);
-    // An MP4 with its index at the end, from a server that refuses range requests: ffmpeg writes
-    // headers only and ends with 0; the file read back says so.
-    const artifacts = tempDir();
-    await assert.rejects(mediaScrape(`${site.origin}/norange/big.mp4`, { formats: ['video'] }, ['video'], { artifactsDir: artifacts, scrapePage: () => Promise.reject(new Error('not a page')) }), (error: WebwatchError) => {
-      assert.equal(error.code, 'SCRAPE_MEDIA_FAILED');
-      assert.match(String((error.details as { reason: string }).reason), /Stream ends prematurely|Input\/output error|partial file/);
+  });
+
+  it('an MP4 with its index at the end, from a server that ignores Range: downloaded whole, privately, then remuxed, for video and audio', async () => {
+    // big.mp4 is written without +faststart: its moov atom is after the media. Streaming it,
+    // ffmpeg reads to the end for the index, asks for the media at byte 48 and gets byte 0.
+    const before = site.requests.length;
+    const artifactsDir = tempDir();
+    const document = await mediaScrape(`${site.origin}/norange/big.mp4`, { formats: ['video', 'audio'] }, ['video', 'audio'], { artifactsDir, scrapePage: () => Promise.reject(new Error('not a page')) });
+    const video = probe(pathOf(document.video));
+    assert.deepEqual(video.streams.map((s) => [s.codec_type, s.codec_name, s.width ?? null]), [['video', 'h264', 1280], ['audio', 'aac', null]]);
+    assert.ok(Math.abs(Number(video.format.duration) - 3) < 0.2, video.format.duration);
+    const audio = probe(pathOf(document.audio));
+    assert.deepEqual(audio.streams.map((s) => [s.codec_type, s.codec_name]), [['audio', 'mp3']]);
+    assert.ok(Math.abs(Number(audio.format.duration) - 3) < 0.3, audio.format.duration);
+    assert.equal(document.warning, undefined);
+    // One whole download (the request without Range) served both formats; only the two files are left.
+    const downloads = site.requests.slice(before).filter((request) => request.path === '/norange/big.mp4' && request.headers.range === undefined);
+    assert.equal(downloads.length, 1);
+    assert.deepEqual(readdir(artifactsDir).map((name) => name.replace(/^[0-9a-f-]{36}/, 'ID')), ['ID-100.mp4', 'ID-101.mp3']);
+    for (const name of readdir(artifactsDir)) assert.equal(statSync(join(artifactsDir, name)).mode & 0o777, 0o600, name);
+
+    // The same without a Content-Length: the size is learnt as the bytes come.
+    const unsized = await mediaScrape(`${site.origin}/nolength/big.mp4`, { formats: ['video'] }, ['video'], { artifactsDir: tempDir(), scrapePage: () => Promise.reject(new Error('not a page')) });
+    assert.deepEqual(probe(pathOf(unsized.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+  });
+
+  it('the download of a server without Range keeps within the cap, is readable by this user alone while it lasts, and is gone after a failure', async () => {
+    // Past the cap: the probe cannot know the size (no Content-Length), the download stops at it.
+    const capped = tempDir();
+    const before = site.requests.length;
+    await assert.rejects(mediaScrape(`${site.origin}/nolength/big.mp4`, { formats: ['video'] }, ['video'], { artifactsDir: capped, maxBytes: 20_000, scrapePage: () => Promise.reject(new Error('not a page')) }), (error: WebwatchError) => {
+      assert.equal(error.code, 'SCRAPE_MEDIA_TOO_LARGE');
+      assert.equal(error.status, 413);
+      assert.deepEqual(error.details, { url: `${site.origin}/nolength/big.mp4`, maxBytes: 20_000 });
       return true;
     });
-    assert.deepEqual(readdir(artifacts), [], 'nothing half-written is kept');
+    assert.ok(site.requests.slice(before).some((request) => request.path === '/nolength/big.mp4' && request.headers.range === undefined), 'the download was tried');
+    assert.deepEqual(readdir(capped), [], 'nothing is left of the download');
+
+    // A download cut halfway: seen while it lasts (mode 0600), gone after.
+    const artifactsDir = tempDir();
+    let settled = false;
+    const scrape = mediaScrape(`${site.origin}/held/big.mp4`, { formats: ['video'] }, ['video'], { artifactsDir, scrapePage: () => Promise.reject(new Error('not a page')) });
+    const failed = assert.rejects(scrape, (error: WebwatchError) => error.code === 'SCRAPE_MEDIA_FAILED' && error.status === 502).finally(() => (settled = true));
+    let partial: string[] = [];
+    while (!settled && (held.length === 0 || partial.length === 0)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      partial = readdir(artifactsDir);
+    }
+    assert.equal(partial.length, 1, `one file while the download is held: ${partial.join(' ')}`);
+    assert.equal(statSync(join(artifactsDir, partial[0]!)).mode & 0o777, 0o600);
+    held.shift()!('cut');
+    await failed;
+    assert.deepEqual(readdir(artifactsDir), [], 'nothing is left of the download');
   });
 
   it('waits for slow segments, says when a segment is missing, and gives up on a playlist that never ends at the timeout', async () => {
@@ -175,6 +236,55 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
       return true;
     });
     assert.equal(readdir(artifactsDir).length, 1, 'the ladder\'s file only');
+
+    // A server without Range: the whole download goes through the same proxy and rule as the
+    // tools' requests, each request judged before it reaches the site.
+    const judged: string[] = [];
+    const from = site.requests.length;
+    const whole = await mediaScrape(`${site.origin}/norange/big.mp4`, { formats: ['video'] }, ['video'], { artifactsDir: tempDir(), checkUrl: (url) => void judged.push(url.pathname), scrapePage: () => Promise.reject(new Error('not a page')) });
+    assert.deepEqual(probe(pathOf(whole.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+    const served = site.requests.slice(from);
+    assert.ok(served.some((request) => request.headers.range === undefined), 'downloaded whole');
+    assert.deepEqual(served.map((request) => request.path), judged, 'every request the site saw was judged by the rule');
+  });
+
+  it('over HTTPS from a server that ignores Range: downloaded directly, or through the rule\'s proxy by CONNECT as the tools are, never past it', async (t) => {
+    const dir = tempDir();
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+    } catch {
+      return t.skip('no openssl to make a certificate');
+    }
+    const { createServer } = await import('node:https');
+    const body = readFileSync(join(media, 'big.mp4'));
+    const ranges: (string | undefined)[] = [];
+    let [connections, handshakes] = [0, 0];
+    const secure = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (request, response) => {
+      ranges.push(request.headers.range);
+      response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': body.length }).end(body);
+    });
+    secure.on('connection', () => connections++);
+    secure.on('secureConnection', () => handshakes++);
+    await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(secure.address() as { port: number }).port}/big.mp4`;
+    try {
+      const direct = await mediaScrape(url, { formats: ['video'] }, ['video'], { artifactsDir: tempDir(), scrapePage: () => Promise.reject(new Error('not a page')) });
+      assert.deepEqual(probe(pathOf(direct.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
+      assert.ok(ranges.includes(undefined), 'downloaded whole');
+      // Under a rule: each connection the site had was a tunnel of the proxy, judged first, and
+      // each tunnel carried the requests (a download that connected on its own would leave its
+      // tunnel without a handshake).
+      const judged: string[] = [];
+      const [connectionsBefore, handshakesBefore, rangesBefore] = [connections, handshakes, ranges.length];
+      const guarded = await mediaScrape(url, { formats: ['audio'] }, ['audio'], { artifactsDir: tempDir(), checkUrl: (checked) => void judged.push(checked.href), scrapePage: () => Promise.reject(new Error('not a page')) });
+      assert.equal(probe(pathOf(guarded.audio)).streams[0]!.codec_name, 'mp3');
+      assert.ok(ranges.slice(rangesBefore).includes(undefined), 'downloaded whole');
+      assert.equal(connections - connectionsBefore, judged.length, `${connections - connectionsBefore} connections, ${judged.length} tunnels judged`);
+      assert.equal(handshakes - handshakesBefore, connections - connectionsBefore, 'every tunnel was used');
+    } finally {
+      secure.closeAllConnections();
+      secure.close();
+    }
   });
 
   it('a monitor of a video is same while the media is, and changed, with its hash in the diff, once it changes', async () => {
@@ -281,6 +391,23 @@ describe('the video and audio formats', { skip: !HAVE_FFMPEG && 'ffmpeg and ffpr
     assert.deepEqual(probe(pathOf(JSON.parse(drawn.stdout).data.video)).streams.filter((s) => s.codec_type === 'video').map((s) => s.width), [1280]);
 
   });
+});
+
+it('a download a stopped process left behind is pruned with the artifacts after a day, and nothing else of the directory', async () => {
+  const { pruneArtifacts } = await import('../../src/engine/browser/artifacts.js');
+  const home = tempDir();
+  const dir = join(home, 'artifacts', 'acme');
+  mkdirSync(dir, { recursive: true });
+  const id = '01a22400-0000-7000-8000-000000000000';
+  const names = [`${id}-100.mp4`, `${id}-download.part`, 'notes.txt'];
+  for (const name of names) writeFileSync(join(dir, name), 'x');
+  const { utimesSync } = await import('node:fs');
+  const dayAgo = (Date.now() - 25 * 3600_000) / 1000;
+  for (const name of names) utimesSync(join(dir, name), dayAgo, dayAgo);
+  // One under way, of a scrape that still runs.
+  writeFileSync(join(dir, '01a22400-0000-7000-8000-000000000001-download.part'), 'x');
+  assert.equal(await pruneArtifacts({ WEBWATCH_HOME: home }, Date.now()), 2);
+  assert.deepEqual(readdir(dir), ['01a22400-0000-7000-8000-000000000001-download.part', 'notes.txt']);
 });
 
 /** A response's status, its body read, so that no stream keeps serve from stopping. */

@@ -20,6 +20,7 @@ import type { ProxySettings } from '../../src/engine/fetch/proxy.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { tempDir } from '../helpers/files.js';
+import { run } from '../helpers/io.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
 
@@ -64,6 +65,10 @@ describe('proxy levels', () => {
   let blocking: ForwardProxy;
   let guarded: ForwardProxy;
   let locked: ForwardProxy;
+  /** A proxy that cannot reach any site: 502 Bad Gateway to every request and CONNECT, as an empty answer. */
+  let failing: ForwardProxy;
+  /** One whose way to the sites times out: 504 Gateway Timeout. */
+  let timingOut: ForwardProxy;
   let nowhere: string;
   const page = () => `${site.origin}/page`;
   const context = (proxies?: ProxySettings, extra: Partial<ScrapeContext> = {}): ScrapeContext => ({
@@ -88,11 +93,13 @@ describe('proxy levels', () => {
       },
     });
     locked = await startForwardProxy({ credentials: { user: USER, password: PASSWORD } });
+    failing = await startForwardProxy({ answer: () => ({ status: 502, body: '' }), tunnelAnswer: () => 502 });
+    timingOut = await startForwardProxy({ answer: () => ({ status: 504, body: '<h1>Gateway Timeout</h1>' }), tunnelAnswer: () => 504 });
     nowhere = `http://127.0.0.1:${await closedPort()}`;
   });
   after(async () => {
     await closeBrowserIfOpen();
-    await Promise.all([site, basic, enhanced, blocking, guarded, locked].map((each) => each.close()));
+    await Promise.all([site, basic, enhanced, blocking, guarded, locked, failing, timingOut].map((each) => each.close()));
   });
 
   it('the attempts of each level', () => {
@@ -179,6 +186,30 @@ describe('proxy levels', () => {
     });
   });
 
+  /** The failure of a proxy that answered `status` for itself: its level, address and status, the code of a proxy failure. */
+  const proxyAnswered = (proxy: ForwardProxy, level: string, status: string) => (error: WebwatchError) => {
+    assert.equal(error.code, 'SCRAPE_CONNECTION_FAILED');
+    assert.equal(error.exitCode, 1);
+    assert.match(error.message, new RegExp(`through the ${level} proxy http://127\\.0\\.0\\.1:${new URL(proxy.url).port} failed: the proxy answered ${status}$`));
+    return true;
+  };
+
+  it('a proxy that answers 502 or 504 for itself fails the page as the proxy\'s failure, never an empty success; auto then asks the enhanced proxy', async () => {
+    const f = failing.count(page());
+    await assert.rejects(at({ basic: failing.url }, { proxy: 'basic' }), proxyAnswered(failing, 'basic', '502 Bad Gateway'));
+    assert.equal(failing.count(page()) - f, 1, 'the proxy was asked');
+    await assert.rejects(at({ enhanced: timingOut.url }, { proxy: 'enhanced' }), proxyAnswered(timingOut, 'enhanced', '504 Gateway Timeout'));
+    const fellBack = await at({ basic: failing.url, enhanced: enhanced.url });
+    assert.equal(fellBack.metadata.proxyUsed, 'enhanced');
+    assert.match(fellBack.markdown ?? '', /Pro costs \$10/);
+    // Through the command line: its JSON error and exit code.
+    const cli = await run(['scrape', page(), '--json'], { env: { WEBWATCH_HOME: tempDir(), WEBWATCH_PROXY_BASIC: failing.url } });
+    assert.equal(cli.code, 1, cli.stderr);
+    const answer = JSON.parse(cli.stdout) as { success: boolean; code: string; error: string };
+    assert.deepEqual([answer.success, answer.code], [false, 'SCRAPE_CONNECTION_FAILED']);
+    assert.match(answer.error, /through the basic proxy http:\/\/127\.0\.0\.1:\d+ failed: the proxy answered 502 Bad Gateway/);
+  });
+
   describe('an https:// page', () => {
     let secure: HttpsServer | undefined;
     let origin = '';
@@ -208,6 +239,14 @@ describe('proxy levels', () => {
       const rendered = await at(proxies, { proxy: 'basic', mobile: true }, `${origin}/`);
       assert.match(rendered.markdown ?? '', /Over TLS through a tunnel/);
       assert.ok(tunnels() >= 2, 'the browser tunnelled through the proxy too');
+    });
+
+    it('a proxy that answers 502 to CONNECT fails the page with its status, fetched and in the browser', async (t) => {
+      if (!secure) return t.skip('no openssl to make a certificate');
+      await assert.rejects(at({ basic: failing.url }, { proxy: 'basic' }, `${origin}/`), proxyAnswered(failing, 'basic', '502 Bad Gateway to CONNECT'));
+      if (!chromium) return;
+      await assert.rejects(at({ basic: failing.url }, { proxy: 'basic', mobile: true }, `${origin}/`), proxyAnswered(failing, 'basic', '502 Bad Gateway to CONNECT'));
+      await assert.rejects(at({ basic: timingOut.url }, { proxy: 'basic', mobile: true }, `${origin}/`), proxyAnswered(timingOut, 'basic', '504 Gateway Timeout to CONNECT'));
     });
   });
 
@@ -259,6 +298,20 @@ describe('proxy levels', () => {
       assert.equal(document.metadata.proxyUsed, 'enhanced');
       assert.match(document.markdown ?? '', /Pro costs \$10/);
       assert.equal(enhanced.count(page()) - e, 1);
+    });
+
+    it('a proxy that answers 502 or 504 for itself fails the rendered page with its status, never an empty success', async () => {
+      await assert.rejects(at({ basic: failing.url }, { ...rendered, proxy: 'basic' }), proxyAnswered(failing, 'basic', '502 Bad Gateway'));
+      await assert.rejects(at({ basic: timingOut.url }, { ...rendered, proxy: 'basic' }), proxyAnswered(timingOut, 'basic', '504 Gateway Timeout'));
+      const fellBack = await at({ basic: failing.url, enhanced: enhanced.url }, rendered);
+      assert.equal(fellBack.metadata.proxyUsed, 'enhanced');
+      assert.match(fellBack.markdown ?? '', /Pro costs \$10/);
+      // Through the command line, a page the browser reads (--wait-for): its JSON error and exit code.
+      const cli = await run(['scrape', page(), '--wait-for', '1', '--json'], { env: { WEBWATCH_HOME: tempDir(), WEBWATCH_PROXY_BASIC: failing.url } });
+      assert.equal(cli.code, 1, cli.stderr);
+      const answer = JSON.parse(cli.stdout) as { success: boolean; code: string; error: string };
+      assert.deepEqual([answer.success, answer.code], [false, 'SCRAPE_CONNECTION_FAILED']);
+      assert.match(answer.error, /through the basic proxy http:\/\/127\.0\.0\.1:\d+ failed: the proxy answered 502 Bad Gateway/);
     });
 
     it('a proxy that refuses the credentials fails the page, without them in the error', async () => {

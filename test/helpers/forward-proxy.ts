@@ -5,7 +5,7 @@
  * credentials (407 otherwise), and answers itself for what `answer` covers (a host no test may
  * reach, a block) or forwards to the target.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -27,6 +27,8 @@ export interface ForwardProxyOptions {
   credentials?: { user: string; password: string };
   /** An answer of the proxy's own for a URL (a page of a host it stands in for, a block); forwarded when undefined. */
   answer?: (url: URL) => { status: number; body: string; headers?: Record<string, string> } | undefined;
+  /** A status of the proxy's own for a CONNECT to `host:port` (a proxy that cannot reach it); tunnelled when undefined. */
+  tunnelAnswer?: (authority: string) => number | undefined;
 }
 
 export async function startForwardProxy(options: ForwardProxyOptions = {}): Promise<ForwardProxy> {
@@ -63,6 +65,8 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
     }
     forwarded.push(`CONNECT ${request.url}`);
+    const own = options.tunnelAnswer?.(request.url ?? '');
+    if (own !== undefined) return void client.end(`HTTP/1.1 ${own} ${STATUS_CODES[own] ?? ''}\r\nContent-Length: 0\r\n\r\n`);
     const target = /^\[?([^\]]+?)\]?:(\d+)$/.exec(request.url ?? '');
     if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     const upstream = connect({ host: target[1], port: Number(target[2]) }, () => {

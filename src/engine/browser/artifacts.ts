@@ -12,6 +12,12 @@ export const ARTIFACT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** `<scrapeId>-<n>.<ext>`: nothing else is ever read from the directory. */
 export const ARTIFACT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{1,4}\.(png|jpg|pdf|mp4|webm|mp3)$/;
 export const ARTIFACT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg' };
+/**
+ * A media file being downloaded whole for the tools (media/download-media.ts): never served, and
+ * pruned with the artifacts when a process that died left it behind.
+ */
+export const PARTIAL_DOWNLOAD_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-download\.part$/;
+export const partialDownloadName = (scrapeId: string) => `${scrapeId}-download.part`;
 /** The artifacts of the video and audio formats, which serve gives by signed link. */
 export const isMediaArtifact = (name: string) => /^(video|audio)\//.test(ARTIFACT_TYPES[name.split('.').pop()!] ?? '');
 
@@ -72,7 +78,7 @@ export async function pruneArtifacts(env: Readonly<Record<string, string | undef
   let removed = 0;
   for (const team of await readdir(root).catch(() => [] as string[])) {
     for (const name of await readdir(join(root, team)).catch(() => [] as string[])) {
-      if (!ARTIFACT_NAME.test(name)) continue;
+      if (!ARTIFACT_NAME.test(name) && !PARTIAL_DOWNLOAD_NAME.test(name)) continue;
       const path = join(root, team, name);
       const info = await stat(path).catch(() => undefined);
       if (info && now - info.mtimeMs > ARTIFACT_RETENTION_MS) {

@@ -17,7 +17,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { publicOnlyLookup } from '../fetch/network-policy.js';
-import { PROXY_FAILURE_HEADER, proxyAuthorization } from '../fetch/proxy.js';
+import { PROXY_FAILURE_HEADER, PROXY_GATEWAY_FAILURES, proxyAnswered, proxyAuthorization } from '../fetch/proxy.js';
 
 type Lookup = typeof publicOnlyLookup;
 
@@ -40,6 +40,25 @@ function remember(host: string, error: Error): void {
 export function refusalOf(host: string, since: number): Error | undefined {
   const known = refusals.get(host.replace(/^\[|\]$/g, ''));
   return known && known.at >= since && Date.now() - known.at < REFUSAL_MEMORY_MS ? known.error : undefined;
+}
+
+/**
+ * Why the operator's proxy failed a tunnel lately, by proxy and host: Chromium says only that the
+ * tunnel failed, and the scrape says what the proxy answered, as the plain fetch does.
+ */
+const tunnelFailures = new Map<string, { reason: string; at: number }>();
+
+function rememberTunnelFailure(upstream: Upstream, host: string, reason: string): void {
+  const key = `${upstream.address}\n${host}`;
+  tunnelFailures.delete(key);
+  tunnelFailures.set(key, { reason, at: Date.now() });
+  if (tunnelFailures.size > REFUSALS_KEPT) tunnelFailures.delete(tunnelFailures.keys().next().value!);
+}
+
+/** What the operator's proxy at `upstream` answered when it failed a tunnel to `host` since `since` (ms), if it did. */
+export function tunnelFailureOf(upstream: string, host: string, since: number): string | undefined {
+  const known = tunnelFailures.get(`${upstream}\n${host.replace(/^\[|\]$/g, '')}`);
+  return known && known.at >= since && Date.now() - known.at < REFUSAL_MEMORY_MS ? known.reason : undefined;
 }
 
 let started: Promise<string> | undefined;
@@ -74,6 +93,8 @@ export function proxyThrough(upstream: string, publicOnly: boolean): Promise<str
 
 /** The operator's proxy as this one reaches it. */
 interface Upstream {
+  /** As configured: what tunnel failures are remembered by. */
+  address: string;
   send: typeof httpRequest;
   host: string;
   port: number;
@@ -84,6 +105,7 @@ function upstreamOf(address: string): Upstream {
   const url = new URL(address);
   const https = url.protocol === 'https:';
   return {
+    address,
     send: https ? httpsRequest : httpRequest,
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: Number(url.port) || (https ? 443 : 80),
@@ -138,6 +160,9 @@ function connected(address: string, port: number): Promise<Duplex> {
   });
 }
 
+/** The proxy's answer to a CONNECT, other than 200, as the reason of a failed tunnel. */
+class TunnelRefused extends Error {}
+
 /** A tunnel to `authority` (host:port) through the operator's proxy, once it has answered 200. */
 function tunnelThrough(upstream: Upstream, authority: string): Promise<Duplex> {
   return new Promise((resolve, reject) => {
@@ -146,7 +171,8 @@ function tunnelThrough(upstream: Upstream, authority: string): Promise<Duplex> {
     asked.once('connect', (answer: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (answer.statusCode !== 200) {
         socket.destroy();
-        return reject(new Error(`the proxy answered ${answer.statusCode} to CONNECT`));
+        const status = answer.statusCode ?? 0;
+        return reject(new TunnelRefused(status === 407 ? 'the proxy refused its credentials (407)' : proxyAnswered(status, true)));
       }
       if (head.length > 0) socket.unshift(head);
       resolve(socket);
@@ -166,6 +192,10 @@ function tunnel(request: IncomingMessage, client: Duplex, head: Buffer, lookup: 
   resolveOnce(host, lookup).then((address) => {
     if (client.destroyed) return;
     const opened = upstream ? tunnelThrough(upstream, `${host.includes(':') ? `[${host}]` : host}:${port}`) : connected(address, port);
+    if (upstream) {
+      opened.catch((error: NodeJS.ErrnoException) => rememberTunnelFailure(upstream, host, error instanceof TunnelRefused ? error.message
+        : error.code === 'ECONNREFUSED' ? 'connection refused by the proxy' : `the proxy could not be reached (${error.code ?? 'error'})`));
+    }
     opened.then((socket) => {
       outgoing = socket;
       if (client.destroyed) return void socket.destroy();
@@ -209,6 +239,11 @@ function forward(request: IncomingMessage, response: ServerResponse, lookup: Loo
       if (upstream && answer.statusCode === 407) {
         answer.resume();
         return proxyFailed('the proxy refused its credentials (407)');
+      }
+      // The operator's proxy could not get the page: its failure, not a page of the site.
+      if (upstream && PROXY_GATEWAY_FAILURES.has(answer.statusCode ?? 0)) {
+        answer.resume();
+        return proxyFailed(proxyAnswered(answer.statusCode!, false));
       }
       response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
       answer.pipe(response);

@@ -160,8 +160,12 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     if (browser && (await goneSoon(browser))) {
       throw new WebwatchError(`the browser stopped while rendering ${request.url}`, { status: 502, code: 'BROWSER_CRASHED' });
     }
-    // The tunnel to the operator's proxy failed: the proxy was not reached, or it refused.
-    if (request.proxy && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED/.test(message)) throw proxyFailure(request, 'it could not open a tunnel to the page');
+    // The tunnel to the operator's proxy failed: the proxy was not reached, or it refused, and
+    // the in-process proxy that asked it remembers what it answered.
+    if (request.proxy && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED/.test(message)) {
+      const { tunnelFailureOf } = await import('./public-proxy.js');
+      throw proxyFailure(request, tunnelFailureOf(request.proxy.url, new URL(request.url).hostname, startedAt) ?? 'it could not open a tunnel to the page');
+    }
     throw new WebwatchError(`the browser could not render ${request.url}: ${message}`, { status: 502, code: 'SCRAPE_BROWSER_ERROR' });
   } finally {
     await context?.close().catch(() => undefined);

@@ -15,7 +15,7 @@ import type { Dispatcher } from 'undici';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { publicOnlyLookup, refusePrivateTargets } from './network-policy.js';
-import { shownProxy, withoutSecrets, type ProxyLevel } from './proxy.js';
+import { PROXY_GATEWAY_FAILURES, proxyAnswered, shownProxy, withoutSecrets, type ProxyLevel } from './proxy.js';
 
 export const MAX_REDIRECTS = 10;
 export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
@@ -169,9 +169,14 @@ function proxyError(error: unknown, url: URL, proxy: { url: string; level: Proxy
   if (/CERT|SSL|TLS|SELF_SIGNED|LEAF_SIGNATURE|ISSUER/i.test(code)) {
     return new WebwatchError(`TLS certificate of ${url.hostname} or of the ${proxy.level} proxy ${shownProxy(proxy.url)} was rejected (${code})`, { code: 'SCRAPE_TLS_ERROR' });
   }
-  const reason = code === 'ECONNREFUSED' ? 'connection refused by the proxy' : (cause.message ?? String(error));
-  return new WebwatchError(withoutSecrets(`fetching ${url.href} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), { code: 'SCRAPE_CONNECTION_FAILED' });
+  // undici's words for a CONNECT the proxy did not answer 200: `Proxy response (502) !== 200 when HTTP Tunneling`.
+  const tunnelStatus = /^Proxy response \((\d{3})\)/.exec(cause.message ?? '')?.[1];
+  const reason = code === 'ECONNREFUSED' ? 'connection refused by the proxy' : tunnelStatus ? proxyAnswered(Number(tunnelStatus), true) : (cause.message ?? String(error));
+  return proxyFailed(url, proxy, reason);
 }
+
+const proxyFailed = (url: URL, proxy: { url: string; level: ProxyLevel }, reason: string) =>
+  new WebwatchError(withoutSecrets(`fetching ${url.href} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), { code: 'SCRAPE_CONNECTION_FAILED' });
 
 function isStaleSocket(error: unknown, socketReused: boolean): boolean {
   const code = (error as { code?: string }).code;
@@ -270,6 +275,11 @@ export async function fetchPage(options: FetchRequest): Promise<FetchedPage> {
         const refused = [error, (error as { cause?: unknown }).cause].find((e) => e instanceof WebwatchError);
         if (refused) throw refused;
         throw proxy ? proxyError(error, url, proxy) : networkError(error, url);
+      }
+      // The proxy could not get a plain-HTTP page (an HTTPS one fails its CONNECT instead).
+      if (proxy && url.protocol === 'http:' && PROXY_GATEWAY_FAILURES.has(response.statusCode)) {
+        response.body.resume();
+        throw proxyFailed(url, proxy, proxyAnswered(response.statusCode, false));
       }
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {

@@ -5,6 +5,8 @@
  * port, and any message that passes a proxied request's errors on goes through withoutSecrets.
  */
 
+import { STATUS_CODES } from 'node:http';
+
 export type ProxyLevel = 'basic' | 'enhanced';
 
 /** The proxy address of each level (http:// or https://); a level without one fetches directly. */
@@ -44,6 +46,18 @@ export function proxyAttempts(option: 'basic' | 'enhanced' | 'auto' | undefined,
  * the site's. Its value is a short reason, never the proxy's address or credentials.
  */
 export const PROXY_FAILURE_HEADER = 'x-webwatch-proxy-failure';
+
+/**
+ * The statuses of a gateway that could not get an answer from upstream (HTTP's 502 Bad Gateway
+ * and 504 Gateway Timeout). Asked as a forward proxy, the gateway is the operator's proxy: such an
+ * answer to a plain-HTTP page is its failure, not a page of the site, and fails the scrape (an
+ * empty or error page would be a success otherwise), as a refused CONNECT does for HTTPS.
+ */
+export const PROXY_GATEWAY_FAILURES: ReadonlySet<number> = new Set([502, 504]);
+
+/** `the proxy answered 502 Bad Gateway` (`... to CONNECT` for a tunnel). */
+export const proxyAnswered = (status: number, tunnel: boolean) =>
+  `the proxy answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}${tunnel ? ' to CONNECT' : ''}`;
 
 /** The proxy as it may be shown: `http://proxy.example:8080`, never a user name or password. */
 export function shownProxy(address: string): string {

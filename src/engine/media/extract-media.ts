@@ -3,8 +3,9 @@
  * manifest), kept as it is encoded (remuxed, not re-encoded), and its audio as MP3. ffprobe reads
  * what a URL holds and ffmpeg writes the file, both as child processes within the scrape's
  * deadline, an address-space cap and a size cap (child-tools.ts). They fetch the URL, its
- * manifests and segments themselves, over http(s) only (never a local file a manifest names):
- * which is why the engine runs them only where no URL rule applies (scrape.ts).
+ * manifests and segments themselves, over http(s) only (never a local file a manifest names),
+ * through the filtering proxy wherever a URL rule applies (media-scrape.ts); a single file that
+ * cannot be streamed is read from a copy downloaded whole (download-media.ts).
  */
 import { stat, unlink, writeFile } from 'node:fs/promises';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -93,15 +94,33 @@ export function videoContainer(video: ProbedStream, audio: ProbedStream | undefi
   return free ? 'webm' : 'mp4';
 }
 
+/** A downloaded copy of the media (download-media.ts), read with the demuxer its probe named. */
+export interface LocalCopy {
+  path: string;
+  demuxer: string;
+}
+
+/**
+ * The demuxer of a single file whose index may come after its media (MP4 and QuickTime's `moov`,
+ * Matroska's cues), which ffmpeg reaches by seeking: such a file can be downloaded whole when a
+ * server will not seek. Never a playlist (HLS, DASH): its segments are fetched by the tools, and
+ * a copy on disk could name local files.
+ */
+export function seekingDemuxer(probe: Probe): 'mov' | 'matroska' | undefined {
+  const first = probe.format?.format_name?.split(',')[0];
+  return first === 'mov' || first === 'matroska' ? first : undefined;
+}
+
 /**
  * Writes the `format` of the media at `url` to `path` (its extension chosen by the caller from
- * `outputExtension`). Throws SCRAPE_MEDIA_NOT_FOUND when the media has no such stream,
- * SCRAPE_MEDIA_TOO_LARGE past `maxBytes` (nothing is kept).
+ * `outputExtension`), read from `local` when given, else streamed from `url`. Throws
+ * SCRAPE_MEDIA_NOT_FOUND when the media has no such stream, SCRAPE_MEDIA_TOO_LARGE past
+ * `maxBytes` (nothing is kept).
  */
-export async function writeMedia(url: string, probe: Probe, format: MediaFormat, path: string, limits: MediaLimits): Promise<{ bytes: number; width?: number; height?: number; problems: string[] }> {
+export async function writeMedia(url: string, probe: Probe, format: MediaFormat, path: string, limits: MediaLimits, local?: LocalCopy): Promise<{ bytes: number; width?: number; height?: number; problems: string[] }> {
   const { video, audio } = bestStreams(probe);
   const known = Number(probe.format?.size ?? 0);
-  if (known > limits.maxBytes) throw tooLarge(url, known, limits.maxBytes);
+  if (known > limits.maxBytes) throw mediaTooLarge(url, known, limits.maxBytes);
   if (format === 'video' && !video) throw new WebwatchError(`no video stream in ${url}`, { status: 422, code: MEDIA_NOT_FOUND, details: { url, reason: 'it holds audio only' } });
   if (format === 'audio' && !audio) throw new WebwatchError(`no audio stream in ${url}`, { status: 422, code: MEDIA_NOT_FOUND, details: { url, reason: 'its video has no sound' } });
   const streams = format === 'video'
@@ -109,7 +128,9 @@ export async function writeMedia(url: string, probe: Probe, format: MediaFormat,
     : ['-map', `0:${audio!.index}`, '-vn', ...(audio!.codec_name === 'mp3' ? ['-c:a', 'copy'] : ['-c:a', 'libmp3lame', '-q:a', '2'])];
   // -fs stops writing at the cap (one byte over it tells a cut file from one that fit).
   // Warnings too: a segment that could not be read is a warning, and the file is kept without it.
-  const args = ['-nostdin', '-v', 'warning', '-y', ...networkOnly(limits), '-rw_timeout', READ_TIMEOUT_US, '-i', url, ...streams, '-fs', String(limits.maxBytes + 1), path];
+  // A local copy is read as the file its probe found (-f), never as whatever its bytes say now.
+  const input = local ? ['-protocol_whitelist', 'file', '-f', local.demuxer, '-i', `file:${local.path}`] : [...networkOnly(limits), '-rw_timeout', READ_TIMEOUT_US, '-i', url];
+  const args = ['-nostdin', '-v', 'warning', '-y', ...input, ...streams, '-fs', String(limits.maxBytes + 1), path];
   let result;
   try {
     // Made first, readable by this user alone as everything under the home is: ffmpeg's -y
@@ -123,10 +144,11 @@ export async function writeMedia(url: string, probe: Probe, format: MediaFormat,
   const bytes = await stat(path).then((file) => file.size, () => 0);
   if (bytes > limits.maxBytes) {
     await unlink(path).catch(() => undefined);
-    throw tooLarge(url, undefined, limits.maxBytes);
+    throw mediaTooLarge(url, undefined, limits.maxBytes);
   }
   // ffmpeg can end with 0 and a file of headers only (a server that ends the stream early, or
-  // refuses the range requests an MP4 with its index at the end needs): the file is read back.
+  // refuses the range requests an MP4 with its index at the end needs): the file is read back,
+  // and a single file that failed so is then downloaded whole (media-scrape.ts).
   const written = result.code === 0 && bytes > 0 ? await readBack(path, format, limits) : false;
   if (!written) {
     await unlink(path).catch(() => undefined);
@@ -151,5 +173,5 @@ async function readBack(path: string, format: MediaFormat, limits: MediaLimits):
   }
 }
 
-const tooLarge = (url: string, size: number | undefined, max: number) =>
+export const mediaTooLarge = (url: string, size: number | undefined, max: number) =>
   new WebwatchError(`the media of ${url} is larger than webwatch keeps (${max} bytes)`, { status: 413, code: MEDIA_TOO_LARGE, details: { url, ...(size !== undefined && { size }), maxBytes: max } });

@@ -5,7 +5,7 @@
  * are) and the document names them by `file://` URL, which serve turns into its own artifact
  * URLs. The page's other formats come from the ordinary scrape.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -14,7 +14,8 @@ import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { timeOrderedUuid } from '../../lib/time-ordered-uuid.js';
 import type { ScrapeDocument } from '../scrape/document.js';
 import { declaredMedia } from './find-media.js';
-import { bestStreams, MEDIA_NOT_FOUND, probeMedia, videoContainer, writeMedia, type MediaFormat, type Probe } from './extract-media.js';
+import { partialDownloadName } from '../browser/artifacts.js';
+import { bestStreams, MEDIA_FAILED, MEDIA_NOT_FOUND, probeMedia, seekingDemuxer, videoContainer, writeMedia, type LocalCopy, type MediaFormat, type MediaLimits, type Probe } from './extract-media.js';
 
 /** The largest file kept for one format: 512 MiB. */
 export const MEDIA_MAX_BYTES = 512 * 1024 * 1024;
@@ -44,8 +45,10 @@ export function mediaRefusal(options: ScrapeOptions): string | undefined {
 export async function mediaScrape(url: string, options: ScrapeOptions, formats: readonly MediaFormat[], context: MediaScrapeContext): Promise<ScrapeDocument> {
   const maxBytes = context.maxBytes ?? MEDIA_MAX_BYTES;
   // Where a URL rule applies, the tools fetch through a proxy that applies it to every request.
+  // Its cap: the probe, a read per format, and a file that could not be streamed (ffmpeg's
+  // failed read of it, and its download).
   const proxy = context.checkUrl
-    ? await (await import('./filtering-proxy.js')).filteringProxy({ checkUrl: context.checkUrl, publicAddressesOnly: context.publicAddressesOnly ?? false, maxBytes: maxBytes * (formats.length + 2) })
+    ? await (await import('./filtering-proxy.js')).filteringProxy({ checkUrl: context.checkUrl, publicAddressesOnly: context.publicAddressesOnly ?? false, maxBytes: maxBytes * (formats.length + 3) })
     : undefined;
   try {
     return await scrapeWith(url, options, formats, context, { maxBytes, ...(proxy && { proxy: proxy.url }) });
@@ -86,13 +89,19 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
   const files: Partial<Record<MediaFormat, string>> = {};
   const problems: string[] = [];
   let n = 100;
-  for (const format of formats) {
-    const { video, audio } = bestStreams(source.probe);
-    const extension = format === 'audio' ? 'mp3' : videoContainer(video ?? audio!, audio);
-    const path = join(context.artifactsDir, `${scrapeId}-${n++}.${extension}`);
-    const written = await writeMedia(source.url, source.probe, format, path, limits);
-    files[format] = pathToFileURL(path).href;
-    if (written.problems.length > 0) problems.push(`the ${format} may be incomplete: ffmpeg said ${written.problems.join('; ')}`);
+  // The file downloaded whole, once, when it could not be streamed: every format reads it.
+  const copy: { local?: LocalCopy } = {};
+  try {
+    for (const format of formats) {
+      const { video, audio } = bestStreams(source.probe);
+      const extension = format === 'audio' ? 'mp3' : videoContainer(video ?? audio!, audio);
+      const path = join(context.artifactsDir, `${scrapeId}-${n++}.${extension}`);
+      const written = await writeStreamedOrDownloaded(source, format, path, limits, copy, join(context.artifactsDir, partialDownloadName(scrapeId)));
+      files[format] = pathToFileURL(path).href;
+      if (written.problems.length > 0) problems.push(`the ${format} may be incomplete: ffmpeg said ${written.problems.join('; ')}`);
+    }
+  } finally {
+    if (copy.local) await unlink(copy.local.path).catch(() => undefined);
   }
   const base: ScrapeDocument = page ?? {
     metadata: { sourceURL: url, url, statusCode: 200, contentType: contentTypeOf(source.probe), scrapeId, creditsUsed: 1 },
@@ -106,6 +115,25 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
     metadata: { ...base.metadata, creditsUsed: base.metadata.creditsUsed + CREDITS.mediaFormat * formats.length },
     ...((source.url !== url || problems.length > 0) && { warning: [base.warning, source.url !== url && `the ${formats.join(' and ')} of ${source.url}, the video the page declares`, ...problems].filter(Boolean).join('; ') }),
   } as ScrapeDocument;
+}
+
+/**
+ * The format written from the stream of `source`; when ffmpeg could not read a single file that
+ * way (a server that ignores Range, and an MP4 whose index is at its end), from the whole file
+ * downloaded to `downloadPath`, kept in `copy` for the formats after it.
+ */
+async function writeStreamedOrDownloaded(source: { url: string; probe: Probe }, format: MediaFormat, path: string, limits: MediaLimits, copy: { local?: LocalCopy }, downloadPath: string) {
+  if (copy.local) return writeMedia(source.url, source.probe, format, path, limits, copy.local);
+  try {
+    return await writeMedia(source.url, source.probe, format, path, limits);
+  } catch (error) {
+    const demuxer = seekingDemuxer(source.probe);
+    if (!demuxer || !(error instanceof WebwatchError) || error.code !== MEDIA_FAILED) throw error;
+    const { downloadMedia } = await import('./download-media.js');
+    copy.local = { path: downloadPath, demuxer };
+    await downloadMedia(source.url, downloadPath, limits);
+    return writeMedia(source.url, source.probe, format, path, limits, copy.local);
+  }
 }
 
 const pixels = (probe: Probe) => {
