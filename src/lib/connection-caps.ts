@@ -3,8 +3,8 @@
  * client address (an IPv6 /64, which one host usually holds whole) holds at most `perAddress`
  * connections, and a connection over that is closed as it arrives, before the server reads a
  * byte of it; the server holds at most `total`, and when it is full a newcomer takes the place
- * of the connection that has waited longest without sending a whole request's headers (a
- * slow sender, or an idle keep-alive connection), never of one whose request is under way.
+ * of the connection that has waited longest without sending a whole request's headers (a slow
+ * sender), or else of the idle keep-alive connections, never of one whose request is under way.
  * Node's own `maxConnections` closes every newcomer once the server is full, whoever holds it.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
@@ -37,27 +37,34 @@ export function clientOf(address: string | undefined): string {
 export function capConnections(server: HttpServer, caps: ConnectionCaps): CappedConnections {
   const perClient = new Map<string, number>();
   let open = 0;
-  /** Connections waiting for a request's headers, in the order they began to: the longest first. */
-  const waiting = new Set<Socket>();
-  /** Requests under way on a connection (more than one when a client pipelines them). */
-  const underWay = new WeakMap<Socket, number>();
+  /** Connections that have not sent a whole request's headers yet, in the order they came: the oldest first. */
+  const fresh = new Set<Socket>();
+  const all = new Set<Socket>();
 
   const release = (socket: Socket, client: string) => {
     open--;
-    waiting.delete(socket);
+    fresh.delete(socket);
+    all.delete(socket);
     const left = (perClient.get(client) ?? 1) - 1;
     if (left === 0) perClient.delete(client);
     else perClient.set(client, left);
   };
-  /** Closes the connection that has waited longest for headers; false when every connection has a request under way. */
+  /**
+   * Closes the connection that has waited longest without sending whole headers; with none,
+   * the idle keep-alive connections (Node knows which have no request under way). False when
+   * every connection has a request under way.
+   */
   const makeRoom = (): boolean => {
-    for (const socket of waiting) {
-      waiting.delete(socket);
+    for (const socket of fresh) {
+      fresh.delete(socket);
       // One closed already (its headers' time ran out) frees its place once its close is told.
       if (socket.destroyed) continue;
       socket.destroy();
       return true;
     }
+    server.closeIdleConnections();
+    // Their closes are told later; the ones it closed are destroyed at once.
+    for (const socket of all) if (socket.destroyed) return true;
     return false;
   };
   const refuse = (socket: Socket) => {
@@ -77,24 +84,27 @@ export function capConnections(server: HttpServer, caps: ConnectionCaps): Capped
     if (open >= caps.total && !makeRoom()) return refuse(socket);
     open++;
     perClient.set(client, held + 1);
-    waiting.add(socket);
+    fresh.add(socket);
+    all.add(socket);
     socket.once('close', () => release(socket, client));
     for (const listener of listeners) listener.call(server, socket);
   });
 
-  // Whole headers: the connection is at work until its answer is sent, then waits again.
-  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-    waiting.delete(request.socket);
-    underWay.set(request.socket, (underWay.get(request.socket) ?? 0) + 1);
-    response.once('finish', answered);
-  });
-  // A WebSocket (or other upgrade) took its connection over for good: it waits for no headers.
-  server.prependListener('upgrade', (request: IncomingMessage) => void waiting.delete(request.socket));
-  function answered(this: ServerResponse) {
-    const socket = this.req.socket;
-    const left = (underWay.get(socket) ?? 1) - 1;
-    underWay.set(socket, left);
-    if (left === 0 && !socket.destroyed) waiting.add(socket);
-  }
+  // Whole headers: the connection is no longer fresh. The request handlers are called from one
+  // listener of ours (a second listener would make every request's emit copy the list).
+  const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  const [only] = handlers;
+  server.on('request', handlers.length === 1 && only
+    ? (request: IncomingMessage, response: ServerResponse) => {
+      fresh.delete(request.socket);
+      only.call(server, request, response);
+    }
+    : (request: IncomingMessage, response: ServerResponse) => {
+      fresh.delete(request.socket);
+      for (const handler of handlers) handler.call(server, request, response);
+    });
+  // A WebSocket (or other upgrade) took its connection over for good.
+  server.prependListener('upgrade', (request: IncomingMessage) => void fresh.delete(request.socket));
   return { counts: () => ({ open, addresses: perClient.size }) };
 }

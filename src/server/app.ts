@@ -78,8 +78,9 @@ export interface ServerOptions extends CheckServices {
    */
   timeouts?: Partial<ConnectionTimeouts>;
   /**
-   * Connections open at once: when they are all open, a newcomer takes the place of the one that
-   * has waited longest for a request's headers, or is closed when every one has a request under way.
+   * Connections open at once: when they are all open, a newcomer takes the place of the oldest one
+   * without a whole request's headers, or of the idle keep-alive ones; it is closed when every one
+   * has a request under way.
    */
   maxConnections?: number;
   /**
