@@ -59,6 +59,8 @@ const buildConfigSchema = () => closedObject({
     jobConcurrency: z.number().int().min(1).optional(),
     drainTimeoutSeconds: z.number().min(0).optional(),
     maxConnections: z.number().int().min(1).optional(),
+    /** Connections of one client address at once; 0 for no cap (behind a reverse proxy). */
+    maxConnectionsPerAddress: z.number().int().min(0).optional(),
     requestTimeoutSeconds: z.number().min(1).optional(),
     keepAliveTimeoutSeconds: z.number().min(1).optional(),
     monthlyCredits: z.number().int().min(1).optional(),

@@ -32,7 +32,8 @@ export function resolveIdPrefix<T extends { id: string }>(ref: string, items: re
   }
   const matches = items.filter((item) => item.id.toLowerCase().startsWith(given));
   if (matches.length === 1) return matches[0]!;
-  const shown = (item: T) => `${item.id.slice(0, Math.max(8, given.length + 1))}${kind.describe ? ` (${kind.describe(item)})` : ''}`;
+  const short = (item: T) => item.id.slice(0, Math.max(8, given.length));
+  const shown = (item: T) => `${short(item)}${kind.describe ? ` (${kind.describe(item)})` : ''}`;
   if (matches.length > 1) {
     throw new WebwatchError(`"${ref}" matches ${matches.length} ${kind.what}s: ${matches.slice(0, 5).map(shown).join(', ')}${matches.length > 5 ? ', …' : ''}`, {
       status: 400,
@@ -46,6 +47,6 @@ export function resolveIdPrefix<T extends { id: string }>(ref: string, items: re
   throw new WebwatchError(kind.notFound ?? `${kind.what} not found`, {
     status: 404,
     details: { [kind.field]: ref, reason: `no ${kind.what} has this id or id prefix` },
-    suggestion: near.length === 1 ? `did you mean ${shown(near[0]!)}? (${kind.listHint})` : kind.listHint,
+    suggestion: near.length === 1 ? `did you mean ${short(near[0]!)}? (${kind.listHint})` : kind.listHint,
   });
 }

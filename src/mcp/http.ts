@@ -3,7 +3,8 @@
  * server of its own) per client, all on one backend. Only POST, GET and DELETE of /mcp are
  * answered; the Host header must name this server (DNS rebinding protection); every request has
  * a time limit, and the sessions open at once are bounded: a session that made no call since its
- * initialize is ended after a minute, or sooner for a newcomer when the server is full.
+ * initialize is ended after a minute, or sooner for a newcomer when the server is full. Connections
+ * are capped as serve's are (lib/connection-caps.ts), so that one client cannot shut the others out.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -11,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { capConnections } from '../lib/connection-caps.js';
 
 export interface McpHttpOptions {
   host: string;
@@ -23,7 +25,13 @@ export interface McpHttpOptions {
   sessionIdleMs?: number;
   /** A session that has made no call since its initialize is closed after this (a client that left at once). */
   freshSessionIdleMs?: number;
+  /** Connections open at once (MCP_CONNECTION_DEFAULTS). */
+  maxConnections?: number;
+  /** Connections of one client address at once; 0 for no cap (behind a reverse proxy). */
+  maxConnectionsPerAddress?: number;
 }
+
+export const MCP_CONNECTION_DEFAULTS = { maxConnections: 1000, maxConnectionsPerAddress: 100 } as const;
 
 export interface McpHttpServer {
   url: string;
@@ -125,6 +133,10 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
       if (!response.headersSent) rpcError(response, 400, `Bad Request: ${(error as Error).message}`);
       else response.destroy();
     }
+  });
+  capConnections(http, {
+    total: options.maxConnections ?? MCP_CONNECTION_DEFAULTS.maxConnections,
+    perAddress: options.maxConnectionsPerAddress ?? MCP_CONNECTION_DEFAULTS.maxConnectionsPerAddress,
   });
   // A client has 30 s to send a request (10 for its headers); answers may stream for longer.
   http.requestTimeout = 30_000;

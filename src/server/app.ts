@@ -38,6 +38,7 @@ import { usageRoutes } from './routes/usage.js';
 import { databaseHealth } from './shared-limits.js';
 import { startWorker } from './work/worker.js';
 import { pageSlots } from '../engine/store/page-slots.js';
+import { capConnections } from '../lib/connection-caps.js';
 
 /** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
 export interface ServerOptions extends CheckServices {
@@ -76,8 +77,17 @@ export interface ServerOptions extends CheckServices {
    * idle keep-alive connection stays open (SERVER_DEFAULTS, docs/security.md).
    */
   timeouts?: Partial<ConnectionTimeouts>;
-  /** Connections open at once: beyond them, new connections are closed as they arrive. */
+  /**
+   * Connections open at once: when they are all open, a newcomer takes the place of the oldest one
+   * without a whole request's headers, or of the idle keep-alive ones; it is closed when every one
+   * has a request under way.
+   */
   maxConnections?: number;
+  /**
+   * Connections of one client address (an IPv6 /64) at once, beyond which a new one is closed as it
+   * arrives; 0 for no cap (behind a reverse proxy, every client has the proxy's address).
+   */
+  maxConnectionsPerAddress?: number;
   /** Queued crawls, batches, agent jobs and manual checks this process runs at once (default 20). */
   jobConcurrency?: number;
   /**
@@ -105,7 +115,7 @@ export interface ConnectionTimeouts {
 export const SERVER_DEFAULTS = {
   bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerTeam: 20, drainTimeoutMs: 30_000, jobConcurrency: 20,
   timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 } satisfies ConnectionTimeouts,
-  maxConnections: 1000,
+  maxConnections: 1000, maxConnectionsPerAddress: 100,
 } as const;
 
 /**
@@ -155,8 +165,11 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     },
     clientErrorHandler: answerClientError,
   });
-  // Beyond the cap, Node closes a new connection as it arrives, before reading a byte of it.
-  app.server.maxConnections = options.maxConnections ?? SERVER_DEFAULTS.maxConnections;
+  // One client cannot take every connection (docs/security.md, "Connections").
+  capConnections(app.server, {
+    total: options.maxConnections ?? SERVER_DEFAULTS.maxConnections,
+    perAddress: options.maxConnectionsPerAddress ?? SERVER_DEFAULTS.maxConnectionsPerAddress,
+  });
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   // The crawl and batch watchers (WebSocket); clients send nothing but the handshake.
   void app.register(websocket, { options: { maxPayload: 1024 } });

@@ -1,6 +1,9 @@
 /** Secrets never reach output: header values (cookies, tokens, webhook secrets) are masked. */
 
-export const REDACTED = '<redacted>';
+import { MASKED_VALUE } from '../spec/header-masks.js';
+
+/** The mask serve answers too, so that what the command line prints can be sent back to it. */
+export const REDACTED = MASKED_VALUE;
 
 function maskValues(headers: unknown): unknown {
   if (typeof headers !== 'object' || headers === null) return headers;

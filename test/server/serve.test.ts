@@ -240,7 +240,7 @@ describe('the serve command', () => {
 
     const unknown = await run(['keys', 'revoke', 'ffff0000'], { env });
     assert.equal(unknown.code, EXIT.notFound);
-    assert.match(unknown.stderr, /^error: Not Found\n.*no key has this id or id prefix\nhint: webwatch keys list shows them\n$/s);
+    assert.equal(unknown.stderr, 'error: key "ffff0000": no key has this id or id prefix\nhint: webwatch keys list shows them\n');
     const revoked = await run(['keys', 'revoke', created.id.slice(0, 6)], { env });
     assert.equal(revoked.code, EXIT.ok, 'a unique prefix names the key, as it names a monitor');
     assert.match(revoked.stderr, new RegExp(`key ${created.id} of team \\S+ revoked`));

@@ -1,7 +1,8 @@
 /**
  * Slow and idle clients cannot hold serve's sockets: headers, whole requests and idle
- * keep-alive connections each have a time limit, and connections beyond the cap are closed as
- * they arrive, while an answer that rightly takes long (a slow page's scrape) is not cut.
+ * keep-alive connections each have a time limit, and when the connections are at their cap a
+ * newcomer takes the place of one waiting for headers, or is closed when all have requests under
+ * way, while an answer that rightly takes long (a slow page's scrape) is not cut.
  * The limits are shortened here; their defaults are in SERVER_DEFAULTS and docs/security.md.
  */
 import assert from 'node:assert/strict';
@@ -109,20 +110,49 @@ describe('slow clients', { timeout: 60_000 }, () => {
 
 describe('the connection cap', { timeout: 30_000 }, () => {
   let served: ServingWebwatch;
+  let key: string;
   before(async () => {
     served = await serveWebwatch({ timeouts: { headersMs: 20_000, requestMs: 20_000 }, maxConnections: 5 });
+    key = (await served.keys.create('acme', new Date())).key;
   });
   after(() => served.stop());
 
-  it('closes connections beyond the cap as they arrive, and takes new ones once others close', async () => {
+  it('when full, a newcomer takes the place of the connection that has waited longest for headers', async () => {
+    const held: Watched[] = [];
+    try {
+      for (let i = 0; i < 5; i++) {
+        held.push(await open(served.origin));
+        // In order: the first is the one that has waited longest.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const newcomer = await open(served.origin);
+      held.push(newcomer);
+      assert.ok(await within(held[0]!.closed, 2000), 'the connection that waited longest is closed');
+      newcomer.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.match(newcomer.received(), /^HTTP\/1\.1 200 /);
+      for (const client of held.slice(1, 5)) assert.equal(client.socket.destroyed, false, 'the others stay open');
+    } finally {
+      for (const client of held) client.socket.destroy();
+      await Promise.all(held.map((client) => client.closed));
+    }
+  });
+
+  it('closes a newcomer at once when every connection has a request under way, and takes new ones once others close', async () => {
     const held = await Promise.all(Array.from({ length: 5 }, () => open(served.origin)));
-    // Node counts a connection once it has accepted it: give it the moment to.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const beyond = await open(served.origin).catch(() => undefined);
-    if (beyond) assert.ok(await within(beyond.closed, 2000), 'the sixth connection is closed at once');
-    for (const client of held) assert.equal(client.socket.destroyed, false, 'the first five stay open');
-    for (const client of held) client.socket.destroy();
-    await Promise.all(held.map((client) => client.closed));
+    try {
+      // Whole headers with a valid key, a body still to come: each request is under way.
+      for (const client of held) client.socket.write(`POST /v2/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const beyond = await open(served.origin).catch(() => undefined);
+      if (beyond) held.push(beyond);
+      if (beyond) assert.ok(await within(beyond.closed, 2000), 'the sixth connection is closed at once');
+      for (const client of held.slice(0, 5)) assert.equal(client.socket.destroyed, false, 'the first five stay open');
+    } finally {
+      for (const client of held) client.socket.destroy();
+      await Promise.all(held.map((client) => client.closed));
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
     const health = await fetch(`${served.origin}/health`);
     assert.equal(health.status, 200);

@@ -14,14 +14,16 @@ const mcpFlags = z.object({
   port: z.coerce.number().int().min(0).max(65535).optional(),
   allowPrivateTargets: z.boolean().optional(),
   maxResultChars: z.coerce.number().int().min(1000).max(10_000_000).optional(),
+  maxConnections: z.coerce.number().int().min(1).optional(),
+  maxConnectionsPerAddress: z.coerce.number().int().min(0).optional(),
 });
 
 export const MCP_PORT_DEFAULT = 3003;
 
 export async function runMcp(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(mcpFlags, rawFlags);
-  if (!flags.http && (flags.host !== undefined || flags.port !== undefined || flags.allowPrivateTargets)) {
-    throw new UsageError('--host, --port and --allow-private-targets go with --http', { suggestion: 'webwatch mcp --http --port 3003' });
+  if (!flags.http && (flags.host !== undefined || flags.port !== undefined || flags.allowPrivateTargets || flags.maxConnections !== undefined || flags.maxConnectionsPerAddress !== undefined)) {
+    throw new UsageError('--host, --port, --allow-private-targets and the connection caps go with --http', { suggestion: 'webwatch mcp --http --port 3003' });
   }
   const [{ createWebwatchMcp }, { Jobs }, { ResultPages }] = await Promise.all([import('../../mcp/server.js'), import('../../mcp/jobs.js'), import('../../mcp/results.js')]);
   const config = await loadConfig(context.io.env, context.io.cwd());
@@ -51,7 +53,11 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
     const port = flags.port ?? MCP_PORT_DEFAULT;
     let served;
     try {
-      served = await serveMcpHttp({ host, port, session });
+      served = await serveMcpHttp({
+        host, port, session,
+        ...(flags.maxConnections !== undefined && { maxConnections: flags.maxConnections }),
+        ...(flags.maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress: flags.maxConnectionsPerAddress }),
+      });
     } catch (error) {
       throw new WebwatchError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
     }

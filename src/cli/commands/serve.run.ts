@@ -22,6 +22,7 @@ const serveFlags = z.object({
   jitter: z.coerce.number().min(0).optional(),
   drainTimeout: z.coerce.number().min(0).optional(),
   maxConnections: count(1),
+  maxConnectionsPerAddress: count(0),
   requestTimeout: z.coerce.number().min(1).optional(),
   keepAliveTimeout: z.coerce.number().min(1).optional(),
   monthlyCredits: count(1),
@@ -71,6 +72,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     jobConcurrency: flags.jobConcurrency ?? config.serve.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
     drainTimeoutMs: (flags.drainTimeout ?? config.serve.drainTimeoutSeconds ?? SERVER_DEFAULTS.drainTimeoutMs / 1000) * 1000,
     maxConnections: flags.maxConnections ?? config.serve.maxConnections ?? SERVER_DEFAULTS.maxConnections,
+    maxConnectionsPerAddress: flags.maxConnectionsPerAddress ?? config.serve.maxConnectionsPerAddress ?? SERVER_DEFAULTS.maxConnectionsPerAddress,
     timeouts: {
       ...optional('requestMs', seconds(flags.requestTimeout ?? config.serve.requestTimeoutSeconds)),
       ...optional('keepAliveMs', seconds(flags.keepAliveTimeout ?? config.serve.keepAliveTimeoutSeconds)),

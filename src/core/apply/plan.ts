@@ -2,6 +2,7 @@
  * The typed plan of `monitor apply`: each monitor of the files matched by name with the
  * existing ones, as create, update (with field changes), unchanged, or delete (with --prune).
  */
+import { assumeMaskedValues } from '../../spec/header-masks.js';
 import type { NormalizedMonitor } from '../../spec/monitor.js';
 import type { MonitorResource } from '../../contract/monitor.js';
 import { fieldChanges, type FieldChange } from './changes.js';
@@ -53,7 +54,8 @@ function withExistingTargetIds(desired: NormalizedMonitor, existing: NormalizedM
 export function planMonitor(definition: NormalizedMonitor, current: MonitorResource | undefined): PlanEntry {
   const entry = { name: definition.name, desired: definition };
   if (!current) return { ...entry, action: 'create', id: null, changes: [], definition };
-  const before = definitionOf(current);
+  // A server that masks header values (serve does) hides them: they are taken to be the files'.
+  const before = assumeMaskedValues(definitionOf(current), definition);
   const after = withExistingTargetIds(definition, before);
   const changes = fieldChanges(before, after);
   return changes.length === 0

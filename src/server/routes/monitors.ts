@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { maskHeaderValues, unmaskHeaderValues } from '../../spec/header-masks.js';
 import { createRequestOf, normalizeMonitor, type NormalizedMonitor } from '../../spec/monitor.js';
 import { validateMonitorRequest, validateMonitorUpdate } from '../../spec/schemas.js';
 import { asObject, invalid, page, whole } from '../http.js';
@@ -19,19 +20,23 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
     if (request.method !== 'GET' && reply.statusCode < 300) work.monitorsChanged();
   });
 
+  // Header values are secrets, answered masked to every key of the team (docs/serve.md, "Header values of monitors").
   app.post('/v2/monitor', async (request) => {
-    const validation = validateMonitorRequest(asObject(request.body), 'wire');
+    // A masked value here stands for nothing: the monitor is new.
+    const unmasked = unmaskHeaderValues(asObject(request.body), undefined);
+    if (unmasked.problems.length > 0) throw invalid(unmasked.problems);
+    const validation = validateMonitorRequest(unmasked.value, 'wire');
     if (!validation.ok) throw invalid(validation.problems);
     const definition = normalizeMonitor(validation.value);
-    return { success: true, data: await engineOf(request).createMonitor(definition) };
+    return { success: true, data: maskHeaderValues(await engineOf(request).createMonitor(definition)) };
   });
 
   app.get<{ Querystring: { includeDeleted?: string; limit?: string; offset?: string } }>('/v2/monitor', async (request) => {
     const monitors = await engineOf(request).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
-    return { success: true, data: page(monitors, request.query.offset, request.query.limit) };
+    return { success: true, data: page(monitors, request.query.offset, request.query.limit).map(maskHeaderValues) };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await engineOf(request).getMonitor(request.params.id) }));
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await engineOf(request).getMonitor(request.params.id)) }));
 
   app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
     const body = asObject(request.body);
@@ -41,7 +46,10 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
     if (!patch.ok) throw invalid(patch.problems);
     const engine = engineOf(request);
     const existing = await engine.getMonitor(request.params.id);
-    const { status, ...fields } = body as { status?: 'active' | 'paused' };
+    const { status, ...sent } = body as { status?: 'active' | 'paused' };
+    // A masked value sent back (read from this server) keeps the value stored under its name.
+    const { value: fields, problems } = unmaskHeaderValues(sent, existing);
+    if (problems.length > 0) throw invalid(problems);
     let definition: NormalizedMonitor | undefined;
     if (Object.keys(fields).length > 0) {
       const merged = { ...createRequestOf(existing), ...fields };
@@ -49,10 +57,10 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
       if (!validation.ok) throw invalid(validation.problems);
       definition = normalizeMonitor(validation.value);
     }
-    return { success: true, data: await engine.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) }) };
+    return { success: true, data: maskHeaderValues(await engine.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) })) };
   });
 
-  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: await engineOf(request).deleteMonitor(request.params.id) }));
+  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await engineOf(request).deleteMonitor(request.params.id)) }));
 
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
     const engine = engineOf(request);
