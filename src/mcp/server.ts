@@ -22,6 +22,7 @@ import { EXIT } from '../errors/exit-codes.js';
 import { agentRequest, validateAgentRequest } from '../spec/agent.js';
 import { extractRequest, validateExtractRequest } from '../spec/extract.js';
 import { httpUrl } from '../spec/fields.js';
+import { maskHeaderValues } from '../spec/header-masks.js';
 import { formatPath, type Problem } from '../spec/issues.js';
 import { mapRequestSchema, validateMapRequest } from '../spec/map.js';
 import { monitorSchemas, validateCrawlOptions, validateScrapeOptions } from '../spec/schemas.js';
@@ -368,7 +369,8 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
     inputSchema: z.object({}).strict(),
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, guarded(async () => {
-    const monitors = await backend.listMonitors();
+    // Header values (cookies, tokens) are secrets: a model reads them masked, as serve answers them.
+    const monitors = (await backend.listMonitors()).map(maskHeaderValues);
     return textResult(pages.page(json(monitors.map(({ id, name, status, schedule, targets, lastRunAt, nextRunAt, lastCheckSummary }) => ({ id, name, status, schedule, targets, lastRunAt, nextRunAt, lastCheckSummary })))));
   }));
 

@@ -83,7 +83,9 @@ describe('data from the engine', () => {
     const applied = await run(['monitor', 'apply', '-f', dir], { env, tty: true });
     assert.equal(applied.code, 0);
     assert.ok(!applied.stdout.includes(RED) && !applied.stdout.includes(CSI));
-    assert.match(applied.stdout, /\+ create +Shop\\x1b\[31m\\u009b/);
+    assert.ok(!applied.stderr.includes(RED) && !applied.stderr.includes(CSI));
+    // On a terminal the monitor is said once, on stderr as it is applied.
+    assert.match(applied.stderr, /\+ created Shop\\x1b\[31m\\u009b/);
     const table = await run(['monitor', 'list'], { env: { ...env, NO_COLOR: '1' }, tty: true });
     assert.doesNotMatch(table.stdout, RAW_CONTROL);
     assert.match(table.stdout, /Shop\\x1b\[31m\\u009b/);

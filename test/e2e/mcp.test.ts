@@ -219,6 +219,12 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml } })), /^Applied: .*"created": 1/s);
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml } })), /unchanged Acme pricing/);
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_list', arguments: {} })), /"name": "Acme pricing"/);
+      // A header's value is a secret: the model reads the monitor with it masked.
+      const withCookie = `name: Members page\nschedule: {cron: "0 9 * * *"}\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/about"]\n    scrapeOptions: {headers: {Cookie: "session=s3cret-value"}}\n`;
+      assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml: withCookie } })), /"created": 1/);
+      const listed = textOf(await client.callTool({ name: 'webwatch_monitor_list', arguments: {} }));
+      assert.match(listed, /"Cookie": "<redacted>"/);
+      assert.doesNotMatch(listed, /s3cret-value/);
 
       const progress: string[] = [];
       const first = textOf(await client.callTool({ name: 'webwatch_monitor_run', arguments: { monitor: 'Acme pricing' } }, undefined, { onprogress: (p) => void progress.push(p.message ?? '') }));
