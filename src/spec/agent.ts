@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { describeIssue, type Problem } from './issues.js';
-import { closedObject, httpUrl } from './fields.js';
+import { closedObject, httpUrl, stringKeyed } from './fields.js';
 import { agentWebhookSchema } from './job-webhook.js';
 import { QUESTION_MAX_LENGTH } from './limits.js';
 import { auditMetadataSchema, threatProtectionSchema } from './scrape-options.js';
@@ -20,7 +20,7 @@ export const AGENT_EFFORTS = ['low', 'medium', 'high'] as const;
 const agentRequestSchema = closedObject({
   prompt: z.string().min(1).max(QUESTION_MAX_LENGTH),
   urls: z.array(httpUrl()).max(AGENT_URLS_MAX).optional(),
-  schema: z.record(z.string(), z.unknown()).optional(),
+  schema: stringKeyed(z.unknown()).optional(),
   maxCredits: z.number().int().min(1).optional(),
   effort: z.enum(AGENT_EFFORTS).optional(),
   strictConstrainToURLs: z.boolean().optional(),
@@ -32,7 +32,7 @@ const agentRequestSchema = closedObject({
   model: z.string().optional(),
   threadId: z.string().optional(),
   mode: z.enum(['extract', 'chat']).optional(),
-  exchange: z.record(z.string(), z.unknown()).optional(),
+  exchange: stringKeyed(z.unknown()).optional(),
   threatProtection: threatProtectionSchema().optional(),
   auditMetadata: auditMetadataSchema().optional(),
 });

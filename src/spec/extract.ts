@@ -7,7 +7,7 @@
  * job has no pages, so `page` is accepted and never sent).
  */
 import { z } from 'zod';
-import { closedObject, describeHttpUrlProblem, requestTags } from './fields.js';
+import { closedObject, describeHttpUrlProblem, requestTags, stringKeyed } from './fields.js';
 import { jobWebhookSchema, normalizeJobWebhook, type JobWebhook } from './job-webhook.js';
 import { describeIssue, type Problem } from './issues.js';
 import { QUESTION_MAX_LENGTH } from './limits.js';
@@ -24,7 +24,7 @@ export const SITE_WILDCARD = '/*';
 const extractRequestSchema = () => closedObject({
   urls: z.array(z.string()).max(EXTRACT_URLS_MAX).optional(),
   prompt: z.string().min(1).max(QUESTION_MAX_LENGTH).optional(),
-  schema: z.record(z.string(), z.unknown()).optional(),
+  schema: stringKeyed(z.unknown()).optional(),
   systemPrompt: z.string().max(QUESTION_MAX_LENGTH).optional(),
   allowExternalLinks: z.boolean().optional(),
   enableWebSearch: z.boolean().optional(),

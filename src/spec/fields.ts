@@ -122,12 +122,19 @@ function headerProblem(name: string, value: string, reserved: readonly string[])
 }
 
 /**
+ * An object of any keys whose values are `value`, as `z.record(z.string(), value)` accepts, but
+ * published in JSON Schema without `propertyNames` (a record's `{type: "string"}`, which says
+ * nothing: keys are strings), a construct that some assistants refuse in MCP tool schemas.
+ */
+export const stringKeyed = <T extends z.core.SomeType>(value: T) => z.object({}).catchall(value);
+
+/**
  * Headers a client has sent with a request or a webhook: each must be one HTTP can carry, so that
  * a bad one is refused when given (400, or a validation error naming it), not when every request
  * or delivery fails later.
  */
 export const headerFields = (reserved: readonly string[]) =>
-  z.record(z.string(), z.string()).check((ctx) => {
+  stringKeyed(z.string()).check((ctx) => {
     for (const [name, value] of Object.entries(ctx.value)) {
       const problem = headerProblem(name, value, reserved);
       if (problem) ctx.issues.push({ code: 'custom', message: problem, path: [name], input: name });

@@ -6,7 +6,7 @@
  * `events` (all by default) and in full in the payloads: `crawl.page`, `agent.action`...
  */
 import { z } from 'zod';
-import { closedObject, FRAMING_HEADERS, headerFields, httpUrl } from './fields.js';
+import { closedObject, FRAMING_HEADERS, headerFields, httpUrl, stringKeyed } from './fields.js';
 
 export const JOB_WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed'] as const;
 export const AGENT_WEBHOOK_EVENTS = ['started', 'action', 'completed', 'failed', 'cancelled'] as const;
@@ -17,7 +17,7 @@ const webhookSchema = <E extends readonly [JobWebhookEvent, ...JobWebhookEvent[]
   closedObject({
     url: httpUrl(),
     headers: headerFields([...FRAMING_HEADERS, 'host']).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: stringKeyed(z.unknown()).optional(),
     events: z.array(z.enum(events)).optional(),
   }),
 ]);

@@ -3,7 +3,7 @@
  * monitor resource (§2.6), and the cross-field rules for goal and judgeEnabled.
  */
 import { z } from 'zod';
-import { closedObject, domainName, FRAMING_HEADERS, headerFields, httpUrl, nonEmptyString, pathPattern, refusedField, requestTags, type SchemaMode } from './fields.js';
+import { closedObject, domainName, FRAMING_HEADERS, headerFields, httpUrl, nonEmptyString, pathPattern, refusedField, requestTags, type SchemaMode, stringKeyed } from './fields.js';
 import { jobWebhookSchema } from './job-webhook.js';
 import * as limits from './limits.js';
 import { buildScheduleSchema, normalizeSchedule, type StoredSchedule } from './schedule.js';
@@ -88,7 +88,7 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     url: httpUrl(),
     events: z.array(z.enum(WEBHOOK_EVENTS)).optional(),
     headers: headerFields([...FRAMING_HEADERS, 'host']).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: stringKeyed(z.unknown()).optional(),
   });
 
   const notification = object({

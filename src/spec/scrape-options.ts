@@ -3,7 +3,7 @@
  * option of another service or a misspelt one is refused by name, in requests as in files.
  */
 import { z } from 'zod';
-import { closedObject, domainName, FRAMING_HEADERS, headerFields, nonEmptyString, requestTags, topLevelDomain, type SchemaMode } from './fields.js';
+import { closedObject, domainName, FRAMING_HEADERS, headerFields, nonEmptyString, requestTags, topLevelDomain, type SchemaMode, stringKeyed } from './fields.js';
 import * as limits from './limits.js';
 
 import { FORMAT_NAMES } from './names.js';
@@ -113,14 +113,14 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     object({
       type: z.literal('json'),
       prompt: z.string().optional(),
-      schema: z.record(z.string(), z.unknown()).optional(),
+      schema: stringKeyed(z.unknown()).optional(),
       checkPromptInjection: z.boolean().optional(),
     }),
     object({
       type: z.literal('changeTracking'),
       modes: z.array(z.enum(['git-diff', 'json'])).optional(),
       prompt: z.string().optional(),
-      schema: z.record(z.string(), z.unknown()).optional(),
+      schema: stringKeyed(z.unknown()).optional(),
       tag: z.string().nullable().optional(),
     }),
     object({ type: z.literal('question'), question: nonEmptyString().max(limits.QUESTION_MAX_LENGTH) }),

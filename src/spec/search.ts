@@ -6,7 +6,7 @@
  * field is refused by name.
  */
 import { z } from 'zod';
-import { closedObject, requestTags } from './fields.js';
+import { closedObject, requestTags, stringKeyed } from './fields.js';
 import { describeIssue, type Problem } from './issues.js';
 import { threatProtectionSchema } from './scrape-options.js';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_REQUEST_QUERY_MAX_LENGTH } from './limits.js';
@@ -40,7 +40,7 @@ const searchRequest = closedObject({
   country: z.string().optional(),
   timeout: z.number().int().min(1000).max(300_000).optional(),
   ignoreInvalidURLs: z.boolean().optional(),
-  scrapeOptions: z.record(z.string(), z.unknown()).optional(),
+  scrapeOptions: stringKeyed(z.unknown()).optional(),
   // The hosted SDK's other fields, accepted and not used: Alexandria tools (webwatch has none, so
   // no `tools` come back), the hosted service's highlights of results, its enterprise search
   // modes, a threat-protection override for the whole search (the server's policy applies to

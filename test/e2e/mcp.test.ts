@@ -104,6 +104,13 @@ describe('webwatch mcp', { concurrency: false }, () => {
       const scrape = tools.find((tool) => tool.name === 'webwatch_scrape')!.inputSchema as { properties: Record<string, unknown>; additionalProperties?: unknown };
       assert.ok(['url', 'formats', 'onlyMainContent', 'maxAge', 'actions', 'parsers'].every((field) => field in scrape.properties));
       assert.equal(scrape.additionalProperties, false);
+      // Portable schemas: no `propertyNames` (what a record of string keys adds, and some assistants refuse).
+      const nonPortable = tools.filter((tool) => JSON.stringify(tool.inputSchema).includes('"propertyNames"')).map((tool) => tool.name);
+      assert.deepEqual(nonPortable, []);
+      // ...and what the server accepts is as strict as ever: a header name HTTP cannot carry is refused.
+      const badHeader = await client.callTool({ name: 'webwatch_scrape', arguments: { url: 'https://example.com/', headers: { 'Bad Header': 'x' } } });
+      assert.equal(badHeader.isError, true);
+      assert.match(textOf(badHeader), /Bad Header/);
     });
 
     it('scrapes a page to markdown, and maps and searches a site', async () => {
