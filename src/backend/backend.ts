@@ -77,7 +77,8 @@ export interface Backend {
    * (the default) it returns the finished check; a remote API may otherwise return it running.
    * The local engine always finishes the check, as it runs in this process.
    */
-  runMonitor(idOrName: string, run?: { wait: boolean; onStage?: (stage: string) => void }): Promise<CheckRecord>;
+  /** `onSaved`: the check has ended and is stored; what may follow is the delivery of its notifications. */
+  runMonitor(idOrName: string, run?: { wait: boolean; onSaved?: (check: CheckRecord) => void }): Promise<CheckRecord>;
   /** Runs, once, a scheduled check of every active monitor whose next run time has come. */
   runDue(): Promise<CheckRecord[]>;
   listChecks(idOrName: string): Promise<CheckRecord[]>;

@@ -2,12 +2,16 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { MAX_ATTEMPTS, retryAt } from '../../src/engine/notify/deliver.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 
 interface Delivery {
   body: string;
@@ -93,6 +97,36 @@ describe('webhooks', () => {
       assert.equal(attempts, 1, 'no retry held the command');
     } finally {
       await dead.close();
+    }
+  });
+
+  it('Ctrl-C while a webhook holds the delivery: the check is reported as it ended, exit 130, the delivery left to the outbox', async () => {
+    const home = tempDir();
+    const held: ServerResponse[] = [];
+    let reached: () => void = () => undefined;
+    const delivering = new Promise<void>((resolve) => (reached = resolve));
+    const hanging = await startServer({ '/hook': (_q, r) => void (held.push(r), reached()) });
+    try {
+      const env = { WEBWATCH_HOME: home, XDG_CONFIG_HOME: tempDir() };
+      await run(['monitor', 'apply', '-f', monitorFile('Held hook', `  url: ${hanging.origin}/hook\n  events: [monitor.check.completed]\n`)], { env });
+      const child = spawn(process.execPath, [BIN, 'monitor', 'run', 'Held hook'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      // The receiver has the delivery: the check is saved; Ctrl-C now.
+      await delivering;
+      child.kill('SIGINT');
+      assert.equal(await exited, EXIT.interrupted);
+      assert.match(stdout, /^check \S+ completed: 0 changed, 2 new, 0 removed, 0 same, 0 errors \(2 pages\)\n$/);
+      assert.match(stderr, /interrupted while delivering the check's notifications: those not delivered stay in the outbox/);
+      assert.doesNotMatch(stderr, /^error: interrupted$/m);
+      const checks = JSON.parse((await run(['monitor', 'checks', 'Held hook', '--json'], { env })).stdout);
+      assert.equal(checks[0].status, 'completed');
+    } finally {
+      for (const response of held) response.destroy();
+      await hanging.close();
     }
   });
 

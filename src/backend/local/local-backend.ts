@@ -57,7 +57,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
     runMonitor: async (idOrName, run) => {
       const check = await (await engine.startRun(idOrName)).done;
       // The check is saved: what remains is the notifications' first attempts.
-      run?.onStage?.(`check ${check.status}; delivering its notifications`);
+      run?.onSaved?.(check);
       await engine.deliverNotifications();
       // Read again: the deliveries have moved the check's notificationStatus on.
       return engine.reread(check);

@@ -9,7 +9,7 @@ import { reportedProblems } from '../../../core/reported-problems.js';
 import type { CheckRecord } from '../../../contract/checks.js';
 import type { MonitorResource } from '../../../contract/monitor.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';
-import { UsageError } from '../../../errors/webwatch-error.js';
+import { UsageError, WebwatchError } from '../../../errors/webwatch-error.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../../../spec/limits.js';
 import type { NormalizedMonitor } from '../../../spec/monitor.js';
 import { invalidDefinitionsMarkdown, planMarkdown } from '../../../ui/formats/plan-markdown.js';
@@ -20,6 +20,7 @@ import { startProgress } from '../../../ui/progress.js';
 import { renderRows } from '../../../ui/table.js';
 import { escapeControls, styled, styledLine } from '../../../ui/terminal-text.js';
 import { withBackend } from '../../backend.js';
+import { interruptible } from '../../interrupt.js';
 import type { CommandContext } from '../../context.js';
 import { parseFlags } from '../../flags.js';
 import { problemFormat, reportRoot } from '../../problem-format.js';
@@ -309,10 +310,29 @@ export async function runMonitorNow(context: CommandContext, idOrName: string | 
   if (flags.due) return runDue(context);
   return withBackend(context, 'checking', async (backend) => {
     const progress = await startProgress(context.io, context.output, `checking ${idOrName}`);
+    // Ctrl-C while the check runs interrupts it, as ever; once it is saved, the command reports
+    // it as it ended and leaves the notifications not yet delivered to the outbox.
+    const interrupt = interruptible();
+    let saved: CheckRecord | undefined;
     let check: CheckRecord;
     try {
-      check = await backend.runMonitor(idOrName!, { wait: flags.wait, onStage: (stage) => progress.update(stage) });
+      const interrupted = new Promise<undefined>((resolve) => interrupt.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+      const ran = backend.runMonitor(idOrName!, { wait: flags.wait, onSaved: (done) => {
+        saved = done;
+        progress.update(`check ${done.status}; delivering its notifications`);
+      } });
+      const first = await Promise.race([ran, interrupted]);
+      if (first === undefined) {
+        if (!saved) throw new WebwatchError('interrupted', { exitCode: EXIT.interrupted, code: 'INTERRUPTED' });
+        progress.stop();
+        if (context.output.json) context.output.jsonDocument(saved);
+        else context.output.data(checkLine(saved));
+        context.output.problem('interrupted while delivering the check\'s notifications: those not delivered stay in the outbox (serve\'s scheduler, or the next monitor run --due, delivers them)');
+        return EXIT.interrupted;
+      }
+      check = first;
     } finally {
+      interrupt.dispose();
       progress.stop();
     }
     if (context.output.json) context.output.jsonDocument(check);
