@@ -6,20 +6,18 @@
  * over the MCP SDK's own client, a site and a webhook receiver on 127.0.0.1 that count hits.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import dnsPromises from 'node:dns/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
+import { mcpClient, mcpHttpProcess, stopMcpProcess } from '../helpers/mcp-process.js';
 import { run } from '../helpers/io.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 /**
@@ -66,33 +64,15 @@ describe('monitors written through MCP over HTTP', { concurrency: false }, () =>
     site = await startServer({ '/page': html('<main><h1>Internal</h1><p>Only for this network.</p></main>') });
     hooks = await startServer({ '/hook': (_q, r) => void r.writeHead(200).end() });
     home = tempDir();
-    mcp = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--json'], { env: { PATH: process.env.PATH!, WEBWATCH_HOME: home, XDG_CONFIG_HOME: config(), HOME: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
-    url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      mcp.stdout!.on('data', (chunk) => {
-        out += chunk;
-        try {
-          resolve((JSON.parse(out) as { url: string }).url);
-        } catch {
-          // Not whole yet.
-        }
-      });
-      mcp.once('exit', (code) => reject(new Error(`webwatch mcp --http exited ${code}`)));
-    });
+    ({ child: mcp, url } = await mcpHttpProcess([], { PATH: process.env.PATH!, WEBWATCH_HOME: home, XDG_CONFIG_HOME: config(), HOME: tempDir() }));
   });
   after(async () => {
     await Promise.all(clients.map((client) => client.close()));
-    mcp.kill('SIGTERM');
-    await new Promise((resolve) => mcp.once('exit', resolve));
+    await stopMcpProcess(mcp);
     await Promise.all([site.close(), hooks.close()]);
   });
 
-  const connect = async () => {
-    const client = new Client({ name: 'webwatch-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    clients.push(client);
-    return client;
-  };
+  const connect = () => mcpClient(url, clients);
   const definition = (name: string, pages: string, webhook: string) =>
     `name: ${name}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${pages}"]}]\nwebhook: {url: "${webhook}"}\n`;
   const listed = async () => (JSON.parse((await run(['monitor', 'list', '--json'], { env: { WEBWATCH_HOME: home } })).stdout) as { name: string }[]).map((monitor) => monitor.name);

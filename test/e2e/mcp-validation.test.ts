@@ -5,16 +5,14 @@
  * validation's own time, which a validation on the server's thread would hold every ping for.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from '../helpers/files.js';
+import { mcpClient, mcpHttpProcess, stopMcpProcess } from '../helpers/mcp-process.js';
 import { aliasBomb } from '../helpers/yaml-bomb.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/webwatch.js', import.meta.url));
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -24,32 +22,14 @@ describe('webwatch mcp --http validating a definition', () => {
   const clients: Client[] = [];
 
   before(async () => {
-    mcp = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--json'], { env: { PATH: process.env.PATH!, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), HOME: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
-    url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      mcp.stdout!.on('data', (chunk) => {
-        out += chunk;
-        try {
-          resolve((JSON.parse(out) as { url: string }).url);
-        } catch {
-          // Not whole yet.
-        }
-      });
-      mcp.once('exit', (code) => reject(new Error(`webwatch mcp --http exited ${code}`)));
-    });
+    ({ child: mcp, url } = await mcpHttpProcess([], { PATH: process.env.PATH!, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), HOME: tempDir() }));
   });
   after(async () => {
     await Promise.all(clients.map((client) => client.close()));
-    mcp.kill('SIGTERM');
-    await new Promise((resolve) => mcp.once('exit', resolve));
+    await stopMcpProcess(mcp);
   });
 
-  const connect = async () => {
-    const client = new Client({ name: 'webwatch-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    clients.push(client);
-    return client;
-  };
+  const connect = () => mcpClient(url, clients);
 
   it("answers another session's pings while one validates a file of 99 aliases of 200,000 values", { timeout: 120_000 }, async () => {
     const [validating, pinging] = await Promise.all([connect(), connect()]);

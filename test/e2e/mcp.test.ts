@@ -6,15 +6,15 @@
  * the hosted service's own MCP server (firecrawl-mcp) against `webwatch serve`.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startFakeLlm, withLatency, type FakeLlm, type FakeLlmRequestBody, type FakeReply } from '../helpers/fake-llm.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
+import { mcpClient, mcpHttpProcess } from '../helpers/mcp-process.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
@@ -318,28 +318,8 @@ describe('webwatch mcp', { concurrency: false }, () => {
     let url: string;
     const clients: Client[] = [];
 
-    async function serveMcp(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-      const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--json', ...args], { env: { PATH: process.env.PATH!, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: settings(), HOME: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
-      const address = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout!.on('data', (chunk) => {
-          out += chunk;
-          try {
-            resolve((JSON.parse(out) as { url: string }).url);
-          } catch {
-            // Not whole yet.
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`webwatch mcp --http exited ${code}`)));
-      });
-      return { child, url: address };
-    }
-    const connect = async (to: string) => {
-      const client = new Client({ name: 'webwatch-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(to)));
-      clients.push(client);
-      return client;
-    };
+    const serveMcp = (args: string[]) => mcpHttpProcess(args, { PATH: process.env.PATH!, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: settings(), HOME: tempDir() });
+    const connect = (to: string) => mcpClient(to, clients);
 
     before(async () => {
       ({ child: server, url } = await serveMcp([]));

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { waitFor as waitForAnswer } from '../helpers/wait.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
@@ -32,6 +33,9 @@ describe('job slots shared between teams', () => {
     await served.stop();
     await site.close();
   });
+
+  // Work that waits behind another team's never answers here: 20 s is plenty for what should start at once.
+  const waitFor = <T>(probe: () => Promise<T | undefined>) => waitForAnswer(probe, 20_000);
 
   it('starts another team\'s crawl and monitor run while one team\'s crawls hold what it may', async () => {
     const acme: string[] = [];
@@ -62,14 +66,3 @@ describe('job slots shared between teams', () => {
     for (const id of acme) await call(served, keys.acme, 'DELETE', `/crawl/${id}`);
   });
 });
-
-/** Polls `probe` until it answers; fails after 20 s (work that waits behind another team's never answers here). */
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { waitFor } from '../helpers/wait.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
@@ -140,13 +141,3 @@ describe('queued work counts none', () => {
     }
   });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -62,7 +62,7 @@ const TEAM_ROWS = {
  * Up to `perTeam` of each team's queued rows, every table's, oldest first: enough for a fair pick
  * (fair-share.ts) to find the one row of a team that queued after another team's thousand.
  */
-export async function queuedByTeam(db: Db, perTeam: number): Promise<QueuedWork[]> {
+async function queuedByTeam(db: Db, perTeam: number): Promise<QueuedWork[]> {
   if (perTeam <= 0) return [];
   const found: QueuedWork[] = [];
   for (const table of QUEUE_TABLES) {
@@ -86,7 +86,7 @@ export async function runningByTeam(db: Db, tables: readonly QueueTable[] = QUEU
 }
 
 /** Takes these queued rows of `table` for this worker; those it got (another worker may have taken some first). */
-export async function takeQueued(db: Db, table: QueueTable, ids: readonly string[], now: Date): Promise<string[]> {
+async function takeQueued(db: Db, table: QueueTable, ids: readonly string[], now: Date): Promise<string[]> {
   if (ids.length === 0) return [];
   const q = db.query as unknown as import('kysely').Kysely<Record<QueueTable, { id: string; lease_owner: string | null; lease_expires_at: string | null; owner_pid: number | null }>>;
   // The row is taken only while it is still queued: of two workers that picked it, one gets it.
