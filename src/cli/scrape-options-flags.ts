@@ -4,6 +4,7 @@ import { UsageError } from '../errors/webwatch-error.js';
 import { formatPath } from '../spec/issues.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import { validateScrapeOptions } from '../spec/schemas.js';
+import type { Env } from '../lib/env.js';
 
 export const scrapeFlagsSchema = z.object({
   format: z.array(z.string()).optional(),
@@ -68,7 +69,7 @@ function mergeOptions(fromFile: ScrapeOptions, flags: ScrapeFlags): ScrapeOption
   return result.value;
 }
 
-export async function scrapeOptionsFromFlags(flags: ScrapeFlags, env: Readonly<Record<string, string | undefined>>): Promise<ScrapeOptions> {
+export async function scrapeOptionsFromFlags(flags: ScrapeFlags, env: Env): Promise<ScrapeOptions> {
   // The YAML reader loads only for --options.
   const fromFile = flags.options ? await (await import('../core/scrape-options-file.js')).loadScrapeOptionsFile(flags.options, env) : {};
   return mergeOptions(fromFile, flags);

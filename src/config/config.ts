@@ -15,6 +15,7 @@ import { describeIssue, formatPath, SECRET_NAME } from '../spec/issues.js';
 import { RISK_SCORE_MAX, RISK_SCORE_MIN, THREAT_LIST_MAX } from '../spec/limits.js';
 import type { SearchSettings } from '../engine/search/providers.js';
 import type { ProxySettings } from '../engine/fetch/proxy.js';
+import type { Env } from '../lib/env.js';
 
 export type { ProxySettings, SearchSettings };
 import { NO_THREAT_POLICY, type OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
@@ -138,7 +139,7 @@ export interface Config {
   files: string[];
 }
 
-export function userConfigPath(env: Readonly<Record<string, string | undefined>>): string {
+export function userConfigPath(env: Env): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME ?? homedir(), '.config');
   return join(base, MODULE, 'config.yaml');
 }
@@ -310,7 +311,7 @@ async function unreadableMetaConfiguration(error: unknown): Promise<string> {
  */
 const isProjectFile = (result: CosmiconfigResult) => result !== null && !/^config(\.[a-z]+)?$/.test(basename(result.filepath));
 
-export async function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<Config> {
+export async function loadConfig(env: Env, cwd: string): Promise<Config> {
   // Loaded here, not with the module: only commands with a backend, serve and keys read settings.
   const { cosmiconfigSync } = await import('cosmiconfig');
   let explorer: ReturnType<typeof cosmiconfigSync>;
@@ -350,14 +351,14 @@ export async function loadConfig(env: Readonly<Record<string, string | undefined
  * The SMTP server and sender, environment first; undefined without a server. Without a sender,
  * mail goes from webwatch@<this host's name>, as cron and most mailers do.
  */
-function smtpSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { url: string; from: string } | undefined {
+function smtpSettings(config: Config, env: Env): { url: string; from: string } | undefined {
   const url = env.WEBWATCH_SMTP_URL || config.smtp.url;
   const from = env.WEBWATCH_SMTP_FROM || config.smtp.from || `webwatch@${hostname()}`;
   return url ? { url, from } : undefined;
 }
 
 /** The judge's model, with its key from the environment; undefined without a configured model. */
-function llmSettings(config: Config, env: Readonly<Record<string, string | undefined>>): { baseUrl: string; model: string; apiKey?: string } | undefined {
+function llmSettings(config: Config, env: Env): { baseUrl: string; model: string; apiKey?: string } | undefined {
   if (!config.llm) return undefined;
   const apiKey = env.WEBWATCH_LLM_API_KEY;
   return { ...config.llm, ...(apiKey && { apiKey }) };
@@ -365,7 +366,7 @@ function llmSettings(config: Config, env: Readonly<Record<string, string | undef
 
 
 /** The search provider's settings, with the v2 key from the environment. */
-function searchSettings(config: Config, env: Readonly<Record<string, string | undefined>>): SearchSettings | undefined {
+function searchSettings(config: Config, env: Env): SearchSettings | undefined {
   if (!config.search) return undefined;
   const apiKey = env.WEBWATCH_SEARCH_API_KEY;
   return { ...config.search, ...(apiKey && { apiKey }) };
@@ -378,7 +379,7 @@ const PROXY_VARIABLES = { basic: 'WEBWATCH_PROXY_BASIC', enhanced: 'WEBWATCH_PRO
  * The proxies of each level, the environment first; undefined without any. A bad variable is an
  * error that names it, never quoting its value (it may hold a password).
  */
-function proxySettings(config: Config, env: Readonly<Record<string, string | undefined>>): ProxySettings | undefined {
+function proxySettings(config: Config, env: Env): ProxySettings | undefined {
   const proxies: ProxySettings = {};
   for (const level of ['basic', 'enhanced'] as const) {
     const variable = PROXY_VARIABLES[level];
@@ -418,7 +419,7 @@ export interface BrowserSettings {
   autoRender?: boolean;
 }
 
-export function checkServices(config: Config, env: Readonly<Record<string, string | undefined>>): CheckServices {
+export function checkServices(config: Config, env: Env): CheckServices {
   const webhookSecret = env.WEBWATCH_WEBHOOK_SECRET || config.webhookSecret;
   const smtp = smtpSettings(config, env);
   const llm = llmSettings(config, env);

@@ -5,17 +5,18 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { userConfigPath } from './config.js';
+import type { Env } from '../lib/env.js';
 
 export interface Credentials {
   apiKey: string;
   apiUrl?: string;
 }
 
-export function credentialsPath(env: Readonly<Record<string, string | undefined>>): string {
+export function credentialsPath(env: Env): string {
   return join(dirname(userConfigPath(env)), 'credentials.json');
 }
 
-export function readCredentials(env: Readonly<Record<string, string | undefined>>): Credentials | undefined {
+export function readCredentials(env: Env): Credentials | undefined {
   const file = credentialsPath(env);
   if (!existsSync(file)) return undefined;
   try {
@@ -26,7 +27,7 @@ export function readCredentials(env: Readonly<Record<string, string | undefined>
   }
 }
 
-export function saveCredentials(env: Readonly<Record<string, string | undefined>>, credentials: Credentials): string {
+export function saveCredentials(env: Env, credentials: Credentials): string {
   const file = credentialsPath(env);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.tmp`;
@@ -36,7 +37,7 @@ export function saveCredentials(env: Readonly<Record<string, string | undefined>
   return file;
 }
 
-export function removeCredentials(env: Readonly<Record<string, string | undefined>>): boolean {
+export function removeCredentials(env: Env): boolean {
   const file = credentialsPath(env);
   if (!existsSync(file)) return false;
   rmSync(file);

@@ -8,8 +8,9 @@ import { validateScrapeOptions } from '../spec/schemas.js';
 import { formatLocated } from './definitions/located-line.js';
 import { parseDefinitionFile } from './definitions/parse.js';
 import { readDefinitionFile } from './definitions/read.js';
+import type { Env } from '../lib/env.js';
 
-export async function loadScrapeOptionsFile(file: string, env: Readonly<Record<string, string | undefined>>): Promise<ScrapeOptions> {
+export async function loadScrapeOptionsFile(file: string, env: Env): Promise<ScrapeOptions> {
   // Read as definition files are: never a FIFO or device, within the size limit, strict UTF-8.
   const source = await readDefinitionFile(file);
   if (source.text === undefined) {

@@ -8,6 +8,7 @@ import { validateMonitorRequest } from '../spec/schemas.js';
 import { nextRunTimes } from '../schedule/next-runs.js';
 import { parseDefinitionFile, type LocatedProblem, type SourcePosition } from './definitions/parse.js';
 import type { DefinitionSource } from './definitions/read.js';
+import type { Env } from '../lib/env.js';
 
 export interface ValidationError {
   path: string;
@@ -39,7 +40,7 @@ export interface ValidationReport {
 }
 
 export interface ValidateContext {
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
 }
 
 const toError = (problem: LocatedProblem): ValidationError => ({

@@ -39,12 +39,13 @@ import { databaseHealth } from './shared-limits.js';
 import { startWorker } from './work/worker.js';
 import { pageSlots } from '../engine/store/page-slots.js';
 import { capConnections } from '../lib/connection-caps.js';
+import type { Env } from '../lib/env.js';
 
 /** Webhook signing, SMTP, the judge's model, search and onlyMeaningfulChanges come from the config as CheckServices. */
 export interface ServerOptions extends CheckServices {
   db: Db;
   version: string;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   now(): Date;
   threatPolicy?: OrganizationThreatPolicy;
   /** Lets scrapes, crawls and monitors reach private, loopback and link-local addresses. */

@@ -8,11 +8,12 @@ import type { Db } from '../engine/store/database.js';
 import type { RunContext } from '../engine/store/work-queue.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
+import type { Env } from '../lib/env.js';
 
 export interface TeamEnginesOptions extends Pick<CheckServices, 'llm' | 'search' | 'browser' | 'proxies' | 'onlyMeaningfulChanges'> {
   db: Db;
   version: string;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   now(): Date;
   threatPolicy?: OrganizationThreatPolicy | undefined;
   /** Lets what keys ask for reach private, loopback and link-local addresses. */

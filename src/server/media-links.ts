@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACT_RETENTION_MS } from '../engine/browser/artifacts.js';
 import { engineHome } from '../engine/store/database.js';
+import type { Env } from '../lib/env.js';
 
 /** A link lasts as long as the file is kept: a day. */
 export const MEDIA_LINK_LIFETIME_MS = ARTIFACT_RETENTION_MS;
@@ -25,7 +26,7 @@ export interface MediaLinks {
   valid(name: string, query: { team?: unknown; expires?: unknown; signature?: unknown }, now: number): query is { team: string; expires: string; signature: string };
 }
 
-export function mediaLinks(env: Readonly<Record<string, string | undefined>>): MediaLinks {
+export function mediaLinks(env: Env): MediaLinks {
   let key: Buffer | undefined;
   const secret = () => (key ??= loadKey(join(engineHome(env), KEY_FILE)));
   const sign = (team: string, name: string, expires: string) => createHmac('sha256', secret()).update(`${team}\n${name}\n${expires}`).digest('hex');

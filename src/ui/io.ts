@@ -1,3 +1,4 @@
+import type { Env } from '../lib/env.js';
 /**
  * The streams and environment a command sees. `main` takes one, so commands run in-process in
  * tests with fake streams exactly as they run in a terminal.
@@ -21,7 +22,7 @@ export interface Io {
    */
   readStdinBytes(maxBytes: number): Promise<Uint8Array>;
   stdinIsTTY: boolean;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   /** The working directory, where the project configuration is searched from. */
   cwd(): string;
   /** Asks a person a question on the terminal and returns the answer; a secret one is not echoed. */

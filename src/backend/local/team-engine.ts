@@ -37,6 +37,7 @@ import { profilesDir } from '../../engine/browser/profiles.js';
 import { searchProvider } from '../../engine/search/providers.js';
 import type { AgentJobs } from '../../engine/agent/agent-jobs.js';
 import type { CrawlPacing } from '../../engine/crawl/crawl.js';
+import type { Env } from '../../lib/env.js';
 
 /** The embedded engine has one team; `serve` gives each key's team its own. */
 export const LOCAL_TEAM = 'local';
@@ -54,7 +55,7 @@ const checkRunner = once(() => import('../../engine/monitors/run-check.js'));
 export interface TeamEngineOptions {
   version: string;
   threatPolicy?: OrganizationThreatPolicy;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   now(): Date;
   /** Whose monitors these are: `serve` gives each key's team its own. */
   team?: string;
@@ -392,7 +393,7 @@ export function teamEngine(options: TeamEngineOptions): TeamEngine {
  * conversion processes). WEBWATCH_CONVERSION_MEMORY_MB sets each process's heap; a bad value
  * fails the pages it concerns, saying so.
  */
-function offLoopConverter(env: Readonly<Record<string, string | undefined>>): PageConverter {
+function offLoopConverter(env: Env): PageConverter {
   let converter: Promise<PageConverter> | undefined;
   const load = async () => {
     const { offLoopConversion, offLoopPool } = await import('../../engine/scrape/off-loop.js');
@@ -402,7 +403,7 @@ function offLoopConverter(env: Readonly<Record<string, string | undefined>>): Pa
   return async (...page) => (await (converter ??= load()))(...page);
 }
 
-function conversionMemoryMb(env: Readonly<Record<string, string | undefined>>): number | undefined {
+function conversionMemoryMb(env: Env): number | undefined {
   const value = env.WEBWATCH_CONVERSION_MEMORY_MB;
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 16 || Number(value) > 65_536) {
@@ -412,7 +413,7 @@ function conversionMemoryMb(env: Readonly<Record<string, string | undefined>>): 
 }
 
 /** WEBWATCH_CONVERSION_THREADS: the worker threads of large checks, where the cores the system reports are not the ones webwatch may use (a container's CPU quota). */
-function withConversionThreads(env: Readonly<Record<string, string | undefined>>): { conversionThreads?: number } {
+function withConversionThreads(env: Env): { conversionThreads?: number } {
   const value = env.WEBWATCH_CONVERSION_THREADS;
   if (value === undefined || value === '') return {};
   if (!/^\d+$/.test(value) || Number(value) > 16) {

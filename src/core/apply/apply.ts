@@ -7,6 +7,7 @@ import type { NormalizedMonitor } from '../../spec/monitor.js';
 import { readDefinitionSources } from '../definitions/read.js';
 import { validateSources, type ValidationReport } from '../validate.js';
 import { planApply, planMonitor, planSummary, type PlanEntry } from './plan.js';
+import type { Env } from '../../lib/env.js';
 
 export class InvalidDefinitionsError extends UsageError {
   constructor(readonly report: ValidationReport) {
@@ -17,7 +18,7 @@ export class InvalidDefinitionsError extends UsageError {
 /** Every definition of the files, normalised, or InvalidDefinitionsError with the full report. */
 export async function loadDefinitions(
   paths: readonly string[],
-  io: { readStdinBytes(maxBytes: number): Promise<Uint8Array>; env: Readonly<Record<string, string | undefined>> },
+  io: { readStdinBytes(maxBytes: number): Promise<Uint8Array>; env: Env },
 ): Promise<NormalizedMonitor[]> {
   const report = validateSources(await readDefinitionSources(paths, (maxBytes) => io.readStdinBytes(maxBytes)), { env: io.env });
   if (!report.valid) throw new InvalidDefinitionsError(report);

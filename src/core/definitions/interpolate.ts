@@ -2,13 +2,14 @@
  * `${VAR}` and `${VAR:-default}` in definition files, replaced from the environment.
  * `$${` stands for a literal `${`. Substituted text is not scanned again.
  */
+import type { Env } from '../../lib/env.js';
 
 export type Interpolation = { ok: true; value: string; changed: boolean } | { ok: false; message: string };
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)(\})?/g;
 const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
-export function interpolate(text: string, env: Readonly<Record<string, string | undefined>>): Interpolation {
+export function interpolate(text: string, env: Env): Interpolation {
   if (!text.includes('${')) return { ok: true, value: text, changed: false };
   let problem: string | undefined;
   const value = text.replace(REFERENCE, (match, body: string | undefined, closed: string | undefined) => {

@@ -11,6 +11,7 @@ import { DEFINITION_FILE_MAX_MONITORS, MAX_JSON_DEPTH } from '../../spec/limits.
 import { interpolate } from './interpolate.js';
 import { countMonitors, countParsedMonitors } from './monitor-count.js';
 import { scanYaml } from './nesting.js';
+import type { Env } from '../../lib/env.js';
 
 export interface SourcePosition {
   line: number;
@@ -59,7 +60,7 @@ function firstLine(message: string): string {
 }
 
 /** Resolves `${VAR}` in every scalar value (not in keys); plain scalars are typed again. */
-function interpolateDocument(doc: Document, env: Readonly<Record<string, string | undefined>>, report: (node: Node, message: string) => void) {
+function interpolateDocument(doc: Document, env: Env, report: (node: Node, message: string) => void) {
   visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string') return;
@@ -124,7 +125,7 @@ function retype(text: string): unknown {
   }
 }
 
-export function parseDefinitionFile(text: string, env: Readonly<Record<string, string | undefined>>): ParsedFile {
+export function parseDefinitionFile(text: string, env: Env): ParsedFile {
   const lineCounter = new LineCounter();
   const position = (offset: number): SourcePosition => {
     const { line, col } = lineCounter.linePos(offset);

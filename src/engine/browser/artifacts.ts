@@ -6,6 +6,7 @@ import { copyFile, link, mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { engineHome } from '../store/database.js';
+import type { Env } from '../../lib/env.js';
 
 /** As long as a crawl's results: a day. */
 export const ARTIFACT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -21,7 +22,7 @@ export const partialDownloadName = (scrapeId: string) => `${scrapeId}-download.p
 /** The artifacts of the video and audio formats, which serve gives by signed link. */
 export const isMediaArtifact = (name: string) => /^(video|audio)\//.test(ARTIFACT_TYPES[name.split('.').pop()!] ?? '');
 
-export function artifactsDir(env: Readonly<Record<string, string | undefined>>, team: string): string {
+export function artifactsDir(env: Env, team: string): string {
   return join(engineHome(env), 'artifacts', team);
 }
 
@@ -73,7 +74,7 @@ export function servedArtifacts<T>(document: T, directory: string, base: string,
 }
 
 /** Deletes every team's artifacts older than the retention; returns how many went. */
-export async function pruneArtifacts(env: Readonly<Record<string, string | undefined>>, now: number): Promise<number> {
+export async function pruneArtifacts(env: Env, now: number): Promise<number> {
   const root = join(engineHome(env), 'artifacts');
   let removed = 0;
   for (const team of await readdir(root).catch(() => [] as string[])) {

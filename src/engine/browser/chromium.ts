@@ -5,6 +5,7 @@
 import { accessSync, constants } from 'node:fs';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
+import type { Env } from '../../lib/env.js';
 
 /**
  * The headless shell first: it opens a page three to four times faster than the full browser.
@@ -27,7 +28,7 @@ const executable = (path: string) => {
 };
 
 /** The Chromium to run, or a clear error (exit 11) naming why a browser was needed and how to get one. */
-export function findChromium(env: Readonly<Record<string, string | undefined>>, configured: string | undefined, why: string): string {
+export function findChromium(env: Env, configured: string | undefined, why: string): string {
   const missing = (what: string) =>
     new WebwatchError(`${why} needs a browser, and ${what}`, { status: 501, code: 'BROWSER_NOT_FOUND', exitCode: EXIT.browserMissing, suggestion: BROWSER_INSTALL_HINT });
   const named = configured ?? env.WEBWATCH_CHROMIUM;

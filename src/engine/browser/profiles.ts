@@ -13,13 +13,14 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { engineHome } from '../store/database.js';
 import { processAlive } from '../store/owner-process.js';
+import type { Env } from '../../lib/env.js';
 
 /** How long a second saving session of a profile waits for the first one to end. */
 export const PROFILE_WAIT_MS = 30_000;
 const POLL_MS = 100;
 const STALE_EMPTY_LOCK_MS = 10_000;
 
-export function profilesDir(env: Readonly<Record<string, string | undefined>>, team: string): string {
+export function profilesDir(env: Env, team: string): string {
   return join(engineHome(env), 'profiles', team);
 }
 

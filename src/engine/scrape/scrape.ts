@@ -23,6 +23,7 @@ import { cacheKey, isSensitive, privateScope } from './cache-key.js';
 import { PAGE_HEADINGS, type ChangeTracking, type DocumentWithHeadings, type ScrapeDocument } from './document.js';
 import type { PageConverter } from './convert-pool.js';
 import { requestHeaders } from './request-headers.js';
+import type { Env } from '../../lib/env.js';
 
 export interface ScrapeContext {
   version: string;
@@ -42,7 +43,7 @@ export interface ScrapeContext {
   llm?: LlmSettings;
   /** The browser for pages that need one; without it such a scrape fails with the install hint. */
   browser?: {
-    env: Readonly<Record<string, string | undefined>>;
+    env: Env;
     executablePath?: string;
     /** Script-drawn pages are rendered unasked (default true). */
     autoRender?: boolean;

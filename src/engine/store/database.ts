@@ -20,6 +20,7 @@ import { LATEST_VERSION, LEASES_FIRST, MIGRATIONS, SQLITE_HISTORY } from './migr
 import { sqliteReader, type SqliteReader } from './sqlite-reader.js';
 import { keptStatements } from './sqlite-statements.js';
 import type { Tables } from './tables.js';
+import type { Env } from '../../lib/env.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -52,7 +53,6 @@ export interface Db {
   close(): Promise<void>;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** WEBWATCH_HOME, else $XDG_DATA_HOME/webwatch, else ~/.local/share/webwatch. */
 export function engineHome(env: Env): string {

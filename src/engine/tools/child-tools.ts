@@ -9,6 +9,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
+import type { Env } from '../../lib/env.js';
 
 export type PdfTool = 'pdfinfo' | 'pdftotext' | 'pdftoppm' | 'tesseract';
 export type MediaTool = 'ffmpeg' | 'ffprobe';
@@ -47,7 +48,7 @@ export class ToolStopped extends Error {
 const found = new Map<ChildTool, string>();
 
 /** The tool's path on PATH, or a clear error naming the Debian package that has it. */
-export function findTool(tool: ChildTool, env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function findTool(tool: ChildTool, env: Env = process.env): string {
   const known = found.get(tool);
   if (known) return known;
   for (const dir of (env.PATH ?? '/usr/bin:/bin').split(delimiter)) {

@@ -9,10 +9,11 @@ import type { Db } from '../../engine/store/database.js';
 import type { RunContext } from '../../engine/store/work-queue.js';
 import type { WorkQueue } from '../work/worker.js';
 import type { MediaLinks } from '../media-links.js';
+import type { Env } from '../../lib/env.js';
 
 export interface RouteDeps {
   db: Db;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   /** The engine of the request's team, working for its key. */
   engineOf(request: FastifyRequest): TeamEngine;
   /** The work queue: crawls, batches, agent jobs and manual checks run on whichever worker has room. */

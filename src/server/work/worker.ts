@@ -25,13 +25,14 @@ import type { TeamEngines } from '../engines.js';
 import { startDeliveries } from './deliveries.js';
 import { failureOf, runBatch, runCrawl, SERVER_STOPPED, type QueuedRun } from './run-jobs.js';
 import { startWorkRunner, type WorkHandlers } from './work-runner.js';
+import type { Env } from '../../lib/env.js';
 
 /** Screenshots and PDFs are kept a day, like crawl results; looked through hourly. */
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface WorkerOptions {
   db: Db;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   now(): Date;
   version: string;
   engines: TeamEngines;
