@@ -54,7 +54,7 @@ const problems = [];
 await Promise.all(Array.from({ length: jobs }, async (_, i) => {
   // Started over the first second, so that all of them run at once without one burst of starts.
   await new Promise((resolve) => setTimeout(resolve, (i * 1000) / jobs));
-  const { id } = await backend.startAgent({ prompt: `job ${i}` });
+  const { id } = await backend.agents.start({ prompt: `job ${i}` });
   const known = Date.now();
   const seen = [];
   for await (const event of followTrace(backend, id)) {
@@ -64,7 +64,7 @@ await Promise.all(Array.from({ length: jobs }, async (_, i) => {
   }
   const gapless = seen.every((sequence, index) => sequence === index + 1);
   if (!gapless) problems.push(`${id}: sequences ${seen.join(',')}`);
-  const status = await backend.getAgent(id);
+  const status = await backend.agents.get(id);
   if (status.status !== 'completed') problems.push(`${id}: ${status.status} ${status.error ?? ''}`);
 }));
 const seconds = (performance.now() - started) / 1000;

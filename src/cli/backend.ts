@@ -1,5 +1,5 @@
 /** The backend a command acts on: a remote v2 API when one is configured, else the local engine. */
-import type { Backend } from '../backend/backend.js';
+import type { Backend } from '../services/interfaces.js';
 import { apiUrlOf, CREDENTIALS_IGNORED, type ApiUrl } from '../config/api-url.js';
 import { checkServices, loadConfig, type Config } from '../config/config.js';
 import { readCredentials } from '../config/credentials.js';
@@ -55,7 +55,6 @@ export async function openBackend(context: CommandContext, doing: string, option
     const { webhookSecret, smtp, llm, search, onlyMeaningfulChanges, browser, proxies } = checkServices(config, io.env);
     // Loaded here, like the remote one: commands that never reach a backend (validate) skip it.
     const { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } = await import('../backend/local/local-backend.js');
-    const publicOnly = options.publicTargetsOnly && { checkUrl: (await import('../engine/fetch/network-policy.js')).refusePrivateTargets, publicAddressesOnly: true };
     backend = localBackend({
       version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
       notifications: {
@@ -69,7 +68,7 @@ export async function openBackend(context: CommandContext, doing: string, option
       ...(browser && { browser }),
       ...(proxies && { proxies }),
       // serve's private-network rule, for a server whose clients are not the machine's user.
-      ...publicOnly,
+      ...(options.publicTargetsOnly && { publicTargetsOnly: true }),
       // One client's large page holds up no other's answers; a one-off command converts on its own thread.
       ...(options.servesSeveral && { convertOffLoop: true }),
       closesBrowser: true,

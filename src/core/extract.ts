@@ -1,5 +1,5 @@
 /** `extract`: start an extract job and wait for its end, asking less often as it goes on. */
-import type { Backend } from '../backend/backend.js';
+import type { ExtractService } from '../services/interfaces.js';
 import type { ExtractStatusDocument } from '../contract/extract.js';
 import type { ExtractRequestInput } from '../spec/extract.js';
 
@@ -15,14 +15,14 @@ export interface ExtractWait {
 }
 
 /** Starts the job and returns its status once it is no longer processing. */
-export async function extractAndWait(backend: Pick<Backend, 'startExtract' | 'getExtract'>, request: ExtractRequestInput, wait: ExtractWait = {}): Promise<ExtractStatusDocument> {
+export async function extractAndWait(backend: { extract: ExtractService }, request: ExtractRequestInput, wait: ExtractWait = {}): Promise<ExtractStatusDocument> {
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const { id, warning } = await backend.startExtract(request);
+  const { id, warning } = await backend.extract.start(request);
   wait.onStarted?.(id, warning);
   let pause = FIRST_POLL_MS;
   for (;;) {
     wait.signal?.throwIfAborted();
-    const status = await backend.getExtract(id);
+    const status = await backend.extract.get(id);
     if (status.status !== 'processing') return status;
     await sleep(pause);
     pause = Math.min(pause * 2, POLL_MAX_MS);

@@ -3,7 +3,7 @@
  * newest first, with their counts; the check a report shows by default; and, for a target that
  * extracts JSON, one field's value at each check (a price, a stock count, over time).
  */
-import type { Backend } from '../backend/backend.js';
+import type { CheckService } from '../services/interfaces.js';
 import type { CheckRecord } from '../contract/checks.js';
 import { WebwatchError, UsageError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../spec/errors.js';
@@ -22,16 +22,16 @@ const finished = (checks: readonly CheckRecord[]) =>
 
 export const changesOf = (check: CheckRecord) => check.summary.changed + check.summary.new + check.summary.removed;
 
-export async function checkHistory(backend: Pick<Backend, 'listChecks'>, idOrName: string, limit = DEFAULT_HISTORY_CHECKS): Promise<CheckRecord[]> {
-  return finished(await backend.listChecks(idOrName)).slice(0, limit);
+export async function checkHistory(backend: { checks: Pick<CheckService, 'list'> }, idOrName: string, limit = DEFAULT_HISTORY_CHECKS): Promise<CheckRecord[]> {
+  return finished(await backend.checks.list(idOrName)).slice(0, limit);
 }
 
 /**
  * The check a report shows when none is named: the newest that found changes, else the newest
  * that finished (`fallback` says so).
  */
-export async function reportedCheck(backend: Pick<Backend, 'listChecks'>, idOrName: string): Promise<{ id: string; fallback: boolean }> {
-  const checks = finished(await backend.listChecks(idOrName));
+export async function reportedCheck(backend: { checks: Pick<CheckService, 'list'> }, idOrName: string): Promise<{ id: string; fallback: boolean }> {
+  const checks = finished(await backend.checks.list(idOrName));
   const changed = checks.find((check) => changesOf(check) > 0);
   if (changed) return { id: changed.id, fallback: false };
   if (checks[0]) return { id: checks[0].id, fallback: true };
@@ -54,7 +54,7 @@ export interface FieldPoint {
  * One field of the extracted JSON at each of the recent checks, oldest first, for every page of
  * the monitor that extracts JSON. A check that saw the page the same still carries its JSON.
  */
-export async function fieldHistory(backend: Pick<Backend, 'listChecks' | 'getCheck'>, idOrName: string, path: string, limit = DEFAULT_HISTORY_CHECKS): Promise<FieldPoint[]> {
+export async function fieldHistory(backend: { checks: Pick<CheckService, 'list' | 'get'> }, idOrName: string, path: string, limit = DEFAULT_HISTORY_CHECKS): Promise<FieldPoint[]> {
   // A path that cannot be read is the user's mistake: said before any check is read.
   let keys: (string | number)[];
   try {
@@ -66,7 +66,7 @@ export async function fieldHistory(backend: Pick<Backend, 'listChecks' | 'getChe
   // A few checks read at a time (on a remote API each is a request of its own), each reduced to
   // its points as it comes, in the checks' order.
   const pointsOfChecks = await inParallel(checks, CHECKS_READ_AT_ONCE, async (check) => {
-    const { pages } = await backend.getCheck(idOrName, check.id);
+    const { pages } = await backend.checks.get(idOrName, check.id);
     return pages.flatMap((page): FieldPoint[] =>
       !page.snapshot || page.snapshot.json === null || page.snapshot.json === undefined
         ? []

@@ -1,12 +1,6 @@
-/** `scrape`: several URLs with bounded concurrency, results in the order asked. */
-import type { Backend, ScrapeResult } from '../backend/backend.js';
+/** `scrape` as a person or an assistant asks for it: fresh by default, and told when a page came from the cache. */
 import type { ScrapeDocument } from '../contract/scrape.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
-import { inParallel } from '../lib/in-parallel.js';
-
-export type { ScrapeResult };
-
-export const SCRAPE_CONCURRENCY = 4;
 
 /**
  * A scrape someone asks for now (typed at the command line, or an assistant's on the embedded
@@ -44,24 +38,4 @@ export function cacheNote(documents: readonly ScrapeDocument[], now: Date, optio
   // With minAge or lockdown the cache was asked for: nothing to suggest.
   const cacheOnly = options.lockdown === true || options.minAge !== undefined;
   return `${several ? `${hits.length} of ${documents.length} pages ` : ''}from cache${age}${cacheOnly ? '' : `; ${fetchAnew} fetches anew`}`;
-}
-export async function scrapeUrls(
-  backend: Pick<Backend, 'scrape'>,
-  urls: readonly string[],
-  options: ScrapeOptions,
-  onResult?: (result: ScrapeResult, index: number) => void,
-  signal?: AbortSignal,
-): Promise<ScrapeResult[]> {
-  const results = await inParallel(urls, SCRAPE_CONCURRENCY, async (url, index) => {
-    let result: ScrapeResult;
-    try {
-      result = { url, document: await backend.scrape(url, options, signal) };
-    } catch (error) {
-      result = { url, error };
-    }
-    onResult?.(result, index);
-    return result;
-  }, signal);
-  signal?.throwIfAborted();
-  return results;
 }

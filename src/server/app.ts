@@ -1,9 +1,9 @@
 /**
- * `webwatch serve`: the v2 HTTP API (DESIGN §5) over the team engines, and the worker that runs
+ * `webwatch serve`: the v2 HTTP API (DESIGN §5) over each team's services (src/services), and the worker that runs
  * its queued work. Fastify, chosen as the fastest well-kept Node framework with schema-free
  * routing we can validate with our own zod schemas, a body limit, and graceful close. This
  * module puts the parts together: the body parser and error replies (replies.ts), the guards
- * (guards.ts), each resource's routes (routes/), the team engines (engines.ts) and the worker
+ * (guards.ts), each resource's routes (routes/), each team's services (team-services.ts) and the worker
  * (work/worker.ts). Every request but the health route carries a bearer key; everything it
  * touches belongs to the key's team.
  */
@@ -20,7 +20,7 @@ import type { Db } from '../engine/store/database.js';
 import { scrapeDocumentStore } from '../engine/store/scrape-documents.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import { DATABASE_CORRUPT, ERROR_MESSAGES } from '../spec/errors.js';
-import { teamEngines } from './engines.js';
+import { servicesByTeam } from './team-services.js';
 import { bearerKey, keyGuard, workLimits } from './guards.js';
 import { errorBody } from './http.js';
 import { INTEGRITY_CHECK_INTERVAL_MS, watchIntegrity } from './integrity-watch.js';
@@ -181,9 +181,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     db: options.db, now: options.now, concurrencyPerTeam: options.concurrencyPerTeam, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens, pageSlots: slots,
   });
 
-  const engines = teamEngines(options);
+  const services = servicesByTeam(options);
   const worker = startWorker({
-    db: options.db, env: options.env, now: options.now, version: options.version, engines,
+    db: options.db, env: options.env, now: options.now, version: options.version, services,
     works: role !== 'api',
     jobConcurrency: options.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
     pageSlots: slots,
@@ -222,7 +222,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       db: options.db,
       env: options.env,
       now: options.now,
-      engineOf: (request) => engines.forKey(request.team, request.keyId),
+      servicesOf: (request) => services.forKey(request.team, request.keyId),
       work: {
         ...worker.queue,
         context: (request) => ({ keyId: request.keyId, origin: `${request.protocol}://${request.host}`, privateTargetsAllowed: options.allowPrivateTargets }),

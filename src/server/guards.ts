@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { LOCAL_TEAM } from '../backend/local/team-engine.js';
+import { LOCAL_TEAM } from '../services/team.js';
 import { keyStore } from '../engine/keys/key-store.js';
 import type { Db } from '../engine/store/database.js';
 import type { PageSlots } from '../engine/store/page-slots.js';

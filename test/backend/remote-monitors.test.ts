@@ -23,7 +23,7 @@ async function listing(all: { id: string }[], paging: 'honours' | 'ignores both'
 describe('remote monitor list', () => {
   it('walks the pages until a short one: 230 monitors in three requests', async () => {
     const { server, backend } = await listing(monitors(230), 'honours');
-    const listed = await backend.listMonitors();
+    const listed = await backend.monitors.list();
     assert.equal(listed.length, 230);
     assert.deepEqual(listed.map((monitor) => monitor.id), monitors(230).map((monitor) => monitor.id));
     assert.equal(server.requests.length, 3);
@@ -33,7 +33,7 @@ describe('remote monitor list', () => {
 
   it('stops after one request when the server answers everything at once', async () => {
     const { server, backend } = await listing(monitors(130), 'ignores both');
-    assert.equal((await backend.listMonitors()).length, 130);
+    assert.equal((await backend.monitors.list()).length, 130);
     assert.equal(server.requests.length, 1);
     await backend.close();
     await server.close();
@@ -41,7 +41,7 @@ describe('remote monitor list', () => {
 
   it('stops when a page repeats monitors already seen (a server that ignores offset)', async () => {
     const { server, backend } = await listing(monitors(150), 'ignores offset');
-    const listed = await backend.listMonitors();
+    const listed = await backend.monitors.list();
     assert.equal(listed.length, 100);
     assert.equal(new Set(listed.map((monitor) => monitor.id)).size, 100);
     assert.equal(server.requests.length, 2);

@@ -1,7 +1,7 @@
 /** Monitors named on the command line: ids, id prefixes, names in any case, and errors that help. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newestCheck, resolveCheckRef, resolveMonitorRef } from '../../src/core/monitor-ref.js';
+import { newestCheck, resolveCheckRef, resolveMonitorRef } from '../../src/services/monitor-ref.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { call, serveWebwatch } from '../helpers/webwatch-server.js';

@@ -65,14 +65,14 @@ describe('agent jobs by id prefix', () => {
   const ids = ['3f2a9c10-0000-4000-8000-000000000001', '3f2a9d20-0000-4000-8000-000000000002', '7b1e0000-0000-4000-8000-000000000003', 'c0ffee00-0000-4000-8000-000000000004'];
   const item = (id: string, i: number): AgentListItem => ({ id, createdAt: new Date(T0 - i * 1000).toISOString(), targetHint: `job ${i}`, origin: 'api', settings: { hidden: false, starred: false }, status: 'completed' });
   /** The team's jobs in pages of two, newest first, as the list route pages them. */
-  const backend = (jobs = ids) => ({
-    pages: 0,
-    async listAgents(options: { before?: number } = {}) {
-      this.pages++;
+  const backend = (jobs = ids) => {
+    const counted = { pages: 0 };
+    return Object.assign(counted, { agents: { list: async (options: { before?: number } = {}) => {
+      counted.pages++;
       const all = jobs.map(item).filter((job) => options.before === undefined || Date.parse(job.createdAt) < options.before);
       return { agents: all.slice(0, 2), ...(all.length > 2 && { next: 'more' }) };
-    },
-  });
+    } } });
+  };
   const refusal = async (ref: string, jobs?: string[]) => {
     try {
       await resolveAgentRef(backend(jobs), ref);

@@ -32,8 +32,8 @@ describe('executePlan beside another process', () => {
     const plan = await makePlan(ours, desired, false);
     assert.deepEqual(plan.map((entry) => entry.action), ['create', 'create', 'create']);
     const [a, b] = await definitions({ 'a.yaml': monitorYaml('A'), 'b.yaml': monitorYaml('B', '*/30 * * * *') });
-    await theirs.createMonitor(a!);
-    await theirs.createMonitor(b!);
+    await theirs.monitors.create(a!);
+    await theirs.monitors.create(b!);
 
     const reported: PlanEntry[] = [];
     const done = await executePlan(ours, plan, { onProgress: (entry) => reported.push(entry) });
@@ -44,7 +44,7 @@ describe('executePlan beside another process', () => {
     ]);
     assert.deepEqual(done[1]!.changes, [{ path: 'schedule.cron', from: '*/30 * * * *', to: '0 * * * *' }]);
     assert.deepEqual(reported, done, 'each entry is reported as it is applied');
-    const monitors = await theirs.listMonitors();
+    const monitors = await theirs.monitors.list();
     assert.deepEqual(monitors.map((m) => `${m.name} ${m.schedule.cron}`), ['A 0 * * * *', 'B 0 * * * *', 'C 0 * * * *']);
     assert.equal(done[0]!.id, monitors[0]!.id);
     await ours.close();
@@ -53,18 +53,18 @@ describe('executePlan beside another process', () => {
 
   it('creates again a monitor deleted under an update, and takes a deletion done meanwhile as done', async () => {
     const { ours, theirs } = twoProcesses();
-    for (const definition of await definitions({ 'a.yaml': monitorYaml('A'), 'old.yaml': monitorYaml('Old') })) await ours.createMonitor(definition);
+    for (const definition of await definitions({ 'a.yaml': monitorYaml('A'), 'old.yaml': monitorYaml('Old') })) await ours.monitors.create(definition);
     const plan = await makePlan(ours, await definitions({ 'a.yaml': monitorYaml('A', '*/15 * * * *') }), true);
     assert.deepEqual(plan.map((entry) => `${entry.action} ${entry.name}`), ['update A', 'delete Old']);
-    await theirs.deleteMonitor((await theirs.getMonitor('A')).id);
-    await theirs.deleteMonitor((await theirs.getMonitor('Old')).id);
+    await theirs.monitors.delete((await theirs.monitors.get('A')).id);
+    await theirs.monitors.delete((await theirs.monitors.get('Old')).id);
 
     const done = await executePlan(ours, plan);
     assert.deepEqual(done.map(outline), [
       { action: 'create', name: 'A', meanwhile: 'changed' },
       { action: 'unchanged', name: 'Old', meanwhile: 'changed' },
     ]);
-    assert.deepEqual((await theirs.listMonitors()).map((m) => `${m.name} ${m.schedule.cron}`), ['A */15 * * * *']);
+    assert.deepEqual((await theirs.monitors.list()).map((m) => `${m.name} ${m.schedule.cron}`), ['A */15 * * * *']);
     await ours.close();
     await theirs.close();
   });

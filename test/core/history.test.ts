@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Backend } from '../../src/backend/backend.js';
+import type { CheckService } from '../../src/services/interfaces.js';
 import type { CheckRecord } from '../../src/contract/checks.js';
 import { fieldHistory } from '../../src/core/history.js';
 
@@ -16,9 +16,9 @@ describe('a field over the checks', () => {
     const checks = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, status: 'completed', startedAt: started(i), createdAt: started(i), finishedAt: started(i) }) as unknown as CheckRecord);
     let inFlight = 0;
     let most = 0;
-    const backend: Pick<Backend, 'listChecks' | 'getCheck'> = {
-      listChecks: async () => [...checks].reverse(),
-      getCheck: (async (_monitor: string, id: string) => {
+    const backend: { checks: Pick<CheckService, 'list' | 'get'> } = { checks: {
+      list: async () => [...checks].reverse(),
+      get: (async (_monitor: string, id: string) => {
         inFlight++;
         most = Math.max(most, inFlight);
         const i = Number(id.slice(1));
@@ -26,8 +26,8 @@ describe('a field over the checks', () => {
         await sleep(2 + (12 - i) * 3);
         inFlight--;
         return { pages: [{ url: 'https://shop.example/plans', snapshot: { json: { price: 10 + i } } }, { url: 'https://shop.example/about', snapshot: null }] };
-      }) as unknown as Backend['getCheck'],
-    };
+      }) as unknown as CheckService['get'],
+    } };
     const points = await fieldHistory(backend, 'Plans', 'price', 12);
     assert.deepEqual(points.map((point) => point.value), Array.from({ length: 12 }, (_, i) => 10 + i));
     assert.deepEqual(points.map((point) => point.checkId), checks.map((check) => check.id));

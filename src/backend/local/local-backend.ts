@@ -1,21 +1,20 @@
 /**
- * The command line's Backend on the embedded engine: the `local` team's engine (team-engine.ts),
- * with what only a command needs on top: monitors named by id prefix or name, a check run to
- * its end with its notifications delivered, agent jobs as the wire shows them, and the browser
- * closed when the command ends.
+ * The command line's Backend on the embedded engine: the `local` team's services, with what only
+ * a command needs on top: a check run to its end with its notifications delivered, crawls that
+ * run inside the command (not stored as jobs), and the browser closed when the command ends.
  */
 import { closeBrowserIfOpen } from '../../engine/browser/lifetime.js';
-import { agentListItem, agentStatusDocument, extractStatusDocument } from '../../engine/agent/wire.js';
+import { refusePrivateTargets } from '../../engine/fetch/network-policy.js';
 import { UsageError } from '../../errors/webwatch-error.js';
-import type { Backend } from '../backend.js';
-import { teamEngine, type TeamEngineOptions } from './team-engine.js';
+import type { Backend } from '../../services/interfaces.js';
+import { teamServices } from '../../services/team-services.js';
+import type { TeamOptions } from '../../services/team.js';
 
-export { DELIVERY_WAIT_DEFAULT_SECONDS, LOCAL_TEAM } from './team-engine.js';
+export { DELIVERY_WAIT_DEFAULT_SECONDS } from '../../services/team.js';
 
-/** Agent jobs listed at once. */
-const AGENT_LIST_PAGE = 50;
-
-export interface LocalBackendOptions extends Omit<TeamEngineOptions, 'team' | 'keyId' | 'exactMonitorRefs'> {
+export interface LocalBackendOptions extends Omit<TeamOptions, 'team' | 'keyId' | 'exactMonitorRefs' | 'checkUrl' | 'publicAddressesOnly'> {
+  /** serve's private-network rule, for a server whose clients are not the machine's user (mcp --http). */
+  publicTargetsOnly?: boolean;
   /** close() also stops the process's browser (a command ends with its backend). */
   closesBrowser?: boolean;
 }
@@ -28,65 +27,48 @@ const notStored = async (): Promise<never> => {
 };
 
 export function localBackend(options: LocalBackendOptions): Backend {
-  const engine = teamEngine(options);
+  const { publicTargetsOnly, closesBrowser, ...team } = options;
+  const services = teamServices({ ...team, ...(publicTargetsOnly && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }) });
+  const { checks } = services;
   return {
     description: 'the local engine',
-    scrape: engine.scrape,
-    crawl: engine.crawl,
-    async scrapeMany(urls, scrapeOptions, onResult, signal) {
-      const { scrapeUrls } = await import('../../core/scrape.js');
-      let done = 0;
-      return scrapeUrls(this, urls, scrapeOptions, () => onResult?.(++done), signal);
+    inProcess: true,
+    scrape: services.scrape,
+    crawl: {
+      run: (url, crawlOptions, scrapeOptions, onPage, signal) => services.crawl.run(url, crawlOptions, scrapeOptions, onPage, signal),
+      start: notStored,
+      status: notStored,
+      cancel: notStored,
+      errors: notStored,
+      active: notStored,
     },
-    map: engine.map,
-    search: engine.search,
-    usage: engine.usage,
-    startCrawl: notStored,
-    crawlStatus: notStored,
-    cancelCrawl: notStored,
-    crawlErrors: notStored,
-    activeCrawls: notStored,
-    listMonitors: engine.listMonitors,
-    getMonitor: engine.getMonitor,
-    createMonitor: engine.createMonitor,
-    updateMonitor: engine.updateMonitor,
-    deleteMonitor: engine.deleteMonitor,
-    listChecks: engine.listChecks,
-    getCheck: engine.getCheck,
-    checkReport: engine.checkReport,
-    runMonitor: async (idOrName, run) => {
-      const check = await (await engine.startRun(idOrName)).done;
-      // The check is saved: what remains is the notifications' first attempts.
-      run?.onSaved?.(check);
-      await engine.deliverNotifications();
-      // Read again: the deliveries have moved the check's notificationStatus on.
-      return engine.reread(check);
+    map: services.map,
+    search: services.search,
+    usage: services.usage,
+    monitors: services.monitors,
+    checks: {
+      list: checks.list,
+      get: checks.get,
+      report: checks.report,
+      run: async (idOrName, run) => {
+        const check = await (await checks.start(idOrName)).done;
+        // The check is saved: what remains is the notifications' first attempts.
+        run?.onSaved?.(check);
+        await checks.deliverNotifications();
+        // Read again: the deliveries have moved the check's notificationStatus on.
+        return checks.reread(check);
+      },
+      runDue: async () => {
+        const ran = await checks.runDue();
+        await checks.deliverNotifications();
+        return Promise.all(ran.map(checks.reread));
+      },
     },
-    runDue: async () => {
-      const ran = await engine.runDue();
-      await engine.deliverNotifications();
-      return Promise.all(ran.map(engine.reread));
-    },
-    startAgent: async (request) => ({ id: (await (await engine.agents()).start(request)).job.id }),
-    getAgent: async (id) => agentStatusDocument(await (await engine.agents()).get(id)),
-    listAgents: async (list = {}) => {
-      const jobs = await (await engine.agents()).list({ limit: AGENT_LIST_PAGE, ...(list.before !== undefined && { before: list.before }) });
-      const last = jobs.length === AGENT_LIST_PAGE ? jobs[jobs.length - 1] : undefined;
-      return { agents: jobs.map(agentListItem), ...(last && { next: `?before=${Date.parse(last.createdAt)}` }) };
-    },
-    agentTrace: async (id, since, wait) => {
-      const { job, events } = await (await engine.agents()).trace(id, since, wait);
-      return { events, creditsUsed: job.creditsUsed };
-    },
-    agentSnapshot: async (id, snapshotId) => (await engine.agents()).snapshot(id, snapshotId),
-    cancelAgent: async (id) => {
-      await (await engine.agents()).cancel(id);
-    },
-    startExtract: async (request) => ({ id: (await (await engine.agents()).startExtract(request)).job.id }),
-    getExtract: async (id) => extractStatusDocument(await (await engine.agents()).getExtract(id)),
+    agents: services.agents,
+    extract: services.extract,
     close: async () => {
-      await engine.close();
-      if (options.closesBrowser) await closeBrowserIfOpen();
+      await services.close();
+      if (closesBrowser) await closeBrowserIfOpen();
     },
   };
 }

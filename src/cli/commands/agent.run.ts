@@ -2,8 +2,8 @@
 import { interruptible } from '../interrupt.js';
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { Backend } from '../../backend/backend.js';
-import { resolveIdPrefix } from '../../core/id-prefix.js';
+import type { Backend } from '../../services/interfaces.js';
+import { resolveIdPrefix } from '../../services/id-prefix.js';
 import { resolveAgentRef } from '../../core/agent/agent-ref.js';
 import { outcomeExitCode, TraceFollower } from '../../core/agent/follow.js';
 import { AgentRunView, type RunSummary } from '../../core/agent/run-view.js';
@@ -80,7 +80,7 @@ async function settledStatus(backend: Backend, id: string): Promise<AgentStatusD
   const until = Date.now() + STATUS_SETTLE_MS;
   let pause = 50;
   for (;;) {
-    const status = await backend.getAgent(id);
+    const status = await backend.agents.get(id);
     if (status.status !== 'processing' || Date.now() > until) return status;
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 1000);
@@ -100,12 +100,12 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
   });
   if (!request.ok) throw new UsageError(`invalid agent request: ${request.problems.map((p) => `${formatPath(p.path) || 'prompt'}: ${p.message}`).join('; ')}`);
   const backend = await openBackend(context, 'starting an agent job');
-  const local = backend.description === 'the local engine';
+  const local = backend.inProcess;
   try {
     if (flags.detach && local) {
       throw new UsageError('on the local engine an agent job runs inside this command, so it cannot be detached', { suggestion: 'run it against webwatch serve or a remote API (--api-url), or leave out --detach' });
     }
-    const { id } = await backend.startAgent(request.value as AgentRequestInput);
+    const { id } = await backend.agents.start(request.value as AgentRequestInput);
     if (flags.detach) {
       if (output.json) output.jsonDocument({ success: true, id });
       else {
@@ -118,7 +118,7 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
     const timeline = output.quiet || output.json || !io.stderr.isTTY ? 'none' : 'stderr';
     const { outcome, summary } = await follow(context, backend, id, { timeline, ...(flags.maxCredits !== undefined && { maxCredits: flags.maxCredits }) });
     if (!outcome) {
-      if (local) await backend.cancelAgent(id).catch(() => undefined);
+      if (local) await backend.agents.cancel(id).catch(() => undefined);
       output.info(local ? `agent job ${id} cancelled: it ran in this command` : `stopped following; the job goes on. Cancel it with: webwatch agent cancel ${id.slice(0, 8)}`);
       return EXIT.interrupted;
     }
@@ -144,7 +144,7 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
 }
 
 export async function runAgentStatus(context: CommandContext, ref: string): Promise<ExitCode> {
-  const status = await withBackend(context, 'reading an agent job', async (backend) => backend.getAgent(await resolveAgentRef(backend, ref)));
+  const status = await withBackend(context, 'reading an agent job', async (backend) => backend.agents.get(await resolveAgentRef(backend, ref)));
   const { output } = context;
   if (output.json) output.jsonDocument(status);
   else {
@@ -156,7 +156,7 @@ export async function runAgentStatus(context: CommandContext, ref: string): Prom
 }
 
 export async function runAgentList(context: CommandContext): Promise<ExitCode> {
-  const { agents } = await withBackend(context, 'listing agent jobs', (backend) => backend.listAgents());
+  const { agents } = await withBackend(context, 'listing agent jobs', (backend) => backend.agents.list());
   const { output } = context;
   if (output.json) output.jsonDocument(agents);
   else if (agents.length === 0) output.info('no agent jobs: start one with webwatch agent run "<prompt>"');
@@ -174,7 +174,7 @@ export async function runAgentTrace(context: CommandContext, ref: string, rawFla
   return withBackend(context, 'reading an agent trace', async (backend: Backend) => {
     const id = await resolveAgentRef(backend, ref);
     if (!flags.follow) {
-      const { events } = await backend.agentTrace(id, flags.since ?? 0);
+      const { events } = await backend.agents.trace(id, flags.since ?? 0);
       if (!person) for (const event of events) io.stdout.write(`${JSON.stringify(event)}\n`);
       else {
         const view = new AgentRunView();
@@ -207,10 +207,10 @@ export async function runAgentSnapshot(context: CommandContext, ref: string, sna
   const content = await withBackend(context, 'reading an agent snapshot', async (backend) => {
     id = await resolveAgentRef(backend, ref);
     // A snapshot goes by its id or a unique prefix, among those the job's trace names.
-    const { events } = await backend.agentTrace(id);
+    const { events } = await backend.agents.trace(id);
     const snapshots = [...new Set(events.flatMap((event) => snapshotIdsOf(event)))].map((one) => ({ id: one }));
     snapshotId = snapshots.length > 0 ? resolveIdPrefix(snapshotId, snapshots, { what: 'snapshot', field: 'snapshot', listHint: `webwatch agent trace ${id.slice(0, 8)} names them` }).id : snapshotId;
-    return backend.agentSnapshot(id, snapshotId);
+    return backend.agents.snapshot(id, snapshotId);
   });
   if (flags.output) {
     await writeFile(flags.output, content);
@@ -222,7 +222,7 @@ export async function runAgentSnapshot(context: CommandContext, ref: string, sna
 
 export async function runAgentCancel(context: CommandContext, ref: string): Promise<ExitCode> {
   let id = ref;
-  await withBackend(context, 'cancelling an agent job', async (backend) => backend.cancelAgent((id = await resolveAgentRef(backend, ref))));
+  await withBackend(context, 'cancelling an agent job', async (backend) => backend.agents.cancel((id = await resolveAgentRef(backend, ref))));
   if (context.output.json) context.output.jsonDocument({ success: true, id });
   else context.output.info(`agent job ${id}: cancel requested`);
   return EXIT.ok;

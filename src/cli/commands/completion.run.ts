@@ -22,9 +22,9 @@ export async function runComplete(context: CommandContext, what: string, monitor
   try {
     const lines: string[] = [];
     if (what === 'monitors') {
-      for (const m of await backend.listMonitors()) lines.push(`${field(m.name)}\t${m.status}`);
+      for (const m of await backend.monitors.list()) lines.push(`${field(m.name)}\t${m.status}`);
     } else if (what === 'checks' && monitor) {
-      const checks = await backend.listChecks(monitor);
+      const checks = await backend.checks.list(monitor);
       if (checks.length > 0) lines.push('latest\tthe newest check');
       for (const c of checks.slice(0, MAX_CHECKS)) lines.push(`${c.id}\t${c.status}${c.startedAt ? ` ${c.startedAt}` : ''}`);
     } else {

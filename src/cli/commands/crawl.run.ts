@@ -79,7 +79,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   const backend = await openBackend(context, 'crawling');
   if (flags.detach) {
     try {
-      const started = await backend.startCrawl(url, crawlOptions, scrapeOptions);
+      const started = await backend.crawl.start(url, crawlOptions, scrapeOptions);
       if (output.json) output.jsonDocument(started);
       else {
         output.data(started.id);
@@ -127,7 +127,7 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   let summary;
   const interrupt = interruptible();
   try {
-    summary = await backend.crawl(url, crawlOptions, scrapeOptions, onPage, interrupt.signal);
+    summary = await backend.crawl.run(url, crawlOptions, scrapeOptions, onPage, interrupt.signal);
   } catch (error) {
     const cancelled = error instanceof WebwatchError && error.code === 'CRAWL_CANCELLED';
     if (interrupt.signal.aborted && !cancelled) throw new WebwatchError('interrupted: the crawl stopped', { exitCode: EXIT.interrupted });
@@ -154,20 +154,20 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
   const { io, output } = context;
   return withBackend(context, 'reading the crawl', async (backend) => {
     if (action === 'cancel') {
-      await backend.cancelCrawl(id);
+      await backend.crawl.cancel(id);
       if (output.json) output.jsonDocument({ id, status: 'cancelled' });
       else output.info(`crawl ${id} cancelled`);
       return EXIT.ok;
     }
     if (action === 'errors') {
-      const { errors, robotsBlocked } = await backend.crawlErrors(id);
+      const { errors, robotsBlocked } = await backend.crawl.errors(id);
       if (output.json) return (output.jsonDocument({ errors, robotsBlocked }), EXIT.ok);
       if (errors.length > 0) output.data(await renderRows(output, ['url', 'code', 'error'], errors.map((e) => [e.url, e.code ?? '', e.error]), { whole: { column: 2, key: 0, title: 'errors' } }));
       for (const url of robotsBlocked) output.data(`${url}\trobots.txt`);
       if (errors.length === 0 && robotsBlocked.length === 0) output.info('no errors');
       return EXIT.ok;
     }
-    let status = await backend.crawlStatus(id);
+    let status = await backend.crawl.status(id);
     const { data: first, ...summary } = status;
     if (!flags.documents) {
       if (output.json) output.jsonDocument({ ...summary, next: undefined });
@@ -189,7 +189,7 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
       }
       seen += documents.length;
       if (!status.next || documents.length === 0) break;
-      status = await backend.crawlStatus(id, seen);
+      status = await backend.crawl.status(id, seen);
       documents = status.data;
     }
     await rows.flush();
@@ -201,7 +201,7 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
 /** `crawl list`: the running crawl jobs of the key's team. */
 export async function runCrawlList(context: CommandContext): Promise<ExitCode> {
   return withBackend(context, 'listing crawls', async (backend) => {
-    const crawls = await backend.activeCrawls();
+    const crawls = await backend.crawl.active();
     const { output } = context;
     if (output.json) output.jsonDocument(crawls);
     else if (crawls.length > 0) output.data(await renderRows(output, ['id', 'url'], crawls.map((c) => [c.id, c.url])));

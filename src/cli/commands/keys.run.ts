@@ -3,7 +3,7 @@ import { keyStore } from '../../engine/keys/key-store.js';
 import { databaseLocation, openDatabase } from '../../engine/store/database.js';
 import { loadConfig } from '../../config/config.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { resolveIdPrefix } from '../../core/id-prefix.js';
+import { resolveIdPrefix } from '../../services/id-prefix.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { renderRows } from '../../ui/table.js';
 import type { CommandContext } from '../context.js';

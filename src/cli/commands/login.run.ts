@@ -29,7 +29,7 @@ export async function runLogin(context: CommandContext): Promise<ExitCode> {
     const { remoteBackend } = await import('../../backend/remote/remote-backend.js');
     const backend = remoteBackend({ baseUrl: apiUrl, apiKey, version: version(), ...(globals.verbose && { log: (line: string) => io.stderr.write(`${escapeControls(line)}\n`) }) });
     try {
-      await backend.listMonitors();
+      await backend.monitors.list();
     } finally {
       await backend.close();
     }

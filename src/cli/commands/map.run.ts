@@ -38,7 +38,7 @@ export async function runMap(context: CommandContext, url: string, rawFlags: unk
     const progress = await startProgress(context.io, context.output, `mapping ${url}`);
     let links;
     try {
-      ({ links } = await backend.map(validation.value));
+      ({ links } = await backend.map.links(validation.value));
     } finally {
       progress.stop();
     }

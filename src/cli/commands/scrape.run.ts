@@ -1,7 +1,9 @@
 /** `scrape`: flags and --options -> ScrapeOptions -> backend -> markdown, JSON or files. */
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { cacheNote, freshByDefault, scrapeUrls, type ScrapeResult } from '../../core/scrape.js';
+import { cacheNote, freshByDefault } from '../../core/scrape.js';
+import type { ScrapeResult } from '../../services/interfaces.js';
+import { scrapeEach } from '../../services/scrape-each.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { startProgress } from '../../ui/progress.js';
@@ -52,8 +54,8 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
   let results: ScrapeResult[];
   const interrupt = interruptible();
   try {
-    if (urls.length === 1) results = await scrapeUrls(backend, urls, options, undefined, interrupt.signal);
-    else results = await backend.scrapeMany(urls, options, (done) => progress.update(`scraping ${done}/${urls.length}`), interrupt.signal);
+    if (urls.length === 1) results = await scrapeEach(backend.scrape, urls, options, undefined, interrupt.signal);
+    else results = await backend.scrape.many(urls, options, (done) => progress.update(`scraping ${done}/${urls.length}`), interrupt.signal);
   } catch (error) {
     if (interrupt.signal.aborted && !(error instanceof WebwatchError && error.exitCode === EXIT.interrupted)) throw new WebwatchError('interrupted', { exitCode: EXIT.interrupted });
     throw error;

@@ -53,7 +53,7 @@ export async function runSearch(context: CommandContext, query: string, rawFlags
     const progress = await startProgress(context.io, context.output, `searching ${query}`);
     let answer;
     try {
-      answer = await backend.search(validation.value, scrapeOptions);
+      answer = await backend.search.query(validation.value, scrapeOptions);
     } finally {
       progress.stop();
     }

@@ -10,7 +10,7 @@ const left = (remaining: number | null, plan: number | null) =>
 
 export async function runUsage(context: CommandContext): Promise<ExitCode> {
   return withBackend(context, 'reading usage', async (backend) => {
-    const report = await backend.usage();
+    const report = await backend.usage.report();
     const { output } = context;
     if (output.json) return (output.jsonDocument(report), EXIT.ok);
     const period = `${report.periodStart.slice(0, 10)} to ${report.periodEnd.slice(0, 10)}`;

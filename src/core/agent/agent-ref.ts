@@ -3,12 +3,12 @@
  * characters (as `agent list` shows 8), resolved among the team's jobs as git resolves commits.
  * The API itself takes whole ids only, so prefixes are looked up through the job list.
  */
-import type { Backend } from '../../backend/backend.js';
+import type { AgentService } from '../../services/interfaces.js';
 import type { AgentListItem } from '../../contract/agent.js';
 import { WebwatchError, UsageError } from '../../errors/webwatch-error.js';
 import { isJobId } from '../../spec/agent.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
-import { MIN_ID_PREFIX as MIN_PREFIX, resolveIdPrefix } from '../id-prefix.js';
+import { MIN_ID_PREFIX as MIN_PREFIX, resolveIdPrefix } from '../../services/id-prefix.js';
 
 /** Pages of the list read at most (50 jobs each on serve; jobs are kept 7 days). */
 const MAX_PAGES = 40;
@@ -16,7 +16,7 @@ const MAX_PAGES = 40;
 const LIST_HINT = 'webwatch agent list shows the ids';
 
 /** The whole id of the job `ref` names, or an error that says why it names none. */
-export async function resolveAgentRef(backend: Pick<Backend, 'listAgents'>, ref: string): Promise<string> {
+export async function resolveAgentRef(backend: { agents: Pick<AgentService, 'list'> }, ref: string): Promise<string> {
   const given = ref.trim().toLowerCase();
   if (isJobId(given)) return given;
   if (!/^[0-9a-f-]+$/.test(given)) {
@@ -28,7 +28,7 @@ export async function resolveAgentRef(backend: Pick<Backend, 'listAgents'>, ref:
   const jobs: AgentListItem[] = [];
   let before: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const { agents, next } = await backend.listAgents(before === undefined ? {} : { before });
+    const { agents, next } = await backend.agents.list(before === undefined ? {} : { before });
     jobs.push(...agents);
     const last = agents.at(-1);
     if (!next || !last) break;

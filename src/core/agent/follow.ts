@@ -8,7 +8,7 @@
  * retries ends it with that error.
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import type { Backend } from '../../backend/backend.js';
+import type { Backend } from '../../services/interfaces.js';
 import type { AgentStatusDocument, RunOutcome, TraceEvent } from '../../contract/agent.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 
@@ -115,7 +115,7 @@ export class TraceFollower {
   private async ask(waitMs: number): Promise<{ events: TraceEvent[] } | undefined> {
     const { signal } = this.options;
     try {
-      const answer = await this.backend.agentTrace(this.id, this.last, { ...(waitMs > 0 && { waitMs }), ...(signal && { signal }) });
+      const answer = await this.backend.agents.trace(this.id, this.last, { ...(waitMs > 0 && { waitMs }), ...(signal && { signal }) });
       if (answer.creditsUsed !== undefined) this.options.onCredits?.(answer.creditsUsed);
       return answer;
     } catch (error) {
@@ -126,7 +126,7 @@ export class TraceFollower {
 
   private async endedByStatus(): Promise<RunOutcome | undefined> {
     try {
-      return outcomeOfStatus(await this.backend.getAgent(this.id));
+      return outcomeOfStatus(await this.backend.agents.get(this.id));
     } catch (error) {
       if (this.stopped) return undefined;
       throw error;

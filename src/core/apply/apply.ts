@@ -1,5 +1,5 @@
 /** `monitor apply`, `diff` and `create`: definitions from files, a plan, and its execution. */
-import type { Backend } from '../../backend/backend.js';
+import type { Backend } from '../../services/interfaces.js';
 import type { MonitorResource } from '../../contract/monitor.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
@@ -32,7 +32,7 @@ export interface ApplyResult {
 }
 
 export async function makePlan(backend: Backend, definitions: readonly NormalizedMonitor[], prune: boolean): Promise<PlanEntry[]> {
-  return planApply(definitions, await backend.listMonitors(), prune);
+  return planApply(definitions, await backend.monitors.list(), prune);
 }
 
 export interface ExecuteOptions {
@@ -46,12 +46,12 @@ const changedMeanwhile = (error: unknown): error is WebwatchError => error insta
 async function carryOut(backend: Backend, entry: PlanEntry): Promise<PlanEntry> {
   switch (entry.action) {
     case 'create':
-      return { ...entry, id: (await backend.createMonitor(entry.definition!)).id };
+      return { ...entry, id: (await backend.monitors.create(entry.definition!)).id };
     case 'update':
-      await backend.updateMonitor(entry.id!, { definition: entry.definition! });
+      await backend.monitors.update(entry.id!, { definition: entry.definition! });
       return entry;
     case 'delete':
-      await backend.deleteMonitor(entry.id!);
+      await backend.monitors.delete(entry.id!);
       return entry;
     default:
       return entry;
@@ -70,10 +70,10 @@ async function monitorOrNothing(read: () => Promise<MonitorResource>): Promise<M
 /** The entry planned again against the monitor as it is now, as a fresh apply would plan it. */
 async function planAgain(backend: Backend, entry: PlanEntry): Promise<PlanEntry> {
   if (entry.action === 'delete') {
-    const current = await monitorOrNothing(() => backend.getMonitor(entry.id!));
+    const current = await monitorOrNothing(() => backend.monitors.get(entry.id!));
     return current && current.status !== 'deleted' ? entry : { ...entry, action: 'unchanged' };
   }
-  const found = await monitorOrNothing(() => backend.getMonitor(entry.name));
+  const found = await monitorOrNothing(() => backend.monitors.get(entry.name));
   // A name shaped like an id may find another monitor by its id.
   const current = found && found.name === entry.name && found.status !== 'deleted' ? found : undefined;
   return planMonitor(entry.desired!, current);

@@ -25,7 +25,7 @@ function jobId(request: JobRequest): string {
 }
 
 export const agentRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
-  const jobs = (request: FastifyRequest) => deps.engineOf(request).agents();
+  const jobs = (request: FastifyRequest) => deps.servicesOf(request).agents.jobs();
 
   app.post('/v2/agent', async (request, reply) => {
     const validation = validateAgentRequest(request.body ?? {});

@@ -4,7 +4,7 @@
  * jobs.ts's.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { TeamEngine } from '../../backend/local/team-engine.js';
+import type { TeamCrawlService } from '../../services/crawl.js';
 import { crawlJobStore } from '../../engine/crawl/crawl-jobs.js';
 import { MODEL_NOT_CONFIGURED_CODE } from '../../engine/extract/needs.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
@@ -52,7 +52,7 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     const refused = zeroDataRetentionProblems(zeroDataRetention, pageOptions.value);
     if (refused.length > 0) throw invalid(refused.map((problem) => ({ ...problem, path: ['scrapeOptions', ...problem.path] })));
     if (checkUrl) await checkUrl(target);
-    const { options, warning } = await withPromptOptions(deps.engineOf(request), target.href, explicit);
+    const { options, warning } = await withPromptOptions(deps.servicesOf(request).crawl, target.href, explicit);
     // Its pages wait for the team's page slots (page-slots.ts): a crawl is queued, never refused for concurrency.
     if (await outOfCredits(request, reply)) return reply;
     await crawls.purgeExpired(now());
@@ -71,11 +71,11 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
  * (the params preview's), and the options the request gives win over them. Without a model the
  * crawl runs on its own options, and the answer's warning says the prompt was not used.
  */
-async function withPromptOptions(engine: TeamEngine, url: string, explicit: CrawlOptions & { prompt?: string | null }): Promise<{ options: CrawlOptions; warning?: string }> {
+async function withPromptOptions(crawls: TeamCrawlService, url: string, explicit: CrawlOptions & { prompt?: string | null }): Promise<{ options: CrawlOptions; warning?: string }> {
   const prompt = explicit.prompt?.trim();
   if (!prompt) return { options: explicit };
   try {
-    const { data: { url: _url, ...derived }, warning } = await engine.crawlParamsPreview(url, prompt);
+    const { data: { url: _url, ...derived }, warning } = await crawls.paramsPreview(url, prompt);
     return { options: { ...(derived as CrawlOptions), ...explicit }, ...(warning && { warning: `from the prompt: ${warning}` }) };
   } catch (error) {
     if (!(error instanceof WebwatchError) || error.code !== MODEL_NOT_CONFIGURED_CODE) throw error;

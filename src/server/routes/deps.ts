@@ -4,7 +4,7 @@
  * `app.limits` (guards.ts).
  */
 import type { FastifyRequest } from 'fastify';
-import type { TeamEngine } from '../../backend/local/team-engine.js';
+import type { TeamServices } from '../../services/team-services.js';
 import type { Db } from '../../engine/store/database.js';
 import type { RunContext } from '../../engine/store/work-queue.js';
 import type { WorkQueue } from '../work/worker.js';
@@ -14,8 +14,8 @@ import type { Env } from '../../lib/env.js';
 export interface RouteDeps {
   db: Db;
   env: Env;
-  /** The engine of the request's team, working for its key. */
-  engineOf(request: FastifyRequest): TeamEngine;
+  /** The services of the request's team, working for its key. */
+  servicesOf(request: FastifyRequest): TeamServices;
   /** The work queue: crawls, batches, agent jobs and manual checks run on whichever worker has room. */
   work: WorkQueue & {
     /** What running the request's work needs of it, whichever process runs it. */

@@ -29,7 +29,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     if (await app.limits.outOfCredits(request, reply)) return reply;
     let job;
     try {
-      job = await (await deps.engineOf(request).agents()).enqueueExtract(input, deps.work.context(request), webhook);
+      job = await (await deps.servicesOf(request).agents.jobs()).enqueueExtract(input, deps.work.context(request), webhook);
     } catch (error) {
       if (error instanceof WebwatchError && error.code === MODEL_NOT_CONFIGURED_CODE) {
         // The same refusal as agent jobs': extract runs on their machinery and their model.
@@ -43,7 +43,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   });
 
   app.get<{ Params: { id: string } }>('/v2/extract/:id', async (request) =>
-    extractStatusDocument(await (await deps.engineOf(request).agents()).getExtract(request.params.id)));
+    extractStatusDocument(await (await deps.servicesOf(request).agents.jobs()).getExtract(request.params.id)));
 
   app.post('/v2/crawl/params-preview', async (request, reply) => {
     const validation = validateCrawlPreviewRequest(request.body ?? {});
@@ -51,7 +51,7 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
     const { url, prompt } = validation.value;
     // A model's answer, not a page: it takes none of the team's page slots.
     if (await app.limits.outOfCredits(request, reply)) return reply;
-    const { data, warning } = await deps.engineOf(request).crawlParamsPreview(url, prompt);
+    const { data, warning } = await deps.servicesOf(request).crawl.paramsPreview(url, prompt);
     const answer: CrawlPreviewDocument = { success: true, data, ...(warning && { warning }) };
     return answer;
   });

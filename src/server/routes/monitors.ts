@@ -12,8 +12,8 @@ import type { RouteDeps } from './deps.js';
 const CHECK_PAGES_DEFAULT = 1000;
 
 // Every scrape, crawl and webhook URL of a definition passes the private-network rule when the
-// team's engine saves it (team-engine.ts), which stores the rule with the monitor.
-export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf, served, work }) => {
+// team's monitor service saves it (services/monitors.ts), which stores the rule with the monitor.
+export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { servicesOf, served, work }) => {
   const { outOfCredits } = app.limits;
   // A monitor created, changed, paused or resumed may move the scheduler's next wake-up.
   app.addHook('onResponse', async (request, reply) => {
@@ -28,15 +28,15 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
     const validation = validateMonitorRequest(unmasked.value, 'wire');
     if (!validation.ok) throw invalid(validation.problems);
     const definition = normalizeMonitor(validation.value);
-    return { success: true, data: maskHeaderValues(await engineOf(request).createMonitor(definition)) };
+    return { success: true, data: maskHeaderValues(await servicesOf(request).monitors.create(definition)) };
   });
 
   app.get<{ Querystring: { includeDeleted?: string; limit?: string; offset?: string } }>('/v2/monitor', async (request) => {
-    const monitors = await engineOf(request).listMonitors({ includeDeleted: request.query.includeDeleted === 'true' });
+    const monitors = await servicesOf(request).monitors.list({ includeDeleted: request.query.includeDeleted === 'true' });
     return { success: true, data: page(monitors, request.query.offset, request.query.limit).map(maskHeaderValues) };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await engineOf(request).getMonitor(request.params.id)) }));
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await servicesOf(request).monitors.get(request.params.id)) }));
 
   app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
     const body = asObject(request.body);
@@ -44,8 +44,8 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
     // of the whole definition); the merged definition is then judged as a whole.
     const patch = validateMonitorUpdate(body, 'wire');
     if (!patch.ok) throw invalid(patch.problems);
-    const engine = engineOf(request);
-    const existing = await engine.getMonitor(request.params.id);
+    const { monitors } = servicesOf(request);
+    const existing = await monitors.get(request.params.id);
     const { status, ...sent } = body as { status?: 'active' | 'paused' };
     // A masked value sent back (read from this server) keeps the value stored under its name.
     const { value: fields, problems } = unmaskHeaderValues(sent, existing);
@@ -57,23 +57,23 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
       if (!validation.ok) throw invalid(validation.problems);
       definition = normalizeMonitor(validation.value);
     }
-    return { success: true, data: maskHeaderValues(await engine.updateMonitor(existing.id, { ...(definition && { definition }), ...(status && { status }) })) };
+    return { success: true, data: maskHeaderValues(await monitors.update(existing.id, { ...(definition && { definition }), ...(status && { status }) })) };
   });
 
-  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await engineOf(request).deleteMonitor(request.params.id)) }));
+  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await servicesOf(request).monitors.delete(request.params.id)) }));
 
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
-    const engine = engineOf(request);
+    const { checks } = servicesOf(request);
     if (await outOfCredits(request, reply)) return reply;
     // Queued for whichever worker has room; the answer is the queued check.
-    const check = await engine.queueRun(request.params.id, work.context(request));
+    const check = await checks.queue(request.params.id, work.context(request));
     await work.queued();
     return { success: true, data: check };
   });
 
   app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/v2/monitor/:id/checks', async (request) => ({
     success: true,
-    data: page(await engineOf(request).listChecks(request.params.id), request.query.offset, request.query.limit),
+    data: page(await servicesOf(request).checks.list(request.params.id), request.query.offset, request.query.limit),
   }));
 
   app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
@@ -84,7 +84,7 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
     }
     const from = whole(skip, 'skip', 0);
     const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
-    const check = await engineOf(request).getCheck(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
+    const check = await servicesOf(request).checks.get(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
     // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
     const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
     rest.searchParams.set('skip', String(from + count));
@@ -96,7 +96,7 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engine
 
   // A check's report, for a browser: the same self-contained page `monitor report` writes.
   app.get<{ Params: { id: string; checkId: string } }>('/v2/monitor/:id/checks/:checkId/report', async (request, reply) => {
-    const { html } = await engineOf(request).checkReport(request.params.id, request.params.checkId);
+    const { html } = await servicesOf(request).checks.report(request.params.id, request.params.checkId);
     const [{ contentSecurityPolicy }, { Readable }] = await Promise.all([import('../../engine/report/render-report.js'), import('node:stream')]);
     return reply
       .type('text/html; charset=utf-8')

@@ -16,7 +16,7 @@ import type { RouteDeps } from './deps.js';
 /** The code of a scrape id that names no document of the key's team. */
 export const SCRAPE_NOT_FOUND = 'SCRAPE_NOT_FOUND';
 
-export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now, engineOf, served }) => {
+export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now, servicesOf, served }) => {
   const { limited } = app.limits;
   const documents = scrapeDocumentStore(db);
   const stopReporting = documents.onWriteFailure((error) => app.log.error({ err: error }, 'writing scrape documents for GET /v2/scrape/{id}'));
@@ -31,7 +31,7 @@ export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now
     const refused = zeroDataRetentionProblems(retention.value, validation.value);
     if (refused.length > 0) throw invalid(refused);
     return limited(request, reply, async () => {
-      const document = await engineOf(request).scrape(target.href, validation.value, undefined, { zeroDataRetention: retention.value });
+      const document = await servicesOf(request).scrape.one(target.href, validation.value, undefined, { zeroDataRetention: retention.value });
       // Screenshots and PDFs are files of this machine: the client gets URLs of this server.
       // Serialised once, for the answer and for GET /v2/scrape/{id}, which answers the same bytes.
       const data = JSON.stringify(served(request, document));
@@ -59,6 +59,6 @@ export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now
     const target = targetUrl(body.url);
     const validation = validateMapRequest({ ...body, url: target.href });
     if (!validation.ok) throw invalid(validation.problems);
-    return limited(request, reply, async () => ({ success: true, ...(await engineOf(request).map(validation.value)), id: request.id }));
+    return limited(request, reply, async () => ({ success: true, ...(await servicesOf(request).map.links(validation.value)), id: request.id }));
   });
 };

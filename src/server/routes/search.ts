@@ -12,7 +12,7 @@ export const EXCHANGE_NOT_ENABLED = 'Exchange is not enabled for this team.';
 const asksForExchange = (body: Record<string, unknown>) =>
   body.domainTools === true || (Array.isArray(body.sources) && body.sources.some((source) => (typeof source === 'string' ? source : (source as { type?: unknown } | null)?.type) === 'alexandria'));
 
-export const searchRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineOf }) => {
+export const searchRoutes: FastifyPluginAsync<RouteDeps> = async (app, { servicesOf }) => {
   const { limited } = app.limits;
   app.post('/v2/search', async (request, reply) => {
     const body = asObject(request.body);
@@ -30,7 +30,7 @@ export const searchRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engineO
       scrapeOptions = options.value;
     }
     return limited(request, reply, async () => {
-      const { warning, creditsUsed, ...data } = await engineOf(request).search(search, scrapeOptions);
+      const { warning, creditsUsed, ...data } = await servicesOf(request).search.query(search, scrapeOptions);
       // As the hosted API answers: an id (the request's, as serve's log names it) and the credits.
       return { success: true, data, id: request.id, creditsUsed, ...(warning && { warning }) };
     });

@@ -1,27 +1,21 @@
 /**
- * Usage of the key's team, from the usage ledger (src/engine/usage): credits and model tokens
+ * Usage of the key's team, from its usage service (src/services/usage.ts): credits and model tokens
  * this month and by month, the team's page scrapes at once, and its queued and running jobs. serve has no plan:
  * without a monthly budget (--monthly-credits) nothing runs out, and `remainingCredits` says so
  * with UNLIMITED.
  */
 import { workOfTeam } from '../../engine/store/work-queue.js';
 import type { FastifyPluginAsync } from 'fastify';
-import { monthOf, usageStore } from '../../engine/usage/usage-store.js';
 import type { RouteDeps } from './deps.js';
 
 /** `remaining` without a budget: 2^31 - 1, what a signed 32-bit counter can hold. */
 export const UNLIMITED = 2_147_483_647;
 
-export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now }) => {
+export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, servicesOf }) => {
   const { limits } = app;
-  const usage = usageStore(db);
-  const thisMonth = async (team: string) => {
-    const { start, end } = monthOf(now());
-    return { start, end, ...(await usage.totals(team, start, end)) };
-  };
 
   app.get('/v2/team/credit-usage', async (request) => {
-    const { start, end, credits } = await thisMonth(request.team);
+    const { start, end, credits } = await servicesOf(request).usage.thisMonth();
     const plan = limits.monthlyCredits;
     return {
       success: true,
@@ -36,7 +30,7 @@ export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now 
   });
 
   app.get('/v2/team/token-usage', async (request) => {
-    const { start, end, tokens } = await thisMonth(request.team);
+    const { start, end, tokens } = await servicesOf(request).usage.thisMonth();
     const plan = limits.monthlyTokens;
     return {
       success: true,
@@ -52,7 +46,7 @@ export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now 
 
   const historical = (field: 'creditsUsed' | 'tokensUsed') => async (request: import('fastify').FastifyRequest<{ Querystring: { byApiKey?: string } }>) => {
     const byKey = request.query.byApiKey === 'true';
-    const periods = (await usage.byMonth(request.team, byKey)).map((period) => ({
+    const periods = (await servicesOf(request).usage.byMonth(byKey)).map((period) => ({
       startDate: period.startDate,
       endDate: period.endDate,
       // The key's id, never the key; work of the command line and the scheduler has none.

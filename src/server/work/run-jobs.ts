@@ -12,7 +12,7 @@ import { inParallel } from '../../lib/in-parallel.js';
 import type { CrawlOptions } from '../../spec/schemas.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { retainsNothing } from '../../spec/zero-data-retention.js';
-import type { TeamEngine } from '../../backend/local/team-engine.js';
+import type { TeamServices } from '../../services/team-services.js';
 
 /** A page's failure as stored, for the team to read: its message and code. */
 export function failureOf(error: unknown): { error: string; code: string | null } {
@@ -27,9 +27,9 @@ export interface QueuedJob {
   options: unknown;
 }
 
-/** What a claimed job runs with: the team's engine under the queuing request's rule. */
+/** What a claimed job runs with: the team's services under the queuing request's rule. */
 export interface QueuedRun {
-  engine: TeamEngine;
+  services: TeamServices;
   /** A document with its screenshots and PDFs as URLs of the server the client called. */
   served<T>(value: T): T;
   signal: AbortSignal;
@@ -59,7 +59,7 @@ export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: Queue
   const readable = !retainsNothing(zeroDataRetention, scrapeOptions);
   let firstError: string | undefined;
   try {
-    const summary = await run.engine.crawl(job.url, crawlOptions, scrapeOptions, async (page: CrawlPage) => {
+    const summary = await run.services.crawl.run(job.url, crawlOptions, scrapeOptions, async (page: CrawlPage) => {
       if (signal.aborted) return;
       if ('error' in page) firstError ??= failureOf(page.error).error;
       // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
@@ -84,7 +84,7 @@ export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: Queu
     let release: (() => void) | undefined;
     try {
       release = await run.pageSlot();
-      const document = await run.engine.scrape(url, scrapeOptions, signal, { zeroDataRetention });
+      const document = await run.services.scrape.one(url, scrapeOptions, signal, { zeroDataRetention });
       // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
       if (!signal.aborted) await batches.addPage(job.id, { url, document: run.served(document) }, now(), readable);
     } catch (error) {

@@ -21,7 +21,7 @@ import { leaseDuration } from '../../engine/store/leases.js';
 import type { PageSlots } from '../../engine/store/page-slots.js';
 import { scrapeDocumentStore } from '../../engine/store/scrape-documents.js';
 import { announce, SCHEDULE_CHANNEL, WORK_CHANNEL } from '../../engine/store/work-queue.js';
-import type { TeamEngines } from '../engines.js';
+import type { ServicesByTeam } from '../team-services.js';
 import { startDeliveries } from './deliveries.js';
 import { failureOf, runBatch, runCrawl, SERVER_STOPPED, type QueuedRun } from './run-jobs.js';
 import { startWorkRunner, type WorkHandlers } from './work-runner.js';
@@ -35,7 +35,7 @@ export interface WorkerOptions {
   env: Env;
   now(): Date;
   version: string;
-  engines: TeamEngines;
+  services: ServicesByTeam;
   /** Runs queued work, scheduled checks and deliveries (roles `all` and `worker`); `api` does not. */
   works: boolean;
   /** Queued crawls, batches, agent jobs and manual checks this process runs at once. */
@@ -73,7 +73,7 @@ export interface Worker {
 }
 
 export function startWorker(options: WorkerOptions): Worker {
-  const { db, engines, log } = options;
+  const { db, services, log } = options;
   const deliveries = options.works
     ? startDeliveries({ db, now: options.now, version: options.version, webhookSecret: options.webhookSecret, smtp: options.smtp, onError: (error) => log.error({ err: error }, 'delivering notifications') })
     : undefined;
@@ -109,7 +109,7 @@ export function startWorker(options: WorkerOptions): Worker {
       // Each page running or waiting for a slot listens to the job's signal: as many as the team's slots, twice over.
       setMaxListeners(Math.max(10, 4 * options.pageSlots.limit), signal);
       const run: QueuedRun = {
-        engine: engines.forJob(job.team, context), signal, now: options.now,
+        services: services.forJob(job.team, context), signal, now: options.now,
         pageSlot: () => options.pageSlots.take(job.team, job.id, signal),
         teamLimit: options.pageSlots.limit,
         perHost: options.perHostConcurrency ?? options.pageSlots.limit,
@@ -131,12 +131,12 @@ export function startWorker(options: WorkerOptions): Worker {
       if (!claimed) return;
       // Its `started` delivery was queued with it, by whichever process took the request; its run's go out as queued.
       deliveries?.deliver();
-      await (await engines.forJob(claimed.job.team, claimed.context).agents()).runClaimed(claimed.job, jobStoreOptions);
+      await (await services.forJob(claimed.job.team, claimed.context).agents.jobs()).runClaimed(claimed.job, jobStoreOptions);
     },
     async check(id) {
       const claimed = await checks.claimed(id);
       if (!claimed) return;
-      await afterCheck(engines.forJob(claimed.team, claimed.context).runQueuedCheck(id, claimed.monitorId))
+      await afterCheck(services.forJob(claimed.team, claimed.context).checks.runQueued(id, claimed.monitorId))
         .catch(async (error: unknown) => {
           // Never left running: the check ends failed with what stopped it.
           await checks.abandon(id, `the check could not run: ${failureOf(error).error}`, options.now());
@@ -156,9 +156,9 @@ export function startWorker(options: WorkerOptions): Worker {
         now: options.now,
         maxConcurrent: options.scheduler.maxConcurrent,
         jitterMs: options.scheduler.jitterMs,
-        privateTargetsAllowed: (team) => engines.privateTargetsAllowed(team),
+        privateTargetsAllowed: (team) => services.privateTargetsAllowed(team),
         ...(options.scheduler.timers && { timers: options.scheduler.timers }),
-        run: (claim) => afterCheck(engines.forSchedule(claim.monitor.team).startScheduled(claim)),
+        run: (claim) => afterCheck(services.forSchedule(claim.monitor.team).checks.runScheduled(claim)),
         onEvent: (event) => log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
       })
     : undefined;
@@ -199,7 +199,7 @@ export function startWorker(options: WorkerOptions): Worker {
       await (await unlistenSchedule)?.();
       await scheduler?.stop();
       // Agent runs can take many minutes: they end now, failed with `internal`, as after a crash.
-      await engines.stopAgents();
+      await services.stopAgents();
       // Crawls may take long too: they get the drain time, then are stopped and say why.
       const drained = (work?.idle() ?? Promise.resolve()).then(() => true);
       const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), options.drainTimeoutMs).unref());

@@ -195,7 +195,7 @@ export async function runCreate(context: CommandContext, rawFlags: unknown): Pro
   if (typeof definitions === 'number') return definitions;
   return withBackend(context, 'creating', async (backend) => {
     const created: MonitorResource[] = [];
-    for (const definition of definitions) created.push(await backend.createMonitor(definition));
+    for (const definition of definitions) created.push(await backend.monitors.create(definition));
     if (context.output.json) context.output.jsonDocument(created.length === 1 ? created[0] : created);
     else for (const monitor of created) context.output.data(`${monitor.id}\t${monitor.name}`);
     return EXIT.ok;
@@ -215,7 +215,7 @@ const summaryText = (monitor: MonitorResource) => {
 export async function runList(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ all: z.boolean().default(false) }), rawFlags);
   return withBackend(context, 'listing', async (backend) => {
-    const monitors = await backend.listMonitors({ includeDeleted: flags.all });
+    const monitors = await backend.monitors.list({ includeDeleted: flags.all });
     const { output } = context;
     if (output.json) {
       output.jsonDocument(monitors.map((monitor) => redactDefinition(monitor)));
@@ -230,7 +230,7 @@ export async function runList(context: CommandContext, rawFlags: unknown): Promi
 
 export async function runGet(context: CommandContext, idOrName: string): Promise<ExitCode> {
   return withBackend(context, 'reading', async (backend) => {
-    const monitor = redactDefinition(await backend.getMonitor(idOrName));
+    const monitor = redactDefinition(await backend.monitors.get(idOrName));
     if (context.output.json) context.output.jsonDocument(monitor);
     else context.output.data((await import('yaml')).stringify(monitor, { lineWidth: 0 }));
     return EXIT.ok;
@@ -242,8 +242,8 @@ export async function runExport(context: CommandContext, idsOrNames: string[], r
   const flags = parseFlags(z.object({ showSecrets: z.boolean().default(false) }), rawFlags);
   return withBackend(context, 'exporting', async (backend) => {
     const monitors = idsOrNames.length > 0
-      ? await Promise.all([...new Set(idsOrNames)].map((idOrName) => backend.getMonitor(idOrName)))
-      : await backend.listMonitors();
+      ? await Promise.all([...new Set(idsOrNames)].map((idOrName) => backend.monitors.get(idOrName)))
+      : await backend.monitors.list();
     const { exportDefinitions } = await import('../../../core/export.js');
     const exported = await exportDefinitions(monitors, { showSecrets: flags.showSecrets });
     const { output } = context;
@@ -264,7 +264,7 @@ export async function runExport(context: CommandContext, idsOrNames: string[], r
 export async function runStateChange(context: CommandContext, idOrName: string, change: 'pause' | 'resume' | 'delete', rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ yes: z.boolean().default(false) }), rawFlags);
   return withBackend(context, change === 'delete' ? 'deleting' : change === 'pause' ? 'pausing' : 'resuming', async (backend) => {
-    const monitor = await backend.getMonitor(idOrName);
+    const monitor = await backend.monitors.get(idOrName);
     let result: MonitorResource;
     if (change === 'delete') {
       const ok = await confirm(context, `Delete monitor ${monitor.name} (${monitor.id})?`, flags.yes, `deleting ${monitor.name} needs confirmation`);
@@ -272,9 +272,9 @@ export async function runStateChange(context: CommandContext, idOrName: string, 
         context.output.problem('nothing was changed');
         return EXIT.usage;
       }
-      result = await backend.deleteMonitor(monitor.id);
+      result = await backend.monitors.delete(monitor.id);
     } else {
-      result = await backend.updateMonitor(monitor.id, { status: change === 'pause' ? 'paused' : 'active' });
+      result = await backend.monitors.update(monitor.id, { status: change === 'pause' ? 'paused' : 'active' });
     }
     if (context.output.json) context.output.jsonDocument(redactDefinition(result));
     else context.output.info(`${result.name} (${result.id}) is ${result.status}${result.nextRunAt ? `; next run ${result.nextRunAt}` : ''}`);
@@ -317,7 +317,7 @@ export async function runMonitorNow(context: CommandContext, idOrName: string | 
     let check: CheckRecord;
     try {
       const interrupted = new Promise<undefined>((resolve) => interrupt.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
-      const ran = backend.runMonitor(idOrName!, { wait: flags.wait, onSaved: (done) => {
+      const ran = backend.checks.run(idOrName!, { wait: flags.wait, onSaved: (done) => {
         saved = done;
         progress.update(`check ${done.status}; delivering its notifications`);
       } });
@@ -344,7 +344,7 @@ export async function runMonitorNow(context: CommandContext, idOrName: string | 
 
 async function runDue(context: CommandContext): Promise<ExitCode> {
   return withBackend(context, 'checking', async (backend) => {
-    const checks = await backend.runDue();
+    const checks = await backend.checks.runDue();
     const { output } = context;
     if (output.json) output.jsonDocument(checks);
     else if (checks.length === 0) output.info('no monitor is due');
@@ -355,7 +355,7 @@ async function runDue(context: CommandContext): Promise<ExitCode> {
 
 export async function runChecks(context: CommandContext, idOrName: string): Promise<ExitCode> {
   return withBackend(context, 'reading', async (backend) => {
-    const checks = await backend.listChecks(idOrName);
+    const checks = await backend.checks.list(idOrName);
     const { output } = context;
     if (output.json) return (output.jsonDocument(checks), EXIT.ok);
     const rows = checks.map((c) => [c.id, c.status, c.trigger, c.startedAt ?? '', c.finishedAt && c.summary ? `${c.summary.changed}/${c.summary.new}/${c.summary.removed}/${c.summary.same}/${c.summary.error}` : '']);
@@ -384,7 +384,7 @@ function colouredDiff(output: Output, text: string): string {
 export async function runCheckShow(context: CommandContext, idOrName: string, checkId: string, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ status: z.enum(PAGE_STATUSES).optional() }), rawFlags);
   return withBackend(context, 'reading', async (backend) => {
-    const check = await backend.getCheck(idOrName, checkId, flags.status);
+    const check = await backend.checks.get(idOrName, checkId, flags.status);
     const { output } = context;
     if (output.json) return (output.jsonDocument(check), EXIT.ok);
     output.info(checkLine(check));

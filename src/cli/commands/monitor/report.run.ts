@@ -55,12 +55,12 @@ export async function runReport(context: CommandContext, idOrName: string, check
       if (chosen.fallback) output.info(`no check of ${idOrName} found changes: the report shows the latest check`);
       ref = chosen.id;
     }
-    const { check, html } = await backend.checkReport(idOrName, ref);
+    const { check, html } = await backend.checks.report(idOrName, ref);
     if (flags.output === '-') {
       for (const piece of html) io.stdout.write(piece);
       return EXIT.ok;
     }
-    const monitor = await backend.getMonitor(idOrName);
+    const monitor = await backend.monitors.get(idOrName);
     const path = target ?? resolve(io.cwd(), `webwatch-report-${slug(monitor.name)}-${check.id.slice(0, 8)}.html`);
     // Written whole or not at all: a reader never opens half a report.
     const partial = `${path}.${process.pid}.partial`;

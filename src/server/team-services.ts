@@ -1,8 +1,9 @@
 /**
- * serve's team engines: one per team, private-address rule and key, made on first use and
- * kept for the process's life (each holds its model clients and judge).
+ * serve's services of each team: one set per team, private-address rule and key, made on first
+ * use and kept for the process's life (each holds its model clients and judge).
  */
-import { LOCAL_TEAM, teamEngine, type TeamEngine } from '../backend/local/team-engine.js';
+import { teamServices, type TeamServices } from '../services/team-services.js';
+import { LOCAL_TEAM } from '../services/team.js';
 import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import type { Db } from '../engine/store/database.js';
 import type { RunContext } from '../engine/store/work-queue.js';
@@ -10,7 +11,7 @@ import type { OrganizationThreatPolicy } from '../engine/threat/threat-protectio
 import type { CheckServices } from '../config/config.js';
 import type { Env } from '../lib/env.js';
 
-export interface TeamEnginesOptions extends Pick<CheckServices, 'llm' | 'search' | 'browser' | 'proxies' | 'onlyMeaningfulChanges'> {
+export interface ServicesByTeamOptions extends Pick<CheckServices, 'llm' | 'search' | 'browser' | 'proxies' | 'onlyMeaningfulChanges'> {
   db: Db;
   version: string;
   env: Env;
@@ -22,31 +23,31 @@ export interface TeamEnginesOptions extends Pick<CheckServices, 'llm' | 'search'
   zeroDataRetentionSurchargeWaived?: readonly string[] | undefined;
 }
 
-export interface TeamEngines {
+export interface ServicesByTeam {
   /** What a key asks for: serve's private-address rule, spending counted under the key. */
-  forKey(team: string, keyId: string): TeamEngine;
+  forKey(team: string, keyId: string): TeamServices;
   /** A claimed job: the rule of the process that queued it, for the key that queued it. */
-  forJob(team: string, context: RunContext | undefined): TeamEngine;
+  forJob(team: string, context: RunContext | undefined): TeamServices;
   /**
    * A scheduled check: no key. The command line's own team (`local`) keeps the command line's
    * rule, as `monitor run --due` would run them: its monitors are the operator's.
    */
-  forSchedule(team: string): TeamEngine;
+  forSchedule(team: string): TeamServices;
   /** Whether a team's scheduled work may notify private addresses: forSchedule's rule. */
   privateTargetsAllowed(team: string): boolean;
-  /** Ends the agent runs of every engine (serve stopping). */
+  /** Ends the agent runs of every team (serve stopping). */
   stopAgents(): Promise<void>;
 }
 
-export function teamEngines(options: TeamEnginesOptions): TeamEngines {
-  const engines = new Map<string, TeamEngine>();
+export function servicesByTeam(options: ServicesByTeamOptions): ServicesByTeam {
+  const services = new Map<string, TeamServices>();
   const guardedByDefault = !options.allowPrivateTargets;
   const surchargeWaived = new Set(options.zeroDataRetentionSurchargeWaived ?? []);
-  const engine = (team: string, guarded: boolean, keyId: string | undefined) => {
+  const servicesOf = (team: string, guarded: boolean, keyId: string | undefined) => {
     const id = `${team}\n${guarded}\n${keyId ?? ''}`;
-    let found = engines.get(id);
+    let found = services.get(id);
     if (!found) {
-      found = teamEngine({
+      found = teamServices({
         version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true, convertOffLoop: true,
         ...(keyId && { keyId }),
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
@@ -58,17 +59,17 @@ export function teamEngines(options: TeamEnginesOptions): TeamEngines {
         ...(surchargeWaived.has(team) && { zeroDataRetentionSurchargeWaived: true }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
-      engines.set(id, found);
+      services.set(id, found);
     }
     return found;
   };
   return {
-    forKey: (team, keyId) => engine(team, guardedByDefault, keyId),
-    forJob: (team, context) => (context ? engine(team, !context.privateTargetsAllowed, context.keyId) : engine(team, guardedByDefault, undefined)),
-    forSchedule: (team) => engine(team, guardedByDefault && team !== LOCAL_TEAM, undefined),
+    forKey: (team, keyId) => servicesOf(team, guardedByDefault, keyId),
+    forJob: (team, context) => (context ? servicesOf(team, !context.privateTargetsAllowed, context.keyId) : servicesOf(team, guardedByDefault, undefined)),
+    forSchedule: (team) => servicesOf(team, guardedByDefault && team !== LOCAL_TEAM, undefined),
     privateTargetsAllowed: (team) => !(guardedByDefault && team !== LOCAL_TEAM),
     stopAgents: async () => {
-      await Promise.all([...engines.values()].map((each) => each.stopAgents()));
+      await Promise.all([...services.values()].map((each) => each.agents.stopAll()));
     },
   };
 }
