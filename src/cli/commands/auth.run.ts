@@ -1,6 +1,6 @@
 import { loadConfig } from '../../config/config.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { databasePath } from '../../engine/store/database.js';
+import { databasePath } from '../../services/database.js';
 import { asWebwatchError } from '../../ui/render-error.js';
 import { escapeControls } from '../../ui/terminal-text.js';
 import { remoteSettings } from '../backend.js';

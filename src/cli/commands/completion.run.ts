@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../config/config.js';
-import { databasePath } from '../../engine/store/database.js';
+import { databasePath } from '../../services/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { openBackend, remoteSettings } from '../backend.js';
 import type { CommandContext } from '../context.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { loadConfig } from '../../config/config.js';
-import { databaseLocation, isPostgresUrl, migrate, openDatabase, redactedUrl, type Db } from '../../engine/store/database.js';
+import { copyDatabase, databaseLocation, integrity, isPostgresUrl, migrate, openDatabase, redactedUrl, type Db } from '../../services/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError } from '../../errors/webwatch-error.js';
 import { escapeControls, styled } from '../../ui/terminal-text.js';
@@ -30,7 +30,7 @@ export async function runDbMigrate(context: CommandContext, rawFlags: unknown): 
 export async function runDbCheck(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const { database, full } = parseFlags(z.object({ database: z.string().min(1).optional(), full: z.boolean().optional() }), rawFlags);
   const config = await loadConfig(context.io.env, context.io.cwd());
-  const { checkIntegrity, describeProblem, PROBLEMS_LISTED } = await import('../../engine/store/integrity.js');
+  const { checkIntegrity, describeProblem, PROBLEMS_LISTED } = await integrity();
   const report = await checkIntegrity(databaseLocation(context.io.env, { flag: database, configUrl: config.database.url }), { full: full ?? false });
   const { output } = context;
   if (output.json) output.jsonDocument(report);
@@ -54,7 +54,6 @@ export async function runDbCopy(context: CommandContext, rawFlags: unknown): Pro
   // Opening a SQLite file creates it: a mistyped source would copy nothing, and quietly.
   const sourceFile = flags.from.replace(/^sqlite:(\/\/)?/i, '');
   if (!isPostgresUrl(flags.from) && !existsSync(sourceFile)) throw new UsageError(`the source ${sourceFile} does not exist: nothing to copy`);
-  const { copyDatabase } = await import('../../engine/store/copy.js');
   const from = await openDatabase(flags.from);
   let to: Db;
   try {

@@ -1,20 +1,18 @@
 import { z } from 'zod';
-import { keyStore } from '../../engine/keys/key-store.js';
-import { databaseLocation, openDatabase } from '../../engine/store/database.js';
+import { databaseLocation, openDatabase } from '../../services/database.js';
 import { loadConfig } from '../../config/config.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
-import { resolveIdPrefix } from '../../services/id-prefix.js';
-import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { keyService } from '../../services/keys.js';
 import { renderRows } from '../../ui/table.js';
 import type { CommandContext } from '../context.js';
 import { parseFlags } from '../flags.js';
 
 /** Keys live in serve's database: --database, WEBWATCH_DATABASE_URL, the config's database.url, or the embedded file. */
-async function withKeys<T>(context: CommandContext, database: string | undefined, work: (keys: ReturnType<typeof keyStore>) => Promise<T>): Promise<T> {
+async function withKeys<T>(context: CommandContext, database: string | undefined, work: (keys: ReturnType<typeof keyService>) => Promise<T>): Promise<T> {
   const config = await loadConfig(context.io.env, context.io.cwd());
   const db = await openDatabase(databaseLocation(context.io.env, { flag: database, configUrl: config.database.url }));
   try {
-    return await work(keyStore(db));
+    return await work(keyService(db, context.io.now));
   } finally {
     await db.close();
   }
@@ -22,7 +20,7 @@ async function withKeys<T>(context: CommandContext, database: string | undefined
 
 export async function runKeysCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const { team, allowLocalTeam, database } = parseFlags(z.object({ team: z.string(), allowLocalTeam: z.boolean().optional(), database: z.string().optional() }), rawFlags);
-  const created = await withKeys(context, database, (keys) => keys.create(team, context.io.now(), { allowLocalTeam: allowLocalTeam ?? false }));
+  const created = await withKeys(context, database, (keys) => keys.create(team, { allowLocalTeam: allowLocalTeam ?? false }));
   if (context.output.json) context.output.jsonDocument({ key: created.key, team: created.team, id: created.id });
   else {
     context.output.data(created.key);
@@ -44,10 +42,7 @@ export async function runKeysList(context: CommandContext, rawFlags: unknown = {
 export async function runKeysRevoke(context: CommandContext, id: string, rawFlags: unknown = {}): Promise<ExitCode> {
   const { database } = parseFlags(z.object({ database: z.string().optional() }), rawFlags);
   // A key goes by its id or a unique prefix of 4 or more, as monitors and agent jobs do.
-  const revoked = await withKeys(context, database, async (keys) => {
-    const key = resolveIdPrefix(id, await keys.list(), { what: 'key', field: 'key', describe: (item) => `team ${item.team}`, listHint: 'webwatch keys list shows them', notFound: ERROR_MESSAGES.notFound });
-    return keys.revoke(key.id, context.io.now());
-  });
+  const revoked = await withKeys(context, database, (keys) => keys.revoke(id));
   if (context.output.json) context.output.jsonDocument(revoked);
   else context.output.info(`key ${revoked.id} of team ${revoked.team} revoked`);
   return EXIT.ok;

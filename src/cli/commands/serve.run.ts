@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkServices, loadConfig } from '../../config/config.js';
-import { databaseLocation, openDatabase } from '../../engine/store/database.js';
+import { databaseLocation, openDatabase, setLeaseDuration } from '../../services/database.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { CommandContext } from '../context.js';
@@ -52,7 +52,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
   const { buildServer, SERVER_DEFAULTS } = await import('../../server/app.js');
   const db = await openDatabase(databaseLocation(io.env, { flag: flags.database, configUrl: config.database.url }), { readConnection: true });
   const leaseSeconds = Number(io.env.WEBWATCH_LEASE_SECONDS);
-  if (Number.isFinite(leaseSeconds) && leaseSeconds > 0) (await import('../../engine/store/leases.js')).setLeaseDuration(leaseSeconds * 1000);
+  if (Number.isFinite(leaseSeconds) && leaseSeconds > 0) await setLeaseDuration(leaseSeconds * 1000);
   const role = flags.schedulerOnly ? 'worker' : flags.role ?? 'all';
   // A line a person reads on a terminal; JSON lines for pipes and log collectors.
   const logFormat = flags.logFormat ?? (io.stderr.isTTY ? 'text' : 'json');
