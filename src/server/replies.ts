@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { firstInvalidUtf8Byte } from '../core/definitions/utf8.js';
+import { firstInvalidUtf8Byte } from '../lib/utf8.js';
 import { DatabaseDamagedError } from '../engine/store/database.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { pathBeyondDepth } from '../spec/depth.js';

@@ -1,7 +1,7 @@
 /** Strict UTF-8: the first invalid byte found where the native decoder refuses, and placed. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeUtf8, firstInvalidUtf8Byte } from '../../src/core/definitions/utf8.js';
+import { decodeUtf8, firstInvalidUtf8Byte } from '../../src/lib/utf8.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 

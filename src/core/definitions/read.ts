@@ -3,7 +3,7 @@ import { constants, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { DEFINITION_FILE_MAX_BYTES } from '../../spec/limits.js';
-import { decodeUtf8 } from './utf8.js';
+import { decodeUtf8 } from '../../lib/utf8.js';
 import { compareFileNames } from '../../lib/compare-text.js';
 
 export const STDIN_NAME = '<stdin>';

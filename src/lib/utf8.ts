@@ -1,6 +1,6 @@
 /**
- * Strict UTF-8 for definition files. Node's 'utf8' decoding turns invalid bytes into U+FFFD
- * without a word, so a file damaged by a bad editor or a Latin-1 export would validate with
+ * Strict UTF-8, for definition files and request bodies. Node's 'utf8' decoding turns invalid
+ * bytes into U+FFFD without a word, so a file damaged by a bad editor or a Latin-1 export would validate with
  * altered names and URLs; here it is an error that says where the first bad byte is.
  */
 
