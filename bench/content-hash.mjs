@@ -50,7 +50,8 @@ if (against !== undefined) {
     console.log(`${label.padEnd(6)} ${first.all}  readability ${first.readability.pages} pages ${first.readability.sha256.slice(0, 16)}  trafilatura ${first.trafilatura.pages} pages ${first.trafilatura.sha256.slice(0, 16)}`);
     if (list.some((entry) => entry.all !== first.all)) console.log(`${label}: the hash differs between runs of the same build`);
     if (first.timing) {
-      console.log(`       ${median(list.map((entry) => entry.timing.wallMsPerPage)).toFixed(3)} ms/page wall, ${median(list.map((entry) => entry.timing.cpuMsPerPage)).toFixed(3)} ms/page CPU (median of ${runs} runs; each run: ${list.map((entry) => entry.timing.wallMsPerPage.toFixed(3)).join(', ')})`);
+      const each = (key) => list.map((entry) => entry.timing[key].toFixed(3)).join(', ');
+      console.log(`       ${median(list.map((entry) => entry.timing.wallMsPerPage)).toFixed(3)} ms/page wall, ${median(list.map((entry) => entry.timing.cpuMsPerPage)).toFixed(3)} ms/page CPU (median of ${runs} runs; wall ${each('wallMsPerPage')}; CPU ${each('cpuMsPerPage')})`);
     }
   }
   const same = results.before.every((entry) => entry.all === results.after[0].all) && results.after.every((entry) => entry.all === results.after[0].all);

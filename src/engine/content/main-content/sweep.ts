@@ -90,7 +90,7 @@ export function sweepPage(root: Element, measures: PageMeasures): void {
  * are never removed.
  */
 function sweep(element: Element, context: Sweep, removed: Element[]) {
-  const { measures, core, linkLists, ancestorsOfCore, coreProse, pageText } = context;
+  const { measures, core, ancestorsOfCore } = context;
   for (const child of [...element.children]) {
     if (!isTag(child)) continue;
     if (child === core || ancestorsOfCore.has(child)) {
@@ -101,21 +101,13 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
       removed.push(child);
       continue;
     }
-    const named = measures.flag(child);
-    const flag = named === 'comments' && context.commentsAreContent ? undefined : named;
-    // Without a core, nothing flagged that holds most of the page goes: a wrapper named like
-    // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing. With a
-    // core, a flagged block with prose on the core's scale (and a paragraph's length at least:
-    // a core of short lines makes no scale) stays, unless it lists other stories.
-    const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= Math.max(0.5 * coreProse, TAIL_PROSE) : measures.textLength(child) >= 0.5 * pageText);
-    const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
-    const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !holdsHeadedTable(child);
-    const feed = core !== undefined && isFeed(child, measures);
-    if ((flag && !substantial) || headerOfLinks || linkList || feed) {
+    const flagged = goesFlagged(child, context);
+    const list = goesAsList(child, context);
+    if (flagged || list) {
       removed.push(child);
       // The heading of a list of links or teasers ("Related", "More on this") goes with it,
       // unless prose follows the list in its section.
-      if (core !== undefined && (linkList || feed)) {
+      if (core !== undefined && list) {
         const heading = headingBefore(child, measures);
         if (heading && !removed.includes(heading) && !proseAfter(child, measures)) removed.push(heading);
       }
@@ -130,6 +122,28 @@ function sweep(element: Element, context: Sweep, removed: Element[]) {
     if (!context.proseSeen && measures.inline(child) && isProse(child, measures)) context.proseSeen = true;
     sweep(child, context, removed);
   }
+}
+
+/**
+ * Whether a block goes for what it is named: chrome, comments (unless they are the page's
+ * content) or clutter that is not substantial, or a header of links.
+ */
+function goesFlagged(child: Element, { measures, core, coreProse, pageText, commentsAreContent }: Sweep): boolean {
+  const named = measures.flag(child);
+  const flag = named === 'comments' && commentsAreContent ? undefined : named;
+  // Without a core, nothing flagged that holds most of the page goes: a wrapper named like
+  // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing. With a
+  // core, a flagged block with prose on the core's scale (and a paragraph's length at least:
+  // a core of short lines makes no scale) stays, unless it lists other stories.
+  const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= Math.max(0.5 * coreProse, TAIL_PROSE) : measures.textLength(child) >= 0.5 * pageText);
+  const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
+  return (!!flag && !substantial) || headerOfLinks;
+}
+
+/** Whether a block goes as a list of links (only when the page has a core to keep) or a feed of teasers. */
+function goesAsList(child: Element, { measures, core, linkLists }: Sweep): boolean {
+  const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !holdsHeadedTable(child);
+  return linkList || (core !== undefined && isFeed(child, measures));
 }
 
 /**
