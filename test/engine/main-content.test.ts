@@ -244,3 +244,12 @@ describe('markdown conversion of broken HTML', () => {
     assert.match(markdownOf($), /!\[Lazy\]\(https:\/\/example\.com\/real\.png\)/);
   });
 });
+
+describe('main content whose only prose is captions', () => {
+  it('keeps the captions and does not fail on the short line before them', () => {
+    const caption = (n: number) => `<figure><img src="/p${n}.jpg" alt=""><figcaption>A long caption number ${n} that runs on as prose does, with enough words in it to read as a paragraph of the article, and then some more words, to be sure.</figcaption></figure>`;
+    const markdown = mainText(`<body><article><p>Short line</p>${caption(1)}${caption(2)}</article></body>`);
+    assert.match(markdown, /A long caption number 1/);
+    assert.match(markdown, /A long caption number 2/);
+  });
+});

@@ -33,7 +33,7 @@ interface ProseBlocks {
   measures: PageMeasures;
   /** Blocks with text of their own under the kept elements, parents before children. */
   blocks: Element[];
-  /** The index of the first paragraph of prose that is not a caption (-1 when every one is). */
+  /** The index of the first paragraph of prose that is not a caption (of the first caption when every one is). */
   first: number;
   /** The index of the last paragraph of prose. */
   last: number;
@@ -62,8 +62,10 @@ function proseBlocks({ keep, core }: SweptContent, measures: PageMeasures): Pros
     if (isProse(element, measures)) last = index;
   });
   if (last < 0) return undefined;
-  // A long caption under the lead picture is not where the article's prose begins.
-  const first = blocks.findIndex((element) => isProse(element, measures) && !isCaption(element));
+  // A long caption under the lead picture is not where the article's prose begins; when every
+  // paragraph of prose is a caption, the first of them is.
+  const uncaptioned = blocks.findIndex((element) => isProse(element, measures) && !isCaption(element));
+  const first = uncaptioned >= 0 ? uncaptioned : blocks.findIndex((element) => isProse(element, measures));
   return { keep, core, measures, blocks, first, last, oneColumnTables };
 }
 
