@@ -4,7 +4,7 @@
  * value, header values redacted as in every other output.
  */
 import { planSummary, type PlanEntry } from '../../core/apply/plan.js';
-import { reportedProblems } from '../../core/reported-problems.js';
+import { reportedProblems } from './reported-problems.js';
 import type { ValidationReport } from '../../core/validate.js';
 import { redactChange } from '../redact.js';
 import { markdownCode, markdownTable, markdownText, shortened } from './markdown.js';

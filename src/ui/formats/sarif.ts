@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatLocated } from '../../core/definitions/located-line.js';
-import { reportedProblems, type ReportedProblem } from '../../core/reported-problems.js';
+import { reportedProblems, type ReportedProblem } from './reported-problems.js';
 import type { ValidationReport } from '../../core/validate.js';
 import { filePlace } from './file-place.js';
 

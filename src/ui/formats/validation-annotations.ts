@@ -1,6 +1,6 @@
 /** `monitor validate --format github`: each problem as an annotation on its file, line and column. */
 import { formatLocated } from '../../core/definitions/located-line.js';
-import { reportedProblems } from '../../core/reported-problems.js';
+import { reportedProblems } from './reported-problems.js';
 import type { ValidationReport } from '../../core/validate.js';
 import { filePlace } from './file-place.js';
 import { workflowCommand } from './workflow-commands.js';

@@ -1,5 +1,5 @@
 /** The problems of a validation report as one list; light, for commands that only render them. */
-import type { ValidationError, ValidationReport } from './validate.js';
+import type { ValidationError, ValidationReport } from '../../core/validate.js';
 
 /** One problem of a report with what it belongs to: the file itself, or one of its monitors. */
 export interface ReportedProblem {
