@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { diffText } from '../../../engine/diff/json-diff.js';
 import { z } from 'zod';
-import { formatLocated } from '../../../core/definitions/located-line.js';
+import { formatLocated } from '../../../spec/located-line.js';
 import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
 import { reportedProblems } from '../../../ui/formats/reported-problems.js';
