@@ -118,7 +118,7 @@ export type ConfigFile = z.infer<ReturnType<typeof buildConfigSchema>>;
 
 // The settings below are what the files say, in the files' terms: the engine defines what it is
 // given (its ProxySettings, SearchSettings, OrganizationThreatPolicy), and where the two meet
-// (the local backend, serve) the compiler checks that one fits the other.
+// (the services, serve) the compiler checks that one fits the other.
 
 /** The organisation's threat-protection policy, each switch the files leave unset at its default. */
 export type ThreatPolicySettings = NonNullable<ConfigFile['threatProtection']> & { enabled: boolean; allowOverrides: boolean; enforced: boolean };
