@@ -13,12 +13,7 @@ import { UsageError } from '../errors/webwatch-error.js';
 import { closedObject, domainName, topLevelDomain } from '../spec/fields.js';
 import { describeIssue, formatPath, SECRET_NAME } from '../spec/issues.js';
 import { RISK_SCORE_MAX, RISK_SCORE_MIN, THREAT_LIST_MAX } from '../spec/limits.js';
-import type { SearchSettings } from '../engine/search/providers.js';
-import type { ProxySettings } from '../engine/fetch/proxy.js';
 import type { Env } from '../lib/env.js';
-
-export type { ProxySettings, SearchSettings };
-import { NO_THREAT_POLICY, type OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 
 const MODULE = 'webwatch';
 
@@ -121,8 +116,24 @@ const buildConfigSchema = () => closedObject({
 
 export type ConfigFile = z.infer<ReturnType<typeof buildConfigSchema>>;
 
+// The settings below are what the files say, in the files' terms: the engine defines what it is
+// given (its ProxySettings, SearchSettings, OrganizationThreatPolicy), and where the two meet
+// (the services, serve) the compiler checks that one fits the other.
+
+/** The organisation's threat-protection policy, each switch the files leave unset at its default. */
+export type ThreatPolicySettings = NonNullable<ConfigFile['threatProtection']> & { enabled: boolean; allowOverrides: boolean; enforced: boolean };
+
+/** A file without `threatProtection`: off, requests may override it, not enforced. */
+const THREAT_POLICY_DEFAULTS = { enabled: false, allowOverrides: true, enforced: false } as const;
+
+/** Which search provider the files name, with the key from the environment. */
+export type SearchSettings = NonNullable<ConfigFile['search']> & { apiKey?: string };
+
+/** The proxy address of each level of the scrape option `proxy`. */
+export type ProxySettings = NonNullable<ConfigFile['proxy']>;
+
 export interface Config {
-  threatPolicy: OrganizationThreatPolicy;
+  threatPolicy: ThreatPolicySettings;
   apiUrl?: string;
   serve: NonNullable<ConfigFile['serve']>;
   scheduler: NonNullable<ConfigFile['scheduler']>;
@@ -163,7 +174,7 @@ async function checked(file: string, value: unknown, source?: { text: string; un
   const result = configSchema().safeParse(value ?? {}, { reportInput: true });
   if (result.success) return result.data;
   // Loaded only for a file with problems: the YAML parser is not on most commands' path.
-  const locateInText = source && (await import('../core/definitions/parse.js')).locateInText;
+  const locateInText = source && (await import('../lib/yaml-paths.js')).locateInText;
   const lines = result.error.issues
     .flatMap((issue) => describeIssue(issue, { concealInput: mayBeSecret(issue) }))
     .map((p) => {
@@ -328,7 +339,7 @@ export async function loadConfig(env: Env, cwd: string): Promise<Config> {
   });
   const layers = [user, project].filter((layer): layer is Layer => layer !== undefined);
   return {
-    threatPolicy: { ...NO_THREAT_POLICY, ...Object.assign({}, ...layers.map((layer) => layer.config.threatProtection ?? {})) },
+    threatPolicy: { ...THREAT_POLICY_DEFAULTS, ...Object.assign({}, ...layers.map((layer) => layer.config.threatProtection ?? {})) },
     ...Object.assign({}, ...layers.map((layer) => (layer.config.apiUrl ? { apiUrl: layer.config.apiUrl } : {}))),
     serve: Object.assign({}, ...layers.map((layer) => layer.config.serve ?? {})),
     scheduler: Object.assign({}, ...layers.map((layer) => layer.config.scheduler ?? {})),

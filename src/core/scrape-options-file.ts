@@ -5,7 +5,7 @@
 import { UsageError } from '../errors/webwatch-error.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import { validateScrapeOptions } from '../spec/schemas.js';
-import { formatLocated } from './definitions/located-line.js';
+import { formatLocated } from '../spec/located-line.js';
 import { parseDefinitionFile } from './definitions/parse.js';
 import { readDefinitionFile } from './definitions/read.js';
 import type { Env } from '../lib/env.js';

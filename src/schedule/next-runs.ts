@@ -1,6 +1,6 @@
 /** Next firing times of a cron expression in a time zone (DST-correct, by croner). */
 import { Cron } from 'croner';
-import { UTC_ZONES } from './utc-zones.js';
+import { UTC_ZONES } from '../spec/utc-zones.js';
 
 export function nextRunTimes(cron: string, timezone: string, count: number, from: Date = new Date()): Date[] {
   // A named zone goes through Intl, whose first use loads ICU's zone data (15-40 ms of a

@@ -4,7 +4,7 @@
  * fires 8,640 times a month, and stepping through them costs over half a second).
  * Wall-clock arithmetic in the zone: a DST change inside the window may move one firing.
  */
-import { parsePattern, setBits } from './cron.js';
+import { parsePattern, setBits } from '../spec/cron.js';
 
 const DAYS = 30;
 

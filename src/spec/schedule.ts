@@ -1,8 +1,8 @@
 /** Schedule (spec §2.2): `cron` or `text`, and an IANA `timezone`. */
 import { z } from 'zod';
-import { checkCron, sameSchedule } from '../schedule/cron.js';
-import { textToCron } from '../schedule/text.js';
-import { checkTimezone } from '../schedule/timezone.js';
+import { checkCron, sameSchedule } from './cron.js';
+import { textToCron } from './schedule-text.js';
+import { checkTimezone } from './timezone.js';
 import { closedObject } from './fields.js';
 import { DEFAULT_TIMEZONE } from './limits.js';
 

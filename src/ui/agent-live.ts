@@ -5,7 +5,7 @@
  * at the end. The status line is a spinner (progress.ts), so it exists only on a terminal,
  * without --quiet, --json or CI; the timeline and the summary are the caller's to place.
  */
-import { AgentRunView, type RunSummary } from '../core/agent/run-view.js';
+import { AgentRunView, type RunSummary } from './agent-run-view.js';
 import type { TraceEvent } from '../contract/agent.js';
 import { duration, timelineLine } from './agent-timeline.js';
 import type { Io } from './io.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveAgentRef } from '../../src/core/agent/agent-ref.js';
 import { outcomeOfStatus } from '../../src/core/agent/follow.js';
-import { AgentRunView } from '../../src/core/agent/run-view.js';
+import { AgentRunView } from '../../src/ui/agent-run-view.js';
 import type { TraceEvent, TraceEventBody } from '../../src/engine/agent/trace.js';
 import type { AgentListItem } from '../../src/engine/agent/wire.js';
 import { EXIT } from '../../src/errors/exit-codes.js';

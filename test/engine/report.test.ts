@@ -9,7 +9,7 @@ import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
 import { diffMarkdown } from '../../src/engine/diff/markdown-diff.js';
 import { diffJson, valueAtPath } from '../../src/engine/diff/json-diff.js';
-import { changeHtml, diffSegments, diffTableHtml, markWords } from '../../src/engine/report/diff-html.js';
+import { changeHtml, diffSegments, diffTableHtml, markWords } from '../../src/engine/diff/diff-html.js';
 import { compareScreenshots, MAX_COMPARED_PIXELS } from '../../src/engine/report/screenshot-diff.js';
 import { contentSecurityPolicy, historySvg, renderReport } from '../../src/engine/report/render-report.js';
 import type { CheckRecord } from '../../src/contract/checks.js';

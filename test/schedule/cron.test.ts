@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkCron, sameSchedule } from '../../src/schedule/cron.js';
+import { checkCron, sameSchedule } from '../../src/spec/cron.js';
 
 const accepts = (cron: string, normalized = cron) => {
   const result = checkCron(cron);

@@ -1,8 +1,8 @@
 /** Every natural-language form of spec §2.2, and the ones webwatch adds, to cron. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkCron } from '../../src/schedule/cron.js';
-import { textToCron } from '../../src/schedule/text.js';
+import { checkCron } from '../../src/spec/cron.js';
+import { textToCron } from '../../src/spec/schedule-text.js';
 
 const converts = (text: string, cron: string) => {
   const result = textToCron(text);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Cron } from 'croner';
 import { formatInZone, nextRunTimes } from '../../src/schedule/next-runs.js';
-import { checkTimezone } from '../../src/schedule/timezone.js';
+import { checkTimezone } from '../../src/spec/timezone.js';
 
 describe('time zones', () => {
   it('accepts IANA names, UTC and link names', () => {

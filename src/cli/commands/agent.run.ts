@@ -6,7 +6,7 @@ import type { Backend } from '../../services/interfaces.js';
 import { resolveIdPrefix } from '../../services/id-prefix.js';
 import { resolveAgentRef } from '../../core/agent/agent-ref.js';
 import { outcomeExitCode, TraceFollower } from '../../core/agent/follow.js';
-import { AgentRunView, type RunSummary } from '../../core/agent/run-view.js';
+import { AgentRunView, type RunSummary } from '../../ui/agent-run-view.js';
 import type { AgentStatusDocument, RunOutcome } from '../../contract/agent.js';
 import { EXIT, type ExitCode } from '../../errors/exit-codes.js';
 import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';

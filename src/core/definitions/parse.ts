@@ -3,7 +3,7 @@
  * (a mapping), a list of monitors, or several `---` documents of either kind.
  */
 import { aliasExpansionBeyond, ALIAS_EXPANSION_MAX_VALUES, type AliasExpansion } from './alias-expansion.js';
-import { Composer, isMap, parseDocument, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type CST, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Composer, isMap, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type CST, type Document, type Node } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import { unstorableTextsIn } from '../../spec/stored-text.js';
 import type { PathSegment, Problem } from '../../spec/issues.js';
@@ -12,11 +12,9 @@ import { interpolate } from './interpolate.js';
 import { countMonitors, countParsedMonitors } from './monitor-count.js';
 import { scanYaml } from './nesting.js';
 import type { Env } from '../../lib/env.js';
+import { locateIn, pathOf, type SourcePosition } from '../../lib/yaml-paths.js';
 
-export interface SourcePosition {
-  line: number;
-  column: number;
-}
+export type { SourcePosition };
 
 /** A problem with its place in a file; line and column are null when there is no place. */
 export interface LocatedProblem {
@@ -214,92 +212,4 @@ export function parseDefinitionFile(text: string, env: Env): ParsedFile {
     }
   }
   return { monitors, problems };
-}
-
-/*
- * Lists by their items, and mappings by their keys as a path names them (the first of equal
- * keys), indexed on first use: a search of the items for each problem made a file of many
- * problems in one collection (40,000 unknown keys, say) quadratic. Small collections, every
- * monitor among them, are searched: an index for each cost more than it saved.
- */
-const INDEXED_FROM_ITEMS = 32;
-const itemIndexes = new WeakMap<YAMLSeq, Map<unknown, number>>();
-const pairIndexes = new WeakMap<YAMLMap, Map<string, Pair>>();
-
-function indexOfItem(seq: YAMLSeq, item: unknown): number {
-  if (seq.items.length < INDEXED_FROM_ITEMS) return seq.items.indexOf(item);
-  let index = itemIndexes.get(seq);
-  if (!index) {
-    index = new Map(seq.items.map((node, i) => [node, i] as const).reverse());
-    itemIndexes.set(seq, index);
-  }
-  return index.get(item) ?? -1;
-}
-
-function pairNamed(map: YAMLMap, segment: PathSegment): Pair | undefined {
-  const name = String(segment);
-  if (map.items.length < INDEXED_FROM_ITEMS) return map.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === name);
-  let index = pairIndexes.get(map);
-  if (!index) {
-    index = new Map();
-    for (const pair of map.items) {
-      if (!isScalar(pair.key)) continue;
-      const key = String(pair.key.value);
-      if (!index.has(key)) index.set(key, pair);
-    }
-    pairIndexes.set(map, index);
-  }
-  return index.get(name);
-}
-
-/** The path from `root` to a node, given the ancestry `visit` reports. */
-function pathOf(root: Node, ancestry: readonly unknown[]): PathSegment[] {
-  const path: PathSegment[] = [];
-  const chain = ancestry.slice(ancestry.indexOf(root));
-  for (let i = 0; i < chain.length; i++) {
-    const here = chain[i];
-    const next = chain[i + 1];
-    if (isSeq(here) && next !== undefined) path.push(indexOfItem(here, next));
-    if (isPair(here) && isScalar(here.key)) path.push(here.key.value as string);
-  }
-  return path;
-}
-
-/**
- * Where a field of a YAML or JSON text is, for files that are not definitions (configuration);
- * the start of the text when the path is not there.
- */
-export function locateInText(text: string, path: readonly PathSegment[], atKey: boolean): SourcePosition {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: false });
-  const position = (offset: number): SourcePosition => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { line, column: col };
-  };
-  return document.contents ? locateIn(document.contents as Node, path, atKey, position) : { line: 1, column: 1 };
-}
-
-function locateIn(
-  root: Node,
-  path: readonly PathSegment[],
-  atKey: boolean,
-  position: (offset: number) => SourcePosition,
-): SourcePosition {
-  let node: unknown = root;
-  let key: unknown;
-  for (const segment of path) {
-    key = undefined;
-    if (isMap(node)) {
-      const pair = pairNamed(node, segment);
-      if (!pair) break;
-      key = pair.key;
-      node = pair.value ?? pair.key;
-    } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
-      node = node.items[segment];
-    } else {
-      break;
-    }
-  }
-  const target = (atKey && key ? key : node) as Node | undefined;
-  return position(target?.range?.[0] ?? 0);
 }

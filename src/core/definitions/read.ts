@@ -5,8 +5,7 @@ import { extname, join } from 'node:path';
 import { DEFINITION_FILE_MAX_BYTES } from '../../spec/limits.js';
 import { decodeUtf8 } from '../../lib/utf8.js';
 import { compareFileNames } from '../../lib/compare-text.js';
-
-export const STDIN_NAME = '<stdin>';
+import { STDIN_NAME } from '../../spec/located-line.js';
 
 /** Why a source could not be read; line and column when the problem has a place in it. */
 export interface SourceProblem {

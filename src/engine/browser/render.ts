@@ -19,7 +19,7 @@ import { EXIT } from '../../errors/exit-codes.js';
 import type { Action, ScrapeOptions } from '../../spec/scrape-options.js';
 import type { FetchedPage } from '../fetch/fetch-page.js';
 import { PROXY_FAILURE_HEADER, shownProxy, withoutSecrets, type ProxyLevel } from '../fetch/proxy.js';
-import { pageLanguages } from '../scrape/request-headers.js';
+import { pageLanguages } from '../fetch/request-headers.js';
 import { openProfile, PROFILE_WAIT_MS, type ProfileSession } from './profiles.js';
 import { browserClosed, browserOpened, closeBrowserIfOpen } from './lifetime.js';
 import { settleCap, watchPage, type SettleWatch } from './settle.js';

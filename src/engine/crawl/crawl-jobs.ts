@@ -15,7 +15,7 @@ import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
-import type { ScrapeDocument } from '../scrape/document.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
 
 export type CrawlJobStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
 export type JobKind = 'crawl' | 'batch';

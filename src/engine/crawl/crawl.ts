@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { decodeBody } from '../fetch/decode.js';
 import { fetchPage, parseTargetUrl } from '../fetch/fetch-page.js';
-import { requestHeaders } from '../scrape/request-headers.js';
+import { requestHeaders } from '../fetch/request-headers.js';
 import { scrape, type ScrapeContext } from '../scrape/scrape.js';
 import { CrawlFrontier, type FrontierItem } from './frontier.js';
 import { addRoot, inScope, normalizedUrl, normalizeUrl, pathAllowed } from './urls.js';

@@ -8,7 +8,7 @@ import { withoutControls, withoutControlsDeep } from '../content/control-charact
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import type { BrandingSample } from '../browser/branding-probe.js';
-import type { ScrapeDocument } from '../scrape/document.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
 import { chatModel, type ChatModel, type LlmSettings } from '../llm/chat.js';
 import { brandingProfile, type BrandingProfile } from './branding.js';
 import { readMenu } from './menu.js';

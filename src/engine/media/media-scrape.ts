@@ -12,7 +12,7 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { CREDITS, SCRAPE_TIMEOUT_DEFAULT_MS } from '../../spec/limits.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import { timeOrderedUuid } from '../../lib/time-ordered-uuid.js';
-import type { ScrapeDocument } from '../scrape/document.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
 import { declaredMedia } from './find-media.js';
 import { partialDownloadName } from '../browser/artifacts.js';
 import { bestStreams, MEDIA_FAILED, MEDIA_NOT_FOUND, probeMedia, seekingDemuxer, videoContainer, writeMedia, type LocalCopy, type MediaFormat, type MediaLimits, type Probe } from './extract-media.js';

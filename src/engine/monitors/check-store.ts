@@ -100,6 +100,14 @@ export const INTERRUPTED = 'interrupted: the process running the check ended bef
 const conflictOf = (monitorId: string, runningId: string) =>
   new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: monitorId, reason: `check ${runningId} is still running` } });
 
+/** A scheduled slot claimed by this worker (the scheduler claims them): its monitor and the check written for it. */
+export interface ClaimedCheck {
+  monitor: StoredMonitor;
+  /** The check written for the slot, queued and held by this worker. */
+  checkId: string;
+  slot: string;
+}
+
 /** The monitor's check that is queued or running, if any. */
 export const runningCheck = (q: Query, monitorId: string) =>
   q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['queued', 'running']).executeTakeFirst();

@@ -7,10 +7,10 @@
  */
 import { withoutControls } from '../content/control-characters.js';
 import { diffText } from '../diff/json-diff.js';
-import { changeHtml, escapeHtml, linkHtml } from '../report/diff-html.js';
+import { changeHtml, escapeHtml, linkHtml } from '../diff/diff-html.js';
 import { randomUUID } from 'node:crypto';
 import type { CheckRecord, DeliveryState, NotificationStatus, PageResult } from '../../contract/checks.js';
-import type { StoredMonitor } from '../monitors/monitor-store.js';
+import type { NormalizedMonitor } from '../../spec/monitor.js';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, WORKER_ID } from '../store/leases.js';
@@ -58,10 +58,20 @@ export type Notification = Omit<NewDelivery, 'privateTargetsAllowed'>;
 export type { DeliveryState, NotificationStatus } from '../../contract/checks.js';
 
 /**
+ * What the notification builders read of a monitor (a stored monitor is one): whose it is, and
+ * the name and notification settings of its definition.
+ */
+export interface NotifiedMonitor {
+  id: string;
+  team: string;
+  definition: Pick<NormalizedMonitor, 'name' | 'webhook' | 'notification'>;
+}
+
+/**
  * The webhook deliveries a finished check causes (DESIGN §6): `monitor.page` for each page that
  * is not `same`, `monitor.check.completed` once, as the monitor's `webhook.events` allow.
  */
-export function webhookEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Notification[] {
+export function webhookEntries(monitor: NotifiedMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Notification[] {
   const webhook = monitor.definition.webhook;
   if (!webhook) return [];
   const events = new Set(webhook.events ?? ['monitor.page', 'monitor.check.completed']);
@@ -97,7 +107,7 @@ export interface EmailMessage {
  * The e-mail summary of a check with changes (new, changed or removed pages), to the monitor's
  * recipients when e-mail is enabled; with `includeDiffs`, each changed page's diff too.
  */
-export function emailEntries(monitor: StoredMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Notification[] {
+export function emailEntries(monitor: NotifiedMonitor, check: CheckRecord, pages: readonly PageResult[], now: Date): Notification[] {
   const email = monitor.definition.notification?.email;
   if (!email?.enabled || !email.recipients?.length || !check.summary) return [];
   const noteworthy = pages.filter((page) => page.status === 'new' || page.status === 'changed' || page.status === 'removed');

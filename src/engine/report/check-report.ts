@@ -11,7 +11,7 @@ import type { StoredMonitor } from '../monitors/monitor-store.js';
 import type { CheckStore } from '../monitors/check-store.js';
 import { diffJson } from '../diff/json-diff.js';
 import { diffMarkdown } from '../diff/markdown-diff.js';
-import { diffSegments, isMarkdownDiff } from './diff-html.js';
+import { diffSegments, isMarkdownDiff } from '../diff/diff-html.js';
 import { noiseSectionHtml, pageHtml, REPORTED_STATUSES, reportDocument, sectionHtml, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
 import { compareScreenshots, isJpeg } from './screenshot-diff.js';
 

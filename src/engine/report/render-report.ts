@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { CheckRecord, Judgment, PageResult } from '../../contract/checks.js';
 import type { JsonFieldDiff } from '../../contract/diff.js';
-import { diffTableHtml, escapeHtml, fieldsTableHtml, linkHtml, type DiffSegment } from './diff-html.js';
+import { diffTableHtml, escapeHtml, fieldsTableHtml, linkHtml, type DiffSegment } from '../diff/diff-html.js';
 
 export interface ReportImage {
   type: 'image/png' | 'image/jpeg';

@@ -12,11 +12,13 @@
  */
 import { sql } from 'kysely';
 import { capPerParty, countByParty, pickFairly } from '../../lib/fair-share.js';
-import { insertHeldCheck, runningCheck, type CheckStore } from '../monitors/check-store.js';
-import { monitorFromRow, nextRunAt, type StoredMonitor } from '../monitors/monitor-store.js';
+import { insertHeldCheck, runningCheck, type CheckStore, type ClaimedCheck } from '../monitors/check-store.js';
+import { monitorFromRow, nextRunAt } from '../monitors/monitor-store.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
 import { runningByTeam, teamsSharing } from '../store/work-queue.js';
+
+export type { ClaimedCheck };
 
 export interface Timers {
   set(callback: () => void, ms: number): unknown;
@@ -53,13 +55,6 @@ export interface SchedulerOptions {
   /** The rule of the webhooks that announce checks found interrupted, per monitor team (none private when omitted). */
   privateTargetsAllowed?: (team: string) => boolean;
   onEvent?: (event: SchedulerEvent) => void;
-}
-
-export interface ClaimedCheck {
-  monitor: StoredMonitor;
-  /** The check written for the slot, queued and held by this worker. */
-  checkId: string;
-  slot: string;
 }
 
 /**

@@ -22,7 +22,7 @@ import { effectiveThreatRules, NO_THREAT_POLICY, threatGuard, type OrganizationT
 import { cacheKey, isSensitive, privateScope } from './cache-key.js';
 import { PAGE_HEADINGS, type ChangeTracking, type DocumentWithHeadings, type ScrapeDocument } from './document.js';
 import type { PageConverter } from './convert-pool.js';
-import { requestHeaders } from './request-headers.js';
+import { requestHeaders } from '../fetch/request-headers.js';
 import type { Env } from '../../lib/env.js';
 
 export interface ScrapeContext {

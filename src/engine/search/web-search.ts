@@ -10,7 +10,7 @@ import { inParallel } from '../../lib/in-parallel.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { SEARCH_SCRAPE_CONCURRENCY } from '../../spec/limits.js';
 import { SEARCH_TBS, type SearchRequest, type SearchSource } from '../../spec/search.js';
-import type { ScrapeDocument } from '../scrape/document.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
 import { resultKey, type SearchProvider, type SearchResult } from './search.js';
 
 export type { ImageResult, NewsResult, SearchAnswer, WebResult, WithDocument } from '../../contract/search.js';

@@ -3,7 +3,7 @@
  * one team: a store is opened for a team and never reads another's rows. Nothing is shared
  * between teams, not even public pages, so that no team can learn what another one scraped.
  */
-import type { ScrapeDocument } from '../scrape/document.js';
+import type { ScrapeDocument } from '../../contract/scrape.js';
 import type { Db } from './database.js';
 import { prepared, perDatabase } from './prepared.js';
 

@@ -1,6 +1,6 @@
 /** Where a definition file is, for tools that show it in a repository: a code review, code scanning. */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { STDIN_NAME } from '../../core/definitions/read.js';
+import { STDIN_NAME } from '../../spec/located-line.js';
 
 export type FilePlace =
   /** Inside the root, `/`-separated: what a pull request's diff and code scanning name. */

@@ -3,9 +3,7 @@
  * line, a table of what is created, updated and deleted, and per update each field's old and new
  * value, header values redacted as in every other output.
  */
-import { planSummary, type PlanEntry } from '../../core/apply/plan.js';
-import { reportedProblems } from '../../core/reported-problems.js';
-import type { ValidationReport } from '../../core/validate.js';
+import { reportedProblems, type ProblemReport } from './reported-problems.js';
 import { redactChange } from '../redact.js';
 import { markdownCode, markdownTable, markdownText, shortened } from './markdown.js';
 import { plural } from '../../lib/plural.js';
@@ -13,9 +11,17 @@ import { plural } from '../../lib/plural.js';
 /** A comment has a size limit (65,536 characters on GitHub): long values are cut, the JSON plan has them whole. */
 const VALUE_MAX = 200;
 
+/** What the comment shows of an entry of a plan (core's PlanEntry is one). */
+export interface PlanEntry {
+  action: 'create' | 'update' | 'unchanged' | 'delete';
+  name: string;
+  id: string | null;
+  changes: readonly { path: string; from: unknown; to: unknown }[];
+}
 
 function heading(plan: readonly PlanEntry[], applied: boolean): string {
-  const s = planSummary(plan);
+  const count = (action: PlanEntry['action']) => plan.filter((entry) => entry.action === action).length;
+  const s = { created: count('create'), updated: count('update'), unchanged: count('unchanged'), deleted: count('delete') };
   const unchanged = `${s.unchanged} unchanged`;
   if (s.created + s.updated + s.deleted === 0) return `### webwatch ${applied ? 'apply' : 'plan'}: no changes (${unchanged})`;
   const counts = applied
@@ -54,7 +60,7 @@ export function planMarkdown(plan: readonly PlanEntry[], options: { applied: boo
 }
 
 /** Invalid definition files as a comment: why there is no plan, each problem on its line. */
-export function invalidDefinitionsMarkdown(report: ValidationReport, consequence: string): string {
+export function invalidDefinitionsMarkdown(report: ProblemReport, consequence: string): string {
   const problems = reportedProblems(report);
   const invalidFiles = new Set(problems.map((problem) => problem.file)).size;
   const rows = problems.map(({ file, error }) => [

@@ -4,9 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { formatLocated } from '../../core/definitions/located-line.js';
-import { reportedProblems, type ReportedProblem } from '../../core/reported-problems.js';
-import type { ValidationReport } from '../../core/validate.js';
+import { formatLocated } from '../../spec/located-line.js';
+import { reportedProblems, type ProblemReport, type ReportedProblem } from './reported-problems.js';
 import { filePlace } from './file-place.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -59,7 +58,7 @@ function resultOf({ file, monitor, error }: ReportedProblem, options: SarifOptio
   };
 }
 
-export function validationSarif(report: ValidationReport, options: SarifOptions) {
+export function validationSarif(report: ProblemReport, options: SarifOptions) {
   const rootUri = pathToFileURL(resolve(options.cwd, options.root)).href;
   return {
     $schema: SARIF_SCHEMA_URI,

@@ -1,7 +1,6 @@
 /** `monitor validate --format github`: each problem as an annotation on its file, line and column. */
-import { formatLocated } from '../../core/definitions/located-line.js';
-import { reportedProblems } from '../../core/reported-problems.js';
-import type { ValidationReport } from '../../core/validate.js';
+import { formatLocated } from '../../spec/located-line.js';
+import { reportedProblems, type ProblemReport } from './reported-problems.js';
 import { filePlace } from './file-place.js';
 import { workflowCommand } from './workflow-commands.js';
 
@@ -9,7 +8,7 @@ import { workflowCommand } from './workflow-commands.js';
  * One `::error` line per problem. Files are named relative to `root` (the checkout), as the
  * pull request names them; a problem of standard input has no file, so its line says where.
  */
-export function validationAnnotations(report: ValidationReport, root: string, cwd: string): string[] {
+export function validationAnnotations(report: ProblemReport, root: string, cwd: string): string[] {
   return reportedProblems(report).map(({ file, error }) => {
     const place = filePlace(file, root, cwd);
     if (!place) return workflowCommand('error', {}, formatLocated(file, error));

@@ -2,10 +2,10 @@
 import { fileURLToPath } from 'node:url';
 import { diffText } from '../../../engine/diff/json-diff.js';
 import { z } from 'zod';
-import { formatLocated } from '../../../core/definitions/located-line.js';
+import { formatLocated } from '../../../spec/located-line.js';
 import type { InvalidDefinitionsError } from '../../../core/apply/apply.js';
 import { hasChanges, planSummary, type PlanEntry } from '../../../core/apply/plan.js';
-import { reportedProblems } from '../../../core/reported-problems.js';
+import { reportedProblems } from '../../../ui/formats/reported-problems.js';
 import type { CheckRecord } from '../../../contract/checks.js';
 import type { MonitorResource } from '../../../contract/monitor.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';

@@ -1,7 +1,7 @@
 /** `monitor validate`: flags -> core validation -> human lines or the JSON report. */
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import { formatLocated } from '../../../core/definitions/located-line.js';
+import { formatLocated } from '../../../spec/located-line.js';
 import { readDefinitionSources } from '../../../core/definitions/read.js';
 import { nextRuns, validateSources, type MonitorReport, type ValidationError, type ValidationReport } from '../../../core/validate.js';
 import { EXIT, type ExitCode } from '../../../errors/exit-codes.js';

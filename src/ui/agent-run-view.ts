@@ -4,7 +4,7 @@
  * Times are the follower's own: an event's `occurredAt` is moved onto this machine's clock by the
  * smallest delay seen so far, so a server whose clock is off does not show negative seconds.
  */
-import type { RunOutcome, TraceEvent } from '../../contract/agent.js';
+import type { RunOutcome, TraceEvent } from '../contract/agent.js';
 
 export interface Activity {
   agent: string;

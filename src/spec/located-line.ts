@@ -1,6 +1,9 @@
 /** The one form of a located problem for people: `file:line:col  path  message`. */
-import type { PathSegment } from '../../spec/issues.js';
-import { formatPath } from '../../spec/issues.js';
+import type { PathSegment } from './issues.js';
+import { formatPath } from './issues.js';
+
+/** The file name of definitions read from standard input, in located lines and reports. */
+export const STDIN_NAME = '<stdin>';
 
 export interface LocatedLine {
   line: number | null;

@@ -10,7 +10,7 @@
  *   weekly | every week                   -> 0 0 * * 0
  *   weekly on monday [at TIME]            -> 0 0 * * 1
  */
-import { CRON_MIN_INTERVAL_MINUTES } from '../spec/limits.js';
+import { CRON_MIN_INTERVAL_MINUTES } from './limits.js';
 
 export type TextConversion = { ok: true; cron: string } | { ok: false; message: string };
 

@@ -1,4 +1,4 @@
-/** The request headers of a scrape: user agent, Accept, Accept-Language, then the user's own. */
+/** The request headers of a page, fetched or rendered (scrape, crawl, browser): user agent, Accept, Accept-Language, then the user's own. */
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 const DESKTOP_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36 webwatch';

@@ -3,7 +3,7 @@
  * (the smallest gap between two consecutive firing times). The date arithmetic is croner's.
  */
 import { Cron, CronPattern } from 'croner';
-import { CRON_MIN_INTERVAL_MINUTES } from '../spec/limits.js';
+import { CRON_MIN_INTERVAL_MINUTES } from './limits.js';
 
 export type CronCheck = { ok: true; cron: string } | { ok: false; message: string };
 

@@ -1,5 +1,5 @@
 /** IANA time zone names, checked against the zones the runtime's ICU data knows. */
-import { didYouMean } from '../spec/suggest.js';
+import { didYouMean } from './suggest.js';
 import { UTC_ZONES } from './utc-zones.js';
 
 let canonicalZones: Set<string> | undefined;
