@@ -29,7 +29,9 @@ const against = flag('--against', undefined);
 const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 // The pages the agent scrapes, one per turn.
-const site = createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Page ${request.url}</h1><p>Some text of ${request.url}.</p></main>`));
+const site = createServer((request, response) =>
+  response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Page ${request.url}</h1><p>Some text of ${request.url}.</p></main>`),
+);
 await new Promise((done) => site.listen(0, '127.0.0.1', done));
 const siteOrigin = `http://127.0.0.1:${site.address().port}`;
 
@@ -44,12 +46,26 @@ const model = createServer((request, response) => {
     const parsed = JSON.parse(body);
     const task = parsed.messages.find((m) => m.role === 'user').content;
     const turn = parsed.messages.filter((m) => m.role === 'assistant').length;
-    const reply = (message, ms) => setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      id: `chatcmpl-${turn}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: parsed.model,
-      choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
-      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
-    })), ms);
-    const call = (name, args) => ({ role: 'assistant', content: null, tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+    const reply = (message, ms) =>
+      setTimeout(
+        () =>
+          response.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              id: `chatcmpl-${turn}`,
+              object: 'chat.completion',
+              created: Math.floor(Date.now() / 1000),
+              model: parsed.model,
+              choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+              usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+            }),
+          ),
+        ms,
+      );
+    const call = (name, args) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
     // The first turn waits for the followers to start (20 processes take a few seconds on 2 cores).
     if (turn < turns) return reply(call('scrape', { url: `${siteOrigin}/${turn}` }), turn === 0 ? 8000 : 800 + Math.random() * 400);
     stalls.set(task, { from: Date.now(), to: Date.now() + stallSeconds * 1000 });
@@ -68,8 +84,16 @@ async function startBuild(dir) {
   const env = { PATH: process.env.PATH, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
   const { server, base, key } = await startServe(bin, env, ['--concurrency', '100']);
   return {
-    bin, base, key,
-    clientEnv: { PATH: process.env.PATH, WEBWATCH_API_URL: base, WEBWATCH_API_KEY: key, WEBWATCH_HOME: join(home, 'client'), XDG_CONFIG_HOME: join(home, 'client-config') },
+    bin,
+    base,
+    key,
+    clientEnv: {
+      PATH: process.env.PATH,
+      WEBWATCH_API_URL: base,
+      WEBWATCH_API_KEY: key,
+      WEBWATCH_HOME: join(home, 'client'),
+      XDG_CONFIG_HOME: join(home, 'client-config'),
+    },
     async stop() {
       server.kill('SIGTERM');
       await new Promise((done) => server.on('exit', done));
@@ -96,7 +120,11 @@ const quantile = (values, q) => {
 /** One run followed by `followers` processes of the build: delays, idle CPU, endings. */
 async function measure(build, name) {
   const task = `bench run of ${name}`;
-  const started = await fetch(`${build.base}/agent`, { method: 'POST', headers: { authorization: `Bearer ${build.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: task }) });
+  const started = await fetch(`${build.base}/agent`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${build.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: task }),
+  });
   const { id } = await started.json();
   const delays = [];
   const procs = Array.from({ length: followers }, () => {
@@ -123,7 +151,11 @@ async function measure(build, name) {
   // One more follower as a person runs it: on a pseudo-terminal (`script`), with its timeline and
   // its ticking status line; measured apart, as it draws while the others only wait.
   const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
-  const onTerminal = spawn('script', ['-qec', `stty cols 120 rows 40; exec ${[process.execPath, build.bin, 'agent', 'trace', id, '--follow'].map(quote).join(' ')}`, '/dev/null'], { env: { ...build.clientEnv, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const onTerminal = spawn(
+    'script',
+    ['-qec', `stty cols 120 rows 40; exec ${[process.execPath, build.bin, 'agent', 'trace', id, '--follow'].map(quote).join(' ')}`, '/dev/null'],
+    { env: { ...build.clientEnv, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'ignore'] },
+  );
   onTerminal.stdout.resume();
   const terminalExited = new Promise((done) => onTerminal.on('exit', (code) => done(code)));
   /** The node process under script (script, then the shell, which execs node). */
@@ -153,7 +185,8 @@ async function measure(build, name) {
     const seconds = (Date.now() - t0) / 1000;
     const shares = procs.flatMap((_, i) => (before[i] !== undefined && after[i] !== undefined ? [(after[i] - before[i]) / seconds] : []));
     idle = {
-      seconds: +seconds.toFixed(1), followersAlive: shares.length,
+      seconds: +seconds.toFixed(1),
+      followersAlive: shares.length,
       meanPercentOfCore: shares.length ? +((100 * shares.reduce((a, b) => a + b, 0)) / shares.length).toFixed(2) : undefined,
       maxPercentOfCore: shares.length ? +(100 * Math.max(...shares)).toFixed(2) : undefined,
       onTerminalPercentOfCore: ptyBefore !== undefined && ptyAfter !== undefined ? +((100 * (ptyAfter - ptyBefore)) / seconds).toFixed(2) : undefined,
@@ -186,7 +219,9 @@ for (const build of builds) {
     await serving.stop();
   }
   const r = results[build.name];
-  console.log(`${build.name}: ${r.followers} followers, ${r.events} events; delay p50 ${r.delayMs.p50} ms, p95 ${r.delayMs.p95} ms, max ${r.delayMs.max} ms; idle CPU ${r.idleCpu ? `${r.idleCpu.meanPercentOfCore} % of a core (max ${r.idleCpu.maxPercentOfCore} %, ${r.idleCpu.followersAlive} followers still following; on a terminal with its status line ${r.idleCpu.onTerminalPercentOfCore ?? 'ended'} %)` : 'not measured: every follower had ended'}; whole trace seen by ${r.sawWholeTrace}; exit codes ${JSON.stringify(r.exitCodes)}`);
+  console.log(
+    `${build.name}: ${r.followers} followers, ${r.events} events; delay p50 ${r.delayMs.p50} ms, p95 ${r.delayMs.p95} ms, max ${r.delayMs.max} ms; idle CPU ${r.idleCpu ? `${r.idleCpu.meanPercentOfCore} % of a core (max ${r.idleCpu.maxPercentOfCore} %, ${r.idleCpu.followersAlive} followers still following; on a terminal with its status line ${r.idleCpu.onTerminalPercentOfCore ?? 'ended'} %)` : 'not measured: every follower had ended'}; whole trace seen by ${r.sawWholeTrace}; exit codes ${JSON.stringify(r.exitCodes)}`,
+  );
 }
 site.close();
 model.close();
@@ -194,8 +229,16 @@ model.close();
 const ours = results['this build'];
 const result = {
   date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)) },
-  followers, turns, stallSeconds,
+  machine: {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)),
+  },
+  followers,
+  turns,
+  stallSeconds,
   commit: spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim(),
   ...(against && { against: againstCommit }),
   results,
@@ -203,4 +246,6 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/agent-follow.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.log(`goals (delay p95 < 300 ms; idle CPU < 1 % of a core): delay ${result.goalsMet.delayP95Under300ms ? 'met' : 'not met'}, idle CPU ${result.goalsMet.idleCpuUnder1Percent ? 'met' : 'not met'}`);
+console.log(
+  `goals (delay p95 < 300 ms; idle CPU < 1 % of a core): delay ${result.goalsMet.delayP95Under300ms ? 'met' : 'not met'}, idle CPU ${result.goalsMet.idleCpuUnder1Percent ? 'met' : 'not met'}`,
+);

@@ -28,7 +28,7 @@ const { followTrace } = await import(join(root, 'dist/src/core/agent/follow.js')
 // The site and the scripted model run in their own process, so that the followers' clock is
 // not held up by serving them.
 const fixtures = spawn(process.execPath, [join(root, 'bench/agent-fixtures.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const { site, model } = await new Promise((resolve) => {
+const { model } = await new Promise((resolve) => {
   let out = '';
   fixtures.stdout.on('data', (chunk) => {
     out += chunk;
@@ -51,22 +51,24 @@ const started = performance.now();
 const delays = [];
 const problems = [];
 // Each job followed from the moment it is started, as `agent run` does.
-await Promise.all(Array.from({ length: jobs }, async (_, i) => {
-  // Started over the first second, so that all of them run at once without one burst of starts.
-  await new Promise((resolve) => setTimeout(resolve, (i * 1000) / jobs));
-  const { id } = await backend.agents.start({ prompt: `job ${i}` });
-  const known = Date.now();
-  const seen = [];
-  for await (const event of followTrace(backend, id)) {
-    // An event recorded before the follower knew the job's id is counted from that moment.
-    delays.push(Date.now() - Math.max(Date.parse(event.occurredAt), known));
-    seen.push(event.producerSequence);
-  }
-  const gapless = seen.every((sequence, index) => sequence === index + 1);
-  if (!gapless) problems.push(`${id}: sequences ${seen.join(',')}`);
-  const status = await backend.agents.get(id);
-  if (status.status !== 'completed') problems.push(`${id}: ${status.status} ${status.error ?? ''}`);
-}));
+await Promise.all(
+  Array.from({ length: jobs }, async (_, i) => {
+    // Started over the first second, so that all of them run at once without one burst of starts.
+    await new Promise((resolve) => setTimeout(resolve, (i * 1000) / jobs));
+    const { id } = await backend.agents.start({ prompt: `job ${i}` });
+    const known = Date.now();
+    const seen = [];
+    for await (const event of followTrace(backend, id)) {
+      // An event recorded before the follower knew the job's id is counted from that moment.
+      delays.push(Date.now() - Math.max(Date.parse(event.occurredAt), known));
+      seen.push(event.producerSequence);
+    }
+    const gapless = seen.every((sequence, index) => sequence === index + 1);
+    if (!gapless) problems.push(`${id}: sequences ${seen.join(',')}`);
+    const status = await backend.agents.get(id);
+    if (status.status !== 'completed') problems.push(`${id}: ${status.status} ${status.error ?? ''}`);
+  }),
+);
 const seconds = (performance.now() - started) / 1000;
 clearInterval(sampler);
 await backend.close();
@@ -89,5 +91,7 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/agent-jobs.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.log(`${jobs} agent jobs, ${delays.length} events in ${result.wallSeconds} s: delay p50 ${result.delayMs.p50} ms, p95 ${result.delayMs.p95} ms, p99 ${result.delayMs.p99} ms; serve RSS ${result.serveRssMiB.before} -> peak ${result.serveRssMiB.peak} MiB; ${problems.length} problems (goal ${result.goalMet ? 'met' : 'NOT met'})`);
+console.log(
+  `${jobs} agent jobs, ${delays.length} events in ${result.wallSeconds} s: delay p50 ${result.delayMs.p50} ms, p95 ${result.delayMs.p95} ms, p99 ${result.delayMs.p99} ms; serve RSS ${result.serveRssMiB.before} -> peak ${result.serveRssMiB.peak} MiB; ${problems.length} problems (goal ${result.goalMet ? 'met' : 'NOT met'})`,
+);
 if (problems.length) console.log(problems.slice(0, 5).join('\n'));

@@ -50,7 +50,9 @@ const environment = () => {
 async function batchRun() {
   const { server, base, headers } = await startServe(bin, environment());
   const started = performance.now();
-  const { id } = await (await fetch(`${base}/batch/scrape`, { method: 'POST', headers, body: JSON.stringify({ urls, maxConcurrency: 2, formats: ['markdown'] }) })).json();
+  const { id } = await (
+    await fetch(`${base}/batch/scrape`, { method: 'POST', headers, body: JSON.stringify({ urls, maxConcurrency: 2, formats: ['markdown'] }) })
+  ).json();
   let documents = 0;
   for (;;) {
     const body = await (await fetch(`${base}/batch/scrape/${id}?skip=${documents}`, { headers })).json();
@@ -69,7 +71,11 @@ async function batchRun() {
 
 async function crawlRun() {
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, 'crawl', `${origin}/`, '--limit', String(pages + 1), '--max-concurrency', '2', '--sitemap', 'skip', '--ignore-robots-txt', '--json', '--quiet'], { env: environment(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'crawl', `${origin}/`, '--limit', String(pages + 1), '--max-concurrency', '2', '--sitemap', 'skip', '--ignore-robots-txt', '--json', '--quiet'],
+    { env: environment(), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let lines = 0;
   let peak = 0;
   child.stdout.on('data', (chunk) => (lines += chunk.toString().split('\n').length - 1));
@@ -95,7 +101,9 @@ for (let run = 1; run <= runs; run++) {
   const b = await second();
   const [batch, crawl] = run % 2 ? [a, b] : [b, a];
   results.push({ run, batch, crawl });
-  console.log(`run ${run}: batch ${batch.pagesPerSecond.toFixed(1)} pages/s, peak ${batch.peakMiB.toFixed(0)} MiB; crawl ${crawl.pagesPerSecond.toFixed(1)} pages/s, peak ${crawl.peakMiB.toFixed(0)} MiB`);
+  console.log(
+    `run ${run}: batch ${batch.pagesPerSecond.toFixed(1)} pages/s, peak ${batch.peakMiB.toFixed(0)} MiB; crawl ${crawl.pagesPerSecond.toFixed(1)} pages/s, peak ${crawl.peakMiB.toFixed(0)} MiB`,
+  );
 }
 site.close();
 
@@ -121,4 +129,6 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/batch-vs-crawl.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.log(`median: batch ${summary.batchPagesPerSecond} pages/s, ${summary.batchPeakMiB} MiB; crawl ${summary.crawlPagesPerSecond} pages/s, ${summary.crawlPeakMiB} MiB (speed ${result.speedRatio}, memory ${result.memoryRatio}: goal ${result.goalMet ? 'met' : 'not met'})`);
+console.log(
+  `median: batch ${summary.batchPagesPerSecond} pages/s, ${summary.batchPeakMiB} MiB; crawl ${summary.crawlPagesPerSecond} pages/s, ${summary.crawlPeakMiB} MiB (speed ${result.speedRatio}, memory ${result.memoryRatio}: goal ${result.goalMet ? 'met' : 'not met'})`,
+);

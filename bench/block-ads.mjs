@@ -24,7 +24,11 @@ if (process.env.BENCH_SIDE) {
     if (request.url === '/anametrix.js') trackerRequests++;
     if (request.url.startsWith('/img/') || request.url === '/anametrix.js') return response.writeHead(200, { 'content-type': 'image/gif' }).end();
     const images = [1, 2, 3, 4, 5].map((n) => `<img src="/img/${n}.gif">`).join('');
-    response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><body><main><h1>Page</h1><p>${'An article paragraph. '.repeat(40)}</p>${images}<script src="/anametrix.js"></script></main></body></html>`);
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        `<!doctype html><html><body><main><h1>Page</h1><p>${'An article paragraph. '.repeat(40)}</p>${images}<script src="/anametrix.js"></script></main></body></html>`,
+      );
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
@@ -32,9 +36,11 @@ if (process.env.BENCH_SIDE) {
   const options = { mobile: true, blockAds: process.env.BENCH_SIDE === 'on' };
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < 100) await scrape({ url: `${origin}/page/${next++}`, options }, context);
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < 100) await scrape({ url: `${origin}/page/${next++}`, options }, context);
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   await closeBrowserIfOpen();
   server.close();
@@ -59,10 +65,16 @@ const summary = (side) => ({
   trackerRequestsReceived: runs[side].map((r) => r.trackerRequests),
   seconds: runs[side].map((r) => Math.round(r.seconds * 100) / 100),
 });
-console.log(JSON.stringify({
-  machine: `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`,
-  load: `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
-  rounds: ROUNDS,
-  blockAdsOn: summary('on'),
-  blockAdsOff: summary('off'),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      machine: `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`,
+      load: `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+      rounds: ROUNDS,
+      blockAdsOn: summary('on'),
+      blockAdsOff: summary('off'),
+    },
+    null,
+    2,
+  ),
+);

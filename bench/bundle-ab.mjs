@@ -46,8 +46,16 @@ for (const name of ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'WEBWATCH_API_URL']) 
 rmSync(WORK, { recursive: true, force: true });
 mkdirSync(WORK, { recursive: true });
 
-const page = '<!doctype html><html><head><title>Start-up</title></head><body><main><h1>Start-up</h1><p>A small page, with a paragraph of text, scraped to time a one-off command.</p></main></body></html>';
-const server = spawn(process.execPath, ['-e', `require('node:http').createServer((q, r) => r.writeHead(200, {'content-type': 'text/html; charset=utf-8'}).end(${JSON.stringify(page)})).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+const page =
+  '<!doctype html><html><head><title>Start-up</title></head><body><main><h1>Start-up</h1><p>A small page, with a paragraph of text, scraped to time a one-off command.</p></main></body></html>';
+const server = spawn(
+  process.execPath,
+  [
+    '-e',
+    `require('node:http').createServer((q, r) => r.writeHead(200, {'content-type': 'text/html; charset=utf-8'}).end(${JSON.stringify(page)})).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`,
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 const port = await new Promise((done) => server.stdout.once('data', (data) => done(String(data).trim())));
 
 const monitors = join(ROOT, 'bench/.work/monitors-1000.yaml');
@@ -71,12 +79,22 @@ if (spawnSync('script', ['--version']).status === 0) COMMANDS.push({ name: 'moni
 // line: hyperfine runs every command with the same environment.
 for (const build of builds) {
   build.home = join(WORK, build.label);
-  const applied = spawnSync(process.execPath, [join(build.dir, 'bin/webwatch.js'), 'monitor', 'apply', '-f', examples, '--yes'], { env: { ...env, WEBWATCH_HOME: join(build.home, 'data'), XDG_CONFIG_HOME: join(build.home, 'config') }, encoding: 'utf8' });
+  const applied = spawnSync(process.execPath, [join(build.dir, 'bin/webwatch.js'), 'monitor', 'apply', '-f', examples, '--yes'], {
+    env: { ...env, WEBWATCH_HOME: join(build.home, 'data'), XDG_CONFIG_HOME: join(build.home, 'config') },
+    encoding: 'utf8',
+  });
   if (applied.status !== 0) throw new Error(`${build.label}: monitor apply exited ${applied.status}: ${applied.stderr}`);
 }
 const quoted = (words) => words.map((word) => (/[\s'"]/.test(word) ? `'${word}'` : word)).join(' ');
 const commandLine = (build, args, terminal = false, configured = false) => {
-  const line = quoted(['env', `WEBWATCH_HOME=${join(build.home, 'data')}`, `XDG_CONFIG_HOME=${join(build.home, configured ? 'configured' : 'config')}`, process.execPath, join(build.dir, 'bin/webwatch.js'), ...args]);
+  const line = quoted([
+    'env',
+    `WEBWATCH_HOME=${join(build.home, 'data')}`,
+    `XDG_CONFIG_HOME=${join(build.home, configured ? 'configured' : 'config')}`,
+    process.execPath,
+    join(build.dir, 'bin/webwatch.js'),
+    ...args,
+  ]);
   return terminal ? quoted(['script', '-qec', line, '/dev/null']) : line;
 };
 for (const build of builds) {
@@ -107,9 +125,16 @@ for (let round = 1; round <= rounds; round++) {
   for (const group of [COMMANDS.filter((c) => !c.slow), COMMANDS.filter((c) => c.slow)]) {
     if (group.length === 0) continue;
     const slow = group[0].slow;
-    const commands = [...(slow ? [] : [bare]), ...group.flatMap(({ args, terminal, configured }) => order.map((build) => commandLine(build, args, terminal, configured)))];
+    const commands = [
+      ...(slow ? [] : [bare]),
+      ...group.flatMap(({ args, terminal, configured }) => order.map((build) => commandLine(build, args, terminal, configured))),
+    ];
     const exportFile = join(WORK, `round-${round}${slow ? '-slow' : ''}.json`);
-    const result = spawnSync('hyperfine', ['-N', '--style', 'none', '--warmup', String(slow ? 1 : warmup), '--runs', String(slow ? 2 : runs), '--export-json', exportFile, ...commands], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const result = spawnSync(
+      'hyperfine',
+      ['-N', '--style', 'none', '--warmup', String(slow ? 1 : warmup), '--runs', String(slow ? 2 : runs), '--export-json', exportFile, ...commands],
+      { env, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     if (result.status !== 0) throw new Error(`hyperfine exited ${result.status}`);
     const results = JSON.parse(readFileSync(exportFile, 'utf8')).results;
     let index = 0;
@@ -129,9 +154,24 @@ const rows = COMMANDS.map(({ name }) => {
   const ratios = a.cpu.map((cpu, index) => b.cpu[index] / cpu);
   return {
     command: name,
-    [builds[0].label]: { cpuMedianMs: round1(median(a.cpu)), cpuOfRoundsMs: a.cpu.map(round1), wallMedianMs: round1(median(a.wall)), cpuRatioToBare: Math.round((median(a.cpu) / bareCpu) * 100) / 100 },
-    [builds[1].label]: { cpuMedianMs: round1(median(b.cpu)), cpuOfRoundsMs: b.cpu.map(round1), wallMedianMs: round1(median(b.wall)), cpuRatioToBare: Math.round((median(b.cpu) / bareCpu) * 100) / 100 },
-    [`${builds[1].label}/${builds[0].label}`]: { medianOfRounds: Math.round(median(ratios) * 1000) / 1000, min: Math.round(Math.min(...ratios) * 1000) / 1000, max: Math.round(Math.max(...ratios) * 1000) / 1000, roundsFaster: ratios.filter((r) => r < 1).length },
+    [builds[0].label]: {
+      cpuMedianMs: round1(median(a.cpu)),
+      cpuOfRoundsMs: a.cpu.map(round1),
+      wallMedianMs: round1(median(a.wall)),
+      cpuRatioToBare: Math.round((median(a.cpu) / bareCpu) * 100) / 100,
+    },
+    [builds[1].label]: {
+      cpuMedianMs: round1(median(b.cpu)),
+      cpuOfRoundsMs: b.cpu.map(round1),
+      wallMedianMs: round1(median(b.wall)),
+      cpuRatioToBare: Math.round((median(b.cpu) / bareCpu) * 100) / 100,
+    },
+    [`${builds[1].label}/${builds[0].label}`]: {
+      medianOfRounds: Math.round(median(ratios) * 1000) / 1000,
+      min: Math.round(Math.min(...ratios) * 1000) / 1000,
+      max: Math.round(Math.max(...ratios) * 1000) / 1000,
+      roundsFaster: ratios.filter((r) => r < 1).length,
+    },
   };
 });
 const report = {
@@ -148,5 +188,14 @@ console.log(`\nnode -e 0: CPU ${round1(bareCpu)} ms (median of ${rounds} rounds)
 console.log(['command', `${la} CPU`, `${lb} CPU`, `${lb}/${la} (median of rounds, min-max, rounds ${lb} faster)`, `${la} wall`, `${lb} wall`].join('\t'));
 for (const row of rows) {
   const r = row[`${lb}/${la}`];
-  console.log([row.command, `${row[la].cpuMedianMs} ms (${row[la].cpuRatioToBare}x)`, `${row[lb].cpuMedianMs} ms (${row[lb].cpuRatioToBare}x)`, `${r.medianOfRounds} (${r.min}-${r.max}, ${r.roundsFaster}/${rounds})`, `${row[la].wallMedianMs} ms`, `${row[lb].wallMedianMs} ms`].join('\t'));
+  console.log(
+    [
+      row.command,
+      `${row[la].cpuMedianMs} ms (${row[la].cpuRatioToBare}x)`,
+      `${row[lb].cpuMedianMs} ms (${row[lb].cpuRatioToBare}x)`,
+      `${r.medianOfRounds} (${r.min}-${r.max}, ${r.roundsFaster}/${rounds})`,
+      `${row[la].wallMedianMs} ms`,
+      `${row[lb].wallMedianMs} ms`,
+    ].join('\t'),
+  );
 }

@@ -43,11 +43,16 @@ const halfOption = arg('--half', 'both');
 const dumpDir = arg('--dump', undefined);
 const timeoutMs = Number(arg('--timeout', 300)) * 1000;
 const outFile = resolve(arg('--out', join(root, 'bench/results/change-detection.json')));
-const toolNames = arg('--tools', 'webwatch,urlwatch').split(',').map((t) => t.trim()).filter(Boolean);
+const toolNames = arg('--tools', 'webwatch,urlwatch')
+  .split(',')
+  .map((t) => t.trim())
+  .filter(Boolean);
 if (!(pageCount >= 4)) fail(2, `--pages must be a number of at least 4, got ${arg('--pages')}`);
 if (!['A', 'B', 'both'].includes(halfOption)) fail(2, `--half must be A, B or both, got ${halfOption}`);
 const halves = halfOption === 'both' ? ['A', 'B'] : [halfOption];
-for (const name of toolNames) if (!['webwatch', 'urlwatch', 'urlwatch-html2text', 'urlwatch-raw'].includes(name)) fail(2, `unknown tool ${name} (webwatch, urlwatch, urlwatch-html2text, urlwatch-raw)`);
+for (const name of toolNames)
+  if (!['webwatch', 'urlwatch', 'urlwatch-html2text', 'urlwatch-raw'].includes(name))
+    fail(2, `unknown tool ${name} (webwatch, urlwatch, urlwatch-html2text, urlwatch-raw)`);
 
 // The builds: this one, or those given with --bin (each a column of its own).
 const bins = (args('--bin').length ? args('--bin') : [join(root, 'bin/webwatch.js')]).map((bin) => resolve(bin));
@@ -56,7 +61,8 @@ const builds = toolNames.includes('webwatch')
   ? bins.map((bin) => {
       const buildRoot = resolve(dirname(bin), '..');
       if (!existsSync(bin)) fail(2, `no ${bin}`);
-      if (!existsSync(join(buildRoot, 'dist/src/cli/main.js'))) fail(2, `${relative(root, buildRoot) || '.'}: dist/src/cli/main.js is missing: run npm run build there first`);
+      if (!existsSync(join(buildRoot, 'dist/src/cli/main.js')))
+        fail(2, `${relative(root, buildRoot) || '.'}: dist/src/cli/main.js is missing: run npm run build there first`);
       const commit = git(buildRoot, ['rev-parse', 'HEAD']);
       const dirty = git(buildRoot, ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench']) !== '';
       return { bin, buildRoot, path: relative(root, bin), commit, dirty };
@@ -66,16 +72,20 @@ builds.forEach((build, i) => {
   build.label = builds.length === 1 ? 'webwatch' : `webwatch@${build.commit.slice(0, 7)}${build.dirty ? '+' : ''}`;
   if (builds.some((other, j) => j !== i && other.label === build.label)) build.label += `#${i + 1}`;
 });
-if (!existsSync(join(corpus, 'pages')) || !existsSync(join(corpus, 'trafilatura-eval', 'expected.json'))) fail(2, `no corpus at ${corpus} (pages/ and trafilatura-eval/; give --corpus DIR)`);
+if (!existsSync(join(corpus, 'pages')) || !existsSync(join(corpus, 'trafilatura-eval', 'expected.json')))
+  fail(2, `no corpus at ${corpus} (pages/ and trafilatura-eval/; give --corpus DIR)`);
 
-const urlwatchVariants = toolNames.includes('urlwatch') ? ['html2text', 'raw'] : toolNames.filter((t) => t.startsWith('urlwatch-')).map((t) => t.slice('urlwatch-'.length));
+const urlwatchVariants = toolNames.includes('urlwatch')
+  ? ['html2text', 'raw']
+  : toolNames.filter((t) => t.startsWith('urlwatch-')).map((t) => t.slice('urlwatch-'.length));
 let urlwatchVersion = null;
 if (urlwatchVariants.length) {
   const version = spawnSync('urlwatch', ['--version'], { encoding: 'utf8' });
   if (version.error || version.status !== 0) console.error('urlwatch is not installed (Debian: apt-get install urlwatch): skipped');
   else urlwatchVersion = version.stdout.trim().replace(/^urlwatch\s*/, '');
 }
-const CHANGEDETECTION = 'changedetection.io: not available from the npm registry or Debian (checked with `apt-cache search changedetection` and `npm view changedetection.io`, 2026-12-01); skipped';
+const CHANGEDETECTION =
+  'changedetection.io: not available from the npm registry or Debian (checked with `apt-cache search changedetection` and `npm view changedetection.io`, 2026-12-01); skipped';
 
 // The pages: the Readability pages that can be used, then trafilatura's sample up to --pages in all.
 const startedAt = Date.now();
@@ -105,7 +115,10 @@ const built = {};
 const problems = [];
 const skipped = [];
 for (const half of halves) {
-  const result = buildHalf(chosen.filter((page) => halfOf(page.id) === half), { seed });
+  const result = buildHalf(
+    chosen.filter((page) => halfOf(page.id) === half),
+    { seed },
+  );
   built[half] = result.pages;
   problems.push(...result.problems.map((p) => ({ half, ...p })));
   skipped.push(...result.skipped.map((s) => ({ half, ...s })));
@@ -115,7 +128,9 @@ if (problems.length) {
   for (const p of problems.slice(0, 20)) console.error(`self-check: ${p.half} ${p.id} step ${p.step} ${p.kind ?? ''}: ${p.problem}`);
   fail(1, `${problems.length} steps failed the self-check of the versions; nothing was measured`);
 }
-console.log(`${halves.map((h) => `half ${h}: ${built[h].length} pages`).join(', ')} (seed ${seed}); versions built and self-checked in ${buildSeconds.toFixed(1)} s`);
+console.log(
+  `${halves.map((h) => `half ${h}: ${built[h].length} pages`).join(', ')} (seed ${seed}); versions built and self-checked in ${buildSeconds.toFixed(1)} s`,
+);
 for (const half of halves) if (!built[half].length) fail(1, `half ${half} has no usable page: give more --pages`);
 
 // One server for every version: /p/<page-id> answers the current step's version.
@@ -146,8 +161,16 @@ try {
     const urls = pages.map((p) => urlOf(p.id));
     runs[half] = {};
     const tools = [
-      ...builds.map((build) => ({ label: build.label, make: (dir) => webwatchTool({ bin: build.bin, label: build.label, work: dir, urls, monitorName: `change-detection-${half}`, timeoutMs }) })),
-      ...(urlwatchVersion ? urlwatchVariants.map((variant) => ({ label: `urlwatch ${variant}`, make: (dir) => urlwatchTool({ label: `urlwatch ${variant}`, work: dir, urls, filter: variant === 'raw' ? null : variant, timeoutMs }) })) : []),
+      ...builds.map((build) => ({
+        label: build.label,
+        make: (dir) => webwatchTool({ bin: build.bin, label: build.label, work: dir, urls, monitorName: `change-detection-${half}`, timeoutMs }),
+      })),
+      ...(urlwatchVersion
+        ? urlwatchVariants.map((variant) => ({
+            label: `urlwatch ${variant}`,
+            make: (dir) => urlwatchTool({ label: `urlwatch ${variant}`, work: dir, urls, filter: variant === 'raw' ? null : variant, timeoutMs }),
+          }))
+        : []),
     ];
     for (const { label, make } of tools) {
       const tool = await make(join(work, `${half}-${label.replace(/[^A-Za-z0-9.-]+/g, '_')}`));
@@ -161,7 +184,8 @@ try {
         serve(pages, step);
         const result = await tool.check();
         const verdicts = {};
-        for (const page of pages) verdicts[page.id] = result.verdicts?.[urlOf(page.id)] ?? { status: 'missing', diff: null, error: result.error ?? 'no verdict for this URL' };
+        for (const page of pages)
+          verdicts[page.id] = result.verdicts?.[urlOf(page.id)] ?? { status: 'missing', diff: null, error: result.error ?? 'no verdict for this URL' };
         steps.push({ step, seconds: result.seconds, error: result.error ?? null, verdicts, fetched: [...requests.values()].reduce((a, b) => a + b, 0) });
         if (result.error) console.error(`${label}, half ${half}, step ${step}: ${result.error}`);
       }
@@ -206,7 +230,10 @@ function score(pages, steps) {
   const fn = sum(edit, 'misses');
   const editErrors = sum(edit, 'errors');
   const tp = sum(edit, 'steps') - fn - editErrors;
-  const later = steps.slice(1).filter((s) => s.seconds).map((s) => s.seconds);
+  const later = steps
+    .slice(1)
+    .filter((s) => s.seconds)
+    .map((s) => s.seconds);
   return {
     noise,
     edit,
@@ -250,19 +277,43 @@ function table(half) {
   lines.push('noise: false alerts');
   for (const kind of noiseKinds) {
     if (!labels.some((l) => results[half][l].noise[kind].steps)) continue;
-    row(`  ${kind}`, labels.map((l) => cell(results[half][l].noise[kind].alerts, results[half][l].noise[kind].steps, results[half][l].noise[kind].errors)));
+    row(
+      `  ${kind}`,
+      labels.map((l) => cell(results[half][l].noise[kind].alerts, results[half][l].noise[kind].steps, results[half][l].noise[kind].errors)),
+    );
   }
   lines.push('edits: misses');
   for (const kind of editKinds) {
     if (!labels.some((l) => results[half][l].edit[kind].steps)) continue;
-    row(`  ${kind}`, labels.map((l) => cell(results[half][l].edit[kind].misses, results[half][l].edit[kind].steps, results[half][l].edit[kind].errors)));
+    row(
+      `  ${kind}`,
+      labels.map((l) => cell(results[half][l].edit[kind].misses, results[half][l].edit[kind].steps, results[half][l].edit[kind].errors)),
+    );
   }
-  row('false alerts, all noise', labels.map((l) => cell(results[half][l].totals.falseAlerts, results[half][l].totals.noiseSteps)));
-  row('misses, all edits', labels.map((l) => cell(results[half][l].totals.misses, results[half][l].totals.editSteps)));
-  row('errors', labels.map((l) => results[half][l].totals.errors));
-  row('F1', labels.map((l) => results[half][l].totals.f1?.toFixed(3) ?? '-'));
-  row('s first check', labels.map((l) => results[half][l].seconds.firstCheck?.toFixed(2) ?? '-'));
-  row('s per later check', labels.map((l) => results[half][l].seconds.perLaterCheck?.toFixed(2) ?? '-'));
+  row(
+    'false alerts, all noise',
+    labels.map((l) => cell(results[half][l].totals.falseAlerts, results[half][l].totals.noiseSteps)),
+  );
+  row(
+    'misses, all edits',
+    labels.map((l) => cell(results[half][l].totals.misses, results[half][l].totals.editSteps)),
+  );
+  row(
+    'errors',
+    labels.map((l) => results[half][l].totals.errors),
+  );
+  row(
+    'F1',
+    labels.map((l) => results[half][l].totals.f1?.toFixed(3) ?? '-'),
+  );
+  row(
+    's first check',
+    labels.map((l) => results[half][l].seconds.firstCheck?.toFixed(2) ?? '-'),
+  );
+  row(
+    's per later check',
+    labels.map((l) => results[half][l].seconds.perLaterCheck?.toFixed(2) ?? '-'),
+  );
   return lines.join('\n');
 }
 for (const half of halves) console.log(`\n${table(half)}`);
@@ -312,7 +363,14 @@ if (dumpDir && runs.A) {
 const cpuModel = (readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m) ?? [])[1] ?? cpus()[0]?.model;
 const report = {
   date: new Date().toISOString(),
-  machine: { cpu: cpuModel, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg().map((x) => +x.toFixed(2)) },
+  machine: {
+    cpu: cpuModel,
+    cores: cpus().length,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    loadAverageAtStart: loadAtStart,
+    loadAverageAtEnd: loadavg().map((x) => +x.toFixed(2)),
+  },
   versions: { urlwatch: urlwatchVersion, changedetection: CHANGEDETECTION },
   bench: { commit: git(root, ['rev-parse', 'HEAD']) },
   builds: builds.map(({ label, path, commit, dirty }) => ({ label, bin: path, commit, uncommittedChangesOutsideBench: dirty })),
@@ -339,6 +397,9 @@ const report = {
 };
 mkdirSync(dirname(outFile), { recursive: true });
 // Indented, with lists of plain values (verdicts, sizes, times) on one line each.
-const json = JSON.stringify(report, null, 1).replace(/\[\n\s*([^[\]{}\n]*(?:\n\s*[^[\]{}\n]*)*?)\n\s*\]/g, (_, inner) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+const json = JSON.stringify(report, null, 1).replace(
+  /\[\n\s*([^[\]{}\n]*(?:\n\s*[^[\]{}\n]*)*?)\n\s*\]/g,
+  (_, inner) => `[${inner.split(/,\n\s*/).join(', ')}]`,
+);
 writeFileSync(outFile, `${json}\n`);
 console.log(`\nwritten to ${relative(process.cwd(), outFile)}; ${report.seconds.total} s in all`);

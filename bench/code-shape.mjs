@@ -27,7 +27,9 @@ for (const file of files) {
   fileLines.push({ file: relative(root, file), lines: text.split('\n').length });
   const visit = (node) => {
     if (ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node)) {
-      const name = node.name?.getText(source) ?? (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name.getText(source) : '(anonymous)');
+      const name =
+        node.name?.getText(source) ??
+        (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name.getText(source) : '(anonymous)');
       const lines = lineOf(node.end) - lineOf(node.getStart(source)) + 1;
       functions.push({ name, file: relative(root, file), line: lineOf(node.getStart(source)), lines });
     }

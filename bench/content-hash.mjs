@@ -38,7 +38,13 @@ if (against !== undefined) {
   // Side by side: each build in a process of its own, in turns, so that both see the same load.
   const runs = Number(arg('--runs', 3));
   const self = fileURLToPath(import.meta.url);
-  const run = (build) => JSON.parse(execFileSync(process.execPath, [self, '--dist', build, '--corpora', corpora, '--rounds', String(rounds), '--json'], { encoding: 'utf8', maxBuffer: 1 << 24 }));
+  const run = (build) =>
+    JSON.parse(
+      execFileSync(process.execPath, [self, '--dist', build, '--corpora', corpora, '--rounds', String(rounds), '--json'], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      }),
+    );
   const results = { before: [], after: [] };
   for (let i = 0; i < runs; i++) {
     results.before.push(run(resolve(against)));
@@ -47,11 +53,15 @@ if (against !== undefined) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   for (const [label, list] of Object.entries(results)) {
     const first = list[0];
-    console.log(`${label.padEnd(6)} ${first.all}  readability ${first.readability.pages} pages ${first.readability.sha256.slice(0, 16)}  trafilatura ${first.trafilatura.pages} pages ${first.trafilatura.sha256.slice(0, 16)}`);
+    console.log(
+      `${label.padEnd(6)} ${first.all}  readability ${first.readability.pages} pages ${first.readability.sha256.slice(0, 16)}  trafilatura ${first.trafilatura.pages} pages ${first.trafilatura.sha256.slice(0, 16)}`,
+    );
     if (list.some((entry) => entry.all !== first.all)) console.log(`${label}: the hash differs between runs of the same build`);
     if (first.timing) {
       const each = (key) => list.map((entry) => entry.timing[key].toFixed(3)).join(', ');
-      console.log(`       ${median(list.map((entry) => entry.timing.wallMsPerPage)).toFixed(3)} ms/page wall, ${median(list.map((entry) => entry.timing.cpuMsPerPage)).toFixed(3)} ms/page CPU (median of ${runs} runs; wall ${each('wallMsPerPage')}; CPU ${each('cpuMsPerPage')})`);
+      console.log(
+        `       ${median(list.map((entry) => entry.timing.wallMsPerPage)).toFixed(3)} ms/page wall, ${median(list.map((entry) => entry.timing.cpuMsPerPage)).toFixed(3)} ms/page CPU (median of ${runs} runs; wall ${each('wallMsPerPage')}; CPU ${each('cpuMsPerPage')})`,
+      );
     }
   }
   const same = results.before.every((entry) => entry.all === results.after[0].all) && results.after.every((entry) => entry.all === results.after[0].all);
@@ -70,23 +80,36 @@ if (!existsSync(readabilityDir) || !existsSync(join(trafilaturaDir, 'pages'))) {
 }
 const { convertPage } = await import(convertModule);
 
-const readability = readdirSync(readabilityDir).filter((name) => existsSync(join(readabilityDir, name, 'source.html'))).sort().map((name) => ({
-  name,
-  body: readFileSync(join(readabilityDir, name, 'source.html')),
-  contentType: 'text/html; charset=utf-8',
-  finalUrl: `http://127.0.0.1/${encodeURIComponent(name)}/`,
-}));
-const trafilatura = readdirSync(join(trafilaturaDir, 'pages')).sort().map((file) => {
-  const raw = readFileSync(join(trafilaturaDir, 'pages', file));
-  return { name: file, body: file.endsWith('.gz') ? gunzipSync(raw) : raw, contentType: 'text/html', finalUrl: `http://127.0.0.1/${encodeURIComponent(file)}` };
-});
+const readability = readdirSync(readabilityDir)
+  .filter((name) => existsSync(join(readabilityDir, name, 'source.html')))
+  .sort()
+  .map((name) => ({
+    name,
+    body: readFileSync(join(readabilityDir, name, 'source.html')),
+    contentType: 'text/html; charset=utf-8',
+    finalUrl: `http://127.0.0.1/${encodeURIComponent(name)}/`,
+  }));
+const trafilatura = readdirSync(join(trafilaturaDir, 'pages'))
+  .sort()
+  .map((file) => {
+    const raw = readFileSync(join(trafilaturaDir, 'pages', file));
+    return {
+      name: file,
+      body: file.endsWith('.gz') ? gunzipSync(raw) : raw,
+      contentType: 'text/html',
+      finalUrl: `http://127.0.0.1/${encodeURIComponent(file)}`,
+    };
+  });
 
 /** The SHA-256 of a corpus's outputs: each page's name, options and outputs, NUL-separated. */
 async function corpusHash(pages, all) {
   const hash = createHash('sha256');
   for (const page of pages) {
     for (const onlyMainContent of [true, false]) {
-      const { markdown, html } = await convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, { onlyMainContent }, ['markdown', 'html']);
+      const { markdown, html } = await convertPage({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, { onlyMainContent }, [
+        'markdown',
+        'html',
+      ]);
       for (const part of [page.name, String(onlyMainContent), markdown, html ?? '']) {
         hash.update(part);
         hash.update('\0');
@@ -127,5 +150,8 @@ else {
   console.log(`readability    ${result.readability.sha256}  ${result.readability.pages} pages`);
   console.log(`trafilatura    ${result.trafilatura.sha256}  ${result.trafilatura.pages} pages`);
   console.log('(each page with onlyMainContent true and false, markdown and html)');
-  if (result.timing) console.log(`convertPage on trafilatura's set: ${result.timing.wallMsPerPage.toFixed(3)} ms/page wall, ${result.timing.cpuMsPerPage.toFixed(3)} ms/page CPU (median of ${rounds} warm passes)`);
+  if (result.timing)
+    console.log(
+      `convertPage on trafilatura's set: ${result.timing.wallMsPerPage.toFixed(3)} ms/page wall, ${result.timing.cpuMsPerPage.toFixed(3)} ms/page CPU (median of ${rounds} warm passes)`,
+    );
 }

@@ -26,7 +26,8 @@ if (spawnSync('/usr/bin/time', ['-v', 'true']).status !== 0) {
 
 // Each page: a realistic article body (~12 KB of HTML) and links to 5 other pages, so the
 // crawler discovers the whole site through links alone.
-const paragraph = (i, j) => `<p>Paragraph ${j} of page ${i}. ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(6)}</p>`;
+const paragraph = (i, j) =>
+  `<p>Paragraph ${j} of page ${i}. ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(6)}</p>`;
 function pageHtml(i) {
   const links = [1, 2, 3, 7, 13].map((step) => `<li><a href="/page/${(i * step + step) % pages}">Page ${(i * step + step) % pages}</a></li>`).join('');
   return `<!doctype html><html lang="en"><head><title>Page ${i} | Bench site</title><meta name="description" content="Page ${i}"></head>
@@ -35,7 +36,8 @@ function pageHtml(i) {
 }
 const server = createServer((request, response) => {
   const match = /^\/page\/(\d+)$/.exec(request.url);
-  if (request.url === '/') return response.writeHead(200, { 'content-type': 'text/html' }).end(pageHtml(0).replace('<ul>', '<ul><li><a href="/page/1">start</a></li>'));
+  if (request.url === '/')
+    return response.writeHead(200, { 'content-type': 'text/html' }).end(pageHtml(0).replace('<ul>', '<ul><li><a href="/page/1">start</a></li>'));
   if (!match || Number(match[1]) >= pages) return response.writeHead(404).end();
   response.writeHead(200, { 'content-type': 'text/html' }).end(pageHtml(Number(match[1])));
 });
@@ -46,10 +48,28 @@ const home = mkdtempSync(join(tmpdir(), 'webwatch-bench-'));
 // Other work on the machine moves the wall time a lot; the crawl's own CPU time much less.
 const loadAtStart = +loadavg()[0].toFixed(2);
 const started = performance.now();
-const child = spawn('/usr/bin/time', ['-v', process.execPath, join(root, 'bin/webwatch.js'), 'crawl', `${origin}/`, '--limit', String(pages), '--max-depth', '1000', '--sitemap', 'skip', '--ignore-robots-txt', '--json'], {
-  env: { PATH: process.env.PATH, HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
+const child = spawn(
+  '/usr/bin/time',
+  [
+    '-v',
+    process.execPath,
+    join(root, 'bin/webwatch.js'),
+    'crawl',
+    `${origin}/`,
+    '--limit',
+    String(pages),
+    '--max-depth',
+    '1000',
+    '--sitemap',
+    'skip',
+    '--ignore-robots-txt',
+    '--json',
+  ],
+  {
+    env: { PATH: process.env.PATH, HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
 let lines = 0;
 let stderr = '';
 child.stdout.on('data', (chunk) => (lines += chunk.toString().split('\n').length - 1));
@@ -77,4 +97,6 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/crawl-memory.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.log(`crawled ${result.pages} pages in ${result.wallSeconds} s (${result.pagesPerSecond} pages/s, CPU ${result.cpuSeconds} s, load ${loadAtStart}), peak RSS ${result.peakRssMiB} MiB (goal < 300 MiB: ${result.goalMet ? 'met' : 'not met'})`);
+console.log(
+  `crawled ${result.pages} pages in ${result.wallSeconds} s (${result.pagesPerSecond} pages/s, CPU ${result.cpuSeconds} s, load ${loadAtStart}), peak RSS ${result.peakRssMiB} MiB (goal < 300 MiB: ${result.goalMet ? 'met' : 'not met'})`,
+);

@@ -28,9 +28,14 @@ const article = readFileSync(join(corpus, 'wikipedia-2/source.html'), 'utf8');
 const articleBody = article.slice(article.indexOf('<body'), article.lastIndexOf('</body>'));
 const articleOf = (bytes) => {
   const inner = articleBody.replace(/^<body[^>]*>/, '');
-  return Buffer.from(`<!doctype html><html><head><title>Long</title></head><body>${inner.repeat(Math.ceil(bytes / inner.length)).slice(0, bytes)}</body></html>`);
+  return Buffer.from(
+    `<!doctype html><html><head><title>Long</title></head><body>${inner.repeat(Math.ceil(bytes / inner.length)).slice(0, bytes)}</body></html>`,
+  );
 };
-const smallPage = (n) => Buffer.from(`<!doctype html><html><head><title>Page ${n}</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>Page ${n}</h1>${'<p>A paragraph of ordinary text, long enough to read as the page\'s content. <a href="/x">A link</a>.</p>'.repeat(40)}</article></main><footer>Footer</footer></body></html>`);
+const smallPage = (n) =>
+  Buffer.from(
+    `<!doctype html><html><head><title>Page ${n}</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>Page ${n}</h1>${'<p>A paragraph of ordinary text, long enough to read as the page\'s content. <a href="/x">A link</a>.</p>'.repeat(40)}</article></main><footer>Footer</footer></body></html>`,
+  );
 const corpusPage = readFileSync(join(corpus, 'webmd-2/source.html'));
 
 const pages = {
@@ -56,7 +61,9 @@ const work = join(root, 'bench/.work/event-loop-stall');
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 const hook = join(work, 'loop-delay.mjs');
-writeFileSync(hook, `
+writeFileSync(
+  hook,
+  `
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { writeFileSync } from 'node:fs';
 const histogram = monitorEventLoopDelay({ resolution: 5 });
@@ -65,7 +72,8 @@ process.on('SIGUSR2', () => {
   writeFileSync(process.env.LOOP_DELAY_FILE, JSON.stringify({ maxMs: histogram.max / 1e6 }));
   histogram.reset();
 });
-`);
+`,
+);
 
 // GET /health back to back from another process; on 'report', its slowest answer since the last one.
 const pingerScript = `
@@ -82,7 +90,11 @@ async function startBuild(dir, name) {
   const env = { ...process.env, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), LOOP_DELAY_FILE: loopFile };
   delete env.NODE_OPTIONS;
   const key = JSON.parse(spawnSync(process.execPath, [bin, 'keys', 'create', '--team', 'bench', '--json'], { env, encoding: 'utf8' }).stdout).key;
-  const server = spawn(process.execPath, ['--import', hook, bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000000', '--concurrency', '1000'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(
+    process.execPath,
+    ['--import', hook, bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000000', '--concurrency', '1000'],
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const base = await new Promise((done) => {
     let out = '';
     server.stdout.on('data', (chunk) => {
@@ -110,12 +122,18 @@ async function startBuild(dir, name) {
     }
     return undefined;
   };
-  const pingReport = () => new Promise((done) => {
-    pinger.once('message', done);
-    pinger.send('report');
-  });
+  const pingReport = () =>
+    new Promise((done) => {
+      pinger.once('message', done);
+      pinger.send('report');
+    });
   return {
-    name, base, headers, pid: server.pid, loopDelay, pingReport,
+    name,
+    base,
+    headers,
+    pid: server.pid,
+    loopDelay,
+    pingReport,
     async stop() {
       pinger.send('stop');
       server.kill('SIGTERM');
@@ -127,7 +145,11 @@ async function startBuild(dir, name) {
 
 async function scrape(build, page, n = 0) {
   const started = performance.now();
-  const response = await fetch(`${build.base}/v2/scrape`, { method: 'POST', headers: build.headers, body: JSON.stringify({ url: `${siteUrl}/${page}/${n}`, maxAge: 0, timeout: 120_000 }) });
+  const response = await fetch(`${build.base}/v2/scrape`, {
+    method: 'POST',
+    headers: build.headers,
+    body: JSON.stringify({ url: `${siteUrl}/${page}/${n}`, maxAge: 0, timeout: 120_000 }),
+  });
   const body = await response.json();
   return { ms: performance.now() - started, status: response.status, markdownChars: body.data?.markdown?.length, error: body.error, code: body.code };
 }
@@ -153,7 +175,15 @@ async function largeCase(build, name) {
   // The ping held up by a stall is answered when the stall ends: give it time to come back.
   await new Promise((done) => setTimeout(done, 500));
   const ping = await build.pingReport();
-  return { wallMs, slowestHealthMs: ping.slowestMs, healthPings: ping.pings, loopDelayMaxMs: await build.loopDelay(), statuses: results.map((r) => r.status), codes: results.map((r) => r.code).filter(Boolean), markdownChars: results.map((r) => r.markdownChars) };
+  return {
+    wallMs,
+    slowestHealthMs: ping.slowestMs,
+    healthPings: ping.pings,
+    loopDelayMaxMs: await build.loopDelay(),
+    statuses: results.map((r) => r.status),
+    codes: results.map((r) => r.code).filter(Boolean),
+    markdownChars: results.map((r) => r.markdownChars),
+  };
 }
 
 /** Nothing asked for a few seconds: the stall the machine's own load gives, the floor of the others. */
@@ -162,7 +192,15 @@ async function idleCase(build) {
   await build.pingReport();
   await new Promise((done) => setTimeout(done, 5_000));
   const ping = await build.pingReport();
-  return { wallMs: 5_000, slowestHealthMs: ping.slowestMs, healthPings: ping.pings, loopDelayMaxMs: await build.loopDelay(), statuses: [], codes: [], markdownChars: [] };
+  return {
+    wallMs: 5_000,
+    slowestHealthMs: ping.slowestMs,
+    healthPings: ping.pings,
+    loopDelayMaxMs: await build.loopDelay(),
+    statuses: [],
+    codes: [],
+    markdownChars: [],
+  };
 }
 
 /** Small pages: the median of one-at-a-time scrapes, then pages a second with eight in flight. */
@@ -173,10 +211,16 @@ async function smallCase(build, page) {
   const seconds = 5;
   let done = 0;
   const until = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: 8 }, async (_, lane) => {
-    for (let i = 0; performance.now() < until; i++, done++) await scrape(build, page, lane * 100_000 + i);
-  }));
-  return { medianMs: +median(times).toFixed(2), p90Ms: +[...times].sort((a, b) => a - b)[Math.floor(times.length * 0.9)].toFixed(2), pagesPerSecondAt8: +(done / seconds).toFixed(1) };
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, lane) => {
+      for (let i = 0; performance.now() < until; i++, done++) await scrape(build, page, lane * 100_000 + i);
+    }),
+  );
+  return {
+    medianMs: +median(times).toFixed(2),
+    p90Ms: +[...times].sort((a, b) => a - b)[Math.floor(times.length * 0.9)].toFixed(2),
+    pagesPerSecondAt8: +(done / seconds).toFixed(1),
+  };
 }
 
 const againstCommit = against && spawnSync('git', ['-C', resolve(against), 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
@@ -193,11 +237,14 @@ for (const name of chosen) {
   results[name] = {};
   if (largeCases[name] || name === 'idle') {
     for (const build of started) results[name][build.name] = [];
-    for (let run = 0; run < runs; run++) for (const build of started) results[name][build.name].push(name === 'idle' ? await idleCase(build) : await largeCase(build, name));
+    for (let run = 0; run < runs; run++)
+      for (const build of started) results[name][build.name].push(name === 'idle' ? await idleCase(build) : await largeCase(build, name));
     console.log(name);
     for (const build of started) {
       const all = results[name][build.name];
-      console.log(`  ${build.name.padEnd(22)} scrape ${all.map((r) => Math.round(r.wallMs)).join(', ')} ms  slowest /health ${all.map((r) => Math.round(r.slowestHealthMs)).join(', ')} ms  loop stall ${all.map((r) => Math.round(r.loopDelayMaxMs)).join(', ')} ms  status ${all[0].statuses.join(',')} ${all[0].codes.join(',')}`);
+      console.log(
+        `  ${build.name.padEnd(22)} scrape ${all.map((r) => Math.round(r.wallMs)).join(', ')} ms  slowest /health ${all.map((r) => Math.round(r.slowestHealthMs)).join(', ')} ms  loop stall ${all.map((r) => Math.round(r.loopDelayMaxMs)).join(', ')} ms  status ${all[0].statuses.join(',')} ${all[0].codes.join(',')}`,
+      );
     }
   } else {
     // Each build in turn, twice, so that neither has the quieter minute.
@@ -205,13 +252,20 @@ for (const name of chosen) {
     for (let round = 0; round < 2; round++) for (const build of started) results[name][build.name].push(await smallCase(build, name));
     for (const build of started) {
       const [first, second] = results[name][build.name];
-      results[name][build.name] = { medianMs: Math.min(first.medianMs, second.medianMs), p90Ms: Math.min(first.p90Ms, second.p90Ms), pagesPerSecondAt8: Math.max(first.pagesPerSecondAt8, second.pagesPerSecondAt8), rounds: [first, second] };
+      results[name][build.name] = {
+        medianMs: Math.min(first.medianMs, second.medianMs),
+        p90Ms: Math.min(first.p90Ms, second.p90Ms),
+        pagesPerSecondAt8: Math.max(first.pagesPerSecondAt8, second.pagesPerSecondAt8),
+        rounds: [first, second],
+      };
     }
     for (const build of started) results[name][build.name].loopDelayMaxMs = await build.loopDelay();
     console.log(name);
     for (const build of started) {
       const r = results[name][build.name];
-      console.log(`  ${build.name.padEnd(22)} one at a time: median ${r.medianMs} ms, p90 ${r.p90Ms} ms  eight at once: ${r.pagesPerSecondAt8} pages/s  (better of two rounds; loop stall ${Math.round(r.loopDelayMaxMs)} ms)`);
+      console.log(
+        `  ${build.name.padEnd(22)} one at a time: median ${r.medianMs} ms, p90 ${r.p90Ms} ms  eight at once: ${r.pagesPerSecondAt8} pages/s  (better of two rounds; loop stall ${Math.round(r.loopDelayMaxMs)} ms)`,
+      );
     }
   }
 }
@@ -221,7 +275,13 @@ site.close();
 
 const result = {
   date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)) },
+  machine: {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)),
+  },
   builds: builds.map((build) => build.name),
   runs,
   pageBytes: Object.fromEntries(Object.entries(pages).map(([name, body]) => [name, body.length])),

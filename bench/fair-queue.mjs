@@ -49,15 +49,30 @@ const model = await listen((request, response) => {
   request.on('data', (chunk) => (text += chunk));
   request.on('end', () => {
     const body = JSON.parse(text);
-    const message = { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'finish', arguments: JSON.stringify({ result: { ok: true } }) } }] };
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      id: 'c', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    }));
+    const message = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'finish', arguments: JSON.stringify({ result: { ok: true } }) } }],
+    };
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      }),
+    );
   });
 });
 
 async function api(base, key, method, path, body) {
-  const response = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body && { body: JSON.stringify(body) }) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(body && { body: JSON.stringify(body) }),
+  });
   return response.json();
 }
 async function until(probe) {
@@ -77,7 +92,13 @@ async function teamB(base, key, round) {
     return (performance.now() - at) / 1000;
   })();
   const check = (async () => {
-    const monitor = (await api(base, key, 'POST', '/monitor', { name: `B ${round}`, schedule: { cron: '0 0 * * *' }, targets: [{ type: 'scrape', urls: [`${quick.origin}/m/${round}`] }] })).data;
+    const monitor = (
+      await api(base, key, 'POST', '/monitor', {
+        name: `B ${round}`,
+        schedule: { cron: '0 0 * * *' },
+        targets: [{ type: 'scrape', urls: [`${quick.origin}/m/${round}`] }],
+      })
+    ).data;
     const started = performance.now();
     const run = (await api(base, key, 'POST', `/monitor/${monitor.id}/run`, {})).data;
     await until(async () => !['queued', 'running'].includes((await api(base, key, 'GET', `/monitor/${monitor.id}/checks/${run.id}`)).data.status));
@@ -104,7 +125,8 @@ async function measure(bin) {
     await teamB(base, keyB, 'warm');
     const unloaded = await teamB(base, keyB, 'alone');
     const crawls = [];
-    for (let i = 0; i < 20; i++) crawls.push((await api(base, keyA, 'POST', '/crawl', { url: `${slow.origin}/a${i}/`, limit: 40, scrapeOptions: { maxAge: 0 } })).id);
+    for (let i = 0; i < 20; i++)
+      crawls.push((await api(base, keyA, 'POST', '/crawl', { url: `${slow.origin}/a${i}/`, limit: 40, scrapeOptions: { maxAge: 0 } })).id);
     // A's crawls are claimed and fetching.
     await new Promise((done) => setTimeout(done, 3_000));
     const loaded = await teamB(base, keyB, 'loaded');
@@ -126,16 +148,32 @@ for (let run = 0; run < RUNS; run++) {
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const summary = Object.fromEntries(bins.map((bin) => [label(bin), Object.fromEntries(['crawl', 'check', 'agent'].map((job) => {
-  const unloaded = median(results[label(bin)].map((r) => r.unloaded[job]));
-  const loaded = median(results[label(bin)].map((r) => r.loaded[job]));
-  return [job, { unloadedS: +unloaded.toFixed(2), loadedS: +loaded.toFixed(2), ratio: +(loaded / unloaded).toFixed(1) }];
-}))]));
+const summary = Object.fromEntries(
+  bins.map((bin) => [
+    label(bin),
+    Object.fromEntries(
+      ['crawl', 'check', 'agent'].map((job) => {
+        const unloaded = median(results[label(bin)].map((r) => r.unloaded[job]));
+        const loaded = median(results[label(bin)].map((r) => r.loaded[job]));
+        return [job, { unloadedS: +unloaded.toFixed(2), loadedS: +loaded.toFixed(2), ratio: +(loaded / unloaded).toFixed(1) }];
+      }),
+    ),
+  ]),
+);
 console.log(JSON.stringify(summary, null, 2));
-writeFileSync(join(ROOT, 'bench/results/fair-queue.json'), `${JSON.stringify({
-  date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
-  runs: RUNS, summary, results,
-}, null, 2)}\n`);
+writeFileSync(
+  join(ROOT, 'bench/results/fair-queue.json'),
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
+      runs: RUNS,
+      summary,
+      results,
+    },
+    null,
+    2,
+  )}\n`,
+);
 for (const { server } of [slow, quick, model]) server.close();
 process.exit(0);

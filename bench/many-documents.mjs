@@ -59,7 +59,8 @@ if (probe.error || !/Maximum resident set size/.test(probe.stderr)) {
 
 const oneLine = (i) => `name: m${i}`;
 const valid = (i) => `name: m${i}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/${i}"]}]`;
-const withUrls = (i) => `name: m${i}\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls:\n${Array.from({ length: 40 }, (_, k) => `      - https://example.com/${i}/${k}`).join('\n')}`;
+const withUrls = (i) =>
+  `name: m${i}\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls:\n${Array.from({ length: 40 }, (_, k) => `      - https://example.com/${i}/${k}`).join('\n')}`;
 const range = (count, make) => Array.from({ length: count }, (_, i) => make(i));
 const documents = (count, make) => `${range(count, make).join('\n---\n')}\n`;
 const list = (count, make) => range(count, (i) => `- ${make(i).replaceAll('\n', '\n  ')}\n`).join('');
@@ -78,7 +79,16 @@ const FILES = [
   { name: 'list-valid-5000', monitors: 5_000, text: () => list(5_000, valid) },
   { name: 'list-urls-5000', monitors: 5_000, text: () => list(5_000, withUrls) },
   { name: 'metadata-list-8mib', monitors: 1, text: () => withMetadata(`    a:\n${'      - 1\n'.repeat(Math.floor((FILL - 300) / 10))}`) },
-  { name: 'metadata-flow-8mib', monitors: 1, text: () => withMetadata(`    a: [${Array(Math.floor((FILL - 300) / 3)).fill('1').join(', ')}]\n`) },
+  {
+    name: 'metadata-flow-8mib',
+    monitors: 1,
+    text: () =>
+      withMetadata(
+        `    a: [${Array(Math.floor((FILL - 300) / 3))
+          .fill('1')
+          .join(', ')}]\n`,
+      ),
+  },
   { name: 'metadata-keys-40000', monitors: 1, text: () => withMetadata(range(40_000, (i) => `    k${i}: 1\n`).join('')) },
 ].filter((file) => !args.only || args.only.split(',').includes(file.name));
 if (FILES.length === 0) fail(`--only ${args.only} names no file`);
@@ -169,4 +179,6 @@ machine.loadAverageAtEnd = os.loadavg().map((n) => round(n, 2));
 const results = { date: new Date().toISOString(), runs: RUNS, builds: { before: commit(BUILDS.before), after: commit(BUILDS.after) }, machine, files: rows };
 mkdirSync(dirname(RESULTS), { recursive: true });
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-console.log(`\n${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')} -> ${machine.loadAverageAtEnd.join(' ')}\nWritten to bench/results/many-documents.json`);
+console.log(
+  `\n${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')} -> ${machine.loadAverageAtEnd.join(' ')}\nWritten to bench/results/many-documents.json`,
+);

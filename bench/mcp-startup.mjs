@@ -19,14 +19,20 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' }, dir: { type: 'string' } } });
 const runs = Number(values.runs);
 const dir = resolve(values.dir ?? ROOT);
-const env = { ...process.env, WEBWATCH_HOME: mkdtempSync(join(tmpdir(), 'webwatch-mcp-bench-')), XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'webwatch-mcp-bench-')) };
+const env = {
+  ...process.env,
+  WEBWATCH_HOME: mkdtempSync(join(tmpdir(), 'webwatch-mcp-bench-')),
+  XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'webwatch-mcp-bench-')),
+};
 for (const name of ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'WEBWATCH_API_URL']) delete env[name];
 
 const lines = [
   { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-].map((message) => `${JSON.stringify(message)}\n`).join('');
+]
+  .map((message) => `${JSON.stringify(message)}\n`)
+  .join('');
 
 /** Milliseconds from spawn to the tools/list answer, and how many tools it listed. */
 function once() {
@@ -36,7 +42,16 @@ function once() {
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const answer = out.split('\n').map((line) => { try { return JSON.parse(line); } catch { return undefined; } }).find((message) => message?.id === 2);
+      const answer = out
+        .split('\n')
+        .map((line) => {
+          try {
+            return JSON.parse(line);
+          } catch {
+            return undefined;
+          }
+        })
+        .find((message) => message?.id === 2);
       if (!answer) return;
       const ms = performance.now() - started;
       child.stdin.end();
@@ -57,10 +72,16 @@ const report = {
   date: new Date().toISOString(),
   machine: { cpuModel: cpus()[0]?.model, cores: cpus().length, node: process.version, loadAverage: loadavg()[0] },
   build: dir === ROOT ? 'this checkout' : dir,
-  runs, tools,
-  medianMs: at(0.5), p90Ms: at(0.9), minMs: at(0), maxMs: at(1),
+  runs,
+  tools,
+  medianMs: at(0.5),
+  p90Ms: at(0.9),
+  minMs: at(0),
+  maxMs: at(1),
   goalMs: 150,
 };
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, 'bench/results/mcp-startup.json'), `${JSON.stringify(report, null, 2)}\n`);
-console.log(`webwatch mcp to its first tools/list (${tools} tools), ${runs} runs: median ${report.medianMs} ms, p90 ${report.p90Ms} ms, min ${report.minMs}, max ${report.maxMs} (goal ${report.goalMs} ms)`);
+console.log(
+  `webwatch mcp to its first tools/list (${tools} tools), ${runs} runs: median ${report.medianMs} ms, p90 ${report.p90Ms} ms, min ${report.minMs}, max ${report.maxMs} (goal ${report.goalMs} ms)`,
+);

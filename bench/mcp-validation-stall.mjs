@@ -30,8 +30,16 @@ const list = Array.from({ length: 200_000 }, (_, i) => `u${i}`).join(', ');
 const bomb = `x-a: &a [${list}]\nname: Bomb\nschedule: {cron: "0 * * * *"}\ntargets:\n${'  - {type: scrape, urls: *a}\n'.repeat(99)}`;
 
 async function serve(dir) {
-  const env = { PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), 'webwatch-stall-')), WEBWATCH_HOME: mkdtempSync(join(tmpdir(), 'webwatch-stall-')), XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'webwatch-stall-')) };
-  const child = spawn(process.execPath, [join(dir, 'bin/webwatch.js'), 'mcp', '--http', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: mkdtempSync(join(tmpdir(), 'webwatch-stall-')),
+    WEBWATCH_HOME: mkdtempSync(join(tmpdir(), 'webwatch-stall-')),
+    XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'webwatch-stall-')),
+  };
+  const child = spawn(process.execPath, [join(dir, 'bin/webwatch.js'), 'mcp', '--http', '--port', '0', '--json'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise((done, fail) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -58,11 +66,16 @@ async function once(dir) {
   const [validating, pinging] = await Promise.all([connect(), connect()]);
   try {
     // Warm: a small definition first, so that the first validation's loading is not counted.
-    await validating.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: 'name: x\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\n' } });
+    await validating.callTool({
+      name: 'webwatch_monitor_validate',
+      arguments: { yaml: 'name: x\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\n' },
+    });
     await pinging.ping();
     const started = performance.now();
     let done = false;
-    const validation = validating.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: bomb } }, undefined, { timeout: 300_000 }).finally(() => (done = true));
+    const validation = validating
+      .callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: bomb } }, undefined, { timeout: 300_000 })
+      .finally(() => (done = true));
     const pings = [];
     while (!done) {
       const sent = performance.now();
@@ -73,7 +86,13 @@ async function once(dir) {
     const answer = (await validation).content[0].text;
     const validationMs = performance.now() - started;
     const sorted = [...pings].sort((a, b) => a - b);
-    return { validationMs: Math.round(validationMs), longestPingMs: Math.round(sorted.at(-1)), medianPingMs: Math.round(sorted[Math.floor(sorted.length / 2)] * 10) / 10, pings: pings.length, answer: answer.split('\n').slice(0, 2).join(' ').slice(0, 160) };
+    return {
+      validationMs: Math.round(validationMs),
+      longestPingMs: Math.round(sorted.at(-1)),
+      medianPingMs: Math.round(sorted[Math.floor(sorted.length / 2)] * 10) / 10,
+      pings: pings.length,
+      answer: answer.split('\n').slice(0, 2).join(' ').slice(0, 160),
+    };
   } finally {
     await Promise.all([validating.close(), pinging.close()]);
     // The clients' streams end before the server does: a stream cut by its exit is no failure here.
@@ -89,13 +108,22 @@ for (let round = 0; round < rounds; round++) {
   for (const build of builds) {
     const result = await once(build.dir);
     results[build.name].push(result);
-    console.log(`round ${round + 1} ${build.name}: validation ${result.validationMs} ms, longest ping ${result.longestPingMs} ms, median ping ${result.medianPingMs} ms (${result.pings} pings)`);
+    console.log(
+      `round ${round + 1} ${build.name}: validation ${result.validationMs} ms, longest ping ${result.longestPingMs} ms, median ping ${result.medianPingMs} ms (${result.pings} pings)`,
+    );
   }
 }
 const median = (numbers) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
 const report = {
   date: new Date().toISOString(),
-  machine: { cpuModel: cpus()[0]?.model, cores: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadAtStart.map((load) => Math.round(load * 10) / 10), loadAverageAtEnd: loadavg().map((load) => Math.round(load * 10) / 10) },
+  machine: {
+    cpuModel: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: loadAtStart.map((load) => Math.round(load * 10) / 10),
+    loadAverageAtEnd: loadavg().map((load) => Math.round(load * 10) / 10),
+  },
   file: { bytes: Buffer.byteLength(bomb), aliases: 99, valuesWritten: 200_000 },
   rounds,
   builds: builds.map((build) => ({
@@ -108,4 +136,5 @@ const report = {
 };
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, 'bench/results/mcp-validation-stall.json'), `${JSON.stringify(report, null, 2)}\n`);
-for (const build of report.builds) console.log(`${build.name} (${build.commit}): median validation ${build.medianValidationMs} ms, median longest ping ${build.medianLongestPingMs} ms`);
+for (const build of report.builds)
+  console.log(`${build.name} (${build.commit}): median validation ${build.medianValidationMs} ms, median longest ping ${build.medianLongestPingMs} ms`);

@@ -26,12 +26,40 @@ import { parseArgs } from 'node:util';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, against: { type: 'string' } } });
 const runs = Number(values.runs);
-const builds = [{ name: 'this build', bin: join(ROOT, 'bin/webwatch.js') }, ...(values.against ? [{ name: 'against', dir: values.against, bin: join(values.against, 'bin/webwatch.js') }] : [])];
+const builds = [
+  { name: 'this build', bin: join(ROOT, 'bin/webwatch.js') },
+  ...(values.against ? [{ name: 'against', dir: values.against, bin: join(values.against, 'bin/webwatch.js') }] : []),
+];
 const commitOf = (dir) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const work = mkdtempSync(join(tmpdir(), 'webwatch-media-bench-'));
 
-const make = (seconds, name, faststart = true) => execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
-  '-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', ...(faststart ? ['-movflags', '+faststart'] : []), join(work, name)]);
+const make = (seconds, name, faststart = true) =>
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=1280x720:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=44100',
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    ...(faststart ? ['-movflags', '+faststart'] : []),
+    join(work, name),
+  ]);
 make(60, 'long.mp4');
 make(15, 'short.mp4');
 // The index (moov) after the media: ffmpeg's default.
@@ -52,7 +80,9 @@ const server = createServer((request, response) => {
   if (!range) return void response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': body.length, 'accept-ranges': 'bytes' }).end(body);
   const start = Number(range[1]);
   const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
-  response.writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${body.length}`, 'content-length': end - start + 1 }).end(body.subarray(start, end + 1));
+  response
+    .writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${body.length}`, 'content-length': end - start + 1 })
+    .end(body.subarray(start, end + 1));
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
@@ -62,7 +92,10 @@ const origin = `http://127.0.0.1:${server.address().port}`;
 async function once(bin, path, format) {
   const home = mkdtempSync(join(work, 'home-'));
   const started = performance.now();
-  const child = spawn('/usr/bin/time', ['-f', '%M', process.execPath, bin, 'scrape', `${origin}/${path}`, '--format', format, '--json'], { env: { ...process.env, WEBWATCH_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/time', ['-f', '%M', process.execPath, bin, 'scrape', `${origin}/${path}`, '--format', format, '--json'], {
+    env: { ...process.env, WEBWATCH_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -108,7 +141,11 @@ for (const { path, length, source, formats = ['video', 'audio'] } of sources) {
         build: build.name,
         source,
         format,
-        ...(seconds !== undefined && { seconds: Math.round(seconds * 100) / 100, timesRealTime: Math.round((length / seconds) * 10) / 10, peakMiB: Math.round(median(done.map((s) => s.peakMiB))) }),
+        ...(seconds !== undefined && {
+          seconds: Math.round(seconds * 100) / 100,
+          timesRealTime: Math.round((length / seconds) * 10) / 10,
+          peakMiB: Math.round(median(done.map((s) => s.peakMiB))),
+        }),
         ...(failed && { failedRuns: runs - done.length, failed }),
       });
     }
@@ -117,11 +154,20 @@ for (const { path, length, source, formats = ['video', 'audio'] } of sources) {
 server.close();
 const report = {
   date: new Date().toISOString(),
-  machine: { cpuModel: cpus()[0]?.model, cores: cpus().length, node: process.version, loadAverage: loadavg()[0], ffmpeg: execFileSync('ffmpeg', ['-version'], { encoding: 'utf8' }).split('\n')[0] },
+  machine: {
+    cpuModel: cpus()[0]?.model,
+    cores: cpus().length,
+    node: process.version,
+    loadAverage: loadavg()[0],
+    ffmpeg: execFileSync('ffmpeg', ['-version'], { encoding: 'utf8' }).split('\n')[0],
+  },
   builds: builds.map((build) => ({ name: build.name, commit: commitOf(build.dir ?? ROOT) })),
   runs,
   rows,
 };
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, 'bench/results/media.json'), `${JSON.stringify(report, null, 2)}\n`);
-for (const row of rows) console.log(`${row.build}\t${row.source}\t${row.format}\t${row.failed ? `FAILED (${row.failedRuns}/${runs}): ${row.failed}` : `${row.seconds} s\t${row.timesRealTime}x real time\tpeak ${row.peakMiB} MiB`}`);
+for (const row of rows)
+  console.log(
+    `${row.build}\t${row.source}\t${row.format}\t${row.failed ? `FAILED (${row.failedRuns}/${runs}): ${row.failed}` : `${row.seconds} s\t${row.timesRealTime}x real time\tpeak ${row.peakMiB} MiB`}`,
+  );

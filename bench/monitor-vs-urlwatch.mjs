@@ -31,7 +31,8 @@ if (!existsSync(join(root, 'dist/src/cli/main.js'))) {
   process.exit(2);
 }
 
-const paragraph = (i, j) => `<p>Paragraph ${j} of page ${i}. ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(6)}</p>`;
+const paragraph = (i, j) =>
+  `<p>Paragraph ${j} of page ${i}. ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(6)}</p>`;
 const page = (i) => `<!doctype html><html lang="en"><head><title>Page ${i}</title></head><body><header><nav><a href="/">Home</a></nav></header>
 <main><article><h1>Page ${i}</h1>${Array.from({ length: 12 }, (_, j) => paragraph(i, j)).join('')}</article></main><footer>Bench</footer></body></html>`;
 const server = createServer((request, response) => {
@@ -62,7 +63,10 @@ function timed(command, args, env) {
   });
 }
 
-writeFileSync(join(work, 'monitor.yaml'), `name: Bench\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls:\n${urls.map((u) => `      - ${u}`).join('\n')}\n`);
+writeFileSync(
+  join(work, 'monitor.yaml'),
+  `name: Bench\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls:\n${urls.map((u) => `      - ${u}`).join('\n')}\n`,
+);
 const bin = join(root, 'bin/webwatch.js');
 /** webwatch: one monitor, one scrape target with every page, first and unchanged check, from a fresh home. */
 async function webwatchRound(round) {
@@ -80,7 +84,10 @@ async function urlwatchRound(round) {
   const uw = join(work, `urlwatch-${round}`);
   mkdirSync(uw, { recursive: true });
   writeFileSync(join(uw, 'urls.yaml'), urls.map((url) => `url: ${url}\nfilter:\n  - html2text\n`).join('---\n'));
-  writeFileSync(join(uw, 'config.yaml'), 'display:\n  new: true\n  error: true\n  unchanged: false\nreport:\n  text:\n    details: true\n  stdout:\n    enabled: true\n    color: false\n');
+  writeFileSync(
+    join(uw, 'config.yaml'),
+    'display:\n  new: true\n  error: true\n  unchanged: false\nreport:\n  text:\n    details: true\n  stdout:\n    enabled: true\n    color: false\n',
+  );
   const uwArgs = ['--urls', join(uw, 'urls.yaml'), '--config', join(uw, 'config.yaml'), '--cache', join(uw, 'cache.db')];
   const runs = [];
   for (let i = 0; i < 2; i++) runs.push(await timed('urlwatch', uwArgs, { HOME: uw }));
@@ -121,13 +128,18 @@ if (!haveUrlwatch) {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/monitor-vs-urlwatch.json'), `${JSON.stringify(result, null, 2)}\n`);
   for (const phase of ['first', 'unchanged']) {
-    console.log(`${phase.padEnd(9)} webwatch ${alone[phase].seconds.toFixed(2)} s (${alone[phase].range.map((x) => x.toFixed(2)).join('-')} s over ${rounds} rounds) ${alone[phase].peakRssMiB} MiB | urlwatch not installed`);
+    console.log(
+      `${phase.padEnd(9)} webwatch ${alone[phase].seconds.toFixed(2)} s (${alone[phase].range.map((x) => x.toFixed(2)).join('-')} s over ${rounds} rounds) ${alone[phase].peakRssMiB} MiB | urlwatch not installed`,
+    );
   }
   process.exit(0);
 }
 const urlwatch = urlwatchRounds.flat();
 
-for (const [name, runs] of [['webwatch', webwatch], ['urlwatch', urlwatch]]) {
+for (const [name, runs] of [
+  ['webwatch', webwatch],
+  ['urlwatch', urlwatch],
+]) {
   if (runs.some((r) => r.code !== 0)) {
     console.error(`${name} failed:\n${runs.map((r) => r.stderr).join('\n')}`);
     process.exit(1);
@@ -144,13 +156,18 @@ const result = {
   webwatch: { first: summary(webwatchRounds, 0), unchanged: summary(webwatchRounds, 1) },
   urlwatch: { first: summary(urlwatchRounds, 0), unchanged: summary(urlwatchRounds, 1) },
 };
-result.ratio = { first: +(result.webwatch.first.seconds / result.urlwatch.first.seconds).toFixed(2), unchanged: +(result.webwatch.unchanged.seconds / result.urlwatch.unchanged.seconds).toFixed(2) };
+result.ratio = {
+  first: +(result.webwatch.first.seconds / result.urlwatch.first.seconds).toFixed(2),
+  unchanged: +(result.webwatch.unchanged.seconds / result.urlwatch.unchanged.seconds).toFixed(2),
+};
 result.goalMet = result.ratio.first <= 0.5 && result.ratio.unchanged <= 0.5;
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/monitor-vs-urlwatch.json'), `${JSON.stringify(result, null, 2)}\n`);
 console.log(`${pages} pages, ${result.versions.webwatch} vs urlwatch ${result.versions.urlwatch}`);
 for (const phase of ['first', 'unchanged']) {
   const line = (r) => `${r.seconds.toFixed(2)} s (${r.range.map((x) => x.toFixed(2)).join('-')}), CPU ${r.cpuSeconds.toFixed(2)} s, ${r.peakRssMiB} MiB`;
-  console.log(`${phase.padEnd(9)} webwatch ${line(result.webwatch[phase])} | urlwatch ${line(result.urlwatch[phase])} | ratio of medians ${result.ratio[phase]}`);
+  console.log(
+    `${phase.padEnd(9)} webwatch ${line(result.webwatch[phase])} | urlwatch ${line(result.urlwatch[phase])} | ratio of medians ${result.ratio[phase]}`,
+  );
 }
 console.log(`goal (webwatch at most half of urlwatch's wall time): ${result.goalMet ? 'met' : 'not met'}`);

@@ -34,7 +34,10 @@ const round = (value, digits = 4) => Math.round(value * 10 ** digits) / 10 ** di
 const limits = () => ({ deadline: Date.now() + 300_000, timeoutMs: 300_000 });
 
 // The corpus: the first pages by name (numbered test cases left out), printed to A4.
-const names = readdirSync(corpus).filter((name) => !/^\d/.test(name) && existsSync(join(corpus, name, 'source.html'))).sort().slice(0, fileCount);
+const names = readdirSync(corpus)
+  .filter((name) => !/^\d/.test(name) && existsSync(join(corpus, name, 'source.html')))
+  .sort()
+  .slice(0, fileCount);
 const dir = mkdtempSync(join(tmpdir(), 'webwatch-pdf-bench-'));
 const printer = await PdfPrinter.open();
 const files = [];
@@ -69,24 +72,26 @@ if (candidates) {
   const pdfjs = await tryImport('pdfjs-dist/legacy/build/pdf.mjs');
   const unpdf = await tryImport('unpdf');
   const mupdf = await tryImport('mupdf');
-  if (pdfjs) readers['pdfjs-dist'] = async (file) => {
-    const doc = await pdfjs.getDocument({ data: new Uint8Array(file.bytes), isEvalSupported: false, verbosity: 0 }).promise;
-    let text = '';
-    for (let i = 1; i <= doc.numPages; i++) {
-      const page = await doc.getPage(i);
-      text += (await page.getTextContent()).items.map((item) => item.str + (item.hasEOL ? '\n' : '')).join(' ') + '\n';
-      page.cleanup();
-    }
-    await doc.destroy();
-    return text;
-  };
+  if (pdfjs)
+    readers['pdfjs-dist'] = async (file) => {
+      const doc = await pdfjs.getDocument({ data: new Uint8Array(file.bytes), isEvalSupported: false, verbosity: 0 }).promise;
+      let text = '';
+      for (let i = 1; i <= doc.numPages; i++) {
+        const page = await doc.getPage(i);
+        text += `${(await page.getTextContent()).items.map((item) => item.str + (item.hasEOL ? '\n' : '')).join(' ')}\n`;
+        page.cleanup();
+      }
+      await doc.destroy();
+      return text;
+    };
   if (unpdf) readers.unpdf = async (file) => (await unpdf.extractText(new Uint8Array(file.bytes), { mergePages: true })).text;
-  if (mupdf) readers.mupdf = async (file) => {
-    const doc = mupdf.Document.openDocument(file.bytes, 'application/pdf');
-    let text = '';
-    for (let i = 0; i < doc.countPages(); i++) text += doc.loadPage(i).toStructuredText('preserve-whitespace').asText() + '\n';
-    return text;
-  };
+  if (mupdf)
+    readers.mupdf = async (file) => {
+      const doc = mupdf.Document.openDocument(file.bytes, 'application/pdf');
+      let text = '';
+      for (let i = 0; i < doc.countPages(); i++) text += `${doc.loadPage(i).toStructuredText('preserve-whitespace').asText()}\n`;
+      return text;
+    };
 }
 
 // Quality once; time over rounds, the readers' order alternating from round to round.
@@ -105,15 +110,20 @@ for (let r = 0; r < rounds; r++) {
     times[name].push(performance.now() - start);
   }
 }
-const text = Object.fromEntries(Object.keys(readers).map((name) => {
-  const ms = median(times[name]);
-  return [name, {
-    medianMs: round(ms, 1),
-    pagesPerSecond: round((totalPages / ms) * 1000, 1),
-    recall: { mean: round(mean(quality[name].map((s) => s.recall))), median: round(median(quality[name].map((s) => s.recall))) },
-    precision: { mean: round(mean(quality[name].map((s) => s.precision))), median: round(median(quality[name].map((s) => s.precision))) },
-  }];
-}));
+const text = Object.fromEntries(
+  Object.keys(readers).map((name) => {
+    const ms = median(times[name]);
+    return [
+      name,
+      {
+        medianMs: round(ms, 1),
+        pagesPerSecond: round((totalPages / ms) * 1000, 1),
+        recall: { mean: round(mean(quality[name].map((s) => s.recall))), median: round(median(quality[name].map((s) => s.recall))) },
+        precision: { mean: round(mean(quality[name].map((s) => s.precision))), median: round(median(quality[name].map((s) => s.precision))) },
+      },
+    ];
+  }),
+);
 
 const ocr = [];
 for (const scan of scans) {
@@ -126,7 +136,10 @@ for (const scan of scans) {
 const result = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: round(totalmem() / 1024 ** 3, 1), node: process.version, os: 'Debian 12' },
-  tools: { pdftotext: spawnSync('pdftotext', ['-v']).stderr.toString().split('\n')[0], tesseract: spawnSync('tesseract', ['--version']).stdout.toString().split('\n')[0] },
+  tools: {
+    pdftotext: spawnSync('pdftotext', ['-v']).stderr.toString().split('\n')[0],
+    tesseract: spawnSync('tesseract', ['--version']).stdout.toString().split('\n')[0],
+  },
   corpus: { files: files.length, pages: totalPages, rounds },
   text,
   fastVsPdftotext: {
@@ -139,9 +152,24 @@ const result = {
     recall: round(mean(ocr.map((o) => o.recall))),
     precision: round(mean(ocr.map((o) => o.precision))),
   },
-  perFile: files.map((file) => ({ file: file.name, pages: file.pages, ...Object.fromEntries(Object.keys(readers).map((name) => [name, round(quality[name].find((s) => s.file === file.name).recall)])) })),
+  perFile: files.map((file) => ({
+    file: file.name,
+    pages: file.pages,
+    ...Object.fromEntries(Object.keys(readers).map((name) => [name, round(quality[name].find((s) => s.file === file.name).recall)])),
+  })),
 };
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(join(root, 'bench', 'results', 'pdf.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.log(JSON.stringify({ corpus: result.corpus, text, fastVsPdftotext: result.fastVsPdftotext, ocr: { secondsPerPage: result.ocr.secondsPerPage, recall: result.ocr.recall, precision: result.ocr.precision } }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      corpus: result.corpus,
+      text,
+      fastVsPdftotext: result.fastVsPdftotext,
+      ocr: { secondsPerPage: result.ocr.secondsPerPage, recall: result.ocr.recall, precision: result.ocr.precision },
+    },
+    null,
+    2,
+  ),
+);

@@ -27,7 +27,11 @@ const pages = Number(values.pages);
 const work = mkdtempSync(join(tmpdir(), 'webwatch-report-bench-'));
 
 let version = 1;
-const paragraphs = (n, seed) => Array.from({ length: 30 }, (_, i) => `<p>Paragraph ${i + 1} of article ${n}: ${'the quick brown fox jumps over the lazy dog and runs on '.repeat(3)}(${seed}).</p>`);
+const paragraphs = (n, seed) =>
+  Array.from(
+    { length: 30 },
+    (_, i) => `<p>Paragraph ${i + 1} of article ${n}: ${'the quick brown fox jumps over the lazy dog and runs on '.repeat(3)}(${seed}).</p>`,
+  );
 function article(n) {
   const body = paragraphs(n, 'stable');
   body[3] = `<p>The price of item ${n} is $${version === 1 ? 10 + (n % 7) : 12 + (n % 7)} today, shipping included.</p>`;
@@ -37,7 +41,10 @@ function article(n) {
 }
 const server = createServer((request, response) => {
   const path = new URL(request.url, 'http://x').pathname;
-  if (path === '/') return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<main>${Array.from({ length: pages }, (_, i) => `<a href="/a/${i}">${i}</a>`).join(' ')}</main>`);
+  if (path === '/')
+    return void response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<main>${Array.from({ length: pages }, (_, i) => `<a href="/a/${i}">${i}</a>`).join(' ')}</main>`);
   const match = /^\/(a|s)\/(\d+)$/.exec(path);
   if (!match) return void response.writeHead(404).end();
   // The screenshot pages: a coloured box that moves between versions.
@@ -102,9 +109,18 @@ async function opening(file) {
 }
 
 const results = [];
-const text = await scenario('text', `name: Bench\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: crawl\n    url: ${origin}/\n    crawlOptions: {limit: ${pages + 1}, sitemap: skip, ignoreRobotsTxt: true}\n`);
-const shots = await scenario('screenshots', `name: Bench\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${Array.from({ length: 20 }, (_, i) => `"${origin}/s/${i}"`).join(', ')}]\n    scrapeOptions: {formats: [markdown, {type: screenshot, fullPage: true}]}\n`);
-for (const [name, run] of [['text', text], ['screenshots', shots]]) {
+const text = await scenario(
+  'text',
+  `name: Bench\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: crawl\n    url: ${origin}/\n    crawlOptions: {limit: ${pages + 1}, sitemap: skip, ignoreRobotsTxt: true}\n`,
+);
+const shots = await scenario(
+  'screenshots',
+  `name: Bench\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${Array.from({ length: 20 }, (_, i) => `"${origin}/s/${i}"`).join(', ')}]\n    scrapeOptions: {formats: [markdown, {type: screenshot, fullPage: true}]}\n`,
+);
+for (const [name, run] of [
+  ['text', text],
+  ['screenshots', shots],
+]) {
   const opened = await opening(run.out);
   results.push({
     name,
@@ -122,7 +138,9 @@ server.close();
 
 const machine = { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version, loadAverage: loadavg().map((l) => Number(l.toFixed(2))) };
 for (const r of results) {
-  console.log(`${r.name}: ${r.changedPages} changed pages, report ${(r.reportBytes / 1024 / 1024).toFixed(2)} MiB; written in ${r.writeSeconds.median.toFixed(2)} s (median of ${runs}), peak ${r.peakMiB.max.toFixed(0)} MiB (monitor checks: ${r.baselinePeakMiB.toFixed(0)} MiB, so the report's own ${(r.peakMiB.max - r.baselinePeakMiB).toFixed(0)} MiB); opened in ${r.openSeconds.median.toFixed(2)} s`);
+  console.log(
+    `${r.name}: ${r.changedPages} changed pages, report ${(r.reportBytes / 1024 / 1024).toFixed(2)} MiB; written in ${r.writeSeconds.median.toFixed(2)} s (median of ${runs}), peak ${r.peakMiB.max.toFixed(0)} MiB (monitor checks: ${r.baselinePeakMiB.toFixed(0)} MiB, so the report's own ${(r.peakMiB.max - r.baselinePeakMiB).toFixed(0)} MiB); opened in ${r.openSeconds.median.toFixed(2)} s`,
+  );
 }
 console.log(`machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverage.join(' ')}`);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });

@@ -21,7 +21,9 @@ const bin = join(root, 'bin/webwatch.js');
 const home = mkdtempSync(join(tmpdir(), 'webwatch-scheduler-'));
 const env = { ...process.env, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
 
-const site = createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Page</h1><p>${request.url} at ${Math.floor(Date.now() / 300_000)}</p></main>`));
+const site = createServer((request, response) =>
+  response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Page</h1><p>${request.url} at ${Math.floor(Date.now() / 300_000)}</p></main>`),
+);
 const deliveries = [];
 const receiver = createServer((request, response) => {
   request.resume().on('end', () => {
@@ -36,7 +38,12 @@ const hookUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 const { server, base, headers } = await startServe(bin, env, ['--check-concurrency', String(concurrency)]);
 const ids = [];
 for (let i = 0; i < count; i++) {
-  const body = { name: `m${i}`, schedule: { cron: '*/5 * * * *' }, targets: [{ type: 'scrape', urls: [`${siteUrl}/p/${i}`] }], webhook: { url: hookUrl, events: ['monitor.check.completed'] } };
+  const body = {
+    name: `m${i}`,
+    schedule: { cron: '*/5 * * * *' },
+    targets: [{ type: 'scrape', urls: [`${siteUrl}/p/${i}`] }],
+    webhook: { url: hookUrl, events: ['monitor.check.completed'] },
+  };
   const response = await fetch(`${base}/monitor`, { method: 'POST', headers, body: JSON.stringify(body) });
   if (!response.ok) throw new Error(`creating monitors: ${response.status} ${await response.text()}`);
   ids.push((await response.json()).data.id);

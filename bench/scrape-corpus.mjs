@@ -23,7 +23,9 @@ const { load } = await import('cheerio/slim');
 const { default: TurndownService } = await import('turndown');
 const { gfm } = await import('turndown-plugin-gfm');
 
-const pages = readdirSync(corpus).filter((name) => existsSync(join(corpus, name, 'source.html'))).sort();
+const pages = readdirSync(corpus)
+  .filter((name) => existsSync(join(corpus, name, 'source.html')))
+  .sort();
 const server = createServer((request, response) => {
   const name = decodeURIComponent(request.url.slice(1).split('/')[0]);
   const file = join(corpus, name, 'source.html');
@@ -53,7 +55,11 @@ function titlesAgree(ours, expected) {
   }
   return false;
 }
-const words = (text) => text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const words = (text) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 function markdownText(markdown) {
   return markdown
     .replace(/!?\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1') // links and images: keep the text
@@ -117,10 +123,19 @@ const quality = {
   titlesCompared: titled.length,
   recallMedian: median(withContent.map((p) => p.recall)),
   precisionMedian: median(withContent.map((p) => p.precision)),
-  precisionP10: quantile(withContent.map((p) => p.precision), 0.1),
+  precisionP10: quantile(
+    withContent.map((p) => p.precision),
+    0.1,
+  ),
   f1Median: median(withContent.map((p) => p.f1)),
-  f1P10: quantile(withContent.map((p) => p.f1), 0.1),
-  below90: withContent.filter((p) => p.f1 < 0.9).sort((a, b) => a.f1 - b.f1).map((p) => ({ name: p.name, f1: p.f1, recall: p.recall, precision: p.precision })),
+  f1P10: quantile(
+    withContent.map((p) => p.f1),
+    0.1,
+  ),
+  below90: withContent
+    .filter((p) => p.f1 < 0.9)
+    .sort((a, b) => a.f1 - b.f1)
+    .map((p) => ({ name: p.name, f1: p.f1, recall: p.recall, precision: p.precision })),
   titlesMissed: titled.filter((p) => !p.titleAgrees).map((p) => ({ name: p.name, title: p.title, expected: p.expectedTitle })),
   contentCompared: withContent.length,
 };
@@ -151,7 +166,13 @@ for (let round = 0; round < rounds; round++) {
 // Per page, the median of its rounds; the mean over pages is what a crawl of these pages costs, the median page what a typical one does.
 const pageConversions = bodies.map((page) => ({ name: page.name, ms: median(pageTimes.get(page.name)), kB: Math.round(page.body.length / 1024) }));
 const slowest = [...pageConversions].sort((a, b) => b.ms - a.ms);
-const conversion = { perPageMs: median(conversionTimes), cpuPerPageMs: median(conversionCpu), medianPageMs: median(pageConversions.map((p) => p.ms)), rounds: conversionTimes, slowest: slowest.slice(0, 5) };
+const conversion = {
+  perPageMs: median(conversionTimes),
+  cpuPerPageMs: median(conversionCpu),
+  medianPageMs: median(pageConversions.map((p) => p.ms)),
+  rounds: conversionTimes,
+  slowest: slowest.slice(0, 5),
+};
 
 // --- converter speed and quality on the same cleaned HTML ----------------------------------
 const cleaned = pages.map((name) => {
@@ -197,12 +218,14 @@ const throughputRuns = [];
 for (let round = 0; round < rounds; round++) {
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < pages.length) {
-      const name = pages[next++];
-      await scrape({ url: `${origin}/${encodeURIComponent(name)}/`, options: {} }, context);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < pages.length) {
+        const name = pages[next++];
+        await scrape({ url: `${origin}/${encodeURIComponent(name)}/`, options: {} }, context);
+      }
+    }),
+  );
   throughputRuns.push(pages.length / ((performance.now() - started) / 1000));
 }
 server.close();
@@ -226,10 +249,21 @@ console.log(`precision median       ${quality.precisionMedian.toFixed(3)}    (go
 console.log(`precision p10          ${quality.precisionP10.toFixed(3)}`);
 console.log(`F1 median              ${quality.f1Median.toFixed(3)}    (goal >= 0.98)`);
 console.log(`F1 p10                 ${quality.f1P10.toFixed(3)}    (goal >= 0.90)`);
-console.log(`pages below F1 0.9     ${quality.below90.length}${quality.below90.length ? `: ${quality.below90.map((p) => `${p.name} ${p.f1.toFixed(2)}`).join(', ')}` : ''}`);
-if (quality.titlesMissed.length) console.log(`titles missed          ${quality.titlesMissed.map((p) => `${p.name} (${JSON.stringify(p.title)}, expected ${JSON.stringify(p.expected)})`).join('; ')}`);
-console.log(`conversion             ${conversion.perPageMs.toFixed(2)} ms/page mean, ${conversion.medianPageMs.toFixed(2)} ms the median page (decode, parse, clean, metadata, markdown; goal < 6 ms); CPU ${conversion.cpuPerPageMs.toFixed(2)} ms/page`);
-console.log(`html->markdown: webwatch ${speed.webwatch.perPageMs.toFixed(2)} ms/page, turndown+gfm ${speed['turndown+gfm'].perPageMs.toFixed(2)} ms/page: ${speed.ratio.toFixed(2)}x (goal >= 3x)`);
-console.log(`  same cleaned HTML, recall/precision medians: webwatch ${speed.webwatch.recallMedian.toFixed(3)}/${speed.webwatch.precisionMedian.toFixed(3)}, turndown ${speed['turndown+gfm'].recallMedian.toFixed(3)}/${speed['turndown+gfm'].precisionMedian.toFixed(3)}`);
+console.log(
+  `pages below F1 0.9     ${quality.below90.length}${quality.below90.length ? `: ${quality.below90.map((p) => `${p.name} ${p.f1.toFixed(2)}`).join(', ')}` : ''}`,
+);
+if (quality.titlesMissed.length)
+  console.log(
+    `titles missed          ${quality.titlesMissed.map((p) => `${p.name} (${JSON.stringify(p.title)}, expected ${JSON.stringify(p.expected)})`).join('; ')}`,
+  );
+console.log(
+  `conversion             ${conversion.perPageMs.toFixed(2)} ms/page mean, ${conversion.medianPageMs.toFixed(2)} ms the median page (decode, parse, clean, metadata, markdown; goal < 6 ms); CPU ${conversion.cpuPerPageMs.toFixed(2)} ms/page`,
+);
+console.log(
+  `html->markdown: webwatch ${speed.webwatch.perPageMs.toFixed(2)} ms/page, turndown+gfm ${speed['turndown+gfm'].perPageMs.toFixed(2)} ms/page: ${speed.ratio.toFixed(2)}x (goal >= 3x)`,
+);
+console.log(
+  `  same cleaned HTML, recall/precision medians: webwatch ${speed.webwatch.recallMedian.toFixed(3)}/${speed.webwatch.precisionMedian.toFixed(3)}, turndown ${speed['turndown+gfm'].recallMedian.toFixed(3)}/${speed['turndown+gfm'].precisionMedian.toFixed(3)}`,
+);
 console.log(`scrape throughput      ${result.throughputPagesPerSecond.toFixed(1)} pages/s (4 at a time, local server)`);
 console.log('written to bench/results/scrape-corpus.json');

@@ -32,7 +32,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // One crawl first, so that the pipeline is loaded and warm before the baseline.
 async function crawlOnce() {
-  const { id } = await (await fetch(`${base}/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/`, limit: 1, sitemap: 'skip', ignoreRobotsTxt: true }) })).json();
+  const { id } = await (
+    await fetch(`${base}/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/`, limit: 1, sitemap: 'skip', ignoreRobotsTxt: true }) })
+  ).json();
   for (;;) {
     const status = await (await fetch(`${base}/crawl/${id}`, { headers })).json();
     if (status.status !== 'scraping') {
@@ -66,4 +68,6 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/serve-crawl-memory.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.log(`${crawls} crawls of a ${(big.length / 1e6).toFixed(1)} MB page in ${result.wallSeconds} s: serve RSS ${result.rssBeforeMiB} -> ${result.rssAfterMiB} MiB (goal: growth < 100 MiB: ${result.goalMet ? 'met' : 'not met'})`);
+console.log(
+  `${crawls} crawls of a ${(big.length / 1e6).toFixed(1)} MB page in ${result.wallSeconds} s: serve RSS ${result.rssBeforeMiB} -> ${result.rssAfterMiB} MiB (goal: growth < 100 MiB: ${result.goalMet ? 'met' : 'not met'})`,
+);

@@ -34,10 +34,11 @@ function health(base) {
   });
 }
 
-const ask = (child, message) => new Promise((done) => {
-  child.once('message', done);
-  child.send(message);
-});
+const ask = (child, message) =>
+  new Promise((done) => {
+    child.once('message', done);
+    child.send(message);
+  });
 
 async function main() {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,20 +67,44 @@ async function main() {
       server.kill('SIGTERM');
       await new Promise((done) => server.on('exit', done));
       rmSync(home, { recursive: true, force: true });
-      const times = answers.filter((answer) => answer.ok).map((answer) => answer.ms).sort((a, b) => a - b);
+      const times = answers
+        .filter((answer) => answer.ok)
+        .map((answer) => answer.ms)
+        .sort((a, b) => a - b);
       const at = (share) => (times.length ? +times[Math.min(times.length - 1, Math.floor(times.length * share))].toFixed(1) : null);
       const errors = {};
       for (const answer of answers) if (!answer.ok) errors[answer.error ?? 'not 200'] = (errors[answer.error ?? 'not 200'] ?? 0) + 1;
-      const run = { requests: answers.length, ok: times.length, failed: answers.length - times.length, okShare: +(times.length / answers.length).toFixed(3), p50Ms: at(0.5), p99Ms: at(0.99), errors, floodHeldAtEnd: held.open, floodConnections: held.opened, healthBeforeFlood: baseline.ok };
+      const run = {
+        requests: answers.length,
+        ok: times.length,
+        failed: answers.length - times.length,
+        okShare: +(times.length / answers.length).toFixed(3),
+        p50Ms: at(0.5),
+        p99Ms: at(0.99),
+        errors,
+        floodHeldAtEnd: held.open,
+        floodConnections: held.opened,
+        healthBeforeFlood: baseline.ok,
+      };
       runs[build.name].push(run);
-      console.log(`${build.name.padEnd(20)} round ${round + 1}: /health ${run.ok} of ${run.requests} answered (${(run.okShare * 100).toFixed(1)} %), p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms; the flood held ${held.open} sockets at the end, ${held.opened} connections made; failures ${JSON.stringify(errors)}`);
+      console.log(
+        `${build.name.padEnd(20)} round ${round + 1}: /health ${run.ok} of ${run.requests} answered (${(run.okShare * 100).toFixed(1)} %), p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms; the flood held ${held.open} sockets at the end, ${held.opened} connections made; failures ${JSON.stringify(errors)}`,
+      );
     }
   }
 
   const result = {
     date: new Date().toISOString(),
-    machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)) },
-    sockets, seconds, rounds,
+    machine: {
+      cpu: cpus()[0]?.model,
+      cores: cpus().length,
+      memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)),
+    },
+    sockets,
+    seconds,
+    rounds,
     ...(against && { against: againstCommit }),
     runs,
   };

@@ -27,7 +27,9 @@ const rounds = Number(flag('--rounds', 3)) || 3;
 const against = flag('--against', undefined);
 
 // The page the scrape asks for, served once into each serve's cache.
-const site = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<main><h1>Cached</h1><p>A page answered from the scrape cache.</p></main>'));
+const site = createServer((_request, response) =>
+  response.writeHead(200, { 'content-type': 'text/html' }).end('<main><h1>Cached</h1><p>A page answered from the scrape cache.</p></main>'),
+);
 await new Promise((done) => site.listen(0, '127.0.0.1', done));
 const pageUrl = `http://127.0.0.1:${site.address().port}/page`;
 const scrapeBody = JSON.stringify({ url: pageUrl, maxAge: 3_600_000 });
@@ -49,7 +51,9 @@ async function startBuild(dir) {
     return { status: response.status, type: response.headers.get('content-type'), body: Buffer.from(await response.arrayBuffer()) };
   };
   return {
-    base, headers, pid: server.pid,
+    base,
+    headers,
+    pid: server.pid,
     answers: { list: await answer('/monitor'), scrape: await answer('/scrape', { method: 'POST', body: scrapeBody }) },
     async stop() {
       server.kill('SIGTERM');
@@ -81,7 +85,10 @@ const routes = {
   list: { title: 'GET /v2/monitor (20)', options: (base) => ({ url: `${base}/monitor` }) },
   scrape: { title: 'POST /v2/scrape (cached)', options: (base) => ({ url: `${base}/scrape`, method: 'POST', body: scrapeBody }) },
 };
-const targets = [...started.map((build) => ({ name: build.name, base: build.base, headers: build.headers, pid: build.pid })), { name: 'bare node:http', base: bareBase, headers: main.headers }];
+const targets = [
+  ...started.map((build) => ({ name: build.name, base: build.base, headers: build.headers, pid: build.pid })),
+  { name: 'bare node:http', base: bareBase, headers: main.headers },
+];
 
 /**
  * CPU time a serve process has used, in ms (Linux's /proc: user and system clock ticks of 10 ms):
@@ -100,8 +107,18 @@ async function load(target, route) {
   const cpuBefore = target.pid && cpuMs(target.pid);
   const result = await autocannon({ connections: 50, duration: seconds, headers: target.headers, ...routes[route].options(target.base) });
   const cpuAfter = target.pid && cpuMs(target.pid);
-  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / result.requests.total) : undefined;
-  return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors, cpuUsPerRequest };
+  const cpuUsPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+      ? Math.round(((cpuAfter - cpuBefore) * 1000) / result.requests.total)
+      : undefined;
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    cpuUsPerRequest,
+  };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -112,20 +129,31 @@ for (const route of Object.keys(routes).filter((name) => chosen.includes(name)))
   for (const target of targets) await autocannon({ connections: 50, duration: 2, headers: target.headers, ...routes[route].options(target.base) });
   const runs = Object.fromEntries(targets.map((target) => [target.name, []]));
   for (let round = 0; round < rounds; round++) for (const target of targets) runs[target.name].push(await load(target, route));
-  results[route] = Object.fromEntries(targets.map((target) => {
-    const all = runs[target.name];
-    return [target.name, {
-      requestsPerSecond: median(all.map((run) => run.requestsPerSecond)), p50: median(all.map((run) => run.p50)), p99: median(all.map((run) => run.p99)),
-      ...(all[0].cpuUsPerRequest !== undefined && { cpuUsPerRequest: median(all.map((run) => run.cpuUsPerRequest)) }),
-      non2xx: all.reduce((sum, run) => sum + run.non2xx, 0), errors: all.reduce((sum, run) => sum + run.errors, 0), runs: all.map((run) => run.requestsPerSecond),
-    }];
-  }));
+  results[route] = Object.fromEntries(
+    targets.map((target) => {
+      const all = runs[target.name];
+      return [
+        target.name,
+        {
+          requestsPerSecond: median(all.map((run) => run.requestsPerSecond)),
+          p50: median(all.map((run) => run.p50)),
+          p99: median(all.map((run) => run.p99)),
+          ...(all[0].cpuUsPerRequest !== undefined && { cpuUsPerRequest: median(all.map((run) => run.cpuUsPerRequest)) }),
+          non2xx: all.reduce((sum, run) => sum + run.non2xx, 0),
+          errors: all.reduce((sum, run) => sum + run.errors, 0),
+          runs: all.map((run) => run.requestsPerSecond),
+        },
+      ];
+    }),
+  );
   const bareRate = results[route]['bare node:http'].requestsPerSecond;
   console.log(routes[route].title);
   for (const target of targets) {
     const figures = results[route][target.name];
     const cpu = figures.cpuUsPerRequest === undefined ? '' : `  serve CPU ${figures.cpuUsPerRequest} us/request`;
-    console.log(`  ${target.name.padEnd(32)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50} ms  p99 ${figures.p99} ms  ${(figures.requestsPerSecond / bareRate).toFixed(2)} of bare${cpu}  non-2xx ${figures.non2xx}  (runs ${figures.runs.join(', ')})`);
+    console.log(
+      `  ${target.name.padEnd(32)} ${String(figures.requestsPerSecond).padStart(6)} req/s  p50 ${figures.p50} ms  p99 ${figures.p99} ms  ${(figures.requestsPerSecond / bareRate).toFixed(2)} of bare${cpu}  non-2xx ${figures.non2xx}  (runs ${figures.runs.join(', ')})`,
+    );
   }
 }
 
@@ -136,13 +164,21 @@ site.close();
 const ours = (route) => results[route].serve;
 const result = {
   date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)) },
+  machine: {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    loadAverageAtEnd: loadavg().map((value) => +value.toFixed(2)),
+  },
   connections: 50,
   seconds,
   rounds,
   ...(against && { against: againstCommit }),
   results,
-  ratioToBare: Object.fromEntries(Object.keys(results).map((route) => [route, +(ours(route).requestsPerSecond / results[route]['bare node:http'].requestsPerSecond).toFixed(2)])),
+  ratioToBare: Object.fromEntries(
+    Object.keys(results).map((route) => [route, +(ours(route).requestsPerSecond / results[route]['bare node:http'].requestsPerSecond).toFixed(2)]),
+  ),
   goalsMet: {
     ...(results.list && { list: ours('list').requestsPerSecond >= 5000 && ours('list').p99 < 25 }),
     ...(results.scrape && { cachedScrape: ours('scrape').requestsPerSecond >= 10_000 && ours('scrape').p99 < 15 }),
@@ -150,4 +186,6 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/serve-load.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.log(`goals (list >= 5,000 req/s and p99 < 25 ms; cached scrape >= 10,000 req/s and p99 < 15 ms): list ${result.goalsMet.list ? 'met' : 'not met'}, cached scrape ${result.goalsMet.cachedScrape ? 'met' : 'not met'}`);
+console.log(
+  `goals (list >= 5,000 req/s and p99 < 25 ms; cached scrape >= 10,000 req/s and p99 < 15 ms): list ${result.goalsMet.list ? 'met' : 'not met'}, cached scrape ${result.goalsMet.cachedScrape ? 'met' : 'not met'}`,
+);

@@ -4,7 +4,11 @@ import { spawn, spawnSync } from 'node:child_process';
 
 export async function startServe(bin, env, extraArgs = []) {
   const key = JSON.parse(spawnSync(process.execPath, [bin, 'keys', 'create', '--team', 'bench', '--json'], { env, encoding: 'utf8' }).stdout).key;
-  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000000', ...extraArgs], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(
+    process.execPath,
+    [bin, 'serve', '--port', '0', '--json', '--quiet', '--allow-private-targets', '--rate-limit', '100000000', ...extraArgs],
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const base = await new Promise((resolve) => {
     let out = '';
     server.stdout.on('data', (chunk) => {

@@ -50,7 +50,10 @@ async function seed(db, slot) {
   const monitors = monitorStore(db);
   for (let i = 0; i < COUNT; i++) {
     const definition = {
-      name: `m${i}`, goal: null, judgeEnabled: false, retentionDays: 30,
+      name: `m${i}`,
+      goal: null,
+      judgeEnabled: false,
+      retentionDays: 30,
       schedule: { cron: '*/5 * * * *', timezone: 'UTC' },
       targets: [{ type: 'scrape', urls: [`${siteUrl}/p/${i}`] }],
     };
@@ -86,7 +89,9 @@ async function runSetup(kind, workers) {
   await db.query.updateTable('monitors').set({ next_run_at: slotIso }).execute();
   const role = kind === 'postgres' ? ['--role', 'worker'] : [];
   const env = { WEBWATCH_DATABASE_URL: location, WEBWATCH_HOME: tempDir('webwatch-workers-home-') };
-  const processes = await Promise.all(Array.from({ length: workers }, () => serveProcess([...role, '--quiet', '--check-concurrency', String(CONCURRENCY)], env)));
+  const processes = await Promise.all(
+    Array.from({ length: workers }, () => serveProcess([...role, '--quiet', '--check-concurrency', String(CONCURRENCY)], env)),
+  );
   if (Date.now() > slotTime.getTime()) console.error(`${kind}-${workers}: the processes started after the slot; lateness includes their start-up`);
   const deadline = Date.now() + 30 * 60_000;
   let done = 0;
@@ -137,11 +142,24 @@ await stopPostgresServer();
 site.close();
 for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 
-writeFileSync(join(ROOT, 'bench/results/serve-workers.json'), `${JSON.stringify({
-  date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
-  monitors: COUNT,
-  checkConcurrencyPerProcess: CONCURRENCY,
-  note: 'one run per setup on a 2-core machine shared with other work; PostgreSQL on the same machine, fsync off',
-  results,
-}, null, 2)}\n`);
+writeFileSync(
+  join(ROOT, 'bench/results/serve-workers.json'),
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      machine: {
+        cpus: os.cpus().length,
+        cpu: os.cpus()[0]?.model,
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        os: `${os.type()} ${os.release()}`,
+      },
+      monitors: COUNT,
+      checkConcurrencyPerProcess: CONCURRENCY,
+      note: 'one run per setup on a 2-core machine shared with other work; PostgreSQL on the same machine, fsync off',
+      results,
+    },
+    null,
+    2,
+  )}\n`,
+);

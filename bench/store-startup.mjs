@@ -40,13 +40,19 @@ const RUNS = Number(args.runs);
 // One engine home per build (each migrates its own file), with the same 20 monitors applied.
 const homes = {};
 const definitions = join(mkdtempSync(join(os.tmpdir(), 'webwatch-bench-')), 'monitors.yaml');
-writeFileSync(definitions, Array.from({ length: 20 }, (_, i) => `---
+writeFileSync(
+  definitions,
+  Array.from(
+    { length: 20 },
+    (_, i) => `---
 name: Monitor ${i}
 schedule: { cron: "0 * * * *" }
 targets:
   - type: scrape
     urls: ["https://example.com/${i}"]
-`).join(''));
+`,
+  ).join(''),
+);
 
 function webwatch(build, argv, home) {
   const started = process.hrtime.bigint();
@@ -88,11 +94,16 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const round = (ms) => Math.round(ms * 10) / 10;
-const results = Object.fromEntries(Object.entries(times).map(([name, { before, after }]) => [name, {
-  beforeMedianMs: round(median(before)),
-  afterMedianMs: round(median(after)),
-  ratio: Math.round((median(after) / median(before)) * 100) / 100,
-}]));
+const results = Object.fromEntries(
+  Object.entries(times).map(([name, { before, after }]) => [
+    name,
+    {
+      beforeMedianMs: round(median(before)),
+      afterMedianMs: round(median(after)),
+      ratio: Math.round((median(after) / median(before)) * 100) / 100,
+    },
+  ]),
+);
 
 const report = {
   date: new Date().toISOString(),

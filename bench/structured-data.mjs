@@ -17,7 +17,9 @@ const rounds = Number(arg('--rounds', 7));
 const { schemaOrgNodes, ofType } = await import(join(root, 'dist/src/engine/extract/structured-data.js'));
 const { convertPage } = await import(join(root, 'dist/src/engine/scrape/convert.js'));
 
-const pages = readdirSync(corpus).filter((name) => existsSync(join(corpus, name, 'source.html'))).sort()
+const pages = readdirSync(corpus)
+  .filter((name) => existsSync(join(corpus, name, 'source.html')))
+  .sort()
   .map((name) => ({ name, body: readFileSync(join(corpus, name, 'source.html')), finalUrl: `https://corpus.example/${name}/` }));
 const totalBytes = pages.reduce((sum, page) => sum + page.body.length, 0);
 
@@ -62,7 +64,9 @@ const counts = {
   withAnySchemaOrgNode: found.filter((nodes) => nodes.length > 0).length,
   withProduct: found.filter((nodes) => ofType(nodes, 'Product', 'ProductGroup').length > 0).length,
   withMenu: found.filter((nodes) => ofType(nodes, 'Menu', 'FoodEstablishment', 'Restaurant').length > 0).length,
-  bySource: Object.fromEntries(['JSON-LD', 'microdata', 'RDFa'].map((source) => [source, found.filter((nodes) => nodes.some((node) => node.source === source)).length])),
+  bySource: Object.fromEntries(
+    ['JSON-LD', 'microdata', 'RDFa'].map((source) => [source, found.filter((nodes) => nodes.some((node) => node.source === source)).length]),
+  ),
 };
 const result = {
   what: 'schema.org reading (product/menu formats, no model) against markdown conversion, whole corpus per round',
@@ -80,7 +84,13 @@ const result = {
       return undefined;
     }
   })(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverageAtStart: loadavg().map((n) => +n.toFixed(2)) },
+  machine: {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    loadAverageAtStart: loadavg().map((n) => +n.toFixed(2)),
+  },
   date: new Date().toISOString(),
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
@@ -88,4 +98,6 @@ writeFileSync(join(root, 'bench/results/structured-data.json'), `${JSON.stringif
 console.log(`${pages.length} pages, ${(totalBytes / 2 ** 20).toFixed(1)} MiB, ${rounds} rounds (medians)`);
 console.log(`markdown conversion ${result.medianMs.convertToMarkdown} ms (${result.perPageMedianMs.convertToMarkdown} ms a page)`);
 console.log(`schema.org reading  ${result.medianMs.readSchemaOrg} ms (${result.perPageMedianMs.readSchemaOrg} ms a page), ${result.ratio}x the conversion`);
-console.log(`pages with markers (parsed): ${counts.withMarkers}; stating schema.org data: ${counts.withAnySchemaOrgNode} (${JSON.stringify(counts.bySource)}); a Product: ${counts.withProduct}; a menu or restaurant: ${counts.withMenu}`);
+console.log(
+  `pages with markers (parsed): ${counts.withMarkers}; stating schema.org data: ${counts.withAnySchemaOrgNode} (${JSON.stringify(counts.bySource)}); a Product: ${counts.withProduct}; a menu or restaurant: ${counts.withMenu}`,
+);

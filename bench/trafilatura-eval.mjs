@@ -83,33 +83,48 @@ const normalize = (text) => text.replace(/\s+/g, ' ').trim();
  * text of images stay.
  */
 export function markdownText(markdown) {
-  return markdown
-    .replace(/```[^\n]*\n/g, '\n')
-    .replace(/!?\[((?:[^\]\\]|\\.)*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)/g, '$1')
-    .replace(/^[ \t]*(?:>[ \t]?)+/gm, '')
-    .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '') // list markers before heading marks: "## 1. Title" keeps its "1."
-    .replace(/^[ \t]*#{1,6}[ \t]+/gm, '')
-    .replace(/^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$/gm, '')
-    .replace(/^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$/gm, '')
-    .replace(/(^|\s)\|(?=\s|$)/g, '$1')
-    // Emphasis markers, also where the converter left a space inside them ("word,** text.**").
-    .replace(/(^|[^\\])(?:\*\*|__|~~)/g, '$1')
-    .replace(/(^|[^\\])(?:\*\*|__|~~)/g, '$1')
-    .replace(/(^|[^\\])\*/g, '$1')
-    .replace(/(^|[^\p{L}\p{N}\\])_(?=\S)([^_\n]*?\S)_(?![\p{L}\p{N}])/gu, '$1$2')
-    .replace(/`([^`\n]*)`/g, '$1')
-    .replace(/\\([\\`*_{}[\]()#+\-.!|<>~"'&$])/g, '$1');
+  return (
+    markdown
+      .replace(/```[^\n]*\n/g, '\n')
+      .replace(/!?\[((?:[^\]\\]|\\.)*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)/g, '$1')
+      .replace(/^[ \t]*(?:>[ \t]?)+/gm, '')
+      .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+/gm, '') // list markers before heading marks: "## 1. Title" keeps its "1."
+      .replace(/^[ \t]*#{1,6}[ \t]+/gm, '')
+      .replace(/^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$/gm, '')
+      .replace(/^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$/gm, '')
+      .replace(/(^|\s)\|(?=\s|$)/g, '$1')
+      // Emphasis markers, also where the converter left a space inside them ("word,** text.**").
+      .replace(/(^|[^\\])(?:\*\*|__|~~)/g, '$1')
+      .replace(/(^|[^\\])(?:\*\*|__|~~)/g, '$1')
+      .replace(/(^|[^\\])\*/g, '$1')
+      .replace(/(^|[^\p{L}\p{N}\\])_(?=\S)([^_\n]*?\S)_(?![\p{L}\p{N}])/gu, '$1$2')
+      .replace(/`([^`\n]*)`/g, '$1')
+      .replace(/\\([\\`*_{}[\]()#+\-.!|<>~"'&$])/g, '$1')
+  );
 }
 
 /** A rough kind for a `without` segment that stayed in: informative, to guide the next step. */
-const DATE = /\b\d{1,2}[./]\s?\d{1,2}[./]\s?\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\.?\s+(?:jan|feb|mär|mar|apr|mai|may|jun|jul|aug|sep|okt|oct|nov|dez|dec)[\p{L}.]*\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z.]*\s+\d{1,2},?\s+\d{4}\b|\b\d{1,2}:\d{2}\b/iu;
+const DATE =
+  /\b\d{1,2}[./]\s?\d{1,2}[./]\s?\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\.?\s+(?:jan|feb|mär|mar|apr|mai|may|jun|jul|aug|sep|okt|oct|nov|dez|dec)[\p{L}.]*\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z.]*\s+\d{1,2},?\s+\d{4}\b|\b\d{1,2}:\d{2}\b/iu;
 const KINDS = [
-  ['credit (©, photo, source)', /©|\(c\)|copyright|\b(?:foto|photo|bild|picture|image|quelle|source|credit)s?\s*:|getty|imago|dpa|reuters|afp\b|shutterstock|istock/i],
+  [
+    'credit (©, photo, source)',
+    /©|\(c\)|copyright|\b(?:foto|photo|bild|picture|image|quelle|source|credit)s?\s*:|getty|imago|dpa|reuters|afp\b|shutterstock|istock/i,
+  ],
   ['share/social/print', /\b(?:teilen|share|tweet|facebook|twitter|whatsapp|linkedin|pinterest|e-?mail|drucken|print|xing|instagram|telegram)\b/i],
-  ['related/read-more', /\b(?:lesen sie (?:auch|mehr)|mehr zum thema|mehr dazu|auch interessant|weitere artikel|read more|related|see also|you may also|recommended|lire aussi|à lire|lea (?:también|más)|weiterlesen|more from|das könnte sie auch|empfehlungen)\b/i],
+  [
+    'related/read-more',
+    /\b(?:lesen sie (?:auch|mehr)|mehr zum thema|mehr dazu|auch interessant|weitere artikel|read more|related|see also|you may also|recommended|lire aussi|à lire|lea (?:también|más)|weiterlesen|more from|das könnte sie auch|empfehlungen)\b/i,
+  ],
   ['comments', /\b(?:comment|kommentar|antworten|reply|replies|leserbrief)\w*/i],
-  ['newsletter/subscribe/ads/cookies', /\b(?:newsletter|abonn|subscribe|anzeige|advert|werbung|cookie|datenschutz|privacy|registrier|sign up|log ?in|anmelden)\w*/i],
-  ['byline/author', /^(?:by|von|par|por|di|door|autor(?:in)?|author|written by|text)\s*:?\s+\p{Lu}|\b(?:redaktion|editor|korrespondent|reporter|journalist)\b/iu],
+  [
+    'newsletter/subscribe/ads/cookies',
+    /\b(?:newsletter|abonn|subscribe|anzeige|advert|werbung|cookie|datenschutz|privacy|registrier|sign up|log ?in|anmelden)\w*/i,
+  ],
+  [
+    'byline/author',
+    /^(?:by|von|par|por|di|door|autor(?:in)?|author|written by|text)\s*:?\s+\p{Lu}|\b(?:redaktion|editor|korrespondent|reporter|journalist)\b/iu,
+  ],
   ['tags/categories/breadcrumb', /^(?:tags?|schlagwörter|themen|kategorie|category|categories|rubrik|stichwörter)\b|\s(?:›|»|>|\/)\s.*\s(?:›|»|>|\/)\s/i],
   ['date/time', DATE],
 ];
@@ -166,8 +181,11 @@ for (const [index, file] of files.entries()) {
 
   const text = normalize(markdownText(document.markdown ?? ''));
   // The texts of the markdown's links, to tell a kept teaser or navigation link from prose.
-  const headings = (document.markdown ?? '').split('\n').filter((line) => /^\s*#{1,6}\s/.test(line)).map((line) => normalize(markdownText(line)));
-  const linkTexts = [...(document.markdown ?? '').matchAll(/\[((?:[^\[\]]|\[[^\]]*\])+)\]\(/g)].map((m) => normalize(markdownText(m[1])));
+  const headings = (document.markdown ?? '')
+    .split('\n')
+    .filter((line) => /^\s*#{1,6}\s/.test(line))
+    .map((line) => normalize(markdownText(line)));
+  const linkTexts = [...(document.markdown ?? '').matchAll(/\[((?:[^[\]]|\[[^\]]*\])+)\]\(/g)].map((m) => normalize(markdownText(m[1])));
   const page = { file, url: expected[file].url, tp: 0, fn: 0, fp: 0, tn: 0, keptBoilerplate: [], lostContent: [] };
   for (const segment of expected[file].with ?? []) {
     const wanted = normalize(segment);
@@ -193,7 +211,12 @@ for (const [index, file] of files.entries()) {
   if (page.markdownChars === 0) {
     // Informative: which step leaves nothing, ad blocking or the main-content finder.
     const chars = async (options) => (await convertPage({ body, contentType: 'text/html', finalUrl: url }, options, ['markdown'])).markdown.length;
-    empty.push({ file, url: expected[file].url, markdownCharsWithoutBlockAds: await chars({ blockAds: false }), markdownCharsWholePage: await chars({ onlyMainContent: false }) });
+    empty.push({
+      file,
+      url: expected[file].url,
+      markdownCharsWithoutBlockAds: await chars({ blockAds: false }),
+      markdownCharsWholePage: await chars({ onlyMainContent: false }),
+    });
   }
   // Only pages with a miss are kept, and only until the worst 20 are known: memory stays bounded.
   if (page.fp + page.fn > 0) {
@@ -219,7 +242,13 @@ const worst = pagesScored.sort(worstFirst).slice(0, 20);
 const round = (x, digits = 3) => +x.toFixed(digits);
 const result = {
   date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverage: loadavg().map((x) => round(x, 2)) },
+  machine: {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    loadAverage: loadavg().map((x) => round(x, 2)),
+  },
   set: { corpus: 'trafilatura-eval', pages: files.length, limited: Number.isFinite(limit), withSegments: tp + fn, withoutSegments: fp + tn },
   scores: { f1: round(f1), precision: round(precision), recall: round(recall), ...totals },
   timing: {
@@ -235,7 +264,16 @@ const result = {
   contentLost: byCount(lost),
   kindsNote: 'boilerplateKept and contentLost are rough classifications by pattern and length, informative only',
   worstPages: worst.map(({ file, url, f1: pageF1, tp: t, fn: n, fp: p, tn: q, markdownChars, keptBoilerplate, lostContent }) => ({
-    file, url, f1: round(pageF1), tp: t, fn: n, fp: p, tn: q, markdownChars, keptBoilerplate, lostContent,
+    file,
+    url,
+    f1: round(pageF1),
+    tp: t,
+    fn: n,
+    fp: p,
+    tn: q,
+    markdownChars,
+    keptBoilerplate,
+    lostContent,
   })),
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
@@ -244,8 +282,15 @@ writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 console.log(`trafilatura-eval: ${files.length} pages, ${tp + fn} with / ${fp + tn} without segments`);
 console.log(`F1 ${f1.toFixed(3)}   precision ${precision.toFixed(3)}   recall ${recall.toFixed(3)}   (TP ${tp}, FN ${fn}, FP ${fp}, TN ${tn})`);
 console.log(`conversion ${result.timing.conversionMsPerPage} ms/page (convertPage), scrape ${result.timing.scrapeMsPerPage} ms/page`);
-console.log(`empty markdown: ${empty.length} pages (${empty.filter((p) => p.markdownCharsWithoutBlockAds > 0).length} have markdown with blockAds off, ${empty.filter((p) => p.markdownCharsWholePage > 0).length} with onlyMainContent off)`);
+console.log(
+  `empty markdown: ${empty.length} pages (${empty.filter((p) => p.markdownCharsWithoutBlockAds > 0).length} have markdown with blockAds off, ${empty.filter((p) => p.markdownCharsWholePage > 0).length} with onlyMainContent off)`,
+);
 console.log(`boilerplate kept: ${result.boilerplateKept.map((k) => `${k.kind} ${k.count}`).join(', ')}`);
 console.log(`content lost: ${result.contentLost.map((k) => `${k.kind} ${k.count}`).join(', ')}`);
-console.log(`worst: ${worst.slice(0, 10).map((p) => `${p.file} ${p.f1.toFixed(2)}`).join(', ')}`);
+console.log(
+  `worst: ${worst
+    .slice(0, 10)
+    .map((p) => `${p.file} ${p.f1.toFixed(2)}`)
+    .join(', ')}`,
+);
 console.log(`written to ${out.slice(root.length + 1)}`);

@@ -15,8 +15,10 @@ process.on('SIGINT', () => {
 // crashes an older Node outright).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 14)) {
-  process.stderr.write(`webwatch needs Node.js 22.14 or newer (22, 24 or 26); this is ${process.version}\n`
-    + `hint: run it on Node.js 24 from the npm registry, in this shell: export PATH="$(npx -y -p node@24 -c 'dirname "$(realpath "$(command -v node)")"'):$PATH"\n`);
+  process.stderr.write(
+    `webwatch needs Node.js 22.14 or newer (22, 24 or 26); this is ${process.version}\n` +
+      `hint: run it on Node.js 24 from the npm registry, in this shell: export PATH="$(npx -y -p node@24 -c 'dirname "$(realpath "$(command -v node)")"'):$PATH"\n`,
+  );
   process.exit(1);
 }
 /** Set when the command has returned its exit code, or when its reader went away. */
@@ -91,7 +93,10 @@ function runCompiled(file) {
   } catch {
     // First run: compiled from source, cached at exit.
   }
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __compile) {${source}\n})`, { filename: file, ...(cachedData && { cachedData }) });
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __compile) {${source}\n})`, {
+    filename: file,
+    ...(cachedData && { cachedData }),
+  });
   if (!cachedData || script.cachedDataRejected || process.env.WEBWATCH_BUNDLE_CACHE === 'refresh') {
     if (uncached.size === 0) process.once('exit', writeCaches);
     uncached.set(cacheFile, script);

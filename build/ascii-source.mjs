@@ -9,7 +9,7 @@
 import ts from 'typescript';
 
 const NON_ASCII = /[^\x00-\x7f]/;
-const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const escapeChar = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** JSON text: outside strings only ASCII whitespace and punctuation can occur. */
 export function asciiJson(text) {
@@ -71,7 +71,7 @@ export function asciiJavaScript(file, text) {
         if ((char === '\u2028' || char === '\u2029') && (!literal || slashes.length % 2 === 1)) return match;
         // In a literal, "\é" is "é": the backslash goes with the character it escaped.
         const kept = literal && slashes.length % 2 === 1 ? slashes.slice(1) : slashes;
-        return kept + escape(char);
+        return kept + escapeChar(char);
       });
     }
     out += piece;

@@ -32,7 +32,20 @@ const CLI = 'dist/src/cli/main.js';
 // others send (src/core/untrusted-validation.ts).
 const WORKERS = { 'convert-worker': 'dist/src/engine/scrape/convert-worker.js', 'validate-worker': 'dist/src/core/validate-worker.js' };
 /** Loaded from node_modules when needed: native code, or big and used by few commands. */
-const EXTERNAL = ['better-sqlite3', 'pg', 'fastify', '@fastify/websocket', 'openai', 'nodemailer', 'compromise', 'undici', 'typescript', 'ws', 'smtp-server', 'playwright-core'];
+const EXTERNAL = [
+  'better-sqlite3',
+  'pg',
+  'fastify',
+  '@fastify/websocket',
+  'openai',
+  'nodemailer',
+  'compromise',
+  'undici',
+  'typescript',
+  'ws',
+  'smtp-server',
+  'playwright-core',
+];
 // The schema.org reader of the product and menu formats carries a 100 KB oEmbed provider list.
 EXTERNAL.push('htmlmetaparser');
 // cosmiconfig's own loaders for YAML (js-yaml) and JavaScript (import-fresh) run only for its
@@ -52,8 +65,14 @@ EXTERNAL.push('js-yaml', 'import-fresh');
 const oneStringWidth = {
   name: 'one-string-width',
   setup(build) {
-    build.onResolve({ filter: /^string-width$/ }, ({ importer }) => (/[\\/]cli-table3[\\/]/.test(importer) ? { path: 'string-width', namespace: 'one-string-width' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'one-string-width' }, () => ({ contents: "module.exports = require('string-width').default;", loader: 'js', resolveDir: root }));
+    build.onResolve({ filter: /^string-width$/ }, ({ importer }) =>
+      /[\\/]cli-table3[\\/]/.test(importer) ? { path: 'string-width', namespace: 'one-string-width' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'one-string-width' }, () => ({
+      contents: "module.exports = require('string-width').default;",
+      loader: 'js',
+      resolveDir: root,
+    }));
   },
 };
 const plainJsonParse = {
@@ -118,7 +137,14 @@ for (const file of outputs) {
   // legal comment: the tests read which modules a chunk holds from it.
   text = text.replace(/^(\s*)\/\/ ((?:dist|node_modules)\/\S+)$/gm, '$1//! $2');
   // The launcher runs the code with vm.Script, where import() has no loader: it becomes require().
-  const { code } = await esbuild.transform(text, { format: 'cjs', platform: 'node', target: 'node20', charset: 'ascii', legalComments: 'inline', supported: { 'dynamic-import': false } });
+  const { code } = await esbuild.transform(text, {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    charset: 'ascii',
+    legalComments: 'inline',
+    supported: { 'dynamic-import': false },
+  });
   chunks.set(names.get(basename(file.path)), {
     code: asciiJavaScript(rel(file.path), code)
       .replace(/^(\s*)\/\/! ((?:dist|node_modules)\/\S+)$/gm, '$1// $2')
@@ -136,7 +162,9 @@ for (const file of outputs) {
 const inline = new Set([cli]);
 for (const name of inline) for (const next of chunks.get(name).statics) inline.add(next);
 const SMALL_CHUNK = 16 * 1024;
-const dynamic = Object.values(metafile.outputs).flatMap(({ imports }) => imports.filter(({ kind, external }) => kind === 'dynamic-import' && !external).map(({ path }) => names.get(basename(path))));
+const dynamic = Object.values(metafile.outputs).flatMap(({ imports }) =>
+  imports.filter(({ kind, external }) => kind === 'dynamic-import' && !external).map(({ path }) => names.get(basename(path))),
+);
 const reachedBy = new Map([...chunks.keys()].map((name) => [name, new Set()]));
 for (const entry of new Set([cli, ...Object.values(workers), ...dynamic])) {
   const seen = new Set([entry]);
@@ -147,13 +175,16 @@ const files = new Map([...chunks.keys()].filter((name) => !inline.has(name)).map
 const isSuperset = (big, small) => big.size > small.size && big.size <= 2 * small.size && [...small].every((entry) => big.has(entry));
 for (const [name, held] of [...files].sort(([a], [b]) => reachedBy.get(b).size - reachedBy.get(a).size)) {
   if (held.reduce((sum, chunk) => sum + chunks.get(chunk).code.length, 0) >= SMALL_CHUNK) continue;
-  const into = [...files.keys()].filter((other) => isSuperset(reachedBy.get(other), reachedBy.get(name))).sort((a, b) => reachedBy.get(a).size - reachedBy.get(b).size)[0];
+  const into = [...files.keys()]
+    .filter((other) => isSuperset(reachedBy.get(other), reachedBy.get(name)))
+    .sort((a, b) => reachedBy.get(a).size - reachedBy.get(b).size)[0];
   if (!into) continue;
   files.get(into).push(...held);
   files.delete(name);
 }
 const fileOf = Object.fromEntries([...files].flatMap(([file, held]) => held.map((name) => [name, file])));
-const functions = (held) => held.map((name) => `${JSON.stringify(name)}: function (module, exports, require, __meta) {\n${chunks.get(name).code}\n},`).join('\n');
+const functions = (held) =>
+  held.map((name) => `${JSON.stringify(name)}: function (module, exports, require, __meta) {\n${chunks.get(name).code}\n},`).join('\n');
 
 rmSync(chunkDir, { recursive: true, force: true });
 rmSync(`${output}.cache`, { force: true });
@@ -165,7 +196,9 @@ for (const [name, held] of files) {
   written.push(file);
 }
 // Written last: the launcher takes the bundle when this file is newer than dist/src.
-writeFileSync(output, `'use strict';
+writeFileSync(
+  output,
+  `'use strict';
 // Generated by build/bundle.mjs from dist/src and node_modules; do not edit.
 // Run by bin/webwatch.js, which passes __compile: it runs a file of generated code (this one, or a
 // file of dist/webwatch/) from V8's code cache and returns its exports.
@@ -208,19 +241,29 @@ function __meta(file) {
 /** The chunk of each worker's entry (src/lib/bundle-worker.ts names it). */
 const __workers = ${JSON.stringify(workers)};
 module.exports = __load(__workers[module.webwatchEntry] ?? ${JSON.stringify(cli)});
-`);
+`,
+);
 written.unshift(output);
 const converted = performance.now();
 const size = (paths) => `${(paths.reduce((sum, file) => sum + statSync(file).size, 0) / 1024 / 1024).toFixed(1)} MiB`;
-console.log(`${rel(output)} and ${files.size} files in ${rel(chunkDir)}/: ${Object.keys(metafile.inputs).length} modules in ${chunks.size} chunks (${inline.size} in the first), ${size(written)} (${size([output])} in the first); esbuild ${Math.round(bundled - started)} ms, CommonJS ${Math.round(converted - bundled)} ms`);
+console.log(
+  `${rel(output)} and ${files.size} files in ${rel(chunkDir)}/: ${Object.keys(metafile.inputs).length} modules in ${chunks.size} chunks (${inline.size} in the first), ${size(written)} (${size([output])} in the first); esbuild ${Math.round(bundled - started)} ms, CommonJS ${Math.round(converted - bundled)} ms`,
+);
 
 // The code caches, from real commands (fresh engine home and config, so nothing of the user's is
 // touched): each run adds what it compiled to the caches of the files it read.
-const page = '<!doctype html><html><head><title>Warm-up</title></head><body><main><h1>Warm-up</h1><p>A page, with a paragraph, scraped once so that the code it needs is in the cache.</p></main></body></html>';
-const server = createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
+const page =
+  '<!doctype html><html><head><title>Warm-up</title></head><body><main><h1>Warm-up</h1><p>A page, with a paragraph, scraped once so that the code it needs is in the cache.</p></main></body></html>';
+const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
 await new Promise((done) => server.listen(0, '127.0.0.1', done));
 const home = mkdtempSync(join(tmpdir(), 'webwatch-bundle-'));
-const env = { ...process.env, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), WEBWATCH_BUNDLE: '1', WEBWATCH_BUNDLE_CACHE: 'refresh' };
+const env = {
+  ...process.env,
+  WEBWATCH_HOME: join(home, 'data'),
+  XDG_CONFIG_HOME: join(home, 'config'),
+  WEBWATCH_BUNDLE: '1',
+  WEBWATCH_BUNDLE_CACHE: 'refresh',
+};
 delete env.WEBWATCH_API_URL;
 const examples = join(root, 'examples/monitors.yaml');
 const warmUps = [
@@ -231,18 +274,34 @@ const warmUps = [
   ['--help'],
   ['scrape', '--help'],
   // An assistant starting the MCP server and listing its tools; it ends when its input does.
-  ['mcp', { input: [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-  ].map((message) => `${JSON.stringify(message)}\n`).join('') }],
+  [
+    'mcp',
+    {
+      input: [
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } },
+        },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      ]
+        .map((message) => `${JSON.stringify(message)}\n`)
+        .join(''),
+    },
+  ],
 ];
 const failed = [];
 for (const warmUp of warmUps) {
   const input = typeof warmUp.at(-1) === 'object' ? warmUp.pop().input : undefined;
   const args = warmUp;
   const [code, stderr] = await new Promise((done) => {
-    const child = spawn(process.execPath, [join(root, 'bin/webwatch.js'), ...args], { env, cwd: home, stdio: input === undefined ? ['ignore', 'ignore', 'pipe'] : ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'bin/webwatch.js'), ...args], {
+      env,
+      cwd: home,
+      stdio: input === undefined ? ['ignore', 'ignore', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+    });
     if (input !== undefined) {
       child.stdin.write(input);
       // The input ends once the last request is answered (or after 20 s, then a failure).

@@ -8,7 +8,41 @@ import * as cheerio from 'cheerio';
 import { VOLATILE_CLASSES } from './noise.mjs';
 
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math', 'iframe', 'object', 'select', 'textarea']);
-const BLOCKS = new Set(['address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'td', 'th', 'tr', 'ul']);
+const BLOCKS = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'td',
+  'th',
+  'tr',
+  'ul',
+]);
 const VOLATILE = new Set(Object.values(VOLATILE_CLASSES).flat());
 const norm = (text) => text.replace(/\s+/g, ' ').trim();
 const hidden = (el) => el.attribs.hidden !== undefined || /display\s*:\s*none/i.test(el.attribs.style ?? '');
@@ -38,8 +72,14 @@ export function readerView(html) {
     title: norm($('title').first().text()),
     text: norm(full.join('')),
     steady: norm(steady.join('')),
-    h1: $('h1').map((_, el) => norm($(el).text())).get().join(' | '),
-    links: $('body a[href]').map((_, el) => $(el).attr('href')).get().join('\n'),
+    h1: $('h1')
+      .map((_, el) => norm($(el).text()))
+      .get()
+      .join(' | '),
+    links: $('body a[href]')
+      .map((_, el) => $(el).attr('href'))
+      .get()
+      .join('\n'),
   };
 }
 

@@ -50,7 +50,13 @@ export function candidates(corpus, count) {
     readabilityWanted,
     trafilaturaWanted: count - readabilityWanted,
     readability: readability.map((name) => ({ id: `r-${name}`, set: 'readability', name, dir: join(readabilityDir, name) })),
-    trafilatura: trafilatura.map((file) => ({ id: `t-${file.replace(/\.html\.gz$/, '')}`, set: 'trafilatura', name: file, file: join(trafilaturaDir, 'pages', file), expected: expected[file] })),
+    trafilatura: trafilatura.map((file) => ({
+      id: `t-${file.replace(/\.html\.gz$/, '')}`,
+      set: 'trafilatura',
+      name: file,
+      file: join(trafilaturaDir, 'pages', file),
+      expected: expected[file],
+    })),
   };
 }
 
@@ -65,7 +71,13 @@ export function loadPage(entry) {
     return { ...entry, html, metadataLang: metadata.lang ?? null, expected: readabilityMatcher(expectedText) };
   }
   const html = decodeHtml(gunzipSync(readFileSync(entry.file)));
-  return { ...entry, html, metadataLang: null, expected: trafilaturaMatcher(entry.expected.with.map(norm).filter(Boolean), (entry.expected.without ?? []).map(norm).filter(Boolean)), url: entry.expected.url };
+  return {
+    ...entry,
+    html,
+    metadataLang: null,
+    expected: trafilaturaMatcher(entry.expected.with.map(norm).filter(Boolean), (entry.expected.without ?? []).map(norm).filter(Boolean)),
+    url: entry.expected.url,
+  };
 }
 
 /**

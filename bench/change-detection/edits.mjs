@@ -115,7 +115,8 @@ export const EDITS = [
       const anchors = [...middle.filter((b) => b.name === 'p'), ...middle.filter((b) => b.name !== 'p')];
       if (!anchors.length) return null;
       const picked = ctx.rng.shuffle(ctx.sentences).slice(0, ctx.rng.int(2, 3));
-      if (new Set(picked.map((s) => s.block)).size < 2 && ctx.sentences.length > 2) picked.push(ctx.sentences.find((s) => s.block !== picked[0].block) ?? picked[0]);
+      if (new Set(picked.map((s) => s.block)).size < 2 && ctx.sentences.length > 2)
+        picked.push(ctx.sentences.find((s) => s.block !== picked[0].block) ?? picked[0]);
       const text = ctx.rng.shuffle(picked.map((s) => s.sentence)).join(ctx.spaced ? ' ' : '');
       insertAfter(flowAnchor(anchors[0]), [newElement('p', {}, [newText(text)])]);
       return `new paragraph after "${short(norm(textOf(anchors[0])), 40)}": "${short(text)}"`;
@@ -139,7 +140,9 @@ export const EDITS = [
     apply(ctx) {
       const blocks = ctx.rng.shuffle(liveBlocks(ctx));
       for (const block of blocks) {
-        const last = textNodes(block).filter((t) => t.data.trim()).at(-1);
+        const last = textNodes(block)
+          .filter((t) => t.data.trim())
+          .at(-1);
         if (!last) continue;
         const own = norm(textOf(block));
         const sentence = ctx.rng.shuffle(ctx.sentences).find((s) => !own.includes(s.sentence));
@@ -179,10 +182,18 @@ export const EDITS = [
     name: 'link-target',
     apply(ctx) {
       const linkable = (href) => href && !/^\s*(#|javascript:|mailto:|tel:)/i.test(href);
-      const links = liveBlocks(ctx).flatMap((b) => all(b, 'a')).filter((a) => linkable(attr(a, 'href')) && norm(textOf(a)).length >= 2);
+      const links = liveBlocks(ctx)
+        .flatMap((b) => all(b, 'a'))
+        .filter((a) => linkable(attr(a, 'href')) && norm(textOf(a)).length >= 2);
       if (!links.length) return null;
       const link = ctx.rng.pick(links);
-      const others = [...new Set(all(ctx.body, 'a').map((a) => attr(a, 'href')).filter((h) => linkable(h) && h !== attr(link, 'href')))];
+      const others = [
+        ...new Set(
+          all(ctx.body, 'a')
+            .map((a) => attr(a, 'href'))
+            .filter((h) => linkable(h) && h !== attr(link, 'href')),
+        ),
+      ];
       const before = attr(link, 'href');
       link.attribs.href = others.length ? ctx.rng.pick(others) : `https://example.org/${ctx.rng.base36(8)}`;
       return `"${short(norm(textOf(link)), 40)}" now links to ${short(link.attribs.href)} (was ${short(before)})`;
@@ -245,7 +256,8 @@ export const EDITS = [
       if (words.length >= 2 && ctx.rng.chance(0.4)) {
         const i = ctx.rng.int(0, words.length - 2);
         const [a, b] = [words[i], words[i + 1]];
-        node.data = node.data.slice(0, a.index) + b.word + node.data.slice(a.index + a.word.length, b.index) + a.word + node.data.slice(b.index + b.word.length);
+        node.data =
+          node.data.slice(0, a.index) + b.word + node.data.slice(a.index + a.word.length, b.index) + a.word + node.data.slice(b.index + b.word.length);
       } else {
         const w = ctx.rng.pick(words);
         const replacement = replacementFor(ctx, w.word, node.data);

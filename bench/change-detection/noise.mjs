@@ -254,10 +254,14 @@ export const NOISE = [
       s.render = () => {
         const v = ctx.rng.hex(10);
         for (const [el, name, original] of s.assets) {
-          if (name === 'srcset') el.attribs.srcset = original.split(',').map((part) => {
-            const [url, ...descriptor] = part.trim().split(/\s+/);
-            return [setParams(url, { v }), ...descriptor].join(' ');
-          }).join(', ');
+          if (name === 'srcset')
+            el.attribs.srcset = original
+              .split(',')
+              .map((part) => {
+                const [url, ...descriptor] = part.trim().split(/\s+/);
+                return [setParams(url, { v }), ...descriptor].join(' ');
+              })
+              .join(', ');
           else el.attribs[name] = setParams(original, { v });
         }
         return v;
@@ -294,7 +298,9 @@ export const NOISE = [
       for (const el of elements(ctx.body)) {
         if (el.type !== 'tag' || !ctx.rng.chance(0.7)) continue;
         const own = (attr(el, 'class') ?? '').split(/\s+/).filter(Boolean);
-        const base = own[0] ? `${own[0].replace(/[^A-Za-z0-9]/g, '').replace(/^./, (c) => c.toUpperCase()) || 'C'}_${own[0].replace(/[^A-Za-z0-9_-]/g, '')}__` : 'css-';
+        const base = own[0]
+          ? `${own[0].replace(/[^A-Za-z0-9]/g, '').replace(/^./, (c) => c.toUpperCase()) || 'C'}_${own[0].replace(/[^A-Za-z0-9_-]/g, '')}__`
+          : 'css-';
         s.marks.push({ el, own, base, length: own[0] ? 5 : 6 });
       }
       s.render = () => {
@@ -315,7 +321,8 @@ export const NOISE = [
       const walk = (n, depth, pre) => {
         for (const child of n.children ?? []) {
           if (isText(child) && !pre && child.data.includes('\n') && child.data.trim() === '') s.spaces.push({ node: child, depth });
-          else if (isElement(child)) walk(child, depth + 1, pre || ['pre', 'textarea', 'script', 'style', 'code', 'listing', 'plaintext', 'xmp'].includes(child.name));
+          else if (isElement(child))
+            walk(child, depth + 1, pre || ['pre', 'textarea', 'script', 'style', 'code', 'listing', 'plaintext', 'xmp'].includes(child.name));
         }
       };
       walk(ctx.doc, 0, false);
@@ -342,12 +349,17 @@ export const NOISE = [
     visible: false,
     applicable: (ctx) => all(ctx.body, 'a').some((a) => linkable(attr(a, 'href'))),
     insert(ctx) {
-      const s = (ctx.state.tracking = { links: all(ctx.body, 'a').filter((a) => linkable(attr(a, 'href'))).map((a) => [a, attr(a, 'href')]) });
+      const s = (ctx.state.tracking = {
+        links: all(ctx.body, 'a')
+          .filter((a) => linkable(attr(a, 'href')))
+          .map((a) => [a, attr(a, 'href')]),
+      });
       s.render = () => {
         const campaign = `${ctx.rng.base36(8)}`;
         const click = ctx.rng.token(24);
         // From the link's href as it is now: an edit since (a link-target step) must not be undone.
-        for (const [a, href] of s.links) a.attribs.href = setParams(a.attribs.href ?? href, { utm_source: 'site', utm_medium: 'article', utm_campaign: campaign, _clid: click });
+        for (const [a, href] of s.links)
+          a.attribs.href = setParams(a.attribs.href ?? href, { utm_source: 'site', utm_medium: 'article', utm_campaign: campaign, _clid: click });
         return campaign;
       };
       return `${s.links.length} links, utm_campaign=${s.render()}`;
@@ -382,7 +394,13 @@ export const NOISE = [
       s.el = newElement('script', { type: 'application/ld+json' }, [newText('')]);
       appendTo(ctx.head, [s.el]);
       s.render = () => {
-        s.el.children[0].data = JSON.stringify({ '@context': 'https://schema.org', '@type': 'WebPage', name: ctx.titleText || undefined, datePublished: new Date(EPOCH - 86400e3 * 3).toISOString(), dateModified: new Date(s.at).toISOString() });
+        s.el.children[0].data = JSON.stringify({
+          '@context': 'https://schema.org',
+          '@type': 'WebPage',
+          name: ctx.titleText || undefined,
+          datePublished: new Date(EPOCH - 86400e3 * 3).toISOString(),
+          dateModified: new Date(s.at).toISOString(),
+        });
         return new Date(s.at).toISOString();
       };
       return `dateModified ${s.render()}`;
@@ -419,7 +437,15 @@ export const NOISE = [
     group: 'img-src',
     applicable: (ctx) => images(ctx).length > 0,
     insert(ctx) {
-      const sizes = [[800, 450], [1200, 675], [640, 360], [960, 540], [1024, 576], [1600, 900], [720, 405]];
+      const sizes = [
+        [800, 450],
+        [1200, 675],
+        [640, 360],
+        [960, 540],
+        [1024, 576],
+        [1600, 900],
+        [720, 405],
+      ];
       const s = (ctx.state.cdn = { images: images(ctx).map((img) => [img, attr(img, 'src')]), sizes: ctx.rng.shuffle(sizes), at: 0 });
       s.render = () => {
         const [w, h] = s.sizes[s.at % s.sizes.length];
@@ -466,7 +492,9 @@ function assetsOf(ctx) {
     if (attr(img, 'srcset')) found.push([img, 'srcset', attr(img, 'srcset')]);
   }
   for (const source of all(ctx.doc, 'source')) if (attr(source, 'srcset')) found.push([source, 'srcset', attr(source, 'srcset')]);
-  for (const link of all(ctx.doc, 'link')) if ((attr(link, 'rel') ?? '').toLowerCase().split(/\s+/).includes('stylesheet') && asset(attr(link, 'href'))) found.push([link, 'href', attr(link, 'href')]);
+  for (const link of all(ctx.doc, 'link'))
+    if ((attr(link, 'rel') ?? '').toLowerCase().split(/\s+/).includes('stylesheet') && asset(attr(link, 'href')))
+      found.push([link, 'href', attr(link, 'href')]);
   for (const script of all(ctx.doc, 'script')) if (asset(attr(script, 'src'))) found.push([script, 'src', attr(script, 'src')]);
   return found;
 }

@@ -1,14 +1,98 @@
 // One page made ready for mutation: parsed, its charset declared as UTF-8 (it is served so),
 // its language, <title>, headline, and the article's blocks: the paragraphs and text blocks
 // whose text is in the expected content, with the parts of their text nodes that edits may touch.
-import { all, ancestors, attr, commonAncestor, elements, first, isElement, isText, newElement, norm, parse, prependTo, SILENT, textNodes, textOf } from './dom.mjs';
+import {
+  all,
+  ancestors,
+  attr,
+  commonAncestor,
+  elements,
+  first,
+  isElement,
+  isText,
+  newElement,
+  norm,
+  parse,
+  prependTo,
+  SILENT,
+  textNodes,
+  textOf,
+} from './dom.mjs';
 
 /** Block elements that are read as one paragraph when they hold text of their own. */
 const TEXT_BLOCKS = new Set(['div', 'td', 'section', 'article', 'font', 'center', 'span', 'blockquote', 'dd', 'main']);
 /** A text block with one of these inside is not a leaf paragraph. */
-const NESTED_BLOCKS = new Set(['p', 'div', 'table', 'ul', 'ol', 'dl', 'section', 'article', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'pre', 'form', 'header', 'footer', 'nav', 'aside', 'figure']);
+const NESTED_BLOCKS = new Set([
+  'p',
+  'div',
+  'table',
+  'ul',
+  'ol',
+  'dl',
+  'section',
+  'article',
+  'blockquote',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'li',
+  'pre',
+  'form',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'figure',
+]);
 /** Parents that cannot take a block between their children (insert after the parent instead). */
-const NOT_FLOW = new Set(['ul', 'ol', 'dl', 'li', 'dt', 'dd', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'td', 'th', 'caption', 'select', 'p', 'span', 'a', 'font', 'b', 'i', 'em', 'strong', 'u', 'small', 'label', 'legend', 'summary', 'button', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'picture', 'figure', 'figcaption', 'blockquote', 'pre', 'code', 'time', 'address']);
+const NOT_FLOW = new Set([
+  'ul',
+  'ol',
+  'dl',
+  'li',
+  'dt',
+  'dd',
+  'table',
+  'tbody',
+  'thead',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
+  'caption',
+  'select',
+  'p',
+  'span',
+  'a',
+  'font',
+  'b',
+  'i',
+  'em',
+  'strong',
+  'u',
+  'small',
+  'label',
+  'legend',
+  'summary',
+  'button',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'picture',
+  'figure',
+  'figcaption',
+  'blockquote',
+  'pre',
+  'code',
+  'time',
+  'address',
+]);
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 /** A word an edit may take or replace: letters only, 3 or more (2 in scripts written without spaces). */
@@ -122,7 +206,10 @@ function isArticleBlock(el, expected) {
   if (el.name === 'p') {
     if (el.children.some((c) => isElement(c) && NESTED_BLOCKS.has(c.name))) return false;
   } else if (TEXT_BLOCKS.has(el.name)) {
-    const ownText = el.children.filter(isText).map((t) => t.data).join('');
+    const ownText = el.children
+      .filter(isText)
+      .map((t) => t.data)
+      .join('');
     if (norm(ownText).length < 20) return false;
     if (elements(el).some((d) => NESTED_BLOCKS.has(d.name))) return false;
   } else return false;
@@ -131,7 +218,11 @@ function isArticleBlock(el, expected) {
 
 /** The <h1> of the article: the one whose words are most in the title (at least half), nearest before the article. */
 function findHeadline(body, titleText, firstBlock) {
-  const words = (text) => norm(text).toLowerCase().split(/[\s\p{P}]+/u).filter(Boolean);
+  const words = (text) =>
+    norm(text)
+      .toLowerCase()
+      .split(/[\s\p{P}]+/u)
+      .filter(Boolean);
   const titleWords = new Set(words(titleText));
   let best = null;
   let bestScore = 0;

@@ -36,9 +36,20 @@ export function run(command, args, { env, cwd, timeoutMs }) {
 export async function webwatchTool({ bin, label, work, urls, monitorName, timeoutMs }) {
   const home = join(work, 'home');
   mkdirSync(home, { recursive: true });
-  const env = { PATH: process.env.PATH, HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1', TZ: 'UTC', LANG: 'C.UTF-8' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    WEBWATCH_HOME: join(home, 'data'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    NO_COLOR: '1',
+    TZ: 'UTC',
+    LANG: 'C.UTF-8',
+  };
   const file = join(work, 'monitor.yaml');
-  writeFileSync(file, `name: ${monitorName}\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls:\n${urls.map((u) => `      - ${u}`).join('\n')}\n`);
+  writeFileSync(
+    file,
+    `name: ${monitorName}\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls:\n${urls.map((u) => `      - ${u}`).join('\n')}\n`,
+  );
   const cli = (args) => run(process.execPath, [bin, ...args], { env, cwd: work, timeoutMs });
   const apply = await cli(['monitor', 'apply', '-f', file, '--yes', '--json']);
   if (apply.code !== 0) throw new Error(`${label}: monitor apply failed (exit ${apply.code}): ${apply.stderr.slice(0, 500)}`);
@@ -46,7 +57,11 @@ export async function webwatchTool({ bin, label, work, urls, monitorName, timeou
     label,
     async check() {
       const started = await cli(['monitor', 'run', monitorName, '--json']);
-      if (started.code !== 0) return { error: `monitor run exit ${started.code}${started.timedOut ? ' (timed out)' : ''}: ${(started.stderr || started.stdout).slice(0, 400)}`, seconds: started.seconds };
+      if (started.code !== 0)
+        return {
+          error: `monitor run exit ${started.code}${started.timedOut ? ' (timed out)' : ''}: ${(started.stderr || started.stdout).slice(0, 400)}`,
+          seconds: started.seconds,
+        };
       const summary = JSON.parse(started.stdout);
       const shown = await cli(['monitor', 'check', monitorName, summary.id, '--json']);
       if (shown.code !== 0) return { error: `monitor check exit ${shown.code}: ${shown.stderr.slice(0, 400)}`, seconds: started.seconds };
@@ -63,7 +78,10 @@ export async function urlwatchTool({ label, work, urls, filter, timeoutMs }) {
   mkdirSync(work, { recursive: true });
   const jobs = urls.map((url) => `url: ${url}\n${filter ? `filter:\n  - ${filter}\n` : ''}`).join('---\n');
   writeFileSync(join(work, 'urls.yaml'), jobs);
-  writeFileSync(join(work, 'config.yaml'), 'display:\n  new: true\n  error: true\n  unchanged: true\nreport:\n  text:\n    details: false\n    footer: false\n  stdout:\n    enabled: true\n    color: false\n');
+  writeFileSync(
+    join(work, 'config.yaml'),
+    'display:\n  new: true\n  error: true\n  unchanged: true\nreport:\n  text:\n    details: false\n    footer: false\n  stdout:\n    enabled: true\n    color: false\n',
+  );
   const args = ['--urls', join(work, 'urls.yaml'), '--config', join(work, 'config.yaml'), '--cache', join(work, 'cache.db')];
   const env = { PATH: process.env.PATH, HOME: work, LANG: 'C.UTF-8', TZ: 'UTC' };
   let lastEnded = 0;
@@ -75,7 +93,8 @@ export async function urlwatchTool({ label, work, urls, filter, timeoutMs }) {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const result = await run('urlwatch', args, { env, cwd: work, timeoutMs });
       lastEnded = Date.now();
-      if (result.code !== 0) return { error: `urlwatch exit ${result.code}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.slice(0, 400)}`, seconds: result.seconds };
+      if (result.code !== 0)
+        return { error: `urlwatch exit ${result.code}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.slice(0, 400)}`, seconds: result.seconds };
       const verdicts = {};
       const status = { NEW: 'new', CHANGED: 'changed', UNCHANGED: 'same', ERROR: 'error' };
       for (const line of result.stdout.split('\n')) {

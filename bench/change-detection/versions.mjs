@@ -13,7 +13,16 @@ import { checkStep, readerView, showsArticle } from './check.mjs';
 export const STEPS = 6;
 export const EDITS_PER_PAGE = 2;
 /** Noise kinds that rewrite the page's own markup: they go into v0 before the inserted elements, so they leave those alone. */
-const GLOBAL = new Set(['hashed-classes', 'attribute-order', 'tracking-params', 'random-ids', 'cache-busting', 'image-cdn-size', 'lazy-placeholder', 'script-nonce']);
+const GLOBAL = new Set([
+  'hashed-classes',
+  'attribute-order',
+  'tracking-params',
+  'random-ids',
+  'cache-busting',
+  'image-cdn-size',
+  'lazy-placeholder',
+  'script-nonce',
+]);
 
 /** The page ready for the kinds: parsed, with its words, sentences and a PRNG. */
 function context(page, seed) {
@@ -110,10 +119,20 @@ export function buildHalf(pages, { seed, check = true }) {
         continue;
       }
       for (const s of steps) {
-        for (const problem of checkStep(s, views[s.step - 1], views[s.step], versions[s.step - 1], versions[s.step])) problems.push({ id: page.id, step: s.step, kind: s.kind, problem });
+        for (const problem of checkStep(s, views[s.step - 1], views[s.step], versions[s.step - 1], versions[s.step]))
+          problems.push({ id: page.id, step: s.step, kind: s.kind, problem });
       }
     }
-    built.push({ id: page.id, set: page.set, name: page.name, lang: ctx.lang, headline: Boolean(ctx.headline), blocks: ctx.blocks.length, steps, versions: versions.map((v) => Buffer.from(v, 'utf8')) });
+    built.push({
+      id: page.id,
+      set: page.set,
+      name: page.name,
+      lang: ctx.lang,
+      headline: Boolean(ctx.headline),
+      blocks: ctx.blocks.length,
+      steps,
+      versions: versions.map((v) => Buffer.from(v, 'utf8')),
+    });
   }
   return { pages: built, skipped, problems, noiseCounts, editCounts };
 }

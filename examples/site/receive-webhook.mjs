@@ -11,7 +11,9 @@ function describe(event) {
   for (const item of event?.data ?? []) {
     if (event.type === 'monitor.check.completed') {
       const s = item.summary;
-      lines.push(`${event.type}  ${item.monitorName}  check ${item.status}: ${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${s.error} errors`);
+      lines.push(
+        `${event.type}  ${item.monitorName}  check ${item.status}: ${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${s.error} errors`,
+      );
       continue;
     }
     const meaningful = item.isMeaningful == null ? '' : item.isMeaningful ? '  (meaningful)' : '  (not meaningful)';

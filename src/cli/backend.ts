@@ -16,7 +16,10 @@ import { version } from './version.js';
 /** Where a setting came from, for `auth status`. */
 export type SettingSource = '--api-url' | '--api-key' | 'WEBWATCH_API_URL' | 'WEBWATCH_API_KEY' | 'webwatch login' | 'config apiUrl';
 
-export function remoteSettings(context: CommandContext, config: Config): { apiUrl: ApiUrl; apiKey: string | undefined; sources: { apiUrl: SettingSource; apiKey?: SettingSource } } | undefined {
+export function remoteSettings(
+  context: CommandContext,
+  config: Config,
+): { apiUrl: ApiUrl; apiKey: string | undefined; sources: { apiUrl: SettingSource; apiKey?: SettingSource } } | undefined {
   const { io, globals } = context;
   if (globals.local) return undefined;
   const saved = readCredentials(io.env);
@@ -24,13 +27,22 @@ export function remoteSettings(context: CommandContext, config: Config): { apiUr
     const found = candidates.find(([value]) => value !== undefined && value !== '');
     return found && { value: found[0]!, source: found[1] };
   };
-  const apiUrl = first([globals.apiUrl, '--api-url'], [io.env.WEBWATCH_API_URL, 'WEBWATCH_API_URL'], [saved?.apiUrl, 'webwatch login'], [config.apiUrl, 'config apiUrl']);
+  const apiUrl = first(
+    [globals.apiUrl, '--api-url'],
+    [io.env.WEBWATCH_API_URL, 'WEBWATCH_API_URL'],
+    [saved?.apiUrl, 'webwatch login'],
+    [config.apiUrl, 'config apiUrl'],
+  );
   if (!apiUrl) return undefined;
   const apiKey = first([globals.apiKey, '--api-key'], [io.env.WEBWATCH_API_KEY, 'WEBWATCH_API_KEY'], [saved?.apiKey, 'webwatch login']);
   return { apiUrl: apiUrlOf(apiUrl.value), apiKey: apiKey?.value, sources: { apiUrl: apiUrl.source, ...(apiKey && { apiKey: apiKey.source }) } };
 }
 
-export async function openBackend(context: CommandContext, doing: string, options: { quick?: boolean; config?: Config; publicTargetsOnly?: boolean; servesSeveral?: boolean } = {}): Promise<Backend> {
+export async function openBackend(
+  context: CommandContext,
+  doing: string,
+  options: { quick?: boolean; config?: Config; publicTargetsOnly?: boolean; servesSeveral?: boolean } = {},
+): Promise<Backend> {
   const { io, output, globals } = context;
   const config = options.config ?? (await loadConfig(io.env, io.cwd()));
   const remote = remoteSettings(context, config);
@@ -38,7 +50,10 @@ export async function openBackend(context: CommandContext, doing: string, option
   if (remote) {
     if (remote.apiUrl.hadCredentials) output.info(CREDENTIALS_IGNORED);
     if (!remote.apiKey) {
-      throw new WebwatchError(`no API key for ${remote.apiUrl.url}`, { exitCode: EXIT.auth, suggestion: 'give --api-key, set WEBWATCH_API_KEY, or run webwatch login' });
+      throw new WebwatchError(`no API key for ${remote.apiUrl.url}`, {
+        exitCode: EXIT.auth,
+        suggestion: 'give --api-key, set WEBWATCH_API_KEY, or run webwatch login',
+      });
     }
     const { remoteBackend } = await import('../backend/remote/remote-backend.js');
     backend = remoteBackend({
@@ -56,7 +71,10 @@ export async function openBackend(context: CommandContext, doing: string, option
     // Loaded here, like the remote one: commands that never reach a backend (validate) skip it.
     const { DELIVERY_WAIT_DEFAULT_SECONDS, localBackend } = await import('../backend/local/local-backend.js');
     backend = localBackend({
-      version: version(), env: io.env, now: io.now, threatPolicy: config.threatPolicy,
+      version: version(),
+      env: io.env,
+      now: io.now,
+      threatPolicy: config.threatPolicy,
       notifications: {
         ...(webhookSecret && { secret: webhookSecret }),
         ...(smtp && { smtp }),

@@ -31,7 +31,16 @@ export interface CommandContext {
 }
 
 export function globalOptionsOf(command: Command): GlobalOptions {
-  const raw = command.optsWithGlobals<{ json?: boolean; color?: boolean; quiet?: boolean; verbose?: boolean; local?: boolean; apiUrl?: string; apiKey?: string; pager?: boolean }>();
+  const raw = command.optsWithGlobals<{
+    json?: boolean;
+    color?: boolean;
+    quiet?: boolean;
+    verbose?: boolean;
+    local?: boolean;
+    apiUrl?: string;
+    apiKey?: string;
+    pager?: boolean;
+  }>();
   return {
     json: raw.json === true,
     color: raw.color !== false,

@@ -3,7 +3,7 @@
  * monitors/`) or with -f (`monitor apply -f monitors/`). Every command that reads them takes
  * both, mixed in one call if need be.
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { UsageError } from '../errors/webwatch-error.js';
 import { collect } from './scrape-flags.js';
 

@@ -8,7 +8,10 @@ export function parseFlags<T extends z.ZodType>(schema: T, raw: unknown): z.infe
   const result = schema.safeParse(raw, { reportInput: true });
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const flag = issue.path.map(String).join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    const flag = issue.path
+      .map(String)
+      .join('.')
+      .replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     // Said of the value as typed: a number flag's text has become NaN by then.
     const typed = issue.path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key], raw);
     const concealInput = SECRET_NAME.test(flag);

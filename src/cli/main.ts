@@ -64,7 +64,9 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       // "(Did you mean monitor?)" on its own line becomes the hint; else the failing command's help.
       const [said, guess] = error.message.replace(/^error: /, '').split(/\n\(Did you mean (.+)\?\)/);
       const path = commandPath(program, argv);
-      const suggestion = guess ? `did you mean ${guess}? (webwatch ${path ? `${path} ` : ''}--help lists them)` : `webwatch ${path ? `${path} ` : ''}--help shows the usage`;
+      const suggestion = guess
+        ? `did you mean ${guess}? (webwatch ${path ? `${path} ` : ''}--help lists them)`
+        : `webwatch ${path ? `${path} ` : ''}--help shows the usage`;
       return renderError(new UsageError(said!.trim(), { suggestion }), output);
     }
     return renderError(error, output);

@@ -25,13 +25,32 @@ export function slugNamer(): (url: string) => string {
   };
 }
 
-const EXTENSIONS: Record<string, string> = { markdown: 'md', html: 'html', rawHtml: 'raw.html', links: 'links.txt', images: 'images.txt', summary: 'summary.md', json: 'json' };
+const EXTENSIONS: Record<string, string> = {
+  markdown: 'md',
+  html: 'html',
+  rawHtml: 'raw.html',
+  links: 'links.txt',
+  images: 'images.txt',
+  summary: 'summary.md',
+  json: 'json',
+};
 
 /** The file type of rawBase64's bytes; an HTML page's apart from the html format's file. */
 const BYTES_EXTENSIONS: Record<string, string> = {
-  'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif',
-  'image/svg+xml': 'svg', 'application/json': 'json', 'text/plain': 'txt', 'text/csv': 'csv', 'application/xml': 'xml', 'text/xml': 'xml',
-  'text/html': 'bytes.html', 'application/xhtml+xml': 'bytes.html',
+  'application/pdf': 'pdf',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+  'image/svg+xml': 'svg',
+  'application/json': 'json',
+  'text/plain': 'txt',
+  'text/csv': 'csv',
+  'application/xml': 'xml',
+  'text/xml': 'xml',
+  'text/html': 'bytes.html',
+  'application/xhtml+xml': 'bytes.html',
 };
 
 export interface PageFile {
@@ -62,7 +81,7 @@ export function pageFiles(slug: string, document: ScrapeDocument, formats: reado
     const image = format === 'screenshot' ? inlineImage(document.screenshot) : undefined;
     if (image) return { name: `${slug}.${image.extension}`, content: image.bytes };
     if (format === 'rawBase64') {
-      const extension = BYTES_EXTENSIONS[document.metadata?.contentType?.split(';')[0]!.trim().toLowerCase() ?? ''] ?? 'bin';
+      const extension = BYTES_EXTENSIONS[document.metadata?.contentType?.split(';')[0]?.trim().toLowerCase() ?? ''] ?? 'bin';
       // `logo.png` stays `host_logo.png`, not `host_logo.png.png`.
       return { name: slug.endsWith(`.${extension}`) ? slug : `${slug}.${extension}`, content: Buffer.from(document.rawBase64 ?? '', 'base64') };
     }
@@ -76,7 +95,10 @@ export function pageFiles(slug: string, document: ScrapeDocument, formats: reado
 /** Whether `-o` names a directory: several pages, a trailing slash, or one that exists. */
 export async function isDirectoryTarget(path: string, severalPages: boolean): Promise<boolean> {
   if (severalPages || /[\\/]$/.test(path)) return true;
-  return stat(path).then((found) => found.isDirectory(), () => false);
+  return stat(path).then(
+    (found) => found.isDirectory(),
+    () => false,
+  );
 }
 
 /** Makes the directory `-o` names, or says, before any work, why it cannot be one. */

@@ -31,7 +31,11 @@ type ScrapeFlags = z.infer<typeof scrapeFlagsSchema>;
 /** Flags win over the options file; the result is checked like any ScrapeOptions. */
 function mergeOptions(fromFile: ScrapeOptions, flags: ScrapeFlags): ScrapeOptions {
   const merged: Record<string, unknown> = { ...fromFile };
-  if (flags.format) merged.formats = flags.format.flatMap((list) => list.split(',')).map((f) => f.trim()).filter(Boolean);
+  if (flags.format)
+    merged.formats = flags.format
+      .flatMap((list) => list.split(','))
+      .map((f) => f.trim())
+      .filter(Boolean);
   if (flags.onlyMainContent !== undefined) merged.onlyMainContent = flags.onlyMainContent;
   if (flags.includeTag) merged.includeTags = flags.includeTag;
   if (flags.excludeTag) merged.excludeTags = flags.excludeTag;

@@ -12,7 +12,8 @@ export interface ApiUrl {
   hadCredentials: boolean;
 }
 
-export const CREDENTIALS_IGNORED = "the API URL's user name and password are not used: webwatch sends only the API key (--api-key, WEBWATCH_API_KEY or webwatch login)";
+export const CREDENTIALS_IGNORED =
+  "the API URL's user name and password are not used: webwatch sends only the API key (--api-key, WEBWATCH_API_KEY or webwatch login)";
 
 export function apiUrlOf(given: string): ApiUrl {
   let parsed: URL;

@@ -25,94 +25,100 @@ let builtConfigSchema: ReturnType<typeof buildConfigSchema> | undefined;
 /** The top-level keys of a configuration file (docs/configuration.md lists each). */
 export const configKeys = (): string[] => Object.keys(configSchema().shape);
 
-const buildConfigSchema = () => closedObject({
-  /** The organisation policy of threat protection, for the local engine and `serve`. */
-  threatProtection: closedObject({
-    enabled: z.boolean().optional(),
-    allowOverrides: z.boolean().optional(),
-    enforced: z.boolean().optional(),
-    mode: z.enum(['off', 'normal']).optional(),
-    blacklist: z.array(domainName(true)).max(THREAT_LIST_MAX).optional(),
-    whitelist: z.array(domainName(true)).max(THREAT_LIST_MAX).optional(),
-    blockedTlds: z.array(topLevelDomain()).max(THREAT_LIST_MAX).optional(),
-    failurePolicy: z.enum(['open', 'closed']).optional(),
-    riskScoreThreshold: z.number().int().min(RISK_SCORE_MIN).max(RISK_SCORE_MAX).optional(),
-  }).optional(),
-  /** The remote v2 API to act on instead of the local engine (ends in /v2). */
-  apiUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** Settings of `webwatch serve`; flags override them. */
-  serve: closedObject({
-    host: z.string().min(1).optional(),
-    port: z.number().int().min(0).max(65535).optional(),
-    allowPrivateTargets: z.boolean().optional(),
-    bodyLimit: z.number().int().min(1024).optional(),
-    rateLimitPerMinute: z.number().int().min(1).optional(),
-    /** Page scrapes each team runs at once; the pages of its crawls and batches queue for them. */
-    concurrencyPerTeam: z.number().int().min(1).optional(),
-    /** Pages of one host a crawl fetches at once (politeness); by default as many as the team's slots. */
-    perHostConcurrency: z.number().int().min(1).optional(),
-    /** Queued crawls, batches, agent jobs and manual checks one serve process runs at once. */
-    jobConcurrency: z.number().int().min(1).optional(),
-    drainTimeoutSeconds: z.number().min(0).optional(),
-    maxConnections: z.number().int().min(1).optional(),
-    /** Connections of one client address at once; 0 for no cap (behind a reverse proxy). */
-    maxConnectionsPerAddress: z.number().int().min(0).optional(),
-    requestTimeoutSeconds: z.number().min(1).optional(),
-    keepAliveTimeoutSeconds: z.number().min(1).optional(),
-    monthlyCredits: z.number().int().min(1).optional(),
-    monthlyTokens: z.number().int().min(1).optional(),
-    /** Teams whose zeroDataRetention requests pay no surcharge (otherwise +1 credit a page). */
-    zeroDataRetentionSurchargeWaived: z.array(z.string().min(1)).optional(),
-  }).optional(),
-  /** The HMAC key that signs webhook deliveries (X-Webwatch-Signature); also WEBWATCH_WEBHOOK_SECRET. */
-  webhookSecret: z.string().min(1).optional(),
-  /** The SMTP server of e-mail summaries (also WEBWATCH_SMTP_URL, WEBWATCH_SMTP_FROM). */
-  smtp: closedObject({
-    url: z.url({ protocol: /^smtps?$/ }).optional(),
-    from: z.string().min(3).optional(),
-  }).optional(),
-  /** The model that judges changes against goals: an OpenAI-compatible server (key: WEBWATCH_LLM_API_KEY). */
-  llm: closedObject({
-    baseUrl: z.url({ protocol: /^https?$/ }),
-    model: z.string().min(1),
-  }).optional(),
-  /** Where search targets' queries go: a SearXNG server, or a v2 API (key: WEBWATCH_SEARCH_API_KEY). */
-  search: z.discriminatedUnion('provider', [
-    closedObject({ provider: z.literal('searxng'), baseUrl: z.url({ protocol: /^https?$/ }) }),
-    closedObject({ provider: z.literal('v2'), apiUrl: z.url({ protocol: /^https?$/ }) }),
-  ]).optional(),
-  /** Page notifications only for changes judged meaningful. */
-  onlyMeaningfulChanges: z.boolean().optional(),
-  /** The browser of pages that need one: which Chromium, and whether script-drawn pages get it unasked. */
-  browser: closedObject({
-    executablePath: z.string().min(1).optional(),
-    autoRender: z.boolean().optional(),
-  }).optional(),
-  /**
-   * The proxies of the scrape option `proxy` (http:// or https://, with user:password@ when the
-   * proxy asks for them): `basic` for basic and auto's first try, `enhanced` for enhanced and
-   * auto's second; also WEBWATCH_PROXY_BASIC and WEBWATCH_PROXY_ENHANCED. Without them pages are
-   * fetched directly.
-   */
-  proxy: closedObject({
-    basic: z.url({ protocol: /^https?$/ }).optional(),
-    enhanced: z.url({ protocol: /^https?$/ }).optional(),
-  }).optional(),
-  /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
-  deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
-  /**
-   * The database of serve, keys and db commands: a postgres:// address shared by several serve
-   * processes (also WEBWATCH_DATABASE_URL, serve --database); the embedded SQLite file without it.
-   */
-  database: closedObject({
-    url: z.string().regex(/^(postgres(ql)?:\/\/|sqlite:)/i, 'must be a postgres:// address or sqlite:PATH').optional(),
-  }).optional(),
-  /** The scheduler of `webwatch serve`. */
-  scheduler: closedObject({
-    maxConcurrent: z.number().int().min(1).optional(),
-    jitterSeconds: z.number().min(0).max(3600).optional(),
-  }).optional(),
-});
+const buildConfigSchema = () =>
+  closedObject({
+    /** The organisation policy of threat protection, for the local engine and `serve`. */
+    threatProtection: closedObject({
+      enabled: z.boolean().optional(),
+      allowOverrides: z.boolean().optional(),
+      enforced: z.boolean().optional(),
+      mode: z.enum(['off', 'normal']).optional(),
+      blacklist: z.array(domainName(true)).max(THREAT_LIST_MAX).optional(),
+      whitelist: z.array(domainName(true)).max(THREAT_LIST_MAX).optional(),
+      blockedTlds: z.array(topLevelDomain()).max(THREAT_LIST_MAX).optional(),
+      failurePolicy: z.enum(['open', 'closed']).optional(),
+      riskScoreThreshold: z.number().int().min(RISK_SCORE_MIN).max(RISK_SCORE_MAX).optional(),
+    }).optional(),
+    /** The remote v2 API to act on instead of the local engine (ends in /v2). */
+    apiUrl: z.url({ protocol: /^https?$/ }).optional(),
+    /** Settings of `webwatch serve`; flags override them. */
+    serve: closedObject({
+      host: z.string().min(1).optional(),
+      port: z.number().int().min(0).max(65535).optional(),
+      allowPrivateTargets: z.boolean().optional(),
+      bodyLimit: z.number().int().min(1024).optional(),
+      rateLimitPerMinute: z.number().int().min(1).optional(),
+      /** Page scrapes each team runs at once; the pages of its crawls and batches queue for them. */
+      concurrencyPerTeam: z.number().int().min(1).optional(),
+      /** Pages of one host a crawl fetches at once (politeness); by default as many as the team's slots. */
+      perHostConcurrency: z.number().int().min(1).optional(),
+      /** Queued crawls, batches, agent jobs and manual checks one serve process runs at once. */
+      jobConcurrency: z.number().int().min(1).optional(),
+      drainTimeoutSeconds: z.number().min(0).optional(),
+      maxConnections: z.number().int().min(1).optional(),
+      /** Connections of one client address at once; 0 for no cap (behind a reverse proxy). */
+      maxConnectionsPerAddress: z.number().int().min(0).optional(),
+      requestTimeoutSeconds: z.number().min(1).optional(),
+      keepAliveTimeoutSeconds: z.number().min(1).optional(),
+      monthlyCredits: z.number().int().min(1).optional(),
+      monthlyTokens: z.number().int().min(1).optional(),
+      /** Teams whose zeroDataRetention requests pay no surcharge (otherwise +1 credit a page). */
+      zeroDataRetentionSurchargeWaived: z.array(z.string().min(1)).optional(),
+    }).optional(),
+    /** The HMAC key that signs webhook deliveries (X-Webwatch-Signature); also WEBWATCH_WEBHOOK_SECRET. */
+    webhookSecret: z.string().min(1).optional(),
+    /** The SMTP server of e-mail summaries (also WEBWATCH_SMTP_URL, WEBWATCH_SMTP_FROM). */
+    smtp: closedObject({
+      url: z.url({ protocol: /^smtps?$/ }).optional(),
+      from: z.string().min(3).optional(),
+    }).optional(),
+    /** The model that judges changes against goals: an OpenAI-compatible server (key: WEBWATCH_LLM_API_KEY). */
+    llm: closedObject({
+      baseUrl: z.url({ protocol: /^https?$/ }),
+      model: z.string().min(1),
+    }).optional(),
+    /** Where search targets' queries go: a SearXNG server, or a v2 API (key: WEBWATCH_SEARCH_API_KEY). */
+    search: z
+      .discriminatedUnion('provider', [
+        closedObject({ provider: z.literal('searxng'), baseUrl: z.url({ protocol: /^https?$/ }) }),
+        closedObject({ provider: z.literal('v2'), apiUrl: z.url({ protocol: /^https?$/ }) }),
+      ])
+      .optional(),
+    /** Page notifications only for changes judged meaningful. */
+    onlyMeaningfulChanges: z.boolean().optional(),
+    /** The browser of pages that need one: which Chromium, and whether script-drawn pages get it unasked. */
+    browser: closedObject({
+      executablePath: z.string().min(1).optional(),
+      autoRender: z.boolean().optional(),
+    }).optional(),
+    /**
+     * The proxies of the scrape option `proxy` (http:// or https://, with user:password@ when the
+     * proxy asks for them): `basic` for basic and auto's first try, `enhanced` for enhanced and
+     * auto's second; also WEBWATCH_PROXY_BASIC and WEBWATCH_PROXY_ENHANCED. Without them pages are
+     * fetched directly.
+     */
+    proxy: closedObject({
+      basic: z.url({ protocol: /^https?$/ }).optional(),
+      enhanced: z.url({ protocol: /^https?$/ }).optional(),
+    }).optional(),
+    /** How long `monitor run` keeps retrying notifications before leaving them in the outbox. */
+    deliveryWaitSeconds: z.number().min(0).max(3600).optional(),
+    /**
+     * The database of serve, keys and db commands: a postgres:// address shared by several serve
+     * processes (also WEBWATCH_DATABASE_URL, serve --database); the embedded SQLite file without it.
+     */
+    database: closedObject({
+      url: z
+        .string()
+        .regex(/^(postgres(ql)?:\/\/|sqlite:)/i, 'must be a postgres:// address or sqlite:PATH')
+        .optional(),
+    }).optional(),
+    /** The scheduler of `webwatch serve`. */
+    scheduler: closedObject({
+      maxConcurrent: z.number().int().min(1).optional(),
+      jitterSeconds: z.number().min(0).max(3600).optional(),
+    }).optional(),
+  });
 
 export type ConfigFile = z.infer<ReturnType<typeof buildConfigSchema>>;
 
@@ -247,7 +253,15 @@ const loadScript = (file: string): unknown => {
   return typeof namespace === 'object' && namespace !== null && namespace.__esModule && 'default' in namespace ? namespace.default : loaded;
 };
 
-const LOADERS: Record<string, (file: string, text: string) => unknown> = { noExt: loadYaml, '.yaml': loadYaml, '.yml': loadYaml, '.json': loadJson, '.js': loadScript, '.cjs': loadScript, '.mjs': loadScript };
+const LOADERS: Record<string, (file: string, text: string) => unknown> = {
+  noExt: loadYaml,
+  '.yaml': loadYaml,
+  '.yml': loadYaml,
+  '.json': loadJson,
+  '.js': loadScript,
+  '.cjs': loadScript,
+  '.mjs': loadScript,
+};
 
 /** A file the search found, read after it by its loader. */
 class Found {
@@ -260,7 +274,9 @@ class Found {
  * module. The search is cosmiconfig's synchronous one: its asynchronous one probes each of
  * PROJECT_FILES with a promise of its own, 2 ms a directory against 0.1 ms.
  */
-const SEARCH_LOADERS = Object.fromEntries(Object.keys(LOADERS).map((ext) => [ext, ext === '.json' ? loadJson : (_file: string, text: string) => new Found(text)])) as Record<string, LoaderSync>;
+const SEARCH_LOADERS = Object.fromEntries(
+  Object.keys(LOADERS).map((ext) => [ext, ext === '.json' ? loadJson : (_file: string, text: string) => new Found(text)]),
+) as Record<string, LoaderSync>;
 
 /** Why a configuration file could not be read, in one line. */
 function unreadable(error: unknown, file?: string): string {
@@ -310,7 +326,9 @@ async function unreadableMetaConfiguration(error: unknown): Promise<string> {
     return unreadable(reread, file);
   }
   // Read fine by webwatch's loader, or a script: only the parser's first line, naming the file.
-  return `${file}: ${String((error as Error).message ?? error).split('\n')[0]?.replace(/^(JSON|YAML) Error in .*:$/, 'cannot be read')}`;
+  return `${file}: ${String((error as Error).message ?? error)
+    .split('\n')[0]
+    ?.replace(/^(JSON|YAML) Error in .*:$/, 'cannot be read')}`;
 }
 
 /**
@@ -327,7 +345,13 @@ export async function loadConfig(env: Env, cwd: string): Promise<Config> {
   const { cosmiconfigSync } = await import('cosmiconfig');
   let explorer: ReturnType<typeof cosmiconfigSync>;
   try {
-    explorer = cosmiconfigSync(MODULE, { searchPlaces: PROJECT_FILES, loaders: SEARCH_LOADERS, searchStrategy: 'global', stopDir: env.HOME ?? homedir(), cache: false });
+    explorer = cosmiconfigSync(MODULE, {
+      searchPlaces: PROJECT_FILES,
+      loaders: SEARCH_LOADERS,
+      searchStrategy: 'global',
+      stopDir: env.HOME ?? homedir(),
+      cache: false,
+    });
   } catch (error) {
     throw new UsageError(`cannot read the configuration: ${await unreadableMetaConfiguration(error)}`);
   }
@@ -347,13 +371,16 @@ export async function loadConfig(env: Env, cwd: string): Promise<Config> {
     smtp: Object.assign({}, ...layers.map((layer) => layer.config.smtp ?? {})),
     browser: Object.assign({}, ...layers.map((layer) => layer.config.browser ?? {})),
     proxy: Object.assign({}, ...layers.map((layer) => layer.config.proxy ?? {})),
-    ...Object.assign({}, ...layers.map((layer) => ({
-      ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
-      ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
-      ...(layer.config.llm !== undefined && { llm: layer.config.llm }),
-      ...(layer.config.search !== undefined && { search: layer.config.search }),
-      ...(layer.config.onlyMeaningfulChanges !== undefined && { onlyMeaningfulChanges: layer.config.onlyMeaningfulChanges }),
-    }))),
+    ...Object.assign(
+      {},
+      ...layers.map((layer) => ({
+        ...(layer.config.webhookSecret !== undefined && { webhookSecret: layer.config.webhookSecret }),
+        ...(layer.config.deliveryWaitSeconds !== undefined && { deliveryWaitSeconds: layer.config.deliveryWaitSeconds }),
+        ...(layer.config.llm !== undefined && { llm: layer.config.llm }),
+        ...(layer.config.search !== undefined && { search: layer.config.search }),
+        ...(layer.config.onlyMeaningfulChanges !== undefined && { onlyMeaningfulChanges: layer.config.onlyMeaningfulChanges }),
+      })),
+    ),
     files: layers.map((layer) => layer.file),
   };
 }
@@ -374,7 +401,6 @@ function llmSettings(config: Config, env: Env): { baseUrl: string; model: string
   const apiKey = env.WEBWATCH_LLM_API_KEY;
   return { ...config.llm, ...(apiKey && { apiKey }) };
 }
-
 
 /** The search provider's settings, with the v2 key from the environment. */
 function searchSettings(config: Config, env: Env): SearchSettings | undefined {
@@ -404,7 +430,9 @@ function proxySettings(config: Config, env: Env): ProxySettings | undefined {
         url = undefined;
       }
       if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
-        throw new UsageError(`${variable} must be the address of an HTTP proxy, http://host:port or https://host:port (with user:password@ before the host when the proxy asks for them)`);
+        throw new UsageError(
+          `${variable} must be the address of an HTTP proxy, http://host:port or https://host:port (with user:password@ before the host when the proxy asks for them)`,
+        );
       }
     }
     proxies[level] = value;

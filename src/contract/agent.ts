@@ -92,4 +92,3 @@ export interface AgentTraceDocument {
   events?: TraceEvent[];
   creditsUsed?: number;
 }
-

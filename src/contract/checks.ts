@@ -93,7 +93,9 @@ export interface CheckPage extends PageResult {
 }
 
 /** Per channel: deliveries by state, and the last error of one that failed or is being retried. */
-export type NotificationStatus = Partial<Record<'webhook' | 'email', { pending: number; delivered: number; failed: number; lastError?: string; attempts?: number }>>;
+export type NotificationStatus = Partial<
+  Record<'webhook' | 'email', { pending: number; delivered: number; failed: number; lastError?: string; attempts?: number }>
+>;
 
 /** One delivery of a check, as `monitor check` shows it: no headers, no body. */
 export interface DeliveryState {
@@ -104,4 +106,3 @@ export interface DeliveryState {
   attempts: number;
   lastError: string | null;
 }
-

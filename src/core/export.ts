@@ -20,7 +20,12 @@ export interface Export {
 }
 
 const variableName = (...parts: string[]) =>
-  parts.join('_').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').replace(/^(\d)/, '_$1');
+  parts
+    .join('_')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .replace(/^(\d)/, '_$1');
 
 export async function exportDefinitions(monitors: readonly MonitorResource[], options: { showSecrets?: boolean } = {}): Promise<Export> {
   const { stringify } = await import('yaml');
@@ -32,13 +37,15 @@ export async function exportDefinitions(monitors: readonly MonitorResource[], op
       if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, String(i)]));
       if (typeof value !== 'object' || value === null) return value;
       if (path.at(-1) === 'headers' && !options.showSecrets) {
-        return Object.fromEntries(Object.keys(value).map((header) => {
-          let variable = variableName(monitor.name, ...path.filter((part) => part !== 'headers' && part !== 'scrapeOptions'), header);
-          for (let n = 2; taken.has(variable); n++) variable = `${variableName(monitor.name, ...path, header)}_${n}`;
-          taken.add(variable);
-          secrets.push({ variable, monitor: monitor.name, path: [...path, header].join('.') });
-          return [header, `\${${variable}}`];
-        }));
+        return Object.fromEntries(
+          Object.keys(value).map((header) => {
+            let variable = variableName(monitor.name, ...path.filter((part) => part !== 'headers' && part !== 'scrapeOptions'), header);
+            for (let n = 2; taken.has(variable); n++) variable = `${variableName(monitor.name, ...path, header)}_${n}`;
+            taken.add(variable);
+            secrets.push({ variable, monitor: monitor.name, path: [...path, header].join('.') });
+            return [header, `\${${variable}}`];
+          }),
+        );
       }
       return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, [...path, key])]));
     };
@@ -46,8 +53,9 @@ export async function exportDefinitions(monitors: readonly MonitorResource[], op
     const request = { ...createRequestOf(monitor), targets: monitor.targets.map(({ id: _id, ...target }) => target) };
     return stringify(walk(request, []), { lineWidth: 0 });
   });
-  const header = secrets.length > 0
-    ? `# Header values are references: set these variables before applying this file\n${secrets.map((s) => `#   ${s.variable}  (${s.monitor}: ${s.path})`).join('\n')}\n`
-    : '';
+  const header =
+    secrets.length > 0
+      ? `# Header values are references: set these variables before applying this file\n${secrets.map((s) => `#   ${s.variable}  (${s.monitor}: ${s.path})`).join('\n')}\n`
+      : '';
   return { yaml: header + documents.join('---\n'), secrets };
 }

@@ -15,7 +15,11 @@ export interface ExtractWait {
 }
 
 /** Starts the job and returns its status once it is no longer processing. */
-export async function extractAndWait(backend: { extract: ExtractService }, request: ExtractRequestInput, wait: ExtractWait = {}): Promise<ExtractStatusDocument> {
+export async function extractAndWait(
+  backend: { extract: ExtractService },
+  request: ExtractRequestInput,
+  wait: ExtractWait = {},
+): Promise<ExtractStatusDocument> {
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const { id, warning } = await backend.extract.start(request);
   wait.onStarted?.(id, warning);

@@ -17,7 +17,8 @@ const CHECKS_READ_AT_ONCE = 4;
 
 /** Finished checks (a skipped slot is not one), newest first. */
 const finished = (checks: readonly CheckRecord[]) =>
-  checks.filter((check) => check.finishedAt && check.status !== 'skipped_overlap')
+  checks
+    .filter((check) => check.finishedAt && check.status !== 'skipped_overlap')
     .sort((a, b) => compareText(b.startedAt ?? b.createdAt, a.startedAt ?? a.createdAt));
 
 export const changesOf = (check: CheckRecord) => check.summary.changed + check.summary.new + check.summary.removed;
@@ -54,7 +55,12 @@ export interface FieldPoint {
  * One field of the extracted JSON at each of the recent checks, oldest first, for every page of
  * the monitor that extracts JSON. A check that saw the page the same still carries its JSON.
  */
-export async function fieldHistory(backend: { checks: Pick<CheckService, 'list' | 'get'> }, idOrName: string, path: string, limit = DEFAULT_HISTORY_CHECKS): Promise<FieldPoint[]> {
+export async function fieldHistory(
+  backend: { checks: Pick<CheckService, 'list' | 'get'> },
+  idOrName: string,
+  path: string,
+  limit = DEFAULT_HISTORY_CHECKS,
+): Promise<FieldPoint[]> {
   // A path that cannot be read is the user's mistake: said before any check is read.
   let keys: (string | number)[];
   try {
@@ -70,7 +76,8 @@ export async function fieldHistory(backend: { checks: Pick<CheckService, 'list' 
     return pages.flatMap((page): FieldPoint[] =>
       !page.snapshot || page.snapshot.json === null || page.snapshot.json === undefined
         ? []
-        : [{ checkId: check.id, startedAt: check.startedAt, url: page.url, value: valueAtPath(page.snapshot.json, keys) ?? null }]);
+        : [{ checkId: check.id, startedAt: check.startedAt, url: page.url, value: valueAtPath(page.snapshot.json, keys) ?? null }],
+    );
   });
   const points = pointsOfChecks.flat();
   if (checks.length > 0 && points.length === 0) {

@@ -56,7 +56,10 @@ export class UntrustedValidation {
   private readonly waiting: (() => void)[] = [];
   private nextId = 0;
 
-  constructor(private readonly limits: UntrustedValidationLimits = UNTRUSTED_VALIDATION_LIMITS, private readonly workerUrl: URL = WORKER) {}
+  constructor(
+    private readonly limits: UntrustedValidationLimits = UNTRUSTED_VALIDATION_LIMITS,
+    private readonly workerUrl: URL = WORKER,
+  ) {}
 
   /** The report of `sources`, as validateSources would make it, made on a worker within the limits. */
   async validate(sources: readonly DefinitionSource[], context: ValidateContext): Promise<ValidationReport> {
@@ -83,11 +86,20 @@ export class UntrustedValidation {
           if ('report' in reply) resolve(reply.report);
           else reject(new Error(reply.error));
         };
-        const failed = (error: unknown) => lost((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `validating this definition needed more than ${this.limits.heapMb} MB, the limit for a definition sent to this server: send a smaller one, or write out what its aliases repeat`
-          : `validating this definition failed: ${error instanceof Error ? error.message : String(error)}`);
+        const failed = (error: unknown) =>
+          lost(
+            (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? `validating this definition needed more than ${this.limits.heapMb} MB, the limit for a definition sent to this server: send a smaller one, or write out what its aliases repeat`
+              : `validating this definition failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
         const exited = (code: number) => lost(`validating this definition stopped its worker (exit code ${code})`);
-        const timer = setTimeout(() => lost(`validating this definition took longer than ${this.limits.timeMs / 1000} s, the limit for a definition sent to this server: send a smaller one, or write out what its aliases repeat`), this.limits.timeMs);
+        const timer = setTimeout(
+          () =>
+            lost(
+              `validating this definition took longer than ${this.limits.timeMs / 1000} s, the limit for a definition sent to this server: send a smaller one, or write out what its aliases repeat`,
+            ),
+          this.limits.timeMs,
+        );
         worker.on('message', answered);
         worker.once('error', failed);
         worker.once('exit', exited);
@@ -105,10 +117,12 @@ export class UntrustedValidation {
 
   /** Stops every worker. */
   async close(): Promise<void> {
-    await Promise.all(this.slots.splice(0).map((slot) => {
-      clearTimeout(slot.idleTimer);
-      return slot.worker.terminate();
-    }));
+    await Promise.all(
+      this.slots.splice(0).map((slot) => {
+        clearTimeout(slot.idleTimer);
+        return slot.worker.terminate();
+      }),
+    );
   }
 
   private async take(): Promise<Slot> {
@@ -123,7 +137,11 @@ export class UntrustedValidation {
         return idle;
       }
       if (this.slots.length < this.limits.atOnce) {
-        const worker = bundleWorker(Worker, 'validate-worker', this.workerUrl, { resourceLimits: { maxOldGenerationSizeMb: this.limits.heapMb }, stdout: false, stderr: false });
+        const worker = bundleWorker(Worker, 'validate-worker', this.workerUrl, {
+          resourceLimits: { maxOldGenerationSizeMb: this.limits.heapMb },
+          stdout: false,
+          stderr: false,
+        });
         const slot: Slot = { worker, busy: true };
         // A worker that dies between validations is simply replaced.
         worker.on('exit', () => this.remove(slot));

@@ -50,8 +50,7 @@ const toError = (problem: LocatedProblem): ValidationError => ({
   message: problem.message,
 });
 
-const byPosition = (a: ValidationError, b: ValidationError) =>
-  (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+const byPosition = (a: ValidationError, b: ValidationError) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 
 function validateFile(source: DefinitionSource, context: ValidateContext): FileReport {
   if (source.text === undefined) {

@@ -25,7 +25,12 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODE_TABLE: readonly { code: ExitCode; name: string; meaning: string }[] = [
   { code: EXIT.ok, name: 'OK', meaning: 'success' },
   { code: EXIT.failure, name: 'FAILED', meaning: 'runtime failure: network, server 5xx after retries, engine fault' },
-  { code: EXIT.usage, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422, or a setting the request needs is missing (no model, no search provider)' },
+  {
+    code: EXIT.usage,
+    name: 'USAGE_ERROR',
+    meaning:
+      'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422, or a setting the request needs is missing (no model, no search provider)',
+  },
   { code: EXIT.auth, name: 'UNAUTHORIZED', meaning: 'authentication or permission: HTTP 401, 403' },
   { code: EXIT.notFound, name: 'NOT_FOUND', meaning: 'not found: HTTP 404' },
   { code: EXIT.conflict, name: 'CONFLICT', meaning: 'conflict: HTTP 409' },
@@ -33,8 +38,17 @@ export const EXIT_CODE_TABLE: readonly { code: ExitCode; name: string; meaning: 
   { code: EXIT.timeout, name: 'TIMEOUT', meaning: 'timeout: HTTP 408, 504, or a local timeout' },
   { code: EXIT.changesPending, name: 'CHANGES_PENDING', meaning: 'changes pending: only with --detailed-exitcode' },
   { code: EXIT.agentRefused, name: 'AGENT_REFUSED', meaning: 'the agent refused the task (agent run, agent trace --follow)' },
-  { code: EXIT.agentCancelled, name: 'AGENT_CANCELLED', meaning: 'the agent job was cancelled (agent run, agent trace --follow); a failed run is 1, one that hit maxCredits 6' },
-  { code: EXIT.browserMissing, name: 'BROWSER_NOT_FOUND', meaning: 'the request needs a tool that is missing: a browser (actions, screenshot, waitFor, mobile) and no Chromium was found, or ffmpeg (the video and audio formats)' },
+  {
+    code: EXIT.agentCancelled,
+    name: 'AGENT_CANCELLED',
+    meaning: 'the agent job was cancelled (agent run, agent trace --follow); a failed run is 1, one that hit maxCredits 6',
+  },
+  {
+    code: EXIT.browserMissing,
+    name: 'BROWSER_NOT_FOUND',
+    meaning:
+      'the request needs a tool that is missing: a browser (actions, screenshot, waitFor, mobile) and no Chromium was found, or ffmpeg (the video and audio formats)',
+  },
   { code: EXIT.interrupted, name: 'INTERRUPTED', meaning: 'interrupted (Ctrl-C)' },
 ];
 

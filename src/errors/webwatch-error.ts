@@ -27,7 +27,9 @@ export class WebwatchError extends Error {
     this.status = options.status;
     // Something the configuration lacks (a model, a search provider) is the user's to set, here or
     // on the server that answered: usage (2), whatever HTTP status carried it.
-    this.exitCode = options.exitCode ?? (options.code?.endsWith('_NOT_CONFIGURED') ? EXIT.usage : options.status === undefined ? EXIT.failure : exitCodeForStatus(options.status));
+    this.exitCode =
+      options.exitCode ??
+      (options.code?.endsWith('_NOT_CONFIGURED') ? EXIT.usage : options.status === undefined ? EXIT.failure : exitCodeForStatus(options.status));
     this.code = options.code;
     this.suggestion = options.suggestion;
     this.details = options.details;

@@ -31,7 +31,10 @@ export function clientOf(address: string | undefined): string {
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
   const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export function capConnections(server: HttpServer, caps: ConnectionCaps): CappedConnections {
@@ -95,15 +98,18 @@ export function capConnections(server: HttpServer, caps: ConnectionCaps): Capped
   const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
   server.removeAllListeners('request');
   const [only] = handlers;
-  server.on('request', handlers.length === 1 && only
-    ? (request: IncomingMessage, response: ServerResponse) => {
-      fresh.delete(request.socket);
-      only.call(server, request, response);
-    }
-    : (request: IncomingMessage, response: ServerResponse) => {
-      fresh.delete(request.socket);
-      for (const handler of handlers) handler.call(server, request, response);
-    });
+  server.on(
+    'request',
+    handlers.length === 1 && only
+      ? (request: IncomingMessage, response: ServerResponse) => {
+          fresh.delete(request.socket);
+          only.call(server, request, response);
+        }
+      : (request: IncomingMessage, response: ServerResponse) => {
+          fresh.delete(request.socket);
+          for (const handler of handlers) handler.call(server, request, response);
+        },
+  );
   // A WebSocket (or other upgrade) took its connection over for good.
   server.prependListener('upgrade', (request: IncomingMessage) => void fresh.delete(request.socket));
   return { counts: () => ({ open, addresses: perClient.size }) };

@@ -75,12 +75,7 @@ export function locateInText(text: string, path: readonly PathSegment[], atKey: 
   return document.contents ? locateIn(document.contents as Node, path, atKey, position) : { line: 1, column: 1 };
 }
 
-export function locateIn(
-  root: Node,
-  path: readonly PathSegment[],
-  atKey: boolean,
-  position: (offset: number) => SourcePosition,
-): SourcePosition {
+export function locateIn(root: Node, path: readonly PathSegment[], atKey: boolean, position: (offset: number) => SourcePosition): SourcePosition {
   let node: unknown = root;
   let key: unknown;
   for (const segment of path) {

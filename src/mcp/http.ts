@@ -44,7 +44,8 @@ const SESSION_IDLE_DEFAULT_MS = 30 * 60_000;
 const FRESH_SESSION_IDLE_DEFAULT_MS = 60_000;
 
 /** A POST that calls a method (a JSON-RPC request with an id): the client is at work. Notifications and the client's stream are not calls. */
-const isCall = (body: unknown) => (Array.isArray(body) ? body : [body]).some((message) => !!message && typeof message === 'object' && 'method' in message && 'id' in message);
+const isCall = (body: unknown) =>
+  (Array.isArray(body) ? body : [body]).some((message) => !!message && typeof message === 'object' && 'method' in message && 'id' in message);
 
 const rpcError = (response: ServerResponse, status: number, message: string) =>
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
@@ -84,11 +85,14 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
   // Clients that went away without ending their session must not fill the server up for good;
   // one that never called anything after its initialize (an SDK client's close() sends no
   // DELETE) goes soonest.
-  const sweep = setInterval(() => {
-    for (const [id, session] of sessions) {
-      if (Date.now() - session.usedAt > (session.calls === 0 ? freshIdleMs : idleMs)) end(id);
-    }
-  }, Math.max(50, Math.min(freshIdleMs / 2, 60_000)));
+  const sweep = setInterval(
+    () => {
+      for (const [id, session] of sessions) {
+        if (Date.now() - session.usedAt > (session.calls === 0 ? freshIdleMs : idleMs)) end(id);
+      }
+    },
+    Math.max(50, Math.min(freshIdleMs / 2, 60_000)),
+  );
   sweep.unref();
   /** At the limit, room is made by ending the fresh session unused longest; working sessions are never ended for a newcomer. */
   const roomForOneMore = (): boolean => {
@@ -111,7 +115,8 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
         known.usedAt = Date.now();
         if (isCall(body)) known.calls++;
         // The stream of a client that made no call closing is that client going (the SDK's close() sends no DELETE).
-        if (request.method === 'GET') response.once('close', () => void (known.calls === 0 && sessions.get(sessionId as string) === known && end(sessionId as string)));
+        if (request.method === 'GET')
+          response.once('close', () => void (known.calls === 0 && sessions.get(sessionId as string) === known && end(sessionId as string)));
         return await known.transport.handleRequest(request, response, body);
       }
       if (sessionId !== undefined) return rpcError(response, 404, 'Not Found: no such session (it ended, or the server restarted): initialize again');

@@ -31,7 +31,16 @@ export class Jobs {
   private readonly jobs = new Map<string, Job>();
 
   start(kind: JobKind, total: number | undefined, work: (job: Job) => Promise<void>): Job {
-    const job: Job = { id: randomUUID(), kind, status: 'scraping', total, pages: [], startedAt: new Date().toISOString(), stop: new AbortController(), done: Promise.resolve() };
+    const job: Job = {
+      id: randomUUID(),
+      kind,
+      status: 'scraping',
+      total,
+      pages: [],
+      startedAt: new Date().toISOString(),
+      stop: new AbortController(),
+      done: Promise.resolve(),
+    };
     job.done = work(job).then(
       () => {
         job.status = job.stop.signal.aborted ? 'cancelled' : 'completed';

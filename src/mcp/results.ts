@@ -24,9 +24,10 @@ export class ResultPages {
     const key = id ?? this.keep(text);
     const end = Math.min(text.length, offset + this.budget);
     const part = text.slice(offset, end);
-    const rest = end < text.length
-      ? `\n\n[cut at character ${end} of ${text.length}: call webwatch_more with {"id": "${key}", "offset": ${end}} for the rest]`
-      : `\n\n[end of result ${key}: characters ${offset} to ${end} of ${text.length}]`;
+    const rest =
+      end < text.length
+        ? `\n\n[cut at character ${end} of ${text.length}: call webwatch_more with {"id": "${key}", "offset": ${end}} for the rest]`
+        : `\n\n[end of result ${key}: characters ${offset} to ${end} of ${text.length}]`;
     return part + rest;
   }
 
@@ -60,8 +61,7 @@ export function errorResult(error: unknown): CallToolResult {
       if (typeof message === 'string') lines.push(`- ${typeof path === 'string' && path ? `${path}: ` : ''}${message}`);
       else if (typeof problem === 'string') lines.push(`- ${problem}`);
     }
-  }
-  else if (typeof failure.details === 'object' && failure.details !== null) {
+  } else if (typeof failure.details === 'object' && failure.details !== null) {
     // What the §7 message leaves out: which resource, and why.
     for (const [key, value] of Object.entries(failure.details)) {
       if (typeof value === 'string' || typeof value === 'number') lines.push(`${key}: ${value}`);

@@ -16,9 +16,13 @@ import { registerScrapeTools } from './tools/scrape.js';
 export type { WebwatchMcpOptions } from './tool-kit.js';
 
 export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
-  const server = new McpServer({ name: 'webwatch', version: options.version }, {
-    instructions: 'webwatch scrapes, crawls, maps and searches the web, runs agent and extract jobs, and keeps monitors that check pages for changes. Results longer than a few thousand words are cut with a note: call webwatch_more to read on.',
-  });
+  const server = new McpServer(
+    { name: 'webwatch', version: options.version },
+    {
+      instructions:
+        'webwatch scrapes, crawls, maps and searches the web, runs agent and extract jobs, and keeps monitors that check pages for changes. Results longer than a few thousand words are cut with a note: call webwatch_more to read on.',
+    },
+  );
   // One module per resource (tools/), each registering its tools, in the order a client lists them.
   const kit = toolKit(server, options);
   registerScrapeTools(kit);

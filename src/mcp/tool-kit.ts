@@ -110,14 +110,16 @@ export const invalid = (what: string, problems: readonly Problem[]) =>
   new UsageError(`invalid ${what}`, { details: problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
 
 /** Runs a tool, turning every failure into a tool error the model can read. */
-export const guarded = <A>(run: (args: A, extra: Extra) => Promise<CallToolResult>) => async (args: A, extra: Extra): Promise<CallToolResult> => {
-  try {
-    return await run(args, extra);
-  } catch (error) {
-    if (extra.signal.aborted) return errorResult(new WebwatchError('cancelled by the client', { exitCode: EXIT.interrupted, code: 'CANCELLED' }));
-    return errorResult(error);
-  }
-};
+export const guarded =
+  <A>(run: (args: A, extra: Extra) => Promise<CallToolResult>) =>
+  async (args: A, extra: Extra): Promise<CallToolResult> => {
+    try {
+      return await run(args, extra);
+    } catch (error) {
+      if (extra.signal.aborted) return errorResult(new WebwatchError('cancelled by the client', { exitCode: EXIT.interrupted, code: 'CANCELLED' }));
+      return errorResult(error);
+    }
+  };
 
 /** A scraped document as a model reads it: its markdown first, then its other fields. */
 export function documentText(document: Record<string, unknown>): string {
@@ -129,7 +131,9 @@ export function documentText(document: Record<string, unknown>): string {
 export function jobText(job: Job, offset: number): string {
   const pages = job.pages.slice(offset);
   const head = `${job.kind} ${job.id}: ${job.status}, ${job.pages.length}${job.total === undefined ? '' : ` of ${job.total}`} pages${job.error ? `; ${job.error}` : ''}`;
-  const body = pages.map((page, index) => `## ${offset + index + 1}. ${page.url}\n\n${page.error ? `error: ${page.error}` : documentText(page.document ?? {})}`).join('\n\n');
+  const body = pages
+    .map((page, index) => `## ${offset + index + 1}. ${page.url}\n\n${page.error ? `error: ${page.error}` : documentText(page.document ?? {})}`)
+    .join('\n\n');
   return `${head}\n\n${body}`.trimEnd();
 }
 
@@ -138,9 +142,13 @@ export function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

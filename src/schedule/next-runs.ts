@@ -17,8 +17,15 @@ export function formatInZone(date: Date, timezone: string): string {
   let format = zonedFormats.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
-      hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset',
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'longOffset',
     });
     zonedFormats.set(timezone, format);
   }

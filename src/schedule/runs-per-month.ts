@@ -14,7 +14,15 @@ const wallClocks = new Map<string, Intl.DateTimeFormat>();
 function wallClock(date: Date, timezone: string) {
   let format = wallClocks.get(timezone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
     wallClocks.set(timezone, format);
   }
   const parts = Object.fromEntries(format.formatToParts(date).map((part) => [part.type, Number(part.value)]));

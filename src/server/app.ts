@@ -114,9 +114,14 @@ export interface ConnectionTimeouts {
 }
 
 export const SERVER_DEFAULTS = {
-  bodyLimit: 1024 * 1024, rateLimitPerMinute: 6000, concurrencyPerTeam: 20, drainTimeoutMs: 30_000, jobConcurrency: 20,
+  bodyLimit: 1024 * 1024,
+  rateLimitPerMinute: 6000,
+  concurrencyPerTeam: 20,
+  drainTimeoutMs: 30_000,
+  jobConcurrency: 20,
   timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 } satisfies ConnectionTimeouts,
-  maxConnections: 1000, maxConnectionsPerAddress: 100,
+  maxConnections: 1000,
+  maxConnectionsPerAddress: 100,
 } as const;
 
 /**
@@ -132,7 +137,17 @@ const LOG_SERIALIZERS = {
 };
 
 /** Each resource's routes, a Fastify plugin of their own. */
-const ROUTES: FastifyPluginAsync<RouteDeps>[] = [scrapeRoutes, artifactRoutes, searchRoutes, crawlRoutes, batchRoutes, monitorRoutes, agentRoutes, extractRoutes, usageRoutes];
+const ROUTES: FastifyPluginAsync<RouteDeps>[] = [
+  scrapeRoutes,
+  artifactRoutes,
+  searchRoutes,
+  crawlRoutes,
+  batchRoutes,
+  monitorRoutes,
+  agentRoutes,
+  extractRoutes,
+  usageRoutes,
+];
 
 export interface WebwatchServer {
   app: FastifyInstance;
@@ -154,14 +169,18 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     // a time limit. The answer itself has none here: a scrape may rightly take its `timeout`.
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
-    http: { headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs), connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs) },
+    http: {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs),
+    },
     logger: options.log ? { stream: options.log, level: 'info', serializers: LOG_SERIALIZERS } : false,
     // Request ids in logs; no request bodies, headers or query strings are logged.
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Failures found before routing answer with the §7.1 body like every other answer, once the key is known.
     frameworkErrors: (error, request, reply) => {
-      void bearerKey(keys, request.headers.authorization).catch(() => undefined)
+      void bearerKey(keys, request.headers.authorization)
+        .catch(() => undefined)
         .then((key) => answerRoutingError(error, reply as unknown as FastifyReply, key !== undefined));
     },
     clientErrorHandler: answerClientError,
@@ -178,12 +197,21 @@ export function buildServer(options: ServerOptions): WebwatchServer {
   void app.register(keyGuard, { keys, db: options.db, rateLimitPerMinute: options.rateLimitPerMinute, serves });
   const slots = pageSlots({ db: options.db, limit: options.concurrencyPerTeam, now: options.now });
   void app.register(workLimits, {
-    db: options.db, now: options.now, concurrencyPerTeam: options.concurrencyPerTeam, monthlyCredits: options.monthlyCredits, monthlyTokens: options.monthlyTokens, pageSlots: slots,
+    db: options.db,
+    now: options.now,
+    concurrencyPerTeam: options.concurrencyPerTeam,
+    monthlyCredits: options.monthlyCredits,
+    monthlyTokens: options.monthlyTokens,
+    pageSlots: slots,
   });
 
   const services = servicesByTeam(options);
   const worker = startWorker({
-    db: options.db, env: options.env, now: options.now, version: options.version, services,
+    db: options.db,
+    env: options.env,
+    now: options.now,
+    version: options.version,
+    services,
     works: role !== 'api',
     jobConcurrency: options.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
     pageSlots: slots,
@@ -199,7 +227,7 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     intervalMs: options.integrityCheckIntervalMs ?? INTEGRITY_CHECK_INTERVAL_MS,
     now: options.now,
     onDamage: (problems) => app.log.error({ database: options.db.location, problems }, 'the database is damaged'),
-    onError: (error) => app.log.error({ err: error }, 'checking the database\'s integrity'),
+    onError: (error) => app.log.error({ err: error }, "checking the database's integrity"),
   });
   /** The process's role, and whether the database answers with sound pages: 503 when it does not. */
   const health = async (_request: FastifyRequest, reply: FastifyReply) => {
@@ -207,7 +235,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     if (database.ok) return reply.code(200).send({ success: true, status: 'ok', version: options.version, role, database });
     // Like every other error answer, with its message and code; the database's state beside them.
     const code = database.integrity?.status === 'damaged' ? DATABASE_CORRUPT : 'DATABASE_UNAVAILABLE';
-    return reply.code(503).send({ ...errorBody(503, ERROR_MESSAGES.unavailable, undefined, code), status: 'degraded', version: options.version, role, database });
+    return reply
+      .code(503)
+      .send({ ...errorBody(503, ERROR_MESSAGES.unavailable, undefined, code), status: 'degraded', version: options.version, role, database });
   };
   void app.register(async (scoped) => {
     scoped.get('/health', health);
@@ -230,7 +260,9 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       ...(checkUrl && { checkUrl }),
       served: (request, value) => {
         const origin = `${request.protocol}://${request.host}`;
-        return servedArtifacts(value, artifactsDir(options.env, request.team), `${origin}/v2/artifacts/`, (name) => links.url(origin, request.team, name, options.now().getTime()));
+        return servedArtifacts(value, artifactsDir(options.env, request.team), `${origin}/v2/artifacts/`, (name) =>
+          links.url(origin, request.team, name, options.now().getTime()),
+        );
       },
       mediaLinks: links,
     };

@@ -4,8 +4,12 @@ import { ERROR_MESSAGES, errorCode } from '../spec/errors.js';
 import { formatPath, type Problem } from '../spec/schemas.js';
 
 /** The §7.1 body of an error answer of `status`, always with a code (errorCode). */
-export const errorBody = (status: number, error: string, details?: unknown, code?: string) =>
-  ({ success: false, error, code: errorCode(status, error, code), ...(details !== undefined && { details }) });
+export const errorBody = (status: number, error: string, details?: unknown, code?: string) => ({
+  success: false,
+  error,
+  code: errorCode(status, error, code),
+  ...(details !== undefined && { details }),
+});
 
 export const problemDetails = (problems: readonly Problem[]) => problems.map((problem) => ({ path: formatPath(problem.path), message: problem.message }));
 
@@ -14,8 +18,10 @@ export function invalid(problems: readonly Problem[]): WebwatchError {
 }
 
 export const asObject = (body: unknown): Record<string, unknown> => {
-  if (body === undefined || body === null) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'a JSON object body is required' }] });
-  if (typeof body !== 'object' || Array.isArray(body)) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'the body must be a JSON object' }] });
+  if (body === undefined || body === null)
+    throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'a JSON object body is required' }] });
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: 'the body must be a JSON object' }] });
   return body as Record<string, unknown>;
 };
 
@@ -33,7 +39,8 @@ export function targetUrl(value: unknown): URL {
 export function whole(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: name, message: 'must be a whole number, 0 or more' }] });
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: name, message: 'must be a whole number, 0 or more' }] });
   return parsed;
 }
 
@@ -42,4 +49,3 @@ export function page<T>(items: readonly T[], offset: string | undefined, limit: 
   const from = whole(offset, 'offset', 0);
   return items.slice(from, from + whole(limit, 'limit', items.length));
 }
-

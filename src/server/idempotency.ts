@@ -18,12 +18,17 @@ const HEADER = 'x-idempotency-key';
 export async function startOnce<T>(db: Db, now: () => Date, request: FastifyRequest, reply: FastifyReply, start: () => Promise<T>): Promise<T | undefined> {
   const header = request.headers[HEADER];
   if (header === undefined) return start();
-  const key = Array.isArray(header) ? header[0] ?? '' : header;
+  const key = Array.isArray(header) ? (header[0] ?? '') : header;
   if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-    throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: HEADER, message: `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters` }] });
+    throw new WebwatchError(ERROR_MESSAGES.badRequest, {
+      status: 400,
+      details: [{ path: HEADER, message: `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters` }],
+    });
   }
   if (!(await takeIdempotencyKey(db, request.team, key, now()))) {
-    void reply.code(409).send(errorBody(409, ERROR_MESSAGES.idempotencyKeyUsed, { reason: 'the team started a job with this key within the last day' }, 'IDEMPOTENCY_KEY_USED'));
+    void reply
+      .code(409)
+      .send(errorBody(409, ERROR_MESSAGES.idempotencyKeyUsed, { reason: 'the team started a job with this key within the last day' }, 'IDEMPOTENCY_KEY_USED'));
     return undefined;
   }
   try {

@@ -23,7 +23,11 @@ export interface MediaLinks {
   /** The link to `name` of `team` on the server at `origin`, valid for a lifetime from `now`. */
   url(origin: string, team: string, name: string, now: number): string;
   /** Whether a link's query is this server's, unchanged and not expired at `now`. */
-  valid(name: string, query: { team?: unknown; expires?: unknown; signature?: unknown }, now: number): query is { team: string; expires: string; signature: string };
+  valid(
+    name: string,
+    query: { team?: unknown; expires?: unknown; signature?: unknown },
+    now: number,
+  ): query is { team: string; expires: string; signature: string };
 }
 
 export function mediaLinks(env: Env): MediaLinks {
@@ -39,7 +43,14 @@ export function mediaLinks(env: Env): MediaLinks {
     url: (origin, team, name, now) => `${origin}/v2/media/${name}?${query(team, name, now + MEDIA_LINK_LIFETIME_MS)}`,
     valid(name, query, now): query is { team: string; expires: string; signature: string } {
       const { team, expires, signature } = query;
-      if (typeof team !== 'string' || typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return false;
+      if (
+        typeof team !== 'string' ||
+        typeof expires !== 'string' ||
+        typeof signature !== 'string' ||
+        !/^\d{1,12}$/.test(expires) ||
+        !/^[0-9a-f]{64}$/.test(signature)
+      )
+        return false;
       const expected = Buffer.from(sign(team, name, expires), 'hex');
       if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return false;
       return Number(expires) * 1000 > now;

@@ -21,16 +21,23 @@ import { errorBody, invalid } from './http.js';
 /** Ids are UUIDs (36 characters); a longer path segment cannot name anything. */
 export const MAX_PATH_PARAM_LENGTH = 256;
 export const DATABASE_DAMAGED = `${ERROR_MESSAGES.internal}: the server's database is damaged, and its operator must restore it`;
-const ROUTE_NOT_OFFERED = 'this server does not offer this method and path: webwatch serve answers the routes listed in its documentation ("Serving the API", docs/serve.md)';
+const ROUTE_NOT_OFFERED =
+  'this server does not offer this method and path: webwatch serve answers the routes listed in its documentation ("Serving the API", docs/serve.md)';
 
 /** Node's own answers to malformed requests (431 for huge headers, 400, 408), as §7.1 bodies. */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, message] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'Request Header Fields Too Large']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, ERROR_MESSAGES.requestTimeout] : [400, ERROR_MESSAGES.badRequest];
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, ERROR_MESSAGES.requestTimeout]
+        : [400, ERROR_MESSAGES.badRequest];
   const body = JSON.stringify(errorBody(status, message));
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   socket.destroy();
 }
 
@@ -62,11 +69,21 @@ export function parseJsonBody(_request: FastifyRequest, bytes: Buffer, done: (er
   try {
     body = JSON.parse(text);
   } catch (error) {
-    return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: '', message: `the body is not valid JSON: ${(error as Error).message}` }] }));
+    return done(
+      new WebwatchError(ERROR_MESSAGES.badRequest, {
+        status: 400,
+        details: [{ path: '', message: `the body is not valid JSON: ${(error as Error).message}` }],
+      }),
+    );
   }
   const tooDeep = pathBeyondDepth(body, MAX_JSON_DEPTH);
   if (tooDeep) {
-    return done(new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: formatPath(tooDeep), message: `nests deeper than ${MAX_JSON_DEPTH} levels` }] }));
+    return done(
+      new WebwatchError(ERROR_MESSAGES.badRequest, {
+        status: 400,
+        details: [{ path: formatPath(tooDeep), message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
+      }),
+    );
   }
   const unstorable = unstorableTextIn(body);
   if (unstorable) return done(invalid([unstorable]));
@@ -74,35 +91,44 @@ export function parseJsonBody(_request: FastifyRequest, bytes: Buffer, done: (er
 }
 
 /** Every error a route throws, and every route this server does not have, as a §7.1 answer. */
-export const errorReplies = fp<{ bodyLimit: number }>(async (app, options) => {
-  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
-    if (error instanceof DatabaseDamagedError) {
-      // The log names the file for the operator; a client learns what failed and why, not where the server keeps its data.
-      request.log.error({ err: error }, 'the database is damaged');
-      return reply.code(500).send(errorBody(500, DATABASE_DAMAGED, { reason: error.reason }, DATABASE_CORRUPT));
-    }
-    if (error instanceof WebwatchError && error.status !== undefined) {
-      return reply.code(error.status).send(errorBody(error.status, error.message, error.details, error.code));
-    }
-    if (error instanceof WebwatchError && error.code && TARGET_FAILURE_CODES.has(error.code)) {
-      // The target site failed, not the server: the code and message say how.
-      return reply.code(502).send(errorBody(502, error.message, undefined, error.code));
-    }
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send(errorBody(413, ERROR_MESSAGES.payloadTooLarge, { limitBytes: options.bodyLimit }));
-    }
-    if (error.statusCode === 415) return reply.code(415).send(errorBody(415, 'Unsupported Media Type', { expected: 'application/json' }));
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      // Malformed JSON and other bad bodies.
-      return reply.code(400).send(errorBody(400, ERROR_MESSAGES.badRequest, [{ path: '', message: error.message }]));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    // An engine failure with a code of its own (a missing browser, a model's bad answer) says which.
-    if (error instanceof WebwatchError && error.code) return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal, { reason: error.message }, error.code));
-    return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal));
-  });
-  // A route this server does not have: §7.2's `Not Found` as written, and what and why in the
-  // details and the code, so that it cannot be mistaken for an unknown id of a route it has.
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(404, ERROR_MESSAGES.notFound, { method: request.method, path: request.url.split('?', 1)[0], reason: ROUTE_NOT_OFFERED }, 'ROUTE_NOT_FOUND')));
-}, { name: 'webwatch-error-replies' });
+export const errorReplies = fp<{ bodyLimit: number }>(
+  async (app, options) => {
+    app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+      if (error instanceof DatabaseDamagedError) {
+        // The log names the file for the operator; a client learns what failed and why, not where the server keeps its data.
+        request.log.error({ err: error }, 'the database is damaged');
+        return reply.code(500).send(errorBody(500, DATABASE_DAMAGED, { reason: error.reason }, DATABASE_CORRUPT));
+      }
+      if (error instanceof WebwatchError && error.status !== undefined) {
+        return reply.code(error.status).send(errorBody(error.status, error.message, error.details, error.code));
+      }
+      if (error instanceof WebwatchError && error.code && TARGET_FAILURE_CODES.has(error.code)) {
+        // The target site failed, not the server: the code and message say how.
+        return reply.code(502).send(errorBody(502, error.message, undefined, error.code));
+      }
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return reply.code(413).send(errorBody(413, ERROR_MESSAGES.payloadTooLarge, { limitBytes: options.bodyLimit }));
+      }
+      if (error.statusCode === 415) return reply.code(415).send(errorBody(415, 'Unsupported Media Type', { expected: 'application/json' }));
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        // Malformed JSON and other bad bodies.
+        return reply.code(400).send(errorBody(400, ERROR_MESSAGES.badRequest, [{ path: '', message: error.message }]));
+      }
+      request.log.error({ err: error }, 'unhandled error');
+      // An engine failure with a code of its own (a missing browser, a model's bad answer) says which.
+      if (error instanceof WebwatchError && error.code)
+        return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal, { reason: error.message }, error.code));
+      return reply.code(500).send(errorBody(500, ERROR_MESSAGES.internal));
+    });
+    // A route this server does not have: §7.2's `Not Found` as written, and what and why in the
+    // details and the code, so that it cannot be mistaken for an unknown id of a route it has.
+    app.setNotFoundHandler((request, reply) =>
+      reply
+        .code(404)
+        .send(
+          errorBody(404, ERROR_MESSAGES.notFound, { method: request.method, path: request.url.split('?', 1)[0], reason: ROUTE_NOT_OFFERED }, 'ROUTE_NOT_FOUND'),
+        ),
+    );
+  },
+  { name: 'webwatch-error-replies' },
+);

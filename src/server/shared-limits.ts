@@ -30,13 +30,20 @@ export function requestCounter(db: Db): RequestCounter {
   let purgedAt = 0;
   return async (keyId, now) => {
     const windowStart = now - (now % WINDOW_MS);
-    const row = await db.query.insertInto('rate_windows').values({ key_id: keyId, window_start: windowStart, requests: 1 })
+    const row = await db.query
+      .insertInto('rate_windows')
+      .values({ key_id: keyId, window_start: windowStart, requests: 1 })
       .onConflict((conflict) => conflict.columns(['key_id', 'window_start']).doUpdateSet((eb) => ({ requests: eb('rate_windows.requests', '+', 1) })))
-      .returning('requests').executeTakeFirstOrThrow();
+      .returning('requests')
+      .executeTakeFirstOrThrow();
     // Windows of past minutes are of no more use: each process clears them now and then.
     if (now - purgedAt > WINDOW_MS) {
       purgedAt = now;
-      void db.query.deleteFrom('rate_windows').where('window_start', '<', windowStart - WINDOW_MS).execute().catch(() => undefined);
+      void db.query
+        .deleteFrom('rate_windows')
+        .where('window_start', '<', windowStart - WINDOW_MS)
+        .execute()
+        .catch(() => undefined);
     }
     return { count: Number(row.requests), windowStart };
   };
@@ -62,15 +69,28 @@ export async function databaseHealth(db: Db, integrity?: IntegrityState): Promis
   const checked = integrity && { integrity };
   try {
     const version = await schemaVersion(db);
-    return { ok: integrity?.status !== 'damaged', kind: db.kind, schemaVersion: version, latencyMs: Math.round((performance.now() - started) * 10) / 10, ...checked };
+    return {
+      ok: integrity?.status !== 'damaged',
+      kind: db.kind,
+      schemaVersion: version,
+      latencyMs: Math.round((performance.now() - started) * 10) / 10,
+      ...checked,
+    };
   } catch (error) {
     // The message only, never the file's path: a driver's error may carry the address, never
     // the password (pg omits it); a damaged SQLite file's error names the file.
     const message = error instanceof DatabaseDamagedError ? error.withoutPath : (error as Error).message;
     // Damage this query met is the integrity's news too: never `ok` beside a damage error (a truncated file).
-    const damaged = error instanceof DatabaseDamagedError
-      ? { integrity: { ...integrity, status: 'damaged' as const, problems: [`a query met a damaged page: ${message}`, ...(integrity?.problems ?? []).filter((problem) => !problem.endsWith(message))] } }
-      : checked;
+    const damaged =
+      error instanceof DatabaseDamagedError
+        ? {
+            integrity: {
+              ...integrity,
+              status: 'damaged' as const,
+              problems: [`a query met a damaged page: ${message}`, ...(integrity?.problems ?? []).filter((problem) => !problem.endsWith(message))],
+            },
+          }
+        : checked;
     return { ok: false, kind: db.kind, ...damaged, error: message };
   }
 }

@@ -48,7 +48,13 @@ export function servicesByTeam(options: ServicesByTeamOptions): ServicesByTeam {
     let found = services.get(id);
     if (!found) {
       found = teamServices({
-        version: options.version, env: options.env, now: options.now, team, db: options.db, exactMonitorRefs: true, convertOffLoop: true,
+        version: options.version,
+        env: options.env,
+        now: options.now,
+        team,
+        db: options.db,
+        exactMonitorRefs: true,
+        convertOffLoop: true,
         ...(keyId && { keyId }),
         ...(options.threatPolicy && { threatPolicy: options.threatPolicy }),
         ...(guarded && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }),

@@ -26,7 +26,14 @@ export function agentService(team: Team): TeamAgentService {
     if (!agentJobs) {
       const { agentJobs: jobsOf } = await import('../engine/agent/agent-jobs.js');
       const model = team.model('agent');
-      agentJobs = jobsOf({ db: await team.db(), team: team.name, now: team.now, scrape: await team.scrapeContext(), ...(model && { llm: model }), ...(team.searchProvider && { search: team.searchProvider }) });
+      agentJobs = jobsOf({
+        db: await team.db(),
+        team: team.name,
+        now: team.now,
+        scrape: await team.scrapeContext(),
+        ...(model && { llm: model }),
+        ...(team.searchProvider && { search: team.searchProvider }),
+      });
     }
     return agentJobs;
   };

@@ -64,7 +64,9 @@ export function checkService(team: Team, monitors: TeamMonitorService): TeamChec
     checks: await store(),
     scrape: await team.scrapeContext(),
     now: team.now,
-    ...(judgeModel && { judge: async (input) => (await (modelJudge ??= import('../engine/judge/llm-judge.js').then(({ llmJudge }) => llmJudge(judgeModel))))(input) }),
+    ...(judgeModel && {
+      judge: async (input) => (await (modelJudge ??= import('../engine/judge/llm-judge.js').then(({ llmJudge }) => llmJudge(judgeModel))))(input),
+    }),
     ...(options.notifications?.onlyMeaningful && { onlyMeaningful: true }),
     ...(team.searchProvider && { search: team.searchProvider }),
   });
@@ -79,7 +81,14 @@ export function checkService(team: Team, monitors: TeamMonitorService): TeamChec
     runDue: async () => {
       const [{ runClaimedCheck }, { runDueOnce }] = await Promise.all([checkRunner(), import('../engine/scheduler/scheduler.js')]);
       const context = await checkContext();
-      return runDueOnce({ db: await team.db(), checks: context.checks, now: team.now, team: team.name, privateTargetsAllowed: () => !context.scrape.publicAddressesOnly, run: async (claim) => counted(await runClaimedCheck(context, claim)) });
+      return runDueOnce({
+        db: await team.db(),
+        checks: context.checks,
+        now: team.now,
+        team: team.name,
+        privateTargetsAllowed: () => !context.scrape.publicAddressesOnly,
+        run: async (claim) => counted(await runClaimedCheck(context, claim)),
+      });
     },
     runScheduled: async (claim) => counted(await (await checkRunner()).runClaimedCheck(await checkContext(), claim)),
     queue: async (idOrName, context) => (await store()).enqueue(await monitors.runnable(idOrName), team.now(), context),
@@ -111,7 +120,9 @@ export function checkService(team: Team, monitors: TeamMonitorService): TeamChec
       const check = await checkOf(checks, monitor, checkId);
       // A kept screenshot as the file URL of this machine (serve turns it into a URL of its own).
       const kept = keptDir();
-      const pages = (await checks.pages(check.id, status)).map((page) => (page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page));
+      const pages = (await checks.pages(check.id, status)).map((page) =>
+        page.screenshot ? { ...page, screenshot: pathToFileURL(join(kept, page.screenshot)).href } : page,
+      );
       return { ...check, pages, deliveries: await outboxStore(await team.db()).deliveries(check.id) };
     },
     report: async (idOrName, checkId) => {

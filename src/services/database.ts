@@ -7,7 +7,8 @@
 export { databaseLocation, databasePath, isPostgresUrl, migrate, openDatabase, redactedUrl, type Db } from '../engine/store/database.js';
 
 /** Copies every table of one store into another, empty one (engine/store/copy.ts), loaded when asked. */
-export const copyDatabase: typeof import('../engine/store/copy.js').copyDatabase = async (...args) => (await import('../engine/store/copy.js')).copyDatabase(...args);
+export const copyDatabase: typeof import('../engine/store/copy.js').copyDatabase = async (...args) =>
+  (await import('../engine/store/copy.js')).copyDatabase(...args);
 
 /** The store's integrity check (engine/store/integrity.ts), loaded when asked. */
 export const integrity = () => import('../engine/store/integrity.js');

@@ -35,12 +35,15 @@ export function resolveIdPrefix<T extends { id: string }>(ref: string, items: re
   const short = (item: T) => item.id.slice(0, Math.max(8, given.length));
   const shown = (item: T) => `${short(item)}${kind.describe ? ` (${kind.describe(item)})` : ''}`;
   if (matches.length > 1) {
-    throw new WebwatchError(`"${ref}" matches ${matches.length} ${kind.what}s: ${matches.slice(0, 5).map(shown).join(', ')}${matches.length > 5 ? ', …' : ''}`, {
-      status: 400,
-      code: 'AMBIGUOUS_ID',
-      details: { [kind.field]: ref, reason: 'ambiguous', candidates: matches.map((item) => item.id) },
-      suggestion: 'give more of the id',
-    });
+    throw new WebwatchError(
+      `"${ref}" matches ${matches.length} ${kind.what}s: ${matches.slice(0, 5).map(shown).join(', ')}${matches.length > 5 ? ', …' : ''}`,
+      {
+        status: 400,
+        code: 'AMBIGUOUS_ID',
+        details: { [kind.field]: ref, reason: 'ambiguous', candidates: matches.map((item) => item.id) },
+        suggestion: 'give more of the id',
+      },
+    );
   }
   // One character off (a typo in the prefix): that one is offered.
   const near = items.filter((item) => distance(item.id.toLowerCase().slice(0, given.length), given) === 1);

@@ -51,7 +51,13 @@ export interface CrawlErrors {
 
 export interface CrawlService {
   /** Crawls from `url` to the end, calling `onPage` for each page as it is done. */
-  run(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions, onPage: (page: CrawlPage) => void | Promise<void>, signal?: AbortSignal): Promise<CrawlSummary>;
+  run(
+    url: string,
+    crawlOptions: CrawlOptions,
+    scrapeOptions: ScrapeOptions,
+    onPage: (page: CrawlPage) => void | Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<CrawlSummary>;
   /** Crawl jobs of an API (serve, or a remote one): start without waiting, read, cancel, list. */
   start(url: string, crawlOptions: CrawlOptions, scrapeOptions: ScrapeOptions): Promise<{ id: string; url: string }>;
   /** A crawl job's status with documents from `skip` (an answer holds at most 10 MB; `next` says more). */

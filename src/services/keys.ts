@@ -13,7 +13,13 @@ export function keyService(db: Db, now: () => Date) {
     create: (team: string, options: { allowLocalTeam: boolean }) => keys.create(team, now(), options),
     list: () => keys.list(),
     revoke: async (ref: string) => {
-      const key = resolveIdPrefix(ref, await keys.list(), { what: 'key', field: 'key', describe: (item) => `team ${item.team}`, listHint: 'webwatch keys list shows them', notFound: ERROR_MESSAGES.notFound });
+      const key = resolveIdPrefix(ref, await keys.list(), {
+        what: 'key',
+        field: 'key',
+        describe: (item) => `team ${item.team}`,
+        listHint: 'webwatch keys list shows them',
+        notFound: ERROR_MESSAGES.notFound,
+      });
       return keys.revoke(key.id, now());
     },
   };

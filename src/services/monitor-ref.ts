@@ -27,17 +27,31 @@ export function resolveMonitorRef<T extends Named>(ref: string, monitors: readon
   if (byPrefix.length === 1) return byPrefix[0]!;
   const candidates = byName.length > 1 ? byName : byPrefix;
   if (candidates.length > 1) {
-    throw new WebwatchError(`"${ref}" matches ${candidates.length} monitors: ${candidates.slice(0, 5).map((m) => `${m.id.slice(0, 8)} (${m.name})`).join(', ')}${candidates.length > 5 ? ', …' : ''}`, {
-      status: 400,
-      details: { monitor: ref, reason: 'ambiguous', candidates: candidates.map((m) => ({ id: m.id, name: m.name })) },
-      suggestion: 'give more of the id, or the whole name',
-    });
+    throw new WebwatchError(
+      `"${ref}" matches ${candidates.length} monitors: ${candidates
+        .slice(0, 5)
+        .map((m) => `${m.id.slice(0, 8)} (${m.name})`)
+        .join(', ')}${candidates.length > 5 ? ', …' : ''}`,
+      {
+        status: 400,
+        details: { monitor: ref, reason: 'ambiguous', candidates: candidates.map((m) => ({ id: m.id, name: m.name })) },
+        suggestion: 'give more of the id, or the whole name',
+      },
+    );
   }
-  const closest = closestMatch(ref, live.map((monitor) => monitor.name));
+  const closest = closestMatch(
+    ref,
+    live.map((monitor) => monitor.name),
+  );
   throw new WebwatchError(ERROR_MESSAGES.notFound, {
     status: 404,
     details: { monitor: ref, reason: 'no monitor has this id, id prefix or name' },
-    suggestion: closest !== undefined ? `did you mean "${closest}"?` : live.length === 0 ? 'there are no monitors yet: create some with webwatch monitor apply -f <file>' : 'webwatch monitor list shows them',
+    suggestion:
+      closest !== undefined
+        ? `did you mean "${closest}"?`
+        : live.length === 0
+          ? 'there are no monitors yet: create some with webwatch monitor apply -f <file>'
+          : 'webwatch monitor list shows them',
   });
 }
 
@@ -50,18 +64,32 @@ export function newestCheck<T extends { startedAt: string | null; createdAt?: st
 }
 
 /** A check named on the command line: its id, a unique id prefix, or `latest` (the newest). */
-export function resolveCheckRef<T extends { id: string; startedAt: string | null; createdAt?: string }>(ref: string, checks: readonly T[], monitorName: string): T {
+export function resolveCheckRef<T extends { id: string; startedAt: string | null; createdAt?: string }>(
+  ref: string,
+  checks: readonly T[],
+  monitorName: string,
+): T {
   if (ref === 'latest') {
     const newest = newestCheck(checks);
     if (newest) return newest;
-    throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { check: ref, reason: `monitor "${monitorName}" has no checks yet` }, suggestion: `run one with: webwatch monitor run "${monitorName}"` });
+    throw new WebwatchError(ERROR_MESSAGES.notFound, {
+      status: 404,
+      details: { check: ref, reason: `monitor "${monitorName}" has no checks yet` },
+      suggestion: `run one with: webwatch monitor run "${monitorName}"`,
+    });
   }
   const exact = checks.find((check) => check.id === ref.toLowerCase());
   if (exact) return exact;
   const byPrefix = ref.length >= MIN_PREFIX ? checks.filter((check) => check.id.startsWith(ref.toLowerCase())) : [];
   if (byPrefix.length === 1) return byPrefix[0]!;
   if (byPrefix.length > 1) {
-    throw new WebwatchError(`"${ref}" matches ${byPrefix.length} checks: ${byPrefix.slice(0, 5).map((c) => c.id.slice(0, 8)).join(', ')}`, { status: 400, details: { check: ref, reason: 'ambiguous' }, suggestion: 'give more of the id' });
+    throw new WebwatchError(
+      `"${ref}" matches ${byPrefix.length} checks: ${byPrefix
+        .slice(0, 5)
+        .map((c) => c.id.slice(0, 8))
+        .join(', ')}`,
+      { status: 400, details: { check: ref, reason: 'ambiguous' }, suggestion: 'give more of the id' },
+    );
   }
   throw new WebwatchError(ERROR_MESSAGES.notFound, {
     status: 404,

@@ -37,13 +37,18 @@ export function monitorService(team: Team): TeamMonitorService {
     const monitors = await store();
     const monitor = await monitors.find(team.name, idOrName);
     if (monitor) return monitor;
-    if (options.exactMonitorRefs) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { monitor: idOrName, reason: "no monitor of this key's team has this id or name" } });
+    if (options.exactMonitorRefs)
+      throw new WebwatchError(ERROR_MESSAGES.notFound, {
+        status: 404,
+        details: { monitor: idOrName, reason: "no monitor of this key's team has this id or name" },
+      });
     const all = (await monitors.list(team.name, { includeDeleted: true })).map((stored) => ({ ...stored, name: stored.definition.name }));
     return resolveMonitorRef(idOrName, all);
   };
   const alive = async (id: string) => {
     const monitor = await existing(id);
-    if (monitor.status === 'deleted') throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: `monitor "${monitor.definition.name}" is deleted` } });
+    if (monitor.status === 'deleted')
+      throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { monitor: id, reason: `monitor "${monitor.definition.name}" is deleted` } });
     return monitor;
   };
   return {

@@ -17,16 +17,21 @@ export async function scrapeEach(
   onResult?: (result: ScrapeResult, index: number) => void,
   signal?: AbortSignal,
 ): Promise<ScrapeResult[]> {
-  const results = await inParallel(urls, SCRAPE_CONCURRENCY, async (url, index) => {
-    let result: ScrapeResult;
-    try {
-      result = { url, document: await scrapes.one(url, options, signal) };
-    } catch (error) {
-      result = { url, error };
-    }
-    onResult?.(result, index);
-    return result;
-  }, signal);
+  const results = await inParallel(
+    urls,
+    SCRAPE_CONCURRENCY,
+    async (url, index) => {
+      let result: ScrapeResult;
+      try {
+        result = { url, document: await scrapes.one(url, options, signal) };
+      } catch (error) {
+        result = { url, error };
+      }
+      onResult?.(result, index);
+      return result;
+    },
+    signal,
+  );
   signal?.throwIfAborted();
   return results;
 }

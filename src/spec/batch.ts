@@ -26,7 +26,10 @@ export type BatchFields = z.infer<typeof batchFields>;
 /** The batch's own fields; the rest of the body is the pages' scrape options. */
 export function validateBatchRequest(input: Record<string, unknown>): Validation<{ fields: BatchFields; scrapeOptions: Record<string, unknown> }> {
   const { urls, ignoreInvalidURLs, maxConcurrency, webhook, appendToId, zeroDataRetention, integration, origin, ...scrapeOptions } = input;
-  const result = batchFields.safeParse({ urls, ignoreInvalidURLs, maxConcurrency, webhook, appendToId, zeroDataRetention, integration, origin }, { reportInput: true });
+  const result = batchFields.safeParse(
+    { urls, ignoreInvalidURLs, maxConcurrency, webhook, appendToId, zeroDataRetention, integration, origin },
+    { reportInput: true },
+  );
   if (!result.success) return { ok: false, problems: result.error.issues.flatMap((issue) => describeIssue(issue)) as Problem[] };
   return { ok: true, value: { fields: result.data, scrapeOptions } };
 }

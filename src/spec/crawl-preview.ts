@@ -26,8 +26,18 @@ export function validateCrawlPreviewRequest(input: unknown): Validation<CrawlPre
 
 /** The crawl options a preview may propose: those the crawler reads, and the hosted preview's. */
 export const PREVIEW_CRAWL_FIELDS = [
-  'includePaths', 'excludePaths', 'limit', 'maxDepth', 'maxDiscoveryDepth', 'crawlEntireDomain', 'allowExternalLinks',
-  'allowSubdomains', 'sitemap', 'ignoreQueryParameters', 'deduplicateSimilarURLs', 'delay',
+  'includePaths',
+  'excludePaths',
+  'limit',
+  'maxDepth',
+  'maxDiscoveryDepth',
+  'crawlEntireDomain',
+  'allowExternalLinks',
+  'allowSubdomains',
+  'sitemap',
+  'ignoreQueryParameters',
+  'deduplicateSimilarURLs',
+  'delay',
 ] as const;
 
 /**

@@ -16,7 +16,7 @@ import { CREDITS } from './limits.js';
 export function pageCredits(options: ScrapeOptions, base = 1): number {
   let credits = base;
   const formats = options.formats ?? [];
-  const json = formats.find((format) => typeof format === 'string' ? format === 'json' : format.type === 'json');
+  const json = formats.find((format) => (typeof format === 'string' ? format === 'json' : format.type === 'json'));
   const trackedJson = formats.some((format) => typeof format !== 'string' && format.type === 'changeTracking' && format.modes?.includes('json'));
   if (json !== undefined || trackedJson) credits += CREDITS.jsonExtraction;
   if (typeof json === 'object' && json.type === 'json' && json.checkPromptInjection) credits += CREDITS.promptInjectionCheck;

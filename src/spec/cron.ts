@@ -107,8 +107,7 @@ function firesOnConsecutiveDays(fields: readonly string[]): boolean {
   return false;
 }
 
-const clock = (minuteOfDay: number) =>
-  `${String(Math.floor(minuteOfDay / 60) % 24).padStart(2, '0')}:${String(minuteOfDay % 60).padStart(2, '0')}`;
+const clock = (minuteOfDay: number) => `${String(Math.floor(minuteOfDay / 60) % 24).padStart(2, '0')}:${String(minuteOfDay % 60).padStart(2, '0')}`;
 
 /**
  * The two closest consecutive firing times, as minutes of the day, when they are closer than
@@ -192,7 +191,12 @@ export function sameSchedule(a: string, b: string): boolean {
   const pb = parsePattern(b);
   const same = (x: readonly number[], y: readonly number[]) => x.length === y.length && x.every((v, i) => v === y[i]);
   return (
-    same(pa.minute, pb.minute) && same(pa.hour, pb.hour) && same(pa.day, pb.day) && same(pa.month, pb.month) &&
-    same(pa.dayOfWeek, pb.dayOfWeek) && pa.starDOM === pb.starDOM && pa.starDOW === pb.starDOW
+    same(pa.minute, pb.minute) &&
+    same(pa.hour, pb.hour) &&
+    same(pa.day, pb.day) &&
+    same(pa.month, pb.month) &&
+    same(pa.dayOfWeek, pb.dayOfWeek) &&
+    pa.starDOM === pb.starDOM &&
+    pa.starDOW === pb.starDOW
   );
 }

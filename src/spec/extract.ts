@@ -21,22 +21,23 @@ export const EXTRACT_URLS_MAX = 100;
 /** The suffix that makes a URL stand for the pages of its site under it (`https://example.com/blog/*`). */
 export const SITE_WILDCARD = '/*';
 
-const extractRequestSchema = () => closedObject({
-  urls: z.array(z.string()).max(EXTRACT_URLS_MAX).optional(),
-  prompt: z.string().min(1).max(QUESTION_MAX_LENGTH).optional(),
-  schema: stringKeyed(z.unknown()).optional(),
-  systemPrompt: z.string().max(QUESTION_MAX_LENGTH).optional(),
-  allowExternalLinks: z.boolean().optional(),
-  enableWebSearch: z.boolean().optional(),
-  showSources: z.boolean().optional(),
-  scrapeOptions: monitorSchemas('wire').scrapeOptions.optional(),
-  ignoreInvalidURLs: z.boolean().optional(),
-  ...requestTags(),
-  // Accepted and not used: the hosted service's choice of its own models.
-  agent: closedObject({ model: z.string() }).optional(),
-  webhook: jobWebhookSchema().nullable().optional(),
-  threatProtection: threatProtectionSchema().optional(),
-});
+const extractRequestSchema = () =>
+  closedObject({
+    urls: z.array(z.string()).max(EXTRACT_URLS_MAX).optional(),
+    prompt: z.string().min(1).max(QUESTION_MAX_LENGTH).optional(),
+    schema: stringKeyed(z.unknown()).optional(),
+    systemPrompt: z.string().max(QUESTION_MAX_LENGTH).optional(),
+    allowExternalLinks: z.boolean().optional(),
+    enableWebSearch: z.boolean().optional(),
+    showSources: z.boolean().optional(),
+    scrapeOptions: monitorSchemas('wire').scrapeOptions.optional(),
+    ignoreInvalidURLs: z.boolean().optional(),
+    ...requestTags(),
+    // Accepted and not used: the hosted service's choice of its own models.
+    agent: closedObject({ model: z.string() }).optional(),
+    webhook: jobWebhookSchema().nullable().optional(),
+    threatProtection: threatProtectionSchema().optional(),
+  });
 
 let built: ReturnType<typeof extractRequestSchema> | undefined;
 
@@ -89,9 +90,14 @@ export function validateExtractRequest(input: unknown): Validation<ValidExtractR
     else if (ignoreInvalidURLs) warnings.push(`urls[${index}] was left out: it ${problem}`);
     else problems.push({ path: ['urls', index], message: problem });
   });
-  if (rest.prompt === undefined && rest.schema === undefined) problems.push({ path: ['prompt'], message: 'a prompt or a schema is required: say what to extract' });
+  if (rest.prompt === undefined && rest.schema === undefined)
+    problems.push({ path: ['prompt'], message: 'a prompt or a schema is required: say what to extract' });
   if (kept.length === 0 && !rest.enableWebSearch && problems.every((problem) => problem.path[0] !== 'urls')) {
-    problems.push({ path: ['urls'], message: urls.length > 0 ? 'no valid URL is left to read, and enableWebSearch is not set' : 'at least one URL is required, unless enableWebSearch is true' });
+    problems.push({
+      path: ['urls'],
+      message:
+        urls.length > 0 ? 'no valid URL is left to read, and enableWebSearch is not set' : 'at least one URL is required, unless enableWebSearch is true',
+    });
   }
   if (problems.length > 0) return { ok: false, problems };
   const request: ExtractRequestInput = { ...(rest as Omit<ExtractRequestInput, 'urls'>), urls: kept };

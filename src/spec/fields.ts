@@ -23,8 +23,7 @@ export function unknownKeysMessage(keys: readonly string[], known: readonly stri
 export function closedObject<T extends z.ZodRawShape>(shape: T) {
   const known = Object.keys(shape);
   return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys' ? unknownKeysMessage(issue.keys, known) : undefined,
+    error: (issue) => (issue.code === 'unrecognized_keys' ? unknownKeysMessage(issue.keys, known) : undefined),
   });
 }
 
@@ -45,9 +44,7 @@ export function describeHttpUrlProblem(value: string): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    return /^[a-z][a-z0-9+.-]*:/i.test(value)
-      ? 'is not a valid URL'
-      : 'must be an absolute URL starting with http:// or https://';
+    return /^[a-z][a-z0-9+.-]*:/i.test(value) ? 'is not a valid URL' : 'must be an absolute URL starting with http:// or https://';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return `must use http or https, not ${url.protocol.slice(0, -1)}`;
@@ -67,7 +64,7 @@ const DOMAIN = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`, 'i');
 
 /** A bare domain name: no protocol, path or port. `wildcard` allows a leading `*.`. */
 export function describeDomainProblem(value: string, wildcard: boolean): string | undefined {
-  if (value.includes('://')) return 'must be a domain name without a protocol (drop "' + value.split('://')[0] + '://")';
+  if (value.includes('://')) return `must be a domain name without a protocol (drop "${value.split('://')[0]}://")`;
   if (value.includes('/')) return 'must be a domain name without a path';
   if (/:\d*$/.test(value)) return 'must be a domain name without a port';
   const name = wildcard && value.startsWith('*.') ? value.slice(2) : value;

@@ -81,7 +81,11 @@ export function unmaskHeaderValues<T>(incoming: T, stored: unknown): { value: T;
     for (const name of names) {
       const storedName = before && (name in before ? name : Object.keys(before).find((candidate) => candidate.toLowerCase() === name.toLowerCase()));
       if (storedName !== undefined && before && typeof before[storedName] === 'string') headers[name] = before[storedName];
-      else problems.push({ path: [...place.path, name], message: `is ${MASKED_VALUE}, which stands for the value stored, and this monitor has none stored under this name: send the value itself` });
+      else
+        problems.push({
+          path: [...place.path, name],
+          message: `is ${MASKED_VALUE}, which stands for the value stored, and this monitor has none stored under this name: send the value itself`,
+        });
     }
     value = replaced(value, place.path, headers);
   }

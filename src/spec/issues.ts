@@ -38,12 +38,18 @@ function typeName(value: unknown, options: DescribeOptions = {}): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   switch (typeof value) {
-    case 'string': return `the text ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
-    case 'number': return `the number ${value}`;
-    case 'boolean': return `${value}`;
-    case 'undefined': return 'nothing';
-    case 'object': return 'a mapping';
-    default: return typeof value;
+    case 'string':
+      return `the text ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    case 'number':
+      return `the number ${value}`;
+    case 'boolean':
+      return `${value}`;
+    case 'undefined':
+      return 'nothing';
+    case 'object':
+      return 'a mapping';
+    default:
+      return typeof value;
   }
 }
 
@@ -121,8 +127,7 @@ export function describeIssue(issue: z.core.$ZodIssue, options: DescribeOptions 
       }
       // A plain union (text or mapping, true or mapping): report the branch whose type fits.
       const isObject = typeof issue.input === 'object' && issue.input !== null;
-      const misfit = (i: z.core.$ZodIssue) =>
-        i.path.length === 0 && (i.code === 'invalid_type' || (i.code === 'invalid_value' && isObject));
+      const misfit = (i: z.core.$ZodIssue) => i.path.length === 0 && (i.code === 'invalid_type' || (i.code === 'invalid_value' && isObject));
       const fitting = union.errors.filter((branch) => !branch.some(misfit));
       if (fitting.length === 1) {
         return fitting[0]!.flatMap((branch) => describeIssue(branch, options)).map((p) => ({ path: [...path, ...p.path], message: p.message }));

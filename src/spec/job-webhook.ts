@@ -12,15 +12,16 @@ export const JOB_WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed'] as 
 export const AGENT_WEBHOOK_EVENTS = ['started', 'action', 'completed', 'failed', 'cancelled'] as const;
 export type JobWebhookEvent = (typeof JOB_WEBHOOK_EVENTS)[number] | (typeof AGENT_WEBHOOK_EVENTS)[number];
 
-const webhookSchema = <E extends readonly [JobWebhookEvent, ...JobWebhookEvent[]]>(events: E) => z.union([
-  httpUrl(),
-  closedObject({
-    url: httpUrl(),
-    headers: headerFields([...FRAMING_HEADERS, 'host']).optional(),
-    metadata: stringKeyed(z.unknown()).optional(),
-    events: z.array(z.enum(events)).optional(),
-  }),
-]);
+const webhookSchema = <E extends readonly [JobWebhookEvent, ...JobWebhookEvent[]]>(events: E) =>
+  z.union([
+    httpUrl(),
+    closedObject({
+      url: httpUrl(),
+      headers: headerFields([...FRAMING_HEADERS, 'host']).optional(),
+      metadata: stringKeyed(z.unknown()).optional(),
+      events: z.array(z.enum(events)).optional(),
+    }),
+  ]);
 
 /** A crawl's, batch scrape's or extract job's webhook (the SDK's WebhookConfig). */
 export const jobWebhookSchema = () => webhookSchema(JOB_WEBHOOK_EVENTS);

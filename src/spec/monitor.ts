@@ -3,7 +3,18 @@
  * monitor resource (§2.6), and the cross-field rules for goal and judgeEnabled.
  */
 import { z } from 'zod';
-import { closedObject, domainName, FRAMING_HEADERS, headerFields, httpUrl, nonEmptyString, pathPattern, refusedField, requestTags, type SchemaMode, stringKeyed } from './fields.js';
+import {
+  closedObject,
+  domainName,
+  FRAMING_HEADERS,
+  headerFields,
+  httpUrl,
+  pathPattern,
+  refusedField,
+  requestTags,
+  type SchemaMode,
+  stringKeyed,
+} from './fields.js';
 import { jobWebhookSchema } from './job-webhook.js';
 import * as limits from './limits.js';
 import { buildScheduleSchema, normalizeSchedule, type StoredSchedule } from './schedule.js';
@@ -95,7 +106,10 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     email: object({
       enabled: z.boolean().optional(),
       includeDiffs: z.boolean().optional(),
-      recipients: z.array(z.email({ error: 'must be an e-mail address' })).max(limits.EMAIL_RECIPIENTS_MAX).optional(),
+      recipients: z
+        .array(z.email({ error: 'must be an e-mail address' }))
+        .max(limits.EMAIL_RECIPIENTS_MAX)
+        .optional(),
     }).optional(),
   });
 
@@ -197,7 +211,12 @@ export function checkUrlCount(input: unknown): RuleViolation[] {
     return sum + (Array.isArray(urls) ? urls.length : 0);
   }, 0);
   if (count <= limits.SCRAPE_URLS_PER_MONITOR_MAX) return [];
-  return [{ path: ['targets'], message: `the scrape targets list ${count} URLs in all: a monitor may have at most ${limits.SCRAPE_URLS_PER_MONITOR_MAX} (split it into several monitors)` }];
+  return [
+    {
+      path: ['targets'],
+      message: `the scrape targets list ${count} URLs in all: a monitor may have at most ${limits.SCRAPE_URLS_PER_MONITOR_MAX} (split it into several monitors)`,
+    },
+  ];
 }
 
 /** The create request as the service stores it: cron schedule, defaults filled. */
@@ -237,7 +256,9 @@ export function normalizeMonitor(request: MonitorCreateRequest): NormalizedMonit
  * The create request (spec §2.1) behind a definition or a monitor resource: its fields only,
  * `goal` left out when there is none. What POST and PATCH carry, and what a PATCH merges into.
  */
-export function createRequestOf(monitor: Pick<NormalizedMonitor, 'name' | 'schedule' | 'goal' | 'judgeEnabled' | 'targets' | 'retentionDays'> & { notification?: unknown; webhook?: unknown }): Record<string, unknown> {
+export function createRequestOf(
+  monitor: Pick<NormalizedMonitor, 'name' | 'schedule' | 'goal' | 'judgeEnabled' | 'targets' | 'retentionDays'> & { notification?: unknown; webhook?: unknown },
+): Record<string, unknown> {
   return {
     name: monitor.name,
     schedule: monitor.schedule,

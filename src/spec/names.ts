@@ -5,8 +5,23 @@
 
 /** Formats of spec §2.8. */
 export const FORMAT_NAMES = [
-  'markdown', 'summary', 'html', 'rawHtml', 'rawBase64', 'links', 'images', 'branding', 'product',
-  'menu', 'screenshot', 'json', 'changeTracking', 'audio', 'video', 'question', 'highlights',
+  'markdown',
+  'summary',
+  'html',
+  'rawHtml',
+  'rawBase64',
+  'links',
+  'images',
+  'branding',
+  'product',
+  'menu',
+  'screenshot',
+  'json',
+  'changeTracking',
+  'audio',
+  'video',
+  'question',
+  'highlights',
 ] as const;
 
 /** Result sources of a search (the hosted SDK's SearchRequest.sources, but `alexandria`). */

@@ -39,7 +39,9 @@ export function compilePathPattern(source: string): PathPattern {
   }
   const size = compiled.programSize();
   if (size > PATH_PATTERN_MAX_PROGRAM_SIZE) {
-    throw new PathPatternError(`is too costly to match (program size ${size}, at most ${PATH_PATTERN_MAX_PROGRAM_SIZE}): use smaller repeat counts or fewer alternatives`);
+    throw new PathPatternError(
+      `is too costly to match (program size ${size}, at most ${PATH_PATTERN_MAX_PROGRAM_SIZE}): use smaller repeat counts or fewer alternatives`,
+    );
   }
   return { source, test: (path) => compiled.test(path) };
 }

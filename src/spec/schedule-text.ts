@@ -59,7 +59,11 @@ export function textToCron(input: string): TextConversion {
     }
     if (every === 60) return { ok: true, cron: `${start} * * * *` };
     if (60 % every !== 0) {
-      return fail(`every ${every} minutes cannot be written in cron: use a number that divides 60 (${divisors(60).filter((d) => d >= CRON_MIN_INTERVAL_MINUTES).join(', ')})`);
+      return fail(
+        `every ${every} minutes cannot be written in cron: use a number that divides 60 (${divisors(60)
+          .filter((d) => d >= CRON_MIN_INTERVAL_MINUTES)
+          .join(', ')})`,
+      );
     }
     const offset = start % every;
     return { ok: true, cron: offset === 0 ? `*/${every} * * * *` : `${offset}-59/${every} * * * *` };

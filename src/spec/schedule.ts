@@ -13,8 +13,7 @@ export function buildScheduleSchema() {
     timezone: z.string().optional(),
   }).check((ctx) => {
     const { cron, text, timezone } = ctx.value;
-    const problem = (path: string, message: string) =>
-      ctx.issues.push({ code: 'custom', path: [path], message, input: ctx.value });
+    const problem = (path: string, message: string) => ctx.issues.push({ code: 'custom', path: [path], message, input: ctx.value });
 
     if (cron === undefined && text === undefined) {
       ctx.issues.push({ code: 'custom', message: 'schedule needs cron or text', input: ctx.value });
@@ -29,10 +28,7 @@ export function buildScheduleSchema() {
     }
     // Both given: accepted only when they mean the same times, so neither silently wins.
     if (fromCron?.ok && fromText?.ok && !sameSchedule(fromCron.cron, fromText.cron)) {
-      problem(
-        'text',
-        `schedule gives both cron and text and they differ: text "${text}" means "${fromText.cron}" but cron is "${fromCron.cron}"; keep one`,
-      );
+      problem('text', `schedule gives both cron and text and they differ: text "${text}" means "${fromText.cron}" but cron is "${fromCron.cron}"; keep one`);
     }
     if (timezone !== undefined) {
       const zoneProblem = checkTimezone(timezone);

@@ -24,7 +24,11 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Prob
 
 /** The schema's problems with `input`, a misplaced field saying where it belongs. */
 function problemsOf(error: z.ZodError, schema: z.ZodType, input: unknown): Problem[] {
-  return withPlacement(schema, input, error.issues.flatMap((issue) => describeIssue(issue)));
+  return withPlacement(
+    schema,
+    input,
+    error.issues.flatMap((issue) => describeIssue(issue)),
+  );
 }
 
 /** Validates a monitor create request: schema, limits and the cross-field rules, all at once. */

@@ -3,7 +3,17 @@
  * option of another service or a misspelt one is refused by name, in requests as in files.
  */
 import { z } from 'zod';
-import { closedObject, domainName, FRAMING_HEADERS, headerFields, nonEmptyString, requestTags, topLevelDomain, type SchemaMode, stringKeyed } from './fields.js';
+import {
+  closedObject,
+  domainName,
+  FRAMING_HEADERS,
+  headerFields,
+  nonEmptyString,
+  requestTags,
+  topLevelDomain,
+  type SchemaMode,
+  stringKeyed,
+} from './fields.js';
 import * as limits from './limits.js';
 
 import { FORMAT_NAMES } from './names.js';
@@ -32,12 +42,11 @@ export function waitForProblem(waitFor: number, timeout: number | undefined): st
   const most = Math.floor(effective * limits.WAIT_FOR_TIMEOUT_FRACTION);
   if (waitFor <= most) return undefined;
   const needed = Math.ceil(waitFor / limits.WAIT_FOR_TIMEOUT_FRACTION);
-  const hint = needed <= limits.SCRAPE_TIMEOUT_MAX_MS
-    ? `a timeout of at least ${needed} ms allows it`
-    : `no timeout allows it: the longest, ${limits.SCRAPE_TIMEOUT_MAX_MS} ms, allows at most ${Math.floor(limits.SCRAPE_TIMEOUT_MAX_MS * limits.WAIT_FOR_TIMEOUT_FRACTION)} ms`;
-  const against = timeout === undefined
-    ? `the default timeout of ${effective} ms, which applies as timeout is not given`
-    : `the timeout of ${effective} ms`;
+  const hint =
+    needed <= limits.SCRAPE_TIMEOUT_MAX_MS
+      ? `a timeout of at least ${needed} ms allows it`
+      : `no timeout allows it: the longest, ${limits.SCRAPE_TIMEOUT_MAX_MS} ms, allows at most ${Math.floor(limits.SCRAPE_TIMEOUT_MAX_MS * limits.WAIT_FOR_TIMEOUT_FRACTION)} ms`;
+  const against = timeout === undefined ? `the default timeout of ${effective} ms, which applies as timeout is not given` : `the timeout of ${effective} ms`;
   return `waitFor must not exceed half of timeout: ${waitFor} ms is more than half of ${against} (${most} ms); ${hint}`;
 }
 
@@ -46,8 +55,9 @@ function waitForComparable(payload: z.core.ParsePayload): boolean {
   const value = payload.value as { waitFor?: unknown; timeout?: unknown } | null;
   if (typeof value !== 'object' || value === null) return false;
   const { waitFor, timeout } = value;
-  const validTimeout = timeout === undefined
-    || (Number.isInteger(timeout) && (timeout as number) >= limits.SCRAPE_TIMEOUT_MIN_MS && (timeout as number) <= limits.SCRAPE_TIMEOUT_MAX_MS);
+  const validTimeout =
+    timeout === undefined ||
+    (Number.isInteger(timeout) && (timeout as number) >= limits.SCRAPE_TIMEOUT_MIN_MS && (timeout as number) <= limits.SCRAPE_TIMEOUT_MAX_MS);
   return Number.isInteger(waitFor) && (waitFor as number) >= 0 && validTimeout;
 }
 
@@ -67,27 +77,33 @@ const sdkScrapeFields = () => ({
 });
 
 /** `location` (spec §2.7): also what map takes. */
-export const locationSchema = () => closedObject({
-  country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166-1 country code in capitals, like US').optional(),
-  languages: z.array(nonEmptyString()).optional(),
-});
+export const locationSchema = () =>
+  closedObject({
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166-1 country code in capitals, like US')
+      .optional(),
+    languages: z.array(nonEmptyString()).optional(),
+  });
 
 const threatList = (wildcard: boolean) => z.array(domainName(wildcard)).max(limits.THREAT_LIST_MAX);
 
 /** The per-request `threatProtection` override (spec §2.7): also what map and search take. */
-export const threatProtectionSchema = () => closedObject({
-  mode: z.enum(['off', 'normal']).optional(),
-  blacklist: threatList(true).optional(),
-  whitelist: threatList(true).optional(),
-  blockedTlds: z.array(topLevelDomain()).max(limits.THREAT_LIST_MAX).optional(),
-  failurePolicy: z.enum(['open', 'closed']).optional(),
-  riskScoreThreshold: z.number().int().min(limits.RISK_SCORE_MIN).max(limits.RISK_SCORE_MAX).optional(),
-});
+export const threatProtectionSchema = () =>
+  closedObject({
+    mode: z.enum(['off', 'normal']).optional(),
+    blacklist: threatList(true).optional(),
+    whitelist: threatList(true).optional(),
+    blockedTlds: z.array(topLevelDomain()).max(limits.THREAT_LIST_MAX).optional(),
+    failurePolicy: z.enum(['open', 'closed']).optional(),
+    riskScoreThreshold: z.number().int().min(limits.RISK_SCORE_MIN).max(limits.RISK_SCORE_MAX).optional(),
+  });
 
 /** `auditMetadata` (spec §2.7, closed by the spec): also what map and agent jobs take. */
-export const auditMetadataSchema = () => closedObject({
-  username: z.string().max(limits.AUDIT_USERNAME_MAX_LENGTH),
-});
+export const auditMetadataSchema = () =>
+  closedObject({
+    username: z.string().max(limits.AUDIT_USERNAME_MAX_LENGTH),
+  });
 
 export function buildScrapeOptionsSchemas(mode: SchemaMode) {
   const object = closedObject;
@@ -106,9 +122,18 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
   const bareFormat = <T extends FormatName>(type: T) => object({ type: z.literal(type) });
 
   const formatObject = z.discriminatedUnion('type', [
-    bareFormat('markdown'), bareFormat('summary'), bareFormat('html'), bareFormat('rawHtml'),
-    bareFormat('rawBase64'), bareFormat('links'), bareFormat('images'), bareFormat('branding'),
-    bareFormat('product'), bareFormat('menu'), bareFormat('audio'), bareFormat('video'),
+    bareFormat('markdown'),
+    bareFormat('summary'),
+    bareFormat('html'),
+    bareFormat('rawHtml'),
+    bareFormat('rawBase64'),
+    bareFormat('links'),
+    bareFormat('images'),
+    bareFormat('branding'),
+    bareFormat('product'),
+    bareFormat('menu'),
+    bareFormat('audio'),
+    bareFormat('video'),
     object({ type: z.literal('screenshot'), ...screenshotOptions }),
     object({
       type: z.literal('json'),
@@ -161,9 +186,7 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
         ctx.issues.push({
           code: 'custom',
           input: ctx.value,
-          message: forms === 0
-            ? 'a wait action needs either milliseconds or selector'
-            : 'a wait action takes either milliseconds or selector, not both',
+          message: forms === 0 ? 'a wait action needs either milliseconds or selector' : 'a wait action takes either milliseconds or selector, not both',
         });
       }
     }),
@@ -191,10 +214,12 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
     pageMarkers: z.boolean().optional(),
   };
   // On the wire, `pageMarkdown` too: the SDK's deprecated name of `pages`, an alias the hosted API still takes.
-  const parserObject = mode === 'file'
-    ? object(pdfParserShape)
-    : object({ ...pdfParserShape, pageMarkdown: z.boolean().optional() })
-      .transform(({ pageMarkdown, ...parser }) => (pageMarkdown === undefined || parser.pages !== undefined ? parser : { ...parser, pages: pageMarkdown }));
+  const parserObject =
+    mode === 'file'
+      ? object(pdfParserShape)
+      : object({ ...pdfParserShape, pageMarkdown: z.boolean().optional() }).transform(({ pageMarkdown, ...parser }) =>
+          pageMarkdown === undefined || parser.pages !== undefined ? parser : { ...parser, pages: pageMarkdown },
+        );
 
   const redactPII = z.union([
     z.boolean(),
@@ -245,8 +270,8 @@ export function buildScrapeOptionsSchemas(mode: SchemaMode) {
   const scrapeOptions: z.ZodType<z.output<typeof fileOptions>, z.input<typeof fileOptions>> = mode === 'file'
     ? fileOptions
     : object({ ...scrapeOptionsShape, ...sdkScrapeFields() })
-      .superRefine(waitForRule, { when: waitForComparable })
-      .transform(({ origin, integration, fastMode, useMock, domainTools, toolDetail, ...options }) => options);
+        .superRefine(waitForRule, { when: waitForComparable })
+        .transform(({ origin, integration, fastMode, useMock, domainTools, toolDetail, ...options }) => options);
 
   return { scrapeOptions, formats, action, viewport, shape: scrapeOptionsShape };
 }

@@ -24,7 +24,13 @@ export type SearchTimeRange = (typeof SEARCH_TBS)[keyof typeof SEARCH_TBS];
 const source = z.union([z.string(), closedObject({ type: z.string() })]).transform((value, context) => {
   const type = typeof value === 'string' ? value : value.type;
   if ((SEARCH_SOURCES as readonly string[]).includes(type)) return type as SearchSource;
-  context.addIssue({ code: 'custom', message: type === 'alexandria' ? `"${type}" results are not offered by webwatch (sources: ${SEARCH_SOURCES.join(', ')})` : `must be one of ${SEARCH_SOURCES.join(', ')}` });
+  context.addIssue({
+    code: 'custom',
+    message:
+      type === 'alexandria'
+        ? `"${type}" results are not offered by webwatch (sources: ${SEARCH_SOURCES.join(', ')})`
+        : `must be one of ${SEARCH_SOURCES.join(', ')}`,
+  });
   return z.NEVER;
 });
 
@@ -35,7 +41,11 @@ const searchRequest = closedObject({
   categories: z.array(z.unknown()).max(0, 'categories (github, research, pdf) are not offered by webwatch: use includeDomains').optional(),
   includeDomains: z.array(z.string().min(1)).optional(),
   excludeDomains: z.array(z.string().min(1)).optional(),
-  tbs: z.enum(Object.keys(SEARCH_TBS) as [keyof typeof SEARCH_TBS], { message: `webwatch understands ${Object.keys(SEARCH_TBS).join(', ')} (the past hour, day, week, month, year)` }).optional(),
+  tbs: z
+    .enum(Object.keys(SEARCH_TBS) as [keyof typeof SEARCH_TBS], {
+      message: `webwatch understands ${Object.keys(SEARCH_TBS).join(', ')} (the past hour, day, week, month, year)`,
+    })
+    .optional(),
   location: z.string().optional(),
   country: z.string().optional(),
   timeout: z.number().int().min(1000).max(300_000).optional(),

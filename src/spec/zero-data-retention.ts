@@ -37,19 +37,34 @@ export function zeroDataRetentionProblems(zeroDataRetention: boolean | undefined
   const problems: Problem[] = [];
   // Spec §2.7: the cleaning pass is unsupported with zero data retention.
   if (options.onlyCleanContent) {
-    problems.push({ path: ['onlyCleanContent'], message: zeroDataRetention === true ? 'is not supported with zeroDataRetention' : 'is not supported with lockdown, which counts as zero data retention' });
+    problems.push({
+      path: ['onlyCleanContent'],
+      message: zeroDataRetention === true ? 'is not supported with zeroDataRetention' : 'is not supported with lockdown, which counts as zero data retention',
+    });
   }
   if (zeroDataRetention !== true) return problems;
   (options.formats ?? []).forEach((format, index) => {
     const type = typeof format === 'string' ? format : format.type;
-    if (type === 'screenshot') problems.push({ path: ['formats', index], message: 'screenshot is not supported with zeroDataRetention: a screenshot is kept as a file, served by URL' });
-    if (type === 'changeTracking') problems.push({ path: ['formats', index], message: 'changeTracking is not supported with zeroDataRetention: it keeps each page to compare the next scrape with' });
+    if (type === 'screenshot')
+      problems.push({ path: ['formats', index], message: 'screenshot is not supported with zeroDataRetention: a screenshot is kept as a file, served by URL' });
+    if (type === 'changeTracking')
+      problems.push({
+        path: ['formats', index],
+        message: 'changeTracking is not supported with zeroDataRetention: it keeps each page to compare the next scrape with',
+      });
   });
   (options.actions ?? []).forEach((action, index) => {
-    if (action.type === 'screenshot' || action.type === 'pdf') problems.push({ path: ['actions', index], message: `a ${action.type} action is not supported with zeroDataRetention: its output is kept as a file, served by URL` });
+    if (action.type === 'screenshot' || action.type === 'pdf')
+      problems.push({
+        path: ['actions', index],
+        message: `a ${action.type} action is not supported with zeroDataRetention: its output is kept as a file, served by URL`,
+      });
   });
   if (options.profile && options.profile.saveChanges !== false) {
-    problems.push({ path: ['profile'], message: 'is not supported with zeroDataRetention unless saveChanges is false: it keeps the browser\'s storage for the next scrape' });
+    problems.push({
+      path: ['profile'],
+      message: "is not supported with zeroDataRetention unless saveChanges is false: it keeps the browser's storage for the next scrape",
+    });
   }
   return problems;
 }

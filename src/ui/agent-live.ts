@@ -37,7 +37,6 @@ export interface AgentLiveOptions {
   now?: () => number;
 }
 
-
 /** `12.3 s · model turn 3, 4.2 s · 5 of 20 credits`; each agent at work named when there are several. */
 export function statusText(view: AgentRunView, now: number): string {
   const parts = [duration(view.elapsed(now))];

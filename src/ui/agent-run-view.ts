@@ -97,7 +97,10 @@ export class AgentRunView {
       case 'tool_call.started': {
         this.toolStarts.set(event.toolCallId, at);
         const target = toolTarget(event.parameters);
-        agent?.calls.set(event.toolCallId, { doing: event.toolName === 'wait_for_subagents' ? 'waiting for subagents' : `${event.toolName}${target ? ` ${target}` : ''}`, since: at });
+        agent?.calls.set(event.toolCallId, {
+          doing: event.toolName === 'wait_for_subagents' ? 'waiting for subagents' : `${event.toolName}${target ? ` ${target}` : ''}`,
+          since: at,
+        });
         return {};
       }
       case 'tool_call.finished': {

@@ -12,14 +12,20 @@ import { escapeControls, styled, type Styled } from './terminal-text.js';
 const SUMMARY_MAX = 100;
 
 const short = (value: unknown): string => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
 };
 
 /** `url=https://… query=…`: each parameter as name=value, in short. */
 const parameters = (value: unknown) =>
-  value && typeof value === 'object' ? short(Object.entries(value).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')) : short(value);
+  value && typeof value === 'object'
+    ? short(
+        Object.entries(value)
+          .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+          .join(' '),
+      )
+    : short(value);
 
 /** 850 ms, 4.2 s, 2 min 5 s. */
 export function duration(ms: number): string {
@@ -68,5 +74,7 @@ export function timelineLine(event: TraceEvent, style: Style, durationMs?: numbe
   const summary = escapeControls(eventSummary(event));
   const took = durationMs === undefined ? '' : `  ${style.dim(duration(durationMs))}`;
   const kind = failed ? style.red(name) : quiet ? style.dim(name) : style.bold(name);
-  return styled(`${style.dim(time(event.occurredAt))}  ${escapeControls(event.agent.name).padEnd(12)}  ${kind}  ${quiet ? style.dim(summary) : summary}${took}`.trimEnd());
+  return styled(
+    `${style.dim(time(event.occurredAt))}  ${escapeControls(event.agent.name).padEnd(12)}  ${kind}  ${quiet ? style.dim(summary) : summary}${took}`.trimEnd(),
+  );
 }

@@ -47,7 +47,12 @@ export class Output {
   readonly errorColumns: number | undefined;
   private live: LiveLine | undefined;
 
-  private constructor(private readonly io: Io, private readonly options: OutputOptions, style: Style, errorStyle: Style) {
+  private constructor(
+    private readonly io: Io,
+    private readonly options: OutputOptions,
+    style: Style,
+    errorStyle: Style,
+  ) {
     this.json = options.json;
     this.quiet = options.quiet;
     this.style = style;

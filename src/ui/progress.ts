@@ -28,7 +28,13 @@ export async function startProgress(io: Io, output: Output, text: string, option
   // The text names URLs and monitors, which come from outside.
   // Output decides about colour; left to itself, ora would colour the spinner despite NO_COLOR.
   const color = output.errorStyle === plainStyle ? false : 'cyan';
-  const spinner = ora({ text: escapeControls(text), color, stream: io.stderr as NodeJS.WritableStream, discardStdin: false, ...(options.intervalMs && { interval: options.intervalMs }) }).start();
+  const spinner = ora({
+    text: escapeControls(text),
+    color,
+    stream: io.stderr as NodeJS.WritableStream,
+    discardStdin: false,
+    ...(options.intervalMs && { interval: options.intervalMs }),
+  }).start();
   // Whatever the command prints while it spins goes through Output, which clears the spinner first.
   output.setLive({ clear: () => spinner.clear(), render: () => spinner.render() });
   return {

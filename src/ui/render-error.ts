@@ -1,13 +1,25 @@
 /** The one place errors become output: JSON (spec §7.1 shape) on stdout with --json, else stderr. */
 import { asWebwatchError, errorCodeOf } from '../errors/error-code.js';
-import { EXIT, type ExitCode } from '../errors/exit-codes.js';
+import type { ExitCode } from '../errors/exit-codes.js';
 import type { Output } from './output.js';
 import { styledLine } from './terminal-text.js';
 
 export { asWebwatchError };
 
 /** Generic messages of an HTTP status: on their own they say neither what nor why. */
-const BARE = new Set(['Bad Request', 'Unauthorized', 'Forbidden', 'Not Found', 'Conflict', 'Payment Required', 'Internal Server Error', 'Bad Gateway', 'Service Unavailable', 'Gateway Timeout', 'Too Many Requests']);
+const BARE = new Set([
+  'Bad Request',
+  'Unauthorized',
+  'Forbidden',
+  'Not Found',
+  'Conflict',
+  'Payment Required',
+  'Internal Server Error',
+  'Bad Gateway',
+  'Service Unavailable',
+  'Gateway Timeout',
+  'Too Many Requests',
+]);
 
 /**
  * What the details of an error say, in one line for a terminal: `monitor "Nope": no monitor has
@@ -34,7 +46,6 @@ const problemLines = (details: unknown): string[] =>
         return typeof message === 'string' ? [`  ${typeof path === 'string' && path ? `${path}: ` : ''}${message}`] : [];
       })
     : [];
-
 
 export function renderError(error: unknown, output: Output): ExitCode {
   const failure = asWebwatchError(error);

@@ -11,12 +11,14 @@ export function sparkline(values: readonly (number | null)[], floor?: number): s
   const min = floor ?? Math.min(...numbers);
   const max = Math.max(...numbers);
   const span = max - min;
-  return values.map((value) => {
-    if (value === null || !Number.isFinite(value)) return ' ';
-    // All equal: the middle height, so a flat line does not read as zero.
-    if (span === 0) return value === 0 && floor === 0 ? TICKS[0] : TICKS[3];
-    return TICKS[Math.round(((value - min) / span) * (TICKS.length - 1))];
-  }).join('');
+  return values
+    .map((value) => {
+      if (value === null || !Number.isFinite(value)) return ' ';
+      // All equal: the middle height, so a flat line does not read as zero.
+      if (span === 0) return value === 0 && floor === 0 ? TICKS[0] : TICKS[3];
+      return TICKS[Math.round(((value - min) / span) * (TICKS.length - 1))];
+    })
+    .join('');
 }
 
 /** A horizontal bar of up to `width` cells for value out of max: whole blocks, then an eighth. */

@@ -29,20 +29,35 @@ const SHORT_ID = 8;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-export async function renderRows(output: Output, head: readonly string[], rows: readonly (readonly string[])[], options: TableOptions = {}): Promise<string | Styled> {
+export async function renderRows(
+  output: Output,
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: TableOptions = {},
+): Promise<string | Styled> {
   // Each stream is a terminal or not, in colour or not, on its own.
-  const [tty, width, style] = options.stream === 'stderr' ? [output.errorTty, output.errorColumns, output.errorStyle] : [output.tty, output.columns, output.style];
+  const [tty, width, style] =
+    options.stream === 'stderr' ? [output.errorTty, output.errorColumns, output.errorStyle] : [output.tty, output.columns, output.style];
   // Plain text, which Output escapes where it must (as data on a terminal, always as a message).
   if (!tty) return rows.map((row) => row.join('\t')).join('\n');
   // Loaded here, not with the module: string-width sets up an Intl.Segmenter (some 15 ms of ICU
   // data), and neither it nor cli-table3 is needed by help or piped output.
   const [{ default: stringWidth }, { default: Table }] = await Promise.all([import('string-width'), import('cli-table3')]);
-  const columns = head.map((_, i) => readable(rows.map((row) => row[i] ?? ''), output.now()));
+  const columns = head.map((_, i) =>
+    readable(
+      rows.map((row) => row[i] ?? ''),
+      output.now(),
+    ),
+  );
   // Cells come from outside (monitor names, URLs, server errors); the header is ours.
   const cells = rows.map((_, r) => head.map((__, i) => escapeControls(columns[i]![r]!).replace(/\s*\n\s*/g, ' ')));
   // An id cut short is no id: id columns keep their width.
   const rigid = head.map((_, i) => rows.some((row) => UUID.test(row[i] ?? '')));
-  const widths = fitWidths(head.map((title, i) => Math.max(stringWidth(title), ...cells.map((row) => stringWidth(row[i]!)))), width, rigid);
+  const widths = fitWidths(
+    head.map((title, i) => Math.max(stringWidth(title), ...cells.map((row) => stringWidth(row[i]!)))),
+    width,
+    rigid,
+  );
   // cli-table3 draws the columns, padded and cut with an ellipsis to the widths chosen here, with
   // no box: a gap between columns and nothing else, as gh and kubectl print them.
   const table = new Table({
@@ -54,7 +69,10 @@ export async function renderRows(output: Output, head: readonly string[], rows: 
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
   });
   table.push(...cells);
-  const [header = '', ...lines] = table.toString().split('\n').map((line) => line.trimEnd());
+  const [header = '', ...lines] = table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd());
   const whole = options.whole;
   const cut = whole ? cells.filter((row) => stringWidth(row[whole.column]!) > widths[whole.column]!) : [];
   const footnotes = cut.length > 0 ? ['', `${whole!.title} in full:`, ...cut.map((row) => `  ${row[whole!.key]}: ${row[whole!.column]}`)] : [];
@@ -63,9 +81,20 @@ export async function renderRows(output: Output, head: readonly string[], rows: 
 
 /** cli-table3's characters for a table without borders: columns apart by GAP, no rules. */
 const QUIET = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
   middle: GAP,
 };
 
@@ -123,15 +152,16 @@ export function fitWidths(natural: readonly number[], terminalColumns: number | 
 type Width = (text: string) => number;
 
 /** Text cut to `width` columns, an ellipsis marking the cut. */
-export const cutTo = (stringWidth: Width) => (text: string, width: number): string => {
-  if (stringWidth(text) <= width) return text;
-  let kept = '';
-  let used = 0;
-  for (const character of text) {
-    used += stringWidth(character);
-    if (used > width - 1) break;
-    kept += character;
-  }
-  return kept + ELLIPSIS;
-};
-
+export const cutTo =
+  (stringWidth: Width) =>
+  (text: string, width: number): string => {
+    if (stringWidth(text) <= width) return text;
+    let kept = '';
+    let used = 0;
+    for (const character of text) {
+      used += stringWidth(character);
+      if (used > width - 1) break;
+      kept += character;
+    }
+    return kept + ELLIPSIS;
+  };

@@ -42,6 +42,16 @@ export type MessagePaint = (text: string | Styled) => Styled;
 export type MessageStyle = { readonly [Name in keyof Style]: MessagePaint };
 
 export function messageStyle(style: Style): MessageStyle {
-  const paint = (colour: (text: string) => string): MessagePaint => (text) => styled(colour(shown(text)));
-  return { bold: paint(style.bold), dim: paint(style.dim), red: paint(style.red), green: paint(style.green), yellow: paint(style.yellow), cyan: paint(style.cyan) };
+  const paint =
+    (colour: (text: string) => string): MessagePaint =>
+    (text) =>
+      styled(colour(shown(text)));
+  return {
+    bold: paint(style.bold),
+    dim: paint(style.dim),
+    red: paint(style.red),
+    green: paint(style.green),
+    yellow: paint(style.yellow),
+    cyan: paint(style.cyan),
+  };
 }

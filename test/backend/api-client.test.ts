@@ -7,15 +7,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ApiClient, retryDelayMs } from '../../src/backend/remote/api-client.js';
 import { retryAfterSeconds } from '../../src/spec/errors.js';
-import { WebwatchError } from '../../src/errors/webwatch-error.js';
+import type { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 type Fault = (request: IncomingMessage, response: ServerResponse) => void;
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Fault => (_q, r) =>
-  void r.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Fault =>
+  (_q, r) =>
+    void r.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 
 describe('ApiClient', () => {
   let server: TestServer;
@@ -35,7 +37,14 @@ describe('ApiClient', () => {
 
   const client = (options: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}) => {
     const sleeps: number[] = [];
-    const api = new ApiClient({ baseUrl: server.origin, apiKey: 'ww_secret', version: 'test', sleep: async (ms) => void sleeps.push(ms), random: () => 0.25, ...options });
+    const api = new ApiClient({
+      baseUrl: server.origin,
+      apiKey: 'ww_secret',
+      version: 'test',
+      sleep: async (ms) => void sleeps.push(ms),
+      random: () => 0.25,
+      ...options,
+    });
     return { api, sleeps };
   };
 
@@ -71,9 +80,18 @@ describe('ApiClient', () => {
   });
 
   it('caps the backoff at 30 seconds plus jitter', () => {
-    assert.equal(retryDelayMs(5, undefined, () => 0.5), 30_500);
-    assert.equal(retryDelayMs(9, undefined, () => 0.999), 30_999);
-    assert.equal(retryDelayMs(1, 3, () => 0.5), 3000);
+    assert.equal(
+      retryDelayMs(5, undefined, () => 0.5),
+      30_500,
+    );
+    assert.equal(
+      retryDelayMs(9, undefined, () => 0.999),
+      30_999,
+    );
+    assert.equal(
+      retryDelayMs(1, 3, () => 0.5),
+      3000,
+    );
     assert.equal(retryAfterSeconds('Wed, 21 Oct 2026 07:28:10 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT')), 10);
     assert.equal(retryAfterSeconds('soon', 0), undefined);
   });
@@ -83,7 +101,11 @@ describe('ApiClient', () => {
     script = [json(503, { success: false, error: 'Service Unavailable' }), json(200, { fine: true })];
     assert.deepEqual(await api.request('POST', '/monitor', { body: {} }), { fine: true });
     assert.equal(sleeps.length, 1);
-    for (const [status, error] of [[400, 'Bad Request'], [404, 'Not Found'], [409, 'Conflict']] as const) {
+    for (const [status, error] of [
+      [400, 'Bad Request'],
+      [404, 'Not Found'],
+      [409, 'Conflict'],
+    ] as const) {
       server.requests.length = 0;
       script = [json(status, { success: false, error, details: [{ path: 'name', message: 'required' }] })];
       await assert.rejects(api.request('GET', '/monitor/x'), (e: WebwatchError) => e.status === status && e.message === error);
@@ -99,7 +121,10 @@ describe('ApiClient', () => {
     assert.equal(sleeps.length, 1);
     server.requests.length = 0;
     script = [json(502, { success: false, error: 'could not resolve host nosuch.invalid', code: 'SCRAPE_DNS_RESOLUTION_ERROR' })];
-    await assert.rejects(api.request('POST', '/scrape', { body: {} }), (e: WebwatchError) => e.code === 'SCRAPE_DNS_RESOLUTION_ERROR' && /nosuch\.invalid/.test(e.message));
+    await assert.rejects(
+      api.request('POST', '/scrape', { body: {} }),
+      (e: WebwatchError) => e.code === 'SCRAPE_DNS_RESOLUTION_ERROR' && /nosuch\.invalid/.test(e.message),
+    );
     assert.equal(server.requests.length, 1, 'an unknown host is not asked again');
     await api.close();
   });
@@ -107,9 +132,15 @@ describe('ApiClient', () => {
   it('reads error bodies without success, and tells non-JSON ones apart', async () => {
     const { api } = client();
     script = [json(402, { error: 'Payment Required: Insufficient credits', code: 'NO_CREDITS' })];
-    await assert.rejects(api.request('GET', '/monitor'), (e: WebwatchError) => e.message === 'Payment Required: Insufficient credits' && e.code === 'NO_CREDITS' && e.exitCode === EXIT.limit);
+    await assert.rejects(
+      api.request('GET', '/monitor'),
+      (e: WebwatchError) => e.message === 'Payment Required: Insufficient credits' && e.code === 'NO_CREDITS' && e.exitCode === EXIT.limit,
+    );
     script = [(_q, r) => void r.writeHead(403, { 'content-type': 'text/html' }).end('<h1>nope</h1>')];
-    await assert.rejects(api.request('GET', '/monitor'), (e: WebwatchError) => /HTTP 403 without a JSON error body/.test(e.message) && e.exitCode === EXIT.auth);
+    await assert.rejects(
+      api.request('GET', '/monitor'),
+      (e: WebwatchError) => /HTTP 403 without a JSON error body/.test(e.message) && e.exitCode === EXIT.auth,
+    );
     script = [(_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end('{"success": tru')];
     await assert.rejects(api.request('GET', '/monitor'), (e: WebwatchError) => /malformed JSON/.test(e.message) && e.exitCode === EXIT.failure);
     await api.close();
@@ -123,7 +154,10 @@ describe('ApiClient', () => {
     assert.equal(sleeps.length, 1);
     server.requests.length = 0;
     script = [reset, json(200, { never: 'sent' })];
-    await assert.rejects(api.request('POST', '/monitor', { body: { name: 'x' } }), (e: WebwatchError) => /connection was reset|socket/.test(e.message) && e.exitCode === EXIT.failure);
+    await assert.rejects(
+      api.request('POST', '/monitor', { body: { name: 'x' } }),
+      (e: WebwatchError) => /connection was reset|socket/.test(e.message) && e.exitCode === EXIT.failure,
+    );
     assert.equal(server.requests.length, 1);
     await api.close();
   });

@@ -25,7 +25,10 @@ describe('remote monitor list', () => {
     const { server, backend } = await listing(monitors(230), 'honours');
     const listed = await backend.monitors.list();
     assert.equal(listed.length, 230);
-    assert.deepEqual(listed.map((monitor) => monitor.id), monitors(230).map((monitor) => monitor.id));
+    assert.deepEqual(
+      listed.map((monitor) => monitor.id),
+      monitors(230).map((monitor) => monitor.id),
+    );
     assert.equal(server.requests.length, 3);
     await backend.close();
     await server.close();

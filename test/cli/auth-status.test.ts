@@ -33,7 +33,10 @@ describe('auth status and whoami', () => {
     assert.match(result.stdout, /works: +yes/);
     assert.ok(!result.stdout.includes(key) && !result.stderr.includes(key), 'never the whole key');
     const json = JSON.parse((await run(['auth', 'status', '--json', '--api-key', key], { env: { WEBWATCH_API_URL: served.url } })).stdout);
-    assert.deepEqual({ ...json, key: undefined }, { engine: 'remote', apiUrl: served.url, apiUrlFrom: 'WEBWATCH_API_URL', key: undefined, keyFrom: '--api-key', works: true });
+    assert.deepEqual(
+      { ...json, key: undefined },
+      { engine: 'remote', apiUrl: served.url, apiUrlFrom: 'WEBWATCH_API_URL', key: undefined, keyFrom: '--api-key', works: true },
+    );
   });
 
   it('a key the API refuses is exit 3 with the reason; an API that does not answer is exit 1 at once', async () => {
@@ -58,7 +61,8 @@ describe('retries of a remote API are said on stderr', () => {
     flaky = await startServer({
       '/v2/monitor': (_q, r) => {
         calls++;
-        if (calls <= 2) return void r.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"success":false,"error":"Service Unavailable"}');
+        if (calls <= 2)
+          return void r.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"success":false,"error":"Service Unavailable"}');
         r.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"data":[]}');
       },
     });

@@ -74,7 +74,7 @@ describe('monitor validate --format github', () => {
     assert.match(asked.stdout, /^::error file=monitors\/odd%2C 100%25\.yaml,line=3,col=33::/);
     const env = { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir };
     const text = await run(['monitor', 'validate', '--format', 'text', file], { env });
-    assert.match(text.stdout, /^\S+odd, 100%\.yaml:3:33  targets\[0\]\.urls\[0\]  must use http or https, not ftp$/m);
+    assert.match(text.stdout, /^\S+odd, 100%\.yaml:3:33 {2}targets\[0\]\.urls\[0\] {2}must use http or https, not ftp$/m);
     const json = await run(['monitor', 'validate', '--json', file], { env });
     assert.equal(JSON.parse(json.stdout).valid, false);
     // Outside the checkout, the path is absolute.
@@ -83,7 +83,9 @@ describe('monitor validate --format github', () => {
   });
 
   it('standard input has no file: its place is in the message', async () => {
-    const result = await run(['monitor', 'validate', '--format', 'github', '-'], { stdin: 'name: x\nschedule: {cron: "*/2 * * * *"}\ntargets: [{type: scrape, urls: [https://a.example]}]\n' });
+    const result = await run(['monitor', 'validate', '--format', 'github', '-'], {
+      stdin: 'name: x\nschedule: {cron: "*/2 * * * *"}\ntargets: [{type: scrape, urls: [https://a.example]}]\n',
+    });
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '::error::<stdin>:2:18  schedule.cron  runs more often than every 5 minutes: it fires at 00:00 and 00:02, 2 minutes apart\n');
   });
@@ -125,15 +127,34 @@ describe('monitor validate --format sarif', () => {
     assert.equal(runOf.tool.driver.name, 'webwatch');
     assert.equal(runOf.tool.driver.version, JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version);
     assert.deepEqual(runOf.originalUriBaseIds, { '%SRCROOT%': { uri: `${pathToFileURL(dir).href}/` } });
-    const results = runOf.results as { ruleId: string; ruleIndex: number; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId: string }; region?: { startLine: number; startColumn: number } } }[]; properties: Record<string, string> }[];
+    const results = runOf.results as {
+      ruleId: string;
+      ruleIndex: number;
+      message: { text: string };
+      locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId: string }; region?: { startLine: number; startColumn: number } } }[];
+      properties: Record<string, string>;
+    }[];
     assert.ok(results.every((r) => runOf.tool.driver.rules[r.ruleIndex].id === r.ruleId));
     const broken = results.filter((r) => r.locations[0]!.physicalLocation.artifactLocation.uri === 'monitors/broken.yaml');
     assert.ok(broken.length > 0 && broken.every((r) => r.ruleId === 'invalid-definition-file' && /^YAML syntax: /.test(r.message.text)));
     const odd = results.filter((r) => r.locations[0]!.physicalLocation.artifactLocation.uri === 'monitors/odd%2C%20100%25.yaml');
-    assert.deepEqual(odd.map((r) => ({ rule: r.ruleId, text: r.message.text, region: r.locations[0]!.physicalLocation.region, properties: r.properties })), [
-      { rule: 'invalid-monitor', text: 'targets[0].urls[0]: must use http or https, not ftp', region: { startLine: 3, startColumn: 33 }, properties: { field: 'targets[0].urls[0]', monitor: 'Odd' } },
-      { rule: 'invalid-monitor', text: '["line\\nbreak%"]: unknown field "line\nbreak%"', region: { startLine: 4, startColumn: 1 }, properties: { field: '["line\\nbreak%"]', monitor: 'Odd' } },
-    ]);
+    assert.deepEqual(
+      odd.map((r) => ({ rule: r.ruleId, text: r.message.text, region: r.locations[0]!.physicalLocation.region, properties: r.properties })),
+      [
+        {
+          rule: 'invalid-monitor',
+          text: 'targets[0].urls[0]: must use http or https, not ftp',
+          region: { startLine: 3, startColumn: 33 },
+          properties: { field: 'targets[0].urls[0]', monitor: 'Odd' },
+        },
+        {
+          rule: 'invalid-monitor',
+          text: '["line\\nbreak%"]: unknown field "line\nbreak%"',
+          region: { startLine: 4, startColumn: 1 },
+          properties: { field: '["line\\nbreak%"]', monitor: 'Odd' },
+        },
+      ],
+    );
     const duplicate = results.find((r) => r.properties.field === 'name');
     assert.match(duplicate!.message.text, /^name: duplicate monitor name "Pricing": already defined at /);
     assert.equal(duplicate!.locations[0]!.physicalLocation.artifactLocation.uri, 'monitors/ok.yaml');
@@ -170,7 +191,9 @@ describe('monitor apply and diff on invalid files', () => {
   it('on GitHub Actions, the problems are annotations on stderr and nothing is changed', async () => {
     const dir = writeFiles({ [ODD_FILE]: ODD, 'monitors/ok.yaml': VALID });
     const home = tempDir();
-    const result = await run(['monitor', 'apply', '-f', join(dir, 'monitors')], { env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, WEBWATCH_HOME: home } });
+    const result = await run(['monitor', 'apply', '-f', join(dir, 'monitors')], {
+      env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, WEBWATCH_HOME: home },
+    });
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     assert.deepEqual(result.stderr.split('\n'), [
@@ -201,7 +224,7 @@ describe('monitor apply and diff on invalid files', () => {
       ].join('\n'),
     );
     // Off GitHub Actions, stderr has the plain located lines.
-    assert.match(result.stderr, /odd, 100%\.yaml:3:33  targets\[0\]\.urls\[0\]  must use http or https, not ftp/);
+    assert.match(result.stderr, /odd, 100%\.yaml:3:33 {2}targets\[0\]\.urls\[0\] {2}must use http or https, not ftp/);
   });
 
   it('apply and diff refuse --format with --json', async () => {

@@ -31,10 +31,35 @@ describe('webwatch completion', () => {
     const path = join(tempDir(), 'webwatch.bash');
     writeFileSync(path, await script('bash'));
     const complete = (...words: string[]) =>
-      execFileSync('bash', ['-c', `source ${path}; COMP_WORDS=(webwatch ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _webwatch; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8' })
-        .trim().split('\n').filter(Boolean);
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          `source ${path}; COMP_WORDS=(webwatch ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _webwatch; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('\n')
+        .filter(Boolean);
     assert.deepEqual(complete('mo'), ['monitor']);
-    assert.deepEqual(complete('monitor', ''), ['validate', 'apply', 'diff', 'create', 'list', 'get', 'export', 'pause', 'resume', 'delete', 'run', 'checks', 'check', 'history', 'report']);
+    assert.deepEqual(complete('monitor', ''), [
+      'validate',
+      'apply',
+      'diff',
+      'create',
+      'list',
+      'get',
+      'export',
+      'pause',
+      'resume',
+      'delete',
+      'run',
+      'checks',
+      'check',
+      'history',
+      'report',
+    ]);
     assert.ok(complete('monitor', 'apply', '--').includes('--prune'));
     assert.ok(complete('monitor', 'validate', '--p').includes('--print'));
     assert.deepEqual(complete('schema', ''), ['monitor', 'scrape-options']);
@@ -84,26 +109,54 @@ describe('completion of monitor names, check ids and flag values', async () => {
   site.close();
   const checkId = JSON.parse((await ww(['--json', 'monitor', 'checks', 'Acme pricing'])).stdout)[0].id as string;
 
-  const scripts = Object.fromEntries(await Promise.all(Object.entries(FILES).map(async ([shell, file]) => {
-    const path = join(tempDir(), file);
-    writeFileSync(path, await script(shell));
-    return [shell, path];
-  }))) as Record<keyof typeof FILES, string>;
+  const scripts = Object.fromEntries(
+    await Promise.all(
+      Object.entries(FILES).map(async ([shell, file]) => {
+        const path = join(tempDir(), file);
+        writeFileSync(path, await script(shell));
+        return [shell, path];
+      }),
+    ),
+  ) as Record<keyof typeof FILES, string>;
 
   /** What bash offers for the last word, given the words before it (as typed, quotes included). */
-  const bash = (...words: string[]) => execFileSync('bash', ['-c', `source ${scripts.bash}; COMP_WORDS=(webwatch ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _webwatch; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8', env, cwd: files })
-    .split('\n').filter(Boolean);
+  const bash = (...words: string[]) =>
+    execFileSync(
+      'bash',
+      [
+        '-c',
+        `source ${scripts.bash}; COMP_WORDS=(webwatch ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _webwatch; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      { encoding: 'utf8', env, cwd: files },
+    )
+      .split('\n')
+      .filter(Boolean);
   /** zsh's completion system needs a terminal; its functions are replaced by ones that print what they get. */
-  const zsh = (...words: string[]) => execFileSync('zsh', ['-c', `compdef() { :; }
+  const zsh = (...words: string[]) =>
+    execFileSync(
+      'zsh',
+      [
+        '-c',
+        `compdef() { :; }
 _describe() { print -l -- "\${(@P)\${@[-1]}}"; }
 compadd() { print -l -- "\${(@P)\${@[-1]}}"; }
 compset() { :; }
 _files() { print -- "<files\${1:+ $1}>"; }
 source ${scripts.zsh}
 words=(webwatch "$@"); CURRENT=\${#words}
-_webwatch`, 'zsh', ...words], { encoding: 'utf8', env, cwd: files }).split('\n').filter(Boolean);
-  const fish = (line: string) => execFileSync('fish', ['-c', `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8', env, cwd: files })
-    .split('\n').filter(Boolean).map((candidate) => candidate.split('\t')[0]);
+_webwatch`,
+        'zsh',
+        ...words,
+      ],
+      { encoding: 'utf8', env, cwd: files },
+    )
+      .split('\n')
+      .filter(Boolean);
+  const fish = (line: string) =>
+    execFileSync('fish', ['-c', `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8', env, cwd: files })
+      .split('\n')
+      .filter(Boolean)
+      .map((candidate) => candidate.split('\t')[0]);
 
   it('__complete lists monitors and checks with a description, and is hidden from help', async () => {
     const monitors = await ww(['__complete', 'monitors']);

@@ -21,8 +21,16 @@ describe('webwatch crawl', () => {
   it('prints url, status and title per page, tab-separated when piped', async () => {
     const result = await run(['crawl', server.url, '--sitemap', 'skip']);
     assert.equal(result.code, 0);
-    const rows = result.stdout.trim().split('\n').map((line) => line.split('\t')).sort((a, b) => a[0]!.localeCompare(b[0]!));
-    assert.deepEqual(rows, [[`${server.origin}/`, '200', 'Home'], [`${server.origin}/one`, '200', 'One'], [`${server.origin}/two`, '404', 'Gone']]);
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'))
+      .sort((a, b) => a[0]!.localeCompare(b[0]!));
+    assert.deepEqual(rows, [
+      [`${server.origin}/`, '200', 'Home'],
+      [`${server.origin}/one`, '200', 'One'],
+      [`${server.origin}/two`, '404', 'Gone'],
+    ]);
     // The 404 is listed with its status, and counted as what it is: an error, not a page crawled.
     assert.match(result.stderr, /(^|\n)2 pages crawled, 1 error \(1 HTTP 404\)\n$/);
     const one = await run(['crawl', server.url, '--sitemap', 'skip', '--limit', '1']);
@@ -54,7 +62,10 @@ describe('webwatch crawl', () => {
 
   it('--json prints one JSON document per page', async () => {
     const result = await run(['crawl', server.url, '--json', '--sitemap', 'skip', '--format', 'markdown,links']);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.equal(lines.length, 3);
     assert.ok(lines.every((line) => line.success === true && typeof line.data.metadata.url === 'string'));
     const home = lines.find((line) => line.data.metadata.title === 'Home');
@@ -74,7 +85,14 @@ describe('webwatch crawl', () => {
     const dir = tempDir(); // exists already
     const result = await run(['crawl', server.url, '-o', dir, '--sitemap', 'skip', '--format', 'markdown,links']);
     assert.equal(result.code, 0);
-    assert.deepEqual(readdirSync(dir).sort(), ['127.0.0.1.links.txt', '127.0.0.1.md', '127.0.0.1_one.links.txt', '127.0.0.1_one.md', '127.0.0.1_two.links.txt', '127.0.0.1_two.md']);
+    assert.deepEqual(readdirSync(dir).sort(), [
+      '127.0.0.1.links.txt',
+      '127.0.0.1.md',
+      '127.0.0.1_one.links.txt',
+      '127.0.0.1_one.md',
+      '127.0.0.1_two.links.txt',
+      '127.0.0.1_two.md',
+    ]);
     assert.equal(readFileSync(join(dir, '127.0.0.1.links.txt'), 'utf8'), `${server.origin}/one\n${server.origin}/two\n`);
     assert.match(result.stderr, new RegExp(`2 pages crawled, 1 error \\(1 HTTP 404\\); wrote 6 files into ${dir}\n$`));
   });

@@ -20,11 +20,15 @@ import { run } from '../helpers/io.js';
 import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/postgres.js';
 import { sqlRows } from '../helpers/sql.js';
 
-const definition = (name: string) => ({
-  name, goal: null, judgeEnabled: false, retentionDays: 30,
-  schedule: { cron: '0 * * * *', timezone: 'UTC' },
-  targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
-}) as unknown as NormalizedMonitor;
+const definition = (name: string) =>
+  ({
+    name,
+    goal: null,
+    judgeEnabled: false,
+    retentionDays: 30,
+    schedule: { cron: '0 * * * *', timezone: 'UTC' },
+    targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
+  }) as unknown as NormalizedMonitor;
 
 const summary = { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 };
 
@@ -37,9 +41,24 @@ async function seed(db: Db): Promise<void> {
     for (const [i, markdown] of ['# first', '# second'].entries()) {
       const check = await checks.start(monitor, 'manual', new Date(`2026-01-0${i + 2}T00:00:00Z`));
       const scrapeId = `${team}-scrape-${i}`;
-      const page = { url: 'https://example.com/', targetId: 't1', status: 'new' as const, statusCode: 200, previousScrapeId: null, currentScrapeId: scrapeId, diff: null, judgment: null, error: null };
+      const page = {
+        url: 'https://example.com/',
+        targetId: 't1',
+        status: 'new' as const,
+        statusCode: 200,
+        previousScrapeId: null,
+        currentScrapeId: scrapeId,
+        diff: null,
+        judgment: null,
+        error: null,
+      };
       const snapshot = { targetId: 't1', url: 'https://example.com/', scrapeId, markdown, fingerprint: null, contentHash: `hash-${i}` };
-      await checks.finish(monitor, check.id, { status: 'completed', pages: [page], snapshots: [snapshot], fingerprints: [], summary, error: null }, new Date(`2026-01-0${i + 2}T00:01:00Z`));
+      await checks.finish(
+        monitor,
+        check.id,
+        { status: 'completed', pages: [page], snapshots: [snapshot], fingerprints: [], summary, error: null },
+        new Date(`2026-01-0${i + 2}T00:01:00Z`),
+      );
     }
   }
   await keyStore(db).create('acme', new Date());
@@ -73,10 +92,16 @@ describe('webwatch db migrate', () => {
     const db = await openDatabase(file);
     await sqlRows(db, `PRAGMA user_version = ${LATEST_VERSION + 1}`);
     await db.close();
-    for (const argv of [['db', 'migrate', '--database', file], ['serve', '--port', '0', '--database', file]]) {
+    for (const argv of [
+      ['db', 'migrate', '--database', file],
+      ['serve', '--port', '0', '--database', file],
+    ]) {
       const refused = await run(argv);
       assert.equal(refused.code, 1, `${argv[0]}: ${refused.stderr}`);
-      assert.match(refused.stderr, new RegExp(`schema version ${LATEST_VERSION + 1}, newer than this webwatch knows \\(${LATEST_VERSION}\\); upgrade webwatch`));
+      assert.match(
+        refused.stderr,
+        new RegExp(`schema version ${LATEST_VERSION + 1}, newer than this webwatch knows \\(${LATEST_VERSION}\\); upgrade webwatch`),
+      );
     }
   });
 
@@ -125,7 +150,10 @@ describe('webwatch db check', () => {
     const report = JSON.parse(json.stdout) as { ok: boolean; check: string; problems: { table?: string; message: string }[] };
     assert.equal(report.ok, false);
     assert.equal(report.check, 'integrity_check');
-    assert.ok(report.problems.some((problem) => problem.table === 'monitors' && /^Tree \d+ page \d+/.test(problem.message)), json.stdout);
+    assert.ok(
+      report.problems.some((problem) => problem.table === 'monitors' && /^Tree \d+ page \d+/.test(problem.message)),
+      json.stdout,
+    );
     assert.ok(readFileSync(file).equals(bytes), 'db check wrote nothing');
   });
 
@@ -142,7 +170,8 @@ describe('webwatch db check', () => {
     const empty = await run(['db', 'check', '--database', join(dir, 'empty.db'), '--json']);
     assert.equal(empty.code, 1, empty.stderr);
     assert.deepEqual(JSON.parse(empty.stdout), {
-      success: false, code: 'DATABASE_EMPTY',
+      success: false,
+      code: 'DATABASE_EMPTY',
       error: `the engine database ${join(dir, 'empty.db')} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`,
       hint: 'restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there. The file is left as it is',
     });
@@ -159,11 +188,19 @@ describe('a damaged, empty or foreign engine database', () => {
     writeFileSync(file, '');
     const longAgo = new Date('2020-01-01T00:00:00Z');
     utimesSync(file, longAgo, longAgo);
-    for (const argv of [['monitor', 'list'], ['keys', 'list'], ['db', 'migrate'], ['serve', '--port', '0']]) {
+    for (const argv of [
+      ['monitor', 'list'],
+      ['keys', 'list'],
+      ['db', 'migrate'],
+      ['serve', '--port', '0'],
+    ]) {
       const refused = await run(argv, { env: { WEBWATCH_HOME: home } });
       assert.equal(refused.code, 1, `${argv.join(' ')}: ${refused.stderr}`);
       assert.match(refused.stderr, new RegExp(`^error: the engine database ${file} is empty \\(0 bytes\\)`), argv.join(' '));
-      assert.match(refused.stderr, /hint: restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there\. The file is left as it is/);
+      assert.match(
+        refused.stderr,
+        /hint: restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there\. The file is left as it is/,
+      );
     }
     assert.deepEqual(readdirSync(home), ['webwatch.db']);
     assert.equal(readFileSync(file).length, 0);
@@ -172,10 +209,18 @@ describe('a damaged, empty or foreign engine database', () => {
   it('is refused when it is not SQLite, naming the file, where SQLite says only "file is not a database"', async () => {
     const file = join(tempDir(), 'monitors.yaml');
     writeFileSync(file, 'name: Pricing\n');
-    for (const argv of [['db', 'migrate', '--database', file], ['serve', '--port', '0', '--database', `sqlite:${file}`], ['keys', 'create', '--team', 'acme', '--database', file]]) {
+    for (const argv of [
+      ['db', 'migrate', '--database', file],
+      ['serve', '--port', '0', '--database', `sqlite:${file}`],
+      ['keys', 'create', '--team', 'acme', '--database', file],
+    ]) {
       const refused = await run(argv);
       assert.equal(refused.code, 1, `${argv.join(' ')}: ${refused.stderr}`);
-      assert.match(refused.stderr, new RegExp(`^error: the engine database ${file} is not a SQLite database \\(its first bytes are not SQLite's header\\)`), argv.join(' '));
+      assert.match(
+        refused.stderr,
+        new RegExp(`^error: the engine database ${file} is not a SQLite database \\(its first bytes are not SQLite's header\\)`),
+        argv.join(' '),
+      );
       assert.doesNotMatch(refused.stderr, /file is not a database/);
     }
     assert.equal(readFileSync(file, 'utf8'), 'name: Pricing\n');
@@ -190,7 +235,9 @@ describe('a damaged, empty or foreign engine database', () => {
     const json = await run(['monitor', 'list', '--json'], { env: { WEBWATCH_HOME: home } });
     assert.equal(json.code, 1);
     assert.deepEqual(JSON.parse(json.stdout), {
-      success: false, code: 'DATABASE_CORRUPT', error: `the engine database ${file} is damaged: database disk image is malformed (SQLITE_CORRUPT)`,
+      success: false,
+      code: 'DATABASE_CORRUPT',
+      error: `the engine database ${file} is damaged: database disk image is malformed (SQLITE_CORRUPT)`,
       hint: `webwatch db check --database sqlite:${file} lists what is damaged; stop webwatch, keep a copy of the file, and restore the database from a backup`,
     });
   });
@@ -220,8 +267,16 @@ describe('webwatch db copy', () => {
     const copied = await run(['db', 'copy', '--from', `sqlite:${from}`, '--to', `sqlite:${to}`, '--json']);
     assert.equal(copied.code, 0, copied.stderr);
     const report = JSON.parse(copied.stdout) as { rows: number; tables: { table: string; rows: number }[] };
-    assert.deepEqual(report.tables.filter((table) => TABLES.includes(table.table)).map((table) => [table.table, table.rows]),
-      [['monitors', 2], ['checks', 4], ['page_results', 4], ['snapshots', 4], ['api_keys', 1]]);
+    assert.deepEqual(
+      report.tables.filter((table) => TABLES.includes(table.table)).map((table) => [table.table, table.rows]),
+      [
+        ['monitors', 2],
+        ['checks', 4],
+        ['page_results', 4],
+        ['snapshots', 4],
+        ['api_keys', 1],
+      ],
+    );
     const destination = await openDatabase(to);
     assert.deepEqual(await contents(destination), await contents(source));
 
@@ -264,7 +319,10 @@ describe('webwatch db copy and db check on PostgreSQL', { skip: POSTGRES_SKIP },
     const { database, ...report } = JSON.parse(checked.stdout) as Record<string, unknown>;
     assert.equal(database, redactedUrl(url));
     assert.deepEqual(report, {
-      kind: 'postgres', check: null, ok: true, problems: [],
+      kind: 'postgres',
+      check: null,
+      ok: true,
+      problems: [],
       note: `not applicable: PostgreSQL checks its own pages as it reads them; the server answered (schema version ${LATEST_VERSION})`,
     });
     const human = await run(['db', 'check', '--full'], { env: { WEBWATCH_DATABASE_URL: url } });

@@ -62,7 +62,10 @@ describe('special files', () => {
     const result = await runPromptly(['monitor', 'validate', '--json', dir], [fifo]);
     assert.equal(result.code, 2);
     const report = JSON.parse(result.stdout);
-    assert.deepEqual(report.files.map((f: { file: string }) => f.file), [join(dir, 'a.yaml'), fifo]);
+    assert.deepEqual(
+      report.files.map((f: { file: string }) => f.file),
+      [join(dir, 'a.yaml'), fifo],
+    );
     assert.equal(report.files[0].monitors[0].valid, true);
     assert.match(report.files[1].errors[0].message, /^not a regular file \(a FIFO\)/);
   });
@@ -83,7 +86,7 @@ describe('special files', () => {
     const fifo = mkfifo(join(tempDir(), 'monitor.yaml'));
     const result = await runPromptly(['monitor', 'apply', '-f', fifo], [fifo]);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /monitor\.yaml  not a regular file \(a FIFO\)/);
+    assert.match(result.stderr, /monitor\.yaml {2}not a regular file \(a FIFO\)/);
     assert.match(result.stderr, /nothing was changed/);
   });
 
@@ -97,7 +100,7 @@ describe('special files', () => {
   it('refuses a character device', async () => {
     const result = await runPromptly(['monitor', 'validate', '/dev/null'], []);
     assert.equal(result.code, 2);
-    assert.match(result.stdout, /^\/dev\/null  not a regular file \(a character device\)/);
+    assert.match(result.stdout, /^\/dev\/null {2}not a regular file \(a character device\)/);
   });
 
   it('still reads standard input for -', async () => {
@@ -126,7 +129,7 @@ describe('invalid UTF-8', () => {
   it('is checked on standard input too', async () => {
     const result = await run(['monitor', 'validate', '-'], { stdin: LATIN1 });
     assert.equal(result.code, 2);
-    assert.match(result.stdout, /^<stdin>:6:6  invalid UTF-8 at byte \d+ \(line 6, column 6\)\n$/);
+    assert.match(result.stdout, /^<stdin>:6:6 {2}invalid UTF-8 at byte \d+ \(line 6, column 6\)\n$/);
   });
 
   it('accepts a UTF-8 byte order mark', async () => {
@@ -163,7 +166,7 @@ describe('file size limit', () => {
   it('applies to standard input', async () => {
     const result = await run(['monitor', 'apply', '-f', '-'], { stdin: padded(DEFINITION_FILE_MAX_BYTES + 1) });
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /^<stdin>  standard input is over the 8 MiB limit of a definition file\n/);
+    assert.match(result.stderr, /^<stdin> {2}standard input is over the 8 MiB limit of a definition file\n/);
   });
 });
 
@@ -195,7 +198,11 @@ describe('monitors per file', () => {
   it('accepts a list of exactly the limit and refuses one item more with one error, before any item is checked', async () => {
     // Each item lacks its schedule: one checked would print an error of its own.
     const unscheduled = Array.from({ length: over }, (_, i) => `- name: m${i}\n  targets: [{type: scrape, urls: ["https://example.com/${i}"]}]\n`).join('');
-    const dir = writeFiles({ 'at.yaml': list(MAX), 'over.yaml': unscheduled, 'flow.yaml': `[${Array.from({ length: over }, (_, i) => `{name: m${i}}`).join(', ')}]\n` });
+    const dir = writeFiles({
+      'at.yaml': list(MAX),
+      'over.yaml': unscheduled,
+      'flow.yaml': `[${Array.from({ length: over }, (_, i) => `{name: m${i}}`).join(', ')}]\n`,
+    });
     const at = await run(['monitor', 'validate', '--json', join(dir, 'at.yaml')]);
     assert.equal(at.code, 0, at.stdout.slice(0, 500));
     assert.equal(JSON.parse(at.stdout).files[0].monitors.length, MAX);
@@ -233,8 +240,7 @@ describe('monitors per file', () => {
 describe('nesting depth', () => {
   const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep (mappings and lists; the monitor itself is level 1)`;
   /** VALID with webhook metadata holding `lists` nested lists: the innermost is at depth 3 + lists. */
-  const withMetadata = (lists: number) =>
-    `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata: {a: ${'['.repeat(lists)}1${']'.repeat(lists)}}\n`;
+  const withMetadata = (lists: number) => `${VALID}webhook:\n  url: https://hooks.example.com/x\n  metadata: {a: ${'['.repeat(lists)}1${']'.repeat(lists)}}\n`;
   const limitLists = MAX_JSON_DEPTH - 3;
 
   it('accepts a monitor exactly at the limit, alone or in a list, and refuses one level more', async () => {

@@ -37,7 +37,10 @@ describe('errors from an API, on a terminal', () => {
   it('the private-address rule: the address, the rule and the flag', async () => {
     const result = await ww(['scrape', 'http://127.0.0.1:9/']);
     assert.equal(result.code, 3);
-    assert.match(result.stderr, /^error: url "http:\/\/127\.0\.0\.1:9\/", address "127\.0\.0\.1": targets on private, loopback and link-local addresses are refused; start serve with --allow-private-targets/);
+    assert.match(
+      result.stderr,
+      /^error: url "http:\/\/127\.0\.0\.1:9\/", address "127\.0\.0\.1": targets on private, loopback and link-local addresses are refused; start serve with --allow-private-targets/,
+    );
   });
 
   it('an unknown monitor names what was not found and where to look', async () => {
@@ -80,9 +83,12 @@ describe('flag values that do not fit, on a terminal', () => {
   it('never quote the value of a flag named like a secret', async () => {
     const { z } = await import('zod');
     const { parseFlags } = await import('../../src/cli/flags.js');
-    assert.throws(() => parseFlags(z.object({ apiKey: z.coerce.number() }), { apiKey: 'sk-live-4711' }), (error: Error) => {
-      assert.equal(error.message, '--api-key: must be a number, not text');
-      return true;
-    });
+    assert.throws(
+      () => parseFlags(z.object({ apiKey: z.coerce.number() }), { apiKey: 'sk-live-4711' }),
+      (error: Error) => {
+        assert.equal(error.message, '--api-key: must be a number, not text');
+        return true;
+      },
+    );
   });
 });

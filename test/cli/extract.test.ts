@@ -28,7 +28,12 @@ describe('webwatch extract', () => {
     });
     model = await startFakeLlm(withLatency((request) => script(request), { turnMs: 80, jitterMs: 60, seed: 3 }));
     config = writeFiles({ 'webwatch/config.yaml': `llm: {baseUrl: "${model.url}", model: scripted}\n` });
-    schemaFile = join(writeFiles({ 'schema.json': JSON.stringify({ type: 'object', properties: { price: { type: 'number' }, founder: { type: 'string' } }, required: ['price'] }) }), 'schema.json');
+    schemaFile = join(
+      writeFiles({
+        'schema.json': JSON.stringify({ type: 'object', properties: { price: { type: 'number' }, founder: { type: 'string' } }, required: ['price'] }),
+      }),
+      'schema.json',
+    );
   });
   after(async () => {
     await model.close();

@@ -26,7 +26,14 @@ describe('webwatch init', () => {
     const validated = await run(['monitor', 'validate', join(cwd, 'monitors'), '--json'], { cwd, env });
     assert.equal(validated.code, 0, validated.stdout);
     const report = JSON.parse(validated.stdout);
-    assert.deepEqual(report.files.flatMap((file: { monitors: { name: string; valid: boolean }[] }) => file.monitors.map((m) => [m.name, m.valid])), [['crawl', true], ['scrape', true], ['search', true]]);
+    assert.deepEqual(
+      report.files.flatMap((file: { monitors: { name: string; valid: boolean }[] }) => file.monitors.map((m) => [m.name, m.valid])),
+      [
+        ['crawl', true],
+        ['scrape', true],
+        ['search', true],
+      ],
+    );
     // The schema its first line points at, written once beside the files.
     const schema = JSON.parse(readFileSync(join(cwd, 'monitors', 'webwatch-monitor.schema.json'), 'utf8'));
     assert.deepEqual(schema, JSON.parse((await run(['schema', 'monitor'], { env })).stdout));
@@ -40,9 +47,12 @@ describe('webwatch init', () => {
     const result = await run(['init', '--type', 'crawl', '--url', 'https://docs.example.org/guide/', '--name', 'Guide "v2"'], { cwd });
     assert.equal(result.code, 0);
     assert.equal(result.stdout, '');
-    assert.equal(result.stderr, 'wrote monitor.yaml and webwatch-monitor.schema.json (for editors): a crawl monitor to edit\nnext: webwatch monitor validate monitor.yaml && webwatch monitor apply monitor.yaml\n');
+    assert.equal(
+      result.stderr,
+      'wrote monitor.yaml and webwatch-monitor.schema.json (for editors): a crawl monitor to edit\nnext: webwatch monitor validate monitor.yaml && webwatch monitor apply monitor.yaml\n',
+    );
     const text = readFileSync(join(cwd, 'monitor.yaml'), 'utf8');
-    assert.match(text, /^    url: https:\/\/docs\.example\.org\/guide\/$/m);
+    assert.match(text, /^ {4}url: https:\/\/docs\.example\.org\/guide\/$/m);
     assert.match(text, /^name: "Guide \\"v2\\""$/m);
     const json = await run(['init', 'second.yaml', '--json'], { cwd });
     assert.deepEqual(JSON.parse(json.stdout), { file: 'second.yaml', schema: 'webwatch-monitor.schema.json', schemaWritten: false });
@@ -53,7 +63,10 @@ describe('webwatch init', () => {
     writeFileSync(join(cwd, 'monitor.yaml'), 'mine\n');
     const result = await run(['init'], { cwd });
     assert.equal(result.code, 5);
-    assert.equal(result.stderr, 'error: monitor.yaml exists: init never overwrites a file\nhint: give another name (webwatch init new-monitor.yaml), or edit the file you have\n');
+    assert.equal(
+      result.stderr,
+      'error: monitor.yaml exists: init never overwrites a file\nhint: give another name (webwatch init new-monitor.yaml), or edit the file you have\n',
+    );
     assert.equal(readFileSync(join(cwd, 'monitor.yaml'), 'utf8'), 'mine\n');
     assert.equal(existsSync(join(cwd, 'webwatch-monitor.schema.json')), false, 'nothing else written either');
     const json = await run(['init', '--json'], { cwd });
@@ -64,9 +77,13 @@ describe('webwatch init', () => {
     const cwd = tempDir();
     const printed = await run(['init', '-', '--type', 'search'], { cwd });
     assert.equal(printed.code, 0);
-    assert.match(printed.stdout, /^  - type: search /m);
+    assert.match(printed.stdout, /^ {2}- type: search /m);
     assert.match(printed.stdout, /^name: "My monitor"$/m);
-    for (const args of [['--type', 'search', '--url', 'https://example.com/'], ['--url', 'example.com'], ['--type', 'rss']]) {
+    for (const args of [
+      ['--type', 'search', '--url', 'https://example.com/'],
+      ['--url', 'example.com'],
+      ['--type', 'rss'],
+    ]) {
       const result = await run(['init', ...args], { cwd });
       assert.equal(result.code, 2, args.join(' '));
     }

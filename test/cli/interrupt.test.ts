@@ -18,7 +18,7 @@ describe('interruptible', () => {
       assert.deepEqual(process.listeners('SIGINT').includes(earlier), false, 'the command holds SIGINT alone');
       process.emit('SIGINT', 'SIGINT');
       assert.equal(signal.aborted, true);
-      assert.deepEqual(seen, [], 'the first press is the command\'s');
+      assert.deepEqual(seen, [], "the first press is the command's");
       process.emit('SIGINT', 'SIGINT');
       // Raised again with process.kill: delivered on a later turn of the event loop.
       for (let i = 0; i < 200 && seen.length === 0; i++) await sleep(10);

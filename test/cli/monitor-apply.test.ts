@@ -50,11 +50,19 @@ describe('monitor apply', () => {
     const other = writeFiles({ 'news.yaml': NEWS });
     const plain = await ww(['monitor', 'diff', dir, '--json']);
     assert.equal(plain.code, 0, plain.stderr);
-    assert.deepEqual(JSON.parse(plain.stdout).plan.map((entry: { name: string }) => entry.name), ['Pricing']);
+    assert.deepEqual(
+      JSON.parse(plain.stdout).plan.map((entry: { name: string }) => entry.name),
+      ['Pricing'],
+    );
     const mixed = await ww(['monitor', 'apply', join(dir, 'pricing.yaml'), '-f', other, '--json']);
     assert.equal(mixed.code, 0, mixed.stderr);
     assert.deepEqual(JSON.parse(mixed.stdout).summary, { created: 2, updated: 0, unchanged: 0, deleted: 0 });
-    for (const args of [['monitor', 'apply'], ['monitor', 'diff', '--json'], ['monitor', 'create'], ['monitor', 'validate']]) {
+    for (const args of [
+      ['monitor', 'apply'],
+      ['monitor', 'diff', '--json'],
+      ['monitor', 'create'],
+      ['monitor', 'validate'],
+    ]) {
       const none = await ww(args);
       assert.equal(none.code, 2, args.join(' '));
       assert.match(none.stderr + none.stdout, /name the definition files: .* \(e\.g\. monitors\/ or -f monitors\/\)/, args.join(' '));
@@ -125,17 +133,23 @@ webhook: {url: https://hooks.example.com/x, headers: {Authorization: "Bearer \${
     assert.equal(JSON.parse((await ww(['monitor', 'list', '--json'])).stdout).length, 2);
     const pruned = await ww(['monitor', 'apply', '-f', only, '--prune', '--yes', '--json']);
     assert.deepEqual(JSON.parse(pruned.stdout).summary, { created: 0, updated: 0, unchanged: 1, deleted: 1 });
-    assert.deepEqual(JSON.parse((await ww(['monitor', 'list', '--json'])).stdout).map((m: { name: string }) => m.name), ['Pricing']);
+    assert.deepEqual(
+      JSON.parse((await ww(['monitor', 'list', '--json'])).stdout).map((m: { name: string }) => m.name),
+      ['Pricing'],
+    );
     const all = JSON.parse((await ww(['monitor', 'list', '--all', '--json'])).stdout);
     assert.deepEqual(all.map((m: { name: string; status: string }) => `${m.name}:${m.status}`).sort(), ['News:deleted', 'Pricing:active']);
   });
 
   it('refuses invalid files with located errors, exit 2, and changes nothing', async () => {
     const { ww } = workspace();
-    const dir = writeFiles({ 'bad.yaml': 'name: Bad\nschedule: {cron: "*/2 * * * *"}\ntargets: [{type: scrape, urls: [https://x.example]}]\n', 'ok.yaml': NEWS });
+    const dir = writeFiles({
+      'bad.yaml': 'name: Bad\nschedule: {cron: "*/2 * * * *"}\ntargets: [{type: scrape, urls: [https://x.example]}]\n',
+      'ok.yaml': NEWS,
+    });
     const result = await ww(['monitor', 'apply', '-f', dir]);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /bad\.yaml:2:18  schedule\.cron  runs more often than every 5 minutes/);
+    assert.match(result.stderr, /bad\.yaml:2:18 {2}schedule\.cron {2}runs more often than every 5 minutes/);
     assert.equal(JSON.parse((await ww(['monitor', 'list', '--json'])).stdout).length, 0);
   });
 });
@@ -145,7 +159,7 @@ describe('monitor apply progress and conflicts', () => {
     const { dir, ww } = workspace();
     const first = await ww(['monitor', 'apply', '-f', dir]);
     assert.equal(first.code, 0);
-    assert.match(first.stderr, /^\+ created News  \([0-9a-f-]{36}\)\n\+ created Pricing  \([0-9a-f-]{36}\)\nApplied: 2 created/);
+    assert.match(first.stderr, /^\+ created News {2}\([0-9a-f-]{36}\)\n\+ created Pricing {2}\([0-9a-f-]{36}\)\nApplied: 2 created/);
     assert.doesNotMatch(first.stdout, /created/);
     writeFileSync(join(dir, 'pricing.yaml'), PRICING.replace('0 * * * *', '*/30 * * * *'));
     const quiet = await ww(['monitor', 'apply', '-f', dir, '-q', '--json']);
@@ -153,7 +167,7 @@ describe('monitor apply progress and conflicts', () => {
     assert.deepEqual(JSON.parse(quiet.stdout).summary, { created: 0, updated: 1, unchanged: 1, deleted: 0 });
     writeFileSync(join(dir, 'pricing.yaml'), PRICING);
     const updated = await ww(['monitor', 'apply', '-f', dir, '--json']);
-    assert.match(updated.stderr, /^~ updated Pricing  \([0-9a-f-]{36}\)$/m);
+    assert.match(updated.stderr, /^~ updated Pricing {2}\([0-9a-f-]{36}\)$/m);
     assert.doesNotMatch(updated.stderr, /News/, 'unchanged monitors are not reported');
     assert.equal(JSON.parse(updated.stdout).summary.updated, 1);
   });
@@ -165,10 +179,10 @@ describe('monitor apply progress and conflicts', () => {
     const both = first.stderr + first.stdout;
     assert.equal(both.match(/Pricing/g)?.length, 1, both);
     assert.equal(both.match(/News/g)?.length, 1, both);
-    assert.match(first.stderr, /\n\+ created News  \([0-9a-f-]{36}\)\n\+ created Pricing  \([0-9a-f-]{36}\)\n/);
+    assert.match(first.stderr, /\n\+ created News {2}\([0-9a-f-]{36}\)\n\+ created Pricing {2}\([0-9a-f-]{36}\)\n/);
     writeFileSync(join(dir, 'pricing.yaml'), PRICING.replace('0 * * * *', '*/30 * * * *'));
     const updated = await ww(['monitor', 'apply', '-f', dir], { tty: true, env: { NO_COLOR: '1' } });
-    assert.match(updated.stderr, /\n~ updated Pricing  \([0-9a-f-]{36}\)\n    schedule\.cron: "0 \* \* \* \*" -> "\*\/30 \* \* \* \*"\n/);
+    assert.match(updated.stderr, /\n~ updated Pricing {2}\([0-9a-f-]{36}\)\n {4}schedule\.cron: "0 \* \* \* \*" -> "\*\/30 \* \* \* \*"\n/);
     assert.equal((updated.stderr + updated.stdout).match(/Pricing/g)?.length, 1);
     assert.match(updated.stdout, /^= unchanged News/m, 'what was not applied is still in the plan');
     // Piped, stdout keeps the whole plan for scripts.
@@ -183,7 +197,8 @@ describe('monitor apply progress and conflicts', () => {
         const reply = (status: number, body: unknown) => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         if (request.method === 'GET') return reply(200, { success: true, data: [] });
         const body = JSON.parse(await readBody(request)) as { name: string };
-        if (body.name === 'Pricing') return reply(409, { success: false, error: 'Conflict', details: { name: 'Pricing', reason: 'a monitor with this name exists' } });
+        if (body.name === 'Pricing')
+          return reply(409, { success: false, error: 'Conflict', details: { name: 'Pricing', reason: 'a monitor with this name exists' } });
         reply(200, { success: true, data: { ...body, id: '0b6f5a3e-1a1b-4c1d-9e1f-2a3b4c5d6e7f', status: 'active' } });
       },
     });
@@ -192,12 +207,15 @@ describe('monitor apply progress and conflicts', () => {
     t.after(() => api.close());
     const human = await ww(['monitor', 'apply', '-f', dir], { env });
     assert.equal(human.code, 5);
-    assert.equal(human.stderr, [
-      '+ created News  (0b6f5a3e-1a1b-4c1d-9e1f-2a3b4c5d6e7f)',
-      'error: another process created monitor "Pricing" while this apply ran',
-      'hint: run the apply again: it plans from the monitors as they are then',
-      '',
-    ].join('\n'));
+    assert.equal(
+      human.stderr,
+      [
+        '+ created News  (0b6f5a3e-1a1b-4c1d-9e1f-2a3b4c5d6e7f)',
+        'error: another process created monitor "Pricing" while this apply ran',
+        'hint: run the apply again: it plans from the monitors as they are then',
+        '',
+      ].join('\n'),
+    );
     const json = await ww(['monitor', 'apply', '-f', dir, '--json'], { env });
     assert.equal(json.code, 5);
     assert.deepEqual(JSON.parse(json.stdout), {
@@ -215,7 +233,23 @@ describe('monitor list, get, pause, resume, delete, create', () => {
     const { dir, ww } = workspace();
     await ww(['monitor', 'apply', '-f', dir]);
     const pricing = JSON.parse((await ww(['monitor', 'get', 'Pricing', '--json'])).stdout);
-    for (const key of ['id', 'name', 'status', 'goal', 'judgeEnabled', 'schedule', 'targets', 'retentionDays', 'createdAt', 'updatedAt', 'lastRunAt', 'nextRunAt', 'currentCheckId', 'lastCheckSummary', 'estimatedCreditsPerMonth']) {
+    for (const key of [
+      'id',
+      'name',
+      'status',
+      'goal',
+      'judgeEnabled',
+      'schedule',
+      'targets',
+      'retentionDays',
+      'createdAt',
+      'updatedAt',
+      'lastRunAt',
+      'nextRunAt',
+      'currentCheckId',
+      'lastCheckSummary',
+      'estimatedCreditsPerMonth',
+    ]) {
       assert.ok(key in pricing, key);
     }
     // Typed MonitorSummary in §2.6, not nullable: zeros before the first check.
@@ -259,8 +293,17 @@ describe('monitor list, get, pause, resume, delete, create', () => {
     const { dir, ww } = workspace();
     await ww(['monitor', 'apply', '-f', dir]);
     const piped = await ww(['monitor', 'list']);
-    const rows = piped.stdout.trim().split('\n').map((line) => line.split('\t'));
-    assert.deepEqual(rows.map((row) => [row[1], row[2], row[3]]), [['News', 'active', '0 9 * * * Europe/Paris'], ['Pricing', 'active', '0 * * * * UTC']]);
+    const rows = piped.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
+    assert.deepEqual(
+      rows.map((row) => [row[1], row[2], row[3]]),
+      [
+        ['News', 'active', '0 9 * * * Europe/Paris'],
+        ['Pricing', 'active', '0 * * * * UTC'],
+      ],
+    );
     const tty = await ww(['monitor', 'list'], { tty: true, env: { NO_COLOR: '1' } });
     assert.match(tty.stdout, /^id {8}name +status +schedule +next run +last check\n/);
   });

@@ -32,7 +32,8 @@ describe('monitor run, checks, check', () => {
         slowAsked++;
         setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'), 1500);
       },
-      '/site/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main>${site.links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`),
+      '/site/': (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main>${site.links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`),
       '/hook': async (q, r) => {
         hooks.push(JSON.parse(await readBody(q)));
         r.writeHead(200).end();
@@ -79,7 +80,10 @@ describe('monitor run, checks, check', () => {
     assert.equal(check.trigger, 'manual');
 
     const changed = JSON.parse((await run(['monitor', 'check', 'Site', check.id, '--status', 'changed', '--json'], { env })).stdout);
-    assert.deepEqual(changed.pages.map((p: { url: string }) => p.url.replace(server.origin, '')), ['/a', '/site/']);
+    assert.deepEqual(
+      changed.pages.map((p: { url: string }) => p.url.replace(server.origin, '')),
+      ['/a', '/site/'],
+    );
     const page = changed.pages[0];
     assert.equal(page.url, `${server.origin}/a`);
     assert.equal(page.statusCode, 200);
@@ -90,10 +94,21 @@ describe('monitor run, checks, check', () => {
 
     const all = JSON.parse((await run(['monitor', 'check', 'Site', check.id, '--json'], { env })).stdout);
     const byUrl = Object.fromEntries(all.pages.map((p: { url: string; status: string }) => [p.url.replace(server.origin, ''), p.status]));
-    assert.deepEqual(byUrl, { '/a': 'changed', '/b': 'same', '/old': 'removed', 'http://127.0.0.1:1/down': 'error', '/site/': 'changed', '/site/one': 'same', '/site/two': 'removed' });
+    assert.deepEqual(byUrl, {
+      '/a': 'changed',
+      '/b': 'same',
+      '/old': 'removed',
+      'http://127.0.0.1:1/down': 'error',
+      '/site/': 'changed',
+      '/site/one': 'same',
+      '/site/two': 'removed',
+    });
 
     const history = JSON.parse((await run(['monitor', 'checks', 'Site', '--json'], { env })).stdout);
-    assert.deepEqual(history.map((c: { id: string }) => c.id), [check.id, second.id, first.id]);
+    assert.deepEqual(
+      history.map((c: { id: string }) => c.id),
+      [check.id, second.id, first.id],
+    );
     const monitor = JSON.parse((await run(['monitor', 'get', 'Site', '--json'], { env })).stdout);
     assert.deepEqual(monitor.lastCheckSummary, check.summary);
     assert.equal(monitor.currentCheckId, null);
@@ -150,7 +165,9 @@ describe('monitor run, checks, check', () => {
   it('a check killed midway is marked failed at the next start and announced, and nothing half-written remains', async () => {
     const home = tempDir();
     const env = { WEBWATCH_HOME: home };
-    const file = writeFiles({ 'm.yaml': `name: Crash\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/a", "${server.origin}/slow"]}]\nwebhook: {url: "${server.origin}/hook", events: [monitor.check.completed]}\n` });
+    const file = writeFiles({
+      'm.yaml': `name: Crash\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/a", "${server.origin}/slow"]}]\nwebhook: {url: "${server.origin}/hook", events: [monitor.check.completed]}\n`,
+    });
     await run(['monitor', 'apply', '-f', file], { env });
     const asked = slowAsked;
     const child = spawn(process.execPath, [BIN, 'monitor', 'run', 'Crash'], { env: { ...process.env, ...env }, stdio: 'ignore' });
@@ -160,8 +177,11 @@ describe('monitor run, checks, check', () => {
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('exit', resolve));
     const db = new Database(join(home, 'webwatch.db'), { readonly: true });
-    const interrupted = db.prepare("SELECT id, status FROM checks").all() as { id: string; status: string }[];
-    assert.deepEqual(interrupted.map((c) => c.status), ['running']);
+    const interrupted = db.prepare('SELECT id, status FROM checks').all() as { id: string; status: string }[];
+    assert.deepEqual(
+      interrupted.map((c) => c.status),
+      ['running'],
+    );
     assert.equal((db.prepare('SELECT count(*) AS n FROM page_results').get() as { n: number }).n, 0);
     assert.equal((db.prepare('SELECT count(*) AS n FROM snapshots').get() as { n: number }).n, 0);
     db.close();
@@ -234,8 +254,15 @@ describe('two webwatch processes on one store', () => {
     assert.deepEqual(await Promise.all([runChild('One'), runChild('Two')]), [0, 0]);
     const db = new Database(join(home, 'webwatch.db'), { readonly: true });
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
-    const counts = db.prepare("SELECT m.name AS name, c.status AS status, (SELECT count(*) FROM page_results p WHERE p.check_id = c.id) AS pages FROM checks c JOIN monitors m ON m.id = c.monitor_id ORDER BY m.name").all();
-    assert.deepEqual(counts, [{ name: 'One', status: 'completed', pages: 30 }, { name: 'Two', status: 'completed', pages: 30 }]);
+    const counts = db
+      .prepare(
+        'SELECT m.name AS name, c.status AS status, (SELECT count(*) FROM page_results p WHERE p.check_id = c.id) AS pages FROM checks c JOIN monitors m ON m.id = c.monitor_id ORDER BY m.name',
+      )
+      .all();
+    assert.deepEqual(counts, [
+      { name: 'One', status: 'completed', pages: 30 },
+      { name: 'Two', status: 'completed', pages: 30 },
+    ]);
     db.close();
   });
 });
@@ -249,7 +276,9 @@ describe('retention', () => {
 
   it('prunes checks older than retentionDays but keeps the snapshot the next comparison needs', async () => {
     const env = { WEBWATCH_HOME: tempDir() };
-    const dir = writeFiles({ 'm.yaml': `name: Kept\nretentionDays: 1\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/p"]}]\n` });
+    const dir = writeFiles({
+      'm.yaml': `name: Kept\nretentionDays: 1\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/p"]}]\n`,
+    });
     const at = (day: number) => ({ env, now: new Date(Date.UTC(2026, 10, day, 12)) });
     await run(['monitor', 'apply', '-f', dir], at(20));
     const first = JSON.parse((await run(['monitor', 'run', 'Kept', '--json'], at(20))).stdout);
@@ -257,7 +286,10 @@ describe('retention', () => {
     const later = JSON.parse((await run(['monitor', 'run', 'Kept', '--json'], at(25))).stdout);
     assert.equal(later.summary.same, 1, 'the old snapshot survived pruning');
     const history = JSON.parse((await run(['monitor', 'checks', 'Kept', '--json'], at(25))).stdout);
-    assert.deepEqual(history.map((c: { id: string }) => c.id), [later.id]);
+    assert.deepEqual(
+      history.map((c: { id: string }) => c.id),
+      [later.id],
+    );
   });
 });
 
@@ -266,14 +298,21 @@ describe('unchanged responses', () => {
   let nonce = 1;
   let text = 'steady';
   before(async () => {
-    server = await startServer({}, (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<script>var nonce = ${nonce};</script><main><p>${text} page</p></main>`));
+    server = await startServer(
+      {},
+      (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<script>var nonce = ${nonce};</script><main><p>${text} page</p></main>`),
+    );
   });
   after(() => server.close());
 
   const snapshots = (home: string) => {
     const db = new Database(join(home, 'webwatch.db'));
     try {
-      return db.prepare('SELECT scrape_id, fingerprint, content_hash FROM snapshots').all() as { scrape_id: string; fingerprint: string; content_hash: string }[];
+      return db.prepare('SELECT scrape_id, fingerprint, content_hash FROM snapshots').all() as {
+        scrape_id: string;
+        fingerprint: string;
+        content_hash: string;
+      }[];
     } finally {
       db.close();
     }
@@ -282,7 +321,15 @@ describe('unchanged responses', () => {
   it('are same without converting again; new bytes with the same content update the fingerprint', async () => {
     const home = tempDir();
     const env = { WEBWATCH_HOME: home };
-    await run(['monitor', 'apply', '-f', writeFiles({ 'm.yaml': `name: Steady\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/p"]}]\n` })], { env });
+    await run(
+      [
+        'monitor',
+        'apply',
+        '-f',
+        writeFiles({ 'm.yaml': `name: Steady\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${server.origin}/p"]}]\n` }),
+      ],
+      { env },
+    );
     assert.equal(JSON.parse((await run(['monitor', 'run', 'Steady', '--json'], { env })).stdout).summary.new, 1);
     const [first] = snapshots(home);
     assert.ok(first?.fingerprint && first.content_hash);
@@ -315,8 +362,12 @@ describe('a page that is gone', () => {
   const page = { status: 200, body: '<main><p>Offer: $10</p></main>', linked: true, deadLinked: true };
   before(async () => {
     server = await startServer({
-      '/offer': (_q, r) => void r.writeHead(page.status, { 'content-type': 'text/html' }).end(page.status === 200 ? page.body : `<p>Not here (${page.status})</p>`),
-      '/hub/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><p>Hub</p>${page.linked ? '<a href="/hub/leaf">leaf</a>' : ''}${page.deadLinked ? '<a href="/hub/dead">dead</a>' : ''}</main>`),
+      '/offer': (_q, r) =>
+        void r.writeHead(page.status, { 'content-type': 'text/html' }).end(page.status === 200 ? page.body : `<p>Not here (${page.status})</p>`),
+      '/hub/': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<main><p>Hub</p>${page.linked ? '<a href="/hub/leaf">leaf</a>' : ''}${page.deadLinked ? '<a href="/hub/dead">dead</a>' : ''}</main>`),
       '/hub/leaf': html('<main><p>Leaf</p></main>'),
     });
   });
@@ -332,15 +383,27 @@ describe('a page that is gone', () => {
     await run(['monitor', 'apply', '-f', dir], at());
     const check = async () => {
       const done = JSON.parse((await run(['monitor', 'run', 'Gone', '--json'], at())).stdout);
-      const pages = JSON.parse((await run(['monitor', 'check', 'Gone', done.id, '--json'], at())).stdout).pages as { url: string; status: string; statusCode: number | null; previousScrapeId: string | null }[];
-      return { summary: done.summary, pages: Object.fromEntries(pages.map((p) => [p.url.replace(server.origin, ''), `${p.status} ${p.statusCode}`])), raw: pages };
+      const pages = JSON.parse((await run(['monitor', 'check', 'Gone', done.id, '--json'], at())).stdout).pages as {
+        url: string;
+        status: string;
+        statusCode: number | null;
+        previousScrapeId: string | null;
+      }[];
+      return {
+        summary: done.summary,
+        pages: Object.fromEntries(pages.map((p) => [p.url.replace(server.origin, ''), `${p.status} ${p.statusCode}`])),
+        raw: pages,
+      };
     };
 
     // A link to a page that answers 404 from the start: never seen, so not removed but an error, once.
     const first = await check();
     assert.deepEqual(first.pages, { '/offer': 'new 200', '/hub/': 'new 200', '/hub/leaf': 'new 200', '/hub/dead': 'error 404' });
     assert.deepEqual(first.summary, { changed: 0, error: 1, new: 3, removed: 0, same: 0, totalPages: 4 });
-    assert.match((first.raw.find((p) => p.url.endsWith('/hub/dead')) as { error?: string }).error ?? '', /^HTTP 404: the page does not exist \(first check of this address/);
+    assert.match(
+      (first.raw.find((p) => p.url.endsWith('/hub/dead')) as { error?: string }).error ?? '',
+      /^HTTP 404: the page does not exist \(first check of this address/,
+    );
 
     page.status = 404;
     page.linked = false;

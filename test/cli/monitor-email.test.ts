@@ -41,7 +41,11 @@ describe('e-mail summaries', () => {
         stream.on('end', () => {
           const reply = replies.shift();
           if (reply) return callback(reply);
-          mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: unfold(raw) });
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: unfold(raw),
+          });
           callback();
         });
       },
@@ -96,7 +100,14 @@ describe('e-mail summaries', () => {
     replies = [Object.assign(new Error('mailbox busy'), { responseCode: 451 })];
     const before = mails.length;
     // The retry comes 2 to 3 s later by the real clock.
-    const retried = JSON.parse((await run(['monitor', 'run', 'Pricing watch', '--json'], { env: { ...env, XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': 'deliveryWaitSeconds: 5\n' }) }, now: () => new Date() })).stdout);
+    const retried = JSON.parse(
+      (
+        await run(['monitor', 'run', 'Pricing watch', '--json'], {
+          env: { ...env, XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': 'deliveryWaitSeconds: 5\n' }) },
+          now: () => new Date(),
+        })
+      ).stdout,
+    );
     assert.deepEqual(retried.notificationStatus, { email: { pending: 0, delivered: 1, failed: 0 } }, 'delivered on the second attempt');
     assert.equal(mails.length, before + 1);
 

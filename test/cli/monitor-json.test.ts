@@ -17,7 +17,10 @@ describe('JSON monitors', () => {
   let updated = 'Monday';
   before(async () => {
     site = await startServer({
-      '/pricing': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Pricing</h1><p>Pro plan: $${price} per month.</p><p>Updated ${updated}</p></main>`),
+      '/pricing': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<main><h1>Pricing</h1><p>Pro plan: $${price} per month.</p><p>Updated ${updated}</p></main>`),
     });
     // The extraction reads the price off the page it is given; nothing else is asked of it here.
     model = await startFakeLlm((body) => {
@@ -108,7 +111,9 @@ describe('JSON monitors', () => {
 
   it('a JSON monitor with no model configured: the check fails the page saying how to configure one', async () => {
     const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir() };
-    const file = writeFiles({ 'm.yaml': `name: Plans\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing"], scrapeOptions: {formats: [json]}}]\n` });
+    const file = writeFiles({
+      'm.yaml': `name: Plans\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing"], scrapeOptions: {formats: [json]}}]\n`,
+    });
     assert.equal((await run(['monitor', 'apply', '-f', file], { env })).code, 0);
     const ran = await run(['monitor', 'run', 'Plans', '--json'], { env });
     const id = JSON.parse(ran.stdout).id as string;
@@ -130,19 +135,34 @@ describe('JSON monitors', () => {
     }
     const json = JSON.parse((await run(['monitor', 'history', 'Plans', '--field', 'price', '--json'], { env })).stdout);
     assert.equal(json.field, 'price');
-    assert.deepEqual(json.points.map((p: { value: number }) => p.value), prices);
-    assert.deepEqual(json.points.map((p: { checkId: string }) => p.checkId), ids);
+    assert.deepEqual(
+      json.points.map((p: { value: number }) => p.value),
+      prices,
+    );
+    assert.deepEqual(
+      json.points.map((p: { checkId: string }) => p.checkId),
+      ids,
+    );
     assert.ok(json.points.every((p: { url: string }) => p.url === `${site.origin}/pricing`));
     // A shorter window ends at the newest check.
     const last5 = JSON.parse((await run(['monitor', 'history', 'Plans', '--field', 'price', '--limit', '5', '--json'], { env })).stdout);
-    assert.deepEqual(last5.points.map((p: { value: number }) => p.value), prices.slice(-5));
+    assert.deepEqual(
+      last5.points.map((p: { value: number }) => p.value),
+      prices.slice(-5),
+    );
     const tty = await run(['monitor', 'history', 'Plans', '--field', 'price'], { env, tty: true, columns: 120 });
     const ticks = '▁▂▃▄▅▆▇█';
     const expected = prices.map((v) => ticks[Math.round(((v - 10) / 10) * 7)]).join('');
     assert.match(tty.stderr, new RegExp(`price, oldest to newest: ${expected}`));
     // Newest first in the table; piped, tab-separated values whole.
     const piped = await run(['monitor', 'history', 'Plans', '--field', 'price'], { env });
-    assert.deepEqual(piped.stdout.trim().split('\n').map((line) => Number(line.split('\t')[2])), [...prices].reverse());
+    assert.deepEqual(
+      piped.stdout
+        .trim()
+        .split('\n')
+        .map((line) => Number(line.split('\t')[2])),
+      [...prices].reverse(),
+    );
     // A field the JSON does not have is empty at every check; a path that cannot be read is the user's mistake.
     const missing = JSON.parse((await run(['monitor', 'history', 'Plans', '--field', 'plans[0].price', '--json'], { env })).stdout);
     assert.ok(missing.points.length === 30 && missing.points.every((p: { value: unknown }) => p.value === null));

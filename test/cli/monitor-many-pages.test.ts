@@ -68,7 +68,12 @@ describe('a check of many new pages', () => {
     assert.equal(mostInFlight, CHECK_CONCURRENCY);
 
     const db = new Database(join(home, 'data', 'webwatch.db'), { readonly: true });
-    const snapshots = new Map(db.prepare('select url, markdown from snapshots').all().map((row) => [(row as { url: string }).url, (row as { markdown: string }).markdown]));
+    const snapshots = new Map(
+      db
+        .prepare('select url, markdown from snapshots')
+        .all()
+        .map((row) => [(row as { url: string }).url, (row as { markdown: string }).markdown]),
+    );
     db.close();
     assert.equal(snapshots.size, PAGES);
     for (const url of [urls()[0]!, urls()[INLINE_CONVERSIONS + 1]!, urls().at(-1)!]) {
@@ -82,11 +87,13 @@ describe('a check of many new pages', () => {
     }
   });
 
-  it('gives every page its conversion error, on a worker as on the check\'s own thread', { timeout: 120_000 }, async () => {
+  it("gives every page its conversion error, on a worker as on the check's own thread", { timeout: 120_000 }, async () => {
     const home = tempDir();
     const env = { HOME: home, WEBWATCH_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), WEBWATCH_CONVERSION_THREADS: '1' };
     // A selector the selector engine cannot parse makes the pipeline throw on every page.
-    const dir = writeFiles({ 'm.yaml': `name: Broken\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${urls().join(', ')}]\n    scrapeOptions: {includeTags: ["a["]}\n` });
+    const dir = writeFiles({
+      'm.yaml': `name: Broken\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${urls().join(', ')}]\n    scrapeOptions: {includeTags: ["a["]}\n`,
+    });
     const applied = await webwatch(['monitor', 'apply', '-f', dir], env);
     assert.equal(applied.code, 0, applied.stderr);
     const check = await webwatch(['monitor', 'run', 'Broken', '--json'], env);

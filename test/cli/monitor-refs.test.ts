@@ -22,19 +22,25 @@ describe('resolving a monitor reference', () => {
   });
 
   it('lists the candidates of an ambiguous prefix', () => {
-    assert.throws(() => resolveMonitorRef('ab12', monitors), (error: Error & { details: { candidates: unknown[] } }) => {
-      assert.match(error.message, /"ab12" matches 2 monitors: ab12cd34 \(Acme pricing\), ab12ef56 \(Acme blog\)/);
-      assert.equal(error.details.candidates.length, 2);
-      return true;
-    });
+    assert.throws(
+      () => resolveMonitorRef('ab12', monitors),
+      (error: Error & { details: { candidates: unknown[] } }) => {
+        assert.match(error.message, /"ab12" matches 2 monitors: ab12cd34 \(Acme pricing\), ab12ef56 \(Acme blog\)/);
+        assert.equal(error.details.candidates.length, 2);
+        return true;
+      },
+    );
   });
 
   it('suggests the closest name, and does not take prefixes too short or names of deleted monitors', () => {
-    assert.throws(() => resolveMonitorRef('Acme pricng', monitors), (error: Error & { suggestion: string; status: number }) => {
-      assert.equal(error.status, 404);
-      assert.equal(error.suggestion, 'did you mean "Acme pricing"?');
-      return true;
-    });
+    assert.throws(
+      () => resolveMonitorRef('Acme pricng', monitors),
+      (error: Error & { suggestion: string; status: number }) => {
+        assert.equal(error.status, 404);
+        assert.equal(error.suggestion, 'did you mean "Acme pricing"?');
+        return true;
+      },
+    );
     assert.throws(() => resolveMonitorRef('ab1', monitors), /Not Found/);
     assert.throws(() => resolveMonitorRef('Old', monitors), /Not Found/);
   });

@@ -38,16 +38,24 @@ describe('search targets', () => {
   after(() => searxng.close());
 
   const monitor = (queriesYaml: string) =>
-    writeFiles({ 'm.yaml': `name: GPUs\ngoal: Tell me about GPU launches\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: search\n    queries: ${queriesYaml}\n    maxResults: 3\n    searchWindow: 24h\n    excludeDomains: [spam.example]\n` });
+    writeFiles({
+      'm.yaml': `name: GPUs\ngoal: Tell me about GPU launches\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: search\n    queries: ${queriesYaml}\n    maxResults: 3\n    searchWindow: 24h\n    excludeDomains: [spam.example]\n`,
+    });
 
   it('reports unseen results as new (judged), seen ones as same, de-duplicated, filtered and capped', async () => {
-    const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: searxng, baseUrl: "${searxng.origin}"}\n` }) };
+    const env = {
+      WEBWATCH_HOME: tempDir(),
+      XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: searxng, baseUrl: "${searxng.origin}"}\n` }),
+    };
     await run(['monitor', 'apply', '-f', monitor('["gpu launch", "gpu benchmarks"]')], { env });
     const first = JSON.parse((await run(['monitor', 'run', 'GPUs', '--json'], { env })).stdout);
     assert.deepEqual(first.summary, { changed: 0, error: 0, new: 3, removed: 0, same: 0, totalPages: 3 });
     assert.deepEqual(queries.slice(0, 2), ['gpu launch|json|day', 'gpu benchmarks|json|day']);
     const pages = JSON.parse((await run(['monitor', 'check', 'GPUs', first.id, '--json'], { env })).stdout).pages;
-    assert.deepEqual(pages.map((p: { url: string }) => p.url), ['https://news.example/gpu-a', 'https://blog.example/undated', 'https://bench.example/e']);
+    assert.deepEqual(
+      pages.map((p: { url: string }) => p.url),
+      ['https://news.example/gpu-a', 'https://blog.example/undated', 'https://bench.example/e'],
+    );
     assert.equal(pages[0].judgment.meaningful, true, 'new results are judged against the goal');
 
     results['gpu benchmarks']!.push({ url: 'https://bench.example/f', title: 'More GPU numbers', content: 'x', publishedDate: ago(5) });
@@ -57,7 +65,10 @@ describe('search targets', () => {
   });
 
   it('makes a failed query an error page and the check partial', async () => {
-    const env = { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: searxng, baseUrl: "${searxng.origin}"}\n` }) };
+    const env = {
+      WEBWATCH_HOME: tempDir(),
+      XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: searxng, baseUrl: "${searxng.origin}"}\n` }),
+    };
     await run(['monitor', 'apply', '-f', monitor('["gpu launch", "broken query"]')], { env });
     const check = JSON.parse((await run(['monitor', 'run', 'GPUs', '--json'], { env })).stdout);
     assert.equal(check.status, 'partial');
@@ -71,10 +82,16 @@ describe('search targets', () => {
     const api = await startServer({
       '/v2/search': async (request, response) => {
         asked.push({ body: JSON.parse(await readBody(request)), authorization: request.headers.authorization });
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { web: [{ url: 'https://news.example/v2-result', title: 'GPU launch', description: 'via the API' }] } }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ success: true, data: { web: [{ url: 'https://news.example/v2-result', title: 'GPU launch', description: 'via the API' }] } }));
       },
     });
-    const env = { WEBWATCH_HOME: tempDir(), WEBWATCH_SEARCH_API_KEY: 'ww_search', XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: v2, apiUrl: "${api.origin}"}\n` }) };
+    const env = {
+      WEBWATCH_HOME: tempDir(),
+      WEBWATCH_SEARCH_API_KEY: 'ww_search',
+      XDG_CONFIG_HOME: writeFiles({ 'webwatch/config.yaml': `search: {provider: v2, apiUrl: "${api.origin}"}\n` }),
+    };
     await run(['monitor', 'apply', '-f', monitor('["gpu launch"]')], { env });
     const check = JSON.parse((await run(['monitor', 'run', 'GPUs', '--json'], { env })).stdout);
     assert.equal(check.summary.new, 1);

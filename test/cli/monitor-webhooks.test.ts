@@ -39,7 +39,9 @@ describe('webhooks', () => {
   });
 
   const monitorFile = (name: string, webhook: string) =>
-    writeFiles({ 'm.yaml': `name: ${name}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/a", "${site.origin}/b"]}]\nwebhook:\n${webhook}` });
+    writeFiles({
+      'm.yaml': `name: ${name}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/a", "${site.origin}/b"]}]\nwebhook:\n${webhook}`,
+    });
 
   it('delivers signed monitor.page and monitor.check.completed events, retrying 503s with a stable webhookId', async () => {
     received.length = 0;
@@ -56,10 +58,14 @@ describe('webhooks', () => {
     const payloads = received.map((delivery) => JSON.parse(delivery.body));
     // Three deliveries, each retried under its own webhookId with the very same body.
     const groups = new Map<string, string[]>();
-    for (const delivery of received) groups.set(JSON.parse(delivery.body).webhookId, [...(groups.get(JSON.parse(delivery.body).webhookId) ?? []), delivery.body]);
+    for (const delivery of received)
+      groups.set(JSON.parse(delivery.body).webhookId, [...(groups.get(JSON.parse(delivery.body).webhookId) ?? []), delivery.body]);
     assert.equal(groups.size, 3);
     for (const bodies of groups.values()) assert.equal(new Set(bodies).size, 1, 'a retry sends the same body');
-    assert.ok([...groups.values()].some((bodies) => bodies.length > 1), 'some delivery was retried');
+    assert.ok(
+      [...groups.values()].some((bodies) => bodies.length > 1),
+      'some delivery was retried',
+    );
     const delivered = new Map(payloads.map((p) => [p.webhookId, p]));
     const types = [...delivered.values()].map((p) => p.type).sort();
     assert.deepEqual(types, ['monitor.check.completed', 'monitor.page', 'monitor.page']);
@@ -80,7 +86,10 @@ describe('webhooks', () => {
     // An unchanged check sends no page events, only the completion.
     received.length = 0;
     await run(['monitor', 'run', 'Hooked'], { env });
-    assert.deepEqual(received.map((d) => JSON.parse(d.body).type), ['monitor.check.completed']);
+    assert.deepEqual(
+      received.map((d) => JSON.parse(d.body).type),
+      ['monitor.check.completed'],
+    );
   });
 
   it('is not held by a dead webhook: one attempt, the check reported as it ended, the retries left to the outbox', async () => {
@@ -144,7 +153,10 @@ describe('webhooks', () => {
     const { lastError, ...counts } = first.notificationStatus.webhook;
     assert.deepEqual(counts, { pending: 1, delivered: 0, failed: 0, attempts: 1 });
     assert.match(lastError, /ECONNREFUSED|refused/i);
-    assert.match(firstRun.stderr, /warning: webhook: 1 delivery not made yet after attempt 1 of 8 \(the outbox retries it: serve's scheduler, or the next monitor run --due\): .*refused/i);
+    assert.match(
+      firstRun.stderr,
+      /warning: webhook: 1 delivery not made yet after attempt 1 of 8 \(the outbox retries it: serve's scheduler, or the next monitor run --due\): .*refused/i,
+    );
 
     // The receiver moves to a live address; the pending delivery still targets the old one and
     // is retried when due. A new check's delivery goes to the new address and is delivered.
@@ -154,7 +166,10 @@ describe('webhooks', () => {
     assert.deepEqual(second.notificationStatus, { webhook: { pending: 0, delivered: 1, failed: 0 } });
     const checks = JSON.parse((await run(['monitor', 'check', 'Later', first.id, '--json'], { env })).stdout);
     assert.equal(checks.notificationStatus.webhook.pending, 1);
-    assert.deepEqual(checks.deliveries.map((d: { status: string; target: string; attempts: number }) => [d.status, d.target, d.attempts]), [['pending', downUrl, 1]]);
+    assert.deepEqual(
+      checks.deliveries.map((d: { status: string; target: string; attempts: number }) => [d.status, d.target, d.attempts]),
+      [['pending', downUrl, 1]],
+    );
     // On a terminal, `check` lists each delivery with its last error (on stderr: stdout stays the pages).
     const shown = await run(['monitor', 'check', 'Later', first.id.slice(0, 8)], { env });
     assert.match(shown.stderr, /notifications:\n[\s\S]*webhook\s+monitor\.check\.completed\s+pending\s+1\s+\S+\/hook\s+.*refused/i);
@@ -164,7 +179,10 @@ describe('webhooks', () => {
     const refusedRun = await run(['monitor', 'run', 'Refused', '--quiet'], { env });
     assert.match(refusedRun.stderr, /^warning: webhook: 1 delivery failed after 1 attempt: .*400/m);
     const refused = JSON.parse((await run(['monitor', 'check', 'Refused', 'latest', '--json'], { env })).stdout);
-    assert.deepEqual({ ...refused.notificationStatus.webhook, lastError: undefined }, { pending: 0, delivered: 0, failed: 1, attempts: 1, lastError: undefined });
+    assert.deepEqual(
+      { ...refused.notificationStatus.webhook, lastError: undefined },
+      { pending: 0, delivered: 0, failed: 1, attempts: 1, lastError: undefined },
+    );
   });
 
   it('backs off exponentially with jitter, honours Retry-After, and gives up after the last attempt', () => {
@@ -172,6 +190,9 @@ describe('webhooks', () => {
     assert.equal(retryAt(1, undefined, now, () => 0.5)!.toISOString(), '2026-11-21T00:00:02.500Z');
     assert.equal(retryAt(3, undefined, now, () => 0)!.toISOString(), '2026-11-21T00:00:08.000Z');
     assert.equal(retryAt(2, 120, now, () => 0.9)!.toISOString(), '2026-11-21T00:02:00.000Z');
-    assert.equal(retryAt(MAX_ATTEMPTS, undefined, now, () => 0), undefined);
+    assert.equal(
+      retryAt(MAX_ATTEMPTS, undefined, now, () => 0),
+      undefined,
+    );
   });
 });

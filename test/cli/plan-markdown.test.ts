@@ -92,8 +92,14 @@ describe('planMarkdown', () => {
     assert.match(applied, /^### webwatch apply: 1 created, 2 updated, 1 deleted, 2 unchanged\n/);
     assert.match(applied, /^\| created \| News \|/m);
     assert.match(applied, /^\| deleted \| Old /m);
-    const quiet = planMarkdown(PLAN.filter((entry) => entry.action === 'unchanged'), { applied: false });
-    assert.equal(quiet, '### webwatch plan: no changes (2 unchanged)\n\n<details><summary>2 monitors unchanged</summary>\n\nBlog, Changelog\\_\\*v2\\*\n\n</details>\n');
+    const quiet = planMarkdown(
+      PLAN.filter((entry) => entry.action === 'unchanged'),
+      { applied: false },
+    );
+    assert.equal(
+      quiet,
+      '### webwatch plan: no changes (2 unchanged)\n\n<details><summary>2 monitors unchanged</summary>\n\nBlog, Changelog\\_\\*v2\\*\n\n</details>\n',
+    );
     assert.equal(planMarkdown([], { applied: false }), '### webwatch plan: no changes (0 unchanged)\n');
   });
 
@@ -123,13 +129,15 @@ describe('monitor diff --format markdown', () => {
     assert.equal((await run(['monitor', 'apply', '-f', dir], { env })).code, 0);
     writeFileSync(join(dir, 'pricing.yaml'), PRICING.replace('0 * * * *', '*/30 * * * *').replace('tok', 'new'));
     writeFileSync(join(dir, 'old.yaml'), OLD.replace('Old', 'New'));
-    const result = await run(['monitor', 'diff', '-f', dir, '--prune', '--format', 'markdown', '--detailed-exitcode'], { env: { ...env, TOKEN: 'rotated-s3cr3t' } });
+    const result = await run(['monitor', 'diff', '-f', dir, '--prune', '--format', 'markdown', '--detailed-exitcode'], {
+      env: { ...env, TOKEN: 'rotated-s3cr3t' },
+    });
     assert.equal(result.code, 8);
     const lines = result.stdout.split('\n');
     assert.equal(lines[0], '### webwatch plan: 1 to create, 1 to update, 1 to delete, 0 unchanged');
-    assert.match(result.stdout, /^\| create \| New \|  \|  \|$/m);
+    assert.match(result.stdout, /^\| create \| New \| {2}\| {2}\|$/m);
     assert.match(result.stdout, /^\| update \| Pricing \| `[0-9a-f-]{36}` \| 2 fields \|$/m);
-    assert.match(result.stdout, /^\| delete \| Old \| `[0-9a-f-]{36}` \|  \|$/m);
+    assert.match(result.stdout, /^\| delete \| Old \| `[0-9a-f-]{36}` \| {2}\|$/m);
     assert.match(result.stdout, /^\| `schedule\.cron` \| `"0 \* \* \* \*"` \| `"\*\/30 \* \* \* \*"` \|$/m);
     assert.match(result.stdout, /^\| `webhook\.headers\.Authorization` \| `"<redacted>"` \| `"<redacted>"` \|$/m);
     assert.doesNotMatch(result.stdout, /s3cr3t/);

@@ -15,7 +15,9 @@ async function schema(subject?: string) {
 describe('webwatch schema', () => {
   it('monitor: accepts the examples, one monitor or a list', async () => {
     const validate = new Ajv2020({ strict: false, allErrors: true }).compile(await schema());
-    const documents = readFileSync(new URL('../../../examples/monitors.yaml', import.meta.url), 'utf8').split(/^---$/m).map((d) => parse(d));
+    const documents = readFileSync(new URL('../../../examples/monitors.yaml', import.meta.url), 'utf8')
+      .split(/^---$/m)
+      .map((d) => parse(d));
     for (const document of documents) assert.ok(validate(document), JSON.stringify(validate.errors));
     assert.ok(validate(documents), JSON.stringify(validate.errors));
   });

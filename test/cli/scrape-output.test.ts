@@ -12,7 +12,12 @@ describe('formats as text', () => {
       metadata,
       json: { price: 10 },
       answer: 'Yes.',
-      changeTracking: { previousScrapeAt: '2026-11-20T12:00:00.000Z', changeStatus: 'changed', visibility: 'visible', diff: { text: '--- previous.md\n+++ current.md\n@@ -1 +1 @@\n-a\n+b\n', json: {} } },
+      changeTracking: {
+        previousScrapeAt: '2026-11-20T12:00:00.000Z',
+        changeStatus: 'changed',
+        visibility: 'visible',
+        diff: { text: '--- previous.md\n+++ current.md\n@@ -1 +1 @@\n-a\n+b\n', json: {} },
+      },
     } as unknown as ScrapeDocument;
     assert.equal(formatText(document, 'json'), '{\n  "price": 10\n}');
     assert.equal(formatText(document, 'question'), 'Yes.');
@@ -23,7 +28,12 @@ describe('formats as text', () => {
   it('prints changeTracking json mode as the changed fields, before the markdown lines', () => {
     const document = {
       metadata,
-      changeTracking: { previousScrapeAt: null, changeStatus: 'changed', visibility: 'visible', json: { 'plans[0].price': { previous: 10, current: 12 }, note: { previous: null, current: 'new' } } },
+      changeTracking: {
+        previousScrapeAt: null,
+        changeStatus: 'changed',
+        visibility: 'visible',
+        json: { 'plans[0].price': { previous: 10, current: 12 }, note: { previous: null, current: 'new' } },
+      },
     } as unknown as ScrapeDocument;
     assert.equal(formatText(document, 'changeTracking'), 'changed\n\n-plans[0].price: 10\n+plans[0].price: 12\n+note: new');
   });

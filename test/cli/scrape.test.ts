@@ -25,10 +25,12 @@ function spawnWebwatch(args: string[], env: Record<string, string>, terminal: bo
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => {
-    clearTimeout(timer);
-    resolve({ code, stdout, stderr });
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }
 
 describe('webwatch scrape', () => {
@@ -38,7 +40,8 @@ describe('webwatch scrape', () => {
       '/a': html('<title>A</title><main><h1>Page A</h1><p>Alpha <a href="/b">b</a></p></main>'),
       '/b': html('<title>B</title><main><h1>Page B</h1></main>'),
       '/logo.png': (_q, r) => void r.writeHead(200, { 'content-type': 'image/png' }).end(PNG),
-      '/echo': (request, response) => void response.writeHead(200, { 'content-type': 'text/plain' }).end(`${request.headers['x-token']}|${request.headers['accept-language']}`),
+      '/echo': (request, response) =>
+        void response.writeHead(200, { 'content-type': 'text/plain' }).end(`${request.headers['x-token']}|${request.headers['accept-language']}`),
     });
   });
   after(() => server.close());
@@ -62,8 +65,14 @@ describe('webwatch scrape', () => {
   it('prints JSON lines for several URLs, an error line for a failure, and exits with its code', async () => {
     const result = await run(['scrape', `${server.origin}/a`, 'http://127.0.0.1:1/x', `${server.origin}/b`, '--json']);
     assert.equal(result.code, 1);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(lines.map((l) => l.success), [true, false, true]);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      lines.map((l) => l.success),
+      [true, false, true],
+    );
     assert.equal(lines[0].data.metadata.title, 'A');
     assert.deepEqual({ url: lines[1].url, code: lines[1].code }, { url: 'http://127.0.0.1:1/x', code: 'SCRAPE_CONNECTION_FAILED' });
     assert.equal(lines[2].data.metadata.title, 'B');
@@ -80,15 +89,27 @@ describe('webwatch scrape', () => {
     assert.equal(result.stdout, `<!-- links -->\n\n${server.origin}/b\n\n<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n`);
     assert.equal(result.stderr, '');
     const tty = await run(['scrape', `${server.origin}/a`, '-f', 'markdown,links', '-f', 'images'], { tty: true, env: { NO_COLOR: '1', CI: '1' } });
-    assert.equal(tty.stdout, `<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n\n<!-- links -->\n\n${server.origin}/b\n\n<!-- images -->\n`, 'an empty format is its heading alone');
+    assert.equal(
+      tty.stdout,
+      `<!-- markdown -->\n\n# Page A\n\nAlpha [b](${server.origin}/b)\n\n<!-- links -->\n\n${server.origin}/b\n\n<!-- images -->\n`,
+      'an empty format is its heading alone',
+    );
   });
 
   it('names the URL in each heading when there are several', async () => {
     const result = await run(['scrape', `${server.origin}/a`, `${server.origin}/b`, '--format', 'markdown,links']);
-    assert.equal(result.stdout, [
-      `<!-- markdown of ${server.origin}/a -->`, `# Page A\n\nAlpha [b](${server.origin}/b)`, `<!-- links of ${server.origin}/a -->`, `${server.origin}/b`,
-      `<!-- markdown of ${server.origin}/b -->`, '# Page B', `<!-- links of ${server.origin}/b -->`,
-    ].join('\n\n') + '\n');
+    assert.equal(
+      result.stdout,
+      `${[
+        `<!-- markdown of ${server.origin}/a -->`,
+        `# Page A\n\nAlpha [b](${server.origin}/b)`,
+        `<!-- links of ${server.origin}/a -->`,
+        `${server.origin}/b`,
+        `<!-- markdown of ${server.origin}/b -->`,
+        '# Page B',
+        `<!-- links of ${server.origin}/b -->`,
+      ].join('\n\n')}\n`,
+    );
   });
 
   it('leaves rawBase64 out of text with other formats, and says how to get it', async () => {
@@ -145,7 +166,10 @@ describe('webwatch scrape', () => {
     assert.deepEqual(readFileSync(join(dir, '127.0.0.1_logo.png')), PNG, 'named by its content type, the extension not doubled');
     assert.ok(readdirSync(dir).includes('127.0.0.1_logo.png.md'));
     // Printed with other formats, the bytes are left out; stderr says how to get them.
-    assert.match((await run(['scrape', `${server.origin}/logo.png`, '-f', 'markdown,rawBase64'])).stderr, /rawBase64 is not printed with other formats: --json includes it, -o <directory> writes the file itself/);
+    assert.match(
+      (await run(['scrape', `${server.origin}/logo.png`, '-f', 'markdown,rawBase64'])).stderr,
+      /rawBase64 is not printed with other formats: --json includes it, -o <directory> writes the file itself/,
+    );
   });
 
   it('-o with several URLs: one file each, names kept apart, and a file in the way is a usage error', async () => {
@@ -187,7 +211,10 @@ describe('webwatch scrape', () => {
     assert.equal(result.code, 2);
     const body = JSON.parse(result.stdout);
     assert.equal(body.success, false);
-    assert.deepEqual(body.details, ['timeout: must be at least 1000 (got 5)', 'location.country: must be a two-letter ISO 3166-1 country code in capitals, like US']);
+    assert.deepEqual(body.details, [
+      'timeout: must be at least 1000 (got 5)',
+      'location.country: must be a two-letter ISO 3166-1 country code in capitals, like US',
+    ]);
   });
 
   it('fails with the 400 of the interface for an invalid URL, exit 2', async () => {
@@ -252,7 +279,15 @@ describe('webwatch scrape answered from the cache', () => {
     api = await startServer({
       '/v2/scrape': (_q, r) => {
         const dated = api.requests.filter((q) => q.path === '/v2/scrape').length === 1;
-        const metadata = { sourceURL: 'https://a.example/', url: 'https://a.example/', statusCode: 200, scrapeId: 's1', cacheState: 'hit', ...(dated && { cachedAt: '2026-11-21T10:30:00.000Z' }), creditsUsed: 1 };
+        const metadata = {
+          sourceURL: 'https://a.example/',
+          url: 'https://a.example/',
+          statusCode: 200,
+          scrapeId: 's1',
+          cacheState: 'hit',
+          ...(dated && { cachedAt: '2026-11-21T10:30:00.000Z' }),
+          creditsUsed: 1,
+        };
         r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { markdown: '# Remote', metadata } }));
       },
     });
@@ -302,7 +337,7 @@ describe('webwatch scrape answered from the cache', () => {
     assert.deepEqual([metadata.cacheState, metadata.cachedAt], ['hit', cached.toISOString()]);
   });
 
-  it('reads the same marks in an API\'s documents', async () => {
+  it("reads the same marks in an API's documents", async () => {
     const env = { WEBWATCH_API_URL: `${api.origin}/v2`, WEBWATCH_API_KEY: 'ww_key_of_the_fake_api', NO_COLOR: '1', CI: '1' };
     const dated = await run(['scrape', 'https://a.example/'], { env, tty: true, now: cached });
     assert.equal(dated.stdout, '# Remote\n');
@@ -346,7 +381,9 @@ describe('webwatch scrape: the browser flags', () => {
   const env = () => ({ WEBWATCH_API_URL: `${api.origin}/v2`, WEBWATCH_API_KEY: 'ww_key_of_the_fake_api' });
 
   it('--wait-for, --no-block-ads, --profile and --profile-read-only become waitFor, blockAds and profile', async () => {
-    const result = await run(['scrape', 'https://a.example/', '--wait-for', '1500', '--no-block-ads', '--profile', 'shop', '--profile-read-only'], { env: env() });
+    const result = await run(['scrape', 'https://a.example/', '--wait-for', '1500', '--no-block-ads', '--profile', 'shop', '--profile-read-only'], {
+      env: env(),
+    });
     assert.equal(result.code, 0, result.stderr);
     const sent = bodies.at(-1)!;
     assert.deepEqual([sent.waitFor, sent.blockAds, sent.profile], [1500, false, { name: 'shop', saveChanges: false }]);
@@ -356,7 +393,10 @@ describe('webwatch scrape: the browser flags', () => {
     assert.equal((await run(['scrape', 'https://a.example/', '--profile', 'shop', '--block-ads'], { env: env() })).code, 0);
     assert.deepEqual([bodies.at(-1)!.profile, bodies.at(-1)!.blockAds], [{ name: 'shop' }, true]);
     assert.equal((await run(['scrape', 'https://a.example/'], { env: env() })).code, 0);
-    assert.deepEqual(['waitFor', 'blockAds', 'profile'].filter((name) => name in bodies.at(-1)!), []);
+    assert.deepEqual(
+      ['waitFor', 'blockAds', 'profile'].filter((name) => name in bodies.at(-1)!),
+      [],
+    );
   });
 
   it('--profile-read-only without a profile, and a negative wait, are usage errors sent nowhere', async () => {
@@ -374,7 +414,10 @@ describe('webwatch scrape: the browser flags', () => {
     const before = bodies.length;
     const given = await run(['scrape', 'https://a.example/', '--wait-for', '8000', '--timeout', '15000'], { env: env() });
     assert.equal(given.code, 2);
-    assert.match(given.stderr.split('\n')[0]!, /^error: invalid scrape options: waitFor: waitFor must not exceed half of timeout: 8000 ms is more than half of the timeout of 15000 ms/);
+    assert.match(
+      given.stderr.split('\n')[0]!,
+      /^error: invalid scrape options: waitFor: waitFor must not exceed half of timeout: 8000 ms is more than half of the timeout of 15000 ms/,
+    );
     const unset = await run(['scrape', 'https://a.example/', '--wait-for', '40000'], { env: env() });
     assert.equal(unset.code, 2);
     assert.match(unset.stderr.split('\n')[0]!, /half of the default timeout of 60000 ms, which applies as timeout is not given/);

@@ -28,7 +28,7 @@ describe('a password in the API URL', () => {
         response.writeHead(401, { 'content-type': 'application/json' }).end('{"success":false,"error":"Unauthorized: Invalid token"}');
       },
     });
-    urlWithPassword = api.url.replace('http://', `http://ops:${PASSWORD}@`) + 'v2';
+    urlWithPassword = `${api.url.replace('http://', `http://ops:${PASSWORD}@`)}v2`;
   });
   after(() => api.close());
 
@@ -64,9 +64,12 @@ describe('a password in the API URL', () => {
       assert.ok(!leaks(missing, PASSWORD), missing.stdout + missing.stderr);
     }
     // The stand-in API refuses every key, so login is tried against an API that accepts it.
-    const accepting = await startServer({}, (_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"data":[]}'));
+    const accepting = await startServer(
+      {},
+      (_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"data":[]}'),
+    );
     try {
-      const url = accepting.url.replace('http://', `http://ops:${PASSWORD}@`) + 'v2';
+      const url = `${accepting.url.replace('http://', `http://ops:${PASSWORD}@`)}v2`;
       const login = await run(['--verbose', 'login', '--api-url', url, '--api-key', 'ww_key', '--json'], { env });
       assert.equal(login.code, EXIT.ok, login.stderr);
       assert.ok(!leaks(login, PASSWORD), login.stdout + login.stderr);
@@ -105,15 +108,24 @@ describe('secret values in the configuration', () => {
     const result = await run(['monitor', 'list', '--json'], options);
     assert.equal(result.code, EXIT.usage);
     const details: string[] = JSON.parse(result.stdout).details;
-    assert.ok(details.some((line) => /smtp: must be a mapping of fields, not text$/.test(line)), details.join('\n'));
+    assert.ok(
+      details.some((line) => /smtp: must be a mapping of fields, not text$/.test(line)),
+      details.join('\n'),
+    );
     assert.ok(!leaks(result, PASSWORD) && !leaks(result, '99887766'), result.stdout);
     // Values that are no secret are still quoted, which helps to find them.
-    assert.ok(details.some((line) => /serve\.port: must be at most 65535 \(got 80808\)$/.test(line)), details.join('\n'));
+    assert.ok(
+      details.some((line) => /serve\.port: must be at most 65535 \(got 80808\)$/.test(line)),
+      details.join('\n'),
+    );
   });
 
   it('a file that does not parse is named with the position of the error, never the line', async () => {
     const cases: [Record<string, string>, RegExp][] = [
-      [{ '.webwatchrc.yaml': `serve: {port: 8080}\nwebhookSecret: ${PASSWORD}: x\n` }, /\.webwatchrc\.yaml:2:\d+: invalid YAML: Nested mappings are not allowed in compact mappings$/m],
+      [
+        { '.webwatchrc.yaml': `serve: {port: 8080}\nwebhookSecret: ${PASSWORD}: x\n` },
+        /\.webwatchrc\.yaml:2:\d+: invalid YAML: Nested mappings are not allowed in compact mappings$/m,
+      ],
       [{ '.webwatchrc.json': `{\n  "webhookSecret": "${PASSWORD}" x\n}` }, /\.webwatchrc\.json:2:\d+: invalid JSON$/m],
       [{ '.webwatchrc.json': `{"webhookSecret": ${PASSWORD}}` }, /\.webwatchrc\.json: invalid JSON$/m],
       [{ '.webwatchrc.yaml': `serve: {port: 8080}\n---\nwebhookSecret: ${PASSWORD}\n` }, /\.webwatchrc\.yaml:2:1: invalid YAML: more than one document$/m],

@@ -37,7 +37,8 @@ function assertNoEscapedStyling(raw: string) {
   assert.ok(!raw.includes(HOSTILE), `text from outside acted on the terminal: ${JSON.stringify(raw)}`);
 }
 
-const monitorYaml = (name: string, cron = '0 * * * *') => `name: "${name}"\nschedule: { cron: "${cron}" }\ntargets: [{ type: scrape, urls: ["https://example.com/"] }]\n`;
+const monitorYaml = (name: string, cron = '0 * * * *') =>
+  `name: "${name}"\nschedule: { cron: "${cron}" }\ntargets: [{ type: scrape, urls: ["https://example.com/"] }]\n`;
 const HOSTILE_YAML = 'Evil\\e[31mred';
 
 /** A port nobody listens on. */
@@ -52,7 +53,8 @@ async function closedPort(): Promise<number> {
 describe('monitor apply in colour', () => {
   it('says each monitor it applied, and the plan, in real colours, around names escaped', async () => {
     const env = colourEnv();
-    const file = (acmeCron: string, evil = true) => join(writeFiles({ 'm.yaml': `${monitorYaml('Acme', acmeCron)}${evil ? `---\n${monitorYaml(HOSTILE_YAML)}` : ''}` }), 'm.yaml');
+    const file = (acmeCron: string, evil = true) =>
+      join(writeFiles({ 'm.yaml': `${monitorYaml('Acme', acmeCron)}${evil ? `---\n${monitorYaml(HOSTILE_YAML)}` : ''}` }), 'm.yaml');
 
     const created = await inTerminal(['monitor', 'apply', '-f', file('0 * * * *')], { env });
     assert.equal(created.code, 0, created.raw);
@@ -68,7 +70,11 @@ describe('monitor apply in colour', () => {
     assert.equal(updated.code, 0, updated.raw);
     assert.match(updated.raw, /\u001b\[33m~ updated Acme {2}\(/);
     assert.doesNotMatch(updated.raw, /~ update {4}Acme/);
-    assert.match(updated.raw, /~ updated Acme {2}\([0-9a-f-]{36}\)\u001b\[39m\r?\n {4}schedule\.cron: "0 \* \* \* \*" -> "30 \* \* \* \*"/, 'its changes under it');
+    assert.match(
+      updated.raw,
+      /~ updated Acme {2}\([0-9a-f-]{36}\)\u001b\[39m\r?\n {4}schedule\.cron: "0 \* \* \* \*" -> "30 \* \* \* \*"/,
+      'its changes under it',
+    );
     assert.match(updated.raw, /\u001b\[2m= unchanged Evil\\x1b\[31mred {2}\(/);
     assertNoEscapedStyling(updated.raw);
 
@@ -113,7 +119,12 @@ describe('scrape in colour', () => {
   let site: TestServer;
   before(async () => {
     site = await startServer({
-      '/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Title</title></head><body><main><h1>Heading${HOSTILE}</h1><p>Text enough to be the main content of the page.</p></main></body></html>`),
+      '/': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>Title</title></head><body><main><h1>Heading${HOSTILE}</h1><p>Text enough to be the main content of the page.</p></main></body></html>`,
+          ),
     });
   });
   after(() => site.close());
@@ -155,14 +166,32 @@ describe('a check of an API in colour', () => {
   let api: TestServer;
   before(async () => {
     const check = {
-      id: CHECK, monitorId: MONITOR, status: 'completed', trigger: 'manual', scheduledFor: null,
-      startedAt: '2026-11-21T11:59:00Z', finishedAt: '2026-11-21T12:00:00Z', error: null,
+      id: CHECK,
+      monitorId: MONITOR,
+      status: 'completed',
+      trigger: 'manual',
+      scheduledFor: null,
+      startedAt: '2026-11-21T11:59:00Z',
+      finishedAt: '2026-11-21T12:00:00Z',
+      error: null,
       summary: { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 },
       notificationStatus: { [`web${HOSTILE}`]: { pending: 1, delivered: 0, failed: 0, attempts: 1, lastError: `refused${HOSTILE}` } },
-      deliveries: [{ channel: 'webhook', event: 'monitor.check.completed', status: 'pending', attempts: 1, target: 'https://hooks.example/in', lastError: `refused${HOSTILE}` }],
+      deliveries: [
+        {
+          channel: 'webhook',
+          event: 'monitor.check.completed',
+          status: 'pending',
+          attempts: 1,
+          target: 'https://hooks.example/in',
+          lastError: `refused${HOSTILE}`,
+        },
+      ],
       pages: [],
     };
-    api = await startServer({ [`/v2/monitor/${MONITOR}/checks/${CHECK}`]: (_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: check })) });
+    api = await startServer({
+      [`/v2/monitor/${MONITOR}/checks/${CHECK}`]: (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: check })),
+    });
   });
   after(() => api.close());
 

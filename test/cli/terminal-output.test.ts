@@ -29,21 +29,36 @@ async function ww(args: string[], env: Record<string, string>, options: { column
 /** A site whose pricing page says what `price` holds; each page answers after `delayMs`. */
 async function site(delayMs = 0) {
   const state = { price: '$50' };
-  const server: Server = createServer((request, response) => setTimeout(() => {
-    response.setHeader('content-type', 'text/html');
-    if (request.url === '/') return response.end(`<html><head><title>Home</title></head><body><main><h1>Home</h1><p>Welcome to the example site, with text enough to be its main content.</p>${['a', 'b', 'c'].map((p) => `<a href="/${p}">${p}</a>`).join(' ')}</main></body></html>`);
-    if (request.url === '/pricing') return response.end(`<html><head><title>Pricing</title></head><body><main><h1>Pricing</h1>${Array.from({ length: 30 }, (_, i) => `<p>Plan ${i}: ${state.price} a month for ${i + 1} seats.</p>`).join('')}</main></body></html>`);
-    response.end(`<html><head><title>Page ${request.url}</title></head><body><main><h1>Page</h1><p>Some text of the page ${request.url}.</p></main></body></html>`);
-  }, delayMs));
+  const server: Server = createServer((request, response) =>
+    setTimeout(() => {
+      response.setHeader('content-type', 'text/html');
+      if (request.url === '/')
+        return response.end(
+          `<html><head><title>Home</title></head><body><main><h1>Home</h1><p>Welcome to the example site, with text enough to be its main content.</p>${['a', 'b', 'c'].map((p) => `<a href="/${p}">${p}</a>`).join(' ')}</main></body></html>`,
+        );
+      if (request.url === '/pricing')
+        return response.end(
+          `<html><head><title>Pricing</title></head><body><main><h1>Pricing</h1>${Array.from({ length: 30 }, (_, i) => `<p>Plan ${i}: ${state.price} a month for ${i + 1} seats.</p>`).join('')}</main></body></html>`,
+        );
+      response.end(
+        `<html><head><title>Page ${request.url}</title></head><body><main><h1>Page</h1><p>Some text of the page ${request.url}.</p></main></body></html>`,
+      );
+    }, delayMs),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { state, server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 describe('relative times', () => {
   const table: [string, string][] = [
-    ['2026-11-21T12:00:02Z', 'just now'], ['2026-11-21T11:59:18Z', '42 s ago'], ['2026-11-21T11:57:00Z', '3 min ago'],
-    ['2026-11-21T07:00:00Z', '5 h ago'], ['2026-11-20T11:00:00Z', '1 day ago'], ['2026-11-18T12:00:00Z', '3 days ago'],
-    ['2026-11-21T12:10:00Z', 'in 10 min'], ['2026-09-01T00:00:00Z', '2026-09-01'],
+    ['2026-11-21T12:00:02Z', 'just now'],
+    ['2026-11-21T11:59:18Z', '42 s ago'],
+    ['2026-11-21T11:57:00Z', '3 min ago'],
+    ['2026-11-21T07:00:00Z', '5 h ago'],
+    ['2026-11-20T11:00:00Z', '1 day ago'],
+    ['2026-11-18T12:00:00Z', '3 days ago'],
+    ['2026-11-21T12:10:00Z', 'in 10 min'],
+    ['2026-09-01T00:00:00Z', '2026-09-01'],
   ];
   for (const [then, said] of table) it(`${then} is "${said}" at noon`, () => assert.equal(relativeTime(new Date(then), NOW), said));
 });
@@ -56,8 +71,9 @@ describe('tables, piped and on a terminal', () => {
   before(async () => {
     pricing = await site();
     const files = writeFiles({
-      'm.yaml': `name: Acme pricing\nschedule: { cron: "*/15 * * * *" }\ntargets: [{ type: scrape, urls: ["${pricing.origin}/pricing"] }]\n---\n`
-        + `name: A monitor whose name is much too long to fit beside the others in a narrow terminal\nschedule: { cron: "0 * * * *" }\ntargets: [{ type: scrape, urls: ["${pricing.origin}/a"] }]\n`,
+      'm.yaml':
+        `name: Acme pricing\nschedule: { cron: "*/15 * * * *" }\ntargets: [{ type: scrape, urls: ["${pricing.origin}/pricing"] }]\n---\n` +
+        `name: A monitor whose name is much too long to fit beside the others in a narrow terminal\nschedule: { cron: "0 * * * *" }\ntargets: [{ type: scrape, urls: ["${pricing.origin}/a"] }]\n`,
     });
     assert.equal((await ww(['monitor', 'apply', '-f', join(files, 'm.yaml')], env)).code, 0);
     const listed = JSON.parse((await ww(['--json', 'monitor', 'list'], env)).stdout) as { id: string; name: string }[];
@@ -67,7 +83,10 @@ describe('tables, piped and on a terminal', () => {
 
   it('piped: tab-separated rows, whole ids and times, no header', async () => {
     const { stdout } = await ww(['monitor', 'list'], env);
-    const rows = stdout.trim().split('\n').map((line) => line.split('\t'));
+    const rows = stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
     assert.equal(rows.length, 2);
     const row = rows.find((r) => r[1] === 'Acme pricing')!;
     assert.equal(row[0], ids['Acme pricing']);
@@ -120,7 +139,10 @@ describe('on a pseudo-terminal', () => {
     assert.equal(run.code, 0, run.raw);
     assert.match(run.raw, /crawling http/, 'the spinner was drawn');
     // The pages are one table under its header once the crawl ends, each row on its own line.
-    assert.ok(run.screen.some((line) => /^url +code +title$/.test(line)), JSON.stringify(run.screen));
+    assert.ok(
+      run.screen.some((line) => /^url +code +title$/.test(line)),
+      JSON.stringify(run.screen),
+    );
     for (const page of ['/', '/a', '/b', '/c']) {
       const line = run.screen.find((l) => new RegExp(`^${slow.origin}${page} +200 `).test(l));
       assert.ok(line, `${page} starts its own line: ${JSON.stringify(run.screen)}`);
@@ -142,19 +164,31 @@ describe('on a pseudo-terminal', () => {
     assert.equal(viaPager.code, 0, viaPager.raw);
     assert.match(readFileSync(paged, 'utf8'), /\+Plan 0: \$65 a month/);
     assert.ok(!viaPager.screen.some((line) => line.startsWith('+Plan 0')), 'the diff went to the pager, not the screen');
-    assert.ok(viaPager.screen.some((line) => line.startsWith('changed')), 'the page table is printed before');
+    assert.ok(
+      viaPager.screen.some((line) => line.startsWith('changed')),
+      'the page table is printed before',
+    );
 
     const unpaged = join(tempDir(), 'unpaged.txt');
     const noPager = await inTerminal(['--no-pager', 'monitor', 'check', 'prices', 'latest'], { env: { ...env, PAGER: `cat > ${unpaged}` }, rows: 20 });
-    assert.ok(noPager.screen.some((line) => line.startsWith('+Plan 0: $65 a month')), noPager.raw);
+    assert.ok(
+      noPager.screen.some((line) => line.startsWith('+Plan 0: $65 a month')),
+      noPager.raw,
+    );
     assert.equal(existsSync(unpaged), false);
 
     const tall = await inTerminal(['monitor', 'check', 'prices', 'latest'], { env: { ...env, PAGER: `cat > ${unpaged}` }, rows: 200 });
-    assert.ok(tall.screen.some((line) => line.startsWith('+Plan 0: $65 a month')), 'fits the terminal: printed');
+    assert.ok(
+      tall.screen.some((line) => line.startsWith('+Plan 0: $65 a month')),
+      'fits the terminal: printed',
+    );
     assert.equal(existsSync(unpaged), false);
 
     const missing = await inTerminal(['monitor', 'check', 'prices', 'latest'], { env: { ...env, PAGER: 'no-such-pager-here' }, rows: 20 });
-    assert.ok(missing.screen.some((line) => line.startsWith('+Plan 0: $65 a month')), 'a pager that cannot run: printed');
+    assert.ok(
+      missing.screen.some((line) => line.startsWith('+Plan 0: $65 a month')),
+      'a pager that cannot run: printed',
+    );
   });
 });
 
@@ -163,14 +197,17 @@ describe('serve request log', () => {
 
   async function serveAndAsk(args: string[]): Promise<string> {
     const home = tempDir();
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env: { PATH: process.env.PATH, WEBWATCH_HOME: home, XDG_CONFIG_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+      env: { PATH: process.env.PATH, WEBWATCH_HOME: home, XDG_CONFIG_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const origin = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 10_000);
       child.stderr.on('data', () => {
         const found = /the v2 API at (http:\/\/[^/\s]+)\/v2/.exec(stderr);
-        if (found) (clearTimeout(timer), resolve(found[1]!));
+        if (found) clearTimeout(timer), resolve(found[1]!);
       });
     });
     await fetch(`${origin}/v2/monitor`);
@@ -182,8 +219,15 @@ describe('serve request log', () => {
 
   it('piped: JSON lines, without query strings', async () => {
     const log = await serveAndAsk([]);
-    const completed = log.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; res?: { statusCode: number } }).filter((l) => l.msg === 'request completed');
-    assert.deepEqual(completed.map((l) => l.res?.statusCode), [401, 401]);
+    const completed = log
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; res?: { statusCode: number } })
+      .filter((l) => l.msg === 'request completed');
+    assert.deepEqual(
+      completed.map((l) => l.res?.statusCode),
+      [401, 401],
+    );
     assert.ok(!log.includes('secret'));
   });
 

@@ -71,7 +71,8 @@ describe('data from the engine', () => {
   let price = '$10';
   before(async () => {
     server = await startServer({
-      '/page': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<main><h1>Offer${TITLE}</h1><p>Price: ${price}</p></main>`),
+      '/page': (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<main><h1>Offer${TITLE}</h1><p>Price: ${price}</p></main>`),
     });
   });
   after(() => server.close());
@@ -120,8 +121,9 @@ describe('data from the engine', () => {
 describe('errors from an API', () => {
   let api: TestServer;
   before(async () => {
-    api = await startServer({}, (_q, r) =>
-      void r.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: `Bad request${TITLE}${RED}` })),
+    api = await startServer(
+      {},
+      (_q, r) => void r.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: `Bad request${TITLE}${RED}` })),
     );
   });
   after(() => api.close());

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,6 @@ import { tempDir } from '../helpers/files.js';
 import { run, type Captured } from '../helpers/io.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'webwatch.js');
 const HEADING = '## Your first monitor, step by step';
 /** The PATH of a fresh login shell on Debian, with the system's Node only. */
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -164,7 +163,10 @@ describe('the README walk-through', () => {
       const kill = /^kill((?:\s+%\d+)+)$/.exec(command);
       if (kill) {
         // Job numbers as the reader's shell gives them: the background commands in order.
-        for (const number of kill[1]!.trim().split(/\s+/).map((spec) => Number(spec.slice(1)))) {
+        for (const number of kill[1]!
+          .trim()
+          .split(/\s+/)
+          .map((spec) => Number(spec.slice(1)))) {
           const job = jobs[number - 1];
           assert.ok(job, `${command}: there is no job %${number}`);
           await stopJob(job);
@@ -202,8 +204,17 @@ describe('the README walk-through', () => {
     for (const { stderr } of runs) assert.doesNotMatch(stderr, /warning/, 'every notification was delivered');
     const checkIds = runs.map((result) => result.stdout.split(' ')[1]);
 
-    const history = only(/^webwatch monitor checks /).stdout.trim().split('\n').map((row) => row.split('\t'));
-    assert.deepEqual(history.map((row) => [row[0], row[4]]), [[checkIds[1], '1/0/0/1/0'], [checkIds[0], '0/2/0/0/0']]);
+    const history = only(/^webwatch monitor checks /)
+      .stdout.trim()
+      .split('\n')
+      .map((row) => row.split('\t'));
+    assert.deepEqual(
+      history.map((row) => [row[0], row[4]]),
+      [
+        [checkIds[1], '1/0/0/1/0'],
+        [checkIds[0], '0/2/0/0/0'],
+      ],
+    );
 
     assert.equal(only(/^webwatch monitor check .* latest$/).stdout, `changed\t200\tyes\t${siteUrl}/pricing.html\t\nsame\t200\t\t${siteUrl}/blog/\t\n`);
     assert.ok(onTerminal, 'the README reads the latest check');
@@ -222,7 +233,10 @@ describe('the README walk-through', () => {
     assert.match(received, /\n-\$29\/month\n\+\$35\/month\n/, 'the webhook carried the diff');
 
     // The checks read the served copy: two requests for each page.
-    const requests = site!.output().split('\n').filter((line) => line.startsWith('GET '));
+    const requests = site!
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('GET '));
     assert.deepEqual(requests.sort(), ['GET /blog/ 200', 'GET /blog/ 200', 'GET /pricing.html 200', 'GET /pricing.html 200']);
 
     // The clean-up put the old price back in the copy and deleted the monitor.

@@ -22,8 +22,13 @@ describe('proxy settings', () => {
     const project = writeFiles({ '.webwatchrc.yaml': 'proxy:\n  basic: http://basic.example:3128\n  enhanced: http://user:pw@enhanced.example:8080\n' });
     const config = await loadConfig(noUserFile(), project);
     assert.deepEqual(checkServices(config, {}).proxies, { basic: 'http://basic.example:3128', enhanced: 'http://user:pw@enhanced.example:8080' });
-    assert.deepEqual(checkServices(config, { WEBWATCH_PROXY_BASIC: 'https://pool.example:443' }).proxies, { basic: 'https://pool.example:443', enhanced: 'http://user:pw@enhanced.example:8080' });
-    assert.deepEqual(checkServices(await loadConfig(noUserFile(), tempDir()), { WEBWATCH_PROXY_ENHANCED: 'http://e.example:1' }).proxies, { enhanced: 'http://e.example:1' });
+    assert.deepEqual(checkServices(config, { WEBWATCH_PROXY_BASIC: 'https://pool.example:443' }).proxies, {
+      basic: 'https://pool.example:443',
+      enhanced: 'http://user:pw@enhanced.example:8080',
+    });
+    assert.deepEqual(checkServices(await loadConfig(noUserFile(), tempDir()), { WEBWATCH_PROXY_ENHANCED: 'http://e.example:1' }).proxies, {
+      enhanced: 'http://e.example:1',
+    });
     assert.equal(checkServices(await loadConfig(noUserFile(), tempDir()), {}).proxies, undefined);
   });
 
@@ -47,12 +52,15 @@ describe('proxy settings', () => {
   it('a bad variable names the variable, never the value', async () => {
     const config = await loadConfig(noUserFile(), tempDir());
     for (const value of [`scraper:${PASSWORD}@proxy.example:8080`, `socks5://scraper:${PASSWORD}@proxy.example`, 'not a url']) {
-      assert.throws(() => checkServices(config, { WEBWATCH_PROXY_ENHANCED: value }), (error: Error & { exitCode: number }) => {
-        assert.equal(error.exitCode, 2);
-        assert.match(error.message, /^WEBWATCH_PROXY_ENHANCED must be the address of an HTTP proxy/);
-        assert.ok(!error.message.includes(PASSWORD) && !error.message.includes('not a url'), error.message);
-        return true;
-      });
+      assert.throws(
+        () => checkServices(config, { WEBWATCH_PROXY_ENHANCED: value }),
+        (error: Error & { exitCode: number }) => {
+          assert.equal(error.exitCode, 2);
+          assert.match(error.message, /^WEBWATCH_PROXY_ENHANCED must be the address of an HTTP proxy/);
+          assert.ok(!error.message.includes(PASSWORD) && !error.message.includes('not a url'), error.message);
+          return true;
+        },
+      );
     }
   });
 
@@ -77,7 +85,7 @@ describe('proxy settings', () => {
       assert.equal(proxy.count(page()), 1);
     });
 
-    it('goes through the file\'s enhanced proxy for proxy: enhanced', async () => {
+    it("goes through the file's enhanced proxy for proxy: enhanced", async () => {
       const project = writeFiles({ '.webwatchrc.yaml': `proxy:\n  enhanced: ${proxy.url}\n` });
       const options = join(project, 'options.yaml');
       writeFileSync(options, 'proxy: enhanced\n');

@@ -10,13 +10,18 @@ import { AgentRunView } from '../../src/ui/agent-run-view.js';
 import type { TraceEvent, TraceEventBody } from '../../src/engine/agent/trace.js';
 import type { AgentListItem } from '../../src/engine/agent/wire.js';
 import { EXIT } from '../../src/errors/exit-codes.js';
-import { WebwatchError } from '../../src/errors/webwatch-error.js';
+import type { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { statusText, summaryText } from '../../src/ui/agent-live.js';
 
 const T0 = Date.parse('2026-11-25T10:00:00Z');
 let sequence = 0;
 const event = (atMs: number, body: TraceEventBody, agent = 'orchestrator'): TraceEvent => ({
-  ...body, schemaVersion: 1, eventId: `e${++sequence}`, runId: 'run', occurredAt: new Date(T0 + atMs).toISOString(), producerSequence: sequence,
+  ...body,
+  schemaVersion: 1,
+  eventId: `e${++sequence}`,
+  runId: 'run',
+  occurredAt: new Date(T0 + atMs).toISOString(),
+  producerSequence: sequence,
   agent: { id: agent, role: agent === 'orchestrator' ? 'orchestrator' : 'subagent', name: agent },
 });
 const turn = (n: number) => ({ type: 'progress.reported' as const, phase: 'working' as const, message: `model turn ${n}`, modelTurn: n });
@@ -32,7 +37,10 @@ describe('a run as its follower sees it', () => {
     see(event(10, turn(1)), T0 + 60);
     assert.deepEqual(view.activities(), [{ agent: 'orchestrator', doing: 'model turn 1', since: T0 + 60 }]);
     see(event(4000, { type: 'tool_call.started', toolCallId: 'c1', toolName: 'scrape', parameters: { url: 'https://example.com/a' } }), T0 + 4100);
-    assert.deepEqual(view.activities().map((a) => a.doing), ['scrape https://example.com/a']);
+    assert.deepEqual(
+      view.activities().map((a) => a.doing),
+      ['scrape https://example.com/a'],
+    );
     see(event(4100, { type: 'tool_call.started', toolCallId: 's1', toolName: 'start_subagent', parameters: { task: 'pricing' } }), T0 + 4150);
     see(event(4100, { type: 'agent.started' }, 'subagent 1'), T0 + 4150);
     see(event(4110, turn(1), 'subagent 1'), T0 + 4160);
@@ -62,16 +70,32 @@ describe('a run as its follower sees it', () => {
 });
 
 describe('agent jobs by id prefix', () => {
-  const ids = ['3f2a9c10-0000-4000-8000-000000000001', '3f2a9d20-0000-4000-8000-000000000002', '7b1e0000-0000-4000-8000-000000000003', 'c0ffee00-0000-4000-8000-000000000004'];
-  const item = (id: string, i: number): AgentListItem => ({ id, createdAt: new Date(T0 - i * 1000).toISOString(), targetHint: `job ${i}`, origin: 'api', settings: { hidden: false, starred: false }, status: 'completed' });
+  const ids = [
+    '3f2a9c10-0000-4000-8000-000000000001',
+    '3f2a9d20-0000-4000-8000-000000000002',
+    '7b1e0000-0000-4000-8000-000000000003',
+    'c0ffee00-0000-4000-8000-000000000004',
+  ];
+  const item = (id: string, i: number): AgentListItem => ({
+    id,
+    createdAt: new Date(T0 - i * 1000).toISOString(),
+    targetHint: `job ${i}`,
+    origin: 'api',
+    settings: { hidden: false, starred: false },
+    status: 'completed',
+  });
   /** The team's jobs in pages of two, newest first, as the list route pages them. */
   const backend = (jobs = ids) => {
     const counted = { pages: 0 };
-    return Object.assign(counted, { agents: { list: async (options: { before?: number } = {}) => {
-      counted.pages++;
-      const all = jobs.map(item).filter((job) => options.before === undefined || Date.parse(job.createdAt) < options.before);
-      return { agents: all.slice(0, 2), ...(all.length > 2 && { next: 'more' }) };
-    } } });
+    return Object.assign(counted, {
+      agents: {
+        list: async (options: { before?: number } = {}) => {
+          counted.pages++;
+          const all = jobs.map(item).filter((job) => options.before === undefined || Date.parse(job.createdAt) < options.before);
+          return { agents: all.slice(0, 2), ...(all.length > 2 && { next: 'more' }) };
+        },
+      },
+    });
   };
   const refusal = async (ref: string, jobs?: string[]) => {
     try {

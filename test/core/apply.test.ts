@@ -11,7 +11,8 @@ import type { PlanEntry } from '../../src/core/apply/plan.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import type { NormalizedMonitor } from '../../src/spec/monitor.js';
 
-const monitorYaml = (name: string, cron = '0 * * * *') => `name: ${name}\nschedule: {cron: "${cron}"}\ntargets: [{type: scrape, urls: ["https://example.com/${name}"]}]\n`;
+const monitorYaml = (name: string, cron = '0 * * * *') =>
+  `name: ${name}\nschedule: {cron: "${cron}"}\ntargets: [{type: scrape, urls: ["https://example.com/${name}"]}]\n`;
 
 async function definitions(files: Record<string, string>): Promise<NormalizedMonitor[]> {
   return loadDefinitions([writeFiles(files)], { readStdinBytes: async () => new Uint8Array(), env: {} });
@@ -30,7 +31,10 @@ describe('executePlan beside another process', () => {
     const { ours, theirs } = twoProcesses();
     const desired = await definitions({ 'a.yaml': monitorYaml('A'), 'b.yaml': monitorYaml('B'), 'c.yaml': monitorYaml('C') });
     const plan = await makePlan(ours, desired, false);
-    assert.deepEqual(plan.map((entry) => entry.action), ['create', 'create', 'create']);
+    assert.deepEqual(
+      plan.map((entry) => entry.action),
+      ['create', 'create', 'create'],
+    );
     const [a, b] = await definitions({ 'a.yaml': monitorYaml('A'), 'b.yaml': monitorYaml('B', '*/30 * * * *') });
     await theirs.monitors.create(a!);
     await theirs.monitors.create(b!);
@@ -45,7 +49,10 @@ describe('executePlan beside another process', () => {
     assert.deepEqual(done[1]!.changes, [{ path: 'schedule.cron', from: '*/30 * * * *', to: '0 * * * *' }]);
     assert.deepEqual(reported, done, 'each entry is reported as it is applied');
     const monitors = await theirs.monitors.list();
-    assert.deepEqual(monitors.map((m) => `${m.name} ${m.schedule.cron}`), ['A 0 * * * *', 'B 0 * * * *', 'C 0 * * * *']);
+    assert.deepEqual(
+      monitors.map((m) => `${m.name} ${m.schedule.cron}`),
+      ['A 0 * * * *', 'B 0 * * * *', 'C 0 * * * *'],
+    );
     assert.equal(done[0]!.id, monitors[0]!.id);
     await ours.close();
     await theirs.close();
@@ -55,7 +62,10 @@ describe('executePlan beside another process', () => {
     const { ours, theirs } = twoProcesses();
     for (const definition of await definitions({ 'a.yaml': monitorYaml('A'), 'old.yaml': monitorYaml('Old') })) await ours.monitors.create(definition);
     const plan = await makePlan(ours, await definitions({ 'a.yaml': monitorYaml('A', '*/15 * * * *') }), true);
-    assert.deepEqual(plan.map((entry) => `${entry.action} ${entry.name}`), ['update A', 'delete Old']);
+    assert.deepEqual(
+      plan.map((entry) => `${entry.action} ${entry.name}`),
+      ['update A', 'delete Old'],
+    );
     await theirs.monitors.delete((await theirs.monitors.get('A')).id);
     await theirs.monitors.delete((await theirs.monitors.get('Old')).id);
 
@@ -64,7 +74,10 @@ describe('executePlan beside another process', () => {
       { action: 'create', name: 'A', meanwhile: 'changed' },
       { action: 'unchanged', name: 'Old', meanwhile: 'changed' },
     ]);
-    assert.deepEqual((await theirs.monitors.list()).map((m) => `${m.name} ${m.schedule.cron}`), ['A */15 * * * *']);
+    assert.deepEqual(
+      (await theirs.monitors.list()).map((m) => `${m.name} ${m.schedule.cron}`),
+      ['A */15 * * * *'],
+    );
     await ours.close();
     await theirs.close();
   });

@@ -59,7 +59,10 @@ describe('validation of untrusted definitions', () => {
     const validation = new UntrustedValidation({ timeMs: 60_000, heapMb: 512, atOnce: 2 });
     try {
       const reports = await Promise.all(Array.from({ length: 5 }, () => validation.validate(sources(VALID), { env: {} })));
-      assert.deepEqual(reports.map((report) => report.valid), [true, true, true, true, true]);
+      assert.deepEqual(
+        reports.map((report) => report.valid),
+        [true, true, true, true, true],
+      );
       assert.ok(validation.workers <= 2, `${validation.workers} workers`);
     } finally {
       await validation.close();

@@ -88,10 +88,69 @@ describe('countMonitors', () => {
   // columns, scalars over lines, flow collections over lines, properties. An explicit key (`? k`)
   // is left out: after one, an unclosed quote runs to the end of the text and the parser reports
   // no error, so a marker inside it counts as a document here while the parser sees none.
-  const lines = ['---', '--- # c', '--- |', '...', '... # c', 'name: a', '  goal: b', '- x', '  - y', '- - z', '-', '# c', '', '%YAML 1.2', '\t',
-    ' ---', '  ...', '----', 'k: |', '  text', 'k: "a', '  b"', 'k: [1,', '  2]', "'s", ': v', '- "a', '- [b,', 'c]', '&a', '!!seq', '\t- t',
-    ' - w', '- k: v', '    - deep', '- &x a', '- *x', '[a, b]', '--- [c,', '[', ']', '{a: b}', '"a, b"', "'a, ''b'", 'x,', ', y', '"k":v,',
-    'x #c, d', 'a "b', 'c",', '[a,', ' b]', '&x a,', '*x,', '!t [', 'http://x, y', '\t]', ',,', '"a\\"b"', '{', '}'];
+  const lines = [
+    '---',
+    '--- # c',
+    '--- |',
+    '...',
+    '... # c',
+    'name: a',
+    '  goal: b',
+    '- x',
+    '  - y',
+    '- - z',
+    '-',
+    '# c',
+    '',
+    '%YAML 1.2',
+    '\t',
+    ' ---',
+    '  ...',
+    '----',
+    'k: |',
+    '  text',
+    'k: "a',
+    '  b"',
+    'k: [1,',
+    '  2]',
+    "'s",
+    ': v',
+    '- "a',
+    '- [b,',
+    'c]',
+    '&a',
+    '!!seq',
+    '\t- t',
+    ' - w',
+    '- k: v',
+    '    - deep',
+    '- &x a',
+    '- *x',
+    '[a, b]',
+    '--- [c,',
+    '[',
+    ']',
+    '{a: b}',
+    '"a, b"',
+    "'a, ''b'",
+    'x,',
+    ', y',
+    '"k":v,',
+    'x #c, d',
+    'a "b',
+    'c",',
+    '[a,',
+    ' b]',
+    '&x a,',
+    '*x,',
+    '!t [',
+    'http://x, y',
+    '\t]',
+    ',,',
+    '"a\\"b"',
+    '{',
+    '}',
+  ];
 
   it('agrees with the parser on well-formed texts made of random lines', () => {
     const pick = random(7);
@@ -106,7 +165,7 @@ describe('countMonitors', () => {
     assert.ok(wellFormedTexts > 500, `only ${wellFormedTexts} well-formed texts`);
   });
 
-  it('on the parser\'s tokens, is never lower than the items the parser builds, however broken the text', () => {
+  it("on the parser's tokens, is never lower than the items the parser builds, however broken the text", () => {
     const pick = random(11);
     let broken = 0;
     for (let i = 0; i < 4000; i++) {

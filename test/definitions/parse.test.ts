@@ -10,8 +10,14 @@ describe('definition file parsing', () => {
     assert.equal(parseDefinitionFile('name: a\n', {}).monitors.length, 1);
     assert.equal(parseDefinitionFile('- name: a\n- name: b\n', {}).monitors.length, 2);
     const multi = parseDefinitionFile('name: a\n---\n- name: b\n- name: c\n---\n', {});
-    assert.deepEqual(multi.monitors.map((m) => (m.value as { name: string }).name), ['a', 'b', 'c']);
-    assert.deepEqual(multi.monitors.map((m) => m.position.line), [1, 3, 4]);
+    assert.deepEqual(
+      multi.monitors.map((m) => (m.value as { name: string }).name),
+      ['a', 'b', 'c'],
+    );
+    assert.deepEqual(
+      multi.monitors.map((m) => m.position.line),
+      [1, 3, 4],
+    );
   });
 
   it('locates fields by path, and keys for unknown fields', () => {
@@ -29,20 +35,39 @@ describe('definition file parsing', () => {
     assert.ok(parsed.problems.length > 0);
     assert.ok(parsed.problems.every((p) => p.message.startsWith('YAML syntax: ') && typeof p.line === 'number'));
     const duplicate = parseDefinitionFile('name: a\nname: b\n', {});
-    assert.deepEqual(duplicate.problems.map((p) => [p.line, p.column]), [[2, 1]]);
+    assert.deepEqual(
+      duplicate.problems.map((p) => [p.line, p.column]),
+      [[2, 1]],
+    );
     assert.match(duplicate.problems[0]!.message, /Map keys must be unique/);
   });
 
-  it('reports keys repeated in a mapping where the YAML library\'s own check does', () => {
+  it("reports keys repeated in a mapping where the YAML library's own check does", () => {
     // The library's check is quadratic in the keys of a mapping; parsing finds them itself.
-    const texts = ['a: 1\na: 2\n', '{a: 1, a: 2}', 'a: 1\n"a": 2\na: 3\n', '1: a\n1.0: b\n0x1: c\n', 'true: a\nTrue: b\n',
-      '.nan: a\n.nan: b\n', '~: a\nnull: b\n', ': a\n: b\n', 'x: &a {k: 1}\ny:\n  <<: *a\n  <<: *a\n  k: 2\n', '[a: 1, a: 2]',
-      '? [a]\n: 1\n? [a]\n: 2\n', 'a: 1\n&x a: 2\n!!str a: 3\n', '"1": a\n1: b\n', '-0: a\n0: b\n', 'a: {b: 1, b: 2}\nc:\n  - d: 1\n    d: 2\n'];
+    const texts = [
+      'a: 1\na: 2\n',
+      '{a: 1, a: 2}',
+      'a: 1\n"a": 2\na: 3\n',
+      '1: a\n1.0: b\n0x1: c\n',
+      'true: a\nTrue: b\n',
+      '.nan: a\n.nan: b\n',
+      '~: a\nnull: b\n',
+      ': a\n: b\n',
+      'x: &a {k: 1}\ny:\n  <<: *a\n  <<: *a\n  k: 2\n',
+      '[a: 1, a: 2]',
+      '? [a]\n: 1\n? [a]\n: 2\n',
+      'a: 1\n&x a: 2\n!!str a: 3\n',
+      '"1": a\n1: b\n',
+      '-0: a\n0: b\n',
+      'a: {b: 1, b: 2}\nc:\n  - d: 1\n    d: 2\n',
+    ];
     for (const text of texts) {
       const expected = parseAllDocuments(text, { merge: true })
         .flatMap((doc) => doc.errors.filter((error) => error.code === 'DUPLICATE_KEY'))
         .map((error) => ({ line: error.linePos![0].line, column: error.linePos![0].col, message: 'YAML syntax: Map keys must be unique' }));
-      const found = parseDefinitionFile(text, {}).problems.filter((p) => p.message.includes('unique')).map(({ line, column, message }) => ({ line, column, message }));
+      const found = parseDefinitionFile(text, {})
+        .problems.filter((p) => p.message.includes('unique'))
+        .map(({ line, column, message }) => ({ line, column, message }));
       assert.deepEqual(found, expected, JSON.stringify(text));
     }
   });
@@ -57,7 +82,10 @@ describe('definition file parsing', () => {
       assert.deepEqual(monitor!.locate([1], true), { line: 2, column: 1 });
       assert.deepEqual(monitor!.locate([`k${count - 1}`], true), { line: count + 3, column: 1 });
       assert.deepEqual(monitor!.locate(['t', count - 1, 'x'], false), { line, column: 5 + 8 * (count - 2) + 17 + 4 });
-      assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['t', count - 2, 'x'], line, column: 5 + 8 * (count - 2) + 4 }]);
+      assert.deepEqual(
+        monitor!.problems.map(({ path, line, column }) => ({ path, line, column })),
+        [{ path: ['t', count - 2, 'x'], line, column: 5 + 8 * (count - 2) + 4 }],
+      );
     }
   });
 
@@ -83,18 +111,23 @@ describe('definition file parsing', () => {
   it('reports an unset variable at its place with its path', () => {
     const text = 'name: a\nwebhook:\n  url: https://h.example.com\n  headers:\n    Authorization: Bearer ${HOOK_TOKEN}\n';
     const [monitor] = parseDefinitionFile(text, {}).monitors;
-    assert.deepEqual(monitor!.problems, [{
-      path: ['webhook', 'headers', 'Authorization'],
-      line: 5,
-      column: 20,
-      message: 'environment variable HOOK_TOKEN is not set (write ${HOOK_TOKEN:-default} to give a default)',
-    }]);
+    assert.deepEqual(monitor!.problems, [
+      {
+        path: ['webhook', 'headers', 'Authorization'],
+        line: 5,
+        column: 20,
+        message: 'environment variable HOOK_TOKEN is not set (write ${HOOK_TOKEN:-default} to give a default)',
+      },
+    ]);
   });
 
   it('names the index of an unset variable in an item of a list', () => {
     const text = 'name: a\ntargets:\n  - type: scrape\n    urls: [https://a.example, "https://${HOST}/b"]\n';
     const [monitor] = parseDefinitionFile(text, {}).monitors;
-    assert.deepEqual(monitor!.problems.map(({ path, line, column }) => ({ path, line, column })), [{ path: ['targets', 0, 'urls', 1], line: 4, column: 31 }]);
+    assert.deepEqual(
+      monitor!.problems.map(({ path, line, column }) => ({ path, line, column })),
+      [{ path: ['targets', 0, 'urls', 1], line: 4, column: 31 }],
+    );
   });
 
   it('resolves anchors and merge keys, and stops alias bombs', () => {
@@ -102,8 +135,13 @@ describe('definition file parsing', () => {
     const [monitor] = parseDefinitionFile(text, {}).monitors;
     assert.deepEqual((monitor!.value as { extra: unknown }).extra, { timeout: 5000, mobile: true });
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 9; i++) bomb.push(`${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9).fill(`*${'abcdefghij'[i - 1]}`).join(', ')}]`);
-    const parsed = parseDefinitionFile(bomb.join('\n') + '\n', {});
+    for (let i = 1; i < 9; i++)
+      bomb.push(
+        `${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9)
+          .fill(`*${'abcdefghij'[i - 1]}`)
+          .join(', ')}]`,
+      );
+    const parsed = parseDefinitionFile(`${bomb.join('\n')}\n`, {});
     assert.equal(parsed.monitors.length, 0);
     assert.match(parsed.problems[0]!.message, /alias/i);
   });
@@ -121,8 +159,14 @@ describe('definition file parsing', () => {
     // At the alias that repeats the most: the first target's.
     assert.deepEqual([problem!.line, problem!.column], [5, 28]);
     // Aliases of small parts, as people use them, stay welcome.
-    const shared = Array.from({ length: 200 }, (_, i) => `- {name: m${i}, schedule: {cron: "0 * * * *"}, targets: [{type: scrape, urls: ["https://example.com/${i}"], scrapeOptions: *opts}]}`).join('\n');
-    const fine = parseDefinitionFile(`- &first {name: m, schedule: {cron: "0 * * * *"}, targets: [{type: scrape, urls: ["https://example.com/"], scrapeOptions: &opts {onlyMainContent: false, timeout: 5000, excludeTags: [nav, footer]}}]}\n${shared}\n`, {});
+    const shared = Array.from(
+      { length: 200 },
+      (_, i) => `- {name: m${i}, schedule: {cron: "0 * * * *"}, targets: [{type: scrape, urls: ["https://example.com/${i}"], scrapeOptions: *opts}]}`,
+    ).join('\n');
+    const fine = parseDefinitionFile(
+      `- &first {name: m, schedule: {cron: "0 * * * *"}, targets: [{type: scrape, urls: ["https://example.com/"], scrapeOptions: &opts {onlyMainContent: false, timeout: 5000, excludeTags: [nav, footer]}}]}\n${shared}\n`,
+      {},
+    );
     assert.deepEqual(fine.problems, []);
     assert.equal(fine.monitors.length, 201);
   });
@@ -132,12 +176,14 @@ describe('monitors per definition file', () => {
   const MAX = DEFINITION_FILE_MAX_MONITORS;
   const documents = (count: number, text: string) => Array.from({ length: count }, () => text).join('\n---\n');
   const list = (count: number, item: string) => `- ${item}\n`.repeat(count);
-  const refused = (count: number) => [{
-    path: [],
-    line: null,
-    column: null,
-    message: `the file holds ${count} monitors (as documents or list items), over the limit of ${MAX} in a definition file: split it into several files`,
-  }];
+  const refused = (count: number) => [
+    {
+      path: [],
+      line: null,
+      column: null,
+      message: `the file holds ${count} monitors (as documents or list items), over the limit of ${MAX} in a definition file: split it into several files`,
+    },
+  ];
 
   it('reads a file of exactly the limit, as documents, as a list, or both', () => {
     for (const text of [documents(MAX, '{}'), list(MAX, '{}'), `[${'{}, '.repeat(MAX)}]`, `${documents(MAX / 2, '{}')}\n---\n${list(MAX / 2, '{}')}`]) {

@@ -16,10 +16,17 @@ describe('text the store cannot keep, in definition files', () => {
   it('names and locates a NUL character in a value and half a surrogate pair in a key', () => {
     const text = `name: "price \\0 watch"\n${MONITOR}webhook: {url: "https://example.com/h", metadata: {"k\\ud800": 1}}\n`;
     const [monitor] = parseDefinitionFile(text, {}).monitors;
-    assert.deepEqual(monitor!.problems.map(({ path, line, message }) => ({ path, line, message })), [
-      { path: ['name'], line: 1, message: 'holds a NUL character (U+0000), which cannot be stored' },
-      { path: ['webhook', 'metadata', 'k\ud800'], line: 4, message: 'the key holds half of a surrogate pair (U+D800) without its other half: it is not text' },
-    ]);
+    assert.deepEqual(
+      monitor!.problems.map(({ path, line, message }) => ({ path, line, message })),
+      [
+        { path: ['name'], line: 1, message: 'holds a NUL character (U+0000), which cannot be stored' },
+        {
+          path: ['webhook', 'metadata', 'k\ud800'],
+          line: 4,
+          message: 'the key holds half of a surrogate pair (U+D800) without its other half: it is not text',
+        },
+      ],
+    );
   });
 
   it('takes a whole surrogate pair, written as two escapes or as the character', () => {

@@ -37,7 +37,11 @@ function webwatch(args: string[], env: Record<string, string>): Promise<Ran> {
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-const lines = (text: string): TraceEvent[] => text.trim().split('\n').map((line) => JSON.parse(line) as TraceEvent);
+const lines = (text: string): TraceEvent[] =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as TraceEvent);
 
 /**
  * One model per run, as slow as a real one: 2-3 s turns; the second turn is refused once with
@@ -46,21 +50,37 @@ const lines = (text: string): TraceEvent[] => text.trim().split('\n').map((line)
  */
 function realisticModel(site: TestServer, seed: number) {
   const attempts = new Map<number, number>();
-  return withLatency((request: FakeLlmRequestBody): FakeReply => {
-    const turn = request.messages.filter((m) => m.role === 'assistant').length;
-    const attempt = (attempts.get(turn) ?? 0) + 1;
-    attempts.set(turn, attempt);
-    if (turn === 0) return { content: 'I will read the about page.', toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/about` } }] };
-    if (turn === 1 && attempt === 1) return { status: 429, body: { error: { message: 'Rate limit reached for requests', type: 'requests' } }, headers: { 'retry-after': '1' }, delayMs: 200 };
-    if (turn === 1) return { toolCalls: [{ name: 'scrape', arguments: '{"url": "http://' }], delayMs: FOLLOW_WAIT_MS + 1500 };
-    return { toolCalls: [{ name: 'finish', arguments: { result: RESULT } }], delayMs: 1500, bodyDelayMs: 1500 };
-  }, { turnMs: 2500, jitterMs: 500, seed });
+  return withLatency(
+    (request: FakeLlmRequestBody): FakeReply => {
+      const turn = request.messages.filter((m) => m.role === 'assistant').length;
+      const attempt = (attempts.get(turn) ?? 0) + 1;
+      attempts.set(turn, attempt);
+      if (turn === 0) return { content: 'I will read the about page.', toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/about` } }] };
+      if (turn === 1 && attempt === 1)
+        return {
+          status: 429,
+          body: { error: { message: 'Rate limit reached for requests', type: 'requests' } },
+          headers: { 'retry-after': '1' },
+          delayMs: 200,
+        };
+      if (turn === 1) return { toolCalls: [{ name: 'scrape', arguments: '{"url": "http://' }], delayMs: FOLLOW_WAIT_MS + 1500 };
+      return { toolCalls: [{ name: 'finish', arguments: { result: RESULT } }], delayMs: 1500, bodyDelayMs: 1500 };
+    },
+    { turnMs: 2500, jitterMs: 500, seed },
+  );
 }
 
 /** The whole trace, once each, in order, to a successful end, with the turns and tool calls a follower shows. */
 function assertWholeRun(events: TraceEvent[]) {
-  assert.deepEqual(events.map((e) => e.producerSequence), events.map((_, i) => i + 1), 'every event once, in order');
-  assert.deepEqual(events.flatMap((e) => (e.type === 'progress.reported' && e.modelTurn ? [e.modelTurn] : [])), [1, 2, 3]);
+  assert.deepEqual(
+    events.map((e) => e.producerSequence),
+    events.map((_, i) => i + 1),
+    'every event once, in order',
+  );
+  assert.deepEqual(
+    events.flatMap((e) => (e.type === 'progress.reported' && e.modelTurn ? [e.modelTurn] : [])),
+    [1, 2, 3],
+  );
   const scraped = events.find((e) => e.type === 'tool_call.finished');
   assert.ok(scraped && scraped.type === 'tool_call.finished' && typeof scraped.durationMs === 'number');
   const last = events.at(-1)!;
@@ -84,7 +104,12 @@ describe('following agent runs with a model as slow as a real one', { concurrenc
   let hosted: FakeAgentApi;
 
   before(async () => {
-    site = await startServer({ '/about': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>About</title></head><body><main><h1>About</h1><p>Founded in 1999 in Lyon.</p></main></body></html>') });
+    site = await startServer({
+      '/about': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<html><head><title>About</title></head><body><main><h1>About</h1><p>Founded in 1999 in Lyon.</p></main></body></html>'),
+    });
   });
   after(async () => {
     await Promise.all(models.map((model) => model.close()));
@@ -133,29 +158,47 @@ describe('following agent runs with a model as slow as a real one', { concurrenc
   });
 
   it('against an API that answers the trace at once, with 429 and 502 on the way: the result once its status has it', async () => {
-    const turn = (n: number, at: number) => ({ atMs: at, body: { type: 'progress.reported' as const, phase: 'working' as const, message: `model turn ${n}`, modelTurn: n } });
-    hosted = await startFakeAgentApi((prompt) => prompt === 'lost end'
-      ? {
-        // A trace that never gets its run.finished: the status ends the follow.
-        run: { events: [{ atMs: 0, body: { type: 'run.started' } }, { atMs: 0, body: { type: 'agent.started' } }], statusAtMs: 3000, status: { status: 'failed', error: 'Agent run was cancelled' } },
-      }
-      : {
-        run: {
-          events: [
-            { atMs: 0, body: { type: 'run.started' } }, { atMs: 0, body: { type: 'agent.started' } }, turn(1, 10),
-            { atMs: 3000, body: { type: 'tool_call.started', toolCallId: 'c1', toolName: 'scrape', parameters: { url: 'https://example.com/about' } } },
-            { atMs: 4200, body: { type: 'tool_call.finished', toolCallId: 'c1', toolName: 'scrape', result: { title: 'About' } } },
-            turn(2, 4210), turn(3, 9500),
-            { atMs: 12_000, body: { type: 'agent.finished', outcome: 'succeeded', durationMs: 12_000, error: null } },
-            { atMs: 12_000, body: { type: 'run.finished', outcome: 'succeeded', error: null } },
-          ],
-          // The status says so 1.5 s after the trace does.
-          statusAtMs: 13_500,
-          status: { status: 'completed', data: RESULT },
-          credits: 4,
-        },
-        faults: [{ traceRequest: 2, status: 429, retryAfterSeconds: 1 }, { traceRequest: 5, status: 502 }],
-      });
+    const turn = (n: number, at: number) => ({
+      atMs: at,
+      body: { type: 'progress.reported' as const, phase: 'working' as const, message: `model turn ${n}`, modelTurn: n },
+    });
+    hosted = await startFakeAgentApi((prompt) =>
+      prompt === 'lost end'
+        ? {
+            // A trace that never gets its run.finished: the status ends the follow.
+            run: {
+              events: [
+                { atMs: 0, body: { type: 'run.started' } },
+                { atMs: 0, body: { type: 'agent.started' } },
+              ],
+              statusAtMs: 3000,
+              status: { status: 'failed', error: 'Agent run was cancelled' },
+            },
+          }
+        : {
+            run: {
+              events: [
+                { atMs: 0, body: { type: 'run.started' } },
+                { atMs: 0, body: { type: 'agent.started' } },
+                turn(1, 10),
+                { atMs: 3000, body: { type: 'tool_call.started', toolCallId: 'c1', toolName: 'scrape', parameters: { url: 'https://example.com/about' } } },
+                { atMs: 4200, body: { type: 'tool_call.finished', toolCallId: 'c1', toolName: 'scrape', result: { title: 'About' } } },
+                turn(2, 4210),
+                turn(3, 9500),
+                { atMs: 12_000, body: { type: 'agent.finished', outcome: 'succeeded', durationMs: 12_000, error: null } },
+                { atMs: 12_000, body: { type: 'run.finished', outcome: 'succeeded', error: null } },
+              ],
+              // The status says so 1.5 s after the trace does.
+              statusAtMs: 13_500,
+              status: { status: 'completed', data: RESULT },
+              credits: 4,
+            },
+            faults: [
+              { traceRequest: 2, status: 429, retryAfterSeconds: 1 },
+              { traceRequest: 5, status: 502 },
+            ],
+          },
+    );
     const env = { WEBWATCH_API_URL: hosted.url, WEBWATCH_API_KEY: 'fc-test', WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir() };
     const [ran, lost] = await Promise.all([webwatch(['agent', 'run', 'When was it founded?'], env), webwatch(['agent', 'run', 'lost end'], env)]);
     assert.equal(ran.code, EXIT.ok, ran.stderr);
@@ -166,6 +209,9 @@ describe('following agent runs with a model as slow as a real one', { concurrenc
     assert.equal(lost.stdout, '', 'no result for a run that did not succeed');
     // It was asked again and again without hammering: the pause grows while nothing comes.
     const asked = [...hosted.traceRequests.values()].map((requests) => requests.length);
-    assert.ok(asked.every((n) => n >= 5 && n < 40), `trace requests per job: ${asked.join(', ')}`);
+    assert.ok(
+      asked.every((n) => n >= 5 && n < 40),
+      `trace requests per job: ${asked.join(', ')}`,
+    );
   });
 });

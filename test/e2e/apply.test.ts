@@ -102,7 +102,9 @@ describe('monitor apply as processes', () => {
         const body = JSON.parse(await readBody(request)) as { name: string };
         if (created.length === 3) return; // never answered
         created.push(body.name);
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { ...body, id: randomUUID(), status: 'active' } }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ success: true, data: { ...body, id: randomUUID(), status: 'active' } }));
       },
     });
     const { dir, names } = definitionFiles(10);
@@ -110,7 +112,10 @@ describe('monitor apply as processes', () => {
     try {
       const lines = await waitForLines(apply.stderrLines, /^\+ created /, 3, 20_000);
       assert.equal(apply.child.exitCode, null, 'the apply is still waiting on the fourth monitor');
-      assert.deepEqual(lines.map((line) => /^\+ created (\S+)  \([0-9a-f-]{36}\)$/.exec(line)?.[1]), names.slice(0, 3));
+      assert.deepEqual(
+        lines.map((line) => /^\+ created (\S+) {2}\([0-9a-f-]{36}\)$/.exec(line)?.[1]),
+        names.slice(0, 3),
+      );
       assert.deepEqual(created, names.slice(0, 3));
     } finally {
       apply.child.kill('SIGKILL');
@@ -127,7 +132,7 @@ describe('monitor apply as processes', () => {
     apply.child.kill('SIGKILL');
     const result = await apply.finished;
     assert.equal(result.signal, 'SIGKILL', 'killed before it ended');
-    const printed = result.stderr.split('\n').flatMap((line) => /^\+ created (\S+)  \(/.exec(line)?.[1] ?? []);
+    const printed = result.stderr.split('\n').flatMap((line) => /^\+ created (\S+) {2}\(/.exec(line)?.[1] ?? []);
     assert.ok(printed.length > 0);
     const stored = new Set(await storedNames(home));
     for (const name of printed) assert.ok(stored.has(name), `${name} was printed as created but is not in the store`);

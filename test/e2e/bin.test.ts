@@ -56,7 +56,11 @@ describe('bin/webwatch.js', () => {
       const cwd = join(project, 'docs');
       const result = webwatch(['monitor', 'list'], { cwd, env: { HOME: home, WEBWATCH_HOME: join(home, 'data') } });
       assert.equal(result.code, 2, `${name}: ${result.stderr}`);
-      assert.equal(result.stderr, `error: invalid configuration:\n${join(project, name)}${AT[name] ?? ''}: serve.port: must be at most 65535 (got 99999)\n`, name);
+      assert.equal(
+        result.stderr,
+        `error: invalid configuration:\n${join(project, name)}${AT[name] ?? ''}: serve.port: must be at most 65535 (got 99999)\n`,
+        name,
+      );
     }
   });
 
@@ -70,7 +74,7 @@ describe('bin/webwatch.js', () => {
     assert.deepEqual(JSON.parse(result.stdout).details, [`${rc}:5:3: llm.modle: unknown field "modle" (did you mean "model"?)`]);
   });
 
-  it('takes the user\'s file under the project\'s, and no other file of the user\'s configuration directory', () => {
+  it("takes the user's file under the project's, and no other file of the user's configuration directory", () => {
     const home = tempDir();
     const project = join(home, 'site');
     const xdg = join(home, 'xdg');
@@ -133,12 +137,23 @@ describe('bin/webwatch.js', () => {
         const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
         return { code, stdout, stderr };
       };
-      for (const args of [['map', server.url], ['monitor', 'run', 'Slow'], ['scrape', server.url]]) {
+      for (const args of [
+        ['map', server.url],
+        ['monitor', 'run', 'Slow'],
+        ['scrape', server.url],
+      ]) {
         assert.deepEqual(await interrupted(args), { code: 130, stdout: '', stderr: 'error: interrupted\n' }, args.join(' '));
       }
-      for (const args of [['map', server.url, '--json'], ['monitor', 'run', 'Slow', '--json']]) {
+      for (const args of [
+        ['map', server.url, '--json'],
+        ['monitor', 'run', 'Slow', '--json'],
+      ]) {
         const { code, stdout, stderr } = await interrupted(args);
-        assert.deepEqual({ code, stderr, body: JSON.parse(stdout) }, { code: 130, stderr: '', body: { success: false, error: 'interrupted', code: 'INTERRUPTED' } }, args.join(' '));
+        assert.deepEqual(
+          { code, stderr, body: JSON.parse(stdout) },
+          { code: 130, stderr: '', body: { success: false, error: 'interrupted', code: 'INTERRUPTED' } },
+          args.join(' '),
+        );
       }
     } finally {
       await server.close();
@@ -202,7 +217,7 @@ describe('bin/webwatch.js', () => {
     const body = JSON.parse(result.stdout);
     assert.equal(body.success, false);
     assert.match(body.error, /unknown option '--bogus'/);
-    assert.equal(body.code, 'USAGE_ERROR', 'the exit code\'s name, when the error has no code of its own');
+    assert.equal(body.code, 'USAGE_ERROR', "the exit code's name, when the error has no code of its own");
   });
 
   it('exits 2 when a required argument is missing', () => {
@@ -215,11 +230,22 @@ describe('bin/webwatch.js', () => {
     const result = webwatch(['help', 'exit-codes']);
     assert.equal(result.code, 0);
     // Piped: tab-separated rows, no header.
-    const rows = result.stdout.trim().split('\n').map((line) => line.split('\t'));
-    assert.deepEqual(rows.map((row) => row[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '130']);
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
+    assert.deepEqual(
+      rows.map((row) => row[0]),
+      ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '130'],
+    );
     assert.deepEqual(rows[12], ['130', 'interrupted (Ctrl-C)']);
     const json = JSON.parse(webwatch(['help', 'exit-codes', '--json']).stdout);
-    assert.deepEqual(json[2], { code: 2, name: 'USAGE_ERROR', meaning: 'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422, or a setting the request needs is missing (no model, no search provider)' });
+    assert.deepEqual(json[2], {
+      code: 2,
+      name: 'USAGE_ERROR',
+      meaning:
+        'usage error or invalid input: bad flags, invalid YAML or definition, HTTP 400/413/422, or a setting the request needs is missing (no model, no search provider)',
+    });
   });
 
   it('help <command> shows that command', () => {
@@ -250,7 +276,10 @@ describe('bin/webwatch.js', () => {
       'hooks.mjs': `export async function resolve(specifier, context, next) {\n  return specifier.endsWith('/cli/main.js') ? { url: new URL('./stuck-main.mjs', import.meta.url).href, shortCircuit: true } : next(specifier, context);\n}\n`,
       'register.mjs': `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`,
     });
-    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, 'monitor', 'list'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', WEBWATCH_BUNDLE: '0' } });
+    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, 'monitor', 'list'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', WEBWATCH_BUNDLE: '0' },
+    });
     assert.equal(result.status, 1);
     assert.match(result.stderr, /^error: internal error: webwatch stopped before the command finished/m);
   });
@@ -288,27 +317,43 @@ describe('start-up', () => {
     const dir = tempDir();
     const log = join(dir, 'loaded.txt');
     writeFileSync(log, '');
-    writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
   appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
   return result;
-}`);
+}`,
+    );
     writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);`);
-    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WEBWATCH_BUNDLE: '0', ...env } });
+    const result = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, WEBWATCH_BUNDLE: '0', ...env },
+    });
     assert.equal(result.status, 0, result.stderr);
     return readFileSync(log, 'utf8').split('\n').filter(Boolean);
   }
 
   it('--version loads nothing but the launcher', () => {
     const loaded = loadedModules(['--version']);
-    assert.ok(loaded.some((url) => url.endsWith('/bin/webwatch.js')), 'the hook records modules');
-    assert.deepEqual(loaded.filter((url) => url.includes('/dist/') || url.includes('/node_modules/')), []);
+    assert.ok(
+      loaded.some((url) => url.endsWith('/bin/webwatch.js')),
+      'the hook records modules',
+    );
+    assert.deepEqual(
+      loaded.filter((url) => url.includes('/dist/') || url.includes('/node_modules/')),
+      [],
+    );
   });
 
   it('the command tree loads no schema, YAML or cron module', () => {
     const loaded = loadedModules(['help', 'exit-codes']);
-    assert.ok(loaded.some((url) => url.includes('/commander/')), 'the hook records modules');
+    assert.ok(
+      loaded.some((url) => url.includes('/commander/')),
+      'the hook records modules',
+    );
     for (const heavy of ['/zod/', '/yaml/', '/croner/', '/dist/src/spec/']) {
       assert.ok(!loaded.some((url) => url.includes(heavy)), `${heavy} was loaded to build the command tree`);
     }
@@ -317,8 +362,14 @@ export async function resolve(specifier, context, next) {
   it('monitor list does not load the model client, even with a model configured', () => {
     const config = writeFiles({ 'webwatch/config.yaml': 'llm: {baseUrl: "http://127.0.0.1:9/v1", model: test-model}\n' });
     const loaded = loadedModules(['monitor', 'list'], { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: config });
-    assert.ok(loaded.some((url) => url.includes('/better-sqlite3/')), 'the hook records the engine\'s modules');
-    assert.deepEqual(loaded.filter((url) => /\/node_modules\/openai\/|\/engine\/llm\/|\/engine\/judge\/llm-judge/.test(url)), []);
+    assert.ok(
+      loaded.some((url) => url.includes('/better-sqlite3/')),
+      "the hook records the engine's modules",
+    );
+    assert.deepEqual(
+      loaded.filter((url) => /\/node_modules\/openai\/|\/engine\/llm\/|\/engine\/judge\/llm-judge/.test(url)),
+      [],
+    );
   });
 
   it('monitor validate loads what it needs and nothing of the engine', () => {
@@ -340,17 +391,29 @@ describe('start-up from the bundle', () => {
     const dir = tempDir();
     const log = join(dir, 'read.txt');
     writeFileSync(log, '');
-    writeFileSync(join(dir, 'hook.cjs'), `const fs = require('node:fs');
+    writeFileSync(
+      join(dir, 'hook.cjs'),
+      `const fs = require('node:fs');
 const readFileSync = fs.readFileSync;
 fs.readFileSync = function (file, ...rest) {
   if (typeof file === 'string' && file.startsWith(${JSON.stringify(join(ROOT, 'dist'))}) && file.endsWith('.cjs')) fs.appendFileSync(${JSON.stringify(log)}, file + '\\n');
   return readFileSync.call(this, file, ...rest);
-};`);
-    const result = spawnSync(process.execPath, ['--require', join(dir, 'hook.cjs'), BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...env } });
+};`,
+    );
+    const result = spawnSync(process.execPath, ['--require', join(dir, 'hook.cjs'), BIN, ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...env },
+    });
     assert.equal(result.status, 0, result.stderr);
-    const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((file) => relative(ROOT, file).split(sep).join('/'));
+    const files = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((file) => relative(ROOT, file).split(sep).join('/'));
     // esbuild writes the path of each module it bundles on a comment line before the module's code.
-    const modules = files.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^\s*\/\/ ((?:dist|node_modules)\/\S+)$/gm)].map((match) => match[1]!));
+    const modules = files.flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^\s*\/\/ ((?:dist|node_modules)\/\S+)$/gm)].map((match) => match[1]!),
+    );
     return { files, modules };
   }
 
@@ -360,7 +423,9 @@ fs.readFileSync = function (file, ...rest) {
     assert.ok(modules.includes('dist/src/cli/program.js'));
   });
 
-  it('monitor validate reads the chunks of the schemas and the YAML parser, none of the engine, server or scrape', { skip: !current && 'no current bundle' }, () => {
+  it('monitor validate reads the chunks of the schemas and the YAML parser, none of the engine, server or scrape', {
+    skip: !current && 'no current bundle',
+  }, () => {
     const { files, modules } = bundleRead(['monitor', 'validate', 'examples/']);
     assert.ok(files.length > 1 && files.every((file) => /^dist\/webwatch(\.cjs|\/\d+\.cjs)$/.test(file)), files.join(', '));
     for (const needed of ['dist/src/spec/monitor.js', 'dist/src/cli/commands/monitor/validate.run.js']) {
@@ -368,13 +433,24 @@ fs.readFileSync = function (file, ...rest) {
     }
     assert.ok(modules.some((file) => file.startsWith('node_modules/zod/')));
     assert.ok(modules.some((file) => file.startsWith('node_modules/yaml/')));
-    const unwanted = modules.filter((file) => /^dist\/src\/(server|engine\/(scrape|store|crawl|browser|monitors|agent|notify))\/|^dist\/src\/cli\/commands\/(scrape|serve|crawl)\.run\.js$|^node_modules\/(kysely|cheerio|htmlparser2|mdream|lilconfig)\//.test(file));
+    const unwanted = modules.filter((file) =>
+      /^dist\/src\/(server|engine\/(scrape|store|crawl|browser|monitors|agent|notify))\/|^dist\/src\/cli\/commands\/(scrape|serve|crawl)\.run\.js$|^node_modules\/(kysely|cheerio|htmlparser2|mdream|lilconfig)\//.test(
+        file,
+      ),
+    );
     assert.deepEqual(unwanted, []);
   });
 
   it('monitor list reads the chunks of the store, none of scraping or the server', { skip: !current && 'no current bundle' }, () => {
     const { modules } = bundleRead(['monitor', 'list']);
     assert.ok(modules.includes('dist/src/engine/store/database.js'));
-    assert.deepEqual(modules.filter((file) => /^dist\/src\/(server\/|engine\/scrape\/|engine\/crawl\/crawl\.js|engine\/browser\/render\.js)|^node_modules\/(cheerio|htmlparser2|mdream|yaml)\//.test(file)), []);
+    assert.deepEqual(
+      modules.filter((file) =>
+        /^dist\/src\/(server\/|engine\/scrape\/|engine\/crawl\/crawl\.js|engine\/browser\/render\.js)|^node_modules\/(cheerio|htmlparser2|mdream|yaml)\//.test(
+          file,
+        ),
+      ),
+      [],
+    );
   });
 });

@@ -75,24 +75,31 @@ describe('monitors written through MCP over HTTP', { concurrency: false }, () =>
   const connect = () => mcpClient(url, clients);
   const definition = (name: string, pages: string, webhook: string) =>
     `name: ${name}\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${pages}"]}]\nwebhook: {url: "${webhook}"}\n`;
-  const listed = async () => (JSON.parse((await run(['monitor', 'list', '--json'], { env: { WEBWATCH_HOME: home } })).stdout) as { name: string }[]).map((monitor) => monitor.name);
+  const listed = async () =>
+    (JSON.parse((await run(['monitor', 'list', '--json'], { env: { WEBWATCH_HOME: home } })).stdout) as { name: string }[]).map((monitor) => monitor.name);
 
   it('refuses at apply a definition that targets or notifies a private address, as serve does, and stores nothing', async () => {
     const client = await connect();
-    const both = await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml: definition('Internal', `${site.origin}/page`, `${hooks.origin}/hook`) } });
+    const both = await client.callTool({
+      name: 'webwatch_monitor_apply',
+      arguments: { yaml: definition('Internal', `${site.origin}/page`, `${hooks.origin}/hook`) },
+    });
     assert.equal(both.isError, true, textOf(both));
     assert.match(textOf(both), /Forbidden/);
     assert.match(textOf(both), /private, loopback and link-local addresses are refused/);
     assert.match(textOf(both), new RegExp(`${site.origin}/page`));
     // A public page does not carry a webhook to this network.
-    const hookOnly = await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml: definition('Hook only', 'https://example.com/', `${hooks.origin}/hook`) } });
+    const hookOnly = await client.callTool({
+      name: 'webwatch_monitor_apply',
+      arguments: { yaml: definition('Hook only', 'https://example.com/', `${hooks.origin}/hook`) },
+    });
     assert.equal(hookOnly.isError, true, textOf(hookOnly));
     assert.match(textOf(hookOnly), new RegExp(`${hooks.origin}/hook`));
     assert.deepEqual(await listed(), []);
     assert.equal(site.requests.length + hooks.requests.length, 0);
   });
 
-  it("runs a monitor it stored under its rule when the command line runs it: nothing private fetched, no webhook posted", async () => {
+  it('runs a monitor it stored under its rule when the command line runs it: nothing private fetched, no webhook posted', async () => {
     const client = await connect();
     // Names that lead nowhere when the monitor is saved, and to this machine when it runs.
     const pages = `http://site.rebind.test:${new URL(site.origin).port}/page`;
@@ -108,7 +115,10 @@ describe('monitors written through MCP over HTTP', { concurrency: false }, () =>
       const check = JSON.parse(ran.stdout) as { summary: { error: number; totalPages: number } };
       assert.deepEqual([check.summary.error, check.summary.totalPages], [1, 1], ran.stdout + ran.stderr);
       const pagesOf = JSON.parse((await run(['monitor', 'check', 'Rebound', 'latest', '--json'], { env })).stdout) as { pages: { error: string | null }[] };
-      assert.match(pagesOf.pages[0]!.error ?? '', /^Forbidden: targets on private, loopback and link-local addresses are refused: this monitor was saved under that rule/);
+      assert.match(
+        pagesOf.pages[0]!.error ?? '',
+        /^Forbidden: targets on private, loopback and link-local addresses are refused: this monitor was saved under that rule/,
+      );
       // The scheduled path: run --due, once the monitor's hour has come.
       const due = await run(['monitor', 'run', '--due', '--json'], { env, now: () => new Date(Date.now() + 2 * 3600_000) });
       assert.equal((JSON.parse(due.stdout) as unknown[]).length, 1, due.stdout + due.stderr);

@@ -36,9 +36,11 @@ describe('webwatch mcp --http validating a definition', () => {
     await pinging.ping();
     const started = performance.now();
     let validated = false;
-    const validation = validating.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: aliasBomb() } }, undefined, { timeout: 110_000 }).finally(() => {
-      validated = true;
-    });
+    const validation = validating
+      .callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: aliasBomb() } }, undefined, { timeout: 110_000 })
+      .finally(() => {
+        validated = true;
+      });
     const pings: number[] = [];
     while (!validated) {
       const sent = performance.now();
@@ -55,6 +57,14 @@ describe('webwatch mcp --http validating a definition', () => {
     assert.ok(pings.length >= 3, `${pings.length} pings in ${Math.round(took)} ms`);
     assert.ok(longest < took / 3, `the longest ping took ${Math.round(longest)} ms of the validation's ${Math.round(took)} ms`);
     // The server goes on: the next definition is validated as usual.
-    assert.match(textOf(await validating.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: 'name: x\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\n' } })), /^The definition is valid/);
+    assert.match(
+      textOf(
+        await validating.callTool({
+          name: 'webwatch_monitor_validate',
+          arguments: { yaml: 'name: x\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\n' },
+        }),
+      ),
+      /^The definition is valid/,
+    );
   });
 });

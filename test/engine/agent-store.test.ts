@@ -16,8 +16,14 @@ forEachDatabase('agent store', ({ open }) => {
     const job = await store.create('acme', { prompt: 'find prices' }, 'test-model', now);
     for (let i = 0; i < 5; i++) await store.record(job, agent, { type: 'progress.reported', phase: 'working', message: `step ${i}` }, now);
     const events = await store.events('acme', job.id);
-    assert.deepEqual(events.map((e) => e.producerSequence), [1, 2, 3, 4, 5]);
-    assert.deepEqual((await store.events('acme', job.id, 3)).map((e) => e.producerSequence), [4, 5]);
+    assert.deepEqual(
+      events.map((e) => e.producerSequence),
+      [1, 2, 3, 4, 5],
+    );
+    assert.deepEqual(
+      (await store.events('acme', job.id, 3)).map((e) => e.producerSequence),
+      [4, 5],
+    );
     const [first] = events;
     assert.equal(first!.schemaVersion, 1);
     assert.equal(first!.runId, job.id);
@@ -35,7 +41,10 @@ forEachDatabase('agent store', ({ open }) => {
     assert.equal(await store.requestCancel(job, now), 'requested');
     assert.equal(await store.cancelRequested(job.id), true);
     assert.equal(await store.requestCancel(job, now), 'cancelled');
-    assert.deepEqual((await store.events('acme', job.id)).map((e) => [e.type, e.agent.id]), [['run.cancel_requested', SYSTEM_AGENT.id]]);
+    assert.deepEqual(
+      (await store.events('acme', job.id)).map((e) => [e.type, e.agent.id]),
+      [['run.cancel_requested', SYSTEM_AGENT.id]],
+    );
     await store.finish(job, 'cancelled', { error: 'Agent run was cancelled' }, now);
     assert.equal(await store.requestCancel(job, now), 'cancelled', 'a cancelled run stays "already cancelled"');
 

@@ -67,7 +67,10 @@ describe('boilerplate inside an article', () => {
   });
 
   it('drops a short copyright line without a class, keeps a long paragraph that mentions ©', () => {
-    const long = 'The symbol © has marked protected works since 1909, and this paragraph, long enough to be prose, discusses its history in the courts, with commas, dates, and more.'.repeat(2);
+    const long =
+      'The symbol © has marked protected works since 1909, and this paragraph, long enough to be prose, discusses its history in the courts, with commas, dates, and more.'.repeat(
+        2,
+      );
     const text = pageMarkdown(page(`<h1>Signs</h1>${prose('Signs', 3)}<p>${long}</p><p>Photo © Jane Doe</p>`));
     assert.match(text, /has marked protected works since 1909/);
     assert.doesNotMatch(text, /Photo © Jane Doe/);
@@ -90,7 +93,9 @@ describe('boilerplate inside an article', () => {
 
   it('drops the author box under the article', () => {
     const text = pageMarkdown(
-      page(`<h1>Gardens</h1>${prose('Garden', 4)}<div class="author-bio"><img src="/me.jpg" alt=""><p>Sam writes about gardens, bees and the weather, and has done so for twenty years, mostly in the rain.</p></div>`),
+      page(
+        `<h1>Gardens</h1>${prose('Garden', 4)}<div class="author-bio"><img src="/me.jpg" alt=""><p>Sam writes about gardens, bees and the weather, and has done so for twenty years, mostly in the rain.</p></div>`,
+      ),
     );
     assert.match(text, /Garden paragraph 3/);
     assert.doesNotMatch(text, /Sam writes about gardens/);
@@ -142,7 +147,9 @@ describe('boilerplate inside an article', () => {
 
   it('drops a related-stories box in the middle of the text', () => {
     const text = pageMarkdown(
-      page(`<h1>Rail</h1>${prose('Rail', 2)}<div class="related-story"><h3>Related</h3><a href="/a">Trains late again</a><p>Commuters wait, again, on the platform.</p></div>${prose('Track', 2)}`),
+      page(
+        `<h1>Rail</h1>${prose('Rail', 2)}<div class="related-story"><h3>Related</h3><a href="/a">Trains late again</a><p>Commuters wait, again, on the platform.</p></div>${prose('Track', 2)}`,
+      ),
     );
     assert.match(text, /Rail paragraph 1/);
     assert.match(text, /Track paragraph 1/);
@@ -207,10 +214,9 @@ describe('tables of links', () => {
 
 describe('a list of related stories with their excerpts', () => {
   it('drops it even when its excerpts hold as much prose as the article', () => {
-    const excerpt = (n: number) => `<li><a href="/story-${n}">Other story ${n}</a><small>An excerpt of another story, long enough to read as prose, with commas, names, and places in it, number ${n}.</small></li>`;
-    const text = pageMarkdown(
-      page(`<h1>Bridge</h1>${prose('Bridge', 2)}<ul class="related_post">${[1, 2, 3].map(excerpt).join('')}</ul>`),
-    );
+    const excerpt = (n: number) =>
+      `<li><a href="/story-${n}">Other story ${n}</a><small>An excerpt of another story, long enough to read as prose, with commas, names, and places in it, number ${n}.</small></li>`;
+    const text = pageMarkdown(page(`<h1>Bridge</h1>${prose('Bridge', 2)}<ul class="related_post">${[1, 2, 3].map(excerpt).join('')}</ul>`));
     assert.match(text, /Bridge paragraph 1/);
     assert.doesNotMatch(text, /An excerpt of another story/);
     assert.doesNotMatch(text, /Other story 2/);
@@ -266,7 +272,8 @@ describe('a teaser card inside an article', () => {
         ${prose('Quay', 2)}<div class="part"><h2><a href="/part-two">Part two</a></h2><p>${long}</p></div>${prose('Pier', 2)}</div>`),
     );
     for (const gone of ['What you need to know', 'a virologist answers']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
-    for (const kept of ['Ferry timetable changes', 'Quay paragraph 1', 'Part two', 'The second part', 'Pier paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['Ferry timetable changes', 'Quay paragraph 1', 'Part two', 'The second part', 'Pier paragraph 1'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 
@@ -281,7 +288,8 @@ describe('a box around a button link inside an article', () => {
         <p>Tickets are sold at <a href="/tickets">the harbour office</a>, which opens at nine.</p>${prose('Music', 2)}</div>`),
     );
     for (const gone of ['Our newspaper', 'Read every story first', 'Subscribe now']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
-    for (const kept of ['The harbour festival returns', 'Tickets are sold at', 'Music paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['The harbour festival returns', 'Tickets are sold at', 'Music paragraph 1'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
   it('keeps a lead beside a bar of share buttons named as such, drops an offer box with a button link', () => {
@@ -318,7 +326,8 @@ describe('lines of a box inside an article', () => {
         <p>The timetable is <a href="/timetable">online</a>, updated every season by the operator.</p>`),
     );
     for (const gone of ['Show picture', '3:59 PM', 'Council votes']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
-    for (const kept of ['Ferry paragraph 1', 'Deck paragraph 1', 'The crossing takes forty minutes.', 'Captain:', 'Adults 4 EUR', 'The timetable is']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['Ferry paragraph 1', 'Deck paragraph 1', 'The crossing takes forty minutes.', 'Captain:', 'Adults 4 EUR', 'The timetable is'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
   it('keeps a <div> that is the text of a heading, between the paragraphs too; drops a label beside it', () => {
@@ -333,7 +342,12 @@ describe('lines of a box inside an article', () => {
   });
 
   it('keeps the cells of a grid drawn with <div>s', () => {
-    const rows = [['Weight', '1.2 kg'], ['Battery', '10 hours'], ['Colour', 'black'], ['Size', '30 x 20 cm']];
+    const rows = [
+      ['Weight', '1.2 kg'],
+      ['Battery', '10 hours'],
+      ['Colour', 'black'],
+      ['Size', '30 x 20 cm'],
+    ];
     const grid = `<div class="specs">${rows.map(([name, value]) => `<div class="row"><div class="name">${name}</div><div class="value">${value}</div></div>`).join('')}</div>`;
     const text = pageMarkdown(page(`<h1>Fan</h1>${prose('Fan', 2)}${grid}${prose('Noise', 2)}`));
     for (const kept of ['Weight', '1.2 kg', 'Battery', '30 x 20 cm']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
@@ -360,7 +374,13 @@ describe('what comes before the first paragraph', () => {
         <div class="a3">Work began in 2017 and ended this spring. <p class="a4">Two cranes did the lifting.</p></div>${prose('Weir', 3)}`),
     );
     for (const gone of ['15 May 2019', 'View comments']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
-    for (const kept of ['# Weir rebuilt', 'The weir had stood since 1820', 'Work began in 2017 and ended this spring.', 'Two cranes did the lifting.', 'Weir paragraph 2']) {
+    for (const kept of [
+      '# Weir rebuilt',
+      'The weir had stood since 1820',
+      'Work began in 2017 and ended this spring.',
+      'Two cranes did the lifting.',
+      'Weir paragraph 2',
+    ]) {
       assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
     }
   });
@@ -373,7 +393,8 @@ describe('a date line loose between the blocks before the first paragraph', () =
         <h2>Background</h2> The project began in 2008. <div class="prose">${prose('Port', 4)}</div> Berlin, 2020 </div>`),
     );
     for (const gone of ['January 13', 'View comments']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
-    for (const kept of ['# Moving to Python 3', 'Background', 'The project began in 2008.', 'Port paragraph 3', 'Berlin, 2020']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['# Moving to Python 3', 'Background', 'The project began in 2008.', 'Port paragraph 3', 'Berlin, 2020'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 
@@ -385,7 +406,8 @@ describe('lines before the first paragraph, outside the core', () => {
         <div class="body"><p>Works update</p>${prose('Works', 4)}</div>`),
     );
     for (const gone of ['Asked 8 years', 'Agency Images']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
-    for (const kept of ['# Harbour works', 'The council met on Monday.', 'Three things changed:', '![The quay]', 'Works update', 'Works paragraph 3']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['# Harbour works', 'The council met on Monday.', 'Three things changed:', '![The quay]', 'Works update', 'Works paragraph 3'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 
@@ -447,7 +469,8 @@ describe('what stands above the title', () => {
         <div class="head">Windows <h1>Keeping windows dry in winter</h1></div>${prose('Window', 3)}`),
     );
     for (const gone of ['Back to the list', 'Indoor climate', '11 min read', 'Windows']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
-    for (const kept of ['# Keeping windows dry in winter', 'Condensation on a window', 'Window paragraph 2']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['# Keeping windows dry in winter', 'Condensation on a window', 'Window paragraph 2'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
   it('keeps what comes before a title that follows the first prose', () => {
@@ -468,7 +491,8 @@ describe('lines standing alone between the paragraphs', () => {
     );
     assert.doesNotMatch(text, /Jane Doe/);
     assert.match(text, /!\[A glacier\]/);
-    for (const kept of ['It rained all week.', 'You will need:', 'Choose a pot', 'Pot paragraph 1']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['It rained all week.', 'You will need:', 'Choose a pot', 'Pot paragraph 1'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 
@@ -479,7 +503,8 @@ describe('headings without text of their own between the paragraphs', () => {
       <div class="box"><h2>Further reading on heat</h2><h3>Heat pumps explained for beginners</h3></div>
       <div class="more"><h2>Costs</h2>${prose('Cost', 1)}</div></article></main></body></html>`);
     assert.doesNotMatch(text, /Further reading on heat/);
-    for (const kept of ['## Part two', '### The pumps', 'Pump paragraph 2', '## Costs', 'Cost paragraph 0']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['## Part two', '### The pumps', 'Pump paragraph 2', '## Costs', 'Cost paragraph 0'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 
   it("cuts the credit closing a caption, an alt text or a short line, keeps the caption's own words", () => {
@@ -494,7 +519,8 @@ describe('headings without text of their own between the paragraphs', () => {
         ${prose('Harbour', 2)}<p>The mayor at the opening (Photo: City Hall)</p>
         <p>(Season: Spring and Summer)</p>${prose('Ferry', 2)}<p>(Credit: Lou Park / Harbour Times)</p>${prose('Pier', 2)}`),
     );
-    for (const gone of ['Jane Doe', 'Agency Name', 'Sam Lee/Harbour Press', 'Ann Berg', 'City Hall', 'Kim Ode', 'Lou Park']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const gone of ['Jane Doe', 'Agency Name', 'Sam Lee/Harbour Press', 'Ann Berg', 'City Hall', 'Kim Ode', 'Lou Park'])
+      assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
     for (const kept of [
       'The quay at dawn, before the first ferry.',
       'Cranes over the harbour.',
@@ -506,7 +532,8 @@ describe('headings without text of their own between the paragraphs', () => {
       '![The pier in winter.]',
       'Ferry paragraph 1',
       'Pier paragraph 1',
-    ]) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    ])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });
 
@@ -518,7 +545,8 @@ describe('what is left after the last paragraph', () => {
         <div>Share this article</div><p>Contact:</p>`),
     );
     assert.match(text, /Budget paragraph 2/);
-    for (const gone of ['More on this', 'Council votes', 'Mayor answers', 'Share this article', 'Contact:']) assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
+    for (const gone of ['More on this', 'Council votes', 'Mayor answers', 'Share this article', 'Contact:'])
+      assert.ok(!text.includes(gone), `${gone} should be gone:\n${text}`);
   });
 
   it('drops a paragraph boxed apart after the last prose, keeps a closing paragraph beside it', () => {
@@ -626,12 +654,14 @@ describe('what is left after the last paragraph', () => {
     assert.match(back, /Heating paragraph 2/);
     assert.doesNotMatch(back, /back to the list|Back to top/);
     const onward = pageMarkdown(
-      page(`<h1>Awesome Bar</h1><div class="feature">${prose('Bar', 3)} <a href="https://support.example.org/kb/awesome-bar">See what it can do for you</a></div>`),
+      page(
+        `<h1>Awesome Bar</h1><div class="feature">${prose('Bar', 3)} <a href="https://support.example.org/kb/awesome-bar">See what it can do for you</a></div>`,
+      ),
     );
     assert.match(onward, /See what it can do for you/);
   });
 
-  it('drops the date and the details line of a post laid out in a table of one column; keeps a data table\'s cells', () => {
+  it("drops the date and the details line of a post laid out in a table of one column; keeps a data table's cells", () => {
     const text = pageMarkdown(`<html><body><table><tr><td><table class="eBlock">
       <tr><td><div class="eTitle"><div style="float:right">3:59 PM</div>Letters</div></td></tr>
       <tr><td class="eMessage">${prose('Letters', 3)}<table><tr><th>Train</th><th>Leaves</th></tr><tr><td>IC 812</td><td>9:15</td></tr></table></td></tr>
@@ -647,6 +677,7 @@ describe('what is left after the last paragraph', () => {
       page(`<h1>Recipe</h1>${prose('Recipe', 3)}<h2>You will need</h2><ul><li>Flour, 500 g</li><li><a href="/salt">Salt</a></li></ul>
         <h2>Serving</h2><p>Serve warm.</p><p>Thanks for reading.</p>`),
     );
-    for (const kept of ['You will need', 'Flour, 500 g', 'Salt', 'Serving', 'Serve warm.', 'Thanks for reading.']) assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
+    for (const kept of ['You will need', 'Flour, 500 g', 'Salt', 'Serving', 'Serve warm.', 'Thanks for reading.'])
+      assert.ok(text.includes(kept), `${kept} should stay:\n${text}`);
   });
 });

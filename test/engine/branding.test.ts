@@ -73,9 +73,23 @@ describe('the branding format', { skip: !chromium && 'no Chromium: apt-get insta
   });
 
   it('a dark page is dark; transparent colours are not brand colours', () => {
-    const style = { color: 'rgb(240, 240, 240)', background: 'rgb(10, 10, 20)', fontFamily: 'Inter, sans-serif', fontSize: '16px', fontWeight: '400', lineHeight: 'normal' };
+    const style = {
+      color: 'rgb(240, 240, 240)',
+      background: 'rgb(10, 10, 20)',
+      fontFamily: 'Inter, sans-serif',
+      fontSize: '16px',
+      fontWeight: '400',
+      lineHeight: 'normal',
+    };
     const profile = brandingProfile({
-      sample: { html: style, body: style, headings: {}, buttons: [{ ...style, background: 'rgba(0, 0, 0, 0)' }], loadedFonts: [{ family: 'Inter', weight: '400', style: 'normal' }], logos: [] },
+      sample: {
+        html: style,
+        body: style,
+        headings: {},
+        buttons: [{ ...style, background: 'rgba(0, 0, 0, 0)' }],
+        loadedFonts: [{ family: 'Inter', weight: '400', style: 'normal' }],
+        logos: [],
+      },
       pageUrl: 'https://example.com/',
     });
     assert.equal(profile.colorScheme, 'dark');

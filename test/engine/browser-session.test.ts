@@ -37,7 +37,10 @@ const VISIT_PAGE = `<html><body><main><h1>Visits</h1><p id="out"></p><script>
 describe('browser sessions', { skip: !chromium && 'no Chromium: apt-get install chromium' }, () => {
   let site: TestServer;
   const context = (extra: Partial<ScrapeContext> = {}, profilesDir = tempDir()): ScrapeContext => ({
-    version: 'test', now: () => new Date(), browser: { env: process.env, artifactsDir: tempDir(), profilesDir }, ...extra,
+    version: 'test',
+    now: () => new Date(),
+    browser: { env: process.env, artifactsDir: tempDir(), profilesDir },
+    ...extra,
   });
   const at = (path: string, options: ScrapeOptions, extra?: ScrapeContext) => scrape({ url: `${site.origin}${path}`, options }, extra ?? context());
   const seen = (path: string) => site.requests.filter((request) => request.path === path).length;
@@ -45,11 +48,15 @@ describe('browser sessions', { skip: !chromium && 'no Chromium: apt-get install 
   before(async () => {
     site = await startServer({
       // /adpeeps.php is an advertising pattern and /anametrix.js an analytics one of the tracker database.
-      '/ads': html('<html><body><main><h1>Shop</h1><p>A shop page with an advertising script and an analytics beacon.</p><script src="/adpeeps.php"></script><img src="/anametrix.js"><img src="/logo.png"></main></body></html>'),
+      '/ads': html(
+        '<html><body><main><h1>Shop</h1><p>A shop page with an advertising script and an analytics beacon.</p><script src="/adpeeps.php"></script><img src="/anametrix.js"><img src="/logo.png"></main></body></html>',
+      ),
       '/adpeeps.php': (_q, r) => void r.writeHead(200, { 'content-type': 'text/javascript' }).end('document.querySelector("main").append("AD LOADED")'),
       '/anametrix.js': (_q, r) => void r.writeHead(200, { 'content-type': 'image/gif' }).end(),
       '/logo.png': (_q, r) => void r.writeHead(200, { 'content-type': 'image/png' }).end(),
-      '/where': html('<html><body><main><h1>Where</h1><p id="w"></p><script>document.getElementById("w").textContent = "languages " + navigator.languages.join(" ") + "; language " + navigator.language + "; zone " + Intl.DateTimeFormat().resolvedOptions().timeZone</script></main></body></html>'),
+      '/where': html(
+        '<html><body><main><h1>Where</h1><p id="w"></p><script>document.getElementById("w").textContent = "languages " + navigator.languages.join(" ") + "; language " + navigator.language + "; zone " + Intl.DateTimeFormat().resolvedOptions().timeZone</script></main></body></html>',
+      ),
       '/visit': html(VISIT_PAGE),
     });
   });
@@ -137,15 +144,20 @@ describe('the connecting proxy', () => {
   it('forwards plain HTTP and tunnels CONNECT to the address its lookup gives, and answers 403 to a refused one', async () => {
     const site = await startServer({ '/': html('<p>through the proxy</p>') });
     const open = new URL(await startConnectingProxy(lookup as never));
-    const refuse = new URL(await startConnectingProxy(((_host: string, _options: unknown, callback: (error: Error) => void) =>
-      callback(Object.assign(new Error('refused'), { code: 'EPRIVATETARGET' }))) as never));
+    const refuse = new URL(
+      await startConnectingProxy(((_host: string, _options: unknown, callback: (error: Error) => void) =>
+        callback(Object.assign(new Error('refused'), { code: 'EPRIVATETARGET' }))) as never),
+    );
     try {
-      const viaProxy = (proxy: URL) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-        httpRequest({ host: proxy.hostname, port: proxy.port, path: `${site.origin}/`, headers: { host: new URL(site.origin).host } }, (response) => {
-          let body = '';
-          response.on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: response.statusCode!, body }));
-        }).on('error', reject).end();
-      });
+      const viaProxy = (proxy: URL) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          httpRequest({ host: proxy.hostname, port: proxy.port, path: `${site.origin}/`, headers: { host: new URL(site.origin).host } }, (response) => {
+            let body = '';
+            response.on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: response.statusCode!, body }));
+          })
+            .on('error', reject)
+            .end();
+        });
       assert.deepEqual(await viaProxy(open), { status: 200, body: '<p>through the proxy</p>' });
       assert.equal((await viaProxy(refuse)).status, 403);
       const host = new URL(site.origin).host;
@@ -153,14 +165,17 @@ describe('the connecting proxy', () => {
         const socket = connect(Number(open.port), open.hostname, () => socket.write(`CONNECT ${host} HTTP/1.1\r\nhost: ${host}\r\n\r\n`));
         let answer = '';
         let asked = false;
-        socket.on('data', (chunk) => {
-          answer += chunk;
-          // Once the tunnel is open, a request through it.
-          if (!asked && answer.includes('\r\n\r\n')) {
-            asked = true;
-            socket.write(`GET / HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`);
-          }
-        }).on('end', () => resolve(answer)).on('error', reject);
+        socket
+          .on('data', (chunk) => {
+            answer += chunk;
+            // Once the tunnel is open, a request through it.
+            if (!asked && answer.includes('\r\n\r\n')) {
+              asked = true;
+              socket.write(`GET / HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`);
+            }
+          })
+          .on('end', () => resolve(answer))
+          .on('error', reject);
       });
       assert.match(tunnelled, /^HTTP\/1\.1 200 Connection Established[\s\S]*through the proxy/);
     } finally {

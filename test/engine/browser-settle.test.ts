@@ -41,20 +41,30 @@ describe('the settle wait', { skip: !chromium && 'no Chromium: apt-get install c
 
   before(async () => {
     site = await startServer({
-      '/late': app('addEventListener("load", () => setTimeout(() => { document.getElementById("root").innerHTML = "<main><h1>Late</h1><p>Drawn three hundred milliseconds after load.</p></main>"; }, 300))'),
-      '/fetching': app('fetch("/data").then((r) => r.json()).then((d) => { document.getElementById("root").innerHTML = "<main><h1>Fetched</h1><p>" + d.text + "</p></main>"; })'),
+      '/late': app(
+        'addEventListener("load", () => setTimeout(() => { document.getElementById("root").innerHTML = "<main><h1>Late</h1><p>Drawn three hundred milliseconds after load.</p></main>"; }, 300))',
+      ),
+      '/fetching': app(
+        'fetch("/data").then((r) => r.json()).then((d) => { document.getElementById("root").innerHTML = "<main><h1>Fetched</h1><p>" + d.text + "</p></main>"; })',
+      ),
       '/data': async (_q, r) => {
         await new Promise((resolve) => setTimeout(resolve, 400));
         r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'The answer came after four hundred milliseconds.' }));
       },
-      '/ticker': app('document.getElementById("root").innerHTML = "<main><h1>Ticker</h1><p>Started ticking.</p><p id=\\"n\\"></p></main>"; let n = 0; setInterval(() => { document.getElementById("n").textContent = "tick " + (++n); }, 50)'),
-      '/streaming': app('const events = new EventSource("/events"); events.onmessage = (e) => { document.getElementById("root").innerHTML = "<main><h1>Stream</h1><p>" + e.data + "</p></main>"; };'),
+      '/ticker': app(
+        'document.getElementById("root").innerHTML = "<main><h1>Ticker</h1><p>Started ticking.</p><p id=\\"n\\"></p></main>"; let n = 0; setInterval(() => { document.getElementById("n").textContent = "tick " + (++n); }, 50)',
+      ),
+      '/streaming': app(
+        'const events = new EventSource("/events"); events.onmessage = (e) => { document.getElementById("root").innerHTML = "<main><h1>Stream</h1><p>" + e.data + "</p></main>"; };',
+      ),
       '/events': (_q, r) => {
         // One event, then the stream stays open, as event streams do.
         r.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         r.write('data: The first event of a stream that stays open.\n\n');
       },
-      '/plain': html('<html><head><title>Plain</title></head><body><main><h1>Plain</h1><p>A plain page whose text is all in its HTML.</p></main></body></html>'),
+      '/plain': html(
+        '<html><head><title>Plain</title></head><body><main><h1>Plain</h1><p>A plain page whose text is all in its HTML.</p></main></body></html>',
+      ),
     });
     // The browser's start is not what these tests time.
     await at('/plain', { waitFor: 1 });

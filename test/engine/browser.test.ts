@@ -30,7 +30,10 @@ const chromium = (() => {
 /** SIGKILL to every process below `pid` (the browser and its helpers), as a crash would end them. */
 function killDescendants(pid: number): void {
   // ps exits 1 when there is no child: its output is what counts.
-  const children = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout.split('\n').map(Number).filter(Boolean);
+  const children = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map(Number)
+    .filter(Boolean);
   for (const child of children) {
     if (child === pid) continue;
     killDescendants(child);
@@ -52,24 +55,52 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
   let site: TestServer;
   let other: TestServer;
   const context = (extra: Partial<ScrapeContext> = {}): ScrapeContext => ({
-    version: 'test', now: () => new Date(), browser: { env: process.env, artifactsDir: tempDir() }, ...extra,
+    version: 'test',
+    now: () => new Date(),
+    browser: { env: process.env, artifactsDir: tempDir() },
+    ...extra,
   });
-  const at = (path: string, options: ScrapeOptions = {}, extra: Partial<ScrapeContext> = {}) => scrape({ url: `${site.origin}${path}`, options }, context(extra));
+  const at = (path: string, options: ScrapeOptions = {}, extra: Partial<ScrapeContext> = {}) =>
+    scrape({ url: `${site.origin}${path}`, options }, context(extra));
 
   before(async () => {
-    other = await startServer({ '/pixel.png': html(''), '/secret': html('<main><h1>Internal</h1><p>An internal dashboard that no public page may lead to.</p></main>') });
+    other = await startServer({
+      '/pixel.png': html(''),
+      '/secret': html('<main><h1>Internal</h1><p>An internal dashboard that no public page may lead to.</p></main>'),
+    });
     site = await startServer({
-      '/plain': html('<html><head><title>Plain</title></head><body><main><h1>Plain</h1><p>A plain page whose text is all in its HTML, long enough to be read without a browser.</p></main></body></html>'),
-      '/spa': html('<html><head><title>App</title></head><body><div id="root"></div><script>document.getElementById("root").innerHTML = "<main><h1>Pricing</h1><p>The team plan costs $50 a month.</p></main>"</script></body></html>'),
-      '/reveal': html('<html><body><main><h1>Offer</h1><p>Press the button to see today\'s price.</p><button id="show" onclick="document.getElementById(\'price\').textContent = \'Price today: $42\'">Show</button><p id="price"></p></main></body></html>'),
-      '/form': html('<html><body><main><h1>Search</h1><input id="q"><p id="out"></p><script>document.getElementById("q").addEventListener("keydown", (e) => { if (e.key === "Enter") document.getElementById("out").textContent = "Results for " + e.target.value; })</script></main></body></html>'),
-      '/feed': html('<html><body style="margin:0"><main id="feed"><h1>Feed</h1><div style="height:3000px">first screen</div></main><script>let n = 0; addEventListener("scroll", () => { if (n < 2 && scrollY >= 500 * (n + 1)) { n++; const p = document.createElement("p"); p.textContent = "Loaded item " + n; document.getElementById("feed").append(p); const s = document.createElement("div"); s.style.height = "3000px"; document.getElementById("feed").append(s); } })</script></body></html>'),
-      '/device': html('<html><body><main><h1>Device</h1><p id="d"></p><script>document.getElementById("d").textContent = "touch " + ("ontouchstart" in window) + ", agent " + (/Mobile/.test(navigator.userAgent) ? "mobile" : "desktop")</script></main></body></html>'),
-      '/tall': html('<html><body style="margin:0"><main><h1>Tall</h1><div style="height:2400px;background:linear-gradient(red,blue)"></div></main></body></html>'),
-      '/with-pixel': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main><h1>Pixel</h1><p>A page with an image from another address, which the rule refuses.</p><img src="${other.origin}/pixel.png"></main></body></html>`),
+      '/plain': html(
+        '<html><head><title>Plain</title></head><body><main><h1>Plain</h1><p>A plain page whose text is all in its HTML, long enough to be read without a browser.</p></main></body></html>',
+      ),
+      '/spa': html(
+        '<html><head><title>App</title></head><body><div id="root"></div><script>document.getElementById("root").innerHTML = "<main><h1>Pricing</h1><p>The team plan costs $50 a month.</p></main>"</script></body></html>',
+      ),
+      '/reveal': html(
+        '<html><body><main><h1>Offer</h1><p>Press the button to see today\'s price.</p><button id="show" onclick="document.getElementById(\'price\').textContent = \'Price today: $42\'">Show</button><p id="price"></p></main></body></html>',
+      ),
+      '/form': html(
+        '<html><body><main><h1>Search</h1><input id="q"><p id="out"></p><script>document.getElementById("q").addEventListener("keydown", (e) => { if (e.key === "Enter") document.getElementById("out").textContent = "Results for " + e.target.value; })</script></main></body></html>',
+      ),
+      '/feed': html(
+        '<html><body style="margin:0"><main id="feed"><h1>Feed</h1><div style="height:3000px">first screen</div></main><script>let n = 0; addEventListener("scroll", () => { if (n < 2 && scrollY >= 500 * (n + 1)) { n++; const p = document.createElement("p"); p.textContent = "Loaded item " + n; document.getElementById("feed").append(p); const s = document.createElement("div"); s.style.height = "3000px"; document.getElementById("feed").append(s); } })</script></body></html>',
+      ),
+      '/device': html(
+        '<html><body><main><h1>Device</h1><p id="d"></p><script>document.getElementById("d").textContent = "touch " + ("ontouchstart" in window) + ", agent " + (/Mobile/.test(navigator.userAgent) ? "mobile" : "desktop")</script></main></body></html>',
+      ),
+      '/tall': html(
+        '<html><body style="margin:0"><main><h1>Tall</h1><div style="height:2400px;background:linear-gradient(red,blue)"></div></main></body></html>',
+      ),
+      '/with-pixel': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><body><main><h1>Pixel</h1><p>A page with an image from another address, which the rule refuses.</p><img src="${other.origin}/pixel.png"></main></body></html>`,
+          ),
       '/to-private': redirect('/hop', 302),
       '/hop': redirect(`${other.origin}/secret`, 301),
-      '/link-to-private': html(`<html><body><main><h1>Links</h1><p>A page with a link to an internal dashboard.</p><a id="go" href="${other.origin}/secret">dashboard</a></main></body></html>`),
+      '/link-to-private': html(
+        `<html><body><main><h1>Links</h1><p>A page with a link to an internal dashboard.</p><a id="go" href="${other.origin}/secret">dashboard</a></main></body></html>`,
+      ),
       '/slow': async (_q, r) => {
         await new Promise((resolve) => setTimeout(resolve, 3000));
         r.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>');
@@ -97,14 +128,30 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
   it('click reveals content; write and press fill a form; executeJavascript returns values', async () => {
     const revealed = await at('/reveal', { actions: [{ type: 'click', selector: '#show' }] });
     assert.match(revealed.markdown!, /Price today: \$42/);
-    const form = await at('/form', { actions: [{ type: 'click', selector: '#q' }, { type: 'write', text: 'webwatch' }, { type: 'press', key: 'Enter' }] });
+    const form = await at('/form', {
+      actions: [
+        { type: 'click', selector: '#q' },
+        { type: 'write', text: 'webwatch' },
+        { type: 'press', key: 'Enter' },
+      ],
+    });
     assert.match(form.markdown!, /Results for webwatch/);
-    const script = await at('/plain', { actions: [{ type: 'executeJavascript', script: 'return document.title + "!"' }, { type: 'executeJavascript', script: '[1, 2].length' }] });
-    assert.deepEqual(script.actions?.javascriptReturns, [{ type: 'string', value: 'Plain!' }, { type: 'number', value: 2 }]);
+    const script = await at('/plain', {
+      actions: [
+        { type: 'executeJavascript', script: 'return document.title + "!"' },
+        { type: 'executeJavascript', script: '[1, 2].length' },
+      ],
+    });
+    assert.deepEqual(script.actions?.javascriptReturns, [
+      { type: 'string', value: 'Plain!' },
+      { type: 'number', value: 2 },
+    ]);
   });
 
   it('scroll loads more of an infinite feed; wait for a selector; scrape returns the HTML so far', async () => {
-    const feed = await at('/feed', { actions: [{ type: 'scroll' }, { type: 'scroll', direction: 'down' }, { type: 'wait', selector: 'p' }, { type: 'scrape' }] });
+    const feed = await at('/feed', {
+      actions: [{ type: 'scroll' }, { type: 'scroll', direction: 'down' }, { type: 'wait', selector: 'p' }, { type: 'scrape' }],
+    });
     assert.match(feed.markdown!, /Loaded item 1/);
     assert.equal(feed.actions?.scrapes.length, 1);
     assert.match(feed.actions!.scrapes[0]!.html, /Loaded item 1/);
@@ -145,10 +192,13 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
     const page = await at('/with-pixel', { actions: [{ type: 'wait', milliseconds: 200 }] }, { checkUrl: refuseOther });
     assert.match(page.markdown!, /which the rule refuses/);
     assert.equal(other.requests.length, before, 'the image was never requested');
-    await assert.rejects(scrape({ url: `${other.origin}/pixel.png`, options: { mobile: true } }, context({ checkUrl: refuseOther })), /refused by the test rule/);
+    await assert.rejects(
+      scrape({ url: `${other.origin}/pixel.png`, options: { mobile: true } }, context({ checkUrl: refuseOther })),
+      /refused by the test rule/,
+    );
   });
 
-  describe('under serve\'s private-address rule (this site standing for a public one)', () => {
+  describe("under serve's private-address rule (this site standing for a public one)", () => {
     const serveRule = (url: URL) => (url.origin === site.origin ? undefined : refusePrivateTargets(url));
     const failure = async (path: string, options: ScrapeOptions) => {
       try {
@@ -160,17 +210,34 @@ describe('the browser', { skip: !chromium && 'no Chromium: apt-get install chrom
       }
     };
     const answer = (error: WebwatchError) => ({ status: error.status, body: errorBody(error.status ?? 500, error.message, error.details, error.code) });
-    const refusedSecret = () => ({ status: 403, body: errorBody(403, 'Forbidden', { url: `${other.origin}/secret`, address: '127.0.0.1', reason: PRIVATE_TARGET_HINT }) });
+    const refusedSecret = () => ({
+      status: 403,
+      body: errorBody(403, 'Forbidden', { url: `${other.origin}/secret`, address: '127.0.0.1', reason: PRIVATE_TARGET_HINT }),
+    });
 
-    it('a redirect to a private address fails the browser\'s scrape with the plain fetch\'s 403, body for body', async () => {
+    it("a redirect to a private address fails the browser's scrape with the plain fetch's 403, body for body", async () => {
       const plain = await failure('/to-private', {});
       assert.deepEqual(answer(plain), refusedSecret());
       assert.deepEqual(answer(await failure('/to-private', { mobile: true })), answer(plain), 'the browser');
-      assert.deepEqual(answer(await failure('/to-private', { formats: ['markdown', 'screenshot'], actions: [{ type: 'wait', milliseconds: 10 }] })), answer(plain), 'the browser, with actions');
+      assert.deepEqual(
+        answer(await failure('/to-private', { formats: ['markdown', 'screenshot'], actions: [{ type: 'wait', milliseconds: 10 }] })),
+        answer(plain),
+        'the browser, with actions',
+      );
     });
 
     it('a click that navigates the page to a private address fails the scrape with the same 403', async () => {
-      assert.deepEqual(answer(await failure('/link-to-private', { actions: [{ type: 'click', selector: '#go' }, { type: 'wait', milliseconds: 300 }] })), refusedSecret());
+      assert.deepEqual(
+        answer(
+          await failure('/link-to-private', {
+            actions: [
+              { type: 'click', selector: '#go' },
+              { type: 'wait', milliseconds: 300 },
+            ],
+          }),
+        ),
+        refusedSecret(),
+      );
     });
   });
 
@@ -213,7 +280,10 @@ describe('without a browser', () => {
       const env = { WEBWATCH_CHROMIUM: '/nonexistent/chromium' };
       const needs = await run(['scrape', server.origin, '--mobile'], { env });
       assert.equal(needs.code, 11);
-      assert.match(needs.stderr, /^error: mobile needs a browser, and \/nonexistent\/chromium \(WEBWATCH_CHROMIUM\) cannot be run\nhint: install Debian's Chromium \(apt-get install chromium-headless-shell, or chromium\)/);
+      assert.match(
+        needs.stderr,
+        /^error: mobile needs a browser, and \/nonexistent\/chromium \(WEBWATCH_CHROMIUM\) cannot be run\nhint: install Debian's Chromium \(apt-get install chromium-headless-shell, or chromium\)/,
+      );
       const plain = await run(['scrape', server.origin], { env });
       assert.equal(plain.code, 0);
       assert.match(plain.stdout, /Plain text that needs no browser/);

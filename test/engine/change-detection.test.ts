@@ -78,13 +78,38 @@ interface Case {
 
 const CASES: Case[] = [
   // Noise: a reader sees nothing new.
-  { name: 'relative-time', before: with_({ head: ['Updated 3 hours ago'] }), after: with_({ head: ['Updated 4 hours ago'] }), expect: { status: 'same', noise: 'relative time' } },
-  { name: 'relative-time-de', before: with_({ lang: 'de', head: ['Aktualisiert vor 59 Minuten'] }), after: with_({ lang: 'de', head: ['Aktualisiert vor 1 Stunde'] }), expect: { status: 'same', noise: 'relative time' } },
+  {
+    name: 'relative-time',
+    before: with_({ head: ['Updated 3 hours ago'] }),
+    after: with_({ head: ['Updated 4 hours ago'] }),
+    expect: { status: 'same', noise: 'relative time' },
+  },
+  {
+    name: 'relative-time-de',
+    before: with_({ lang: 'de', head: ['Aktualisiert vor 59 Minuten'] }),
+    after: with_({ lang: 'de', head: ['Aktualisiert vor 1 Stunde'] }),
+    expect: { status: 'same', noise: 'relative time' },
+  },
   { name: 'counter-head', before: with_({ head: ['1,234 views'] }), after: with_({ head: ['1,301 views'] }), expect: { status: 'same', noise: 'counter' } },
   { name: 'counter-tail', before: with_({ tail: ['12 comments'] }), after: with_({ tail: ['13 comments'] }), expect: { status: 'same', noise: 'counter' } },
-  { name: 'cache-busting', before: with_({ image: '/img/park.jpg?ver=6.4.2' }), after: with_({ image: '/img/park.jpg?ver=6.4.3' }), expect: { status: 'same', noise: 'asset address' } },
-  { name: 'hashed-file-name', before: with_({ image: '/img/park.3f9a1c2b7d.jpg' }), after: with_({ image: '/img/park.8e0b44a1c9.jpg' }), expect: { status: 'same', noise: 'asset address' } },
-  { name: 'clock', before: with_({ closing: 'Page generated at 2026-12-01 14:32:05 UTC' }), after: with_({ closing: 'Page generated at 2026-12-01 14:37:41 UTC' }), expect: { status: 'same', noise: 'clock' } },
+  {
+    name: 'cache-busting',
+    before: with_({ image: '/img/park.jpg?ver=6.4.2' }),
+    after: with_({ image: '/img/park.jpg?ver=6.4.3' }),
+    expect: { status: 'same', noise: 'asset address' },
+  },
+  {
+    name: 'hashed-file-name',
+    before: with_({ image: '/img/park.3f9a1c2b7d.jpg' }),
+    after: with_({ image: '/img/park.8e0b44a1c9.jpg' }),
+    expect: { status: 'same', noise: 'asset address' },
+  },
+  {
+    name: 'clock',
+    before: with_({ closing: 'Page generated at 2026-12-01 14:32:05 UTC' }),
+    after: with_({ closing: 'Page generated at 2026-12-01 14:37:41 UTC' }),
+    expect: { status: 'same', noise: 'clock' },
+  },
   {
     name: 'link-token',
     before: with_({ paragraphs: paragraphsWith(3, 'Read the <a href="/docs/plan.pdf?session=a8f3k29dj4k2l9x0">full plan</a> on the website of the council.') }),
@@ -92,29 +117,97 @@ const CASES: Case[] = [
     expect: { status: 'same', noise: 'link token' },
   },
   // Noise that never reaches the text a check compares: same, and nothing to say.
-  { name: 'form-token', before: with_({ closing: '<form><input type="hidden" name="csrf" value="a8f3k29dj4">Comment<button>Send</button></form>', headMarkup: '<meta name="csrf-token" content="a8f3k29dj4">' }), after: with_({ closing: '<form><input type="hidden" name="csrf" value="q1w2e3r4t5">Comment<button>Send</button></form>', headMarkup: '<meta name="csrf-token" content="q1w2e3r4t5">' }), expect: { status: 'same', noise: null } },
-  { name: 'script-nonce', before: with_({ headMarkup: '<script nonce="r4nd0m1">window.build = "b-1699999999";</script>' }), after: with_({ headMarkup: '<script nonce="n3wn0nc3">window.build = "b-1700000123";</script>' }), expect: { status: 'same', noise: null } },
   {
-    name: 'hashed-classes',
-    before: with_({ articleAttributes: 'class="Article_body__x9k2p" data-reactid=".0.1"', paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('a new playground', '<em class="css-k3f9x">a new playground</em>')) }),
-    after: with_({ articleAttributes: 'data-reactid=".3.7" class="Article_body__lz3qd"', paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('a new playground', '<em class="css-znm2ad">a new playground</em>')) }),
+    name: 'form-token',
+    before: with_({
+      closing: '<form><input type="hidden" name="csrf" value="a8f3k29dj4">Comment<button>Send</button></form>',
+      headMarkup: '<meta name="csrf-token" content="a8f3k29dj4">',
+    }),
+    after: with_({
+      closing: '<form><input type="hidden" name="csrf" value="q1w2e3r4t5">Comment<button>Send</button></form>',
+      headMarkup: '<meta name="csrf-token" content="q1w2e3r4t5">',
+    }),
     expect: { status: 'same', noise: null },
   },
-  { name: 'footer-clock', before: with_({ footer: 'Rendered at 2026-12-01 14:32:05 in 0.123 s' }), after: with_({ footer: 'Rendered at 2026-12-01 14:33:10 in 0.087 s' }), expect: { status: 'same', noise: null } },
-  { name: 'rotating-aside', before: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/a">Story A</a></li><li><a href="/b">Story B</a></li></ul></aside>' }), after: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/c">Story C</a></li><li><a href="/d">Story D</a></li></ul></aside>' }), expect: { status: 'same', noise: null } },
-  { name: 'jsonld-date', before: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T14:32:05Z"}</script>' }), after: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T15:02:05Z"}</script>' }), expect: { status: 'same', noise: null } },
+  {
+    name: 'script-nonce',
+    before: with_({ headMarkup: '<script nonce="r4nd0m1">window.build = "b-1699999999";</script>' }),
+    after: with_({ headMarkup: '<script nonce="n3wn0nc3">window.build = "b-1700000123";</script>' }),
+    expect: { status: 'same', noise: null },
+  },
+  {
+    name: 'hashed-classes',
+    before: with_({
+      articleAttributes: 'class="Article_body__x9k2p" data-reactid=".0.1"',
+      paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('a new playground', '<em class="css-k3f9x">a new playground</em>')),
+    }),
+    after: with_({
+      articleAttributes: 'data-reactid=".3.7" class="Article_body__lz3qd"',
+      paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('a new playground', '<em class="css-znm2ad">a new playground</em>')),
+    }),
+    expect: { status: 'same', noise: null },
+  },
+  {
+    name: 'footer-clock',
+    before: with_({ footer: 'Rendered at 2026-12-01 14:32:05 in 0.123 s' }),
+    after: with_({ footer: 'Rendered at 2026-12-01 14:33:10 in 0.087 s' }),
+    expect: { status: 'same', noise: null },
+  },
+  {
+    name: 'rotating-aside',
+    before: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/a">Story A</a></li><li><a href="/b">Story B</a></li></ul></aside>' }),
+    after: with_({ aside: '<aside class="most-read"><h2>Most read</h2><ul><li><a href="/c">Story C</a></li><li><a href="/d">Story D</a></li></ul></aside>' }),
+    expect: { status: 'same', noise: null },
+  },
+  {
+    name: 'jsonld-date',
+    before: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T14:32:05Z"}</script>' }),
+    after: with_({ headMarkup: '<script type="application/ld+json">{"@type":"NewsArticle","dateModified":"2026-12-01T15:02:05Z"}</script>' }),
+    expect: { status: 'same', noise: null },
+  },
   // Edits: a reader sees something new.
-  { name: 'words', before: ARTICLE, after: with_({ paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('better lighting', 'brighter lamps')) }), expect: { status: 'changed' } },
-  { name: 'number', before: ARTICLE, after: with_({ paragraphs: paragraphsWith(0, ARTICLE.paragraphs[0]!.replace('3 million', '4 million')) }), expect: { status: 'changed' } },
-  { name: 'paragraph-added', before: ARTICLE, after: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), 'The mayor said that the council would publish a report on the progress of the work every three months.', ...ARTICLE.paragraphs.slice(2)] }), expect: { status: 'changed' } },
+  {
+    name: 'words',
+    before: ARTICLE,
+    after: with_({ paragraphs: paragraphsWith(1, ARTICLE.paragraphs[1]!.replace('better lighting', 'brighter lamps')) }),
+    expect: { status: 'changed' },
+  },
+  {
+    name: 'number',
+    before: ARTICLE,
+    after: with_({ paragraphs: paragraphsWith(0, ARTICLE.paragraphs[0]!.replace('3 million', '4 million')) }),
+    expect: { status: 'changed' },
+  },
+  {
+    name: 'paragraph-added',
+    before: ARTICLE,
+    after: with_({
+      paragraphs: [
+        ...ARTICLE.paragraphs.slice(0, 2),
+        'The mayor said that the council would publish a report on the progress of the work every three months.',
+        ...ARTICLE.paragraphs.slice(2),
+      ],
+    }),
+    expect: { status: 'changed' },
+  },
   { name: 'paragraph-removed', before: ARTICLE, after: with_({ paragraphs: ARTICLE.paragraphs.filter((_, i) => i !== 1) }), expect: { status: 'changed' } },
   { name: 'headline', before: ARTICLE, after: with_({ headline: 'Park budget approved after a long debate' }), expect: { status: 'changed' } },
   { name: 'title-only', before: ARTICLE, after: with_({ title: 'Park budget approved - Town Daily' }), expect: { status: 'changed' } },
   // Numbers that are content, though they stand where counters do.
   { name: 'price-by-the-headline', before: with_({ head: ['€54.99'] }), after: with_({ head: ['€44.99'] }), expect: { status: 'changed' } },
-  { name: 'count-in-the-article', before: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), '120 seats', ...ARTICLE.paragraphs.slice(2)] }), after: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), '150 seats', ...ARTICLE.paragraphs.slice(2)] }), expect: { status: 'changed' } },
+  {
+    name: 'count-in-the-article',
+    before: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), '120 seats', ...ARTICLE.paragraphs.slice(2)] }),
+    after: with_({ paragraphs: [...ARTICLE.paragraphs.slice(0, 2), '150 seats', ...ARTICLE.paragraphs.slice(2)] }),
+    expect: { status: 'changed' },
+  },
   { name: 'other-image', before: ARTICLE, after: with_({ image: '/img/pond.jpg' }), expect: { status: 'changed' } },
-  { name: 'time-in-a-sentence', before: with_({ paragraphs: paragraphsWith(2, 'The council will vote on the contracts for the work in 3 days, once the members have read the offers.') }), after: with_({ paragraphs: paragraphsWith(2, 'The council will vote on the contracts for the work in 5 days, once the members have read the offers.') }), expect: { status: 'changed' } },
+  {
+    name: 'time-in-a-sentence',
+    before: with_({ paragraphs: paragraphsWith(2, 'The council will vote on the contracts for the work in 3 days, once the members have read the offers.') }),
+    after: with_({ paragraphs: paragraphsWith(2, 'The council will vote on the contracts for the work in 5 days, once the members have read the offers.') }),
+    expect: { status: 'changed' },
+  },
 ];
 
 describe('alerts that matter: noise is same, with its reason; edits are changed', () => {
@@ -168,7 +261,10 @@ describe('alerts that matter: noise is same, with its reason; edits are changed'
     const noisy = CASES.filter((c) => c.expect.status === 'same' && c.expect.noise !== null).length;
     assert.match(report, new RegExp(`<h2>Same pages, volatile parts only \\(${noisy}\\)</h2>`));
     assert.ok(report.indexOf('Same pages, volatile parts only') > report.indexOf('Changed pages'));
-    assert.match(report, /only volatile parts changed: a relative time \((?:&quot;|&#34;)Updated 3 hours ago(?:&quot;|&#34;) → (?:&quot;|&#34;)Updated 4 hours ago(?:&quot;|&#34;)\)/);
+    assert.match(
+      report,
+      /only volatile parts changed: a relative time \((?:&quot;|&#34;)Updated 3 hours ago(?:&quot;|&#34;) → (?:&quot;|&#34;)Updated 4 hours ago(?:&quot;|&#34;)\)/,
+    );
   });
 
   it('shows why a same page is same, under the table', async () => {
@@ -217,7 +313,8 @@ describe('a box of linked pictures that rotates at every check', () => {
   let round = 0;
   let edited = false;
   // Teasers of other stories as linked pictures (lists of links are left out with the navigation).
-  const box = () => [0, 1, 2].map((i) => `<p><a href="/story/${round * 3 + i}"><img src="/img/${round * 3 + i}.jpg" alt="Story ${round * 3 + i}"></a></p>`).join('');
+  const box = () =>
+    [0, 1, 2].map((i) => `<p><a href="/story/${round * 3 + i}"><img src="/img/${round * 3 + i}.jpg" alt="Story ${round * 3 + i}"></a></p>`).join('');
   before(async () => {
     server = await startServer({}, (_request, response) => {
       const paragraphs = edited ? paragraphsWith(2, ARTICLE.paragraphs[2]!.replace('eighteen months', 'two years')) : ARTICLE.paragraphs;
@@ -242,7 +339,10 @@ describe('a box of linked pictures that rotates at every check', () => {
       last = result;
     }
     assert.deepEqual(statuses, ['new', 'changed', 'changed', 'same', 'same']);
-    assert.deepEqual(last?.noise?.parts.map((part) => part.kind), ['rotating part']);
+    assert.deepEqual(
+      last?.noise?.parts.map((part) => part.kind),
+      ['rotating part'],
+    );
     // A paragraph edited while the box turns on: changed.
     round = 5;
     edited = true;
@@ -250,7 +350,7 @@ describe('a box of linked pictures that rotates at every check', () => {
   });
 });
 
-describe('the user\'s say: excludeTags takes out a part that is noise by no shape', () => {
+describe("the user's say: excludeTags takes out a part that is noise by no shape", () => {
   let server: TestServer;
   let viewers = 'Alice, Bob and Carol are reading this now';
   before(async () => {
@@ -264,7 +364,9 @@ describe('the user\'s say: excludeTags takes out a part that is noise by no shap
   it('is a change without it, and nothing with it', async () => {
     const env = { WEBWATCH_HOME: tempDir() };
     const target = (options: string) => `{type: scrape, urls: ["${server.origin}/a"]${options}}`;
-    const file = writeFiles({ 'm.yaml': `name: Plain\nschedule: {cron: "0 * * * *"}\ntargets: [${target('')}]\n---\nname: Told\nschedule: {cron: "0 * * * *"}\ntargets: [${target(', scrapeOptions: {excludeTags: [".live-readers"]}')}]\n` });
+    const file = writeFiles({
+      'm.yaml': `name: Plain\nschedule: {cron: "0 * * * *"}\ntargets: [${target('')}]\n---\nname: Told\nschedule: {cron: "0 * * * *"}\ntargets: [${target(', scrapeOptions: {excludeTags: [".live-readers"]}')}]\n`,
+    });
     assert.equal((await run(['monitor', 'apply', '-f', file], { env })).code, 0);
     for (const name of ['Plain', 'Told']) assert.equal(JSON.parse((await run(['monitor', 'run', name, '--json'], { env })).stdout).summary.new, 1);
     viewers = 'Dan and Erin are reading this now';

@@ -22,8 +22,16 @@ describe('control characters in page text', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({
-      '/page': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<html><head><title>Opening hours${TITLE}</title></head><body><main><h1>Opening hours</h1><p>Open from nine${CLIPBOARD} to five, every day of the week but Sunday, when the shop stays closed all day.</p></main></body></html>`),
-      '/plain': (_q, r) => void r.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(`Opening hours${TITLE}\r\nOpen from nine${CLIPBOARD} to five\u009b31m.\r\n\tTab stays.\n`),
+      '/page': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(
+            `<html><head><title>Opening hours${TITLE}</title></head><body><main><h1>Opening hours</h1><p>Open from nine${CLIPBOARD} to five, every day of the week but Sunday, when the shop stays closed all day.</p></main></body></html>`,
+          ),
+      '/plain': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`Opening hours${TITLE}\r\nOpen from nine${CLIPBOARD} to five\u009b31m.\r\n\tTab stays.\n`),
     });
   });
   after(() => server.close());
@@ -44,12 +52,37 @@ describe('control characters in page text', () => {
     assert.equal(document.data.metadata.title, 'Opening hours]0;PWNED');
   });
 
-  it('go from an e-mail summary and from an assistant\'s answer, whatever they were built from', () => {
-    const monitor = { id: 'm', team: 'local', definition: { name: 'Hours', notification: { email: { enabled: true, includeDiffs: true, recipients: ['ops@example.com'] } } } } as unknown as StoredMonitor;
-    const check = { id: 'c', finishedAt: '2026-12-01T00:00:00.000Z', summary: { changed: 1, new: 0, removed: 0, same: 0, error: 0, totalPages: 1 } } as unknown as CheckRecord;
+  it("go from an e-mail summary and from an assistant's answer, whatever they were built from", () => {
+    const monitor = {
+      id: 'm',
+      team: 'local',
+      definition: { name: 'Hours', notification: { email: { enabled: true, includeDiffs: true, recipients: ['ops@example.com'] } } },
+    } as unknown as StoredMonitor;
+    const check = {
+      id: 'c',
+      finishedAt: '2026-12-01T00:00:00.000Z',
+      summary: { changed: 1, new: 0, removed: 0, same: 0, error: 0, totalPages: 1 },
+    } as unknown as CheckRecord;
     // A diff kept before page text lost its controls.
     const diff = diffMarkdown('Open from nine', `Open from nine${CLIPBOARD} to five`);
-    const [entry] = emailEntries(monitor, check, [{ url: 'https://shop.example/', targetId: 't', status: 'changed', statusCode: 200, previousScrapeId: 'a', currentScrapeId: 'b', diff, judgment: null, error: null }], new Date());
+    const [entry] = emailEntries(
+      monitor,
+      check,
+      [
+        {
+          url: 'https://shop.example/',
+          targetId: 't',
+          status: 'changed',
+          statusCode: 200,
+          previousScrapeId: 'a',
+          currentScrapeId: 'b',
+          diff,
+          judgment: null,
+          error: null,
+        },
+      ],
+      new Date(),
+    );
     const message = JSON.parse(entry!.body) as { text: string; html: string; subject: string };
     assert.match(message.text, /Open from nine/);
     for (const part of [message.text, message.html, message.subject]) assert.doesNotMatch(part, CONTROL);

@@ -12,8 +12,15 @@ import { OFF_LOOP_MIN_BYTES, OFF_LOOP_MIN_TAGS, slowToConvert } from '../../src/
 import { offLoopConversion, offLoopPoolSize } from '../../src/engine/scrape/off-loop.js';
 
 const misbehaving = new URL('../helpers/misbehaving-convert-worker.js', import.meta.url);
-const html = (title: string, body: string) => Buffer.from(`<!doctype html><html lang="en"><head><title>${title}</title><meta name="description" content="About ${title}"></head><body><nav><a href="/">Home</a></nav><main><article><h1>${title}</h1>${body}</article></main><footer>Footer</footer></body></html>`);
-const page = (path: string, body = '<p>One paragraph of text that is long enough to be the main content of this page.</p>') => ({ body: html(path, body), contentType: 'text/html; charset=utf-8', finalUrl: `http://127.0.0.1:9/${path.replace(/^\//, '')}` });
+const html = (title: string, body: string) =>
+  Buffer.from(
+    `<!doctype html><html lang="en"><head><title>${title}</title><meta name="description" content="About ${title}"></head><body><nav><a href="/">Home</a></nav><main><article><h1>${title}</h1>${body}</article></main><footer>Footer</footer></body></html>`,
+  );
+const page = (path: string, body = '<p>One paragraph of text that is long enough to be the main content of this page.</p>') => ({
+  body: html(path, body),
+  contentType: 'text/html; charset=utf-8',
+  finalUrl: `http://127.0.0.1:9/${path.replace(/^\//, '')}`,
+});
 const limits = (ms = 60_000) => ({ deadline: Date.now() + ms, timeoutMs: ms, keepRawHtml: false });
 const options = { formats: ['markdown' as const] };
 
@@ -21,7 +28,10 @@ describe('conversion on worker threads', () => {
   it('converts a page as the content pipeline does on this thread, without the decoded page unless asked for it', async () => {
     const pool = new ConversionPool({ size: 1 });
     try {
-      const input = page('/a', '<p>Caf\u00e9 <b>bold</b> and <a href="/x">a link</a>.</p><ul><li>one</li><li>two</li></ul><table><tr><td>cell</td></tr></table>');
+      const input = page(
+        '/a',
+        '<p>Caf\u00e9 <b>bold</b> and <a href="/x">a link</a>.</p><ul><li>one</li><li>two</li></ul><table><tr><td>cell</td></tr></table>',
+      );
       const here = await convertPage(input, { ...options, formats: ['markdown', 'links', 'html'] }, ['markdown', 'links', 'html']);
       const there = await pool.convert(input, { ...options, formats: ['markdown', 'links', 'html'] }, ['markdown', 'links', 'html'], limits());
       const { rawHtml, ...rest } = here;
@@ -70,7 +80,10 @@ describe('conversion on worker threads', () => {
       const before = await pool.convert(page('/before'), options, ['markdown'], limits());
       const crashed = pool.convert(page('/crash'), options, ['markdown'], limits());
       const after = pool.convert(page('/after'), options, ['markdown'], limits());
-      await assert.rejects(crashed, (error: unknown) => error instanceof WebwatchError && error.code === 'SCRAPE_CONVERSION_FAILED' && /exit code 7/.test(error.message));
+      await assert.rejects(
+        crashed,
+        (error: unknown) => error instanceof WebwatchError && error.code === 'SCRAPE_CONVERSION_FAILED' && /exit code 7/.test(error.message),
+      );
       assert.match(before.markdown, /# \/before/);
       assert.match((await after).markdown, /# \/after/);
     } finally {
@@ -86,7 +99,10 @@ describe('conversion on worker threads', () => {
       // whole process instead (nodejs/node#47224). This page, a hundred elements to a parent, on a
       // 16 MB worker, runs out of memory the usual way.
       const huge = { ...page('/huge'), body: Buffer.from(`<html><body>${`<div>${'<p>x</p>'.repeat(100)}</div>`.repeat(4_000)}</body></html>`) };
-      await assert.rejects(pool.convert(huge, options, ['markdown'], limits()), (error: unknown) => error instanceof WebwatchError && /ran out of memory|failed/.test(error.message));
+      await assert.rejects(
+        pool.convert(huge, options, ['markdown'], limits()),
+        (error: unknown) => error instanceof WebwatchError && /ran out of memory|failed/.test(error.message),
+      );
       assert.match((await pool.convert(page('/small'), options, ['markdown'], limits())).markdown, /# \/small/);
     } finally {
       await pool.close();
@@ -128,7 +144,12 @@ describe('conversion on worker threads', () => {
       large.expect(INLINE_CONVERSIONS + 1);
       assert.equal(made, 2, 'workers start as soon as many new pages are known');
       // Not HTML: on this thread.
-      const json = await large.convert({ body: Buffer.from('{"a":1}'), contentType: 'application/json', finalUrl: 'http://127.0.0.1:9/a.json' }, options, ['markdown'], limits());
+      const json = await large.convert(
+        { body: Buffer.from('{"a":1}'), contentType: 'application/json', finalUrl: 'http://127.0.0.1:9/a.json' },
+        options,
+        ['markdown'],
+        limits(),
+      );
       assert.equal(json.markdown, '```json\n{\n  "a": 1\n}\n```');
       assert.equal(made, 2);
       // Without threads, every page on this thread.
@@ -158,7 +179,10 @@ describe('conversion on worker threads', () => {
   });
 
   it('sizes itself from the cores: none on two, one on three, at most two', () => {
-    assert.deepEqual([1, 2, 3, 4, 16].map((cores) => defaultPoolSize(cores)), [0, 0, 1, 2, 2]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 16].map((cores) => defaultPoolSize(cores)),
+      [0, 0, 1, 2, 2],
+    );
   });
 });
 
@@ -188,7 +212,11 @@ describe('conversion in child processes', () => {
       assert.deepEqual(there, await threads.convert(input, { formats: ['markdown', 'links', 'html'] }, formats, limits()));
       assert.ok(there.markdown.includes('**bold**'), there.markdown);
       // The page's bytes go on standard input, one page after another: each gets its own.
-      const many = await Promise.all([1, 2, 3, 4, 5].map((n) => processes.convert(page(`/p${n}`, `<p>${'x'.repeat(n * 70_000)} page ${n}</p>`), options, ['markdown'], { ...limits(), keepRawHtml: true })));
+      const many = await Promise.all(
+        [1, 2, 3, 4, 5].map((n) =>
+          processes.convert(page(`/p${n}`, `<p>${'x'.repeat(n * 70_000)} page ${n}</p>`), options, ['markdown'], { ...limits(), keepRawHtml: true }),
+        ),
+      );
       for (const [index, converted] of many.entries()) {
         assert.match(converted.markdown, new RegExp(`# /p${index + 1}`));
         assert.equal(converted.rawHtml!.length, page(`/p${index + 1}`, `<p>${'x'.repeat((index + 1) * 70_000)} page ${index + 1}</p>`).body.length);
@@ -198,11 +226,17 @@ describe('conversion in child processes', () => {
     }
   });
 
-  it('fails a page that exhausts a child process\'s heap with a clear error, and converts the next page', { timeout: 30_000 }, async () => {
+  it("fails a page that exhausts a child process's heap with a clear error, and converts the next page", { timeout: 30_000 }, async () => {
     const pool = new ConversionPool({ size: 1, isolation: 'process', maxHeapMb: 16 });
     try {
       const huge = { ...page('/huge'), body: Buffer.from(`<html><body>${`<div>${'<p>x</p>'.repeat(100)}</div>`.repeat(4_000)}</body></html>`) };
-      await assert.rejects(pool.convert(huge, options, ['markdown'], limits()), (error: unknown) => error instanceof WebwatchError && error.code === 'SCRAPE_CONVERSION_FAILED' && error.message === 'converting the page ran out of memory (the limit is 16 MB)');
+      await assert.rejects(
+        pool.convert(huge, options, ['markdown'], limits()),
+        (error: unknown) =>
+          error instanceof WebwatchError &&
+          error.code === 'SCRAPE_CONVERSION_FAILED' &&
+          error.message === 'converting the page ran out of memory (the limit is 16 MB)',
+      );
       assert.match((await pool.convert(page('/small'), options, ['markdown'], limits())).markdown, /# \/small/);
     } finally {
       await pool.close();
@@ -261,7 +295,7 @@ describe('pages slow to convert', () => {
 
   it('are judged on their bytes: size, and for HTML the count of tags', () => {
     assert.equal(slowToConvert(page('/ordinary')), false);
-    assert.equal(slowToConvert(htmlOf('<p>' + 'x'.repeat(OFF_LOOP_MIN_BYTES) + '</p>')), true);
+    assert.equal(slowToConvert(htmlOf(`<p>${'x'.repeat(OFF_LOOP_MIN_BYTES)}</p>`)), true);
     // Small in bytes, but thousands of elements.
     assert.equal(slowToConvert(htmlOf('<b></b>'.repeat(OFF_LOOP_MIN_TAGS / 2))), true);
     assert.equal(slowToConvert(htmlOf('<b></b>'.repeat(OFF_LOOP_MIN_TAGS / 2 - 1))), false);
@@ -275,7 +309,9 @@ describe('pages slow to convert', () => {
 
   it('go to the pool, and the others are converted here', async () => {
     const sent: string[] = [];
-    const pool = { convert: async (input: { finalUrl: string }) => (sent.push(input.finalUrl), { markdown: 'from the pool', links: [], images: [], metadata: {} }) } as unknown as ConversionPool;
+    const pool = {
+      convert: async (input: { finalUrl: string }) => (sent.push(input.finalUrl), { markdown: 'from the pool', links: [], images: [], metadata: {} }),
+    } as unknown as ConversionPool;
     const convert = offLoopConversion(() => pool);
     const small = await convert(page('/small'), options, ['markdown'], limits());
     assert.match(small.markdown, /# \/small/);
@@ -284,7 +320,7 @@ describe('pages slow to convert', () => {
     assert.deepEqual(sent, ['http://127.0.0.1:9/slow']);
   });
 
-  it('go to a check\'s own converter (a server\'s) however few its pages, before its threads', async () => {
+  it("go to a check's own converter (a server's) however few its pages, before its threads", async () => {
     const here: string[] = [];
     const converter = async (input: { finalUrl: string }) => (here.push(input.finalUrl), { markdown: 'here', links: [], images: [], metadata: {} });
     let made = 0;
@@ -297,12 +333,16 @@ describe('pages slow to convert', () => {
       // An ordinary page of a large check goes to the threads.
       assert.match((await conversion.convert(page('/ordinary'), options, ['markdown'], limits())).markdown, /# \/ordinary/);
       assert.deepEqual(here, ['http://127.0.0.1:9/slow']);
+      assert.equal(made, 1, 'the threads are asked for once, by the ordinary page');
     } finally {
       await threads.close();
     }
   });
 
   it('get one process on two cores, where the main thread needs the other, and at most four', () => {
-    assert.deepEqual([1, 2, 3, 4, 8, 64].map((cores) => offLoopPoolSize(cores)), [1, 1, 2, 3, 4, 4]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 8, 64].map((cores) => offLoopPoolSize(cores)),
+      [1, 1, 2, 3, 4, 4],
+    );
   });
 });

@@ -12,9 +12,17 @@ import { startServer, type TestServer } from '../helpers/server.js';
 
 const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/pages/', import.meta.url));
 const available = existsSync(CORPUS);
-const pages = available ? readdirSync(CORPUS).filter((name) => existsSync(`${CORPUS}${name}/source.html`)).sort() : [];
+const pages = available
+  ? readdirSync(CORPUS)
+      .filter((name) => existsSync(`${CORPUS}${name}/source.html`))
+      .sort()
+  : [];
 
-const words = (text: string) => text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const words = (text: string) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /**
  * Recall: share of the expected content's words found in the markdown; precision: share of the
@@ -54,13 +62,31 @@ describe('the saved corpus', { skip: !available && 'the corpus is not beside the
     for (const name of pages) {
       const document = await scrapePage(name);
       assert.ok(document.markdown!.length > 0, `${name}: empty markdown`);
-      assert.ok(document.links!.every((link) => /^https?:\/\//.test(link)), `${name}: relative link`);
+      assert.ok(
+        document.links!.every((link) => /^https?:\/\//.test(link)),
+        `${name}: relative link`,
+      );
     }
   });
 
   // A spread of layouts: clutter-named wrappers (videos-1), divs as paragraphs (royal-road),
   // comments and related posts inside the article's wrapper (wordpress), hidden blocks, definition lists.
-  const spread = ['aclu', 'bbc-1', 'guardian-1', 'lwn-1', 'medium-2', 'wikipedia', 'dropbox-blog', 'folha', 'mozilla-1', 'royal-road', 'videos-1', 'wordpress', 'hidden-nodes', 'archive-of-our-own'];
+  const spread = [
+    'aclu',
+    'bbc-1',
+    'guardian-1',
+    'lwn-1',
+    'medium-2',
+    'wikipedia',
+    'dropbox-blog',
+    'folha',
+    'mozilla-1',
+    'royal-road',
+    'videos-1',
+    'wordpress',
+    'hidden-nodes',
+    'archive-of-our-own',
+  ];
   for (const name of spread) {
     it(`${name}: title and main content`, { skip: !pages.includes(name) && 'page missing' }, async () => {
       const expected = JSON.parse(readFileSync(`${CORPUS}${name}/expected-metadata.json`, 'utf8')) as { title?: string };

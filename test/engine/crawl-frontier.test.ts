@@ -28,7 +28,10 @@ it('skips the pages of a full host, keeping them for later in their order', () =
   for (const each of [item('a', 1), item('a', 2), item('b', 1), item('a', 3), item('b', 2)]) frontier.push(each);
   assert.equal(frontier.take((host) => host !== 'a')?.url, 'http://b/1');
   assert.equal(frontier.take((host) => host !== 'a')?.url, 'http://b/2');
-  assert.equal(frontier.take((host) => host !== 'a'), undefined);
+  assert.equal(
+    frontier.take((host) => host !== 'a'),
+    undefined,
+  );
   assert.equal(frontier.size, 3);
   assert.deepEqual([frontier.take()?.url, frontier.take()?.url, frontier.take()?.url], ['http://a/1', 'http://a/2', 'http://a/3']);
 });

@@ -35,9 +35,15 @@ forEachDatabase('crawl job store', ({ open }) => {
       answers++;
     }
     assert.equal(answers, 5);
-    assert.deepEqual(seen, [0, 1, 2, 3, 4].map((i) => `https://example.com/${i}`));
+    assert.deepEqual(
+      seen,
+      [0, 1, 2, 3, 4].map((i) => `https://example.com/${i}`),
+    );
     assert.equal((await jobs.documents(job.id, 0, 10)).data.length, 1, 'one document even when it alone is over the bound');
-    assert.deepEqual((await jobs.errors(job.id)).map((e) => [e.url, e.code]), [['https://example.com/broken', 'SCRAPE_CONNECTION_FAILED']]);
+    assert.deepEqual(
+      (await jobs.errors(job.id)).map((e) => [e.url, e.code]),
+      [['https://example.com/broken', 'SCRAPE_CONNECTION_FAILED']],
+    );
 
     assert.equal(await jobs.get('rival', job.id, now), undefined, "another team's job is unknown");
     await jobs.finish(job.id, 'failed', 'too late');
@@ -50,7 +56,7 @@ forEachDatabase('crawl job store', ({ open }) => {
     await db.close();
   });
 
-  it("reads more than a batch of pages in order; fails jobs of stopped workers, and only theirs", async () => {
+  it('reads more than a batch of pages in order; fails jobs of stopped workers, and only theirs', async () => {
     const db = await open();
     const jobs = crawlJobStore(db);
     const now = new Date();

@@ -20,10 +20,12 @@ describe('crawl: the site of a start URL that redirects', () => {
     const pages: CrawlPage[] = [];
     const summary = await crawl(start, options, {}, context, (page) => void pages.push(page));
     // Where each page was read: the start page is requested on the apex and lands on www.
-    const landed = pages.flatMap((page) => ('document' in page ? [page.document.metadata.url] : [])).map((url) => {
-      const parsed = new URL(url);
-      return `${parsed.hostname}${parsed.pathname}`;
-    });
+    const landed = pages
+      .flatMap((page) => ('document' in page ? [page.document.metadata.url] : []))
+      .map((url) => {
+        const parsed = new URL(url);
+        return `${parsed.hostname}${parsed.pathname}`;
+      });
     return { pages, summary, landed: landed.sort() };
   }
   const onWww = (...paths: string[]) => paths.map((path) => `www.example.test${path}`).sort();
@@ -49,7 +51,7 @@ describe('crawl: the site of a start URL that redirects', () => {
   it('a start URL redirected to another host: that host is the site, with its robots.txt and sitemap', async () => {
     const { landed, summary } = await run(`${site.origin('moved.test')}/`, {});
     assert.deepEqual(landed, onWww('/', '/a', '/a/deep', '/b', '/c', ...SITEMAP_PATHS));
-    assert.equal(summary.skippedByRobots, 1, "the robots.txt of the host it landed on is kept");
+    assert.equal(summary.skippedByRobots, 1, 'the robots.txt of the host it landed on is kept');
   });
 
   it('other sites stay out, and the folder rule holds on www', async () => {
@@ -71,11 +73,18 @@ describe('crawl: the site of a start URL that redirects', () => {
       if (url.hostname === 'www.example.test') throw new WebwatchError('Forbidden', { status: 403 });
     };
     const before = site.server.requests.length;
-    const { pages, summary } = await run(`${site.origin('example.test')}/`, { sitemap: 'skip', ignoreRobotsTxt: true }, { version: 't', now: () => new Date(), checkUrl });
+    const { pages, summary } = await run(
+      `${site.origin('example.test')}/`,
+      { sitemap: 'skip', ignoreRobotsTxt: true },
+      { version: 't', now: () => new Date(), checkUrl },
+    );
     assert.equal(pages.length, 1);
     assert.ok('error' in pages[0]! && (pages[0].error as WebwatchError).status === 403);
     assert.deepEqual([summary.pages, summary.errors], [0, 1]);
     assert.ok(judged.includes('www.example.test'));
-    assert.ok(site.server.requests.slice(before).every((request) => request.headers.host?.startsWith('example.test')), 'nothing was asked of www');
+    assert.ok(
+      site.server.requests.slice(before).every((request) => request.headers.host?.startsWith('example.test')),
+      'nothing was asked of www',
+    );
   });
 });

@@ -6,7 +6,8 @@ import { normalizeUrl } from '../../src/engine/crawl/urls.js';
 import type { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
 
-const page = (title: string, links: string[]) => html(`<title>${title}</title><main><h1>${title}</h1>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`);
+const page = (title: string, links: string[]) =>
+  html(`<title>${title}</title><main><h1>${title}</h1>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>`);
 
 describe('crawl', () => {
   let server: TestServer;
@@ -22,9 +23,14 @@ describe('crawl', () => {
       '/docs/': page('Docs', ['/docs/one', '/elsewhere']),
       '/docs/one': page('Doc one', []),
       '/elsewhere': page('Elsewhere', []),
-      '/robots.txt': (_q, r) => void r.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private/\nSitemap: ${server.origin}/sitemap.xml\n`),
-      '/sitemap.xml': (_q, r) => void r.writeHead(200, { 'content-type': 'application/xml' }).end(`<?xml version="1.0"?><sitemapindex><sitemap><loc>${server.origin}/sitemap-pages.xml</loc></sitemap></sitemapindex>`),
-      '/sitemap-pages.xml': (_q, r) => void r.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset><url><loc>${server.origin}/from-sitemap</loc></url></urlset>`),
+      '/robots.txt': (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private/\nSitemap: ${server.origin}/sitemap.xml\n`),
+      '/sitemap.xml': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(`<?xml version="1.0"?><sitemapindex><sitemap><loc>${server.origin}/sitemap-pages.xml</loc></sitemap></sitemapindex>`),
+      '/sitemap-pages.xml': (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset><url><loc>${server.origin}/from-sitemap</loc></url></urlset>`),
     });
   });
   after(() => server.close());
@@ -67,15 +73,28 @@ describe('crawl', () => {
     const before = fetched();
     const included = await run({ includePaths: ['^/a'], sitemap: 'skip' });
     assert.equal(fetched() - before, 1, 'the start page was fetched');
-    assert.ok(included.pages.every((page) => /^\/a/.test(new URL(page.url).pathname)), 'every page returned matches includePaths');
+    assert.ok(
+      included.pages.every((page) => /^\/a/.test(new URL(page.url).pathname)),
+      'every page returned matches includePaths',
+    );
     assert.deepEqual([included.summary.pages, included.summary.errors], [3, 0]);
     assert.deepEqual((await run({ excludePaths: ['^/$'], sitemap: 'skip', maxDepth: 1 })).paths, ['/a', '/b', '/b?x=1', '/docs/']);
-    assert.deepEqual((await run({ includePaths: ['^/docs/'], sitemap: 'skip' }, '/docs/')).paths, ['/docs/', '/docs/one'], 'a start URL that matches is returned');
+    assert.deepEqual(
+      (await run({ includePaths: ['^/docs/'], sitemap: 'skip' }, '/docs/')).paths,
+      ['/docs/', '/docs/one'],
+      'a start URL that matches is returned',
+    );
     assert.deepEqual((await run({ includePaths: ['^/from'] })).paths, ['/from-sitemap'], 'sitemap pages are filtered alike');
     const closed = await startServer({});
     await closed.close();
     const failed: CrawlPage[] = [];
-    const summary = await crawl(`${closed.origin}/`, { includePaths: ['^/a'], sitemap: 'skip', ignoreRobotsTxt: true }, {}, context, (p) => void failed.push(p));
+    const summary = await crawl(
+      `${closed.origin}/`,
+      { includePaths: ['^/a'], sitemap: 'skip', ignoreRobotsTxt: true },
+      {},
+      context,
+      (p) => void failed.push(p),
+    );
     assert.deepEqual([failed.length, 'error' in failed[0]!, summary.errors], [1, true, 1], 'a start page that cannot be fetched is still an error');
   });
 
@@ -83,7 +102,10 @@ describe('crawl', () => {
     const requests = server.requests.length;
     await assert.rejects(run({ excludePaths: ['^/a', '^/(?!docs)'] }), (error: WebwatchError) => {
       assert.equal(error.status, 400);
-      assert.deepEqual((error.details as { path: string }[]).map((detail) => detail.path), ['crawlOptions.excludePaths[1]']);
+      assert.deepEqual(
+        (error.details as { path: string }[]).map((detail) => detail.path),
+        ['crawlOptions.excludePaths[1]'],
+      );
       return true;
     });
     assert.equal(server.requests.length, requests);

@@ -4,7 +4,16 @@ import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSy
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { DatabaseDamagedError, databaseLocation, databasePath, engineHome, migrate, openDatabase, redactedUrl, schemaVersion } from '../../src/engine/store/database.js';
+import {
+  DatabaseDamagedError,
+  databaseLocation,
+  databasePath,
+  engineHome,
+  migrate,
+  openDatabase,
+  redactedUrl,
+  schemaVersion,
+} from '../../src/engine/store/database.js';
 import { checkIntegrity } from '../../src/engine/store/integrity.js';
 import { LATEST_VERSION, SQLITE_HISTORY } from '../../src/engine/store/migrations.js';
 import { damagePage, manyMonitors } from '../helpers/damage.js';
@@ -133,8 +142,14 @@ describe('engine database', () => {
     raw.pragma('user_version = 13');
     raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
     raw.prepare("INSERT INTO checks (id, monitor_id, status, trigger, started_at, credits) VALUES ('c', 'm', 'completed', 'manual', 't', 5)").run();
-    raw.prepare("INSERT INTO page_results (check_id, position, target_id, url, status, snapshot, screenshot) VALUES ('c', 0, 't', 'https://x', 'new', '{\"json\":{\"price\":10}}', 'shot.png')").run();
-    raw.prepare("INSERT INTO tracked_pages (team, url, tag, scope, markdown, scraped_at, json) VALUES ('local', 'https://x', '', '', 'md', 1, '{\"price\":10}')").run();
+    raw
+      .prepare(
+        "INSERT INTO page_results (check_id, position, target_id, url, status, snapshot, screenshot) VALUES ('c', 0, 't', 'https://x', 'new', '{\"json\":{\"price\":10}}', 'shot.png')",
+      )
+      .run();
+    raw
+      .prepare("INSERT INTO tracked_pages (team, url, tag, scope, markdown, scraped_at, json) VALUES ('local', 'https://x', '', '', 'md', 1, '{\"price\":10}')")
+      .run();
     raw.close();
 
     const db = await openDatabase(path);
@@ -157,8 +172,11 @@ describe('engine database', () => {
     const raw = new Database(path);
     for (const migration of SQLITE_HISTORY) raw.exec(migration.sql);
     // What the leases migration wrote when it was version 12.
-    for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) raw.exec(`ALTER TABLE ${table} ADD COLUMN lease_owner text; ALTER TABLE ${table} ADD COLUMN lease_expires_at text;`);
-    raw.exec('CREATE INDEX checks_running ON checks (status, lease_expires_at); CREATE TABLE rate_windows (key_id text not null, window_start bigint not null, requests integer not null, CONSTRAINT rate_windows_key PRIMARY KEY (key_id, window_start))');
+    for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs'])
+      raw.exec(`ALTER TABLE ${table} ADD COLUMN lease_owner text; ALTER TABLE ${table} ADD COLUMN lease_expires_at text;`);
+    raw.exec(
+      'CREATE INDEX checks_running ON checks (status, lease_expires_at); CREATE TABLE rate_windows (key_id text not null, window_start bigint not null, requests integer not null, CONSTRAINT rate_windows_key PRIMARY KEY (key_id, window_start))',
+    );
     raw.pragma('user_version = 12');
     raw.prepare("INSERT INTO rate_windows VALUES ('k', 0, 3)").run();
     raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('m', 'local', 'M', 'active', '{}', 't', 't')").run();
@@ -171,7 +189,10 @@ describe('engine database', () => {
     assert.deepEqual(await sqlRows(db, 'SELECT requests FROM rate_windows'), [{ requests: 3 }]);
     assert.ok((await columnsOf(db, 'tracked_pages')).includes('json'));
     assert.ok((await columnsOf(db, 'snapshots')).includes('json'));
-    assert.deepEqual((await columnsOf(db, 'page_results')).filter((c) => c === 'snapshot' || c === 'screenshot'), ['snapshot', 'screenshot']);
+    assert.deepEqual(
+      (await columnsOf(db, 'page_results')).filter((c) => c === 'snapshot' || c === 'screenshot'),
+      ['snapshot', 'screenshot'],
+    );
     await db.close();
     // Opened again, nothing more to do.
     const again = await openDatabase(path);
@@ -203,7 +224,10 @@ describe('engine database', () => {
 
 describe('engine database: a file that is empty, foreign or damaged', () => {
   /** The directory's files and their bytes, to show that nothing was written, created or chmodded. */
-  const snapshot = (dir: string) => readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name)).toString('base64'), statSync(join(dir, name)).mode]);
+  const snapshot = (dir: string) =>
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name)).toString('base64'), statSync(join(dir, name)).mode]);
 
   it('refuses an empty file left from before, at once, naming it and leaving it as it is', async () => {
     const dir = tempDir();
@@ -217,7 +241,10 @@ describe('engine database: a file that is empty, foreign or damaged', () => {
     const started = Date.now();
     await assert.rejects(openDatabase(path), (error: Error & { code?: string; suggestion?: string }) => {
       assert.ok(error instanceof Error);
-      assert.equal(error.message, `the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`);
+      assert.equal(
+        error.message,
+        `the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`,
+      );
       assert.equal(error.code, 'DATABASE_EMPTY');
       assert.match(error.suggestion ?? '', /restore it from a backup; if it never held anything, delete it/);
       return true;
@@ -281,7 +308,10 @@ describe('engine database: a file that is empty, foreign or damaged', () => {
     });
     assert.equal(db.damageSeen, 'database disk image is malformed (SQLITE_CORRUPT)');
     // In a transaction too.
-    await assert.rejects(db.query.transaction().execute((trx) => trx.selectFrom('monitors').selectAll().execute()), DatabaseDamagedError);
+    await assert.rejects(
+      db.query.transaction().execute((trx) => trx.selectFrom('monitors').selectAll().execute()),
+      DatabaseDamagedError,
+    );
     await db.close();
   });
 });
@@ -311,7 +341,10 @@ describe('engine database: integrity check', () => {
 
     damagePage(path, 'prices');
     const report = await checkIntegrity(path);
-    assert.ok(report.problems.some((problem) => problem.table === 'prices' && problem.index === undefined), JSON.stringify(report.problems));
+    assert.ok(
+      report.problems.some((problem) => problem.table === 'prices' && problem.index === undefined),
+      JSON.stringify(report.problems),
+    );
   });
 
   it('stops when aborted, at once or while its thread is still starting, and the process lives on', async () => {
@@ -326,11 +359,15 @@ describe('engine database: integrity check', () => {
       const controller = new AbortController();
       const checking = checkIntegrity(path, { signal: controller.signal });
       let finished = false;
-      void checking.then(() => (finished = !controller.signal.aborted), () => undefined);
+      void checking.then(
+        () => (finished = !controller.signal.aborted),
+        () => undefined,
+      );
       if (delay === 0) controller.abort();
       else setTimeout(() => controller.abort(), delay);
       const outcome = await checking.catch((error: unknown) => error);
-      if (finished) assert.deepEqual(outcome, { database: path, kind: 'sqlite', check: 'quick_check', ok: true, problems: [] }, `finished before the abort at ${delay} ms`);
+      if (finished)
+        assert.deepEqual(outcome, { database: path, kind: 'sqlite', check: 'quick_check', ok: true, problems: [] }, `finished before the abort at ${delay} ms`);
       else assert.equal(outcome, controller.signal.reason, `aborted after ${delay} ms`);
     }
   });
@@ -362,12 +399,18 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     const url = await (await postgresServer()).createDatabase();
     const module = new URL('../../src/engine/store/database.js', import.meta.url).href;
     const script = `import { openDatabase } from ${JSON.stringify(module)}; await (await openDatabase(process.argv[1])).close();`;
-    const results = await Promise.all(Array.from({ length: 4 }, () => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('close', (code) => resolve({ code, stderr }));
-    })));
+    const results = await Promise.all(
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<{ code: number | null; stderr: string }>((resolve) => {
+            const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], { stdio: ['ignore', 'ignore', 'pipe'] });
+            let stderr = '';
+            child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+            child.on('close', (code) => resolve({ code, stderr }));
+          }),
+      ),
+    );
     for (const result of results) assert.equal(result.code, 0, result.stderr);
     const db = await openDatabase(url);
     assert.deepEqual(await sqlRows(db, 'SELECT version FROM webwatch_schema'), [{ version: LATEST_VERSION }]);
@@ -416,8 +459,12 @@ describe('engine database on PostgreSQL', { skip: POSTGRES_SKIP }, () => {
 
     const again = await openDatabase(url);
     assert.equal(await schemaVersion(again), LATEST_VERSION);
-    const columns = (await sqlRows<{ c: string }>(again, "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND column_name IN ('json', 'snapshot', 'screenshot', 'credits') AND table_name != 'usage' ORDER BY 1"))
-      .map((row) => row.c);
+    const columns = (
+      await sqlRows<{ c: string }>(
+        again,
+        "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND column_name IN ('json', 'snapshot', 'screenshot', 'credits') AND table_name != 'usage' ORDER BY 1",
+      )
+    ).map((row) => row.c);
     assert.deepEqual(columns, ['checks.credits', 'page_results.screenshot', 'page_results.snapshot', 'snapshots.json', 'tracked_pages.json']);
     assert.deepEqual(await sqlRows(again, 'SELECT requests FROM rate_windows'), [{ requests: 3 }]);
     await again.close();

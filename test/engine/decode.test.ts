@@ -27,7 +27,11 @@ describe('decodeBody, a charset declared late', () => {
   it('reads a page in the <meta charset> that comes after the first 1,024 bytes, and windows-1252 without one', () => {
     const banner = `<script>${'/* an archive banner */ '.repeat(60)}</script>`;
     // 汉字 in GB2312 is BA BA D7 D6.
-    const body = Buffer.concat([Buffer.from(`<html><head>${banner}<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>`), Buffer.from([0xba, 0xba, 0xd7, 0xd6]), Buffer.from('</title></head></html>')]);
+    const body = Buffer.concat([
+      Buffer.from(`<html><head>${banner}<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>`),
+      Buffer.from([0xba, 0xba, 0xd7, 0xd6]),
+      Buffer.from('</title></head></html>'),
+    ]);
     assert.ok(body.indexOf('charset=gb2312') > 1024);
     assert.match(decodeBody(body, 'text/html', true).text, /<title>汉字<\/title>/);
     const latin = Buffer.concat([Buffer.from(`<html><head>${banner}<title>caf`), Buffer.from([0xe9, 0x80]), Buffer.from('</title></head></html>')]);

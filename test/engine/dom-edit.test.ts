@@ -29,8 +29,8 @@ describe('editing many nodes at once', () => {
     // Every third paragraph, every comment, and a node inside a paragraph that also goes.
     const pick = (document: ReturnType<typeof parseDocument>) => {
       const div = document.children[0] as Element;
-      const gone = div.children.filter((node, i) => node.type === 'comment' || (i % 6 === 0));
-      return [...gone, ((div.children[0] as Element).children[1] as Element)];
+      const gone = div.children.filter((node, i) => node.type === 'comment' || i % 6 === 0);
+      return [...gone, (div.children[0] as Element).children[1] as Element];
     };
     const removed = pick(ours);
     removeAll(removed);

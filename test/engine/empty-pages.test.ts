@@ -46,17 +46,25 @@ describe('pages that must not come back empty', () => {
   });
 
   it('keeps hidden sections that together hold most of the text (a gallery showing one at a time)', () => {
-    const sections = Array.from({ length: 5 }, (_, i) => `<div id="section-${i}" class="slide" style="display: none;">${prose(`Slide ${i}`, 2)}</div>`).join('');
+    const sections = Array.from({ length: 5 }, (_, i) => `<div id="section-${i}" class="slide" style="display: none;">${prose(`Slide ${i}`, 2)}</div>`).join(
+      '',
+    );
     const html = `<html><body><nav><a href="/">Home</a></nav><article><h1>Gallery</h1><p>Intro line.</p>${sections}</article>
       <div class="menu-popup" style="display:none">Popup menu</div></body></html>`;
     const text = markdown(html, { onlyMainContent: true, blockAds: true });
     for (let i = 0; i < 5; i++) assert.match(text, new RegExp(`Slide ${i} paragraph 1`));
     // One hidden block among visible prose still goes.
-    const one = markdown(`<html><body><article>${prose('Visible', 4)}<div style="display:none">${prose('Hidden', 1)}</div></article></body></html>`, { onlyMainContent: true, blockAds: true });
+    const one = markdown(`<html><body><article>${prose('Visible', 4)}<div style="display:none">${prose('Hidden', 1)}</div></article></body></html>`, {
+      onlyMainContent: true,
+      blockAds: true,
+    });
     assert.match(one, /Visible paragraph 3/);
     assert.ok(!one.includes('Hidden paragraph'));
     // Two hidden paragraphs between headings are not panels, even holding most of the text.
-    const two = markdown(`<html><body><h1>Title</h1>${prose('Shown', 1)}<h2>A</h2><p style="display:none">Gone paragraph, with enough words, commas, and detail to read as prose rather than a caption.</p><h2>B</h2><p hidden>Away paragraph, with enough words, commas, and detail to read as prose rather than a caption.</p></body></html>`, { onlyMainContent: true, blockAds: true });
+    const two = markdown(
+      `<html><body><h1>Title</h1>${prose('Shown', 1)}<h2>A</h2><p style="display:none">Gone paragraph, with enough words, commas, and detail to read as prose rather than a caption.</p><h2>B</h2><p hidden>Away paragraph, with enough words, commas, and detail to read as prose rather than a caption.</p></body></html>`,
+      { onlyMainContent: true, blockAds: true },
+    );
     assert.match(two, /Shown paragraph 0/);
     assert.ok(!two.includes('Gone paragraph') && !two.includes('Away paragraph'));
   });
@@ -68,7 +76,10 @@ describe('pages that must not come back empty', () => {
     assert.match(wrapped, /Opening hours/);
     assert.match(wrapped, /Day 5: open/);
     // The text is split over blocks named like chrome, none of them most of the page.
-    const split = markdown(`<html><body><div class="menu">${lines('Menu', 4)}</div><div class="footer">${lines('Shop', 4)}</div><div class="sidebar">${lines('Desk', 4)}</div><p>Hi</p></body></html>`, BOTH[0]!);
+    const split = markdown(
+      `<html><body><div class="menu">${lines('Menu', 4)}</div><div class="footer">${lines('Shop', 4)}</div><div class="sidebar">${lines('Desk', 4)}</div><p>Hi</p></body></html>`,
+      BOTH[0]!,
+    );
     assert.match(split, /Shop 3: open/);
     assert.match(split, /Desk 3: open/);
     // With prose, chrome still goes.

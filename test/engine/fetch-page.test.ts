@@ -87,7 +87,7 @@ describe('fetchPage', () => {
     assert.ok(Date.now() - started < 2500);
   });
 
-  it('times out while the body is still coming, and is cancelled by the caller\'s signal at any point', async () => {
+  it("times out while the body is still coming, and is cancelled by the caller's signal at any point", async () => {
     const stalled = await failure(fetchPage({ ...basic, url: `${server.origin}/stall`, timeoutMs: 300 }));
     assert.equal(stalled.status, 408);
     const controller = new AbortController();
@@ -103,10 +103,13 @@ describe('fetchPage', () => {
     const stalled = await failure(fetchPage({ ...basic, url: `${server.origin}/stall`, timeoutMs: 200 }));
     assert.equal(stalled.status, 408);
     const pages = await Promise.all([1, 2, 3].map(() => fetchPage({ ...basic, url: `${server.origin}/gone` })));
-    assert.deepEqual(pages.map((page) => [page.statusCode, page.body.toString()]), Array(3).fill([404, '<title>Gone</title>']));
+    assert.deepEqual(
+      pages.map((page) => [page.statusCode, page.body.toString()]),
+      Array(3).fill([404, '<title>Gone</title>']),
+    );
   });
 
-  it('leaves no listener on the caller\'s signal once done', async () => {
+  it("leaves no listener on the caller's signal once done", async () => {
     const controller = new AbortController();
     await fetchPage({ ...basic, url: `${server.origin}/`, signal: controller.signal });
     await failure(fetchPage({ ...basic, url: `${server.origin}/gone-host`, signal: controller.signal, maxBytes: 1 }));
@@ -151,14 +154,16 @@ describe('fetchPage', () => {
 
   it('checks every redirect target with the URL policy', async () => {
     const seen: string[] = [];
-    const error = await failure(fetchPage({
-      ...basic,
-      url: `${server.origin}/moved`,
-      checkUrl: (url) => {
-        seen.push(url.pathname);
-        if (url.pathname === '/final') throw new WebwatchError('blocked', { status: 403 });
-      },
-    }));
+    const error = await failure(
+      fetchPage({
+        ...basic,
+        url: `${server.origin}/moved`,
+        checkUrl: (url) => {
+          seen.push(url.pathname);
+          if (url.pathname === '/final') throw new WebwatchError('blocked', { status: 403 });
+        },
+      }),
+    );
     assert.equal(error.status, 403);
     assert.deepEqual(seen, ['/moved', '/final']);
   });
@@ -169,7 +174,11 @@ describe('fetchPage over TLS', () => {
   let close: () => void;
   before(async () => {
     const dir = tempDir();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'],
+      { stdio: 'ignore' },
+    );
     const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_q, r) => {
       r.writeHead(200, { 'content-type': 'text/html' }).end('<title>secure</title>');
     });

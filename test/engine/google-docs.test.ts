@@ -35,6 +35,7 @@ describe('googleExportUrl', () => {
       'https://docs.google.com/forms/d/x/viewform',
       `ftp://docs.google.com/document/d/${ID}/edit`,
       'not a url',
-    ]) assert.equal(googleExportUrl(url), undefined, url);
+    ])
+      assert.equal(googleExportUrl(url), undefined, url);
   });
 });

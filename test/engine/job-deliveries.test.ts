@@ -14,7 +14,10 @@ import { forEachDatabase } from '../helpers/postgres.js';
 import { readBody, startServer, type TestServer } from '../helpers/server.js';
 import { sqlRows } from '../helpers/sql.js';
 
-const documentOf = (url: string): ScrapeDocument => ({ markdown: `page ${url}`, metadata: { sourceURL: url, url, statusCode: 200, scrapeId: `scrape-${url}`, cacheState: 'miss', creditsUsed: 1 } });
+const documentOf = (url: string): ScrapeDocument => ({
+  markdown: `page ${url}`,
+  metadata: { sourceURL: url, url, statusCode: 200, scrapeId: `scrape-${url}`, cacheState: 'miss', creditsUsed: 1 },
+});
 
 let receiver: TestServer;
 let received: { type: string; webhookId: string; data: ScrapeDocument[] }[] = [];
@@ -45,11 +48,18 @@ forEachDatabase('job deliveries', ({ open }) => {
 
     // started gets a 503: retried in 2 s (2^1, no jitter); the page claimed with it waits as long.
     await deliver();
-    assert.deepEqual(received.map((r) => r.type), ['crawl.started']);
+    assert.deepEqual(
+      received.map((r) => r.type),
+      ['crawl.started'],
+    );
     await jobs.addPage(job.id, { url: 'https://example.com/broken', error: 'refused', code: 'SCRAPE_CONNECTION_FAILED' }, now);
     await jobs.addPage(job.id, { url: 'https://example.com/b', document: documentOf('https://example.com/b') }, now);
     await jobs.finish(job.id, 'completed', null, now);
-    const pending = await sqlRows<{ event: string; next_attempt_at: string; lease_owner: string | null }>(db, "SELECT event, next_attempt_at, lease_owner FROM outbox WHERE job_id = ? AND status = 'pending'", job.id);
+    const pending = await sqlRows<{ event: string; next_attempt_at: string; lease_owner: string | null }>(
+      db,
+      "SELECT event, next_attempt_at, lease_owner FROM outbox WHERE job_id = ? AND status = 'pending'",
+      job.id,
+    );
     assert.deepEqual(pending.map((row) => [row.event, row.next_attempt_at, row.lease_owner]).sort(), [
       ['crawl.completed', '2026-11-22T10:00:02.000Z', null],
       ['crawl.page', '2026-11-22T10:00:02.000Z', null],
@@ -61,8 +71,14 @@ forEachDatabase('job deliveries', ({ open }) => {
 
     now = new Date('2026-11-22T10:00:02Z');
     await deliver();
-    assert.deepEqual(received.map((r) => r.type), ['crawl.started', 'crawl.started', 'crawl.page', 'crawl.page', 'crawl.completed']);
-    assert.deepEqual(received.filter((r) => r.type === 'crawl.page').map((r) => r.data[0]!.metadata.scrapeId), ['scrape-https://example.com/a', 'scrape-https://example.com/b']);
+    assert.deepEqual(
+      received.map((r) => r.type),
+      ['crawl.started', 'crawl.started', 'crawl.page', 'crawl.page', 'crawl.completed'],
+    );
+    assert.deepEqual(
+      received.filter((r) => r.type === 'crawl.page').map((r) => r.data[0]!.metadata.scrapeId),
+      ['scrape-https://example.com/a', 'scrape-https://example.com/b'],
+    );
     assert.deepEqual(await sqlRows(db, "SELECT count(*) AS n FROM outbox WHERE job_id = ? AND (status != 'delivered' OR body != '')", job.id), [{ n: 0 }]);
     await db.close();
   });
@@ -80,13 +96,21 @@ forEachDatabase('job deliveries', ({ open }) => {
     assert.equal(await jobs.cancel(cancelled.id, now), false);
     await jobs.finish(cancelled.id, 'failed', 'too late', now);
     await deliver();
-    assert.deepEqual(received.map((r) => [r.type, (r as unknown as { error: string }).error]), [['batch_scrape.failed', 'cancelled']]);
+    assert.deepEqual(
+      received.map((r) => [r.type, (r as unknown as { error: string }).error]),
+      [['batch_scrape.failed', 'cancelled']],
+    );
 
     const left = await jobs.enqueue('acme', 'https://example.com/', {}, now, context, 1, { ...webhook, url: 'http://127.0.0.1:9/closed' });
     await sqlRows(db, "UPDATE crawl_jobs SET lease_owner = 'elsewhere:1:x', lease_expires_at = ? WHERE id = ?", '2026-11-22T09:00:00.000Z', left.id);
     assert.equal(await jobs.recoverInterrupted(now), 1);
-    assert.deepEqual((await sqlRows<{ event: string; body: string }>(db, "SELECT event, body FROM outbox WHERE job_id = ?", left.id)).map((row) => [row.event, JSON.parse(row.body).error]),
-      [['batch_scrape.failed', 'interrupted: the process running the batch scrape ended before it finished']]);
+    assert.deepEqual(
+      (await sqlRows<{ event: string; body: string }>(db, 'SELECT event, body FROM outbox WHERE job_id = ?', left.id)).map((row) => [
+        row.event,
+        JSON.parse(row.body).error,
+      ]),
+      [['batch_scrape.failed', 'interrupted: the process running the batch scrape ended before it finished']],
+    );
     now = new Date('2026-11-24T10:00:00Z');
     await jobs.purgeExpired(now);
     assert.deepEqual(await sqlRows(db, 'SELECT job_id FROM outbox'), [], 'the deliveries went with their jobs');

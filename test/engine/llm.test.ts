@@ -54,20 +54,35 @@ describe('chatModel', () => {
   it('returns a plain answer with its finish reason and token counts', async () => {
     const server = await fake(() => ({ content: 'The price went up.' }));
     const llm = await model(server);
-    const reply = await llm.chat({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What changed on the page?' }] });
+    const reply = await llm.chat({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'What changed on the page?' },
+      ],
+    });
     assert.equal(llm.model, 'test-model');
     assert.deepEqual(reply, { content: 'The price went up.', toolCalls: [], finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 4 } });
     const [request] = server.requests;
     assert.equal(request!.body.model, 'test-model');
-    assert.deepEqual(request!.body.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What changed on the page?' }]);
+    assert.deepEqual(request!.body.messages, [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'What changed on the page?' },
+    ]);
     assert.equal(request!.body.tools, undefined);
     assert.equal(request!.body.response_format, undefined, 'no JSON mode unless asked');
   });
 
   it('sends tools, parses two tool calls of one reply, and sends the results back in the OpenAI shape', async () => {
-    const server = await fake((_request, index) => index === 0
-      ? { toolCalls: [{ id: 'call_a', name: 'scrape', arguments: { url: 'https://example.com/a' } }, { id: 'call_b', name: 'search', arguments: '{"query": "gpu prices"' }] }
-      : { content: 'Done: both pages read.' });
+    const server = await fake((_request, index) =>
+      index === 0
+        ? {
+            toolCalls: [
+              { id: 'call_a', name: 'scrape', arguments: { url: 'https://example.com/a' } },
+              { id: 'call_b', name: 'search', arguments: '{"query": "gpu prices"' },
+            ],
+          }
+        : { content: 'Done: both pages read.' },
+    );
     const llm = await model(server);
     const tools = [
       { name: 'scrape', description: 'Read one page', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } },
@@ -82,7 +97,10 @@ describe('chatModel', () => {
       // Broken JSON from the model reaches the caller as it was written.
       { id: 'call_b', name: 'search', arguments: '{"query": "gpu prices"' },
     ]);
-    assert.deepEqual(server.requests[0]!.body.tools, tools.map((tool) => ({ type: 'function', function: tool })));
+    assert.deepEqual(
+      server.requests[0]!.body.tools,
+      tools.map((tool) => ({ type: 'function', function: tool })),
+    );
 
     const second = await llm.chat({
       tools,
@@ -124,9 +142,16 @@ describe('chatModel', () => {
     const server = await fake(() => ({ content: 'ok' }));
     await (await model(server, { apiKey: KEY })).chat({ messages: [{ role: 'user', content: 'hi' }] });
     await (await model(server)).chat({ messages: [{ role: 'user', content: 'hi' }] });
-    assert.deepEqual(server.requests.map((request) => request.authorization), [`Bearer ${KEY}`, undefined]);
+    assert.deepEqual(
+      server.requests.map((request) => request.authorization),
+      [`Bearer ${KEY}`, undefined],
+    );
     for (const request of server.requests) {
-      assert.deepEqual(Object.keys(request.headers).filter((name) => name.startsWith('openai-')), [], 'no organization or project header');
+      assert.deepEqual(
+        Object.keys(request.headers).filter((name) => name.startsWith('openai-')),
+        [],
+        'no organization or project header',
+      );
     }
   });
 
@@ -137,7 +162,9 @@ describe('chatModel', () => {
     const originals = methods.map((method) => console[method]);
     methods.forEach((method) => (console[method] = (...args: unknown[]) => void written.push(args)));
     try {
-      const server = await fake((_request, index) => index === 0 ? { status: 500, body: { error: { message: 'busy' } }, headers: { 'retry-after-ms': '0' } } : { content: 'ok' });
+      const server = await fake((_request, index) =>
+        index === 0 ? { status: 500, body: { error: { message: 'busy' } }, headers: { 'retry-after-ms': '0' } } : { content: 'ok' },
+      );
       await (await model(server, { apiKey: KEY })).chat({ messages: [{ role: 'user', content: 'hi' }] });
     } finally {
       methods.forEach((method, index) => (console[method] = originals[index]!));
@@ -147,24 +174,40 @@ describe('chatModel', () => {
   });
 
   it('passes on a server that omits usage and tool call ids', async () => {
-    const server = await fake(() => ({ status: 200, body: { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ function: { name: 'scrape', arguments: { url: 'https://x' } } }] } }] } }));
+    const server = await fake(() => ({
+      status: 200,
+      body: { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ function: { name: 'scrape', arguments: { url: 'https://x' } } }] } }] },
+    }));
     const reply = await (await model(server)).chat({ messages: [{ role: 'user', content: 'go' }] });
-    assert.deepEqual(reply, { content: null, toolCalls: [{ id: 'call_0', name: 'scrape', arguments: '{"url":"https://x"}' }], finishReason: 'unknown', usage: null });
+    assert.deepEqual(reply, {
+      content: null,
+      toolCalls: [{ id: 'call_0', name: 'scrape', arguments: '{"url":"https://x"}' }],
+      finishReason: 'unknown',
+      usage: null,
+    });
   });
 
-  it('a refused key is LLM_REJECTED with the server\'s message, not retried, and the key is not echoed', async () => {
+  it("a refused key is LLM_REJECTED with the server's message, not retried, and the key is not echoed", async () => {
     // Some servers quote the key they refuse.
-    const server = await fake(() => ({ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } } }));
+    const server = await fake(() => ({
+      status: 401,
+      body: { error: { message: `Incorrect API key provided: ${KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } },
+    }));
     const error = await failure((await model(server, { apiKey: KEY })).chat({ messages: [{ role: 'user', content: 'hi' }] }));
     assert.equal(error.code, 'LLM_REJECTED');
     assert.equal(error.exitCode, EXIT.auth);
-    assert.equal(error.status, undefined, 'the model server\'s status is not webwatch\'s own');
-    assert.match(error.message, new RegExp(`^the model server at 127\\.0\\.0\\.1:${new URL(server.origin).port} refused the request with HTTP 401: Incorrect API key provided: <redacted>$`));
+    assert.equal(error.status, undefined, "the model server's status is not webwatch's own");
+    assert.match(
+      error.message,
+      new RegExp(
+        `^the model server at 127\\.0\\.0\\.1:${new URL(server.origin).port} refused the request with HTTP 401: Incorrect API key provided: <redacted>$`,
+      ),
+    );
     assert.doesNotMatch(visible(error), new RegExp(KEY));
     assert.equal(server.requests.length, 1);
   });
 
-  it('an unknown model is LLM_REJECTED naming the model, whatever the error body\'s shape', async () => {
+  it("an unknown model is LLM_REJECTED naming the model, whatever the error body's shape", async () => {
     const bodies: unknown[] = [
       { error: { message: 'model "test-model" not found, try pulling it first', type: 'api_error' } },
       { object: 'error', message: 'The model `test-model` does not exist.', type: 'NotFoundError', code: 404 },
@@ -193,7 +236,9 @@ describe('chatModel', () => {
 
   it('retries a server that is loading the model, waiting as long as Retry-After says', async () => {
     const waits = [{ 'retry-after-ms': '700' }, { 'retry-after': '1' }];
-    const server = await fake((_request, index) => index < waits.length ? { status: 503, body: { error: { message: 'loading model' } }, headers: waits[index] } : { content: 'ready' });
+    const server = await fake((_request, index) =>
+      index < waits.length ? { status: 503, body: { error: { message: 'loading model' } }, headers: waits[index] } : { content: 'ready' },
+    );
     const started = Date.now();
     const reply = await (await model(server)).chat({ messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(reply.content, 'ready');
@@ -292,7 +337,10 @@ describe('chatModel', () => {
     const llm = await model(server, { apiKey: KEY });
     const errors = [];
     for (let i = 0; i < answers.length; i++) errors.push(await failure(llm.chat({ messages: [{ role: 'user', content: 'hi' }] })));
-    assert.deepEqual(errors.map((error) => error.code), ['LLM_BAD_RESPONSE', 'LLM_BAD_RESPONSE', 'LLM_BAD_RESPONSE']);
+    assert.deepEqual(
+      errors.map((error) => error.code),
+      ['LLM_BAD_RESPONSE', 'LLM_BAD_RESPONSE', 'LLM_BAD_RESPONSE'],
+    );
     assert.match(errors[0]!.message, /^the model server at 127\.0\.0\.1:\d+ answered without a usable reply \(choices: no choices\)$/);
     for (const error of errors) assert.doesNotMatch(visible(error), new RegExp(KEY));
   });

@@ -9,10 +9,14 @@ import { describe, it } from 'node:test';
 import { pageMarkdown, prose } from '../helpers/content-markdown.js';
 
 /** A consent dialog's long text: services, their purposes and processing, one after another. */
-const consent = Array.from({ length: 12 }, (_, i) => `<div class="service"><p>Service ${i}, purpose: statistics, processing of connection data, browser data, and the pages visited, by the provider and its partners.</p></div>`).join('');
+const consent = Array.from(
+  { length: 12 },
+  (_, i) =>
+    `<div class="service"><p>Service ${i}, purpose: statistics, processing of connection data, browser data, and the pages visited, by the provider and its partners.</p></div>`,
+).join('');
 
 describe('the main block', () => {
-  it('is not a cookie dialog that holds most of the page\'s text, even one named like a layout', () => {
+  it("is not a cookie dialog that holds most of the page's text, even one named like a layout", () => {
     const text = pageMarkdown(`<html><body>
       <div class="privacy-popup"><div class="privacy-content"><h2>Your privacy</h2>${consent}</div></div>
       <main><article class="node node--type-article node--promoted"><h1>Wine exports grow</h1>${prose('Exports', 6)}</article></main>
@@ -30,24 +34,31 @@ describe('the main block', () => {
   });
 
   it('takes every part of a story told in sections, each an <article> in wrappers of its own', () => {
-    const part = (n: number) => `<section class="page-section"><div class="section-inner"><article class="image-text"><img src="/p${n}.jpg" alt=""><header class="description"><div class="richtext">${prose(`Part ${n}`, n === 1 ? 4 : 3)}</div></header></article></div></section>`;
-    const text = pageMarkdown(`<html><body><nav><a href="/">Home</a></nav><main><div class="box"><h1>Europe's best athletes</h1>${[1, 2, 3].map(part).join('')}</div></main>
+    const part = (n: number) =>
+      `<section class="page-section"><div class="section-inner"><article class="image-text"><img src="/p${n}.jpg" alt=""><header class="description"><div class="richtext">${prose(`Part ${n}`, n === 1 ? 4 : 3)}</div></header></article></div></section>`;
+    const text =
+      pageMarkdown(`<html><body><nav><a href="/">Home</a></nav><main><div class="box"><h1>Europe's best athletes</h1>${[1, 2, 3].map(part).join('')}</div></main>
       <footer><p>Site footer, with enough words, commas, and detail to read as prose, but chrome.</p></footer></body></html>`);
     for (const n of [1, 2, 3]) assert.match(text, new RegExp(`Part ${n} paragraph 2`), text);
     assert.doesNotMatch(text, /Site footer/);
   });
 
   it('takes the whole thread when the post that scores best is one of several like it', () => {
-    const post = (n: number, paragraphs: number) => `<article class="message message--post"><div class="message-inner"><div class="message-cell"><div class="message-main"><div class="message-content"><div class="user-content"><article class="message-body"><div class="bb">${prose(`Post ${n}`, paragraphs)}</div></article></div></div></div></div></div></article>`;
-    const text = pageMarkdown(`<html><body><main><h1>Our cat sheds dirt every night</h1><div class="block-body">${post(1, 2)}${post(2, 4)}${post(3, 2)}</div></main>
+    const post = (n: number, paragraphs: number) =>
+      `<article class="message message--post"><div class="message-inner"><div class="message-cell"><div class="message-main"><div class="message-content"><div class="user-content"><article class="message-body"><div class="bb">${prose(`Post ${n}`, paragraphs)}</div></article></div></div></div></div></div></article>`;
+    const text =
+      pageMarkdown(`<html><body><main><h1>Our cat sheds dirt every night</h1><div class="block-body">${post(1, 2)}${post(2, 4)}${post(3, 2)}</div></main>
       <aside class="cards">${[1, 2, 3].map((n) => `<div class="card"><h3><a href="/t/${n}">Another thread ${n}</a></h3><p>Teaser of another thread, short.</p></div>`).join('')}</aside></body></html>`);
     for (const n of [1, 2, 3]) assert.match(text, new RegExp(`Post ${n} paragraph 1`), text);
     assert.doesNotMatch(text, /Another thread/);
   });
 
   it('of a discussion whose posts are all named as comments, is the posts; an article keeps its comments out', () => {
-    const post = (n: number) => `<div class="forum-comment"><span class="author">user${n}</span><p>Post ${n}: since the update the app store no longer loads over mobile data, and the settings look the same as before.</p></div>`;
-    const thread = pageMarkdown(`<html><body><nav><a href="/">Forum</a></nav><main><h1>App store over mobile data</h1>${[1, 2, 3, 4].map(post).join('')}</main></body></html>`);
+    const post = (n: number) =>
+      `<div class="forum-comment"><span class="author">user${n}</span><p>Post ${n}: since the update the app store no longer loads over mobile data, and the settings look the same as before.</p></div>`;
+    const thread = pageMarkdown(
+      `<html><body><nav><a href="/">Forum</a></nav><main><h1>App store over mobile data</h1>${[1, 2, 3, 4].map(post).join('')}</main></body></html>`,
+    );
     for (const n of [1, 2, 3, 4]) assert.match(thread, new RegExp(`Post ${n}: since the update`));
     const article = pageMarkdown(`<html><body><main><article><h1>Ferry fares</h1>${prose('Fares', 3)}</article>
       <section class="comments">${[1, 2, 3, 4].map(post).join('')}</section></main></body></html>`);
@@ -56,15 +67,20 @@ describe('the main block', () => {
   });
 
   it('does not take cards like the article that hold links, not prose', () => {
-    const card = (n: number) => `<div class="story"><h2><a href="/s/${n}">Story ${n} headline</a></h2><p><a href="/s/${n}">Read the story about item ${n} and more</a></p></div>`;
-    const text = pageMarkdown(`<html><body><main><div class="stories"><div class="story"><h1>The story</h1>${prose('Story', 4)}</div>${card(2)}${card(3)}${card(4)}</div></main></body></html>`);
+    const card = (n: number) =>
+      `<div class="story"><h2><a href="/s/${n}">Story ${n} headline</a></h2><p><a href="/s/${n}">Read the story about item ${n} and more</a></p></div>`;
+    const text = pageMarkdown(
+      `<html><body><main><div class="stories"><div class="story"><h1>The story</h1>${prose('Story', 4)}</div>${card(2)}${card(3)}${card(4)}</div></main></body></html>`,
+    );
     assert.match(text, /Story paragraph 3/);
     assert.doesNotMatch(text, /Story 2 headline/);
   });
 
-  it('of stories one after another, is the one the page\'s title names, not the longest', () => {
-    const story = (title: string, topic: string, n: number) => `<div class="scrollblock"><article class="entry"><header><h1>${title}</h1></header><div class="entry-text">${prose(topic, n)}</div></article></div>`;
-    const html = (title: string) => `<html><head><title>Daily News | ${title}</title></head><body><main>${story('Blessing of vehicles this Saturday', 'Blessing', 3)}${story('Prosecutors under pressure from parties', 'Prosecutors', 9)}</main></body></html>`;
+  it("of stories one after another, is the one the page's title names, not the longest", () => {
+    const story = (title: string, topic: string, n: number) =>
+      `<div class="scrollblock"><article class="entry"><header><h1>${title}</h1></header><div class="entry-text">${prose(topic, n)}</div></article></div>`;
+    const html = (title: string) =>
+      `<html><head><title>Daily News | ${title}</title></head><body><main>${story('Blessing of vehicles this Saturday', 'Blessing', 3)}${story('Prosecutors under pressure from parties', 'Prosecutors', 9)}</main></body></html>`;
     const text = pageMarkdown(html('Blessing of vehicles this Saturday'));
     assert.match(text, /^# Blessing of vehicles this Saturday/);
     assert.match(text, /Blessing paragraph 2/);
@@ -75,14 +91,15 @@ describe('the main block', () => {
   });
 
   it('is not a notice with a close button of its own, though its one paragraph scores more', () => {
-    const notice = '<p>Delivery by courier, within two to three days, insured, tracked, signed for, in boxes of six, twelve, or eighteen bottles, to the door, the office, a neighbour, or a parcel shop, free from 60 euros, otherwise 5.90 euros, to any address in the country.</p>';
+    const notice =
+      '<p>Delivery by courier, within two to three days, insured, tracked, signed for, in boxes of six, twelve, or eighteen bottles, to the door, the office, a neighbour, or a parcel shop, free from 60 euros, otherwise 5.90 euros, to any address in the country.</p>';
     const text = pageMarkdown(`<html><body><div id="delivery-info"><div class="close">Close [X]</div>${notice}</div>
       <div class="col"><h1>Rioja</h1><div class="text">${prose('Rioja', 2)}</div></div></body></html>`);
     assert.match(text, /Rioja paragraph 1/);
     assert.doesNotMatch(text, /Delivery by courier/);
   });
 
-  it('keeps the article around a notice whose close button is the notice\'s, not the article\'s', () => {
+  it("keeps the article around a notice whose close button is the notice's, not the article's", () => {
     const text = pageMarkdown(`<html><body><main><div class="story"><h1>Rioja</h1>
       <div class="notice"><button class="btn-close">Close</button><p>We use cookies to count visits, and nothing else, on this site.</p></div>
       ${prose('Rioja', 3)}</div></main></body></html>`);
@@ -92,8 +109,23 @@ describe('the main block', () => {
   });
 
   it('takes in the parts of a recipe that are not prose, in a block without links around its steps', () => {
-    const ingredients = ['250 g flour', '125 g butter', '100 g sugar', '2 eggs', '1 pinch of salt', '1 lemon, grated', '200 g cream cheese', '3 tbsp milk', '1 tsp baking powder', '50 g almonds', '1 vanilla pod', '2 tbsp jam', 'icing sugar'];
-    const page = (extra: string) => pageMarkdown(`<html><body><nav><a href="/">Recipes</a> <a href="/cakes">Cakes</a></nav>
+    const ingredients = [
+      '250 g flour',
+      '125 g butter',
+      '100 g sugar',
+      '2 eggs',
+      '1 pinch of salt',
+      '1 lemon, grated',
+      '200 g cream cheese',
+      '3 tbsp milk',
+      '1 tsp baking powder',
+      '50 g almonds',
+      '1 vanilla pod',
+      '2 tbsp jam',
+      'icing sugar',
+    ];
+    const page = (extra: string) =>
+      pageMarkdown(`<html><body><nav><a href="/">Recipes</a> <a href="/cakes">Cakes</a></nav>
       <div class="recipe"><div class="steps"><h2>Preparation</h2>${prose('Step', 4)}</div>
       <div class="ingredients"><h3>Ingredients</h3><ul>${ingredients.map((line) => `<li>${line}</li>`).join('')}</ul></div>${extra}</div>
       <footer><p>Site footer, with enough words, commas, and detail to read as prose, but chrome.</p></footer></body></html>`);
@@ -119,7 +151,7 @@ describe('the main block', () => {
     assert.doesNotMatch(text, /A related story/);
   });
 
-  it('does not take in a layout table\'s side column beside the cell that holds the article', () => {
+  it("does not take in a layout table's side column beside the cell that holds the article", () => {
     const text = pageMarkdown(`<html><body><table><tr>
       <td id="leftcolumn">${['Home', 'Club', 'Events', 'Teams', 'Gallery', 'Contact'].map((name) => `<div><a href="/${name.toLowerCase()}">${name}</a></div>`).join('')}<div><b>Members only</b></div><div>12 visitors online</div></td>
       <td id="centercolumn"><div id="content"><h1>Spring assembly</h1>${prose('Assembly', 4)}</div></td>
@@ -128,9 +160,26 @@ describe('the main block', () => {
     assert.doesNotMatch(text, /Members only|visitors online/);
   });
 
-  it('is an article named for the paywall it is behind, not the whole page, and the paywall\'s prompt goes', () => {
+  it("is an article named for the paywall it is behind, not the whole page, and the paywall's prompt goes", () => {
     // A menu long enough that the article is not most of the page's text.
-    const menu = ['News', 'Politics', 'Economy', 'Sport', 'Football', 'Ice hockey', 'Culture', 'Society', 'Weather', 'Jobs', 'Real estate', 'Events', 'Galleries', 'Videos'].map((name) => `<li><a href="/${name.toLowerCase()}">${name}</a></li>`).join('');
+    const menu = [
+      'News',
+      'Politics',
+      'Economy',
+      'Sport',
+      'Football',
+      'Ice hockey',
+      'Culture',
+      'Society',
+      'Weather',
+      'Jobs',
+      'Real estate',
+      'Events',
+      'Galleries',
+      'Videos',
+    ]
+      .map((name) => `<li><a href="/${name.toLowerCase()}">${name}</a></li>`)
+      .join('');
     const text = pageMarkdown(`<html><body><div class="top"><ul>${menu}</ul></div>
       <div id="article" class="story isPaywall"><figure><img src="/round.jpg" alt=""><figcaption>At the round table</figcaption></figure><div class="content"><p>The centre invited employers to a round table, where they discussed how to find enough staff in times of shortage, and what keeps them ...</p></div></div>
       <div class="paywall-template-container"><div id="paywall_title"><h1>Want to read on?</h1></div><div id="paywall_left"><h2>Yes, I am a subscriber.</h2><a href="/login">Log in</a></div></div>
@@ -153,7 +202,7 @@ describe('the main block', () => {
     assert.doesNotMatch(text, /Leave a comment|licensed under|Categories/);
   });
 
-  it('drops a flagged box with a line of text from a core of short lines, where any prose is on the core\'s scale', () => {
+  it("drops a flagged box with a line of text from a core of short lines, where any prose is on the core's scale", () => {
     const text = pageMarkdown(`<html><body><article class="post"><h1>Film swap, April</h1><div class="entry-content">
       <p>Shot on Fuji X-TRA 400 by both of us, in turn.</p><h3>Order of exposures</h3><p>Shuji first, then Walter, a week later.</p>
       <div class="sharedaddy sd-block"><h3>Like this:</h3><div class="likes-widget-placeholder">Like this post. Loading the readers' likes...</div></div>
@@ -171,7 +220,9 @@ describe('the main block', () => {
 
   it('reads no word into a generated class name: a rebuilt hash that ends in "ad" takes nothing out', () => {
     for (const name of ['css-znm2ad', 'Purebutton_pure-button__lz3ad', 'Body_emphasis__x9ad']) {
-      const markdown = pageMarkdown(`<main><article>${prose('Council', 3)}<p>Residents spoke, and <em class="${name}">the mayor answered every question</em> at length.</p>${prose('Budget', 2)}</article></main>`);
+      const markdown = pageMarkdown(
+        `<main><article>${prose('Council', 3)}<p>Residents spoke, and <em class="${name}">the mayor answered every question</em> at length.</p>${prose('Budget', 2)}</article></main>`,
+      );
       assert.match(markdown, /the mayor answered every question/, name);
     }
   });

@@ -72,8 +72,10 @@ const teasers = (n: number) =>
 
 describe('main content patterns', () => {
   it('1. keeps the article wrapper even when its class says share or sidebar', () => {
-    const markdown = mainText(site(`<div class="l-sidebar-fixed"><div id="share-root" class="post-share-wrapper"><h1>The headline</h1>${prose('Wrapped', 6)}</div></div>
-      <div class="sidebar"><p>About this blog: a sidebar paragraph, long enough to be read as prose, about the author.</p></div>`));
+    const markdown = mainText(
+      site(`<div class="l-sidebar-fixed"><div id="share-root" class="post-share-wrapper"><h1>The headline</h1>${prose('Wrapped', 6)}</div></div>
+      <div class="sidebar"><p>About this blog: a sidebar paragraph, long enough to be read as prose, about the author.</p></div>`),
+    );
     assert.match(markdown, /# The headline/);
     assert.match(markdown, /Wrapped paragraph 0[\s\S]*Wrapped paragraph 5/);
     assert.ok(!markdown.includes('About this blog'), markdown);
@@ -89,24 +91,33 @@ describe('main content patterns', () => {
 
   it('2. scores a post written as bullet lists above its comment section', () => {
     const items = Array.from({ length: 8 }, (_, i) => `<li>Point ${i}: a full sentence of advice, with a reason, an example, and a caveat.</li>`).join('');
-    const markdown = mainText(site(`<main id="main"><div class="post"><h1>Eight tips</h1><ul>${items}</ul><ul>${items.replace(/Point/g, 'Bonus')}</ul></div>${comments(12)}</main>`));
+    const markdown = mainText(
+      site(`<main id="main"><div class="post"><h1>Eight tips</h1><ul>${items}</ul><ul>${items.replace(/Point/g, 'Bonus')}</ul></div>${comments(12)}</main>`),
+    );
     assert.match(markdown, /- Point 0[\s\S]*- Bonus 7/);
     assert.ok(!markdown.includes('Reader 0'), markdown);
   });
 
-  it('3. drops sidebars, comments, teaser feeds and share lists inside the site\'s main wrapper', () => {
-    const share = '<ul class="share-list"><li><a href="https://twitter.example/share">Share on Twitter</a></li><li><a href="https://facebook.example/share">Share on Facebook</a></li></ul>';
-    const markdown = mainText(site(`<main id="main-content"><article><h1>The story</h1>${prose('Story', 6)}${share}</article>
+  it("3. drops sidebars, comments, teaser feeds and share lists inside the site's main wrapper", () => {
+    const share =
+      '<ul class="share-list"><li><a href="https://twitter.example/share">Share on Twitter</a></li><li><a href="https://facebook.example/share">Share on Facebook</a></li></ul>';
+    const markdown = mainText(
+      site(`<main id="main-content"><article><h1>The story</h1>${prose('Story', 6)}${share}</article>
       <aside><h3>Popular</h3><p>A sidebar blurb that reads like prose, with commas, words, and a full stop.</p></aside>
-      ${teasers(4)}${comments(3)}</main>`));
+      ${teasers(4)}${comments(3)}</main>`),
+    );
     assert.match(markdown, /Story paragraph 0[\s\S]*Story paragraph 5/);
-    for (const gone of ['Share on', 'sidebar blurb', 'Another story', 'More from the site', 'Reader 0', 'comments']) assert.ok(!markdown.includes(gone), `${gone} in:\n${markdown}`);
+    for (const gone of ['Share on', 'sidebar blurb', 'Another story', 'More from the site', 'Reader 0', 'comments'])
+      assert.ok(!markdown.includes(gone), `${gone} in:\n${markdown}`);
   });
 
   it('4. widens to the whole article: its heading, a second text block and short paragraphs, not its byline', () => {
-    const markdown = mainText(site(`<div class="entry"><h1>Whole article</h1><p class="byline">By A. Writer</p>
-      <div class="intro">${prose('Intro', 1)}</div><div class="body">${prose('Body', 6)}</div><p>Short closing line.</p></div>${teasers(3)}`));
-    for (const kept of ['# Whole article', 'Intro paragraph 0', 'Body paragraph 5', 'Short closing line.']) assert.ok(markdown.includes(kept), `${kept} missing in:\n${markdown}`);
+    const markdown = mainText(
+      site(`<div class="entry"><h1>Whole article</h1><p class="byline">By A. Writer</p>
+      <div class="intro">${prose('Intro', 1)}</div><div class="body">${prose('Body', 6)}</div><p>Short closing line.</p></div>${teasers(3)}`),
+    );
+    for (const kept of ['# Whole article', 'Intro paragraph 0', 'Body paragraph 5', 'Short closing line.'])
+      assert.ok(markdown.includes(kept), `${kept} missing in:\n${markdown}`);
     assert.ok(!markdown.includes('Another story'), markdown);
     assert.ok(!markdown.includes('By A. Writer'), markdown);
   });
@@ -125,7 +136,8 @@ describe('main content patterns', () => {
   });
 
   it("5. drops PHP's error lines printed into the page, keeps one quoted in code and a warning of the article's own", () => {
-    const error = (kind: string, n: number) => `<br />\n<b>${kind}</b>:  Creating default object from empty value in <b>/www/htdocs/site/wp-includes/classes.php</b> on line <b>${n}</b><br />\n`;
+    const error = (kind: string, n: number) =>
+      `<br />\n<b>${kind}</b>:  Creating default object from empty value in <b>/www/htdocs/site/wp-includes/classes.php</b> on line <b>${n}</b><br />\n`;
     const html = `<html><body>${error('Warning', 407)}${error('Strict Standards', 12)}
       <article><h1>Bees</h1>${prose('Bees', 3)}
         <p><b>Warning</b>: do not open the hive in the rain, the bees dislike it, and so will you.</p>
@@ -172,7 +184,8 @@ describe('main content patterns', () => {
   });
 
   it('6. writes a formula once, as TeX when the page has it', () => {
-    const formula = (tex: string) => `<span class="mwe-math-element"><span class="mwe-math-mathml-inline" style="display: none;"><math xmlns="http://www.w3.org/1998/Math/MathML" alttext="{\\displaystyle ${tex}}"><semantics><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow><annotation encoding="application/x-tex">{\\displaystyle ${tex}}</annotation></semantics></math></span><img src="/math.svg" class="mwe-math-fallback-image-inline" aria-hidden="true" alt="{\\displaystyle ${tex}}"></span>`;
+    const formula = (tex: string) =>
+      `<span class="mwe-math-element"><span class="mwe-math-mathml-inline" style="display: none;"><math xmlns="http://www.w3.org/1998/Math/MathML" alttext="{\\displaystyle ${tex}}"><semantics><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow><annotation encoding="application/x-tex">{\\displaystyle ${tex}}</annotation></semantics></math></span><img src="/math.svg" class="mwe-math-fallback-image-inline" aria-hidden="true" alt="{\\displaystyle ${tex}}"></span>`;
     const markdown = mainText(`<body><article>${prose('Maths', 3)}<p>The square ${formula('x^{2}')} grows, as does ${formula('y^{3}')}.</p>
       <p>Plain MathML: <math><mi>a</mi><mo>+</mo><mi>b</mi></math>.</p></article></body>`);
     assert.equal(markdown.match(/x\^\{2\}/g)?.length, 1, markdown);
@@ -206,10 +219,17 @@ describe('markdown conversion of broken HTML', () => {
     cleanHtml($.root()[0]!, 'https://example.com/', { onlyMainContent: false, blockAds: true });
     const markdown = markdownOf($);
     assert.match(markdown, /^中文\[链接\]\(https:\/\/example\.com\/a\)中文。$/m);
-    assert.match(markdown, /^Read \[here\]\(https:\/\/example\.com\/b\), or \(\[there\]\(https:\/\/example\.com\/c\)\); un\[link\]\(https:\/\/example\.com\/d\)ed\.$/m);
+    assert.match(
+      markdown,
+      /^Read \[here\]\(https:\/\/example\.com\/b\), or \(\[there\]\(https:\/\/example\.com\/c\)\); un\[link\]\(https:\/\/example\.com\/d\)ed\.$/m,
+    );
     assert.match(markdown, /^- \[Item\]\(https:\/\/example\.com\/e\)$/m);
     assert.match(markdown, /^空白$/m);
-    assert.match(markdown, /^An anchor and \[!\[a picture\]\(https:\/\/example\.com\/i\.png\)\]\(https:\/\/example\.com\/g\)\.$/m, 'a named anchor is text, and its own space stays');
+    assert.match(
+      markdown,
+      /^An anchor and \[!\[a picture\]\(https:\/\/example\.com\/i\.png\)\]\(https:\/\/example\.com\/g\)\.$/m,
+      'a named anchor is text, and its own space stays',
+    );
     assert.ok(!markdown.includes('\ufdd0'), 'no mark is left');
   });
 
@@ -247,7 +267,8 @@ describe('markdown conversion of broken HTML', () => {
 
 describe('main content whose only prose is captions', () => {
   it('keeps the captions and does not fail on the short line before them', () => {
-    const caption = (n: number) => `<figure><img src="/p${n}.jpg" alt=""><figcaption>A long caption number ${n} that runs on as prose does, with enough words in it to read as a paragraph of the article, and then some more words, to be sure.</figcaption></figure>`;
+    const caption = (n: number) =>
+      `<figure><img src="/p${n}.jpg" alt=""><figcaption>A long caption number ${n} that runs on as prose does, with enough words in it to read as a paragraph of the article, and then some more words, to be sure.</figcaption></figure>`;
     const markdown = mainText(`<body><article><p>Short line</p>${caption(1)}${caption(2)}</article></body>`);
     assert.match(markdown, /A long caption number 1/);
     assert.match(markdown, /A long caption number 2/);

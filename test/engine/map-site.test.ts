@@ -31,7 +31,10 @@ describe('map: the site of a start URL that redirects', () => {
   it('with sitemap only and a limit of 10, exactly 10 of the sitemap on www', async () => {
     const links = await map({ url: `${site.origin('example.test')}/`, sitemap: 'only', limit: 10 });
     assert.equal(links.length, 10);
-    assert.ok(links.every((link) => www(...SITEMAP_PATHS).includes(link.url)), JSON.stringify(links));
+    assert.ok(
+      links.every((link) => www(...SITEMAP_PATHS).includes(link.url)),
+      JSON.stringify(links),
+    );
   });
 
   it('a start URL redirected to another host lists that host, its links and its sitemap', async () => {
@@ -43,6 +46,9 @@ describe('map: the site of a start URL that redirects', () => {
     const checkUrl = (url: URL) => {
       if (url.hostname === 'www.example.test') throw new WebwatchError('Forbidden', { status: 403 });
     };
-    await assert.rejects(mapSite({ url: `${site.origin('example.test')}/`, limit: 10 } as MapRequest, { ...context, checkUrl }), (error: WebwatchError) => error.status === 403);
+    await assert.rejects(
+      mapSite({ url: `${site.origin('example.test')}/`, limit: 10 } as MapRequest, { ...context, checkUrl }),
+      (error: WebwatchError) => error.status === 403,
+    );
   });
 });

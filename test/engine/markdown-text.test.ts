@@ -8,11 +8,19 @@ import { describe, it } from 'node:test';
 import { convertPage } from '../../src/engine/scrape/convert.js';
 
 const markdownOf = async (html: string) =>
-  (await convertPage({ body: Buffer.from(`<html><body><main>${html}</main></body></html>`), contentType: 'text/html', finalUrl: 'https://example.com/' }, { onlyMainContent: false }, ['markdown'])).markdown;
+  (
+    await convertPage(
+      { body: Buffer.from(`<html><body><main>${html}</main></body></html>`), contentType: 'text/html', finalUrl: 'https://example.com/' },
+      { onlyMainContent: false },
+      ['markdown'],
+    )
+  ).markdown;
 
 describe('markdown text', () => {
   it('keeps the text of a javascript: link, not its URL, however it is written or nested', async () => {
-    const markdown = await markdownOf(`<p>Click <a href=" JavaScript:alert(1)">here <b>now</b></a>, or <a href="javascript:a()"><a href="javascript:b()">nested</a></a>, or <a href="/page">a real link</a>.</p>`);
+    const markdown = await markdownOf(
+      `<p>Click <a href=" JavaScript:alert(1)">here <b>now</b></a>, or <a href="javascript:a()"><a href="javascript:b()">nested</a></a>, or <a href="/page">a real link</a>.</p>`,
+    );
     assert.equal(markdown, 'Click here **now**, or nested, or [a real link](https://example.com/page).');
     assert.doesNotMatch(markdown, /javascript/i);
   });

@@ -19,9 +19,27 @@ describe('titles (pattern 7)', () => {
 
   it('prefers the article headline declared in JSON-LD, not the site name there', () => {
     const ld = (data: object) => `<script type="application/ld+json">${JSON.stringify(data)}</script>`;
-    assert.equal(titleOf(`<head>${ld({ '@type': 'NewsArticle', headline: 'The headline', publisher: { '@type': 'Organization', name: 'Site' } })}<meta property="og:title" content="Social title"></head>`), 'The headline');
-    assert.equal(titleOf(`<head>${ld({ '@type': 'NewsArticle', name: 'Site', headline: 'Real headline', publisher: { name: 'Site' } })}</head>`), 'Real headline');
-    assert.equal(titleOf(`<head>${ld({ '@graph': [{ '@type': 'Organization', name: 'Org' }, { '@type': 'BlogPosting', headline: 'In a graph &amp; escaped' }] })}</head>`), 'In a graph & escaped');
+    assert.equal(
+      titleOf(
+        `<head>${ld({ '@type': 'NewsArticle', headline: 'The headline', publisher: { '@type': 'Organization', name: 'Site' } })}<meta property="og:title" content="Social title"></head>`,
+      ),
+      'The headline',
+    );
+    assert.equal(
+      titleOf(`<head>${ld({ '@type': 'NewsArticle', name: 'Site', headline: 'Real headline', publisher: { name: 'Site' } })}</head>`),
+      'Real headline',
+    );
+    assert.equal(
+      titleOf(
+        `<head>${ld({
+          '@graph': [
+            { '@type': 'Organization', name: 'Org' },
+            { '@type': 'BlogPosting', headline: 'In a graph &amp; escaped' },
+          ],
+        })}</head>`,
+      ),
+      'In a graph & escaped',
+    );
     assert.equal(titleOf(`<head>${ld({ '@type': 'Organization', name: 'Only an organization' })}<title>The page</title></head>`), 'The page');
     assert.equal(titleOf('<head><script type="application/ld+json">{ not json</script><title>Broken data</title></head>'), 'Broken data');
   });
@@ -31,7 +49,7 @@ describe('titles (pattern 7)', () => {
     assert.equal(titleOf('<body><svg><title>icon</title></svg><h1>  The first\n heading </h1><h1>Second</h1></body>'), 'The first heading');
   });
 
-  it('never takes an SVG icon\'s <title> for the page\'s', () => {
+  it("never takes an SVG icon's <title> for the page's", () => {
     assert.equal(titleOf('<body><svg><title>menu</title></svg><title>Real title</title></body>'), 'Real title');
   });
 });

@@ -14,10 +14,14 @@ describe('migration 7', () => {
     const raw = new Database(path);
     for (const migration of SQLITE_HISTORY.filter((m) => m.version <= 6)) raw.exec(migration.sql);
     raw.pragma('user_version = 6');
-    const monitor = raw.prepare("INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES (?, ?, 'M', 'active', '{}', 't', 't')");
+    const monitor = raw.prepare(
+      "INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES (?, ?, 'M', 'active', '{}', 't', 't')",
+    );
     monitor.run('cli-monitor', 'local');
     monitor.run('acme-monitor', 'acme');
-    const delivery = raw.prepare("INSERT INTO outbox (id, monitor_id, check_id, channel, event, target, body, status, next_attempt_at, created_at) VALUES (?, ?, 'c', 'webhook', 'monitor.page', 'http://127.0.0.1:9/', '{}', 'pending', 't', 't')");
+    const delivery = raw.prepare(
+      "INSERT INTO outbox (id, monitor_id, check_id, channel, event, target, body, status, next_attempt_at, created_at) VALUES (?, ?, 'c', 'webhook', 'monitor.page', 'http://127.0.0.1:9/', '{}', 'pending', 't', 't')",
+    );
     delivery.run('d1', 'cli-monitor');
     delivery.run('d2', 'acme-monitor');
     raw.prepare("INSERT INTO scrape_cache VALUES ('k', 'https://x', '{}', 1)").run();
@@ -32,7 +36,11 @@ describe('migration 7', () => {
     ]);
     assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM scrape_cache'))!.n, 0);
     assert.equal((await sqlRow<{ n: number }>(db, 'SELECT count(*) AS n FROM tracked_pages'))!.n, 0);
-    assert.deepEqual(await sqlRow(db, 'SELECT grants_local_team AS grants FROM api_keys'), { grants: 0 }, 'an old key of team local is not granted by the migration');
+    assert.deepEqual(
+      await sqlRow(db, 'SELECT grants_local_team AS grants FROM api_keys'),
+      { grants: 0 },
+      'an old key of team local is not granted by the migration',
+    );
     await db.close();
   });
 });

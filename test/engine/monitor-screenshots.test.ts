@@ -32,7 +32,8 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium: apt-get install chromium' }, () => {
   let site: TestServer;
   let price = '$10';
-  const page = (body: string) => (_q: unknown, r: import('node:http').ServerResponse) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main>${body}</main></body></html>`);
+  const page = (body: string) => (_q: unknown, r: import('node:http').ServerResponse) =>
+    void r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main>${body}</main></body></html>`);
 
   before(async () => {
     site = await startServer({
@@ -52,7 +53,8 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
       'm.yaml': `name: Shots\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${site.origin}/price]\n    scrapeOptions: {formats: [markdown, screenshot]}\n  - type: scrape\n    urls: [${site.origin}/stable]\n    scrapeOptions: {actions: [{type: screenshot}]}\n`,
     });
     assert.equal((await run(['monitor', 'apply', '-f', dir], { env })).code, 0);
-    const check = async () => JSON.parse((await run(['monitor', 'run', 'Shots', '--wait', '--json'], { env })).stdout) as { id: string; summary: Record<string, number> };
+    const check = async () =>
+      JSON.parse((await run(['monitor', 'run', 'Shots', '--wait', '--json'], { env })).stdout) as { id: string; summary: Record<string, number> };
     const pages = async (id: string) => (JSON.parse((await run(['monitor', 'check', 'Shots', id, '--json'], { env })).stdout) as { pages: PageResult[] }).pages;
     const kept = join(home, 'artifacts', 'local', 'kept');
 
@@ -64,7 +66,7 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
       const path = fileURLToPath(result.screenshot!);
       assert.equal(join(path, '..'), kept, 'kept apart from the artifacts pruned after 24 hours');
       assert.deepEqual(readFileSync(path).subarray(0, 4), PNG);
-      assert.equal(statSync(kept).mode & 0o777, 0o700, 'the kept directory is its owner\'s only');
+      assert.equal(statSync(kept).mode & 0o777, 0o700, "the kept directory is its owner's only");
     }
     // A person reading the check sees where each screenshot is.
     const shown = await run(['monitor', 'check', 'Shots', first.id], { env });
@@ -72,7 +74,11 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
 
     const second = await check();
     assert.deepEqual(second.summary, { changed: 0, error: 0, new: 0, removed: 0, same: 2, totalPages: 2 });
-    assert.deepEqual((await pages(second.id)).map((result) => result.screenshot), [undefined, undefined], 'nothing new to show: no screenshot kept');
+    assert.deepEqual(
+      (await pages(second.id)).map((result) => result.screenshot),
+      [undefined, undefined],
+      'nothing new to show: no screenshot kept',
+    );
     assert.doesNotMatch((await run(['monitor', 'check', 'Shots', second.id], { env })).stdout, /kept/);
 
     price = '$12';
@@ -85,12 +91,20 @@ describe('monitor checks keep screenshots', { skip: !hasChromium && 'no Chromium
     assert.equal(same!.screenshot, undefined);
   });
 
-  it('a kept screenshot goes with its check at the end of the monitor\'s retention', async () => {
+  it("a kept screenshot goes with its check at the end of the monitor's retention", async () => {
     const home = tempDir();
     const db = await openDatabase(join(home, 'webwatch.db'));
     const artifactsDir = join(home, 'artifacts', 'acme');
     let now = new Date('2026-11-01T12:00:00Z');
-    const definition = { name: 'Kept', schedule: { cron: '0 * * * *', timezone: 'UTC' }, goal: null, judgeEnabled: false, retentionDays: 7, webhook: { url: 'http://127.0.0.1:9/hook' }, targets: [{ type: 'scrape', urls: [`${site.origin}/price`], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] } as unknown as NormalizedMonitor;
+    const definition = {
+      name: 'Kept',
+      schedule: { cron: '0 * * * *', timezone: 'UTC' },
+      goal: null,
+      judgeEnabled: false,
+      retentionDays: 7,
+      webhook: { url: 'http://127.0.0.1:9/hook' },
+      targets: [{ type: 'scrape', urls: [`${site.origin}/price`], scrapeOptions: { formats: ['markdown', 'screenshot'] } }],
+    } as unknown as NormalizedMonitor;
     const monitor = await monitorStore(db).insert('acme', definition, now);
     const context = { checks: checkStore(db), now: () => now, scrape: { version: 'test', now: () => now, browser: { env: process.env, artifactsDir } } };
 

@@ -8,7 +8,14 @@ import { forEachDatabase } from '../helpers/postgres.js';
 import { sqlRow } from '../helpers/sql.js';
 
 const definition = (name: string) =>
-  ({ name, schedule: { cron: '0 * * * *', timezone: 'UTC' }, goal: null, judgeEnabled: false, targets: [{ type: 'scrape', urls: ['https://example.com/'] }], retentionDays: 30 }) as unknown as NormalizedMonitor;
+  ({
+    name,
+    schedule: { cron: '0 * * * *', timezone: 'UTC' },
+    goal: null,
+    judgeEnabled: false,
+    targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
+    retentionDays: 30,
+  }) as unknown as NormalizedMonitor;
 
 const conflict = (error: unknown) => {
   assert.ok(error instanceof WebwatchError, String(error));
@@ -35,7 +42,10 @@ forEachDatabase('monitor store', ({ location }) => {
       const pricing = (await monitorStore(db).find('local', 'Pricing'))!;
       await monitorStore(db).setStatus('local', pricing.id, 'deleted', now);
       assert.equal((await monitorStore(other).insert('local', definition('Pricing'), now)).status, 'active');
-      assert.deepEqual((await monitorStore(db).list('local')).map((monitor) => monitor.definition.name), ['News', 'Pricing']);
+      assert.deepEqual(
+        (await monitorStore(db).list('local')).map((monitor) => monitor.definition.name),
+        ['News', 'Pricing'],
+      );
       assert.equal((await monitorStore(db).list('local', { includeDeleted: true })).length, 3);
       assert.equal((await monitorStore(db).find('local', pricing.id))?.status, 'deleted');
       assert.equal(await monitorStore(db).find('rival', pricing.id), undefined, 'another team does not see it');
@@ -58,11 +68,21 @@ forEachDatabase('monitor store', ({ location }) => {
       await store.setStatus('local', strict.id, 'paused', now);
       assert.equal((await store.setStatus('local', strict.id, 'active', now)).privateTargetsAllowed, false);
       // A new definition takes the rule of the process that saves it.
-      assert.equal((await store.update('local', strict.id, definition('Written by a model'), now, { privateTargetsAllowed: true })).privateTargetsAllowed, true);
-      assert.equal((await store.update('local', strict.id, definition('Written by a model'), now, { privateTargetsAllowed: false })).privateTargetsAllowed, false);
+      assert.equal(
+        (await store.update('local', strict.id, definition('Written by a model'), now, { privateTargetsAllowed: true })).privateTargetsAllowed,
+        true,
+      );
+      assert.equal(
+        (await store.update('local', strict.id, definition('Written by a model'), now, { privateTargetsAllowed: false })).privateTargetsAllowed,
+        false,
+      );
       // The command line's rule when none is given; a row written without the column (before migration 23) allows them.
       assert.equal((await store.insert('local', definition('Mine'), now)).privateTargetsAllowed, true);
-      await sqlRow(db, "INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('00000000-0000-4000-8000-000000000001', 'local', 'Old', 'active', ?, 't', 't')", JSON.stringify(definition('Old')));
+      await sqlRow(
+        db,
+        "INSERT INTO monitors (id, team, name, status, definition, created_at, updated_at) VALUES ('00000000-0000-4000-8000-000000000001', 'local', 'Old', 'active', ?, 't', 't')",
+        JSON.stringify(definition('Old')),
+      );
       assert.equal((await store.find('local', 'Old'))?.privateTargetsAllowed, true);
     } finally {
       await db.close();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isPublicAddress, publicOnlyLookup, refusePrivateTargets } from '../../src/engine/fetch/network-policy.js';
-import { WebwatchError } from '../../src/errors/webwatch-error.js';
+import type { WebwatchError } from '../../src/errors/webwatch-error.js';
 
 /** [address as written in a URL's brackets, what it is] */
 const PRIVATE_IPV6: [string, string][] = [
@@ -58,12 +58,19 @@ const PRIVATE_IPV6: [string, string][] = [
 
 const PRIVATE_IPV4 = ['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '255.255.255.255'];
 
-const PUBLIC = ['2606:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001:80b::200e', '2606:4700::5efe:8.8.8.8', '2606:4700::200:5efe:1.1.1.1', '8.8.8.8', '1.1.1.1'];
+const PUBLIC = [
+  '2606:4700::1111',
+  '2001:4860:4860::8888',
+  '2a00:1450:4001:80b::200e',
+  '2606:4700::5efe:8.8.8.8',
+  '2606:4700::200:5efe:1.1.1.1',
+  '8.8.8.8',
+  '1.1.1.1',
+];
 
 const bracketed = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
-const lookupError = (host: string) =>
-  new Promise<unknown>((resolve) => publicOnlyLookup(host, {}, (error) => resolve(error)));
+const lookupError = (host: string) => new Promise<unknown>((resolve) => publicOnlyLookup(host, {}, (error) => resolve(error)));
 
 describe('the private-address rule on addresses', () => {
   for (const [address, what] of PRIVATE_IPV6) {

@@ -55,7 +55,37 @@ describe('parseHtml', () => {
   });
 
   it('agrees on random mixes of markup characters', () => {
-    const pieces = ['<', '>', '&', '"', "'", '=', '/', '!', '-', ' ', '\n', 'a', 'p', 'div', 'DIV', 'Li', 'script', 'title', 'SVG', 'amp;', '#39;', '<!--', '-->', '</', 'x="', "Y='", 'é', 'İ', '漢'];
+    const pieces = [
+      '<',
+      '>',
+      '&',
+      '"',
+      "'",
+      '=',
+      '/',
+      '!',
+      '-',
+      ' ',
+      '\n',
+      'a',
+      'p',
+      'div',
+      'DIV',
+      'Li',
+      'script',
+      'title',
+      'SVG',
+      'amp;',
+      '#39;',
+      '<!--',
+      '-->',
+      '</',
+      'x="',
+      "Y='",
+      'é',
+      'İ',
+      '漢',
+    ];
     let seed = 42;
     const random = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -96,7 +126,9 @@ describe('parseHtml', () => {
   });
 
   it('a scrape of a page over the limit keeps what was read and warns, rather than ending the process', async () => {
-    const body = Buffer.from(`<html><body><main><h1>Huge</h1><p>The start of a page with far too many elements.</p>${'<b>x</b>'.repeat(MAX_ELEMENTS + 1)}</main></body></html>`);
+    const body = Buffer.from(
+      `<html><body><main><h1>Huge</h1><p>The start of a page with far too many elements.</p>${'<b>x</b>'.repeat(MAX_ELEMENTS + 1)}</main></body></html>`,
+    );
     const content = await convertPage({ body, contentType: 'text/html', finalUrl: 'https://example.com/' }, { onlyMainContent: false }, ['markdown']);
     assert.match(content.markdown, /^# Huge\n\nThe start of a page/);
     assert.equal(content.warning, 'the page has more than 200,000 elements: only the first 200,000 were read');
@@ -107,7 +139,9 @@ describe('parseHtml', () => {
     // many times what a slow machine needs.
     for (const page of [`${'<b>x</b> '.repeat(100_000)}<p>The end.</p>`, `<html><head><title>T</title>${'<b>x</b> '.repeat(100_000)}<p>The end.</p>`]) {
       const started = Date.now();
-      const content = await convertPage({ body: Buffer.from(page), contentType: 'text/html', finalUrl: 'https://example.com/' }, { onlyMainContent: false }, ['markdown']);
+      const content = await convertPage({ body: Buffer.from(page), contentType: 'text/html', finalUrl: 'https://example.com/' }, { onlyMainContent: false }, [
+        'markdown',
+      ]);
       assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
       assert.equal(content.markdown.split('**x**').length - 1, 100_000);
       assert.match(content.markdown, /The end\.$/);

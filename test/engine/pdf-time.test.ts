@@ -36,7 +36,7 @@ describe('the PDF time estimate', () => {
     assert.ok(MS_PER_PAGE.ocr > 100 * MS_PER_PAGE.text);
   });
 
-  it('counts the document\'s own speed where its first pages were timed, when faster than the bench\'s', () => {
+  it("counts the document's own speed where its first pages were timed, when faster than the bench's", () => {
     // 3000 blank pages at 0.3 ms a page fit in 2 s; at the bench's 3.9 ms a page they would not.
     refusal(() => ensureTimeFor('text', 2900, 3000, limits(2000), { now: NOW }));
     assert.doesNotThrow(() => ensureTimeFor('text', 2900, 3000, limits(2000), { now: NOW, msPerPage: 0.3 }));
@@ -47,21 +47,30 @@ describe('the PDF time estimate', () => {
     assert.match(timed.message, / at least 6000ms\.$/);
   });
 
-  it('says so in the hosted API\'s words, with the code, 408, and a timeout that should be enough', () => {
+  it("says so in the hosted API's words, with the code, 408, and a timeout that should be enough", () => {
     const error = refusal(() => ensureTimeFor('ocr', 10, 10, limits(5000), { now: NOW }));
     assert.equal(error.status, 408);
     assert.equal(error.code, PDF_INSUFFICIENT_TIME);
     assert.ok(CODES_NOT_RETRIED.has(error.code!), 'asking again with the same timeout fails the same way');
     // 55 s spent, and 10 pages at half the measured speed (26.2 s): 82 s, in whole seconds.
-    assert.equal(error.message, 'Insufficient time to process PDF of 10 pages (by OCR): 5000ms of the scrape\'s timeout (60000ms) are left. Please increase the timeout parameter in your scrape request to at least 82000ms.');
+    assert.equal(
+      error.message,
+      "Insufficient time to process PDF of 10 pages (by OCR): 5000ms of the scrape's timeout (60000ms) are left. Please increase the timeout parameter in your scrape request to at least 82000ms.",
+    );
     const partly = refusal(() => ensureTimeFor('ocr', 4, 30, limits(1000, 1000), { now: NOW }));
-    assert.match(partly.message, /^Insufficient time to process PDF of 30 pages \(4 of them by OCR\): 1000ms of the scrape's timeout \(1000ms\) are left\. .* at least 11000ms\.$/);
+    assert.match(
+      partly.message,
+      /^Insufficient time to process PDF of 30 pages \(4 of them by OCR\): 1000ms of the scrape's timeout \(1000ms\) are left\. .* at least 11000ms\.$/,
+    );
     const text = refusal(() => ensureTimeFor('text', 9900, 10_000, limits(2000, 5000), { now: NOW }));
     assert.match(text.message, /^Insufficient time to process PDF of 10000 pages \(9900 of them still to read\): 2000ms .* at least 80000ms\.$/);
   });
 
   it('past the longest timeout, suggests maxPages instead', () => {
     const error = refusal(() => ensureTimeFor('ocr', 1000, 1000, limits(60_000), { now: NOW }));
-    assert.match(error.message, /^Insufficient time to process PDF of 1000 pages \(by OCR\): 60000ms .* are left\. They need more than the longest timeout \(300000ms\): read fewer pages with the pdf parser's maxPages \(about 114 fit in it\)\.$/);
+    assert.match(
+      error.message,
+      /^Insufficient time to process PDF of 1000 pages \(by OCR\): 60000ms .* are left\. They need more than the longest timeout \(300000ms\): read fewer pages with the pdf parser's maxPages \(about 114 fit in it\)\.$/,
+    );
   });
 });

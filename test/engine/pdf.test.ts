@@ -57,7 +57,8 @@ function handBuiltPdf(objects: Buffer[]): Buffer {
   return Buffer.concat(parts);
 }
 
-const stream = (content: Buffer, filter = '/FlateDecode') => Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter ${filter} >>\nstream\n`), content, Buffer.from('\nendstream')]);
+const stream = (content: Buffer, filter = '/FlateDecode') =>
+  Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter ${filter} >>\nstream\n`), content, Buffer.from('\nendstream')]);
 const catalog = Buffer.from('<< /Type /Catalog /Pages 2 0 R >>');
 
 describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng qpdf` }, () => {
@@ -72,7 +73,10 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       corpus[name] = await printer.print(readFileSync(join(FIXTURES, `${name}.html`), 'utf8'));
     }
     for (const name of ['price-list', 'daringfireball-1']) scans[name] = await printer.imageOnly(corpus[name]!.pdf);
-    const pdf = (bytes: () => Buffer, type = 'application/pdf'): Handler => (_q, r) => void r.writeHead(200, { 'content-type': type }).end(bytes());
+    const pdf =
+      (bytes: () => Buffer, type = 'application/pdf'): Handler =>
+      (_q, r) =>
+        void r.writeHead(200, { 'content-type': type }).end(bytes());
     server = await startServer({
       '/price-list': pdf(() => corpus['price-list']!.pdf),
       '/download': pdf(() => corpus['price-list']!.pdf, 'application/octet-stream'),
@@ -86,8 +90,10 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       // script) and their exports, which answer a PDF when asked for one.
       '/document/d/doc-1/edit': html('<title>Price list - Google Docs</title><div id="docs-editor"></div><script>draw()</script>'),
       '/presentation/d/deck-1/edit': html('<title>Deck - Google Slides</title><div id="root"></div><script>draw()</script>'),
-      '/document/d/doc-1/export': (q, r) => (new URL(q.url!, 'http://x').searchParams.get('format') === 'pdf' ? pdf(() => corpus['price-list']!.pdf)(q, r) : void r.writeHead(400).end()),
-      '/presentation/d/deck-1/export': (q, r) => (new URL(q.url!, 'http://x').searchParams.get('format') === 'pdf' ? pdf(() => corpus.columns!.pdf)(q, r) : void r.writeHead(400).end()),
+      '/document/d/doc-1/export': (q, r) =>
+        new URL(q.url!, 'http://x').searchParams.get('format') === 'pdf' ? pdf(() => corpus['price-list']!.pdf)(q, r) : void r.writeHead(400).end(),
+      '/presentation/d/deck-1/export': (q, r) =>
+        new URL(q.url!, 'http://x').searchParams.get('format') === 'pdf' ? pdf(() => corpus.columns!.pdf)(q, r) : void r.writeHead(400).end(),
     });
   });
   after(async () => {
@@ -122,14 +128,20 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       const { markdown } = parsed;
       assert.match(markdown, /^# Garden tools price list\n\nThis list gives the spring prices/);
       assert.match(markdown, /\n## Hand tools\n\n- Spade with an ash handle\n- Rake with fourteen teeth\n- Pruning shears for roses\n/);
-      assert.match(markdown, /\| Item \| Price \| Stock \|\n\| --- \| --- \| --- \|\n\| Spade \| 24\.50 \| 12 \|\n\| Rake \| 18\.00 \| 3 \|\n\| Pruning shears \| 31\.20 \| 40 \|\n\| Watering can \| 9\.90 \| 25 \|/);
+      assert.match(
+        markdown,
+        /\| Item \| Price \| Stock \|\n\| --- \| --- \| --- \|\n\| Spade \| 24\.50 \| 12 \|\n\| Rake \| 18\.00 \| 3 \|\n\| Pruning shears \| 31\.20 \| 40 \|\n\| Watering can \| 9\.90 \| 25 \|/,
+      );
       assert.match(markdown, /\n1\. Choose the tools you need\.\n2\. Pay by card or bank transfer\.\n3\. Receive a tracking number by mail\./);
       // Markers between pages only: none before page 1, each as spec §2.7 spells it.
       assert.equal(markdown.match(/<!-- page \d+ -->/g)?.join(','), '<!-- page 2 -->,<!-- page 3 -->');
       assert.ok(markdown.includes('| Watering can | 9.90 | 25 |\n\n---\n\n<!-- page 2 -->\n\n## Delivery'));
       assert.ok(!markdown.startsWith('---'));
       // pages: the same markdown, page by page; joined with the markers they are the document.
-      assert.deepEqual(parsed.pages.map((p) => p.pageNumber), [1, 2, 3]);
+      assert.deepEqual(
+        parsed.pages.map((p) => p.pageNumber),
+        [1, 2, 3],
+      );
       assert.equal(parsed.pages.map((p, i) => (i === 0 ? p.markdown : `\n\n---\n\n<!-- page ${p.pageNumber} -->\n\n${p.markdown}`)).join(''), markdown);
       assert.match(parsed.pages[2]!.markdown, /^## Returns\n\nUnused tools may be returned/);
     });
@@ -137,18 +149,38 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
     it('columns: paragraphs whole and in reading order, column by column', async () => {
       const { markdown } = await read(corpus.columns!.pdf);
       const order = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'].map((word) => markdown.indexOf(`${word} paragraph.`));
-      assert.ok(order.every((at) => at >= 0), markdown);
-      assert.deepEqual([...order].sort((a, b) => a - b), order, 'in reading order');
-      assert.match(markdown, /Bravo paragraph\. A stone bridge replaced the ferry two centuries later, and the market moved from the bank to the square in front of the church, where it is still held every Thursday morning\./);
+      assert.ok(
+        order.every((at) => at >= 0),
+        markdown,
+      );
+      assert.deepEqual(
+        [...order].sort((a, b) => a - b),
+        order,
+        'in reading order',
+      );
+      assert.match(
+        markdown,
+        /Bravo paragraph\. A stone bridge replaced the ferry two centuries later, and the market moved from the bank to the square in front of the church, where it is still held every Thursday morning\./,
+      );
       assert.doesNotMatch(markdown, /\|/, 'justified columns are not a table');
     });
 
     it('blocks: typed, in reading order, boxes inside the page, spans that point at their markdown', async () => {
       const parsed = await read(corpus['price-list']!.pdf);
-      assert.deepEqual(parsed.blocks.map((b) => [b.pageNumber, b.status]), [[1, 'ok'], [2, 'ok'], [3, 'ok']]);
+      assert.deepEqual(
+        parsed.blocks.map((b) => [b.pageNumber, b.status]),
+        [
+          [1, 'ok'],
+          [2, 'ok'],
+          [3, 'ok'],
+        ],
+      );
       const first = parsed.blocks[0]!;
       assert.ok(Math.abs(first.width! - 595.92) < 1 && Math.abs(first.height! - 842.88) < 1, 'A4 in points');
-      assert.deepEqual(first.items.map((item) => item.type), ['title', 'text', 'section_header', 'list_item', 'list_item', 'list_item', 'section_header', 'table']);
+      assert.deepEqual(
+        first.items.map((item) => item.type),
+        ['title', 'text', 'section_header', 'list_item', 'list_item', 'list_item', 'section_header', 'table'],
+      );
       let lastTop = -1;
       for (const item of first.items) {
         assert.equal(item.readingOrder, first.items.indexOf(item));
@@ -162,7 +194,11 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
         assert.equal(item.source, 'text');
       }
       const spans = parsed.blocks.flatMap((b) => b.items).map((item) => item.markdownSpan![0]);
-      assert.deepEqual([...spans].sort((a, b) => a - b), spans, 'spans follow the reading order across pages');
+      assert.deepEqual(
+        [...spans].sort((a, b) => a - b),
+        spans,
+        'spans follow the reading order across pages',
+      );
     });
 
     it('maxPages reads the first pages only, and says so', async () => {
@@ -176,7 +212,10 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
     it('a scan has no text layer: fast reads nothing from it', async () => {
       const parsed = await read(scans['price-list']!);
       assert.equal(parsed.markdown, '');
-      assert.deepEqual(parsed.blocks.map((b) => b.status), ['empty', 'empty', 'empty']);
+      assert.deepEqual(
+        parsed.blocks.map((b) => b.status),
+        ['empty', 'empty', 'empty'],
+      );
     });
   });
 
@@ -210,7 +249,10 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
 
   describe('bad PDFs fail clearly, in bounded time, and webwatch goes on', () => {
     const fails = async (promise: Promise<unknown>, code: string, message: RegExp) => {
-      const error = await promise.then(() => undefined, (e: unknown) => e);
+      const error = await promise.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(error instanceof WebwatchError, `expected an error, got ${String(error)}`);
       assert.equal(error.code, code);
       assert.match(error.message, message);
@@ -226,7 +268,10 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       const pdf = corpus['price-list']!.pdf;
       await fails(read(pdf.subarray(0, 2000)), 'SCRAPE_PDF_UNREADABLE', /the PDF cannot be read: pdftotext failed: /);
       // Cut before its end, the file loses its cross-reference table; poppler rebuilds it.
-      const cut = await read(pdf.subarray(0, pdf.length - 40)).then((parsed) => parsed, (error: unknown) => error);
+      const cut = await read(pdf.subarray(0, pdf.length - 40)).then(
+        (parsed) => parsed,
+        (error: unknown) => error,
+      );
       if (cut instanceof WebwatchError) assert.equal(cut.code, 'SCRAPE_PDF_UNREADABLE');
       else assert.match((cut as ParsedPdf).markdown + (cut as ParsedPdf).warnings.join(), /Garden tools|errors/);
     });
@@ -241,14 +286,18 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       await fails(read(handBuiltPdf([catalog, pages, page])), 'SCRAPE_PDF_UNREADABLE', /Page count \(1000000000\) larger than number of objects/);
     });
 
-    it('more pages than the time left can read: refused at once, in the hosted API\'s words', async () => {
+    it("more pages than the time left can read: refused at once, in the hosted API's words", async () => {
       const refused = async (promise: Promise<unknown>, message: RegExp, withinMs: number) => {
         const started = Date.now();
         await fails(promise, 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR', message);
         assert.ok(Date.now() - started < withinMs, `refused after ${Date.now() - started} ms`);
       };
       // OCR of 3 pages needs about 2 s at the least: refused after pdfinfo alone, in `ocr`...
-      await refused(read(scans['price-list']!, { mode: 'ocr' }, 1500), /^Insufficient time to process PDF of 3 pages \(by OCR\): \d+ms of the scrape's timeout \(1500ms\) are left\. Please increase the timeout parameter in your scrape request to at least \d+ms\.$/, 1000);
+      await refused(
+        read(scans['price-list']!, { mode: 'ocr' }, 1500),
+        /^Insufficient time to process PDF of 3 pages \(by OCR\): \d+ms of the scrape's timeout \(1500ms\) are left\. Please increase the timeout parameter in your scrape request to at least \d+ms\.$/,
+        1000,
+      );
       // ...and in `auto` once the text layer shows that no page has text.
       await refused(read(scans['price-list']!, { mode: 'auto' }, 1500), /^Insufficient time to process PDF of 3 pages \(by OCR\)/, 1000);
       // One page of OCR fits in the time: read as before.
@@ -258,18 +307,31 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       // and messages are tested in pdf-time.test.ts.
       // 3000 blank pages read far faster than pages of text: their first 100 show it, and they are read.
       const kids = Array.from({ length: 3000 }, (_, i) => `${i + 3} 0 R`).join(' ');
-      const blank = handBuiltPdf([catalog, Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count 3000 >>`),
-        ...Array.from({ length: 3000 }, () => Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>'))]);
+      const blank = handBuiltPdf([
+        catalog,
+        Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count 3000 >>`),
+        ...Array.from({ length: 3000 }, () => Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>')),
+      ]);
       assert.equal((await read(blank, { mode: 'fast' }, 3000)).numPages, 3000);
       // Through a scrape, whose 1 s timeout the fetch has already used some of.
-      const scan = await scrape({ url: `${server.origin}/scan`, options: { timeout: 1000, parsers: [{ type: 'pdf', mode: 'ocr' }] } }, { version: 't', now: () => new Date() }).then(() => undefined, (error: unknown) => error);
+      const scan = await scrape(
+        { url: `${server.origin}/scan`, options: { timeout: 1000, parsers: [{ type: 'pdf', mode: 'ocr' }] } },
+        { version: 't', now: () => new Date() },
+      ).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       assert.ok(scan instanceof WebwatchError && scan.code === 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR' && scan.status === 408, String(scan));
     });
 
     it('a compressed content stream that inflates to 64 MiB of drawing: stopped at the deadline', async () => {
-      const drawing = deflateSync(Buffer.from('0 0 m 1 1 l S\n'.repeat(64 * 1024 * 1024 / 14)), { level: 9 });
-      const bomb = handBuiltPdf([catalog, Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
-        Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>'), stream(drawing)]);
+      const drawing = deflateSync(Buffer.from('0 0 m 1 1 l S\n'.repeat((64 * 1024 * 1024) / 14)), { level: 9 });
+      const bomb = handBuiltPdf([
+        catalog,
+        Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+        Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>'),
+        stream(drawing),
+      ]);
       const started = Date.now();
       await fails(read(bomb, { mode: 'ocr' }, 1500), 'SCRAPE_TIMEOUT', /took longer than the scrape's timeout \(1500 ms\)/);
       assert.ok(Date.now() - started < 4000, `stopped after ${Date.now() - started} ms`);
@@ -282,12 +344,22 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
       assert.notEqual(starved.code, 0, 'a tool that cannot have the memory it asks for fails, and webwatch goes on');
       const dir = tempDir();
       writeFileSync(join(dir, 'in.pdf'), corpus['price-list']!.pdf);
-      await assert.rejects(runTool('pdftotext', [join(dir, 'in.pdf'), '-'], { ...limits, maxOutputBytes: 100 }), (error: unknown) => error instanceof ToolStopped && error.reason === 'output');
-      await assert.rejects(runTool('pdftotext', [join(dir, 'in.pdf'), '-'], { ...limits, deadline: Date.now() - 1 }), (error: unknown) => error instanceof ToolStopped && error.reason === 'deadline');
+      await assert.rejects(
+        runTool('pdftotext', [join(dir, 'in.pdf'), '-'], { ...limits, maxOutputBytes: 100 }),
+        (error: unknown) => error instanceof ToolStopped && error.reason === 'output',
+      );
+      await assert.rejects(
+        runTool('pdftotext', [join(dir, 'in.pdf'), '-'], { ...limits, deadline: Date.now() - 1 }),
+        (error: unknown) => error instanceof ToolStopped && error.reason === 'deadline',
+      );
     });
 
     it('a page 200 inches wide is read by OCR at a resolution its image fits in', async () => {
-      const huge = handBuiltPdf([catalog, Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'), Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 14400] >>')]);
+      const huge = handBuiltPdf([
+        catalog,
+        Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+        Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 14400] >>'),
+      ]);
       const parsed = await read(huge, { mode: 'ocr' });
       assert.equal(parsed.markdown, '');
       assert.equal(parsed.numPages, 1);
@@ -312,8 +384,14 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
 
     it('parsers options: pages, blocks, page markers, maxPages (billed pages read)', async () => {
       const document = await scrapeOf('/price-list', { parsers: [{ type: 'pdf', mode: 'fast', pages: true, blocks: true, pageMarkers: true, maxPages: 2 }] });
-      assert.deepEqual(document.pages?.map((p) => p.pageNumber), [1, 2]);
-      assert.deepEqual(document.blocks?.map((b) => b.pageNumber), [1, 2]);
+      assert.deepEqual(
+        document.pages?.map((p) => p.pageNumber),
+        [1, 2],
+      );
+      assert.deepEqual(
+        document.blocks?.map((b) => b.pageNumber),
+        [1, 2],
+      );
       assert.match(document.markdown ?? '', /\n\n---\n\n<!-- page 2 -->\n\n## Delivery/);
       assert.equal(document.metadata.numPages, 3);
       assert.equal(document.metadata.creditsUsed, 2);
@@ -329,11 +407,17 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
     });
 
     it('a scan through scrape: OCR in auto mode; PII redacted in markdown, pages and blocks alike', async () => {
-      const document = await scrapeOf('/scan', { parsers: [{ type: 'pdf', maxPages: 1, pages: true, blocks: true }], redactPII: { mode: 'fast', entities: ['EMAIL'] } });
+      const document = await scrapeOf('/scan', {
+        parsers: [{ type: 'pdf', maxPages: 1, pages: true, blocks: true }],
+        redactPII: { mode: 'fast', entities: ['EMAIL'] },
+      });
       assert.match(document.markdown ?? '', /Pruning shears/);
       assert.equal(document.blocks?.[0]?.items[0]?.source, 'ocr');
       assert.equal(document.pages?.[0]?.markdown, document.markdown);
-      const encrypted = await scrapeOf('/secret').then(() => undefined, (error: unknown) => error);
+      const encrypted = await scrapeOf('/secret').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       assert.ok(encrypted instanceof WebwatchError && encrypted.code === 'SCRAPE_PDF_ENCRYPTED');
     });
 
@@ -369,14 +453,22 @@ describe('PDFs', { skip: missingTools && `${missingTools}: apt-get install poppl
     it('webwatch scrape prints a PDF as markdown; an encrypted one fails with its reason and exit code 1', async () => {
       const ok = await exec(process.execPath, [BIN, 'scrape', `${server.origin}/price-list`], { env: { ...process.env, WEBWATCH_HOME: tempDir() } });
       assert.match(ok.stdout, /^# Garden tools price list/);
-      const failed = await exec(process.execPath, [BIN, 'scrape', `${server.origin}/secret`], { env: { ...process.env, WEBWATCH_HOME: tempDir() } }).then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+      const failed = await exec(process.execPath, [BIN, 'scrape', `${server.origin}/secret`], { env: { ...process.env, WEBWATCH_HOME: tempDir() } }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
       assert.equal(failed?.code, 1);
       assert.equal(failed?.stdout, '');
       assert.match(failed?.stderr ?? '', /^error: the PDF is encrypted and needs a password to open/m);
     });
 
     it('without poppler: a clear error naming the package to install', async () => {
-      const failed = await exec(process.execPath, [BIN, 'scrape', '--json', `${server.origin}/price-list`], { env: { PATH: '/nonexistent', WEBWATCH_HOME: tempDir() } }).then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+      const failed = await exec(process.execPath, [BIN, 'scrape', '--json', `${server.origin}/price-list`], {
+        env: { PATH: '/nonexistent', WEBWATCH_HOME: tempDir() },
+      }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
       assert.equal(failed?.code, 1);
       const body = JSON.parse(failed!.stdout);
       assert.equal(body.code, 'PDF_TOOLS_NOT_FOUND');

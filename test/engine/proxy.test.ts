@@ -18,7 +18,7 @@ import { proxyAttempts, withoutSecrets } from '../../src/engine/fetch/proxy.js';
 import { scrape, type ScrapeContext } from '../../src/engine/scrape/scrape.js';
 import type { ProxySettings } from '../../src/engine/fetch/proxy.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
-import { WebwatchError } from '../../src/errors/webwatch-error.js';
+import type { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
@@ -54,7 +54,13 @@ const PASSWORD = 'pa:ss/w@rd-7f3k';
 const SECRETS = [USER, PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(`${USER}:${PASSWORD}`).toString('base64')];
 
 function assertNoSecrets(error: unknown): void {
-  const shown = [String(error), (error as Error).stack ?? '', JSON.stringify(error), JSON.stringify((error as WebwatchError).details ?? null), String((error as Error).cause ?? '')].join('\n');
+  const shown = [
+    String(error),
+    (error as Error).stack ?? '',
+    JSON.stringify(error),
+    JSON.stringify((error as WebwatchError).details ?? null),
+    String((error as Error).cause ?? ''),
+  ].join('\n');
   for (const secret of SECRETS) assert.ok(!shown.includes(secret), `the error shows ${JSON.stringify(secret)}: ${shown}`);
 }
 
@@ -72,9 +78,14 @@ describe('proxy levels', () => {
   let nowhere: string;
   const page = () => `${site.origin}/page`;
   const context = (proxies?: ProxySettings, extra: Partial<ScrapeContext> = {}): ScrapeContext => ({
-    version: 'test', now: () => new Date(), ...(proxies && { proxies }), browser: { env: process.env, artifactsDir: tempDir() }, ...extra,
+    version: 'test',
+    now: () => new Date(),
+    ...(proxies && { proxies }),
+    browser: { env: process.env, artifactsDir: tempDir() },
+    ...extra,
   });
-  const at = (proxies: ProxySettings | undefined, options: ScrapeOptions = {}, url = page()) => scrape({ url, options: { timeout: 10_000, ...options } }, context(proxies));
+  const at = (proxies: ProxySettings | undefined, options: ScrapeOptions = {}, url = page()) =>
+    scrape({ url, options: { timeout: 10_000, ...options } }, context(proxies));
 
   before(async () => {
     site = await startServer({
@@ -106,7 +117,10 @@ describe('proxy levels', () => {
     const both = { basic: 'http://b:1', enhanced: 'http://e:1' };
     assert.deepEqual(proxyAttempts('basic', both), [{ level: 'basic', url: 'http://b:1' }]);
     assert.deepEqual(proxyAttempts('enhanced', both), [{ level: 'enhanced', url: 'http://e:1' }]);
-    assert.deepEqual(proxyAttempts(undefined, both), [{ level: 'basic', url: 'http://b:1' }, { level: 'enhanced', url: 'http://e:1' }]);
+    assert.deepEqual(proxyAttempts(undefined, both), [
+      { level: 'basic', url: 'http://b:1' },
+      { level: 'enhanced', url: 'http://e:1' },
+    ]);
     assert.deepEqual(proxyAttempts('enhanced', { basic: 'http://b:1' }), [{ level: 'basic', url: 'http://b:1' }]);
     assert.deepEqual(proxyAttempts('auto', {}), [{ level: 'basic' }]);
   });
@@ -190,11 +204,14 @@ describe('proxy levels', () => {
   const proxyAnswered = (proxy: ForwardProxy, level: string, status: string) => (error: WebwatchError) => {
     assert.equal(error.code, 'SCRAPE_CONNECTION_FAILED');
     assert.equal(error.exitCode, 1);
-    assert.match(error.message, new RegExp(`through the ${level} proxy http://127\\.0\\.0\\.1:${new URL(proxy.url).port} failed: the proxy answered ${status}$`));
+    assert.match(
+      error.message,
+      new RegExp(`through the ${level} proxy http://127\\.0\\.0\\.1:${new URL(proxy.url).port} failed: the proxy answered ${status}$`),
+    );
     return true;
   };
 
-  it('a proxy that answers 502 or 504 for itself fails the page as the proxy\'s failure, never an empty success; auto then asks the enhanced proxy', async () => {
+  it("a proxy that answers 502 or 504 for itself fails the page as the proxy's failure, never an empty success; auto then asks the enhanced proxy", async () => {
     const f = failing.count(page());
     await assert.rejects(at({ basic: failing.url }, { proxy: 'basic' }), proxyAnswered(failing, 'basic', '502 Bad Gateway'));
     assert.equal(failing.count(page()) - f, 1, 'the proxy was asked');
@@ -216,7 +233,25 @@ describe('proxy levels', () => {
     before(async () => {
       const dir = tempDir();
       try {
-        execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+        execFileSync(
+          'openssl',
+          [
+            'req',
+            '-x509',
+            '-newkey',
+            'rsa:2048',
+            '-nodes',
+            '-keyout',
+            join(dir, 'key.pem'),
+            '-out',
+            join(dir, 'cert.pem'),
+            '-days',
+            '1',
+            '-subj',
+            '/CN=127.0.0.1',
+          ],
+          { stdio: 'ignore' },
+        );
       } catch {
         return;
       }
@@ -245,12 +280,18 @@ describe('proxy levels', () => {
       if (!secure) return t.skip('no openssl to make a certificate');
       await assert.rejects(at({ basic: failing.url }, { proxy: 'basic' }, `${origin}/`), proxyAnswered(failing, 'basic', '502 Bad Gateway to CONNECT'));
       if (!chromium) return;
-      await assert.rejects(at({ basic: failing.url }, { proxy: 'basic', mobile: true }, `${origin}/`), proxyAnswered(failing, 'basic', '502 Bad Gateway to CONNECT'));
-      await assert.rejects(at({ basic: timingOut.url }, { proxy: 'basic', mobile: true }, `${origin}/`), proxyAnswered(timingOut, 'basic', '504 Gateway Timeout to CONNECT'));
+      await assert.rejects(
+        at({ basic: failing.url }, { proxy: 'basic', mobile: true }, `${origin}/`),
+        proxyAnswered(failing, 'basic', '502 Bad Gateway to CONNECT'),
+      );
+      await assert.rejects(
+        at({ basic: timingOut.url }, { proxy: 'basic', mobile: true }, `${origin}/`),
+        proxyAnswered(timingOut, 'basic', '504 Gateway Timeout to CONNECT'),
+      );
     });
   });
 
-  it('withoutSecrets masks an address\'s credentials, and each of them on its own', () => {
+  it("withoutSecrets masks an address's credentials, and each of them on its own", () => {
     const address = `http://${encodeURIComponent(USER)}:${encodeURIComponent(PASSWORD)}@proxy.example:8080`;
     const text = withoutSecrets(`failed ${address} (user ${USER}, password ${PASSWORD}, ${SECRETS[3]}) and https://other:word@x.example/`, [address]);
     for (const secret of [...SECRETS, 'other:word']) assert.ok(!text.includes(secret), text);
@@ -278,7 +319,7 @@ describe('proxy levels', () => {
     // mobile needs a browser: the page is rendered, not fetched.
     const rendered: ScrapeOptions = { mobile: true };
 
-    it('a rendered page goes through the proxy of its level, with the proxy\'s credentials', async () => {
+    it("a rendered page goes through the proxy of its level, with the proxy's credentials", async () => {
       const e = enhanced.count(page());
       const byEnhanced = await at({ basic: basic.url, enhanced: enhanced.url }, { ...rendered, proxy: 'enhanced' });
       assert.match(byEnhanced.markdown ?? '', /Pro costs \$10/);

@@ -20,7 +20,7 @@ const kindOf = (before: string, after: string, language?: string) => {
 };
 
 describe('the reader comparison', () => {
-  it('knows relative times in the page\'s language, from CLDR', () => {
+  it("knows relative times in the page's language, from CLDR", () => {
     const table: [string, string, string][] = [
       ['fr', 'Mis à jour il y a 3 heures', 'Mis à jour il y a 4 heures'],
       ['zh', '3小时前', '5小时前'],
@@ -32,7 +32,8 @@ describe('the reader comparison', () => {
     ];
     // Between two paragraphs, where no counter stands: only the relative time makes it volatile.
     const between = (line: string) => kept([], [], [PROSE[0]!, line, PROSE[1]!]);
-    for (const [language, before, after] of table) assert.equal(kindOf(between(before), between(after), language), 'relative time', `${language}: ${before} → ${after}`);
+    for (const [language, before, after] of table)
+      assert.equal(kindOf(between(before), between(after), language), 'relative time', `${language}: ${before} → ${after}`);
     // In a language the page does not say, its words are not known: a change.
     assert.equal(kindOf(between('3小时前'), between('5小时前'), 'en'), 'changed');
     assert.equal(kindOf(between('3 apples left'), between('2 apples left'), 'en'), 'changed');
@@ -66,7 +67,10 @@ describe('the reader comparison', () => {
     const after = kept(['Posted 4 hours ago'], ['13 comments', 'A new closing line was added by the editor.']);
     assert.equal(kindOf(before, after), 'changed');
     const noise = comparePages(kept(['Posted 3 hours ago'], ['12 comments']), kept(['Posted 4 hours ago'], ['13 comments']));
-    assert.deepEqual(noise.noise?.parts.map((part) => part.kind), ['relative time', 'counter']);
+    assert.deepEqual(
+      noise.noise?.parts.map((part) => part.kind),
+      ['relative time', 'counter'],
+    );
   });
 
   it('compares a text kept without headings without them, and a changed heading is a change', () => {
@@ -94,7 +98,10 @@ describe('the reader comparison', () => {
     assert.equal(kindOf(link('https://example.com/p?fbclid=IwAR3xY-k9_Zq2Lm8Pw'), link('https://example.com/p?fbclid=IwAR0aB_7cD-4eFgH1i')), 'link token');
     assert.equal(kindOf(link('https://example.com/p?clid=IJFsDqy8LCok1WVmNQW6'), link('https://example.com/p?clid=QrPufRlN6QhYXFhanZCV')), 'link token');
     assert.equal(kindOf(link('https://example.com/p?topic=Whole_Foods_Market'), link('https://example.com/p?topic=Amazon_Fresh_Stores')), 'changed');
-    assert.equal(kindOf(link('https://example.com/p?s=3f2504e0-4f89-11d3-9a0c-0305e82c3301'), link('https://example.com/p?s=9b2c7d10-1a2b-4c3d-8e9f-0a1b2c3d4e5f')), 'link token');
+    assert.equal(
+      kindOf(link('https://example.com/p?s=3f2504e0-4f89-11d3-9a0c-0305e82c3301'), link('https://example.com/p?s=9b2c7d10-1a2b-4c3d-8e9f-0a1b2c3d4e5f')),
+      'link token',
+    );
   });
 
   it('keeps headings one line each, whatever they hold', () => {
@@ -106,7 +113,15 @@ describe('the reader comparison', () => {
   });
 
   it('reads hostile lines in linear time: a megabyte of brackets, digits and links', () => {
-    const lines = ['!['.repeat(200_000), '['.repeat(500_000), '1,'.repeat(300_000), `[a](${'x'.repeat(100_000)}?${'a=b&'.repeat(50_000)})`, '](('.repeat(200_000), '[a](b "'.repeat(100_000), '(('.repeat(300_000)];
+    const lines = [
+      '!['.repeat(200_000),
+      '['.repeat(500_000),
+      '1,'.repeat(300_000),
+      `[a](${'x'.repeat(100_000)}?${'a=b&'.repeat(50_000)})`,
+      '](('.repeat(200_000),
+      '[a](b "'.repeat(100_000),
+      '(('.repeat(300_000),
+    ];
     for (const line of lines) {
       const before = kept([line]);
       const after = kept([`${line}1`]);
@@ -114,15 +129,23 @@ describe('the reader comparison', () => {
     }
   });
 
-  it('settles a box of links replaced in place by the page\'s history: changed at each of the last two checks', () => {
-    const boxed = (n: number, lines = 2) => kept([], [], [PROSE[0]!, ...Array.from({ length: lines }, (_, i) => `- [Other story ${n * 10 + i}](https://example.com/story/${n * 10 + i})`), PROSE[1]!]);
+  it("settles a box of links replaced in place by the page's history: changed at each of the last two checks", () => {
+    const boxed = (n: number, lines = 2) =>
+      kept(
+        [],
+        [],
+        [PROSE[0]!, ...Array.from({ length: lines }, (_, i) => `- [Other story ${n * 10 + i}](https://example.com/story/${n * 10 + i})`), PROSE[1]!],
+      );
     const [t0, t1, t2, t3] = [0, 1, 2, 3].map((n) => boxed(n));
     const comparison = comparePages(t2!, t3!);
     assert.equal(comparison.changed, true);
     assert.equal(comparison.unsettled?.places.length, 1);
     const settled = settledByHistory(comparison, [diffMarkdown(t1!, t2!), diffMarkdown(t0!, t1!)]);
     assert.equal(settled.changed, false);
-    assert.deepEqual(settled.noise?.parts.map((part) => part.kind), ['rotating part']);
+    assert.deepEqual(
+      settled.noise?.parts.map((part) => part.kind),
+      ['rotating part'],
+    );
     // Not changed at one of those checks, or only one check behind it: still a change.
     assert.equal(settledByHistory(comparison, [diffMarkdown(t1!, t2!), null]).changed, true);
     assert.equal(settledByHistory(comparison, [diffMarkdown(t1!, t2!)]).changed, true);

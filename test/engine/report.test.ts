@@ -43,13 +43,16 @@ describe('a page diff as stretches', () => {
     const before = [...lines(20), 'The price is $10 a month.', ...lines(20, 'more')].join('\n');
     const after = [...lines(20), 'The price is $12 a month.', ...lines(20, 'more')].join('\n');
     const segments = diffSegments(diffMarkdown(before, after), after);
-    assert.deepEqual(segments.map((s) => s.kind), ['fold', 'same', 'change', 'same', 'fold']);
+    assert.deepEqual(
+      segments.map((s) => s.kind),
+      ['fold', 'same', 'change', 'same', 'fold'],
+    );
     const [head, , change, , tail] = segments;
     assert.deepEqual(head, { kind: 'fold', count: 17, lines: lines(17) });
     assert.deepEqual(change, { kind: 'change', removed: ['The price is $10 a month.'], added: ['The price is $12 a month.'] });
     assert.equal(tail?.kind === 'fold' && tail.count, 17);
     // Every line of the page is there once, folded or shown.
-    const shown = segments.flatMap((s) => (s.kind === 'change' ? s.added : s.lines ?? []));
+    const shown = segments.flatMap((s) => (s.kind === 'change' ? s.added : (s.lines ?? [])));
     assert.deepEqual(shown, after.split('\n'));
   });
 
@@ -58,14 +61,26 @@ describe('a page diff as stretches', () => {
     const after = [...lines(30), 'A', ...lines(30, 'b'), 'C'].join('\n');
     const segments = diffSegments(diffMarkdown(before, after));
     const folds = segments.filter((s) => s.kind === 'fold');
-    assert.deepEqual(folds.map((f) => f.kind === 'fold' && [f.count, f.lines]), [[27, null], [24, null]]);
+    assert.deepEqual(
+      folds.map((f) => f.kind === 'fold' && [f.count, f.lines]),
+      [
+        [27, null],
+        [24, null],
+      ],
+    );
   });
 
   it('marks the words that changed on each side, not the whole line', () => {
     const { before, after } = markWords(['Pro plan: $10 per month, billed yearly.'], ['Pro plan: $12 per month, billed monthly.']);
     // Words, not punctuation: the currency sign and the full stop stay unmarked.
-    assert.deepEqual(before.filter((p) => p.marked).map((p) => p.text), ['10', 'yearly']);
-    assert.deepEqual(after.filter((p) => p.marked).map((p) => p.text), ['12', 'monthly']);
+    assert.deepEqual(
+      before.filter((p) => p.marked).map((p) => p.text),
+      ['10', 'yearly'],
+    );
+    assert.deepEqual(
+      after.filter((p) => p.marked).map((p) => p.text),
+      ['12', 'monthly'],
+    );
     assert.equal(before.map((p) => p.text).join(''), 'Pro plan: $10 per month, billed yearly.');
     const html = diffTableHtml([{ kind: 'change', removed: ['Pro plan: $10 per month'], added: ['Pro plan: $12 per month'] }], 'classes');
     assert.match(html, /\$<del>10<\/del>/);
@@ -166,14 +181,30 @@ describe('field paths and charts', () => {
   });
 
   const check = (id: string, changed: number, startedAt: string): CheckRecord => ({
-    id, monitorId: 'm', status: 'completed', trigger: 'manual', scheduledFor: null, startedAt, finishedAt: startedAt,
-    summary: { totalPages: 5, same: 5 - changed, changed, new: 0, removed: 0, error: 0 }, error: null, notificationStatus: null,
-    billingStatus: 'not_applicable', estimatedCredits: null, reservedCredits: null, actualCredits: 5, createdAt: startedAt, updatedAt: startedAt,
+    id,
+    monitorId: 'm',
+    status: 'completed',
+    trigger: 'manual',
+    scheduledFor: null,
+    startedAt,
+    finishedAt: startedAt,
+    summary: { totalPages: 5, same: 5 - changed, changed, new: 0, removed: 0, error: 0 },
+    error: null,
+    notificationStatus: null,
+    billingStatus: 'not_applicable',
+    estimatedCredits: null,
+    reservedCredits: null,
+    actualCredits: 5,
+    createdAt: startedAt,
+    updatedAt: startedAt,
   });
 
   it('charts the history oldest left, heights by changes, this check outlined', () => {
     const svg = historySvg([check('c3', 4, '2026-11-03T00:00:00Z'), check('c2', 0, '2026-11-02T00:00:00Z'), check('c1', 2, '2026-11-01T00:00:00Z')], 'c3');
-    const rects = [...svg.matchAll(/<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="#bf8700"\/>/g)].map((m) => ({ x: Number(m[1]), h: Number(m[4]) }));
+    const rects = [...svg.matchAll(/<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="#bf8700"\/>/g)].map((m) => ({
+      x: Number(m[1]),
+      h: Number(m[4]),
+    }));
     assert.equal(rects.length, 2, 'no bar for a check without changes');
     assert.ok(rects[0]!.x < rects[1]!.x && rects[0]!.h * 2 === rects[1]!.h, JSON.stringify(rects));
     assert.equal((svg.match(/stroke-dasharray/g) ?? []).length, 1);
@@ -181,7 +212,14 @@ describe('field paths and charts', () => {
   });
 
   it('a report allows nothing but its own style sheet and embedded images', () => {
-    const html = renderReport({ monitor: { id: 'm', name: '<b>Shop</b>', goal: null }, check: check('c1', 0, '2026-11-01T00:00:00Z'), pages: [], history: [], generatedAt: 'now', version: 'test' });
+    const html = renderReport({
+      monitor: { id: 'm', name: '<b>Shop</b>', goal: null },
+      check: check('c1', 0, '2026-11-01T00:00:00Z'),
+      pages: [],
+      history: [],
+      generatedAt: 'now',
+      version: 'test',
+    });
     const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1]!;
     assert.equal(policy, contentSecurityPolicy());
     assert.match(policy, /^default-src 'none'; img-src data:; style-src 'sha256-[A-Za-z0-9+/=]+'/);
@@ -190,19 +228,42 @@ describe('field paths and charts', () => {
     assert.match(html, /Nothing changed in this check/);
   });
 
-  it('shows the judge\'s verdict, the fields of a JSON page and the three screenshots, all inert', () => {
+  it("shows the judge's verdict, the fields of a JSON page and the three screenshots, all inert", () => {
     const result = {
-      url: 'javascript:alert(1)', targetId: 't', status: 'changed' as const, statusCode: 200, previousScrapeId: 'a', currentScrapeId: 'b', error: null,
+      url: 'javascript:alert(1)',
+      targetId: 't',
+      status: 'changed' as const,
+      statusCode: 200,
+      previousScrapeId: 'a',
+      currentScrapeId: 'b',
+      error: null,
       diff: { json: { price: { previous: 10, current: 12 } } },
-      judgment: { meaningful: true, confidence: 'high' as const, reason: 'the price rose <img src=x onerror=alert(1)>', meaningfulChanges: [{ type: 'changed' as const, before: '$10', after: '$12', reason: 'price' }] },
+      judgment: {
+        meaningful: true,
+        confidence: 'high' as const,
+        reason: 'the price rose <img src=x onerror=alert(1)>',
+        meaningfulChanges: [{ type: 'changed' as const, before: '$10', after: '$12', reason: 'price' }],
+      },
     };
     const image = { type: 'image/png' as const, bytes: png(2, 2, WHITE) };
     const html = renderReport({
-      monitor: { id: 'm', name: 'Shop', goal: 'Tell me when <b>prices</b> change' }, check: check('c1', 1, '2026-11-01T00:00:00Z'), history: [check('c1', 1, '2026-11-01T00:00:00Z')],
-      pages: [{ result, fields: { price: { previous: 10, current: 12 } }, screenshots: { before: image, after: image, diff: { png: image.bytes, changedShare: 0.125, width: 2, height: 2 } } }],
-      generatedAt: 'now', version: 'test',
+      monitor: { id: 'm', name: 'Shop', goal: 'Tell me when <b>prices</b> change' },
+      check: check('c1', 1, '2026-11-01T00:00:00Z'),
+      history: [check('c1', 1, '2026-11-01T00:00:00Z')],
+      pages: [
+        {
+          result,
+          fields: { price: { previous: 10, current: 12 } },
+          screenshots: { before: image, after: image, diff: { png: image.bytes, changedShare: 0.125, width: 2, height: 2 } },
+        },
+      ],
+      generatedAt: 'now',
+      version: 'test',
     });
-    assert.match(html, /<div class="verdict yes"><strong>Meaningful<\/strong> \(high confidence\): the price rose &#60;img src=x onerror=alert\(1\)&#62;<ul><li>changed: <del>\$10<\/del> <ins>\$12<\/ins>/);
+    assert.match(
+      html,
+      /<div class="verdict yes"><strong>Meaningful<\/strong> \(high confidence\): the price rose &#60;img src=x onerror=alert\(1\)&#62;<ul><li>changed: <del>\$10<\/del> <ins>\$12<\/ins>/,
+    );
     assert.match(html, /goal: Tell me when &#60;b&#62;prices/);
     assert.match(html, /<td class="before"><code>10<\/code><\/td><td class="after"><code>12<\/code>/);
     assert.equal((html.match(/<img alt="[^"]*" src="data:image\/png;base64,/g) ?? []).length, 3);
@@ -219,12 +280,24 @@ describe('field paths and charts', () => {
     writeFileSync(join(kept, 'after.png'), png(4, 4, WHITE, { x: 0, y: 0, w: 2, h: 2, colour: BLACK }));
     const count = MAX_SCREENSHOT_PAGES + 7;
     const all: CheckPage[] = Array.from({ length: count }, (_, i) => ({
-      id: `c:${i}`, createdAt: 'now', url: `https://example.com/${i}`, targetId: 't', status: 'changed', statusCode: 200, previousScrapeId: `p${i}`, currentScrapeId: `c${i}`,
-      diff: diffMarkdown(`page ${i} old\n`, `page ${i} new\n`), judgment: null, error: null, screenshot: 'after.png',
+      id: `c:${i}`,
+      createdAt: 'now',
+      url: `https://example.com/${i}`,
+      targetId: 't',
+      status: 'changed',
+      statusCode: 200,
+      previousScrapeId: `p${i}`,
+      currentScrapeId: `c${i}`,
+      diff: diffMarkdown(`page ${i} old\n`, `page ${i} new\n`),
+      judgment: null,
+      error: null,
+      screenshot: 'after.png',
     }));
     const windows: number[] = [];
     const sources: ReportSources = {
-      keptDir: kept, version: 'test', now: () => new Date(0),
+      keptDir: kept,
+      version: 'test',
+      now: () => new Date(0),
       checks: {
         list: async () => [check('c', count, '2026-11-01T00:00:00Z')],
         pages: async (_id, status, window) => {
@@ -238,7 +311,10 @@ describe('field paths and charts', () => {
     };
     const monitor = { id: 'm', definition: { name: 'Many', goal: null } } as unknown as StoredMonitor;
     const html = (await checkReportHtml(sources, monitor, check('c', count, '2026-11-01T00:00:00Z'))).join('');
-    assert.ok(windows.every((limit) => limit <= 50), `read ${windows.join(', ')} at a time`);
+    assert.ok(
+      windows.every((limit) => limit <= 50),
+      `read ${windows.join(', ')} at a time`,
+    );
     for (let i = 0; i < count; i++) assert.equal(html.split(`https://example.com/${i}"`).length - 1, 1, `page ${i} once`);
     assert.equal((html.match(/<figcaption>changed pixels: 25\.00 % of 4 x 4/g) ?? []).length, MAX_SCREENSHOT_PAGES);
     assert.equal((html.match(/A report shows the screenshots of its first 50 pages/g) ?? []).length, 7);

@@ -4,13 +4,28 @@ import { afterEach, beforeEach, it } from 'node:test';
 import { keyStore } from '../../src/engine/keys/key-store.js';
 import { checkStore } from '../../src/engine/monitors/check-store.js';
 import { monitorStore } from '../../src/engine/monitors/monitor-store.js';
-import { runDueOnce, startScheduler, type ClaimedCheck, type Scheduler, type SchedulerEvent, type SchedulerOptions, type Timers } from '../../src/engine/scheduler/scheduler.js';
+import {
+  runDueOnce,
+  startScheduler,
+  type ClaimedCheck,
+  type Scheduler,
+  type SchedulerEvent,
+  type SchedulerOptions,
+  type Timers,
+} from '../../src/engine/scheduler/scheduler.js';
 import type { Db } from '../../src/engine/store/database.js';
 import type { NormalizedMonitor } from '../../src/spec/monitor.js';
 import { forEachDatabase } from '../helpers/postgres.js';
 
 function definition(name: string, cron: string, timezone = 'UTC'): NormalizedMonitor {
-  return { name, schedule: { cron, timezone }, goal: null, judgeEnabled: false, retentionDays: 30, targets: [{ type: 'scrape', urls: ['https://example.com/'], id: 't' }] };
+  return {
+    name,
+    schedule: { cron, timezone },
+    goal: null,
+    judgeEnabled: false,
+    retentionDays: 30,
+    targets: [{ type: 'scrape', urls: ['https://example.com/'], id: 't' }],
+  };
 }
 
 /** A clock that moves only when told, and timers that fire only when the clock passes them. */
@@ -71,7 +86,19 @@ async function setup(at: string, db: Db) {
     const done = (async () => {
       await checks.begin(monitor.id, claim.checkId, time.now());
       await new Promise<void>((resolve) => holds.set(monitor.definition.name, resolve));
-      return checks.finish(monitor, claim.checkId, { status: 'completed', pages: [], snapshots: [], fingerprints: [], summary: { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, error: null }, time.now());
+      return checks.finish(
+        monitor,
+        claim.checkId,
+        {
+          status: 'completed',
+          pages: [],
+          snapshots: [],
+          fingerprints: [],
+          summary: { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 },
+          error: null,
+        },
+        time.now(),
+      );
     })();
     finished.set(monitor.definition.name, done);
     return done;
@@ -132,7 +159,10 @@ forEachDatabase('scheduler', ({ open }) => {
     await t.time.advance('2026-11-21T14:20:00Z'); // five slots passed with no scheduler running
     const scheduler = t.start({ maxConcurrent: 4, timers: t.time.timers });
     await scheduler.tick();
-    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T10:00:00.000Z']);
+    assert.deepEqual(
+      t.runs.map((r) => r.slot),
+      ['2026-11-21T10:00:00.000Z'],
+    );
     assert.equal((t.events[0] as { latenessMs: number }).latenessMs, (4 * 60 + 20) * 60_000);
     await t.release('Hourly');
     assert.equal((await t.monitors.find('local', m.id))!.nextRunAt, '2026-11-21T15:00:00.000Z');
@@ -151,7 +181,10 @@ forEachDatabase('scheduler', ({ open }) => {
     assert.equal(skipped?.scheduledFor, '2026-11-21T10:05:00.000Z');
     await t.release('Slow');
     await t.time.advance('2026-11-21T10:10:00Z');
-    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T10:00:00.000Z', '2026-11-21T10:10:00.000Z']);
+    assert.deepEqual(
+      t.runs.map((r) => r.slot),
+      ['2026-11-21T10:00:00.000Z', '2026-11-21T10:10:00.000Z'],
+    );
     await t.release('Slow');
     await scheduler.stop();
   });
@@ -172,7 +205,7 @@ forEachDatabase('scheduler', ({ open }) => {
     await scheduler.stop();
   });
 
-  it('shares the check slots between teams: one team\'s many monitors due at once leave room for another team\'s one', async () => {
+  it("shares the check slots between teams: one team's many monitors due at once leave room for another team's one", async () => {
     const t = await setup('2026-11-21T09:50:00Z', db);
     await keyStore(db).create('acme', t.time.now());
     await keyStore(db).create('beta', t.time.now());
@@ -206,7 +239,10 @@ forEachDatabase('scheduler', ({ open }) => {
     await t.monitors.setStatus('local', m.id, 'active', t.time.now());
     await scheduler.wake();
     await t.time.advance('2026-11-21T11:00:00Z');
-    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-11-21T11:00:00.000Z']);
+    assert.deepEqual(
+      t.runs.map((r) => r.slot),
+      ['2026-11-21T11:00:00.000Z'],
+    );
     await t.release('Paused');
     await scheduler.stop();
   });
@@ -219,7 +255,10 @@ forEachDatabase('scheduler', ({ open }) => {
     await t.time.advance('2026-03-28T08:00:00Z');
     await t.release('Morning');
     await t.time.advance('2026-03-29T07:00:00Z');
-    assert.deepEqual(t.runs.map((r) => r.slot), ['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z']);
+    assert.deepEqual(
+      t.runs.map((r) => r.slot),
+      ['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z'],
+    );
     await t.release('Morning');
     await scheduler.stop();
   });
@@ -241,7 +280,12 @@ forEachDatabase('scheduler', ({ open }) => {
     const t = await setup('2026-11-21T10:00:30Z', db);
     await t.monitors.insert('local', definition('Shared', '0 * * * *'), new Date('2026-11-21T09:30:00Z'));
     const ran: string[] = [];
-    const first = await runDueOnce({ db: t.db, checks: t.checks, now: t.time.now, run: async ({ monitor, slot }) => void ran.push(`${monitor.definition.name}@${slot}`) });
+    const first = await runDueOnce({
+      db: t.db,
+      checks: t.checks,
+      now: t.time.now,
+      run: async ({ monitor, slot }) => void ran.push(`${monitor.definition.name}@${slot}`),
+    });
     const second = await runDueOnce({ db: t.db, checks: t.checks, now: t.time.now, run: async () => void ran.push('again') });
     assert.equal(first.length, 1);
     assert.equal(second.length, 0);

@@ -69,11 +69,14 @@ function sqliteFamily(declared: string): Family {
 }
 
 async function sqliteSchema(db: Db): Promise<Schema> {
-  const rows = await sqlRows<{ t: string; c: string; type: string; notnull: number; pk: number; dflt: string | null; pks: number }>(db, `
+  const rows = await sqlRows<{ t: string; c: string; type: string; notnull: number; pk: number; dflt: string | null; pks: number }>(
+    db,
+    `
     SELECT m.name AS t, p.name AS c, p.type, p."notnull" AS "notnull", p.pk, p.dflt_value AS dflt,
            (SELECT count(*) FROM pragma_table_info(m.name) k WHERE k.pk > 0) AS pks
     FROM sqlite_master m JOIN pragma_table_info(m.name) p
-    WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`);
+    WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`,
+  );
   const schema: Schema = new Map();
   for (const row of rows) {
     // The rowid's alias: SQLite numbers it when an insert leaves it out, and it is never null.
@@ -107,9 +110,13 @@ const POSTGRES_VERSION_TABLE = 'webwatch_schema';
 const POSTGRES_ONLY_COLUMNS = ['outbox.seq', 'snapshots.seq'];
 
 async function postgresSchema(db: Db): Promise<Schema> {
-  const rows = await sqlRows<{ t: string; c: string; data_type: string; is_nullable: string; column_default: string | null; is_identity: string }>(db, `
+  const rows = await sqlRows<{ t: string; c: string; data_type: string; is_nullable: string; column_default: string | null; is_identity: string }>(
+    db,
+    `
     SELECT table_name AS t, column_name AS c, data_type, is_nullable, column_default, is_identity
-    FROM information_schema.columns WHERE table_schema = current_schema() AND table_name != ?`, POSTGRES_VERSION_TABLE);
+    FROM information_schema.columns WHERE table_schema = current_schema() AND table_name != ?`,
+    POSTGRES_VERSION_TABLE,
+  );
   const schema: Schema = new Map();
   for (const row of rows) {
     add(schema, row.t, row.c, {
@@ -168,7 +175,9 @@ function kyselySchema(file: string): Schema {
       add(schema, table.name, column.name, {
         ...read,
         hasDefault: false,
-        insertOptional: written !== undefined && ((written.flags & ts.TypeFlags.Never) !== 0 || unionParts(written).some((part) => (part.flags & ts.TypeFlags.Undefined) !== 0)),
+        insertOptional:
+          written !== undefined &&
+          ((written.flags & ts.TypeFlags.Never) !== 0 || unionParts(written).some((part) => (part.flags & ts.TypeFlags.Undefined) !== 0)),
       });
     }
   }
@@ -202,7 +211,8 @@ function describeType(checker: ts.TypeChecker, type: ts.Type, where: string): { 
 
 // --- Comparing --------------------------------------------------------------------------------
 
-const sameFamily = (a: Family, b: Family) => a === b || (a === 'number' && (b === 'integer' || b === 'real')) || (b === 'number' && (a === 'integer' || a === 'real'));
+const sameFamily = (a: Family, b: Family) =>
+  a === b || (a === 'number' && (b === 'integer' || b === 'real')) || (b === 'number' && (a === 'integer' || a === 'real'));
 const nullability = (column: Column) => (column.nullable ? 'nullable' : 'NOT NULL');
 
 /**
@@ -247,7 +257,6 @@ function assertAgree(a: Source, b: Source, options: Parameters<typeof disagreeme
   assert.deepEqual(found, [], `${a.name} and ${b.name} disagree:\n  ${found.join('\n  ')}`);
 }
 
-
 async function sqliteAt(options: { migrate: boolean }): Promise<Source> {
   const db = await openDatabase(join(tempDir(), 'webwatch.db'), options);
   try {
@@ -265,7 +274,7 @@ describe('the schema, written three times, agrees with itself', () => {
     assertAgree(sqlite, kyselySource(), { defaults: 'for optional inserts' });
   });
 
-  it('reads each column\'s family, nullability and default from SQLite and from tables.ts', async () => {
+  it("reads each column's family, nullability and default from SQLite and from tables.ts", async () => {
     const sqlite = await sqliteAt({ migrate: true });
     const kysely = kyselySource();
     // The rowid's alias, a nullable column, a NOT NULL one with a default, a Generated one.
@@ -281,15 +290,24 @@ describe('the schema, written three times, agrees with itself', () => {
     const text = (nullable: boolean, more: Partial<Column> = {}): Column => ({ family: 'text', nullable, hasDefault: false, ...more });
     const schema = (tables: Record<string, Record<string, Column>>): Schema =>
       new Map(Object.entries(tables).map(([table, columns]) => [table, new Map(Object.entries(columns))]));
-    const database: Source = { name: 'the database', schema: schema({
-      checks: { id: text(false), error: text(true) },
-      rate_windows: { key_id: text(false) },
-      usage: { key_id: text(true), credits: { family: 'integer', nullable: false, hasDefault: true } },
-    }) };
-    const types: Source = { name: 'types.ts', schema: schema({
-      checks: { id: text(false), credits: { family: 'number', nullable: true, hasDefault: false }, error: text(false, { insertOptional: true }) },
-      usage: { key_id: { family: 'number', nullable: false, hasDefault: false }, credits: { family: 'number', nullable: false, hasDefault: false, insertOptional: true } },
-    }) };
+    const database: Source = {
+      name: 'the database',
+      schema: schema({
+        checks: { id: text(false), error: text(true) },
+        rate_windows: { key_id: text(false) },
+        usage: { key_id: text(true), credits: { family: 'integer', nullable: false, hasDefault: true } },
+      }),
+    };
+    const types: Source = {
+      name: 'types.ts',
+      schema: schema({
+        checks: { id: text(false), credits: { family: 'number', nullable: true, hasDefault: false }, error: text(false, { insertOptional: true }) },
+        usage: {
+          key_id: { family: 'number', nullable: false, hasDefault: false },
+          credits: { family: 'number', nullable: false, hasDefault: false, insertOptional: true },
+        },
+      }),
+    };
     assert.deepEqual(disagreements(database, types, { defaults: 'for optional inserts' }), [
       'column checks.credits: in types.ts, missing from the database',
       'column checks.error: nullable in the database, NOT NULL in types.ts',
@@ -304,18 +322,21 @@ describe('the schema, written three times, agrees with itself', () => {
       'column checks.error: types.ts lets an insert leave it out (Generated), but it is NOT NULL without a default in the database',
     ]);
     const other: Source = { name: 'the other database', schema: schema({ usage: { credits: { family: 'integer', nullable: false, hasDefault: false } } }) };
-    assert.deepEqual(disagreements({ name: 'the database', schema: schema({ usage: { credits: { family: 'integer', nullable: false, hasDefault: true } } }) }, other, { defaults: 'equal' }), [
-      'column usage.credits: a default in the database, no default in the other database',
-    ]);
+    assert.deepEqual(
+      disagreements({ name: 'the database', schema: schema({ usage: { credits: { family: 'integer', nullable: false, hasDefault: true } } }) }, other, {
+        defaults: 'equal',
+      }),
+      ['column usage.credits: a default in the database, no default in the other database'],
+    );
   });
 });
 
-describe('the schema on PostgreSQL agrees with SQLite\'s', { skip: POSTGRES_SKIP }, () => {
+describe("the schema on PostgreSQL agrees with SQLite's", { skip: POSTGRES_SKIP }, () => {
   after(stopPostgresServer);
 
-  it('the PostgreSQL baseline is the schema SQLite\'s migrations reach at its version', async () => {
+  it("the PostgreSQL baseline is the schema SQLite's migrations reach at its version", async () => {
     const sqlite = await sqliteAt({ migrate: false });
-    assert.equal(sqlite.name, `the SQLite migrations (version ${POSTGRES_BASELINE.version})`, 'SQLite\'s own history ends at the baseline\'s version');
+    assert.equal(sqlite.name, `the SQLite migrations (version ${POSTGRES_BASELINE.version})`, "SQLite's own history ends at the baseline's version");
     const db = await openDatabase(await (await postgresServer()).createDatabase(), { migrate: false });
     try {
       await sql.raw(POSTGRES_BASELINE.sql).execute(db.query);
@@ -330,7 +351,11 @@ describe('the schema on PostgreSQL agrees with SQLite\'s', { skip: POSTGRES_SKIP
     const db = await openDatabase(await (await postgresServer()).createDatabase());
     try {
       assert.equal(await schemaVersion(db), LATEST_VERSION);
-      assertAgree(sqlite, { name: `the PostgreSQL baseline and migrations (version ${LATEST_VERSION})`, schema: await postgresSchema(db) }, { defaults: 'equal' });
+      assertAgree(
+        sqlite,
+        { name: `the PostgreSQL baseline and migrations (version ${LATEST_VERSION})`, schema: await postgresSchema(db) },
+        { defaults: 'equal' },
+      );
     } finally {
       await db.close();
     }

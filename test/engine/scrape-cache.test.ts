@@ -135,16 +135,10 @@ forEachDatabase('scrape cache and change tracking', ({ open }) => {
     page = '<main><h1>Prices</h1><p>Pro costs $12</p></main>';
     const changed = await at(track);
     assert.equal(changed.changeTracking?.changeStatus, 'changed');
-    assert.equal(changed.changeTracking?.diff?.text, [
-      '--- previous.md',
-      '+++ current.md',
-      '@@ -1,3 +1,3 @@',
-      ' # Prices',
-      ' ',
-      '-Pro costs $10',
-      '+Pro costs $12',
-      '',
-    ].join('\n'));
+    assert.equal(
+      changed.changeTracking?.diff?.text,
+      ['--- previous.md', '+++ current.md', '@@ -1,3 +1,3 @@', ' # Prices', ' ', '-Pro costs $10', '+Pro costs $12', ''].join('\n'),
+    );
     const json = changed.changeTracking?.diff?.json as { files: { additions: number; deletions: number; chunks: { changes: unknown[] }[] }[] };
     assert.equal(json.files[0]!.additions, 1);
     assert.deepEqual(json.files[0]!.chunks[0]!.changes, [
@@ -179,7 +173,7 @@ forEachDatabase('scrape cache and change tracking', ({ open }) => {
     assert.ok(again.markdown, 'markdown comes along with change tracking');
   });
 
-  it("the URL rule runs before the cache, also on the page a cached answer was redirected to", async () => {
+  it('the URL rule runs before the cache, also on the page a cached answer was redirected to', async () => {
     const url = `${server.origin}/outside`;
     const cached = await scrape({ url, options: {} }, context);
     assert.match(cached.markdown ?? '', /inside only/);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { scrape, scrapeUnlessUnchanged } from '../../src/engine/scrape/scrape.js';
 import type { ScrapeOptions } from '../../src/spec/scrape-options.js';
-import { WebwatchError } from '../../src/errors/webwatch-error.js';
+import type { WebwatchError } from '../../src/errors/webwatch-error.js';
 import { bytes, html, redirect, startServer, type TestServer } from '../helpers/server.js';
 
 const ARTICLE = `<!doctype html><html lang="en-GB"><head>
@@ -46,8 +46,26 @@ describe('scrape (local engine)', () => {
     server = await startServer({
       '/article': html(ARTICLE),
       '/old': redirect('/article', 301),
-      '/latin': bytes(Buffer.concat([Buffer.from('<html><head><title>Caf'), Buffer.from([0xe9]), Buffer.from('</title></head><body><p>'), Buffer.from([0x93]), Buffer.from('quoted'), Buffer.from([0x94, 0x20, 0x80]), Buffer.from('</p></body></html>')]), { 'content-type': 'text/html; charset=windows-1252' }),
-      '/sjis': bytes(Buffer.concat([Buffer.from('<html><head><meta charset="shift_jis"><title>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from('</title></head><body><p>ok</p></body></html>')]), { 'content-type': 'text/html' }),
+      '/latin': bytes(
+        Buffer.concat([
+          Buffer.from('<html><head><title>Caf'),
+          Buffer.from([0xe9]),
+          Buffer.from('</title></head><body><p>'),
+          Buffer.from([0x93]),
+          Buffer.from('quoted'),
+          Buffer.from([0x94, 0x20, 0x80]),
+          Buffer.from('</p></body></html>'),
+        ]),
+        { 'content-type': 'text/html; charset=windows-1252' },
+      ),
+      '/sjis': bytes(
+        Buffer.concat([
+          Buffer.from('<html><head><meta charset="shift_jis"><title>'),
+          Buffer.from([0x93, 0xfa, 0x96, 0x7b]),
+          Buffer.from('</title></head><body><p>ok</p></body></html>'),
+        ]),
+        { 'content-type': 'text/html' },
+      ),
       '/data.json': bytes(Buffer.from('{"a":1,"b":[true]}'), { 'content-type': 'application/json' }),
       '/notes.txt': bytes(Buffer.from('plain *text*'), { 'content-type': 'text/plain; charset=utf-8' }),
       '/pic.png': bytes(Buffer.from([0x89, 0x50, 0x4e, 0x47]), { 'content-type': 'image/png' }),

@@ -20,7 +20,10 @@ const now = new Date('2026-03-10T12:00:00Z');
 
 async function checkOf(db: Db, team: string) {
   const definition = {
-    name: 'prices', goal: null, judgeEnabled: false, retentionDays: 30,
+    name: 'prices',
+    goal: null,
+    judgeEnabled: false,
+    retentionDays: 30,
     schedule: { cron: '0 * * * *', timezone: 'UTC' },
     targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
   } as unknown as NormalizedMonitor;
@@ -29,8 +32,17 @@ async function checkOf(db: Db, team: string) {
 }
 
 const delivery = (id: string, team: string, monitorId: string, checkId: string): NewDelivery => ({
-  id, team, privateTargetsAllowed: false, monitorId, checkId, channel: 'webhook', event: 'monitor.check.completed',
-  target: 'https://hooks.example/in', headers: { 'x-secret': 's' }, body: '{"webhookId":"' + id + '"}', nextAttemptAt: now.toISOString(),
+  id,
+  team,
+  privateTargetsAllowed: false,
+  monitorId,
+  checkId,
+  channel: 'webhook',
+  event: 'monitor.check.completed',
+  target: 'https://hooks.example/in',
+  headers: { 'x-secret': 's' },
+  body: `{"webhookId":"${id}"}`,
+  nextAttemptAt: now.toISOString(),
 });
 
 forEachDatabase('key store', ({ open }) => {
@@ -43,10 +55,19 @@ forEachDatabase('key store', ({ open }) => {
     assert.equal((await keys.identify(globex.key))?.team, 'globex');
     assert.equal(await keys.identify('ww_unknown'), undefined);
     const stored = await sqlRows<{ key_hash: string }>(db, 'SELECT key_hash FROM api_keys');
-    assert.ok(stored.every((row) => row.key_hash !== acme.key && row.key_hash !== globex.key), 'only hashes are stored');
+    assert.ok(
+      stored.every((row) => row.key_hash !== acme.key && row.key_hash !== globex.key),
+      'only hashes are stored',
+    );
     assert.equal((await keys.revoke(acme.id, now)).revokedAt, now.toISOString());
     assert.equal(await keys.identify(acme.key), undefined);
-    assert.deepEqual((await keys.list()).map((key) => [key.team, key.revokedAt !== null]), [['acme', true], ['globex', false]]);
+    assert.deepEqual(
+      (await keys.list()).map((key) => [key.team, key.revokedAt !== null]),
+      [
+        ['acme', true],
+        ['globex', false],
+      ],
+    );
     await assert.rejects(keys.revoke('no-such-id', now), /Not Found/);
     await db.close();
   });
@@ -63,11 +84,24 @@ forEachDatabase('usage store', ({ open }) => {
     await usage.record('acme', { kind: 'scrape', credits: 0 }, now);
     assert.deepEqual(await usage.totals('acme', new Date('2026-03-01T00:00:00Z'), new Date('2026-04-01T00:00:00Z')), { credits: 7, tokens: 1200 });
     assert.deepEqual(await usage.totals('nobody', new Date(0), now), { credits: 0, tokens: 0 });
-    assert.deepEqual((await usage.byMonth('acme', false)).map((period) => [period.startDate.slice(0, 7), period.creditsUsed, period.tokensUsed]),
-      [['2026-03', 7, 1200], ['2026-02', 1, 0]]);
+    assert.deepEqual(
+      (await usage.byMonth('acme', false)).map((period) => [period.startDate.slice(0, 7), period.creditsUsed, period.tokensUsed]),
+      [
+        ['2026-03', 7, 1200],
+        ['2026-02', 1, 0],
+      ],
+    );
     const byKey = await usage.byMonth('acme', true);
-    assert.deepEqual(byKey.filter((period) => period.startDate.startsWith('2026-03')).map((period) => [period.keyId, period.creditsUsed]).sort(),
-      [['k1', 5], [null, 2]].sort());
+    assert.deepEqual(
+      byKey
+        .filter((period) => period.startDate.startsWith('2026-03'))
+        .map((period) => [period.keyId, period.creditsUsed])
+        .sort(),
+      [
+        ['k1', 5],
+        [null, 2],
+      ].sort(),
+    );
     assert.equal((await sqlRows(db, 'SELECT 1 FROM usage')).length, 4, 'a record of nothing is not written');
     await db.close();
   });
@@ -80,12 +114,22 @@ forEachDatabase('outbox', ({ open }) => {
     const { monitor, check } = await checkOf(db, 'acme');
     await outbox.enqueue([delivery('d1', 'acme', monitor.id, check.id), delivery('d2', 'acme', monitor.id, check.id)], now);
     const claimed = await outbox.claimDue(now);
-    assert.deepEqual(claimed.map((entry) => [entry.id, entry.headers['x-secret'], entry.status]), [['d1', 's', 'pending'], ['d2', 's', 'pending']]);
+    assert.deepEqual(
+      claimed.map((entry) => [entry.id, entry.headers['x-secret'], entry.status]),
+      [
+        ['d1', 's', 'pending'],
+        ['d2', 's', 'pending'],
+      ],
+    );
     const held = await sqlRows<{ lease_owner: string; lease_expires_at: string }>(db, 'SELECT lease_owner, lease_expires_at FROM outbox');
     assert.ok(held.every((row) => row.lease_owner === WORKER_ID && row.lease_expires_at > now.toISOString()));
     await outbox.delivered('d1', now);
     await outbox.attemptFailed('d2', 'HTTP 500', new Date(now.getTime() + 60_000));
-    assert.deepEqual((await outbox.claimDue(now)).map((entry) => entry.id), [], 'd2 waits for its retry');
+    assert.deepEqual(
+      (await outbox.claimDue(now)).map((entry) => entry.id),
+      [],
+      'd2 waits for its retry',
+    );
     assert.equal(await outbox.nextAttemptAt(), new Date(now.getTime() + 60_000).toISOString());
     await outbox.attemptFailed('d2', 'HTTP 500 again', undefined);
     assert.deepEqual(await outbox.notificationStatus(check.id), { webhook: { pending: 0, delivered: 1, failed: 1, lastError: 'HTTP 500 again', attempts: 2 } });
@@ -102,10 +146,20 @@ forEachDatabase('outbox', ({ open }) => {
     // Another machine's workers: one renewing its lease, one that stopped.
     await sqlRows(db, 'UPDATE outbox SET lease_owner = ?, lease_expires_at = ? WHERE id = ?', 'elsewhere:1:aaaa', later, 'live');
     await sqlRows(db, 'UPDATE outbox SET lease_owner = ?, lease_expires_at = ? WHERE id = ?', 'elsewhere:2:bbbb', earlier, 'lapsed');
-    assert.deepEqual((await outbox.claimDue(now)).map((entry) => entry.id), ['lapsed']);
+    assert.deepEqual(
+      (await outbox.claimDue(now)).map((entry) => entry.id),
+      ['lapsed'],
+    );
     await outbox.release(['lapsed', 'live']);
     const rows = await sqlRows<{ id: string; lease_owner: string | null }>(db, 'SELECT id, lease_owner FROM outbox ORDER BY id');
-    assert.deepEqual(rows.map((row) => [row.id, row.lease_owner]), [['lapsed', null], ['live', 'elsewhere:1:aaaa']], 'release gives back only its own claims');
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.lease_owner]),
+      [
+        ['lapsed', null],
+        ['live', 'elsewhere:1:aaaa'],
+      ],
+      'release gives back only its own claims',
+    );
     await db.close();
   });
 });
@@ -116,9 +170,34 @@ forEachDatabase('check store: extracted JSON, credits and kept screenshots', ({ 
     const checks = checkStore(db);
     const { monitor, check } = await checkOf(db, 'acme');
     const summary = { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 };
-    const page = { url: 'https://example.com/', targetId: 't', status: 'new' as const, statusCode: 200, previousScrapeId: null, currentScrapeId: 's1', diff: null, judgment: null, error: null, snapshot: { json: { price: 10 } }, screenshot: 'kept-1.png' };
-    const snapshot = { targetId: 't', url: 'https://example.com/', scrapeId: 's1', markdown: 'Pro $10', fingerprint: null, contentHash: 'h', json: { price: 10 } };
-    const finished = await checks.finish(monitor, check.id, { status: 'completed', pages: [page], snapshots: [snapshot], fingerprints: [], credits: 5, summary, error: null }, now);
+    const page = {
+      url: 'https://example.com/',
+      targetId: 't',
+      status: 'new' as const,
+      statusCode: 200,
+      previousScrapeId: null,
+      currentScrapeId: 's1',
+      diff: null,
+      judgment: null,
+      error: null,
+      snapshot: { json: { price: 10 } },
+      screenshot: 'kept-1.png',
+    };
+    const snapshot = {
+      targetId: 't',
+      url: 'https://example.com/',
+      scrapeId: 's1',
+      markdown: 'Pro $10',
+      fingerprint: null,
+      contentHash: 'h',
+      json: { price: 10 },
+    };
+    const finished = await checks.finish(
+      monitor,
+      check.id,
+      { status: 'completed', pages: [page], snapshots: [snapshot], fingerprints: [], credits: 5, summary, error: null },
+      now,
+    );
     assert.equal(finished.actualCredits, 5, 'the credits the check wrote, not 1 a page');
     assert.deepEqual(await checks.snapshotJson('s1'), { price: 10 });
     assert.equal(await checks.snapshotJson('unknown'), null);
@@ -127,9 +206,24 @@ forEachDatabase('check store: extracted JSON, credits and kept screenshots', ({ 
 
     // A check finished without credits (as before they were kept) counts 1 a page.
     const second = await checks.start(monitor, 'manual', new Date(now.getTime() + 1000));
-    const plain = await checks.finish(monitor, second.id, { status: 'completed', pages: [{ ...page, currentScrapeId: 's2', snapshot: null, screenshot: undefined }], snapshots: [], fingerprints: [], summary, error: null }, new Date(now.getTime() + 1000));
+    const plain = await checks.finish(
+      monitor,
+      second.id,
+      {
+        status: 'completed',
+        pages: [{ ...page, currentScrapeId: 's2', snapshot: null, screenshot: undefined }],
+        snapshots: [],
+        fingerprints: [],
+        summary,
+        error: null,
+      },
+      new Date(now.getTime() + 1000),
+    );
     assert.equal(plain.actualCredits, 1);
-    assert.deepEqual(Object.keys((await checks.pages(second.id))[0]!).filter((key) => key === 'snapshot' || key === 'screenshot'), []);
+    assert.deepEqual(
+      Object.keys((await checks.pages(second.id))[0]!).filter((key) => key === 'snapshot' || key === 'screenshot'),
+      [],
+    );
 
     const later = new Date(now.getTime() + 31 * 24 * 60 * 60 * 1000);
     assert.deepEqual(await checks.prune(monitor.id, 30, later), ['kept-1.png']);

@@ -42,7 +42,10 @@ describe('threat protection rules', () => {
 
   it('applies the organisation policy and its 403s', () => {
     assert.equal(effectiveThreatRules(NO_THREAT_POLICY, undefined), undefined);
-    assert.throws(() => effectiveThreatRules(NO_THREAT_POLICY, { blacklist: ['x.com'] }), (e: { status: number; code: string }) => e.status === 403 && e.code === 'THREAT_PROTECTION_NOT_ENABLED');
+    assert.throws(
+      () => effectiveThreatRules(NO_THREAT_POLICY, { blacklist: ['x.com'] }),
+      (e: { status: number; code: string }) => e.status === 403 && e.code === 'THREAT_PROTECTION_NOT_ENABLED',
+    );
     assert.throws(() => effectiveThreatRules({ ...ON, allowOverrides: false }, { mode: 'normal' }), /overrides are disabled/);
     assert.throws(() => effectiveThreatRules({ ...ON, enforced: true, mode: 'normal' }, { mode: 'off' }), /enforced .* mode cannot be off/);
     assert.deepEqual(effectiveThreatRules({ ...ON, blacklist: ['a.com'], mode: 'normal' }, { blacklist: ['b.com'] }), { blacklist: ['b.com'], mode: 'normal' });

@@ -16,7 +16,8 @@ import { forEachDatabase } from '../helpers/postgres.js';
 import { sqlRows } from '../helpers/sql.js';
 
 /** The ids claimed for `room` free slots of a worker with that many. */
-const claimQueued = async (db: Parameters<typeof claimFairly>[0], room: number, now: Date) => (await claimFairly(db, { slots: room, room, now })).map((work) => work.id);
+const claimQueued = async (db: Parameters<typeof claimFairly>[0], room: number, now: Date) =>
+  (await claimFairly(db, { slots: room, room, now })).map((work) => work.id);
 const context = (keyId: string) => ({ keyId, origin: 'http://127.0.0.1:3002', privateTargetsAllowed: false });
 
 forEachDatabase('work queue', ({ kind, open }) => {
@@ -25,7 +26,8 @@ forEachDatabase('work queue', ({ kind, open }) => {
     const crawls = crawlJobStore(db);
     const start = Date.parse('2026-11-22T10:00:00Z');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await crawls.enqueue('acme', `https://example.com/${i}`, { limit: 1 }, new Date(start + i * 1000), context(i < 3 ? 'k1' : 'k2'))).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await crawls.enqueue('acme', `https://example.com/${i}`, { limit: 1 }, new Date(start + i * 1000), context(i < 3 ? 'k1' : 'k2'))).id);
     assert.equal(await hasQueued(db), true);
     assert.deepEqual([await unfinishedOfKey(db, 'k1'), await unfinishedOfKey(db, 'k2'), await unfinishedOfKey(db, 'other')], [3, 2, 0]);
     // A queued job has no holder: recovery, however late, leaves it waiting.
@@ -52,26 +54,36 @@ forEachDatabase('work queue', ({ kind, open }) => {
     await db.close();
   });
 
-  it('shares a worker\'s slots fairly between teams: a team that queued one job after another\'s twenty is served in the same round', async () => {
+  it("shares a worker's slots fairly between teams: a team that queued one job after another's twenty is served in the same round", async () => {
     const db = await open();
     const crawls = crawlJobStore(db);
     await keyStore(db).create('acme', new Date());
     await keyStore(db).create('beta', new Date());
     const start = Date.parse('2026-11-22T10:00:00Z');
     const acme: string[] = [];
-    for (let i = 0; i < 20; i++) acme.push((await crawls.enqueue('acme', `https://example.com/${i}`, { limit: 1 }, new Date(start + i * 1000), context('ka'))).id);
+    for (let i = 0; i < 20; i++)
+      acme.push((await crawls.enqueue('acme', `https://example.com/${i}`, { limit: 1 }, new Date(start + i * 1000), context('ka'))).id);
     const beta = (await crawls.enqueue('beta', 'https://example.org/', { limit: 1 }, new Date(start + 60_000), context('kb'))).id;
 
     // A worker with 8 slots: beta's one job first (nothing of beta runs), acme's oldest after it, acme held to 6.
     const first = await claimFairly(db, { slots: 8, room: 8, now: new Date(start) });
-    assert.deepEqual(first.map((work) => work.id), [acme[0], beta, ...acme.slice(1, 6)]);
-    assert.deepEqual(first.map((work) => work.team), ['acme', 'beta', 'acme', 'acme', 'acme', 'acme', 'acme']);
+    assert.deepEqual(
+      first.map((work) => work.id),
+      [acme[0], beta, ...acme.slice(1, 6)],
+    );
+    assert.deepEqual(
+      first.map((work) => work.team),
+      ['acme', 'beta', 'acme', 'acme', 'acme', 'acme', 'acme'],
+    );
     // While acme holds its six here, a second worker's round follows the same rule: what runs in
     // the first worker counts for the order, and acme takes at most six of the second's slots too.
     const gamma = (await crawls.enqueue('gamma', 'https://example.net/', { limit: 1 }, new Date(start + 120_000), context('kc'))).id;
     const second = await claimFairly(db, { slots: 8, room: 8, now: new Date(start) });
     assert.equal(second[0]!.id, gamma, 'the team with nothing running anywhere first');
-    assert.deepEqual(second.slice(1).map((work) => work.id), acme.slice(6, 12));
+    assert.deepEqual(
+      second.slice(1).map((work) => work.id),
+      acme.slice(6, 12),
+    );
     await db.close();
   });
 
@@ -100,7 +112,10 @@ forEachDatabase('work queue', ({ kind, open }) => {
     await announce(db, WORK_CHANNEL);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(told, 1, 'not after it stopped listening');
-    await assert.rejects(db.listen!('bad channel; drop table monitors', () => undefined), /not a channel name/);
+    await assert.rejects(
+      db.listen!('bad channel; drop table monitors', () => undefined),
+      /not a channel name/,
+    );
     await db.close();
   });
 
@@ -126,7 +141,10 @@ forEachDatabase('work queue', ({ kind, open }) => {
     assert.equal(ended.status, 'failed');
     assert.match(ended.error ?? '', /^the worker could not run the job: no model is configured for agent jobs/);
     const { events } = await worker.trace(queued.id);
-    assert.deepEqual(events.map((event) => [event.type, (event as { outcome?: string }).outcome]), [['run.finished', 'failed']]);
+    assert.deepEqual(
+      events.map((event) => [event.type, (event as { outcome?: string }).outcome]),
+      [['run.finished', 'failed']],
+    );
     assert.equal(await unfinishedOfKey(db, 'k1'), 0);
     await db.close();
   });

@@ -22,12 +22,18 @@ export function watchConnections(): WatchedConnections {
   Socket.prototype.connect = function watchedConnect(this: Socket, ...args: unknown[]) {
     // net.connect passes its normalised [options, callback]; a direct call passes options or port, host.
     const first = args[0];
-    const options: ConnectOptions = Array.isArray(first) ? (first[0] as ConnectOptions) : typeof first === 'object' && first !== null ? (first as ConnectOptions) : { port: first as number, host: args[1] as string };
+    const options: ConnectOptions = Array.isArray(first)
+      ? (first[0] as ConnectOptions)
+      : typeof first === 'object' && first !== null
+        ? (first as ConnectOptions)
+        : { port: first as number, host: args[1] as string };
     if (options.path === undefined) {
       const host = options.host ?? 'localhost';
       attempts.push({ host, port: Number(options.port) });
       if (!LOOPBACK_HOSTS.has(host)) {
-        process.nextTick(() => this.destroy(Object.assign(new Error(`connect ECONNREFUSED ${host} (tests connect to loopback only)`), { code: 'ECONNREFUSED' })));
+        process.nextTick(() =>
+          this.destroy(Object.assign(new Error(`connect ECONNREFUSED ${host} (tests connect to loopback only)`), { code: 'ECONNREFUSED' })),
+        );
         return this;
       }
     }

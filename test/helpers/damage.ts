@@ -40,7 +40,10 @@ export async function manyMonitors(db: Db, team: string, count = 60): Promise<vo
   const monitors = monitorStore(db);
   for (let i = 0; i < count; i++) {
     const definition = {
-      name: `${team} page ${i}`, goal: `Tell me when section ${i} changes. ${'Watch the prices and the terms. '.repeat(50)}`, judgeEnabled: false, retentionDays: 30,
+      name: `${team} page ${i}`,
+      goal: `Tell me when section ${i} changes. ${'Watch the prices and the terms. '.repeat(50)}`,
+      judgeEnabled: false,
+      retentionDays: 30,
       schedule: { cron: '0 * * * *', timezone: 'UTC' },
       targets: [{ type: 'scrape', urls: [`https://example.com/${i}`] }],
     } as unknown as NormalizedMonitor;

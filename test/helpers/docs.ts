@@ -26,5 +26,7 @@ export function documentationPages(root = DOCS_ROOT): DocPage[] {
 
 /** The whole documentation as one text, pages separated by a blank line. */
 export function documentation(root = DOCS_ROOT): string {
-  return documentationPages(root).map((page) => page.text).join('\n');
+  return documentationPages(root)
+    .map((page) => page.text)
+    .join('\n');
 }

@@ -44,15 +44,22 @@ export async function startFakeAgentApi(script: (prompt: string) => { run: Scrip
     const job = jobs.get(id)!;
     return job.run.events
       .filter((e) => job.created + e.atMs <= now)
-      .map((e, i) => ({
-        ...e.body,
-        schemaVersion: 1,
-        eventId: `${id}-${i + 1}`,
-        runId: id,
-        occurredAt: new Date(job.created + e.atMs).toISOString(),
-        producerSequence: i + 1,
-        agent: { id: `${id}:${e.agent ?? 'orchestrator'}`, role: e.agent?.startsWith('subagent') ? 'subagent' : 'orchestrator', name: e.agent ?? 'orchestrator' },
-      }) as TraceEvent);
+      .map(
+        (e, i) =>
+          ({
+            ...e.body,
+            schemaVersion: 1,
+            eventId: `${id}-${i + 1}`,
+            runId: id,
+            occurredAt: new Date(job.created + e.atMs).toISOString(),
+            producerSequence: i + 1,
+            agent: {
+              id: `${id}:${e.agent ?? 'orchestrator'}`,
+              role: e.agent?.startsWith('subagent') ? 'subagent' : 'orchestrator',
+              name: e.agent ?? 'orchestrator',
+            },
+          }) as TraceEvent,
+      );
   };
 
   const server: Server = createServer(async (request, response) => {
@@ -69,7 +76,17 @@ export async function startFakeAgentApi(script: (prompt: string) => { run: Scrip
       return send(response, 200, { success: true, id });
     }
     if (request.method === 'GET' && parts.length === 2) {
-      return send(response, 200, { success: true, agents: [...jobs.entries()].map(([id, job]) => ({ id, createdAt: new Date(job.created).toISOString(), targetHint: job.prompt, origin: 'api', settings: { hidden: false, starred: false }, status: now >= job.created + job.run.statusAtMs ? job.run.status.status : 'processing' })) });
+      return send(response, 200, {
+        success: true,
+        agents: [...jobs.entries()].map(([id, job]) => ({
+          id,
+          createdAt: new Date(job.created).toISOString(),
+          targetHint: job.prompt,
+          origin: 'api',
+          settings: { hidden: false, starred: false },
+          status: now >= job.created + job.run.statusAtMs ? job.run.status.status : 'processing',
+        })),
+      });
     }
     const job = jobs.get(parts[2] ?? '');
     if (!job) return send(response, 404, { success: false, error: 'Agent job not found' });
@@ -83,7 +100,7 @@ export async function startFakeAgentApi(script: (prompt: string) => { run: Scrip
         ...(ended && job.run.status.status === 'failed' && { error: job.run.status.error }),
         model: 'spark-2',
         expiresAt: new Date(job.created + 86_400_000).toISOString(),
-        creditsUsed: ended ? job.run.credits ?? 0 : 0,
+        creditsUsed: ended ? (job.run.credits ?? 0) : 0,
       });
     }
     if (request.method === 'GET' && parts[3] === 'trace') {
@@ -91,7 +108,13 @@ export async function startFakeAgentApi(script: (prompt: string) => { run: Scrip
       seen.push(url.searchParams);
       traceRequests.set(id, seen);
       const fault = job.faults.find((f) => f.traceRequest === seen.length);
-      if (fault) return send(response, fault.status, { success: false, error: fault.status === 429 ? 'Rate limit exceeded' : 'Bad Gateway' }, fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {});
+      if (fault)
+        return send(
+          response,
+          fault.status,
+          { success: false, error: fault.status === 429 ? 'Rate limit exceeded' : 'Bad Gateway' },
+          fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {},
+        );
       const events = eventsOf(id, now);
       return send(response, 200, { success: true, id, events, creditsUsed: Math.min(job.run.credits ?? 0, events.length) });
     }
@@ -101,9 +124,10 @@ export async function startFakeAgentApi(script: (prompt: string) => { run: Scrip
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`,
     traceRequests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -34,11 +34,11 @@ export interface Timing {
 export type FakeReply =
   /** An answer: text, tool calls (arguments sent as given when a string, else as JSON), or both. */
   | ({
-    content?: string | null;
-    toolCalls?: { id?: string; name: string; arguments: unknown }[];
-    finishReason?: string;
-    usage?: { prompt_tokens: number; completion_tokens: number } | null;
-  } & Timing)
+      content?: string | null;
+      toolCalls?: { id?: string; name: string; arguments: unknown }[];
+      finishReason?: string;
+      usage?: { prompt_tokens: number; completion_tokens: number } | null;
+    } & Timing)
   /** Any other answer, e.g. an error: a string body is sent as it is, anything else as JSON. */
   | ({ status: number; body: unknown; headers?: Record<string, string> } & Timing)
   /** Never answer (until the client gives up or the server closes). */
@@ -109,10 +109,11 @@ export async function startFakeLlm(reply: (request: FakeLlmRequestBody, index: n
     url: `${origin}/v1`,
     origin,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -161,13 +162,18 @@ function completion(request: FakeLlmRequestBody, index: number, answer: Exclude<
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: request.model,
-    choices: [{
-      index: 0,
-      message: { role: 'assistant', content, ...(toolCalls.length > 0 && { tool_calls: toolCalls }) },
-      logprobs: null,
-      finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-    }],
-    usage: answer.usage === null ? undefined : answer.usage ?? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, ...(toolCalls.length > 0 && { tool_calls: toolCalls }) },
+        logprobs: null,
+        finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+      },
+    ],
+    usage:
+      answer.usage === null
+        ? undefined
+        : (answer.usage ?? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }),
   };
 }
 

@@ -52,10 +52,13 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     const headers = { ...request.headers };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const upstream = httpRequest({ host: url.hostname, port: url.port || 80, path: `${url.pathname}${url.search}`, method: request.method, headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = httpRequest(
+      { host: url.hostname, port: url.port || 80, path: `${url.pathname}${url.search}`, method: request.method, headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.once('error', () => (response.headersSent ? response.destroy() : response.writeHead(502).end()));
     request.pipe(upstream);
   });
@@ -89,9 +92,10 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       return refused;
     },
     count: (url) => forwarded.filter((seen) => seen === url).length,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

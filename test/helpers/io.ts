@@ -41,7 +41,7 @@ export function fakeIo(options: FakeIoOptions = {}) {
     readStdinBytes: async (maxBytes: number) => Buffer.from(options.stdin ?? '').subarray(0, maxBytes + 1),
     // Each run gets its own engine home unless the test shares one on purpose.
     env: { WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
-    now: () => (typeof options.now === 'function' ? options.now() : options.now ?? new Date('2026-11-21T12:00:00Z')),
+    now: () => (typeof options.now === 'function' ? options.now() : (options.now ?? new Date('2026-11-21T12:00:00Z'))),
     prompt: async (question: string, _options?: { secret?: boolean }) => {
       err.push(question);
       return options.answers?.shift() ?? '';

@@ -47,7 +47,9 @@ export async function startMovedSite(): Promise<MovedSite> {
       return void response.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private/\nSitemap: ${www()}/sitemap.xml\n`);
     }
     if (host === 'www.example.test' && path === '/sitemap.xml') {
-      return void response.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset>${SITEMAP_PATHS.map((p) => `<url><loc>${www()}${p}</loc></url>`).join('')}</urlset>`);
+      return void response
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(`<urlset>${SITEMAP_PATHS.map((p) => `<url><loc>${www()}${p}</loc></url>`).join('')}</urlset>`);
     }
     const body = host === 'www.example.test' ? pages[path] : host === 'elsewhere.test' && path === '/' ? () => page('Elsewhere', []) : undefined;
     if (!body) return void response.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title>');

@@ -18,7 +18,10 @@ export interface PrintedPdf {
 }
 
 export class PdfPrinter {
-  private constructor(private readonly browser: Browser, private readonly context: BrowserContext) {}
+  private constructor(
+    private readonly browser: Browser,
+    private readonly context: BrowserContext,
+  ) {}
 
   static async open(): Promise<PdfPrinter> {
     const { chromium } = await import('playwright-core');
@@ -54,10 +57,13 @@ export class PdfPrinter {
       writeFileSync(join(dir, 'in.pdf'), pdf);
       const size = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(execFileSync('pdfinfo', [join(dir, 'in.pdf')], { encoding: 'utf8' }));
       execFileSync('pdftoppm', ['-r', String(dpi), '-gray', '-png', join(dir, 'in.pdf'), join(dir, 'page')]);
-      const images = readdirSync(dir).filter((name) => name.endsWith('.png')).sort();
+      const images = readdirSync(dir)
+        .filter((name) => name.endsWith('.png'))
+        .sort();
       const [width, height] = [size?.[1] ?? '595', size?.[2] ?? '842'];
-      const html = `<html><head><style>@page{size:${width}pt ${height}pt;margin:0}body{margin:0}img{display:block;width:${width}pt;height:${height}pt;break-after:page}</style></head><body>${
-        images.map((name) => `<img src="data:image/png;base64,${readFileSync(join(dir, name)).toString('base64')}">`).join('')}</body></html>`;
+      const html = `<html><head><style>@page{size:${width}pt ${height}pt;margin:0}body{margin:0}img{display:block;width:${width}pt;height:${height}pt;break-after:page}</style></head><body>${images
+        .map((name) => `<img src="data:image/png;base64,${readFileSync(join(dir, name)).toString('base64')}">`)
+        .join('')}</body></html>`;
       return (await this.print(html, { margin: '0', preferCSSPageSize: true })).pdf;
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -83,7 +89,12 @@ export function encryptPdf(pdf: Buffer, userPassword: string, ownerPassword: str
 
 /** Words as compared: letters and digits, lower case, compatibility forms folded. */
 export function words(text: string): string[] {
-  return text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /**

@@ -18,7 +18,9 @@ import { tempDir } from './files.js';
 function binDir(): string | undefined {
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {
-    const versions = readdirSync(base).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(base)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
     for (const version of versions) if (existsSync(join(base, version, 'bin', 'initdb'))) return join(base, version, 'bin');
   }
   const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
@@ -27,7 +29,9 @@ function binDir(): string | undefined {
 
 /** The uid and gid of the `postgres` system user, from /etc/passwd. */
 function postgresUser(): { uid: number; gid: number } | undefined {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith('postgres:'));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('postgres:'));
   if (!line) return undefined;
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
@@ -137,7 +141,10 @@ export type DatabaseKindUnderTest = 'sqlite' | 'postgres';
  * where PostgreSQL is not installed). `open` gives a fresh, migrated database at each call;
  * `location` a fresh address without opening it.
  */
-export function forEachDatabase(title: string, body: (context: { kind: DatabaseKindUnderTest; open(): Promise<Db>; location(): Promise<string> }) => void): void {
+export function forEachDatabase(
+  title: string,
+  body: (context: { kind: DatabaseKindUnderTest; open(): Promise<Db>; location(): Promise<string> }) => void,
+): void {
   describe(`${title} (SQLite)`, () => {
     const location = async () => join(tempDir(), 'webwatch.db');
     body({ kind: 'sqlite', location, open: async () => openDatabase(await location()) });

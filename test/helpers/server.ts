@@ -57,14 +57,20 @@ export async function startServer(routes: Record<string, Handler>, fallback?: Ha
   };
 }
 
-export const html = (body: string, headers: Record<string, string> = {}): Handler => (_request, response) => {
-  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
-};
+export const html =
+  (body: string, headers: Record<string, string> = {}): Handler =>
+  (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
+  };
 
-export const bytes = (body: Buffer, headers: Record<string, string>, status = 200): Handler => (_request, response) => {
-  response.writeHead(status, headers).end(body);
-};
+export const bytes =
+  (body: Buffer, headers: Record<string, string>, status = 200): Handler =>
+  (_request, response) => {
+    response.writeHead(status, headers).end(body);
+  };
 
-export const redirect = (location: string, status = 302): Handler => (_request, response) => {
-  response.writeHead(status, { location }).end();
-};
+export const redirect =
+  (location: string, status = 302): Handler =>
+  (_request, response) => {
+    response.writeHead(status, { location }).end();
+  };

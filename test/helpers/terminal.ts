@@ -14,7 +14,10 @@ export interface TerminalRun {
   screen: string[];
 }
 
-export async function inTerminal(args: string[], options: { env: Record<string, string>; cols?: number; rows?: number; cwd?: string; before?: string }): Promise<TerminalRun> {
+export async function inTerminal(
+  args: string[],
+  options: { env: Record<string, string>; cols?: number; rows?: number; cwd?: string; before?: string },
+): Promise<TerminalRun> {
   const { cols = 100, rows = 40 } = options;
   const command = `stty cols ${cols} rows ${rows}; ${options.before ? `${options.before}; ` : ''}exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
@@ -54,5 +57,9 @@ export function screenOf(raw: string): string[] {
       lines[row]![col++] = char;
     }
   }
-  return lines.map((line) => Array.from(line, (c) => c ?? ' ').join('').trimEnd());
+  return lines.map((line) =>
+    Array.from(line, (c) => c ?? ' ')
+      .join('')
+      .trimEnd(),
+  );
 }

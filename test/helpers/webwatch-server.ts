@@ -25,13 +25,23 @@ export async function serveWebwatch(options: Partial<ServerOptions> & { home?: s
   const { home = tempDir(), ...serverOptions } = options;
   const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }), { readConnection: true });
   const server = buildServer({
-    db, version: 'test', env: { WEBWATCH_HOME: home }, now: () => new Date(), allowPrivateTargets: true,
-    bodyLimit: SERVER_DEFAULTS.bodyLimit, rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute, concurrencyPerTeam: SERVER_DEFAULTS.concurrencyPerTeam,
+    db,
+    version: 'test',
+    env: { WEBWATCH_HOME: home },
+    now: () => new Date(),
+    allowPrivateTargets: true,
+    bodyLimit: SERVER_DEFAULTS.bodyLimit,
+    rateLimitPerMinute: SERVER_DEFAULTS.rateLimitPerMinute,
+    concurrencyPerTeam: SERVER_DEFAULTS.concurrencyPerTeam,
     ...serverOptions,
   });
   const origin = await server.app.listen({ host: '127.0.0.1', port: 0 });
   return {
-    server, origin, url: `${origin}/v2`, db, keys: keyStore(db),
+    server,
+    origin,
+    url: `${origin}/v2`,
+    db,
+    keys: keyStore(db),
     async stop() {
       await server.drain();
       await db.close();
@@ -65,7 +75,14 @@ export interface CallOptions {
  * is sent as it is (a body that is not JSON, or not UTF-8); any other is sent as JSON.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function call<T = any>(to: string | { url: string }, key: string | undefined, method: string, path = '', payload?: unknown, options: CallOptions = {}): Promise<Answer<T>> {
+export async function call<T = any>(
+  to: string | { url: string },
+  key: string | undefined,
+  method: string,
+  path = '',
+  payload?: unknown,
+  options: CallOptions = {},
+): Promise<Answer<T>> {
   const body = payload === undefined || typeof payload === 'string' || payload instanceof Uint8Array ? payload : JSON.stringify(payload);
   const type = options.type ?? (body !== undefined ? 'application/json' : undefined);
   const url = `${typeof to === 'string' ? to : to.url}${path}`;

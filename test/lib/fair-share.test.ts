@@ -21,7 +21,10 @@ describe('pickFairly', () => {
 
   it('counts what a party runs in other processes for the order, but only its own slots here for the cap', () => {
     const waiting = [item('a', 0), item('b', 0), item('b', 1)];
-    const everywhere = new Map([['a', 6], ['b', 1]]);
+    const everywhere = new Map([
+      ['a', 6],
+      ['b', 1],
+    ]);
     const picked = pickFairly(waiting, { room: 3, capPerParty: 2, partyOf, runningHere: new Map([['b', 1]]), runningEverywhere: everywhere });
     assert.equal(names(picked), 'b0 a0', 'b is less loaded everywhere, then at its cap of 2 here');
   });
@@ -41,6 +44,12 @@ describe('capPerParty', () => {
 
 describe('countByParty', () => {
   it('counts items by party', () => {
-    assert.deepEqual([...countByParty([item('a', 0), item('b', 0), item('a', 1)], partyOf)], [['a', 2], ['b', 1]]);
+    assert.deepEqual(
+      [...countByParty([item('a', 0), item('b', 0), item('a', 1)], partyOf)],
+      [
+        ['a', 2],
+        ['b', 1],
+      ],
+    );
   });
 });

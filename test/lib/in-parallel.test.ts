@@ -22,12 +22,17 @@ describe('inParallel', () => {
   it('starts nothing new once the signal has aborted; what runs finishes', async () => {
     const controller = new AbortController();
     const started: number[] = [];
-    const results = await inParallel([0, 1, 2, 3, 4, 5], 2, async (item) => {
-      started.push(item);
-      if (item === 1) controller.abort();
-      await tick(5);
-      return item;
-    }, controller.signal);
+    const results = await inParallel(
+      [0, 1, 2, 3, 4, 5],
+      2,
+      async (item) => {
+        started.push(item);
+        if (item === 1) controller.abort();
+        await tick(5);
+        return item;
+      },
+      controller.signal,
+    );
     assert.deepEqual(started, [0, 1]);
     assert.deepEqual(results.slice(0, 2), [0, 1]);
     assert.equal(results.length, 6);
@@ -40,9 +45,12 @@ describe('inParallel', () => {
   });
 
   it('rejects with the first failure', async () => {
-    await assert.rejects(inParallel([1, 2, 3], 2, async (n) => {
-      if (n === 2) throw new Error('two failed');
-      return n;
-    }), /two failed/);
+    await assert.rejects(
+      inParallel([1, 2, 3], 2, async (n) => {
+        if (n === 2) throw new Error('two failed');
+        return n;
+      }),
+      /two failed/,
+    );
   });
 });

@@ -14,7 +14,13 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the MCP server over HTTP', () => {
   it('refuses a session past the limit, and closes a quiet one so that the next client gets in', async () => {
-    const served = await serveMcpHttp({ host: '127.0.0.1', port: 0, session: () => new McpServer({ name: 'test', version: '1' }), maxSessions: 1, sessionIdleMs: 300 });
+    const served = await serveMcpHttp({
+      host: '127.0.0.1',
+      port: 0,
+      session: () => new McpServer({ name: 'test', version: '1' }),
+      maxSessions: 1,
+      sessionIdleMs: 300,
+    });
     const clients: Client[] = [];
     const connect = async () => {
       const client = new Client({ name: 'test', version: '1' });
@@ -38,7 +44,13 @@ describe('the MCP server over HTTP', () => {
   });
 
   it('ends the sessions of clients that left without a call, so that they never lock the others out; working sessions stay', async () => {
-    const served = await serveMcpHttp({ host: '127.0.0.1', port: 0, session: () => new McpServer({ name: 'test', version: '1' }), maxSessions: 3, freshSessionIdleMs: 60_000 });
+    const served = await serveMcpHttp({
+      host: '127.0.0.1',
+      port: 0,
+      session: () => new McpServer({ name: 'test', version: '1' }),
+      maxSessions: 3,
+      freshSessionIdleMs: 60_000,
+    });
     const open: Client[] = [];
     const connect = async () => {
       const client = new Client({ name: 'test', version: '1' });
@@ -70,7 +82,13 @@ describe('the MCP server over HTTP', () => {
   });
 
   it('ends a session that made no call after its initialize sooner than a working one', async () => {
-    const served = await serveMcpHttp({ host: '127.0.0.1', port: 0, session: () => new McpServer({ name: 'test', version: '1' }), sessionIdleMs: 60_000, freshSessionIdleMs: 200 });
+    const served = await serveMcpHttp({
+      host: '127.0.0.1',
+      port: 0,
+      session: () => new McpServer({ name: 'test', version: '1' }),
+      sessionIdleMs: 60_000,
+      freshSessionIdleMs: 200,
+    });
     const clients: Client[] = [];
     try {
       for (let i = 0; i < 2; i++) {

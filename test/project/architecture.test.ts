@@ -103,7 +103,7 @@ const CYCLES: IForbiddenRuleType = { name: 'no import cycles', severity: 'error'
 // What the services offer wherever they run (the Backend of a command among it), and the remote
 // client, know nothing of the engine: they pass the shapes of src/contract.
 const BACKEND_INTERFACE: IForbiddenRuleType = {
-  name: 'the services\' interfaces and the remote client do not import engine',
+  name: "the services' interfaces and the remote client do not import engine",
   severity: 'error',
   from: { path: ['^src/services/interfaces\\.ts$', '^src/backend/remote/'] },
   to: { path: '^src/engine/' },
@@ -121,7 +121,11 @@ const DOC_WIDTH = 96;
 
 /** The table as docs/development.md shows it. */
 function folderGraph(): string {
-  const width = Math.max(...[...Object.keys(BELOW_ENGINE), ...Object.keys(ABOVE_ENGINE)].map((name) => name.length), ...Object.keys(ENGINE).map((name) => name.length + 4)) + 2;
+  const width =
+    Math.max(
+      ...[...Object.keys(BELOW_ENGINE), ...Object.keys(ABOVE_ENGINE)].map((name) => name.length),
+      ...Object.keys(ENGINE).map((name) => name.length + 4),
+    ) + 2;
   // A line wraps before the document's width, its names going on under the first.
   const row = (name: string, allowed: readonly string[]) => {
     const lines = [name.padEnd(width)];
@@ -157,7 +161,12 @@ describe('the architecture', () => {
     process.chdir(ROOT);
     try {
       const forbidden = [CYCLES, BACKEND_INTERFACE, ...FOLDER_RULES.values()];
-      const result = await cruise(['src'], { tsPreCompilationDeps: true, validate: true, ruleSet: { forbidden }, doNotFollow: { path: 'node_modules' } }, {}, { tsConfig });
+      const result = await cruise(
+        ['src'],
+        { tsPreCompilationDeps: true, validate: true, ruleSet: { forbidden }, doNotFollow: { path: 'node_modules' } },
+        {},
+        { tsConfig },
+      );
       const output = result.output as Exclude<typeof result.output, string>;
       assert.ok(output.summary.totalCruised > 100, `only ${output.summary.totalCruised} modules were read`);
       violations = output.summary.violations;
@@ -167,7 +176,9 @@ describe('the architecture', () => {
   });
 
   const broken = (rule: IForbiddenRuleType) =>
-    violations.filter((v) => v.rule.name === rule.name).map((v) => `${v.from} -> ${v.to}${v.cycle ? ` (cycle ${v.cycle.map((step) => step.name).join(' -> ')})` : ''}`);
+    violations
+      .filter((v) => v.rule.name === rule.name)
+      .map((v) => `${v.from} -> ${v.to}${v.cycle ? ` (cycle ${v.cycle.map((step) => step.name).join(' -> ')})` : ''}`);
 
   it('has no import cycles', () => assert.deepEqual(broken(CYCLES), []));
 
@@ -175,19 +186,28 @@ describe('the architecture', () => {
     it(`${from} imports only the folders of its row`, () => assert.deepEqual(broken(rule), []));
   }
 
-  it('keeps the engine out of the services\' interfaces and the remote client', () => assert.deepEqual(broken(BACKEND_INTERFACE), []));
+  it("keeps the engine out of the services' interfaces and the remote client", () => assert.deepEqual(broken(BACKEND_INTERFACE), []));
 
   it('has a row for every folder of src and of src/engine, and no file outside them', () => {
-    const entries = (folder: string) => readdirSync(`${ROOT}${folder}`, { withFileTypes: true }).map((entry) => ({ name: entry.name, path: `${folder}/${entry.name}`, isDirectory: entry.isDirectory() }));
+    const entries = (folder: string) =>
+      readdirSync(`${ROOT}${folder}`, { withFileTypes: true }).map((entry) => ({
+        name: entry.name,
+        path: `${folder}/${entry.name}`,
+        isDirectory: entry.isDirectory(),
+      }));
     const folders = [
-      ...entries('src').filter((entry) => entry.isDirectory && entry.name !== 'engine').map((entry) => entry.name),
-      ...entries('src/engine').filter((entry) => entry.isDirectory).map((entry) => `engine/${entry.name}`),
+      ...entries('src')
+        .filter((entry) => entry.isDirectory && entry.name !== 'engine')
+        .map((entry) => entry.name),
+      ...entries('src/engine')
+        .filter((entry) => entry.isDirectory)
+        .map((entry) => `engine/${entry.name}`),
     ];
     const loose = [...entries('src'), ...entries('src/engine')].filter((entry) => !entry.isDirectory).map((entry) => entry.path);
-    assert.deepEqual([
-      ...folders.filter((folder) => !FOLDERS.has(folder)).map((folder) => `src/${folder}/ has no row`),
-      ...loose.map((file) => `${file} is in no folder`),
-    ], []);
+    assert.deepEqual(
+      [...folders.filter((folder) => !FOLDERS.has(folder)).map((folder) => `src/${folder}/ has no row`), ...loose.map((file) => `${file} is in no folder`)],
+      [],
+    );
   });
 
   it('is in layers: each row names only folders of the rows before it, so none import each other', () => {

@@ -19,7 +19,7 @@ describe('the bundle in ASCII', () => {
   it('strings, templates, regular expressions and comments keep their meaning', async () => {
     const { asciiJavaScript } = await load();
     const code = [
-      "// a comment — with a dash",
+      '// a comment — with a dash',
       "const s = 'café \\é ✓ 😀';",
       'const t = `naïve ${s.length} — ok`;',
       "const r = /[–—]+|😀/u.exec('a – b');",
@@ -58,7 +58,9 @@ describe('the bundle in ASCII', () => {
   });
 
   it('the built bundle and its chunks are ASCII', { skip: !existsSync(join(ROOT, 'dist/webwatch.cjs')) && 'no bundle built' }, () => {
-    const chunks = readdirSync(join(ROOT, 'dist/webwatch')).filter((name) => name.endsWith('.cjs')).map((name) => `dist/webwatch/${name}`);
+    const chunks = readdirSync(join(ROOT, 'dist/webwatch'))
+      .filter((name) => name.endsWith('.cjs'))
+      .map((name) => `dist/webwatch/${name}`);
     assert.ok(chunks.length > 0, 'the bundle has chunks');
     for (const file of ['dist/webwatch.cjs', ...chunks]) {
       const bundle = readFileSync(join(ROOT, file));

@@ -24,7 +24,11 @@ const DOCS = documentation();
 
 function yamlFile(path: string): Record<string, unknown> {
   const document = parseDocument(readFileSync(join(ROOT, path), 'utf8'), { uniqueKeys: true });
-  assert.deepEqual(document.errors.map((error) => error.message), [], `${path} is not valid YAML`);
+  assert.deepEqual(
+    document.errors.map((error) => error.message),
+    [],
+    `${path} is not valid YAML`,
+  );
   return document.toJS() as Record<string, unknown>;
 }
 
@@ -59,7 +63,9 @@ function stubs(): { bin: string; log: () => string[]; comments: () => string[] }
   writeFileSync(log, '');
   script('webwatch', `exec "${process.execPath}" "${join(ROOT, 'bin', 'webwatch.js')}" "$@"`);
   script('npm', `echo "npm $*" >> "${log}"`);
-  script('gh', `echo "gh $*" >> "${log}"
+  script(
+    'gh',
+    `echo "gh $*" >> "${log}"
 body=""; edit=""
 while [ $# -gt 0 ]; do case "$1" in --body-file) body="$2"; shift ;; --edit-last) edit=1 ;; esac; shift; done
 last=$(ls "${comments}" | sort -n | tail -n 1)
@@ -68,15 +74,22 @@ if [ -n "$edit" ]; then
   cp "$body" "${comments}/$last"
 else
   cp "$body" "${comments}/$(( \${last:-0} + 1 ))"
-fi`);
-  script('curl', `echo "curl $*" >> "${log}"
+fi`,
+  );
+  script(
+    'curl',
+    `echo "curl $*" >> "${log}"
 while [ $# -gt 0 ]; do case "$1" in --data-urlencode) file="\${2#body@}"; shift ;; esac; shift; done
 last=$(ls "${comments}" | sort -n | tail -n 1)
-cp "$file" "${comments}/$(( \${last:-0} + 1 ))"`);
+cp "$file" "${comments}/$(( \${last:-0} + 1 ))"`,
+  );
   return {
     bin,
     log: () => readFileSync(log, 'utf8').split('\n').filter(Boolean),
-    comments: () => readdirSync(comments).sort((a, b) => Number(a) - Number(b)).map((name) => readFileSync(join(comments, name), 'utf8')),
+    comments: () =>
+      readdirSync(comments)
+        .sort((a, b) => Number(a) - Number(b))
+        .map((name) => readFileSync(join(comments, name), 'utf8')),
   };
 }
 
@@ -105,7 +118,12 @@ function bash(script: string, cwd: string, env: Record<string, string>): Promise
   });
 }
 
-const baseEnv = (bin: string) => ({ PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? tempDir(), WEBWATCH_HOME: tempDir(), XDG_CONFIG_HOME: tempDir() });
+const baseEnv = (bin: string) => ({
+  PATH: `${bin}:${process.env.PATH ?? ''}`,
+  HOME: process.env.HOME ?? tempDir(),
+  WEBWATCH_HOME: tempDir(),
+  XDG_CONFIG_HOME: tempDir(),
+});
 
 /** `${{ name }}` from a fixed context; anything else fails the test, so the recipe stays plain. */
 function githubExpressions(text: string, context: Record<string, string>): string {
@@ -139,7 +157,12 @@ interface JobRun extends StepResult {
 }
 
 /** Runs the workflow for one event: its jobs in order of `needs`, skipped when a needed job failed. */
-async function runWorkflow(workflow: { env?: Record<string, string>; jobs: Record<string, GithubJob> }, files: Record<string, string>, bin: string, context: Record<string, string>): Promise<Map<string, JobRun | 'skipped'>> {
+async function runWorkflow(
+  workflow: { env?: Record<string, string>; jobs: Record<string, GithubJob> },
+  files: Record<string, string>,
+  bin: string,
+  context: Record<string, string>,
+): Promise<Map<string, JobRun | 'skipped'>> {
   const results = new Map<string, JobRun | 'skipped'>();
   const pending = Object.entries(workflow.jobs);
   while (pending.length > 0) {
@@ -147,7 +170,13 @@ async function runWorkflow(workflow: { env?: Record<string, string>; jobs: Recor
     assert.ok(index >= 0, 'the jobs wait on each other');
     const [name, job] = pending.splice(index, 1)[0]!;
     const needs = [job.needs ?? []].flat();
-    if (!githubCondition(job.if, context) || needs.some((need) => { const r = results.get(need); return r === 'skipped' || r!.code !== 0; })) {
+    if (
+      !githubCondition(job.if, context) ||
+      needs.some((need) => {
+        const r = results.get(need);
+        return r === 'skipped' || r!.code !== 0;
+      })
+    ) {
       results.set(name, 'skipped');
       continue;
     }
@@ -165,13 +194,24 @@ async function runWorkflow(workflow: { env?: Record<string, string>; jobs: Recor
       );
       const result = await bash(githubExpressions(step.run, context), workspace, {
         ...baseEnv(bin),
-        GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: workspace, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary, RUNNER_TEMP: runnerTemp,
-        GITHUB_EVENT_NAME: context['github.event_name']!, GITHUB_REF: context['github.ref']!,
+        GITHUB_ACTIONS: 'true',
+        GITHUB_WORKSPACE: workspace,
+        GITHUB_OUTPUT: output,
+        GITHUB_STEP_SUMMARY: summary,
+        RUNNER_TEMP: runnerTemp,
+        GITHUB_EVENT_NAME: context['github.event_name']!,
+        GITHUB_REF: context['github.ref']!,
         ...env,
       });
       jobRun.stdout += result.stdout;
       jobRun.stderr += result.stderr;
-      if (step.id) jobRun.outputs[step.id] = Object.fromEntries(readFileSync(output, 'utf8').split('\n').filter(Boolean).map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]));
+      if (step.id)
+        jobRun.outputs[step.id] = Object.fromEntries(
+          readFileSync(output, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
+        );
       if (result.code !== 0) {
         jobRun.code = result.code;
         break;
@@ -205,10 +245,17 @@ interface GitlabJob {
 }
 
 /** Runs the pipeline for one set of predefined variables: stage by stage; a failed stage stops it. */
-async function runPipeline(pipeline: Record<string, unknown>, files: Record<string, string>, bin: string, variables: Record<string, string>): Promise<Map<string, StepResult | 'skipped'>> {
+async function runPipeline(
+  pipeline: Record<string, unknown>,
+  files: Record<string, string>,
+  bin: string,
+  variables: Record<string, string>,
+): Promise<Map<string, StepResult | 'skipped'>> {
   const stages = pipeline.stages as string[];
   const defaults = (pipeline.default ?? {}) as { before_script?: string[] };
-  const jobs = Object.entries(pipeline).filter((entry): entry is [string, GitlabJob] => typeof entry[1] === 'object' && entry[1] !== null && 'script' in entry[1]);
+  const jobs = Object.entries(pipeline).filter(
+    (entry): entry is [string, GitlabJob] => typeof entry[1] === 'object' && entry[1] !== null && 'script' in entry[1],
+  );
   const all = { ...(pipeline.variables as Record<string, string>), ...variables };
   const results = new Map<string, StepResult | 'skipped'>();
   let failed = false;
@@ -269,8 +316,12 @@ describe('the CI recipes', () => {
     const workflow = yamlFile(GITHUB_WORKFLOW) as unknown as Parameters<typeof runWorkflow>[0];
     const { bin, log, comments } = stubs();
     const context = (event: 'pull_request' | 'push', apiKey = key) => ({
-      'github.event_name': event, 'github.ref': event === 'push' ? 'refs/heads/main' : 'refs/pull/7/merge',
-      'github.token': 'gh-token', 'github.event.pull_request.number': '7', 'vars.WEBWATCH_API_URL': api.url, 'secrets.WEBWATCH_API_KEY': apiKey,
+      'github.event_name': event,
+      'github.ref': event === 'push' ? 'refs/heads/main' : 'refs/pull/7/merge',
+      'github.token': 'gh-token',
+      'github.event.pull_request.number': '7',
+      'vars.WEBWATCH_API_URL': api.url,
+      'secrets.WEBWATCH_API_KEY': apiKey,
     });
     const job = (results: Map<string, JobRun | 'skipped'>, name: string) => {
       const result = results.get(name);
@@ -279,9 +330,17 @@ describe('the CI recipes', () => {
     };
 
     // An invalid field: the validate job fails with an annotation on its line, and nothing is planned.
-    const invalid = await runWorkflow(workflow, { ...repository, 'monitors/news.yaml': NEWS.replace('daily at 9 am', 'every 2 minutes') }, bin, context('pull_request'));
+    const invalid = await runWorkflow(
+      workflow,
+      { ...repository, 'monitors/news.yaml': NEWS.replace('daily at 9 am', 'every 2 minutes') },
+      bin,
+      context('pull_request'),
+    );
     assert.equal(job(invalid, 'validate').code, 2);
-    assert.match(job(invalid, 'validate').stdout, /^::error file=monitors\/news\.yaml,line=2,col=18::schedule\.text: every 2 minutes is more often than the minimum interval of 5 minutes$/m);
+    assert.match(
+      job(invalid, 'validate').stdout,
+      /^::error file=monitors\/news\.yaml,line=2,col=18::schedule\.text: every 2 minutes is more often than the minimum interval of 5 minutes$/m,
+    );
     assert.equal(invalid.get('plan'), 'skipped');
     assert.equal(invalid.get('apply'), 'skipped');
 
@@ -327,9 +386,15 @@ describe('the CI recipes', () => {
     const pipeline = yamlFile(GITLAB_PIPELINE);
     const { bin, log, comments } = stubs();
     const variables = (source: 'merge_request_event' | 'push', extra: Record<string, string> = {}) => ({
-      CI_PIPELINE_SOURCE: source, CI_DEFAULT_BRANCH: 'main', CI_API_V4_URL: 'https://gitlab.example.com/api/v4', CI_PROJECT_ID: '42',
+      CI_PIPELINE_SOURCE: source,
+      CI_DEFAULT_BRANCH: 'main',
+      CI_API_V4_URL: 'https://gitlab.example.com/api/v4',
+      CI_PROJECT_ID: '42',
       ...(source === 'push' ? { CI_COMMIT_BRANCH: 'main' } : { CI_MERGE_REQUEST_IID: '7' }),
-      WEBWATCH_API_URL: api.url, WEBWATCH_API_KEY: key, GITLAB_API_TOKEN: 'glpat-token', ...extra,
+      WEBWATCH_API_URL: api.url,
+      WEBWATCH_API_KEY: key,
+      GITLAB_API_TOKEN: 'glpat-token',
+      ...extra,
     });
     const job = (results: Map<string, StepResult | 'skipped'>, name: string) => {
       const result = results.get(name);
@@ -337,9 +402,17 @@ describe('the CI recipes', () => {
       return result;
     };
 
-    const invalid = await runPipeline(pipeline, { ...repository, 'monitors/news.yaml': NEWS.replace('daily at 9 am', 'every 2 minutes') }, bin, variables('merge_request_event'));
+    const invalid = await runPipeline(
+      pipeline,
+      { ...repository, 'monitors/news.yaml': NEWS.replace('daily at 9 am', 'every 2 minutes') },
+      bin,
+      variables('merge_request_event'),
+    );
     assert.equal(job(invalid, 'validate').code, 2);
-    assert.match(job(invalid, 'validate').stdout, /^monitors\/news\.yaml:2:18  schedule\.text  every 2 minutes is more often than the minimum interval of 5 minutes$/m);
+    assert.match(
+      job(invalid, 'validate').stdout,
+      /^monitors\/news\.yaml:2:18 {2}schedule\.text {2}every 2 minutes is more often than the minimum interval of 5 minutes$/m,
+    );
     assert.equal(invalid.get('plan'), 'skipped');
 
     const before = await monitors();
@@ -349,7 +422,11 @@ describe('the CI recipes', () => {
     assert.equal(opened.get('apply'), 'skipped');
     assert.match(job(opened, 'plan').stdout, /^### webwatch plan: 1 to create, 1 to update, 1 to delete, 0 unchanged$/m);
     assert.match(comments()[0]!, /^### webwatch plan: 1 to create, 1 to update, 1 to delete, 0 unchanged\n/);
-    assert.ok(log().some((line) => line.includes('--header PRIVATE-TOKEN: glpat-token') && line.endsWith('https://gitlab.example.com/api/v4/projects/42/merge_requests/7/notes')));
+    assert.ok(
+      log().some(
+        (line) => line.includes('--header PRIVATE-TOKEN: glpat-token') && line.endsWith('https://gitlab.example.com/api/v4/projects/42/merge_requests/7/notes'),
+      ),
+    );
     assert.deepEqual(await monitors(), before);
 
     const merged = await runPipeline(pipeline, repository, bin, variables('push'));
@@ -395,8 +472,21 @@ describe('the composite action (action.yml)', () => {
     writeFileSync(output, '');
     writeFileSync(summary, '');
     const workspace = checkout(files);
-    const result = await bash(step.run!, workspace, { ...baseEnv(bin), GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: workspace, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary, RUNNER_TEMP: runnerTemp, ...env });
-    const outputs = Object.fromEntries(readFileSync(output, 'utf8').split('\n').filter(Boolean).map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]));
+    const result = await bash(step.run!, workspace, {
+      ...baseEnv(bin),
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: workspace,
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: summary,
+      RUNNER_TEMP: runnerTemp,
+      ...env,
+    });
+    const outputs = Object.fromEntries(
+      readFileSync(output, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    );
     return { ...result, outputs, summary: readFileSync(summary, 'utf8') };
   }
 
@@ -421,13 +511,20 @@ describe('the composite action (action.yml)', () => {
     assert.ok(steps.length > 0);
     for (const step of steps) {
       const given = Object.keys(step.with ?? {});
-      assert.deepEqual(given.filter((name) => !(name in action.inputs)), [], 'inputs the action does not have');
+      assert.deepEqual(
+        given.filter((name) => !(name in action.inputs)),
+        [],
+        'inputs the action does not have',
+      );
       assert.ok(given.includes('command'));
     }
   });
 
   it('diff: the plan as Markdown in a file and the step summary; exit 8 is an answer, not a failure', async () => {
-    const result = await runAction({ command: 'diff', files: 'monitors/', 'api-url': api.url, 'api-key': key, args: '--prune --format markdown --detailed-exitcode' }, { 'monitors/pricing.yaml': PRICING });
+    const result = await runAction(
+      { command: 'diff', files: 'monitors/', 'api-url': api.url, 'api-key': key, args: '--prune --format markdown --detailed-exitcode' },
+      { 'monitors/pricing.yaml': PRICING },
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.outputs['exit-code'], '8');
     assert.equal(result.outputs.changes, 'true');
@@ -439,7 +536,10 @@ describe('the composite action (action.yml)', () => {
 
   it('apply, then validate of an invalid file: annotations, and the step fails with exit 2', async () => {
     const files = { 'monitors/pricing.yaml': PRICING, 'monitors/more/news.yaml': NEWS };
-    const applied = await runAction({ command: 'apply', files: 'monitors/pricing.yaml\nmonitors/more', 'api-url': api.url, 'api-key': key, args: '--prune --yes' }, files);
+    const applied = await runAction(
+      { command: 'apply', files: 'monitors/pricing.yaml\nmonitors/more', 'api-url': api.url, 'api-key': key, args: '--prune --yes' },
+      files,
+    );
     assert.equal(applied.code, 0, applied.stderr);
     assert.equal(applied.outputs['exit-code'], '0');
     assert.equal(applied.outputs.changes, 'false');

@@ -24,12 +24,14 @@ const VERDICTS = ['offered', 'not offered', "serve's own"];
  * (`${jobId}` in the clients, `{id}` or `{checkId}` in the table), no trailing slash.
  */
 function normalizeRoute(path: string): string {
-  return path
-    .split('?', 1)[0]!
-    // A template part glued to the path, not a segment of its own, is a query string (`/v2/agent${query}`).
-    .replace(/([^/])\$\{[^}]*\}.*$/, '$1')
-    .replace(/\$\{[^}]*\}|\{[^}]*\}/g, '{}')
-    .replace(/\/+$/, '');
+  return (
+    path
+      .split('?', 1)[0]!
+      // A template part glued to the path, not a segment of its own, is a query string (`/v2/agent${query}`).
+      .replace(/([^/])\$\{[^}]*\}.*$/, '$1')
+      .replace(/\$\{[^}]*\}|\{[^}]*\}/g, '{}')
+      .replace(/\/+$/, '')
+  );
 }
 
 /** The `/v2/...` paths of one client source: string literals and templates that start with one. */
@@ -58,14 +60,20 @@ function routesInSource(source: string): string[] {
 }
 
 function jsFilesUnder(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
-    .map((entry) => join(entry.parentPath, entry.name))
-    // The CLI's own tests post to made-up addresses.
-    .filter((file) => !file.split(/[\\/]/).includes('__tests__'));
+  return (
+    readdirSync(directory, { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+      .map((entry) => join(entry.parentPath, entry.name))
+      // The CLI's own tests post to made-up addresses.
+      .filter((file) => !file.split(/[\\/]/).includes('__tests__'))
+  );
 }
 
-interface TableRow { routes: string[]; verdict: string; line: string }
+interface TableRow {
+  routes: string[];
+  verdict: string;
+  line: string;
+}
 
 /** The rows of the first table after the section's heading, each with the routes its first cell names. */
 function compatibilityTable(docs: string): TableRow[] {
@@ -78,20 +86,30 @@ function compatibilityTable(docs: string): TableRow[] {
   for (let index = first; index < lines.length && lines[index]!.startsWith('|'); index += 1) table.push(lines[index]!);
   // The header and the separator row are not routes.
   return table.slice(2).map((line) => {
-    const [route = '', verdict = ''] = line.split('|').slice(1).map((cell) => cell.trim());
+    const [route = '', verdict = ''] = line
+      .split('|')
+      .slice(1)
+      .map((cell) => cell.trim());
     return { routes: [...route.matchAll(/\/v2\/[^\s`,;|]*/g)].map(([path]) => normalizeRoute(path)), verdict, line };
   });
 }
 
-describe('the documentation\'s compatibility table', () => {
+describe("the documentation's compatibility table", () => {
   const rows = compatibilityTable(documentation());
   const inTable = new Set(rows.flatMap((row) => row.routes));
   const sdkRoutes = new Set(routesInSource(readFileSync(SDK_BUNDLE, 'utf8')));
   const cliRoutes = new Set(jsFilesUnder(CLI_DIST).flatMap((file) => routesInSource(readFileSync(file, 'utf8'))));
 
-  it('reads the clients\' routes (the parsing still finds what they are known to call)', () => {
+  it("reads the clients' routes (the parsing still finds what they are known to call)", () => {
     // Literals, parameters, path constants and query templates of the SDK, and the CLI's own fetches.
-    for (const route of ['/v2/scrape', '/v2/crawl/{}', '/v2/monitor/{}/checks/{}', '/v2/agent', '/v2/search/research/papers/{}/similar', '/v2/search/developer']) {
+    for (const route of [
+      '/v2/scrape',
+      '/v2/crawl/{}',
+      '/v2/monitor/{}/checks/{}',
+      '/v2/agent',
+      '/v2/search/research/papers/{}/similar',
+      '/v2/search/developer',
+    ]) {
       assert.ok(sdkRoutes.has(route), `the SDK's ${route} was not found: ${[...sdkRoutes].join(' ')}`);
     }
     for (const route of ['/v2/support/ask', '/v2/scrape/{}/interact', '/v2/search/{}/feedback', '/v2/team/queue-status']) {

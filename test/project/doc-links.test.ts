@@ -11,7 +11,10 @@ import { describe, it } from 'node:test';
 import { DOCS_ROOT, documentationPages } from '../helpers/docs.js';
 import { tempDir } from '../helpers/files.js';
 
-interface Link { target: string; line: number }
+interface Link {
+  target: string;
+  line: number;
+}
 
 /** The lines of a Markdown text with fenced code blocked out (kept as empty lines, so line numbers hold). */
 function withoutFences(text: string): string {
@@ -98,7 +101,7 @@ function brokenLinks(root: string, pages: { path: string; text: string }[]): str
   return broken;
 }
 
-describe('the documentation\'s links', () => {
+describe("the documentation's links", () => {
   const pages = documentationPages();
 
   it('find the files and headings they name', () => {
@@ -116,8 +119,16 @@ describe('the documentation\'s links', () => {
     const fromReadme = targetsOf('README.md');
     const fromIndex = targetsOf('docs/README.md');
     const reference = pages.map((page) => page.path).filter((path) => path.startsWith('docs/') && path !== 'docs/README.md');
-    assert.deepEqual(reference.filter((path) => !fromReadme.has(path)), [], 'pages the README does not link');
-    assert.deepEqual(reference.filter((path) => !fromIndex.has(path)), [], 'pages docs/README.md does not link');
+    assert.deepEqual(
+      reference.filter((path) => !fromReadme.has(path)),
+      [],
+      'pages the README does not link',
+    );
+    assert.deepEqual(
+      reference.filter((path) => !fromIndex.has(path)),
+      [],
+      'pages docs/README.md does not link',
+    );
   });
 
   it('are checked: a missing file, a missing heading and a link out of the repository are each found', () => {
@@ -144,17 +155,24 @@ describe('the documentation\'s links', () => {
     writeFileSync(join(root, 'docs', 'guide.md'), guide);
     const readme = 'Read [the guide](docs/guide.md#two-words), [its bench](bench/README.md#benches) and [mail](mailto:a@example.com).\n';
     writeFileSync(join(root, 'README.md'), readme);
-    assert.deepEqual(brokenLinks(root, [{ path: 'README.md', text: readme }, { path: 'docs/guide.md', text: guide }]), [
-      'README.md:1: bench/README.md#benches (bench/README.md has no heading #benches)',
-      'docs/guide.md:8: missing.md (no file docs/missing.md)',
-      'docs/guide.md:8: #nowhere (docs/guide.md has no heading #nowhere)',
-      'docs/guide.md:8: ../../etc/passwd (no file ../etc/passwd)',
-    ]);
+    assert.deepEqual(
+      brokenLinks(root, [
+        { path: 'README.md', text: readme },
+        { path: 'docs/guide.md', text: guide },
+      ]),
+      [
+        'README.md:1: bench/README.md#benches (bench/README.md has no heading #benches)',
+        'docs/guide.md:8: missing.md (no file docs/missing.md)',
+        'docs/guide.md:8: #nowhere (docs/guide.md has no heading #nowhere)',
+        'docs/guide.md:8: ../../etc/passwd (no file ../etc/passwd)',
+      ],
+    );
   });
 
   it('name headings as GitHub does', () => {
-    const anchors = headingAnchors('# webwatch\n## Bringing monitors under files: `monitor export`\n### `monitor validate`\n## E-mail\n## E-mail\n```\n## not a heading\n```\n');
+    const anchors = headingAnchors(
+      '# webwatch\n## Bringing monitors under files: `monitor export`\n### `monitor validate`\n## E-mail\n## E-mail\n```\n## not a heading\n```\n',
+    );
     assert.deepEqual([...anchors], ['webwatch', 'bringing-monitors-under-files-monitor-export', 'monitor-validate', 'e-mail', 'e-mail-1']);
   });
 });
-

@@ -14,7 +14,11 @@ import { EXIT_CODE_TABLE } from '../../src/errors/exit-codes.js';
 import { DOCS_ROOT, documentation } from '../helpers/docs.js';
 import { fakeIo } from '../helpers/io.js';
 
-interface Flag { command: string; long?: string; short?: string }
+interface Flag {
+  command: string;
+  long?: string;
+  short?: string;
+}
 
 /** The visible commands (as `monitor apply`) and their visible flags, walked from the root. */
 function commandTree(program: Command): { commands: string[]; flags: Flag[] } {
@@ -74,7 +78,10 @@ describe('the documentation', () => {
   });
 
   it('names every flag of every command', () => {
-    assert.ok(flags.some((flag) => flag.long === '--detailed-exitcode'), 'the flags were found');
+    assert.ok(
+      flags.some((flag) => flag.long === '--detailed-exitcode'),
+      'the flags were found',
+    );
     assert.deepEqual(undocumentedFlags(flags, docs), []);
   });
 
@@ -91,12 +98,25 @@ describe('the documentation', () => {
   });
 
   it('is checked: a flag, a command or a variable named nowhere is found', () => {
-    const text = 'Run `webwatch monitor apply -f x --prune`, `keys list`; WEBWATCH_HOME_DIR is another word.\n| `webwatch monitor pause\\|resume` | and `webwatch db` alone. `revoke`\n';
+    const text =
+      'Run `webwatch monitor apply -f x --prune`, `keys list`; WEBWATCH_HOME_DIR is another word.\n| `webwatch monitor pause\\|resume` | and `webwatch db` alone. `revoke`\n';
     assert.deepEqual(
-      undocumentedFlags([{ command: 'webwatch monitor apply', long: '--prune' }, { command: 'webwatch monitor apply', long: '--file', short: '-f' }, { command: 'webwatch monitor apply', long: '--pru' }, { command: 'webwatch scrape', long: '--output', short: '-o' }], text),
+      undocumentedFlags(
+        [
+          { command: 'webwatch monitor apply', long: '--prune' },
+          { command: 'webwatch monitor apply', long: '--file', short: '-f' },
+          { command: 'webwatch monitor apply', long: '--pru' },
+          { command: 'webwatch scrape', long: '--output', short: '-o' },
+        ],
+        text,
+      ),
       ['webwatch monitor apply --pru', 'webwatch scrape --output'],
     );
-    assert.deepEqual(undocumentedCommands(['monitor apply', 'monitor resume', 'monitor delete', 'keys list', 'keys revoke', 'db check'], text), ['monitor delete', 'keys revoke', 'db check']);
+    assert.deepEqual(undocumentedCommands(['monitor apply', 'monitor resume', 'monitor delete', 'keys list', 'keys revoke', 'db check'], text), [
+      'monitor delete',
+      'keys revoke',
+      'db check',
+    ]);
     assert.equal(named(text, 'WEBWATCH_HOME'), false, 'a longer name does not count for a shorter one');
   });
 });
@@ -105,6 +125,9 @@ describe('docs/configuration.md', () => {
   it('lists every key of the configuration file in its table', () => {
     const page = readFileSync(join(DOCS_ROOT, 'docs', 'configuration.md'), 'utf8');
     const listed = new Set([...page.matchAll(/^\| `(\w+)/gm)].map((match) => match[1]));
-    assert.deepEqual(configKeys().filter((key) => !listed.has(key)), []);
+    assert.deepEqual(
+      configKeys().filter((key) => !listed.has(key)),
+      [],
+    );
   });
 });

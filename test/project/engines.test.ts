@@ -42,7 +42,7 @@ describe('the Node.js versions webwatch claims', () => {
     assert.deepEqual(refusing(CLAIMED, 'dev'), [], `engines.node is "${CLAIMED}"; these development packages do not claim all of it`);
   });
 
-  it('are the lockfile\'s too (npm ci compares the two)', () => {
+  it("are the lockfile's too (npm ci compares the two)", () => {
     assert.deepEqual(LOCK.packages['']?.engines, PACKAGE.engines);
   });
 
@@ -55,11 +55,14 @@ describe('the Node.js versions webwatch claims', () => {
     const main = /^MAIN_NODE=(\d+)$/m.exec(ci)?.[1];
     const others = /^OTHER_NODE_LINES="([\d ]+)"$/m.exec(ci)?.[1]?.split(' ');
     assert.ok(main && others, '.ci/run sets MAIN_NODE=24 and OTHER_NODE_LINES="22 26"');
-    assert.deepEqual([Number(main), ...others.map(Number)].sort((a, b) => a - b), majorsOf(CLAIMED));
+    assert.deepEqual(
+      [Number(main), ...others.map(Number)].sort((a, b) => a - b),
+      majorsOf(CLAIMED),
+    );
     // The README's test command is what CI runs, on that line.
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     assert.ok(readme.includes(`npx -y -p node@${main} -c 'npm ci && npm test'`), 'the README gives the test command CI runs');
-    assert.ok(ci.includes(`npx -y -p "node@$MAIN_NODE" -c 'npm ci && npm test'`), '.ci/run runs the README\'s test command');
+    assert.ok(ci.includes(`npx -y -p "node@$MAIN_NODE" -c 'npm ci && npm test'`), ".ci/run runs the README's test command");
   });
 
   it('hold the Node-API that the SQLite module needs (22.14 and later), and not Node 20', () => {

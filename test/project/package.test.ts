@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -15,7 +14,13 @@ import { tempDir, writeFiles } from '../helpers/files.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string>; dependencies: Record<string, string>; engines: { node: string } };
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+  engines: { node: string };
+};
 const run = promisify(execFile);
 
 /** npm's own lifecycle variables (npm test sets them) would point npm back at this checkout. */
@@ -50,11 +55,17 @@ describe('the npm package', () => {
     const destination = scratchDir();
     // Scripts off: the tests run on the build they were compiled with, and a pack's prepack
     // (a clean build) would remove dist/ under the other test files.
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], { cwd: ROOT, env: cleanEnv({}), maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {
+      cwd: ROOT,
+      env: cleanEnv({}),
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const [result] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
     tarball = join(destination, result!.filename);
     packed = result!.files.map((file) => file.path).sort();
-    console.log(`${result!.filename}: ${(result!.size / 1024).toFixed(0)} KiB packed, ${(result!.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packed.length} files`);
+    console.log(
+      `${result!.filename}: ${(result!.size / 1024).toFixed(0)} KiB packed, ${(result!.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packed.length} files`,
+    );
   });
 
   after(() => {
@@ -88,7 +99,8 @@ describe('the npm package', () => {
   it('depends on exactly the packages its code imports', () => {
     const imported = new Set<string>();
     // Static and dynamic imports, require, require.resolve, and createRequire(...)('name') of modules loaded on demand.
-    const specifier = /^(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)|\brequire(?:\.resolve)?\(\s*['"]([^'"\s]+)['"]\s*\)|\bcreateRequire\([^)]*\)\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
+    const specifier =
+      /^(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)|\brequire(?:\.resolve)?\(\s*['"]([^'"\s]+)['"]\s*\)|\bcreateRequire\([^)]*\)\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
     for (const file of packed.filter((path) => path.endsWith('.js'))) {
       for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(specifier)) {
         const spec = match[1] ?? match[2] ?? match[3] ?? match[4]!;
@@ -104,7 +116,12 @@ describe('the npm package', () => {
     const started = Date.now();
     // As the CI recipes install tools: no package runs a script of its own. better-sqlite3
     // brings its compiled SQLite in the package; nothing is built or downloaded.
-    await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', tarball], { cwd: scratchDir(), env: cleanEnv({}), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+    await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', tarball], {
+      cwd: scratchDir(),
+      env: cleanEnv({}),
+      timeout: 240_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     console.log(`npm install --global --ignore-scripts: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const installed = join(prefix, 'lib', 'node_modules', 'webwatch');
     assert.ok(!existsSync(join(installed, 'node_modules', 'better-sqlite3', 'build')), 'nothing was compiled');
@@ -116,7 +133,10 @@ describe('the npm package', () => {
     assert.equal((await webwatch('monitor', 'validate', 'monitors/')).stderr, '✓ 1 monitor in 1 file valid\n');
     // The local engine: SQLite through the binary that came in the package.
     await webwatch('monitor', 'apply', '-f', 'monitors/', '--quiet');
-    assert.deepEqual(JSON.parse((await webwatch('monitor', 'list', '--json')).stdout).map((m: { name: string }) => m.name), ['Pricing']);
+    assert.deepEqual(
+      JSON.parse((await webwatch('monitor', 'list', '--json')).stdout).map((m: { name: string }) => m.name),
+      ['Pricing'],
+    );
     // npx finds the installed command and runs it without installing anything.
     const npx = await run('npx', ['--no', '--', 'webwatch', '--version'], { cwd: elsewhere, env: { ...env, npm_config_prefix: prefix } });
     assert.equal(npx.stdout, `${PACKAGE.version}\n`);
@@ -146,10 +166,21 @@ describe('the npm package', () => {
 
     it('plans and applies from the installed package', { timeout: 300_000 }, async () => {
       const prefix = scratchDir();
-      await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', tarball], { cwd: scratchDir(), env: cleanEnv({}), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+      await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', tarball], {
+        cwd: scratchDir(),
+        env: cleanEnv({}),
+        timeout: 240_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       const elsewhere = writeFiles({ 'monitors/pricing.yaml': VALID });
       const key = (await api.keys.create('acme', new Date())).key;
-      const env = cleanEnv({ PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, WEBWATCH_HOME: scratchDir(), XDG_CONFIG_HOME: scratchDir(), WEBWATCH_API_URL: api.url, WEBWATCH_API_KEY: key });
+      const env = cleanEnv({
+        PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+        WEBWATCH_HOME: scratchDir(),
+        XDG_CONFIG_HOME: scratchDir(),
+        WEBWATCH_API_URL: api.url,
+        WEBWATCH_API_KEY: key,
+      });
       const webwatch = (args: string[]) => run('webwatch', args, { cwd: elsewhere, env });
       await assert.rejects(webwatch(['monitor', 'diff', '-f', 'monitors/', '--detailed-exitcode']), (error: { code: number; stdout: string }) => {
         assert.equal(error.code, 8);
@@ -167,13 +198,22 @@ describe('the npm package', () => {
     // the SQLite module; 22.13 lacks the Node-API it needs.
     for (const version of ['20.20.2', '22.13.1']) {
       const preload = join(scratchDir(), 'older-node.cjs');
-      writeFileSync(preload, `Object.defineProperty(process, 'version', { value: 'v${version}' }); Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } });\n`);
-      await assert.rejects(run(process.execPath, ['--require', preload, join(ROOT, 'bin', 'webwatch.js'), 'monitor', 'list']), (error: { code: number; stderr: string }) => {
-        assert.equal(error.code, 1);
-        assert.equal(error.stderr, `webwatch needs Node.js 22.14 or newer (22, 24 or 26); this is v${version}\n`
-          + `hint: run it on Node.js 24 from the npm registry, in this shell: export PATH="$(npx -y -p node@24 -c 'dirname "$(realpath "$(command -v node)")"'):$PATH"\n`);
-        return true;
-      });
+      writeFileSync(
+        preload,
+        `Object.defineProperty(process, 'version', { value: 'v${version}' }); Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } });\n`,
+      );
+      await assert.rejects(
+        run(process.execPath, ['--require', preload, join(ROOT, 'bin', 'webwatch.js'), 'monitor', 'list']),
+        (error: { code: number; stderr: string }) => {
+          assert.equal(error.code, 1);
+          assert.equal(
+            error.stderr,
+            `webwatch needs Node.js 22.14 or newer (22, 24 or 26); this is v${version}\n` +
+              `hint: run it on Node.js 24 from the npm registry, in this shell: export PATH="$(npx -y -p node@24 -c 'dirname "$(realpath "$(command -v node)")"'):$PATH"\n`,
+          );
+          return true;
+        },
+      );
     }
   });
 });

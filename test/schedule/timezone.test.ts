@@ -26,15 +26,19 @@ describe('next run times', () => {
   it('follow the zone across the spring-forward change (DST)', () => {
     // New York moves from 02:00 EST to 03:00 EDT on 2026-03-08.
     const runs = nextRunTimes('0 9 * * *', 'America/New_York', 3, new Date('2026-03-07T00:00:00Z'));
-    assert.deepEqual(runs.map((d) => d.toISOString()), ['2026-03-07T14:00:00.000Z', '2026-03-08T13:00:00.000Z', '2026-03-09T13:00:00.000Z']);
+    assert.deepEqual(
+      runs.map((d) => d.toISOString()),
+      ['2026-03-07T14:00:00.000Z', '2026-03-08T13:00:00.000Z', '2026-03-09T13:00:00.000Z'],
+    );
   });
 
   it('run a daily job once when the clock falls back', () => {
     // Paris repeats 02:00-03:00 on 2026-10-25; 02:30 happens twice but the job runs once that day.
     const runs = nextRunTimes('30 2 * * *', 'Europe/Paris', 3, new Date('2026-10-24T12:00:00Z'));
-    assert.deepEqual(runs.map((d) => formatInZone(d, 'Europe/Paris')), [
-      '2026-10-25T02:30:00+02:00', '2026-10-26T02:30:00+01:00', '2026-10-27T02:30:00+01:00',
-    ]);
+    assert.deepEqual(
+      runs.map((d) => formatInZone(d, 'Europe/Paris')),
+      ['2026-10-25T02:30:00+02:00', '2026-10-26T02:30:00+01:00', '2026-10-27T02:30:00+01:00'],
+    );
   });
 
   it('move a job whose time does not exist to the first time after the gap', () => {
@@ -54,7 +58,11 @@ describe('next run times', () => {
     }) as unknown as typeof Intl.DateTimeFormat;
     try {
       for (const zone of ['UTC', 'Etc/UTC']) {
-        assert.deepEqual(crons.map((cron) => nextRunTimes(cron, zone, 5, from).map((d) => d.toISOString())), expected, zone);
+        assert.deepEqual(
+          crons.map((cron) => nextRunTimes(cron, zone, 5, from).map((d) => d.toISOString())),
+          expected,
+          zone,
+        );
         assert.equal(formatInZone(new Date('2026-07-01T12:34:56.789Z'), zone), '2026-07-01T12:34:56+00:00');
       }
     } finally {

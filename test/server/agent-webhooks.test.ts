@@ -51,7 +51,8 @@ describe('webhooks of agent and extract jobs', () => {
    */
   function script(request: FakeLlmRequestBody): FakeReply {
     const text = allText(request);
-    if (text.includes('model-down')) return { status: 503, body: { error: { message: 'overloaded', type: 'server_error' } }, headers: { 'retry-after-ms': '20' } };
+    if (text.includes('model-down'))
+      return { status: 503, body: { error: { message: 'overloaded', type: 'server_error' } }, headers: { 'retry-after-ms': '20' } };
     if (!request.tools) return { content: JSON.stringify({ price: 12 }) };
     const turn = toolTurns(request);
     if (text.includes('stall')) {
@@ -118,7 +119,8 @@ describe('webhooks of agent and extract jobs', () => {
 
   it("an agent's webhook hears started, an action per tool call (small, no page text), and completed with the job's status, in order, signed", async () => {
     const started = await client.startAgent({
-      prompt: 'What does the Pro plan cost?', urls: [`${site.origin}/`],
+      prompt: 'What does the Pro plan cost?',
+      urls: [`${site.origin}/`],
       webhook: { url: `${receiver.origin}/hook?token=t1`, headers: { Authorization: 'Bearer receiver-secret' }, metadata: { ticket: '42' } },
     });
     const { status, at } = await ended(`/agent/${started.id}`);
@@ -127,7 +129,10 @@ describe('webhooks of agent and extract jobs', () => {
     const completedAt = deliveries.at(-1)!.at;
     assert.ok(completedAt - at < 1500, `agent.completed came ${Math.round(completedAt - at)} ms after the status read completed`);
 
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['agent.started', 'agent.action', 'agent.action', 'agent.completed']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['agent.started', 'agent.action', 'agent.action', 'agent.completed'],
+    );
     // Actions go out as the agent works, not at the next look for deliveries.
     assert.ok(deliveries[1]!.at < at, 'the first action arrived while the job was running');
     for (const delivery of deliveries) {
@@ -157,17 +162,28 @@ describe('webhooks of agent and extract jobs', () => {
       assert.doesNotMatch(JSON.stringify((await call(serve.url, key, 'GET', path)).body), /receiver-secret|token=t1/, path);
     }
     // Delivered bodies are not kept: the job has its result.
-    assert.deepEqual(await sqlRows(serve.db, "SELECT count(*) AS n FROM outbox WHERE job_id = ? AND (status != 'delivered' OR body != '')", started.id), [{ n: 0 }]);
+    assert.deepEqual(await sqlRows(serve.db, "SELECT count(*) AS n FROM outbox WHERE job_id = ? AND (status != 'delivered' OR body != '')", started.id), [
+      { n: 0 },
+    ]);
   });
 
   it('takes only the events asked for; a plain URL hears them all', async () => {
-    const filtered = await client.startAgent({ prompt: 'What does the Pro plan cost?', webhook: { url: `${receiver.origin}/only-ends`, events: ['completed', 'failed'] } });
+    const filtered = await client.startAgent({
+      prompt: 'What does the Pro plan cost?',
+      webhook: { url: `${receiver.origin}/only-ends`, events: ['completed', 'failed'] },
+    });
     const plain = await client.startAgent({ prompt: 'What does the Pro plan cost?', webhook: `${receiver.origin}/all` });
     await until(filtered.id, 'agent.completed');
     const all = await until(plain.id, 'agent.completed');
     await sleep(300);
-    assert.deepEqual(received.filter((d) => d.body.id === filtered.id).map((d) => d.body.type), ['agent.completed']);
-    assert.deepEqual(all.map((d) => d.body.type), ['agent.started', 'agent.action', 'agent.action', 'agent.completed']);
+    assert.deepEqual(
+      received.filter((d) => d.body.id === filtered.id).map((d) => d.body.type),
+      ['agent.completed'],
+    );
+    assert.deepEqual(
+      all.map((d) => d.body.type),
+      ['agent.started', 'agent.action', 'agent.action', 'agent.completed'],
+    );
     assert.deepEqual(all[0]!.body.metadata, {});
   });
 
@@ -177,7 +193,10 @@ describe('webhooks of agent and extract jobs', () => {
     assert.equal(await client.cancelAgent(started.id), true);
     const deliveries = await until(started.id, 'agent.cancelled');
     const { status } = await ended(`/agent/${started.id}`);
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['agent.started', 'agent.action', 'agent.cancelled']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['agent.started', 'agent.action', 'agent.cancelled'],
+    );
     const cancelled = deliveries[2]!.body;
     assert.equal(cancelled.success, false);
     assert.equal(cancelled.error, status.error);
@@ -194,9 +213,18 @@ describe('webhooks of agent and extract jobs', () => {
     const extractEvents = await until(extract.id!, 'extract.failed');
     const agentStatus = (await ended(`/agent/${agent.id}`)).status;
     const extractStatus = (await ended(`/extract/${extract.id}`)).status;
-    assert.deepEqual(agentEvents.map((d) => d.body.type), ['agent.started', 'agent.failed']);
-    assert.deepEqual(extractEvents.map((d) => d.body.type), ['extract.started', 'extract.failed']);
-    for (const [failed, status] of [[agentEvents[1]!.body, agentStatus], [extractEvents[1]!.body, extractStatus]] as const) {
+    assert.deepEqual(
+      agentEvents.map((d) => d.body.type),
+      ['agent.started', 'agent.failed'],
+    );
+    assert.deepEqual(
+      extractEvents.map((d) => d.body.type),
+      ['extract.started', 'extract.failed'],
+    );
+    for (const [failed, status] of [
+      [agentEvents[1]!.body, agentStatus],
+      [extractEvents[1]!.body, extractStatus],
+    ] as const) {
       assert.equal(failed.success, false);
       assert.equal(failed.error, status.error);
       assert.match(failed.error, /HTTP 503/);
@@ -206,14 +234,24 @@ describe('webhooks of agent and extract jobs', () => {
 
   it("an extract job's webhook, through startExtract: started, then completed with the job's status; no warning that it is not called", async () => {
     const started = await client.startExtract({
-      urls: [`${site.origin}/pricing`], prompt: 'the price of the Pro plan', schema: { type: 'object', properties: { price: { type: 'number' } } },
-      webhook: { url: `${receiver.origin}/extract`, headers: { 'X-Team': 'blue' }, metadata: { run: 'e1' }, events: ['started', 'page', 'completed', 'failed'] },
+      urls: [`${site.origin}/pricing`],
+      prompt: 'the price of the Pro plan',
+      schema: { type: 'object', properties: { price: { type: 'number' } } },
+      webhook: {
+        url: `${receiver.origin}/extract`,
+        headers: { 'X-Team': 'blue' },
+        metadata: { run: 'e1' },
+        events: ['started', 'page', 'completed', 'failed'],
+      },
     });
     assert.equal(started.warning, undefined, 'no warning');
     const { status } = await ended(`/extract/${started.id}`);
     assert.equal(status.status, 'completed', JSON.stringify(status));
     const deliveries = await until(started.id!, 'extract.completed');
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['extract.started', 'extract.completed']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['extract.started', 'extract.completed'],
+    );
     assert.deepEqual(deliveries[1]!.body.data, [withoutSuccess(status)]);
     assert.deepEqual(deliveries[1]!.body.data[0].data, { price: 12 });
     for (const delivery of deliveries) {
@@ -228,7 +266,10 @@ describe('webhooks of agent and extract jobs', () => {
     answers = [(response) => void response.writeHead(503, { 'retry-after': '1' }).end('busy')];
     const started = await client.startAgent({ prompt: 'What does the Pro plan cost?', webhook: `${receiver.origin}/hook` });
     const deliveries = await until(started.id, 'agent.completed', 15_000);
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['agent.started', 'agent.started', 'agent.action', 'agent.action', 'agent.completed']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['agent.started', 'agent.started', 'agent.action', 'agent.action', 'agent.completed'],
+    );
     assert.equal(deliveries[1]!.text, deliveries[0]!.text, 'a retry sends the same body, webhookId included');
     assert.ok(deliveries[1]!.at - deliveries[0]!.at >= 900, `retried after ${Math.round(deliveries[1]!.at - deliveries[0]!.at)} ms, as Retry-After said`);
     assert.deepEqual(await sqlRows(serve.db, 'SELECT attempts FROM outbox WHERE job_id = ? ORDER BY attempts DESC LIMIT 1', started.id), [{ attempts: 2 }]);
@@ -252,11 +293,21 @@ describe('webhooks of agent and extract jobs', () => {
     // `page` is a crawl's event, not an agent's.
     const { status, body } = await call(serve.url, key, 'POST', '/agent', { prompt: 'p', webhook: { url: `${receiver.origin}/hook`, events: ['page'] } });
     assert.equal(status, 400);
-    assert.deepEqual(body.details.map((d: Body) => d.path), ['webhook.events[0]']);
+    assert.deepEqual(
+      body.details.map((d: Body) => d.path),
+      ['webhook.events[0]'],
+    );
     assert.match(body.details[0].message, /started, action, completed, failed, cancelled/);
-    const headers = await call(serve.url, key, 'POST', '/extract', { urls: [`${site.origin}/pricing`], prompt: 'p', webhook: { url: `${receiver.origin}/hook`, headers: { Host: 'x' } } });
+    const headers = await call(serve.url, key, 'POST', '/extract', {
+      urls: [`${site.origin}/pricing`],
+      prompt: 'p',
+      webhook: { url: `${receiver.origin}/hook`, headers: { Host: 'x' } },
+    });
     assert.equal(headers.status, 400);
-    assert.deepEqual(headers.body.details.map((d: Body) => d.path), ['webhook.headers.Host']);
+    assert.deepEqual(
+      headers.body.details.map((d: Body) => d.path),
+      ['webhook.headers.Host'],
+    );
 
     const guarded = await serveWebwatch({ allowPrivateTargets: false, llm: { baseUrl: model.url, model: 'scripted' } });
     try {

@@ -29,7 +29,9 @@ describe('agent jobs from the clients', () => {
   let config: string;
 
   before(async () => {
-    site = await startServer({ '/about': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><h1>About</h1><p>Founded in 1999 in Lyon.</p></main>') });
+    site = await startServer({
+      '/about': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><h1>About</h1><p>Founded in 1999 in Lyon.</p></main>'),
+    });
     model = await startFakeLlm((request) => script(request));
     config = writeFiles({ 'webwatch/config.yaml': `llm: {baseUrl: "${model.url}", model: scripted}\n` });
   });
@@ -38,14 +40,22 @@ describe('agent jobs from the clients', () => {
     await site.close();
   });
 
-  const scrapeThenFinish = (result: unknown): ((request: Body) => FakeReply) => (request) =>
-    turnsOf(request) === 0 ? { toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/about` } }] } : { toolCalls: [{ name: 'finish', arguments: { result } }] };
+  const scrapeThenFinish =
+    (result: unknown): ((request: Body) => FakeReply) =>
+    (request) =>
+      turnsOf(request) === 0
+        ? { toolCalls: [{ name: 'scrape', arguments: { url: `${site.origin}/about` } }] }
+        : { toolCalls: [{ name: 'finish', arguments: { result } }] };
 
   it('agent run on the embedded engine: the result on stdout, the timeline on a terminal, the outcome as exit code', async () => {
     script = scrapeThenFinish({ founded: 1999, city: 'Lyon' });
-    const schema = writeFiles({ 'schema.json': JSON.stringify({ type: 'object', properties: { founded: { type: 'integer' }, city: { type: 'string' } }, required: ['founded', 'city'] }) });
+    const schema = writeFiles({
+      'schema.json': JSON.stringify({ type: 'object', properties: { founded: { type: 'integer' }, city: { type: 'string' } }, required: ['founded', 'city'] }),
+    });
     const env = { XDG_CONFIG_HOME: config, WEBWATCH_HOME: tempDir() };
-    const piped = await run(['agent', 'run', 'When and where was it founded?', '--url', `${site.origin}/about`, '--schema', join(schema, 'schema.json')], { env });
+    const piped = await run(['agent', 'run', 'When and where was it founded?', '--url', `${site.origin}/about`, '--schema', join(schema, 'schema.json')], {
+      env,
+    });
     assert.equal(piped.code, EXIT.ok, piped.stderr);
     assert.deepEqual(JSON.parse(piped.stdout), { founded: 1999, city: 'Lyon' });
 
@@ -57,7 +67,10 @@ describe('agent jobs from the clients', () => {
     const list = JSON.parse((await run(['agent', 'list', '--json'], { env })).stdout);
     assert.equal(list.length, 2);
     const id = list[1].id;
-    const trace = (await run(['agent', 'trace', id], { env })).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const trace = (await run(['agent', 'trace', id], { env })).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.equal(trace.at(-1).type, 'run.finished');
     const artifact = trace.find((e: Body) => e.type === 'artifact.updated' && e.artifact.kind === 'markdown');
     const snapshot = await run(['agent', 'snapshot', id, artifact.artifact.snapshotId], { env });
@@ -94,8 +107,14 @@ describe('agent jobs from the clients', () => {
     const { id } = JSON.parse(detached.stdout);
     const followed = await run(['agent', 'trace', id, '--follow', '--json'], { env });
     assert.equal(followed.code, EXIT.ok);
-    const events = followed.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(events.map((e) => e.producerSequence), events.map((_, i) => i + 1));
+    const events = followed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      events.map((e) => e.producerSequence),
+      events.map((_, i) => i + 1),
+    );
     assert.equal(events.at(-1).outcome, 'succeeded');
     const status = JSON.parse((await run(['agent', 'status', id, '--json'], { env })).stdout);
     assert.deepEqual([status.status, status.data], ['completed', 'done']);
@@ -106,7 +125,11 @@ describe('agent jobs from the clients', () => {
     script = scrapeThenFinish({ founded: 1999 });
     const served = await serveWebwatch({ llm: { baseUrl: model.url, model: 'scripted' } });
     const client = new Firecrawl({ apiKey: (await served.keys.create('acme', new Date())).key, apiUrl: served.origin });
-    const started = await client.startAgent({ prompt: 'When was it founded?', urls: [`${site.origin}/about`], schema: { type: 'object', properties: { founded: { type: 'number' } } } });
+    const started = await client.startAgent({
+      prompt: 'When was it founded?',
+      urls: [`${site.origin}/about`],
+      schema: { type: 'object', properties: { founded: { type: 'number' } } },
+    });
     assert.equal(started.success, true);
     let status = await client.getAgentStatus(started.id);
     for (let i = 0; i < 100 && status.status === 'processing'; i++) {
@@ -122,7 +145,10 @@ describe('agent jobs from the clients', () => {
     const snapshot = await client.getAgentSnapshot(started.id, artifact.artifact.snapshotId);
     assert.match(snapshot.snapshot ?? '', /Founded in 1999/);
     const list = await client.listAgents();
-    assert.deepEqual(list.agents?.map((a) => a.id), [started.id]);
+    assert.deepEqual(
+      list.agents?.map((a) => a.id),
+      [started.id],
+    );
 
     script = () => 'hang';
     const slow = await client.startAgent({ prompt: 'slow' });
@@ -141,17 +167,25 @@ describe('agent jobs from the clients', () => {
     const key = (await served.keys.create('acme', new Date())).key;
     const home = tempDir();
     const firecrawl = async (...args: string[]) =>
-      (await promisify(execFile)(process.execPath, [cli, '--api-url', served.origin, '--api-key', key, ...args], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home })).stdout;
+      (
+        await promisify(execFile)(process.execPath, [cli, '--api-url', served.origin, '--api-key', key, ...args], {
+          env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home },
+          cwd: home,
+        })
+      ).stdout;
 
     try {
       script = scrapeThenFinish({ founded: 1999 });
-      const waited = JSON.parse(await firecrawl('agent', 'When was it founded?', '--urls', `${site.origin}/about`, '--wait', '--poll-interval', '0.2', '--json'));
+      const waited = JSON.parse(
+        await firecrawl('agent', 'When was it founded?', '--urls', `${site.origin}/about`, '--wait', '--poll-interval', '0.2', '--json'),
+      );
       assert.deepEqual([waited.status, waited.data], ['completed', { founded: 1999 }]);
 
       const started = JSON.parse(await firecrawl('agent', 'When was it founded?', '--json'));
       const id: string = started.data.jobId;
       assert.match(id, /^[0-9a-f-]{36}$/);
-      for (let i = 0; i < 100 && (await sqlRow(served.db, "SELECT status FROM agent_jobs WHERE id = ? AND status = 'processing'", id)); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && (await sqlRow(served.db, "SELECT status FROM agent_jobs WHERE id = ? AND status = 'processing'", id)); i++)
+        await new Promise((r) => setTimeout(r, 20));
       const status = JSON.parse(await firecrawl('agent', id, '--status', '--json'));
       assert.deepEqual([status.status, status.data], ['completed', { founded: 1999 }]);
 
@@ -175,7 +209,8 @@ describe('agent jobs from the clients', () => {
     const startServe = () => serveProcess(['--quiet'], { WEBWATCH_HOME: home, XDG_CONFIG_HOME: configDir }, { allowPrivateTargets: false });
     const first = await startServe();
     const { id } = (await call(first, key, 'POST', '/agent', { prompt: 'never ends' })).body;
-    for (let i = 0; i < 100 && model.requests.filter((r) => r.body.messages.some((m: Body) => m.content === 'never ends')).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && model.requests.filter((r) => r.body.messages.some((m: Body) => m.content === 'never ends')).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
     await first.kill();
 
     const second = await startServe();

@@ -17,7 +17,9 @@ import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-s
 type Body = any;
 
 const monitor = (webhookHeaders: Record<string, string>) => ({
-  name: 'Headers', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
+  name: 'Headers',
+  schedule: { cron: '0 * * * *' },
+  targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
   webhook: { url: 'https://example.com/hook', headers: webhookHeaders },
 });
 
@@ -56,8 +58,16 @@ describe('bad input to serve', () => {
       assert.doesNotMatch(JSON.stringify(answer.body), /secret-/);
     }
     assert.deepEqual(await monitorNames(), []);
-    assert.equal((await call(served, key, 'POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Café': 'crème' })))).status, 400, 'a header name is ASCII');
-    assert.equal((await call(served, key, 'POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Note': 'crème brûlée' })))).status, 200, 'a Latin-1 value is sent as it is');
+    assert.equal(
+      (await call(served, key, 'POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Café': 'crème' })))).status,
+      400,
+      'a header name is ASCII',
+    );
+    assert.equal(
+      (await call(served, key, 'POST', '/monitor', JSON.stringify(monitor({ Authorization: 'Bearer x', 'X-Note': 'crème brûlée' })))).status,
+      200,
+      'a Latin-1 value is sent as it is',
+    );
   });
 
   it('refuses scrape headers HTTP cannot carry with 400 before any fetch, on every route that takes scrape options', async () => {
@@ -75,12 +85,18 @@ describe('bad input to serve', () => {
       assert.match(answer.body.details[0].path, /headers/);
     }
     assert.equal(site.requests.length, requests);
-    assert.equal((await call(served, key, 'POST', '/scrape', JSON.stringify({ url: site.url, headers: { Host: 'vhost.example', 'X-A': 'b' } }))).status, 200, 'a scrape may name its virtual host');
+    assert.equal(
+      (await call(served, key, 'POST', '/scrape', JSON.stringify({ url: site.url, headers: { Host: 'vhost.example', 'X-A': 'b' } }))).status,
+      200,
+      'a scrape may name its virtual host',
+    );
   });
 
   it('refuses a body that is not UTF-8, saying where, and stores nothing', async () => {
     const stored = await monitorNames();
-    const json = Buffer.from(JSON.stringify({ name: 'x-----', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] }));
+    const json = Buffer.from(
+      JSON.stringify({ name: 'x-----', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] }),
+    );
     const at = json.indexOf('-----');
     json.set([0xff, 0xfe, 0xc3, 0x28, 0x80], at);
     const answer = await call(served, key, 'POST', '/monitor', json);
@@ -102,7 +118,13 @@ describe('bad input to serve', () => {
     assert.equal(half.status, 400);
     assert.equal(half.body.details[0].path, 'name');
     assert.match(half.body.details[0].message, /half of a surrogate pair \(U\+D83D\)/);
-    const inKey = await call(served, key, 'POST', '/monitor', JSON.stringify({ ...base, name: 'ok', webhook: { url: 'https://example.com/h', metadata: { 'k\udc00': 1 } } }));
+    const inKey = await call(
+      served,
+      key,
+      'POST',
+      '/monitor',
+      JSON.stringify({ ...base, name: 'ok', webhook: { url: 'https://example.com/h', metadata: { 'k\udc00': 1 } } }),
+    );
     assert.equal(inKey.status, 400);
     assert.match(inKey.body.details[0].message, /^the key holds half of a surrogate pair/);
     assert.deepEqual(await monitorNames(), stored);
@@ -115,19 +137,27 @@ describe('bad input to serve', () => {
 describe('bad headers on the command line', () => {
   let api: TestServer;
   before(async () => {
-    api = await startServer({}, (_request, response) => void response.writeHead(500, { 'content-type': 'application/json' }).end('{"success":false,"error":"Internal Server Error"}'));
+    api = await startServer(
+      {},
+      (_request, response) => void response.writeHead(500, { 'content-type': 'application/json' }).end('{"success":false,"error":"Internal Server Error"}'),
+    );
   });
   after(() => api.close());
 
   it('a scrape header with a line break is a usage error, exit 2, sent nowhere and never retried', async () => {
-    const result = await run(['scrape', 'https://example.com/', '-H', 'X-A: one\ntwo', '--api-url', `${api.origin}/v2`, '--api-key', 'k'], { env: { WEBWATCH_HOME: tempDir() } });
+    const result = await run(['scrape', 'https://example.com/', '-H', 'X-A: one\ntwo', '--api-url', `${api.origin}/v2`, '--api-key', 'k'], {
+      env: { WEBWATCH_HOME: tempDir() },
+    });
     assert.equal(result.code, EXIT.usage);
     assert.match(result.stderr, /headers\.X-A: has a line break/);
     assert.equal(api.requests.length, 0);
   });
 
   it('monitor validate names a webhook header it would refuse', async () => {
-    const file = writeFiles({ 'm.yaml': 'name: Hook\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\nwebhook: {url: "https://example.com/h", headers: {Host: "x", "X-Ok": "fine"}}\n' });
+    const file = writeFiles({
+      'm.yaml':
+        'name: Hook\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\nwebhook: {url: "https://example.com/h", headers: {Host: "x", "X-Ok": "fine"}}\n',
+    });
     const result = await run(['monitor', 'validate', `${file}/m.yaml`]);
     assert.equal(result.code, EXIT.usage);
     assert.match(result.stdout, /m\.yaml:4:\d+ +webhook\.headers\.Host +is set by webwatch for each request/);

@@ -20,10 +20,14 @@ describe('batch scrape', () => {
   let rival: string;
   const held: (() => void)[] = [];
   before(async () => {
-    site = await startServer({
-      '/broken': (_q, r) => void r.destroy(),
-      '/slow': (_q, r) => void held.push(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main>slow</main>')),
-    }, (request, response) => void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${request.url}</title><main><p>page ${request.url}</p></main>`));
+    site = await startServer(
+      {
+        '/broken': (_q, r) => void r.destroy(),
+        '/slow': (_q, r) => void held.push(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main>slow</main>')),
+      },
+      (request, response) =>
+        void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${request.url}</title><main><p>page ${request.url}</p></main>`),
+    );
     served = await serveWebwatch();
     acme = (await served.keys.create('acme', new Date())).key;
     rival = (await served.keys.create('rival', new Date())).key;
@@ -53,7 +57,10 @@ describe('batch scrape', () => {
     assert.deepEqual(status.data.map((d: Body) => d.markdown.trim()).sort(), ['page /one', 'page /two']);
     assert.ok(Date.parse(status.expiresAt) > Date.now());
     const errors = (await call(served, acme, 'GET', `/batch/scrape/${started.body.id}/errors`)).body;
-    assert.deepEqual(errors.errors.map((e: Body) => [e.url, e.code]), [[`${site.origin}/broken`, 'SCRAPE_CONNECTION_FAILED']]);
+    assert.deepEqual(
+      errors.errors.map((e: Body) => [e.url, e.code]),
+      [[`${site.origin}/broken`, 'SCRAPE_CONNECTION_FAILED']],
+    );
     assert.deepEqual(errors.robotsBlocked, []);
     const other = await call(served, rival, 'GET', `/batch/scrape/${started.body.id}`);
     assert.equal(other.status, 404);
@@ -83,7 +90,10 @@ describe('batch scrape', () => {
     const webhook = await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], webhook: { url: 'hooks.example/x' } });
     assert.equal(webhook.status, 400);
     assert.deepEqual(webhook.body.details, [{ path: 'webhook.url', message: 'must be an absolute URL starting with http:// or https://' }]);
-    assert.match(JSON.stringify((await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], appendToId: 'x' })).body.details), /appendToId/);
+    assert.match(
+      JSON.stringify((await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], appendToId: 'x' })).body.details),
+      /appendToId/,
+    );
     assert.match(JSON.stringify((await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], timeout: 5 })).body.details), /timeout/);
     assert.equal((await call(served, acme, 'POST', '/batch/scrape', { urls: [] })).status, 400);
     const cleaned = await call(served, acme, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`], zeroDataRetention: true, onlyCleanContent: true });
@@ -91,7 +101,10 @@ describe('batch scrape', () => {
     assert.deepEqual(cleaned.body.details, [{ path: 'onlyCleanContent', message: 'is not supported with zeroDataRetention' }]);
     const guarded = await serveWebwatch({ allowPrivateTargets: false });
     try {
-      assert.equal((await call(guarded, (await guarded.keys.create('acme', new Date())).key, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] })).status, 403);
+      assert.equal(
+        (await call(guarded, (await guarded.keys.create('acme', new Date())).key, 'POST', '/batch/scrape', { urls: [`${site.origin}/a`] })).status,
+        403,
+      );
     } finally {
       await guarded.stop();
     }
@@ -119,7 +132,10 @@ describe('batch scrape', () => {
     assert.deepEqual(job.data.map((d) => d.markdown?.trim()).sort(), ['page /sdk-1', 'page /sdk-2']);
     const started = await client.startBatchScrape([`${site.origin}/sdk-3`, `${site.origin}/broken`], { ignoreInvalidURLs: true });
     await until(async () => (await client.getBatchScrapeStatus(started.id)).status === 'completed');
-    assert.deepEqual((await client.getBatchScrapeErrors(started.id)).errors.map((e) => e.url), [`${site.origin}/broken`]);
+    assert.deepEqual(
+      (await client.getBatchScrapeErrors(started.id)).errors.map((e) => e.url),
+      [`${site.origin}/broken`],
+    );
     const slow = await client.startBatchScrape([`${site.origin}/slow?sdk`]);
     assert.equal(await client.cancelBatchScrape(slow.id), true);
   });
@@ -131,11 +147,23 @@ describe('batch scrape', () => {
     const before = (await call(served, acme, 'GET', '/team/queue-status')).body;
     const remote = await run(['scrape', '--input', list, '--json'], { env });
     assert.equal(remote.code, 1, 'a page failed');
-    const lines = remote.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(lines.map((l) => (l.success ? l.data.markdown.trim() : `error ${l.url}`)), ['page /c1', 'page /c2', `error ${site.origin}/broken`]);
+    const lines = remote.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      lines.map((l) => (l.success ? l.data.markdown.trim() : `error ${l.url}`)),
+      ['page /c1', 'page /c2', `error ${site.origin}/broken`],
+    );
     assert.ok(before);
     const local = await run(['scrape', '--input', list, '--json']);
-    assert.deepEqual(local.stdout.trim().split('\n').map((line) => JSON.parse(line).success), [true, true, false]);
+    assert.deepEqual(
+      local.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).success),
+      [true, true, false],
+    );
     const empty = await run(['scrape', '--input', join(tempDir(), 'missing.txt')]);
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /cannot read --input .*missing\.txt: no such file/);

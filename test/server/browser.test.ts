@@ -21,7 +21,14 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   /** The finished job's status answer. */
   const finished = async (route: string, key: string) => {
     for (let tries = 0; tries < 300; tries++) {
-      const status = (await call<{ status: string; data: { screenshot?: string; actions?: { pdfs: string[] }; metadata: { sourceURL: string } }[] }>(served, key, 'GET', route)).body;
+      const status = (
+        await call<{ status: string; data: { screenshot?: string; actions?: { pdfs: string[] }; metadata: { sourceURL: string } }[] }>(
+          served,
+          key,
+          'GET',
+          route,
+        )
+      ).body;
       if (status.status !== 'scraping') return status;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -41,7 +48,9 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
     site = await startServer({
       '/': html('<html><body><main><h1>Shop</h1><p>Everything costs $10 today, and a screenshot shows it.</p><a href="/more">More</a></main></body></html>'),
       '/more': html('<html><body><main><h1>More</h1><p>More things, each at a price that a screenshot shows.</p></main></body></html>'),
-      '/visit': html('<html><body><main><p id="out"></p><script>const n = Number((document.cookie.match(/visits=(\\d+)/) || [])[1] || 0); document.getElementById("out").textContent = "cookie visits " + n; document.cookie = "visits=" + (n + 1) + "; max-age=3600"</script></main></body></html>'),
+      '/visit': html(
+        '<html><body><main><p id="out"></p><script>const n = Number((document.cookie.match(/visits=(\\d+)/) || [])[1] || 0); document.getElementById("out").textContent = "cookie visits " + n; document.cookie = "visits=" + (n + 1) + "; max-age=3600"</script></main></body></html>',
+      ),
     });
     served = await serveWebwatch();
     guarded = await serveWebwatch({ allowPrivateTargets: false });
@@ -56,7 +65,10 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   });
 
   it('a screenshot is a URL of serve, readable with the key of its team only', async () => {
-    const answer = await call<{ data: { screenshot: string; markdown: string } }>(served, keys.acme!, 'POST', '/scrape', { url: site.origin, formats: ['markdown', 'screenshot'] });
+    const answer = await call<{ data: { screenshot: string; markdown: string } }>(served, keys.acme!, 'POST', '/scrape', {
+      url: site.origin,
+      formats: ['markdown', 'screenshot'],
+    });
     assert.equal(answer.status, 200);
     const { data } = answer.body;
     assert.match(data.markdown, /Everything costs \$10/);
@@ -71,11 +83,15 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   });
 
   it('crawl and batch scrape documents carry URLs of serve for their screenshots and PDFs, not paths of its disk', async () => {
-    const crawl = (await call<{ id: string }>(served, keys.acme!, 'POST', '/crawl', { url: site.origin, limit: 2, scrapeOptions: { formats: ['markdown', 'screenshot'] } })).body;
+    const crawl = (
+      await call<{ id: string }>(served, keys.acme!, 'POST', '/crawl', { url: site.origin, limit: 2, scrapeOptions: { formats: ['markdown', 'screenshot'] } })
+    ).body;
     const crawled = await finished(`/crawl/${crawl.id}`, keys.acme!);
     assert.equal(crawled.data.length, 2);
     for (const page of crawled.data) await readableByItsTeamOnly(page.screenshot!, 'image/png');
-    const batch = (await call<{ id: string }>(served, keys.acme!, 'POST', '/batch/scrape', { urls: [site.origin, `${site.origin}/more`], actions: [{ type: 'pdf' }] })).body;
+    const batch = (
+      await call<{ id: string }>(served, keys.acme!, 'POST', '/batch/scrape', { urls: [site.origin, `${site.origin}/more`], actions: [{ type: 'pdf' }] })
+    ).body;
     const batched = await finished(`/batch/scrape/${batch.id}`, keys.acme!);
     assert.equal(batched.data.length, 2);
     for (const page of batched.data) await readableByItsTeamOnly(page.actions!.pdfs[0]!, 'application/pdf');
@@ -83,15 +99,21 @@ describe('serve with the browser', { skip: !hasChromium && 'no Chromium: apt-get
   });
 
   it('a profile belongs to the team of the key: the same name in another team is another profile', async () => {
-    const visit = async (key: string) => (await call<{ data: { markdown: string } }>(served, key, 'POST', '/scrape', { url: `${site.origin}/visit`, profile: { name: 'shop' } })).body.data.markdown;
+    const visit = async (key: string) =>
+      (await call<{ data: { markdown: string } }>(served, key, 'POST', '/scrape', { url: `${site.origin}/visit`, profile: { name: 'shop' } })).body.data
+        .markdown;
     assert.match(await visit(keys.acme!), /cookie visits 0/);
     assert.match(await visit(keys.acme!), /cookie visits 1/);
-    assert.match(await visit(keys.other!), /cookie visits 0/, 'the other team does not see acme\'s cookie');
+    assert.match(await visit(keys.other!), /cookie visits 0/, "the other team does not see acme's cookie");
     assert.match(await visit(keys.acme!), /cookie visits 2/);
   });
 
-  it('a monitor check under serve keeps the screenshot of a new page, as a URL of serve for the team\'s key', async () => {
-    const create = await call<{ data: { id: string } }>(served, keys.acme!, 'POST', '/monitor', { name: 'Shop shots', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.origin], scrapeOptions: { formats: ['markdown', 'screenshot'] } }] });
+  it("a monitor check under serve keeps the screenshot of a new page, as a URL of serve for the team's key", async () => {
+    const create = await call<{ data: { id: string } }>(served, keys.acme!, 'POST', '/monitor', {
+      name: 'Shop shots',
+      schedule: { cron: '0 * * * *' },
+      targets: [{ type: 'scrape', urls: [site.origin], scrapeOptions: { formats: ['markdown', 'screenshot'] } }],
+    });
     const monitor = create.body.data;
     const running = (await call<{ data: { id: string } }>(served, keys.acme!, 'POST', `/monitor/${monitor.id}/run`, {})).body.data;
     let check: { status: string; pages: { status: string; screenshot?: string }[] } | undefined;

@@ -34,7 +34,7 @@ describe('check reports on serve', () => {
 
   const as = (key: string) => ({ env: { WEBWATCH_API_URL: started.url, WEBWATCH_API_KEY: key }, now: () => new Date() });
 
-  it('answers the team\'s key with the report, anyone else with nothing of it', async () => {
+  it("answers the team's key with the report, anyone else with nothing of it", async () => {
     const file = writeFiles({ 'm.yaml': `name: Pricing\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/pricing"]}]\n` });
     assert.equal((await run(['monitor', 'apply', '-f', file], as(acme))).code, EXIT.ok);
     await run(['monitor', 'run', 'Pricing', '--wait'], as(acme));
@@ -46,7 +46,10 @@ describe('check reports on serve', () => {
     const answer = await call(started, acme, 'GET', path);
     assert.equal(answer.status, 200);
     assert.match(answer.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
-    assert.match(answer.headers.get('content-security-policy') ?? '', /^default-src 'none'; img-src data:; style-src 'sha256-[^']+'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    assert.match(
+      answer.headers.get('content-security-policy') ?? '',
+      /^default-src 'none'; img-src data:; style-src 'sha256-[^']+'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
     assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
     assert.match(answer.text, /Pro plan: \$<del>10<\/del> a month/);
     assert.match(answer.text, /Pro plan: \$<ins>12<\/ins> a month/);
@@ -70,20 +73,38 @@ describe('check reports on serve', () => {
   it('against an API without the route (the hosted one), says so with a code', async () => {
     const monitorId = '11111111-1111-4111-8111-111111111111';
     const checkId = '22222222-2222-4222-8222-222222222222';
-    const check = { id: checkId, monitorId, status: 'completed', trigger: 'manual', startedAt: '2026-11-01T00:00:00Z', finishedAt: '2026-11-01T00:01:00Z', createdAt: '2026-11-01T00:00:00Z', summary: { totalPages: 1, same: 0, changed: 1, new: 0, removed: 0, error: 0 } };
-    const json = (body: unknown, status = 200) => (_q: unknown, r: import('node:http').ServerResponse) => void r.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    const hosted = await startServer({
-      '/v2/monitor': json({ success: true, data: [{ id: monitorId, name: 'Pricing', status: 'active' }] }),
-      [`/v2/monitor/${monitorId}/checks`]: json({ success: true, data: [check] }),
-      [`/v2/monitor/${monitorId}/checks/${checkId}`]: json({ success: true, data: { ...check, pages: [] } }),
-    }, json({ success: false, error: 'Not Found' }, 404));
+    const check = {
+      id: checkId,
+      monitorId,
+      status: 'completed',
+      trigger: 'manual',
+      startedAt: '2026-11-01T00:00:00Z',
+      finishedAt: '2026-11-01T00:01:00Z',
+      createdAt: '2026-11-01T00:00:00Z',
+      summary: { totalPages: 1, same: 0, changed: 1, new: 0, removed: 0, error: 0 },
+    };
+    const json =
+      (body: unknown, status = 200) =>
+      (_q: unknown, r: import('node:http').ServerResponse) =>
+        void r.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const hosted = await startServer(
+      {
+        '/v2/monitor': json({ success: true, data: [{ id: monitorId, name: 'Pricing', status: 'active' }] }),
+        [`/v2/monitor/${monitorId}/checks`]: json({ success: true, data: [check] }),
+        [`/v2/monitor/${monitorId}/checks/${checkId}`]: json({ success: true, data: { ...check, pages: [] } }),
+      },
+      json({ success: false, error: 'Not Found' }, 404),
+    );
     try {
       const result = await run(['monitor', 'report', 'Pricing', '--json'], { env: { WEBWATCH_API_URL: `${hosted.origin}/v2`, WEBWATCH_API_KEY: 'fc-test' } });
       assert.equal(result.code, EXIT.notFound);
       const error = JSON.parse(result.stdout);
       assert.equal(error.code, 'REPORT_NOT_OFFERED');
       assert.match(error.error, /does not make check reports/);
-      assert.ok(hosted.requests.some((r) => r.path.endsWith('/report')), 'the route was asked');
+      assert.ok(
+        hosted.requests.some((r) => r.path.endsWith('/report')),
+        'the route was asked',
+      );
     } finally {
       await hosted.close();
     }

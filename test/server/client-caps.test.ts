@@ -56,10 +56,13 @@ function flood(origin: string, localAddress: string, count: number, reconnect: b
     heldFor: (ms) => [...sockets].filter((socket) => !socket.destroyed && Date.now() - (connectedAt.get(socket) ?? Infinity) >= ms).length,
     async stop() {
       stopped = true;
-      const closing = [...sockets].map((socket) => new Promise((resolve) => {
-        socket.once('close', resolve);
-        socket.destroy();
-      }));
+      const closing = [...sockets].map(
+        (socket) =>
+          new Promise((resolve) => {
+            socket.once('close', resolve);
+            socket.destroy();
+          }),
+      );
       await Promise.all(closing);
     },
   };
@@ -69,15 +72,23 @@ function flood(origin: string, localAddress: string, count: number, reconnect: b
  * `method` `path` of `origin` on a connection of its own from `localAddress`, closed after the
  * answer: the status and body, or the error's code as the status.
  */
-function askFrom(origin: string, path: string, localAddress: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number | string; body: string }> {
+function askFrom(
+  origin: string,
+  path: string,
+  localAddress: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number | string; body: string }> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve) => {
-    const asked = request({ host: hostname, port: Number(port), path, localAddress, agent: false, timeout: 15_000, method: init.method ?? 'GET', headers: init.headers }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const asked = request(
+      { host: hostname, port: Number(port), path, localAddress, agent: false, timeout: 15_000, method: init.method ?? 'GET', headers: init.headers },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     asked.on('timeout', () => asked.destroy(new Error('timed out')));
     asked.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? error.message, body: '' }));
     asked.end(init.body);
@@ -128,7 +139,7 @@ describe('serve: one client cannot take every connection', { timeout: 120_000 },
     }
   });
 
-  it('closes a connection over its address\'s cap at once; the address\'s others stay open', async () => {
+  it("closes a connection over its address's cap at once; the address's others stay open", async () => {
     const held = await Promise.all(Array.from({ length: 10 }, () => quietSocket(served.origin, '127.0.0.4')));
     try {
       // The server counts a connection once it has accepted it: give it the moment to.
@@ -150,7 +161,8 @@ describe('serve, full: connections without whole headers make room', { timeout: 
   let key: string;
   before(async () => {
     site = await startServer({
-      '/slow': (_request, response) => void setTimeout(() => response.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>worth the wait</p></main>'), 3000),
+      '/slow': (_request, response) =>
+        void setTimeout(() => response.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>worth the wait</p></main>'), 3000),
     });
     served = await serveWebwatch({ maxConnections: 30, maxConnectionsPerAddress: 10 });
     key = (await served.keys.create('acme', new Date())).key;
@@ -163,7 +175,9 @@ describe('serve, full: connections without whole headers make room', { timeout: 
   it('a client sending whole requests gets in while slow senders from several addresses fill the server, and an answer under way is not cut', async () => {
     // A request under way: its headers are whole, so it is never closed to make room.
     const scrape = askFrom(served.origin, '/v2/scrape', '127.0.0.1', {
-      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${site.origin}/slow`, maxAge: 0 }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${site.origin}/slow`, maxAge: 0 }),
     });
     await delay(300);
     const floods = ['127.0.0.6', '127.0.0.7', '127.0.0.8'].map((address) => flood(served.origin, address, 10, false));
@@ -206,7 +220,13 @@ describe('mcp --http: one client cannot take every connection', { timeout: 120_0
   let served: McpHttpServer;
   let origin: string;
   before(async () => {
-    served = await serveMcpHttp({ host: '127.0.0.1', port: 0, session: () => new McpServer({ name: 'test', version: '1' }), maxConnections: 100, maxConnectionsPerAddress: 10 });
+    served = await serveMcpHttp({
+      host: '127.0.0.1',
+      port: 0,
+      session: () => new McpServer({ name: 'test', version: '1' }),
+      maxConnections: 100,
+      maxConnectionsPerAddress: 10,
+    });
     origin = new URL(served.url).origin;
   });
   after(() => served.close());

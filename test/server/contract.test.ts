@@ -53,7 +53,13 @@ describe('serve answers what the SDK types require', () => {
   });
 
   it('checks, running and finished, their pages, and crawl status carry every required key', async () => {
-    const monitor = (await call(served, apiKey, 'POST', '/monitor', { name: 'Contract', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/a`] }] })).body.data;
+    const monitor = (
+      await call(served, apiKey, 'POST', '/monitor', {
+        name: 'Contract',
+        schedule: { cron: '0 * * * *' },
+        targets: [{ type: 'scrape', urls: [`${site.origin}/a`] }],
+      })
+    ).body.data;
     const running = (await call(served, apiKey, 'POST', `/monitor/${monitor.id}/run`, undefined, { type: 'application/json' })).body.data;
     for (const key of requiredKeys('MonitorCheck')) assert.ok(key in running && running[key] !== null && running[key] !== undefined, `running check: ${key}`);
     assert.deepEqual(running.summary, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, 'a zeroed summary while queued');
@@ -94,14 +100,22 @@ describe('serve answers what the SDK types require', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     for (const key of requiredKeys('BatchScrapeJob')) assert.ok(key in status, `batch status: ${key}`);
-    for (const key of requiredKeys('CrawlErrorsResponse$1')) assert.ok(key in (await call(served, apiKey, 'GET', `/batch/scrape/${batch.id}/errors`)).body, `errors: ${key}`);
+    for (const key of requiredKeys('CrawlErrorsResponse$1'))
+      assert.ok(key in (await call(served, apiKey, 'GET', `/batch/scrape/${batch.id}/errors`)).body, `errors: ${key}`);
     const map = (await call(served, apiKey, 'POST', '/map', { url: `${site.origin}/a`, sitemap: 'skip' })).body;
     for (const key of requiredKeys('MapData')) assert.ok(key in map, `map: ${key}`);
-    for (const key of requiredKeys('SearchResultWeb')) assert.ok(map.links.every((link: Body) => key in link), `map link: ${key}`);
+    for (const key of requiredKeys('SearchResultWeb'))
+      assert.ok(
+        map.links.every((link: Body) => key in link),
+        `map link: ${key}`,
+      );
     for (const key of requiredKeys('ConcurrencyCheck')) assert.ok(key in (await call(served, apiKey, 'GET', '/concurrency-check')).body, `concurrency: ${key}`);
-    for (const key of requiredKeys('CreditUsage')) assert.ok(key in (await call(served, apiKey, 'GET', '/team/credit-usage')).body.data, `credit usage: ${key}`);
+    for (const key of requiredKeys('CreditUsage'))
+      assert.ok(key in (await call(served, apiKey, 'GET', '/team/credit-usage')).body.data, `credit usage: ${key}`);
     for (const key of requiredKeys('TokenUsage')) assert.ok(key in (await call(served, apiKey, 'GET', '/team/token-usage')).body.data, `token usage: ${key}`);
-    for (const key of requiredKeys('QueueStatusResponse$1')) assert.ok(key in (await call(served, apiKey, 'GET', '/team/queue-status')).body, `queue status: ${key}`);
-    for (const key of requiredKeys('ActiveCrawlsResponse')) assert.ok(key in (await call(served, apiKey, 'GET', '/crawl/active')).body, `active crawls: ${key}`);
+    for (const key of requiredKeys('QueueStatusResponse$1'))
+      assert.ok(key in (await call(served, apiKey, 'GET', '/team/queue-status')).body, `queue status: ${key}`);
+    for (const key of requiredKeys('ActiveCrawlsResponse'))
+      assert.ok(key in (await call(served, apiKey, 'GET', '/crawl/active')).body, `active crawls: ${key}`);
   });
 });

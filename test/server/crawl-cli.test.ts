@@ -48,7 +48,10 @@ describe('crawl jobs from the command line', () => {
     assert.match(started.stderr, new RegExp(`webwatch crawl status ${id}`));
     const status = JSON.parse((await ww(['crawl', 'status', id, '--json'])).stdout);
     assert.equal(status.status, 'scraping');
-    assert.deepEqual(JSON.parse((await ww(['crawl', 'list', '--json'])).stdout).map((c: { id: string }) => c.id), [id]);
+    assert.deepEqual(
+      JSON.parse((await ww(['crawl', 'list', '--json'])).stdout).map((c: { id: string }) => c.id),
+      [id],
+    );
     const cancelled = await ww(['crawl', 'cancel', id]);
     assert.equal(cancelled.code, 0, cancelled.stderr);
     assert.match(cancelled.stderr, /cancelled/);
@@ -62,16 +65,26 @@ describe('crawl jobs from the command line', () => {
     const { stdout } = await ww(['crawl', `${site.origin}/a`, '--detach', '--json', '--sitemap', 'skip', '--ignore-robots-txt']);
     const { id } = JSON.parse(stdout);
     await until(async () => JSON.parse((await ww(['crawl', 'status', id, '--json'])).stdout).status !== 'scraping');
-    const lines = (await ww(['crawl', 'status', id, '--documents', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await ww(['crawl', 'status', id, '--documents', '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.deepEqual(lines.map((l) => new URL(l.data.metadata.url).pathname).sort(), ['/a', '/b']);
     const errors = JSON.parse((await ww(['crawl', 'errors', id, '--json'])).stdout);
-    assert.deepEqual(errors.errors.map((e: { url: string }) => new URL(e.url).pathname), ['/missing']);
+    assert.deepEqual(
+      errors.errors.map((e: { url: string }) => new URL(e.url).pathname),
+      ['/missing'],
+    );
     const shown = await ww(['crawl', 'status', id]);
     assert.match(shown.stdout, new RegExp(`crawl ${id}: completed, 2 of 3 pages`));
   });
 
   it('on the embedded engine, says that crawl jobs need an API', async () => {
-    for (const args of [['crawl', 'status', 'abc'], ['crawl', `${site.origin}/a`, '--detach'], ['crawl', 'list']]) {
+    for (const args of [
+      ['crawl', 'status', 'abc'],
+      ['crawl', `${site.origin}/a`, '--detach'],
+      ['crawl', 'list'],
+    ]) {
       const result = await run(args, { env: { WEBWATCH_HOME: tempDir() } });
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, /runs inside the command that started it[\s\S]*hint: run webwatch serve/);
@@ -81,8 +94,11 @@ describe('crawl jobs from the command line', () => {
     assert.match(unknown.stderr, /no crawl job with this id/);
   });
 
-  it('Ctrl-C during a crawl on the API cancels the API\'s crawl', async () => {
-    const child = spawn(process.execPath, [BIN, 'crawl', `${site.origin}/slow`, '--sitemap', 'skip', '--ignore-robots-txt'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  it("Ctrl-C during a crawl on the API cancels the API's crawl", async () => {
+    const child = spawn(process.execPath, [BIN, 'crawl', `${site.origin}/slow`, '--sitemap', 'skip', '--ignore-robots-txt'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let id = '';

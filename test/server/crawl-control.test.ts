@@ -30,11 +30,21 @@ describe('crawl control on serve', () => {
     // Until its first pages are in.
     for (let i = 0; i < 100 && (await call(started.url, key, 'GET', `/crawl/${crawl.id}`)).body.completed < 2; i++) await new Promise((r) => setTimeout(r, 50));
     const active = await client.getActiveCrawls();
-    assert.deepEqual(active.crawls.map((c) => [c.id, c.url]), [[crawl.id, `${site.origin}/p0`]]);
-    assert.equal((await call(started.url, (await started.keys.create('rival', new Date())).key, 'GET', '/crawl/active')).body.crawls.length, 0, "another team's crawls are not listed");
+    assert.deepEqual(
+      active.crawls.map((c) => [c.id, c.url]),
+      [[crawl.id, `${site.origin}/p0`]],
+    );
+    assert.equal(
+      (await call(started.url, (await started.keys.create('rival', new Date())).key, 'GET', '/crawl/active')).body.crawls.length,
+      0,
+      "another team's crawls are not listed",
+    );
     // The hosted API's other name for the list, each crawl with its start time in ISO UTC with milliseconds.
     const ongoing = (await call(started.url, key, 'GET', '/crawl/ongoing')).body.crawls as { id: string; created_at: string }[];
-    assert.deepEqual(ongoing.map((c) => c.id), [crawl.id]);
+    assert.deepEqual(
+      ongoing.map((c) => c.id),
+      [crawl.id],
+    );
     assert.match(ongoing[0]!.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(Math.abs(Date.parse(ongoing[0]!.created_at) - Date.now()) < 60_000, ongoing[0]!.created_at);
 
@@ -74,7 +84,13 @@ describe('crawl control on serve', () => {
   it('stopping the server gives crawls the drain time, then stops them with the reason', async () => {
     const started = await serve({ drainTimeoutMs: 300 });
     const key = (await started.keys.create('acme', new Date())).key;
-    const { body } = await call(started.url, key, 'POST', '/crawl', { url: `${site.origin}/p0`, limit: 100, sitemap: 'skip', ignoreRobotsTxt: true, maxConcurrency: 1 });
+    const { body } = await call(started.url, key, 'POST', '/crawl', {
+      url: `${site.origin}/p0`,
+      limit: 100,
+      sitemap: 'skip',
+      ignoreRobotsTxt: true,
+      maxConcurrency: 1,
+    });
     await new Promise((r) => setTimeout(r, 300));
     const t0 = performance.now();
     await started.server.drain();

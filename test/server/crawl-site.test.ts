@@ -25,10 +25,12 @@ describe('crawl and map of a site on www, through serve with the hosted SDK', ()
   });
 
   const landedPaths = (documents: { metadata?: { url?: string } }[]) =>
-    documents.map((document) => {
-      const url = new URL(document.metadata!.url!);
-      return `${url.hostname}${url.pathname}`;
-    }).sort();
+    documents
+      .map((document) => {
+        const url = new URL(document.metadata!.url!);
+        return `${url.hostname}${url.pathname}`;
+      })
+      .sort();
   const onWww = (...paths: string[]) => paths.map((path) => `www.example.test${path}`).sort();
 
   it('a crawl of the apex crawls the www pages, with the sitemap skipped too', async () => {

@@ -31,7 +31,10 @@ async function seededHome(): Promise<{ home: string; file: string; key: string }
 }
 
 /** The health route's answer once the integrity check has a result to give. */
-async function healthChecked(origin: string, until: (body: Body) => boolean = (body) => body.database.integrity.status !== 'checking'): Promise<{ status: number; body: Body; text: string }> {
+async function healthChecked(
+  origin: string,
+  until: (body: Body) => boolean = (body) => body.database.integrity.status !== 'checking',
+): Promise<{ status: number; body: Body; text: string }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const response = await fetch(`${origin}/health`);
@@ -63,7 +66,10 @@ describe('webwatch serve on a damaged database', () => {
       assert.equal(health.body.database.ok, false);
       assert.equal(health.body.database.integrity.status, 'damaged');
       assert.match(health.body.database.integrity.checkedAt, /^\d{4}-\d\d-\d\dT/);
-      assert.ok(health.body.database.integrity.problems.some((problem: string) => new RegExp(`^table monitors: Tree \\d+ page ${page}: `).test(problem)), health.text);
+      assert.ok(
+        health.body.database.integrity.problems.some((problem: string) => new RegExp(`^table monitors: Tree \\d+ page ${page}: `).test(problem)),
+        health.text,
+      );
       assert.ok(!health.text.includes(home), 'the health route, open to anyone, does not say where the file is');
 
       const listed = await call(started, key, 'GET', '/monitor');
@@ -82,7 +88,10 @@ describe('webwatch serve on a damaged database', () => {
       const answered = (log.text().match(/"statusCode":500/g) ?? []).length;
       const remote = await run(['monitor', 'list'], { env: { WEBWATCH_API_URL: started.url, WEBWATCH_API_KEY: key } });
       assert.equal(remote.code, 1, remote.stderr);
-      assert.match(remote.stderr, /error: Internal Server Error: the server's database is damaged, and its operator must restore it\n {2}database disk image is malformed \(SQLITE_CORRUPT\)/);
+      assert.match(
+        remote.stderr,
+        /error: Internal Server Error: the server's database is damaged, and its operator must restore it\n {2}database disk image is malformed \(SQLITE_CORRUPT\)/,
+      );
       assert.equal((log.text().match(/"statusCode":500/g) ?? []).length, answered + 1, 'asked once');
     } finally {
       await started.stop();
@@ -104,7 +113,10 @@ describe('webwatch serve on a damaged database', () => {
       const damaged = await healthChecked(started.origin, (body) => body.database.integrity.status !== 'ok');
       assert.equal(damaged.status, 503);
       assert.equal(damaged.body.database.integrity.status, 'damaged');
-      assert.ok(damaged.body.database.integrity.problems.some((problem: string) => problem.startsWith('table monitors: ')), damaged.text);
+      assert.ok(
+        damaged.body.database.integrity.problems.some((problem: string) => problem.startsWith('table monitors: ')),
+        damaged.text,
+      );
     } finally {
       await started.stop();
     }
@@ -139,16 +151,17 @@ describe('webwatch serve on a damaged database', () => {
       assert.equal(cut.body.code, 'DATABASE_CORRUPT', cut.text);
       assert.equal(cut.body.database.integrity.status, 'damaged', cut.text);
       assert.match(cut.body.database.integrity.problems[0], /^a query met a damaged page: /);
-      assert.ok(!cut.text.includes(file), 'the file\'s path is the operator\'s log\'s only');
+      assert.ok(!cut.text.includes(file), "the file's path is the operator's log's only");
     } finally {
       await started.stop();
     }
   });
 
-  it('stores the failure of a crawl or check on a damaged database without the file\'s path', () => {
+  it("stores the failure of a crawl or check on a damaged database without the file's path", () => {
     const cause = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
     assert.deepEqual(failureOf(new DatabaseDamagedError('/srv/private/webwatch.db', cause)), {
-      error: 'the database is damaged: database disk image is malformed (SQLITE_CORRUPT)', code: 'DATABASE_CORRUPT',
+      error: 'the database is damaged: database disk image is malformed (SQLITE_CORRUPT)',
+      code: 'DATABASE_CORRUPT',
     });
   });
 });

@@ -27,13 +27,28 @@ describe('error codes of serve', () => {
       ['no key', await call(served, undefined, 'GET', '/monitor'), 401, 'UNAUTHORIZED'],
       ['a revoked or unknown key', await call(served, 'wk_nothing', 'GET', '/monitor'), 401, 'UNAUTHORIZED'],
       ['a body that is not JSON', await call(served, key, 'POST', '/scrape', '{"url":'), 400, 'BAD_REQUEST'],
-      ['an invalid field', await call(served, key, 'POST', '/monitor', JSON.stringify({ name: 'x', schedule: { cron: 'often' }, targets: [] })), 400, 'BAD_REQUEST'],
+      [
+        'an invalid field',
+        await call(served, key, 'POST', '/monitor', JSON.stringify({ name: 'x', schedule: { cron: 'often' }, targets: [] })),
+        400,
+        'BAD_REQUEST',
+      ],
       ['no URL', await call(served, key, 'POST', '/scrape', '{"url":"ftp://x"}'), 400, 'INVALID_URL'],
       ['a private address', await call(served, key, 'POST', '/scrape', '{"url":"http://127.0.0.1:9/"}'), 403, 'FORBIDDEN'],
       ['an unknown monitor', await call(served, key, 'GET', '/monitor/3f1c1d4e-0000-4000-8000-000000000000'), 404, 'NOT_FOUND'],
       ['a route serve does not have', await call(served, key, 'GET', '/nothing-here'), 404, 'ROUTE_NOT_FOUND'],
-      ['a body over the limit', await call(served, key, 'POST', '/scrape', JSON.stringify({ url: 'https://example.com/', pad: 'x'.repeat(4096) })), 413, 'PAYLOAD_TOO_LARGE'],
-      ['a body that is not JSON at all', await call(served, key, 'POST', '/scrape', 'url=x', { type: 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [
+        'a body over the limit',
+        await call(served, key, 'POST', '/scrape', JSON.stringify({ url: 'https://example.com/', pad: 'x'.repeat(4096) })),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      ],
+      [
+        'a body that is not JSON at all',
+        await call(served, key, 'POST', '/scrape', 'url=x', { type: 'application/x-www-form-urlencoded' }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
     ];
     for (const [what, answer, status, code] of answers) {
       assert.equal(answer.status, status, `${what}: ${JSON.stringify(answer.body)}`);
@@ -50,7 +65,7 @@ describe('error codes of serve', () => {
 });
 
 describe('error codes of the command line', () => {
-  it('a --json error document always has a code: its own, its HTTP status\'s, or its exit code\'s name', async () => {
+  it("a --json error document always has a code: its own, its HTTP status's, or its exit code's name", async () => {
     const env = { WEBWATCH_HOME: tempDir() };
     const missing = await run(['monitor', 'get', 'Nope', '--json'], { env });
     assert.equal(missing.code, EXIT.notFound);

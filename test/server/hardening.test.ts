@@ -30,7 +30,7 @@ describe('the private-address rule comes before the cache', () => {
   });
   after(() => site.close());
 
-  it("a page the command line cached from 127.0.0.1 is not served to a key, plain, lockdown or minAge", async () => {
+  it('a page the command line cached from 127.0.0.1 is not served to a key, plain, lockdown or minAge', async () => {
     const home = tempDir();
     const scraped = await run(['scrape', `${site.origin}/dash`], { env: { WEBWATCH_HOME: home } });
     assert.equal(scraped.code, EXIT.ok);
@@ -75,7 +75,16 @@ describe('IPv6 spellings of a private address', () => {
     const started = await serve({ allowPrivateTargets: false });
     const key = (await started.keys.create('acme', new Date())).key;
     const port = Number(new URL(site.origin).port);
-    const hosts = ['[::127.0.0.1]', '[0:0:0:0:0:0:127.0.0.1]', '[::7f00:1]', '[::ffff:127.0.0.1]', '[::ffff:0:127.0.0.1]', '[64:ff9b::127.0.0.1]', '[2002:7f00:1::]', '[2606:4700::5efe:127.0.0.1]'];
+    const hosts = [
+      '[::127.0.0.1]',
+      '[0:0:0:0:0:0:127.0.0.1]',
+      '[::7f00:1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:0:127.0.0.1]',
+      '[64:ff9b::127.0.0.1]',
+      '[2002:7f00:1::]',
+      '[2606:4700::5efe:127.0.0.1]',
+    ];
     try {
       for (const host of hosts) {
         const answer = await call(started.url, key, 'POST', '/scrape', { url: `http://${host}:${port}/dash` });
@@ -83,7 +92,11 @@ describe('IPv6 spellings of a private address', () => {
         assert.equal(answer.body.error, 'Forbidden');
         assert.match(answer.body.details.reason, /--allow-private-targets/);
       }
-      assert.deepEqual(connections.attempts.filter((attempt) => attempt.port === port), [], 'no connection was attempted to the site, by any address');
+      assert.deepEqual(
+        connections.attempts.filter((attempt) => attempt.port === port),
+        [],
+        'no connection was attempted to the site, by any address',
+      );
       assert.equal(site.requests.length, 0, 'the site saw no request');
     } finally {
       await started.stop();
@@ -100,12 +113,17 @@ describe("the command line's own team", () => {
     assert.match(refused.stderr, /command line's own monitors/);
     assert.match(refused.stderr, /--allow-local-team/);
 
-    const file = writeFiles({ 'm.yaml': 'name: Mine\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\nwebhook: {url: "https://example.com/hook", headers: {Authorization: "Bearer cli-secret"}}\n' });
+    const file = writeFiles({
+      'm.yaml':
+        'name: Mine\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["https://example.com/"]}]\nwebhook: {url: "https://example.com/hook", headers: {Authorization: "Bearer cli-secret"}}\n',
+    });
     assert.equal((await run(['monitor', 'apply', '-f', file], { env })).code, EXIT.ok);
 
     // A key made for "local" before the rule existed.
     const db = await openDatabase(databasePath(env));
-    await sqlRow(db, "INSERT INTO api_keys (id, team, key_hash, created_at) VALUES ('old', 'local', ?, 't')",
+    await sqlRow(
+      db,
+      "INSERT INTO api_keys (id, team, key_hash, created_at) VALUES ('old', 'local', ?, 't')",
       (await import('node:crypto')).createHash('sha256').update('ww_oldkey').digest('hex'),
     );
     await db.close();
@@ -118,7 +136,10 @@ describe("the command line's own team", () => {
     const granted = JSON.parse((await run(['keys', 'create', '--team', 'local', '--allow-local-team', '--json'], { env })).stdout);
     const list = await call(started.url, granted.key, 'GET', '/monitor');
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((m: { name: string }) => m.name), ['Mine']);
+    assert.deepEqual(
+      list.body.data.map((m: { name: string }) => m.name),
+      ['Mine'],
+    );
     await started.stop();
   });
 });
@@ -128,7 +149,8 @@ describe('crawl results live in the store', () => {
   const big = `<main><h1>Big</h1>${'<p>paragraph of a long page</p>'.repeat(2000)}</main>`;
   before(async () => {
     site = await startServer({
-      '/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><p>home</p><a href="/a">a</a><a href="/b">b</a><a href="/gone">gone</a></main>`),
+      '/': (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><p>home</p><a href="/a">a</a><a href="/b">b</a><a href="/gone">gone</a></main>`),
       '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(big),
       '/b': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>page b</p></main>'),
     });
@@ -163,7 +185,12 @@ describe('crawl results live in the store', () => {
     const second = await serve({ home, now: () => new Date(now) });
     const again = await call(second.url, key, 'GET', `/crawl/${id}`);
     assert.equal(again.status, 200);
-    assert.deepEqual(again.body.data.map((d: Body) => d.metadata.sourceURL).sort(), [`${site.origin}/`, `${site.origin}/a`, `${site.origin}/b`, `${site.origin}/gone`]);
+    assert.deepEqual(again.body.data.map((d: Body) => d.metadata.sourceURL).sort(), [
+      `${site.origin}/`,
+      `${site.origin}/a`,
+      `${site.origin}/b`,
+      `${site.origin}/gone`,
+    ]);
     assert.match(again.body.data.find((d: Body) => d.metadata.sourceURL.endsWith('/a')).markdown, /paragraph of a long page/);
     const errors = await call(second.url, key, 'GET', `/crawl/${id}/errors`);
     assert.deepEqual(errors.body, { success: true, errors: [], robotsBlocked: [] });
@@ -185,8 +212,12 @@ describe('crawl results live in the store', () => {
     const home = tempDir();
     const db = await openDatabase(databasePath({ WEBWATCH_HOME: home }));
     // A pid that cannot be alive (pids are below 2^22 on Linux).
-    await sqlRow(db, "INSERT INTO crawl_jobs (id, team, url, status, created_at, expires_at, owner_pid) VALUES ('00000000-0000-4000-8000-000000000001', 'acme', 'https://example.com/', 'scraping', ?, ?, 99999999)",
-      new Date().toISOString(), new Date(Date.now() + 60_000).toISOString());
+    await sqlRow(
+      db,
+      "INSERT INTO crawl_jobs (id, team, url, status, created_at, expires_at, owner_pid) VALUES ('00000000-0000-4000-8000-000000000001', 'acme', 'https://example.com/', 'scraping', ?, ?, 99999999)",
+      new Date().toISOString(),
+      new Date(Date.now() + 60_000).toISOString(),
+    );
     await db.close();
     const started = await serve({ home });
     await started.server.ready;
@@ -208,7 +239,9 @@ describe('URLs of a monitor', () => {
     const t0 = performance.now();
     const perTarget = await call(started.url, key, 'POST', '/monitor', monitor([urls(SCRAPE_URLS_PER_TARGET_MAX + 1, 'a')]));
     assert.equal(perTarget.status, 400);
-    assert.deepEqual(perTarget.body.details, [{ path: 'targets[0].urls', message: `must have at most ${SCRAPE_URLS_PER_TARGET_MAX} items (this one has ${SCRAPE_URLS_PER_TARGET_MAX + 1})` }]);
+    assert.deepEqual(perTarget.body.details, [
+      { path: 'targets[0].urls', message: `must have at most ${SCRAPE_URLS_PER_TARGET_MAX} items (this one has ${SCRAPE_URLS_PER_TARGET_MAX + 1})` },
+    ]);
     const perMonitor = await call(started.url, key, 'POST', '/monitor', monitor([urls(1000, 'a'), urls(1000, 'b'), urls(1, 'c')]));
     assert.equal(perMonitor.status, 400);
     assert.match(perMonitor.body.details[0].message, new RegExp(`at most ${SCRAPE_URLS_PER_MONITOR_MAX}`));
@@ -217,7 +250,9 @@ describe('URLs of a monitor', () => {
   });
 
   it('a file over the bound is invalid before anything is sent', async () => {
-    const list = urls(SCRAPE_URLS_PER_TARGET_MAX + 1, 'a').map((url) => `"${url}"`).join(', ');
+    const list = urls(SCRAPE_URLS_PER_TARGET_MAX + 1, 'a')
+      .map((url) => `"${url}"`)
+      .join(', ');
     const file = writeFiles({ 'm.yaml': `name: Many\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: [${list}]}]\n` });
     const result = await run(['monitor', 'validate', file]);
     assert.equal(result.code, EXIT.usage);
@@ -241,15 +276,25 @@ describe('deliveries queued by the command line', () => {
     mkdirSync(`${config}/webwatch`, { recursive: true });
     writeFileSync(`${config}/webwatch/config.yaml`, 'deliveryWaitSeconds: 0\n');
     const env = { WEBWATCH_HOME: home, XDG_CONFIG_HOME: config };
-    const file = writeFiles({ 'm.yaml': `name: Hooked\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/p"]}]\nwebhook: {url: "http://127.0.0.1:${port}/hook", events: [monitor.check.completed]}\n` });
+    const file = writeFiles({
+      'm.yaml': `name: Hooked\nschedule: {cron: "0 * * * *"}\ntargets: [{type: scrape, urls: ["${site.origin}/p"]}]\nwebhook: {url: "http://127.0.0.1:${port}/hook", events: [monitor.check.completed]}\n`,
+    });
     assert.equal((await run(['monitor', 'apply', '-f', file], { env })).code, EXIT.ok);
     const check = JSON.parse((await run(['monitor', 'run', 'Hooked', '--json'], { env })).stdout);
-    assert.deepEqual({ ...check.notificationStatus.webhook, lastError: undefined }, { pending: 1, delivered: 0, failed: 0, attempts: 1, lastError: undefined }, 'the receiver is down: the delivery waits');
+    assert.deepEqual(
+      { ...check.notificationStatus.webhook, lastError: undefined },
+      { pending: 1, delivered: 0, failed: 0, attempts: 1, lastError: undefined },
+      'the receiver is down: the delivery waits',
+    );
 
-    const back = await startServer({}, async (request, response) => {
-      received.push(JSON.parse(await readBody(request)).type);
-      response.writeHead(204).end();
-    }, port).catch(() => undefined);
+    const back = await startServer(
+      {},
+      async (request, response) => {
+        received.push(JSON.parse(await readBody(request)).type);
+        response.writeHead(204).end();
+      },
+      port,
+    ).catch(() => undefined);
     if (!back) return; // The port was taken meanwhile: nothing to learn this time.
     // serve, refusing private targets for its keys, delivers it when it is due (an hour on).
     const started = await serve({ home, allowPrivateTargets: false, now: () => new Date(Date.now() + 3_600_000) });
@@ -316,11 +361,17 @@ describe('bad requests get the §7.1 body', () => {
       socket.on('close', () => resolve(text));
     });
     assert.match(raw, /^HTTP\/1\.1 431 /);
-    assert.deepEqual(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), { success: false, error: 'Request Header Fields Too Large', code: 'REQUEST_HEADER_FIELDS_TOO_LARGE' });
+    assert.deepEqual(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), {
+      success: false,
+      error: 'Request Header Fields Too Large',
+      code: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+    });
 
     // The request log holds paths without their query strings.
     await new Promise<void>((resolve) => {
-      rawRequest(`${started.url}/monitor?token=secret-in-query`, { headers: { authorization: `Bearer ${key}` } }, (response) => response.resume().on('end', resolve)).end();
+      rawRequest(`${started.url}/monitor?token=secret-in-query`, { headers: { authorization: `Bearer ${key}` } }, (response) =>
+        response.resume().on('end', resolve),
+      ).end();
     });
     await started.stop();
     assert.match(logged, /"path":"\/v2\/monitor"/);

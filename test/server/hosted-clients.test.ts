@@ -63,7 +63,10 @@ describe('the hosted service clients against webwatch serve', () => {
 
     const monitor = await client.createMonitor({ name: 'News', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/news`] }] });
     assert.equal(monitor.name, 'News');
-    assert.deepEqual((await client.listMonitors()).map((m) => m.id), [monitor.id]);
+    assert.deepEqual(
+      (await client.listMonitors()).map((m) => m.id),
+      [monitor.id],
+    );
     assert.equal((await client.getMonitor(monitor.id)).status, 'active');
 
     const first = await client.runMonitor(monitor.id);
@@ -74,7 +77,10 @@ describe('the hosted service clients against webwatch serve', () => {
     assert.equal(detail.summary.changed, 1);
     assert.equal(detail.pages[0]!.status, 'changed');
     assert.match(detail.pages[0]!.diff?.text ?? '', /\+Second headline/);
-    assert.deepEqual((await client.listMonitorChecks(monitor.id)).map((c) => c.id), [second.id, first.id]);
+    assert.deepEqual(
+      (await client.listMonitorChecks(monitor.id)).map((c) => c.id),
+      [second.id, first.id],
+    );
 
     const paused = await client.updateMonitor(monitor.id, { status: 'paused' });
     assert.equal(paused.status, 'paused');
@@ -103,13 +109,19 @@ describe('the hosted service clients against webwatch serve', () => {
       assert.equal('cacheState' in acted.metadata!, false, 'a scrape with actions does not read the cache');
       documents.push(acted);
     }
-    assert.deepEqual(documents.map((document) => document.metadata?.proxyUsed), documents.map(() => 'basic'));
+    assert.deepEqual(
+      documents.map((document) => document.metadata?.proxyUsed),
+      documents.map(() => 'basic'),
+    );
   });
 
   it('the CLI scrapes, and creates, lists, runs and reads monitors and checks', async () => {
     const home = tempDir();
     const firecrawl = async (...args: string[]) => {
-      const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', origin, '--api-key', key, ...args], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home });
+      const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', origin, '--api-key', key, ...args], {
+        env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home },
+        cwd: home,
+      });
       return stdout;
     };
     assert.match(await firecrawl('scrape', `${site.origin}/news`), /headline/);

@@ -43,7 +43,8 @@ describe('idempotency keys of job starts', () => {
 
   it('two crawls sent at once with one key make one job; another team has keys of its own', async () => {
     const idempotencyKey = randomUUID();
-    const start = (apiKey: string) => call(served, apiKey, 'POST', '/crawl', { url: `${site.origin}/`, limit: 1 }, { headers: { 'x-idempotency-key': idempotencyKey } });
+    const start = (apiKey: string) =>
+      call(served, apiKey, 'POST', '/crawl', { url: `${site.origin}/`, limit: 1 }, { headers: { 'x-idempotency-key': idempotencyKey } });
     const answers = await Promise.all([start(key), start(key)]);
     assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 409]);
     const other = (await served.keys.create('globex', new Date())).key;
@@ -54,7 +55,11 @@ describe('idempotency keys of job starts', () => {
     const idempotencyKey = randomUUID();
     const headers = { 'x-idempotency-key': idempotencyKey };
     assert.equal((await call(served, key, 'POST', '/crawl', { url: `${site.origin}/`, limit: 'many' }, { headers })).status, 400);
-    assert.equal((await call(served, key, 'POST', '/crawl', { url: `${site.origin}/`, limit: 1 }, { headers })).status, 200, 'the refused start did not take it');
+    assert.equal(
+      (await call(served, key, 'POST', '/crawl', { url: `${site.origin}/`, limit: 1 }, { headers })).status,
+      200,
+      'the refused start did not take it',
+    );
     const overlong = await call(served, key, 'POST', '/crawl', { url: `${site.origin}/` }, { headers: { 'x-idempotency-key': 'k'.repeat(256) } });
     assert.equal(overlong.status, 400);
     assert.match(JSON.stringify(overlong.body.details), /x-idempotency-key/);

@@ -26,9 +26,12 @@ describe('two teams on one server see nothing of each other', () => {
       // What the page shows depends on the session cookie: the signed-in page is private.
       '/account': (request, response) => {
         const signedIn = request.headers.cookie === 'session=alice';
-        response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Account</h1><p>${signedIn ? `${SECRET} (v${version})` : 'Please sign in'}</p></main>`);
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<main><h1>Account</h1><p>${signedIn ? `${SECRET} (v${version})` : 'Please sign in'}</p></main>`);
       },
-      '/report': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Report</h1><p>Quarterly numbers, edition ${version}</p></main>`),
+      '/report': (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'text/html' }).end(`<main><h1>Report</h1><p>Quarterly numbers, edition ${version}</p></main>`),
     });
     started = await serve();
     acme = (await started.keys.create('acme', new Date())).key;
@@ -95,7 +98,8 @@ describe('two teams on one server see nothing of each other', () => {
 
   it("monitors, checks, page results and diffs: another team's ids are unknown everywhere", async () => {
     const created = await call(started, acme, 'POST', '/monitor', {
-      name: 'Accounts', schedule: { cron: '0 * * * *' },
+      name: 'Accounts',
+      schedule: { cron: '0 * * * *' },
       targets: [{ type: 'scrape', urls: [`${site.origin}/account`], scrapeOptions: { headers: { Cookie: 'session=alice' } } }],
       webhook: { url: `${site.origin}/hook`, headers: { Authorization: 'Bearer hook-secret' } },
     });
@@ -104,12 +108,19 @@ describe('two teams on one server see nothing of each other', () => {
     const ran = await call(started, acme, 'POST', `/monitor/${id}/run`);
     assert.equal(ran.status, 200);
     const checkId = ran.body.data.id;
-    for (let i = 0; i < 50 && ['queued', 'running'].includes((await call(started, acme, 'GET', `/monitor/${id}/checks/${checkId}`)).body.data.status); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && ['queued', 'running'].includes((await call(started, acme, 'GET', `/monitor/${id}/checks/${checkId}`)).body.data.status); i++)
+      await new Promise((r) => setTimeout(r, 50));
     const own = await call(started, acme, 'GET', `/monitor/${id}/checks/${checkId}`);
     assert.equal(own.body.data.pages.length, 1);
 
     // The rival team's own monitor, to pair with acme's ids.
-    const theirs = (await call(started, rival, 'POST', '/monitor', { name: 'Accounts', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/report`] }] })).body.data.id;
+    const theirs = (
+      await call(started, rival, 'POST', '/monitor', {
+        name: 'Accounts',
+        schedule: { cron: '0 * * * *' },
+        targets: [{ type: 'scrape', urls: [`${site.origin}/report`] }],
+      })
+    ).body.data.id;
     const probes: [string, string, unknown?][] = [
       ['GET', `/monitor/${id}`],
       ['PATCH', `/monitor/${id}`, { status: 'paused' }],
@@ -126,7 +137,10 @@ describe('two teams on one server see nothing of each other', () => {
       assert.doesNotMatch(JSON.stringify(answer.body), /Alice|hook-secret|session=alice/, `${method} ${path}`);
     }
     const list = await call(started, rival, 'GET', '/monitor?includeDeleted=true');
-    assert.deepEqual(list.body.data.map((m: { id: string }) => m.id), [theirs]);
+    assert.deepEqual(
+      list.body.data.map((m: { id: string }) => m.id),
+      [theirs],
+    );
 
     // Nothing the rival did changed acme's monitor.
     const after = await call(started, acme, 'GET', `/monitor/${id}`);

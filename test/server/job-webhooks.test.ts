@@ -37,15 +37,18 @@ describe('webhooks of crawls and batch scrapes', () => {
   let answers: ((response: ServerResponse) => void)[] = [];
 
   before(async () => {
-    site = await startServer({
-      '/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>home</p><a href="/a">a</a> <a href="/b">b</a></main>'),
-      '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>page a</p></main>'),
-      '/b': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>page b</p></main>'),
-    }, (request, response) => {
-      // Slow pages, each linking to the next: a crawl that is still running when it is cancelled.
-      const n = Number(/\/slow(\d+)/.exec(request.url ?? '')?.[1] ?? 0);
-      setTimeout(() => response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><p>slow ${n}</p><a href="/slow${n + 1}">next</a></main>`), 200);
-    });
+    site = await startServer(
+      {
+        '/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>home</p><a href="/a">a</a> <a href="/b">b</a></main>'),
+        '/a': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>page a</p></main>'),
+        '/b': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>page b</p></main>'),
+      },
+      (request, response) => {
+        // Slow pages, each linking to the next: a crawl that is still running when it is cancelled.
+        const n = Number(/\/slow(\d+)/.exec(request.url ?? '')?.[1] ?? 0);
+        setTimeout(() => response.writeHead(200, { 'content-type': 'text/html' }).end(`<main><p>slow ${n}</p><a href="/slow${n + 1}">next</a></main>`), 200);
+      },
+    );
     receiver = await startServer({}, async (request, response) => {
       const text = await readBody(request);
       received.push({ at: performance.now(), text, body: JSON.parse(text), headers: request.headers });
@@ -92,7 +95,9 @@ describe('webhooks of crawls and batch scrapes', () => {
 
   it("a crawl's webhook hears started, each stored page with the status's scrapeId, and completed, in order, signed, soon after the status reads completed", async () => {
     const crawl = await client.startCrawl(`${site.origin}/`, {
-      limit: 3, sitemap: 'skip', ignoreRobotsTxt: true,
+      limit: 3,
+      sitemap: 'skip',
+      ignoreRobotsTxt: true,
       webhook: { url: `${receiver.origin}/hook?token=t1`, headers: { 'X-Team': 'blue' }, metadata: { ticket: '42' } },
     });
     const { status, at } = await ended(`/crawl/${crawl.id}`);
@@ -103,7 +108,10 @@ describe('webhooks of crawls and batch scrapes', () => {
     // About a second at most; the margin is for a loaded machine.
     assert.ok(completedAt - at < 1500, `crawl.completed came ${Math.round(completedAt - at)} ms after the status read completed`);
 
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['crawl.started', 'crawl.page', 'crawl.page', 'crawl.page', 'crawl.completed']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['crawl.started', 'crawl.page', 'crawl.page', 'crawl.page', 'crawl.completed'],
+    );
     const pages = deliveries.filter((d) => d.body.type === 'crawl.page');
     const scrapeIdsOf = (documents: Body[]) => documents.map((document) => document.metadata.scrapeId).sort();
     assert.deepEqual(scrapeIdsOf(pages.map((d) => d.body.data[0])), scrapeIdsOf(status.data));
@@ -111,7 +119,10 @@ describe('webhooks of crawls and batch scrapes', () => {
     // Each page's document is the one the status gives.
     for (const page of pages) {
       assert.equal(page.body.data.length, 1);
-      assert.deepEqual(page.body.data[0], status.data.find((document: Body) => document.metadata.scrapeId === page.body.data[0].metadata.scrapeId));
+      assert.deepEqual(
+        page.body.data[0],
+        status.data.find((document: Body) => document.metadata.scrapeId === page.body.data[0].metadata.scrapeId),
+      );
     }
     for (const delivery of deliveries) {
       assert.equal(delivery.headers['x-webwatch-signature'], signatureOf(delivery.text), 'the signature is the HMAC of the body');
@@ -123,24 +134,46 @@ describe('webhooks of crawls and batch scrapes', () => {
     assert.equal(new Set(deliveries.map((d) => d.body.webhookId)).size, deliveries.length, 'each delivery has its own webhookId');
     assert.deepEqual(deliveries.find((d) => d.body.type === 'crawl.started')!.body.data, []);
     // Ended deliveries keep no copy of the documents: the job's status has them.
-    assert.deepEqual(await sqlRows(serve.db, "SELECT count(*) AS n FROM outbox WHERE job_id = ? AND (status != 'delivered' OR body != '')", crawl.id), [{ n: 0 }]);
+    assert.deepEqual(await sqlRows(serve.db, "SELECT count(*) AS n FROM outbox WHERE job_id = ? AND (status != 'delivered' OR body != '')", crawl.id), [
+      { n: 0 },
+    ]);
   });
 
   it("a batch scrape's webhook takes only the events asked for, from a string URL or an object", async () => {
     const batch = await client.startBatchScrape([`${site.origin}/a`, `${site.origin}/b`], {
-      options: { formats: ['markdown'] }, webhook: { url: `${receiver.origin}/hook`, events: ['page', 'completed'] }, zeroDataRetention: true,
+      options: { formats: ['markdown'] },
+      webhook: { url: `${receiver.origin}/hook`, events: ['page', 'completed'] },
+      zeroDataRetention: true,
     });
     const { status } = await ended(`/batch/scrape/${batch.id}`);
     const deliveries = await until(batch.id, 'batch_scrape.completed');
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['batch_scrape.page', 'batch_scrape.page', 'batch_scrape.completed']);
-    assert.deepEqual(deliveries.slice(0, 2).map((d) => d.body.data[0].metadata.scrapeId).sort(), status.data.map((document: Body) => document.metadata.scrapeId).sort());
-    assert.deepEqual(deliveries.slice(0, 2).map((d) => d.body.data[0].markdown).sort(), ['page a', 'page b']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['batch_scrape.page', 'batch_scrape.page', 'batch_scrape.completed'],
+    );
+    assert.deepEqual(
+      deliveries
+        .slice(0, 2)
+        .map((d) => d.body.data[0].metadata.scrapeId)
+        .sort(),
+      status.data.map((document: Body) => document.metadata.scrapeId).sort(),
+    );
+    assert.deepEqual(
+      deliveries
+        .slice(0, 2)
+        .map((d) => d.body.data[0].markdown)
+        .sort(),
+      ['page a', 'page b'],
+    );
     // Zero data retention: no delivered body is kept.
     assert.deepEqual(await sqlRows(serve.db, 'SELECT body FROM outbox WHERE job_id = ?', batch.id), [{ body: '' }, { body: '' }, { body: '' }]);
 
     const plain = await client.startBatchScrape([`${site.origin}/a`], { webhook: `${receiver.origin}/plain` });
     const all = await until(plain.id, 'batch_scrape.completed');
-    assert.deepEqual(all.map((d) => d.body.type), ['batch_scrape.started', 'batch_scrape.page', 'batch_scrape.completed']);
+    assert.deepEqual(
+      all.map((d) => d.body.type),
+      ['batch_scrape.started', 'batch_scrape.page', 'batch_scrape.completed'],
+    );
     assert.deepEqual(all[0]!.body.metadata, {});
   });
 
@@ -149,7 +182,10 @@ describe('webhooks of crawls and batch scrapes', () => {
     const crawl = await client.startCrawl(`${site.origin}/`, { limit: 2, sitemap: 'skip', ignoreRobotsTxt: true, webhook: `${receiver.origin}/hook` });
     const deliveries = await until(crawl.id, 'crawl.completed', 8000);
     // The started event twice (the 503, then its retry a second later, with the same body), then the others.
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['crawl.started', 'crawl.started', 'crawl.page', 'crawl.page', 'crawl.completed']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['crawl.started', 'crawl.started', 'crawl.page', 'crawl.page', 'crawl.completed'],
+    );
     assert.equal(deliveries[1]!.text, deliveries[0]!.text, 'a retry sends the same body, webhookId included');
     assert.ok(deliveries[1]!.at - deliveries[0]!.at >= 900, `retried after ${Math.round(deliveries[1]!.at - deliveries[0]!.at)} ms, as Retry-After said`);
     assert.deepEqual(await sqlRows(serve.db, 'SELECT attempts FROM outbox WHERE job_id = ? ORDER BY attempts DESC LIMIT 1', crawl.id), [{ attempts: 2 }]);
@@ -163,13 +199,20 @@ describe('webhooks of crawls and batch scrapes', () => {
     const { status } = await ended(`/crawl/${crawl.id}`);
     assert.equal(status.status, 'failed');
     const deliveries = await until(crawl.id, 'crawl.failed');
-    assert.deepEqual(deliveries.map((d) => d.body.type), ['crawl.started', 'crawl.failed']);
+    assert.deepEqual(
+      deliveries.map((d) => d.body.type),
+      ['crawl.started', 'crawl.failed'],
+    );
     assert.equal(deliveries[1]!.body.success, false);
     assert.equal(deliveries[1]!.body.error, status.error);
     assert.match(deliveries[1]!.body.error, /no page could be crawled/);
 
     const slow = await client.startCrawl(`${site.origin}/slow0`, {
-      limit: 50, sitemap: 'skip', ignoreRobotsTxt: true, maxConcurrency: 1, webhook: { url: `${receiver.origin}/hook`, headers: { authorization: 'Bearer receiver-token' } },
+      limit: 50,
+      sitemap: 'skip',
+      ignoreRobotsTxt: true,
+      maxConcurrency: 1,
+      webhook: { url: `${receiver.origin}/hook`, headers: { authorization: 'Bearer receiver-token' } },
     });
     await until(slow.id, 'crawl.page');
     // The active list shows the crawl's options, never its webhook's headers.
@@ -199,10 +242,16 @@ describe('webhooks of crawls and batch scrapes', () => {
     const ftp = await refused(() => client.startBatchScrape([`${site.origin}/a`], { webhook: { url: 'ftp://example.com/hook' } }));
     assert.equal(ftp.status, 400);
     assert.deepEqual(ftp.details, [{ path: 'webhook.url', message: 'must use http or https, not ftp' }]);
-    const { status, body } = await call(serve.url, key, 'POST', '/crawl', { url: `${site.origin}/`, webhook: { url: `${receiver.origin}/hook`, events: ['finished'] } });
+    const { status, body } = await call(serve.url, key, 'POST', '/crawl', {
+      url: `${site.origin}/`,
+      webhook: { url: `${receiver.origin}/hook`, events: ['finished'] },
+    });
     assert.equal(status, 400);
     assert.equal(body.code, 'BAD_REQUEST');
-    assert.deepEqual(body.details.map((d: Body) => d.path), ['webhook.events[0]']);
+    assert.deepEqual(
+      body.details.map((d: Body) => d.path),
+      ['webhook.events[0]'],
+    );
     assert.match(body.details[0].message, /started, page, completed, failed/);
 
     const guarded = await serveWebwatch({ allowPrivateTargets: false });

@@ -39,12 +39,23 @@ describe('crawl path patterns on serve', { timeout: 120_000 }, () => {
   });
 
   it('runs patterns that backtrack exponentially in JavaScript while the server keeps answering', async () => {
-    const started = await call(serve, key, 'POST', '/crawl', {
-      url: site.url, includePaths: ['^/(a+)+$'], excludePaths: ['^(.|.)+!$'], sitemap: 'skip', ignoreRobotsTxt: true,
-    }, { timeoutMs: 5_000 });
+    const started = await call(
+      serve,
+      key,
+      'POST',
+      '/crawl',
+      {
+        url: site.url,
+        includePaths: ['^/(a+)+$'],
+        excludePaths: ['^(.|.)+!$'],
+        sitemap: 'skip',
+        ignoreRobotsTxt: true,
+      },
+      { timeoutMs: 5_000 },
+    );
     assert.equal(started.status, 200, JSON.stringify(started.body));
     let status: Body;
-    for (const deadline = Date.now() + 30_000; ;) {
+    for (const deadline = Date.now() + 30_000; ; ) {
       // A server whose event loop is stuck answers neither the health route nor the status in time.
       const health = await fetch(`${serve.origin}/health`, { signal: AbortSignal.timeout(2_000) });
       assert.equal(health.status, 200);

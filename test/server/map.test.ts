@@ -20,16 +20,27 @@ describe('map', () => {
   let key: string;
   before(async () => {
     // Pages name the site's own address, known once it listens: handlers read it when asked.
-    const page = (body: () => string, type = 'text/html') => (_q: unknown, r: import('node:http').ServerResponse) => void r.writeHead(200, { 'content-type': type }).end(body());
+    const page =
+      (body: () => string, type = 'text/html') =>
+      (_q: unknown, r: import('node:http').ServerResponse) =>
+        void r.writeHead(200, { 'content-type': type }).end(body());
     site = await startServer({
-      '/': page(() => `<html><head><title>Acme home</title><meta name="description" content="All about Acme"></head><body>
+      '/': page(
+        () => `<html><head><title>Acme home</title><meta name="description" content="All about Acme"></head><body>
         <a href="/pricing">Pricing plans</a> <a href="/blog/one?utm=x">First post</a> <a href="/blog/one?utm=y">again</a>
         <a href="https://elsewhere.example/">Elsewhere</a> <a href="http://docs.localhost:${new URL(root).port}/guide">Docs subdomain</a>
-        <a href="mailto:x@y">mail</a></body></html>`),
+        <a href="mailto:x@y">mail</a></body></html>`,
+      ),
       '/robots.txt': page(() => `User-agent: *\nAllow: /\nSitemap: ${root}/sitemap-index.xml\n`, 'text/plain'),
-      '/sitemap-index.xml': page(() => `<sitemapindex><sitemap><loc>${root}/sitemap-a.xml</loc></sitemap><sitemap><loc>${root}/sitemap-b.xml</loc></sitemap></sitemapindex>`, 'application/xml'),
+      '/sitemap-index.xml': page(
+        () => `<sitemapindex><sitemap><loc>${root}/sitemap-a.xml</loc></sitemap><sitemap><loc>${root}/sitemap-b.xml</loc></sitemap></sitemapindex>`,
+        'application/xml',
+      ),
       '/sitemap-a.xml': page(() => `<urlset><url><loc>${root}/about</loc></url><url><loc>${root}/pricing</loc></url></urlset>`, 'application/xml'),
-      '/sitemap-b.xml': page(() => `<urlset><url><loc>${root}/careers</loc></url><url><loc>${root}/blog/pricing-changes</loc></url></urlset>`, 'application/xml'),
+      '/sitemap-b.xml': page(
+        () => `<urlset><url><loc>${root}/careers</loc></url><url><loc>${root}/blog/pricing-changes</loc></url></urlset>`,
+        'application/xml',
+      ),
       // A start page that answers after 3 s.
       '/slow': (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Slow</title>'), 3000),
     });
@@ -42,7 +53,13 @@ describe('map', () => {
     await site.close();
   });
   const map = (payload: unknown, apiKey = key, to: string | { url: string } = served) =>
-    call<{ success: boolean; links: { url: string; title?: string; description?: string }[]; error?: string; details?: unknown }>(to, apiKey, 'POST', '/map', payload);
+    call<{ success: boolean; links: { url: string; title?: string; description?: string }[]; error?: string; details?: unknown }>(
+      to,
+      apiKey,
+      'POST',
+      '/map',
+      payload,
+    );
 
   it('finds the sitemaps (through robots.txt and an index) and the start page links, once each', async () => {
     const { status, body } = await map({ url: `${root}/` });
@@ -68,7 +85,10 @@ describe('map', () => {
     const kept = (await map({ url: `${root}/`, sitemap: 'skip', ignoreQueryParameters: false })).body.links.map((link) => link.url.replace(root, ''));
     assert.ok(kept.includes('/blog/one?utm=x') && kept.includes('/blog/one?utm=y'));
     const subdomains = (await map({ url: `${root}/`, sitemap: 'skip', includeSubdomains: true })).body.links.map((link) => link.url);
-    assert.ok(subdomains.some((url) => url.startsWith('http://docs.localhost')), 'a subdomain link with includeSubdomains');
+    assert.ok(
+      subdomains.some((url) => url.startsWith('http://docs.localhost')),
+      'a subdomain link with includeSubdomains',
+    );
   });
 
   it('a bad request names the field; a bad URL is the §7 answer; private addresses are refused on a guarded server', async () => {
@@ -113,8 +133,11 @@ describe('map', () => {
       assert.ok(Date.now() - started < 2500, `answered after ${Date.now() - started} ms`);
       // The hosted SDK sees the hosted API's error.
       const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
-      await assert.rejects(client.map(`${slowSitemap.origin}/`, { timeout: 800 }), (error: { status?: number; code?: string; message: string }) =>
-        error.status === 408 && error.code === 'MAP_TIMEOUT' && error.message === 'Map timed out');
+      await assert.rejects(
+        client.map(`${slowSitemap.origin}/`, { timeout: 800 }),
+        (error: { status?: number; code?: string; message: string }) =>
+          error.status === 408 && error.code === 'MAP_TIMEOUT' && error.message === 'Map timed out',
+      );
       assert.equal((await map({ url: `${slowSitemap.origin}/`, sitemap: 'skip', timeout: 800 })).status, 200);
     } finally {
       await slowSitemap.close();
@@ -124,9 +147,15 @@ describe('map', () => {
   it('the hosted JS SDK and CLI map through serve', async () => {
     const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
     const mapped = await client.map(`${root}/`, { search: 'careers' });
-    assert.deepEqual(mapped.links.map((link) => link.url), [`${root}/careers`]);
+    assert.deepEqual(
+      mapped.links.map((link) => link.url),
+      [`${root}/careers`],
+    );
     const home = tempDir();
-    const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', served.origin, '--api-key', key, 'map', `${root}/`, '--json'], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home });
+    const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', served.origin, '--api-key', key, 'map', `${root}/`, '--json'], {
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home },
+      cwd: home,
+    });
     assert.match(stdout, /\/careers/);
     // Extract needs a model, which this server has none of: refused as agent jobs are.
     await assert.rejects(client.extract({ urls: [`${root}/`], prompt: 'prices' }) as Promise<unknown>, /Failed to passthrough agent request/);

@@ -53,7 +53,10 @@ describe('model formats through serve', () => {
   it('with no model configured: 400 naming what needs one and how to configure it, and the page is not fetched', async () => {
     const key = (await bare.keys.create('acme', new Date())).key;
     const before = site.requests.length;
-    const response = await call<{ success: boolean; error: string }>(bare, key, 'POST', '/scrape', { url: `${site.origin}/pricing`, formats: ['markdown', { type: 'question', question: 'How much?' }] });
+    const response = await call<{ success: boolean; error: string }>(bare, key, 'POST', '/scrape', {
+      url: `${site.origin}/pricing`,
+      formats: ['markdown', { type: 'question', question: 'How much?' }],
+    });
     assert.equal(response.status, 400);
     const body = response.body;
     assert.equal(body.success, false);

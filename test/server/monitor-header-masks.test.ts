@@ -14,7 +14,8 @@ const HOOK_SECRET = 'Bearer hook-secret-4711';
 const COOKIE = 'session=cookie-secret-4712';
 
 const monitorBody = (name: string) => ({
-  name, schedule: { cron: '0 * * * *' },
+  name,
+  schedule: { cron: '0 * * * *' },
   targets: [{ type: 'scrape', urls: ['https://example.com/account'], scrapeOptions: { headers: { Cookie: COOKIE } } }],
   webhook: { url: 'https://hooks.example.com/monitor', headers: { Authorization: HOOK_SECRET, 'X-Team': 'blue' }, metadata: { ticket: '42' } },
 });
@@ -23,7 +24,8 @@ describe('header values of monitors, through serve', { timeout: 120_000 }, () =>
   let served: ServingWebwatch;
   let key: string;
   /** The definition as stored, read from the database itself. */
-  const stored = async (id: string) => JSON.parse((await sqlRows<{ definition: string }>(served.db, 'SELECT definition FROM monitors WHERE id = ?', id))[0]!.definition);
+  const stored = async (id: string) =>
+    JSON.parse((await sqlRows<{ definition: string }>(served.db, 'SELECT definition FROM monitors WHERE id = ?', id))[0]!.definition);
   before(async () => {
     served = await serveWebwatch();
     key = (await served.keys.create('acme', new Date())).key;
@@ -61,7 +63,11 @@ describe('header values of monitors, through serve', { timeout: 120_000 }, () =>
     const { name, schedule, targets, webhook } = read;
     const maskedTargets = [{ ...targets[0], scrapeOptions: { ...targets[0].scrapeOptions, headers: { Cookie: '<redacted>' } } }];
     const updated = await call(served, key, 'PATCH', `/monitor/${id}`, {
-      name, schedule, targets: maskedTargets, webhook: { ...webhook, headers: { Authorization: '<redacted>', 'X-Team': 'green' } }, retentionDays: 7,
+      name,
+      schedule,
+      targets: maskedTargets,
+      webhook: { ...webhook, headers: { Authorization: '<redacted>', 'X-Team': 'green' } },
+      retentionDays: 7,
     });
     assert.equal(updated.status, 200, updated.text);
     const definition = await stored(id);
@@ -75,11 +81,17 @@ describe('header values of monitors, through serve', { timeout: 120_000 }, () =>
     const body = monitorBody('Masked from the start');
     const created = await call(served, key, 'POST', '/monitor', { ...body, webhook: { ...body.webhook, headers: { Authorization: '<redacted>' } } });
     assert.equal(created.status, 400);
-    assert.deepEqual(created.body.details.map((detail: { path: string }) => detail.path), ['webhook.headers.Authorization']);
+    assert.deepEqual(
+      created.body.details.map((detail: { path: string }) => detail.path),
+      ['webhook.headers.Authorization'],
+    );
     const id = (await call(served, key, 'POST', '/monitor', body)).body.data.id;
     const patched = await call(served, key, 'PATCH', `/monitor/${id}`, { webhook: { url: body.webhook.url, headers: { 'X-Other': '<redacted>' } } });
     assert.equal(patched.status, 400);
-    assert.deepEqual(patched.body.details.map((detail: { path: string }) => detail.path), ['webhook.headers.X-Other']);
+    assert.deepEqual(
+      patched.body.details.map((detail: { path: string }) => detail.path),
+      ['webhook.headers.X-Other'],
+    );
     assert.equal((await stored(id)).webhook.headers.Authorization, HOOK_SECRET);
   });
 
@@ -109,7 +121,10 @@ webhook:
     writeFiles({ 'applied.yaml': file.replace('0 * * * *', '30 * * * *') }, dir);
     const changed = await apply([]);
     assert.equal(changed.code, 8);
-    assert.deepEqual(JSON.parse(changed.stdout).plan[0].changes.map((change: { path: string }) => change.path), ['schedule.cron']);
+    assert.deepEqual(
+      JSON.parse(changed.stdout).plan[0].changes.map((change: { path: string }) => change.path),
+      ['schedule.cron'],
+    );
     const definition = await stored(id);
     assert.equal(definition.schedule.cron, '30 * * * *');
     assert.equal(definition.webhook.headers.Authorization, HOOK_SECRET);

@@ -10,7 +10,11 @@ describe('PATCH /v2/monitor/:id', () => {
   before(async () => {
     served = await serveWebwatch();
     key = (await served.keys.create('acme', new Date())).key;
-    const created = await call(served, key, 'POST', '/monitor', { name: 'Patched', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] });
+    const created = await call(served, key, 'POST', '/monitor', {
+      name: 'Patched',
+      schedule: { cron: '0 * * * *' },
+      targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
+    });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     id = created.body.data.id;
   });
@@ -27,7 +31,10 @@ describe('PATCH /v2/monitor/:id', () => {
       assert.equal(body.success, false);
       const paths: string[] = body.details.map((d: { path: string }) => d.path);
       assert.ok(!paths.includes('name') || path === 'name', `no "name is required": ${JSON.stringify(body.details)}`);
-      assert.ok(paths.some((p) => p === path || p.startsWith(`${path}.`) || p.startsWith(`${path}[`)), `${path} in ${JSON.stringify(body.details)}`);
+      assert.ok(
+        paths.some((p) => p === path || p.startsWith(`${path}.`) || p.startsWith(`${path}[`)),
+        `${path} in ${JSON.stringify(body.details)}`,
+      );
     });
   }
 

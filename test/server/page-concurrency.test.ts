@@ -16,22 +16,25 @@ import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-s
 async function countingSite(delayMs: number) {
   let now = 0;
   let peak = 0;
-  const site: TestServer & { peak(): number; running(): number; reset(): void } = Object.assign(await startServer({}, (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://x').pathname;
-    if (path === '/robots.txt' || path === '/sitemap.xml') return void response.writeHead(404).end();
-    if (path === '/fast') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<title>fast</title><p>fast</p>');
-    // The crawl's start page links to 30 slow pages below it.
-    if (path === '/site/') {
-      const links = Array.from({ length: 30 }, (_, i) => `<a href="/site/page-${i}">${i}</a>`).join('');
-      return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>start</title>${links}`);
-    }
-    now++;
-    peak = Math.max(peak, now);
-    setTimeout(() => {
-      now--;
-      response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${path}</title><p>${path}</p>`);
-    }, delayMs);
-  }), { peak: () => peak, running: () => now, reset: () => void (peak = 0) });
+  const site: TestServer & { peak(): number; running(): number; reset(): void } = Object.assign(
+    await startServer({}, (request, response) => {
+      const path = new URL(request.url ?? '/', 'http://x').pathname;
+      if (path === '/robots.txt' || path === '/sitemap.xml') return void response.writeHead(404).end();
+      if (path === '/fast') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<title>fast</title><p>fast</p>');
+      // The crawl's start page links to 30 slow pages below it.
+      if (path === '/site/') {
+        const links = Array.from({ length: 30 }, (_, i) => `<a href="/site/page-${i}">${i}</a>`).join('');
+        return void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>start</title>${links}`);
+      }
+      now++;
+      peak = Math.max(peak, now);
+      setTimeout(() => {
+        now--;
+        response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${path}</title><p>${path}</p>`);
+      }, delayMs);
+    }),
+    { peak: () => peak, running: () => now, reset: () => void (peak = 0) },
+  );
   return site;
 }
 
@@ -85,7 +88,9 @@ describe('page concurrency of a team', () => {
     await waitFor(async () => ((await client.getBatchScrapeStatus(one.id)).status === 'completed' ? true : undefined));
     assert.equal(site.peak(), 5);
     site.reset();
-    const jobs = await Promise.all(['ten-a', 'ten-b'].map((name) => client.startBatchScrape(slowUrls(site, name, 10), { options: { maxAge: 0 }, maxConcurrency: 5 })));
+    const jobs = await Promise.all(
+      ['ten-a', 'ten-b'].map((name) => client.startBatchScrape(slowUrls(site, name, 10), { options: { maxAge: 0 }, maxConcurrency: 5 })),
+    );
     for (const job of jobs) await waitFor(async () => ((await client.getBatchScrapeStatus(job.id)).status === 'completed' ? true : undefined));
     assert.equal(site.peak(), 10);
   });

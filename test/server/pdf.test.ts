@@ -29,8 +29,11 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
   let price = '24.50';
   let priceList: Buffer;
 
-  const printPriceList = async () => (await printer.print(`<!doctype html><title>Prices</title><h1>Prices</h1>
-    <p>The spade costs ${price} this week.</p><p style="break-before: page">Delivery takes two days.</p>`)).pdf;
+  const printPriceList = async () =>
+    (
+      await printer.print(`<!doctype html><title>Prices</title><h1>Prices</h1>
+    <p>The spade costs ${price} this week.</p><p style="break-before: page">Delivery takes two days.</p>`)
+    ).pdf;
 
   before(async () => {
     printer = await PdfPrinter.open();
@@ -41,8 +44,10 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
       '/prices': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(priceList),
       '/secret': (_q, r) => void r.writeHead(200, { 'content-type': 'application/pdf' }).end(secret),
       // docs.google.com, on loopback for the tests that point it there: an editor page and its PDF export.
-      '/document/d/doc-1/edit': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Prices - Google Docs</title><div id="root"></div><script>draw()</script>'),
-      '/document/d/doc-1/export': (q, r) => void (q.url?.endsWith('?format=pdf') ? r.writeHead(200, { 'content-type': 'application/pdf' }).end(priceList) : r.writeHead(400).end()),
+      '/document/d/doc-1/edit': (_q, r) =>
+        void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Prices - Google Docs</title><div id="root"></div><script>draw()</script>'),
+      '/document/d/doc-1/export': (q, r) =>
+        void (q.url?.endsWith('?format=pdf') ? r.writeHead(200, { 'content-type': 'application/pdf' }).end(priceList) : r.writeHead(400).end()),
     });
     served = await serveWebwatch();
     client = new Firecrawl({ apiKey: (await served.keys.create('acme', new Date())).key, apiUrl: served.origin });
@@ -64,7 +69,13 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
       { pageNumber: 2, markdown: 'Delivery takes two days.' },
     ]);
     const blocks: PdfPageBlocks[] = document.blocks ?? [];
-    assert.deepEqual(blocks.map((page) => [page.pageNumber, page.status, page.items.map((item) => item.type)]), [[1, 'ok', ['title', 'text']], [2, 'ok', ['text']]]);
+    assert.deepEqual(
+      blocks.map((page) => [page.pageNumber, page.status, page.items.map((item) => item.type)]),
+      [
+        [1, 'ok', ['title', 'text']],
+        [2, 'ok', ['text']],
+      ],
+    );
     const [title] = blocks[0]!.items;
     assert.deepEqual(document.markdown!.slice(...title!.markdownSpan!), '# Prices');
     assert.equal(title!.bbox!.length, 4);
@@ -79,7 +90,13 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
   });
 
   it('an encrypted PDF is a failure of the target: 502 with the code and the reason', async () => {
-    const response = await call<{ success: boolean; code: string; error: string }>(served, (await served.keys.create('acme', new Date())).key, 'POST', '/scrape', { url: `${site.origin}/secret` });
+    const response = await call<{ success: boolean; code: string; error: string }>(
+      served,
+      (await served.keys.create('acme', new Date())).key,
+      'POST',
+      '/scrape',
+      { url: `${site.origin}/secret` },
+    );
     assert.equal(response.status, 502);
     const body = response.body;
     assert.equal(body.success, false);
@@ -101,17 +118,27 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     }
   });
 
-  it('a PDF that cannot be read in the time left: 408 at once, in the hosted API\'s words, not retried', async () => {
+  it("a PDF that cannot be read in the time left: 408 at once, in the hosted API's words, not retried", async () => {
     const started = Date.now();
-    const error = await client.scrape(`${site.origin}/prices`, { timeout: 1000, parsers: [{ type: 'pdf', mode: 'ocr' }] }).then(() => undefined, (e: unknown) => e as { status?: number; code?: string; message: string });
+    const error = await client.scrape(`${site.origin}/prices`, { timeout: 1000, parsers: [{ type: 'pdf', mode: 'ocr' }] }).then(
+      () => undefined,
+      (e: unknown) => e as { status?: number; code?: string; message: string },
+    );
     assert.equal(error?.status, 408);
     assert.equal(error?.code, 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR');
-    assert.match(error?.message ?? '', /^Insufficient time to process PDF of 2 pages \(by OCR\): \d+ms of the scrape's timeout \(1000ms\) are left\. Please increase the timeout parameter in your scrape request to at least \d+ms\.$/);
+    assert.match(
+      error?.message ?? '',
+      /^Insufficient time to process PDF of 2 pages \(by OCR\): \d+ms of the scrape's timeout \(1000ms\) are left\. Please increase the timeout parameter in your scrape request to at least \d+ms\.$/,
+    );
     assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
   });
 
   it('a monitor of a PDF: the first check sees it new, a changed price is a changed page with its diff', async () => {
-    const monitor = await client.createMonitor({ name: 'Price list', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/prices`] }] });
+    const monitor = await client.createMonitor({
+      name: 'Price list',
+      schedule: { cron: '0 * * * *' },
+      targets: [{ type: 'scrape', urls: [`${site.origin}/prices`] }],
+    });
     const finished = async (checkId: string) => {
       for (let i = 0; i < 100; i++) {
         const check = await client.getMonitorCheck(monitor.id, checkId);

@@ -25,7 +25,8 @@ describe('serve with proxies', () => {
 
   before(async () => {
     site = await startServer({ '/page': html('<main><h1>Prices</h1><p>Pro costs $10</p></main>') });
-    const publicPage = (url: URL) => (url.host === '1.1.1.1' ? { status: 200, body: '<main><h1>Public</h1><p>An article on a public address.</p></main>' } : undefined);
+    const publicPage = (url: URL) =>
+      url.host === '1.1.1.1' ? { status: 200, body: '<main><h1>Public</h1><p>An article on a public address.</p></main>' } : undefined;
     basic = await startForwardProxy({ answer: publicPage });
     enhanced = await startForwardProxy({ answer: publicPage });
     const proxies = { basic: basic.url, enhanced: enhanced.url };

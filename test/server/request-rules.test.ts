@@ -46,8 +46,16 @@ describe('request rules on serve', () => {
     assert.equal(answer.body.success, false, label);
     assert.equal(answer.body.error, 'Bad Request', label);
     assert.equal(answer.body.code, 'BAD_REQUEST', label);
-    assert.deepEqual(answer.body.details.map((detail: Body) => Object.keys(detail).sort()), expected.map(() => ['message', 'path']), `${label}: ${JSON.stringify(answer.body.details)}`);
-    assert.deepEqual(answer.body.details.map((detail: Body) => detail.path), expected.map(([path]) => path), label);
+    assert.deepEqual(
+      answer.body.details.map((detail: Body) => Object.keys(detail).sort()),
+      expected.map(() => ['message', 'path']),
+      `${label}: ${JSON.stringify(answer.body.details)}`,
+    );
+    assert.deepEqual(
+      answer.body.details.map((detail: Body) => detail.path),
+      expected.map(([path]) => path),
+      label,
+    );
     expected.forEach(([, message], index) => assert.match(answer.body.details[index].message, message, label));
   }
 
@@ -55,7 +63,16 @@ describe('request rules on serve', () => {
     const fetched = site.requests.length;
     for (const waitFor of [8000, 15000, 20000]) {
       for (const [method, path, body, prefix] of withScrapeOptions({ waitFor, timeout: 15000 })) {
-        assertRefused(await send(method, path, body), [[`${prefix}waitFor`, new RegExp(`^waitFor must not exceed half of timeout: ${waitFor} ms is more than half of the timeout of 15000 ms \\(7500 ms\\)`)]], `${path} waitFor ${waitFor}`);
+        assertRefused(
+          await send(method, path, body),
+          [
+            [
+              `${prefix}waitFor`,
+              new RegExp(`^waitFor must not exceed half of timeout: ${waitFor} ms is more than half of the timeout of 15000 ms \\(7500 ms\\)`),
+            ],
+          ],
+          `${path} waitFor ${waitFor}`,
+        );
       }
     }
     assert.equal(site.requests.length, fetched, 'no page was fetched');
@@ -63,13 +80,26 @@ describe('request rules on serve', () => {
 
   it('without a timeout, waitFor is held to half of the default one, and the message says so', async () => {
     for (const [method, path, body, prefix] of withScrapeOptions({ waitFor: 40000 })) {
-      assertRefused(await send(method, path, body), [[`${prefix}waitFor`, /^waitFor must not exceed half of timeout: 40000 ms is more than half of the default timeout of 60000 ms, which applies as timeout is not given \(30000 ms\); a timeout of at least 80000 ms allows it$/]], path);
+      assertRefused(
+        await send(method, path, body),
+        [
+          [
+            `${prefix}waitFor`,
+            /^waitFor must not exceed half of timeout: 40000 ms is more than half of the default timeout of 60000 ms, which applies as timeout is not given \(30000 ms\); a timeout of at least 80000 ms allows it$/,
+          ],
+        ],
+        path,
+      );
     }
   });
 
   it('waitFor within half of the timeout passes validation', async () => {
     // lockdown answers from the cache alone: the request is judged, then nothing is fetched.
-    for (const [waitFor, timeout] of [[5000, 15000], [7500, 15000], [30000, undefined]]) {
+    for (const [waitFor, timeout] of [
+      [5000, 15000],
+      [7500, 15000],
+      [30000, undefined],
+    ]) {
       const answer = await send('POST', '/scrape', { url: `${site.origin}/never-cached`, waitFor, timeout, lockdown: true });
       assert.equal(answer.status, 404, JSON.stringify(answer.body));
       assert.equal(answer.body.code, 'SCRAPE_LOCKDOWN_CACHE_MISS');
@@ -87,19 +117,31 @@ describe('request rules on serve', () => {
     ];
     for (const [options, at] of refusals) {
       for (const [method, path, body, prefix] of withScrapeOptions(options)) {
-        assertRefused(await send(method, path, body), [
-          [`${prefix}${at}.width`, /^must be at most 7680 \(got 8000\)$/],
-          [`${prefix}${at}.height`, /^must be at most 4320 \(got 5000\)$/],
-        ], `${path} ${at}`);
+        assertRefused(
+          await send(method, path, body),
+          [
+            [`${prefix}${at}.width`, /^must be at most 7680 \(got 8000\)$/],
+            [`${prefix}${at}.height`, /^must be at most 4320 \(got 5000\)$/],
+          ],
+          `${path} ${at}`,
+        );
       }
     }
-    assertRefused(await send('POST', '/scrape', { url: site.url, formats: [{ type: 'screenshot', viewport: { width: 7681, height: 4320 } }] }), [['formats[0].viewport.width', /at most 7680/]], 'one pixel wider');
+    assertRefused(
+      await send('POST', '/scrape', { url: site.url, formats: [{ type: 'screenshot', viewport: { width: 7681, height: 4320 } }] }),
+      [['formats[0].viewport.width', /at most 7680/]],
+      'one pixel wider',
+    );
     assert.equal(site.requests.length, fetched, 'no page was fetched');
-    const largest = await send('POST', '/scrape', { url: `${site.origin}/never-cached`, lockdown: true, formats: [{ type: 'screenshot', viewport: { width: 7680, height: 4320 } }] });
+    const largest = await send('POST', '/scrape', {
+      url: `${site.origin}/never-cached`,
+      lockdown: true,
+      formats: [{ type: 'screenshot', viewport: { width: 7680, height: 4320 } }],
+    });
     assert.equal(largest.status, 404, JSON.stringify(largest.body));
   });
 
-  it('format objects are closed: an unknown key is 400 naming it, json\'s systemPrompt included', async () => {
+  it("format objects are closed: an unknown key is 400 naming it, json's systemPrompt included", async () => {
     const fetched = site.requests.length;
     const formats: [Record<string, unknown>, string][] = [
       [{ type: 'json', prompt: 'the price', systemPrompt: 'be brief' }, 'systemPrompt'],
@@ -112,7 +154,11 @@ describe('request rules on serve', () => {
     ];
     for (const [format, field] of formats) {
       for (const [method, path, body, prefix] of withScrapeOptions({ formats: [format] })) {
-        assertRefused(await send(method, path, body), [[`${prefix}formats[0].${field}`, new RegExp(`^unknown field "${field}"`)]], `${path} ${format.type}.${field}`);
+        assertRefused(
+          await send(method, path, body),
+          [[`${prefix}formats[0].${field}`, new RegExp(`^unknown field "${field}"`)]],
+          `${path} ${format.type}.${field}`,
+        );
       }
     }
     assert.equal(site.requests.length, fetched, 'no page was fetched');
@@ -146,7 +192,10 @@ describe('request rules on serve', () => {
       ['PATCH', `/monitor/${id}`, { notification: { email: { enabled: true, cc: [] } } }, 'notification.email.cc'],
     ];
     for (const [method, path, body, field] of cases) {
-      const last = field.split('.').at(-1)!.replace(/\[\d+\]$/, '');
+      const last = field
+        .split('.')
+        .at(-1)!
+        .replace(/\[\d+\]$/, '');
       assertRefused(await send(method, path, body), [[field, new RegExp(`^unknown field "${last}"`)]], `${method} ${path} ${field}`);
     }
     assert.equal(site.requests.length, fetched, 'no page was fetched');

@@ -34,7 +34,13 @@ describe('search', () => {
         if (params.get('categories') === 'images') {
           // SearXNG's image results: the image in img_src, its size in resolution (spelled as engines do) or width and height.
           const images = [
-            { url: 'https://photos.example/gpu', title: 'GPU photo', img_src: 'https://photos.example/gpu.jpg', resolution: '1920x1080', thumbnail_src: 'https://t.example/1.jpg' },
+            {
+              url: 'https://photos.example/gpu',
+              title: 'GPU photo',
+              img_src: 'https://photos.example/gpu.jpg',
+              resolution: '1920x1080',
+              thumbnail_src: 'https://t.example/1.jpg',
+            },
             { url: 'https://blog.example/launch', title: 'Launch day', img_src: '/img/launch.png', resolution: '800 × 600' },
             { url: 'https://cdn.example/page', title: 'Sized by fields', img_src: 'https://cdn.example/board.webp', img_width: 640, img_height: '480' },
             { url: 'https://again.example/gpu', title: 'Same image elsewhere', img_src: 'https://photos.example/gpu.jpg', resolution: '1920x1080' },
@@ -69,10 +75,24 @@ describe('search', () => {
   const search = (payload: unknown, to: string | { url: string } = served, apiKey = key) => call(to, apiKey, 'POST', '/search', payload);
 
   it('answers web and news results, filtered, de-duplicated and numbered, with warnings for what it ignores', async () => {
-    const { status, body } = await search({ query: 'gpu launch', sources: ['web', { type: 'news' }], excludeDomains: ['spam.example'], tbs: 'qdr:w', country: 'DE' });
+    const { status, body } = await search({
+      query: 'gpu launch',
+      sources: ['web', { type: 'news' }],
+      excludeDomains: ['spam.example'],
+      tbs: 'qdr:w',
+      country: 'DE',
+    });
     assert.equal(status, 200, JSON.stringify(body));
-    assert.deepEqual(body.data.web.map((r: { url: string; position: number }) => [r.url, r.position]), [[`${site.origin}/launch`, 1], ['https://docs.example/gpu', 2]]);
-    assert.deepEqual(body.data.news, [{ url: 'https://news.example/gpu', title: 'GPU news', snippet: 'Launch coverage', date: '2026-11-21T10:00:00.000Z', position: 1 }]);
+    assert.deepEqual(
+      body.data.web.map((r: { url: string; position: number }) => [r.url, r.position]),
+      [
+        [`${site.origin}/launch`, 1],
+        ['https://docs.example/gpu', 2],
+      ],
+    );
+    assert.deepEqual(body.data.news, [
+      { url: 'https://news.example/gpu', title: 'GPU news', snippet: 'Launch coverage', date: '2026-11-21T10:00:00.000Z', position: 1 },
+    ]);
     assert.match(body.warning, /location and country are not used/);
     // As the hosted API answers: an id, and the credits (2 for up to 10 results).
     assert.match(body.id, /^[0-9a-f-]{36}$/);
@@ -82,7 +102,7 @@ describe('search', () => {
     assert.equal((await search({ query: 'gpu launch', limit: 1 })).body.data.web.length, 1);
   });
 
-  it('images: asked of SearXNG\'s images category; the answer then has web, news and images, each a list', async () => {
+  it("images: asked of SearXNG's images category; the answer then has web, news and images, each a list", async () => {
     const { status, body } = await search({ query: 'gpu launch', sources: ['images'], excludeDomains: ['spam.example'] });
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(asked.at(-1)!.get('categories'), 'images');
@@ -90,16 +110,29 @@ describe('search', () => {
     assert.deepEqual([body.data.web, body.data.news], [[], []]);
     assert.deepEqual(body.data.images, [
       { title: 'GPU photo', imageUrl: 'https://photos.example/gpu.jpg', imageWidth: 1920, imageHeight: 1080, url: 'https://photos.example/gpu', position: 1 },
-      { title: 'Launch day', imageUrl: 'https://blog.example/img/launch.png', imageWidth: 800, imageHeight: 600, url: 'https://blog.example/launch', position: 2 },
+      {
+        title: 'Launch day',
+        imageUrl: 'https://blog.example/img/launch.png',
+        imageWidth: 800,
+        imageHeight: 600,
+        url: 'https://blog.example/launch',
+        position: 2,
+      },
       { title: 'Sized by fields', imageUrl: 'https://cdn.example/board.webp', imageWidth: 640, imageHeight: 480, url: 'https://cdn.example/page', position: 3 },
       { imageUrl: 'https://nosize.example/x.gif', url: 'https://nosize.example/', position: 4 },
     ]);
     // With web and images: the web results, no news, the images; the limit is per source.
     const both = await search({ query: 'gpu launch', sources: [{ type: 'web' }, 'images'], limit: 2 });
     assert.deepEqual(Object.keys(both.body.data), ['web', 'news', 'images']);
-    assert.deepEqual(both.body.data.web.map((r: { url: string }) => r.url), [`${site.origin}/launch`, 'https://spam.example/gpu']);
+    assert.deepEqual(
+      both.body.data.web.map((r: { url: string }) => r.url),
+      [`${site.origin}/launch`, 'https://spam.example/gpu'],
+    );
     assert.deepEqual(both.body.data.news, []);
-    assert.deepEqual(both.body.data.images.map((r: { imageUrl: string }) => r.imageUrl), ['https://photos.example/gpu.jpg', 'https://blog.example/img/launch.png']);
+    assert.deepEqual(
+      both.body.data.images.map((r: { imageUrl: string }) => r.imageUrl),
+      ['https://photos.example/gpu.jpg', 'https://blog.example/img/launch.png'],
+    );
     // Image results are not scraped.
     const scraped = await search({ query: 'gpu launch', sources: ['images'], scrapeOptions: { formats: ['markdown'] } });
     assert.equal(scraped.body.data.images[0].markdown, undefined);
@@ -124,7 +157,11 @@ describe('search', () => {
     assert.equal(body.creditsUsed, 2 + body.data.web[0].metadata.creditsUsed, 'the results and the page scraped');
     const guarded = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin }, allowPrivateTargets: false });
     try {
-      const refused = await search({ query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } }, guarded.url, (await guarded.keys.create('acme', new Date())).key);
+      const refused = await search(
+        { query: 'gpu launch', includeDomains: ['127.0.0.1'], scrapeOptions: { formats: ['markdown'] } },
+        guarded.url,
+        (await guarded.keys.create('acme', new Date())).key,
+      );
       assert.equal(refused.status, 200);
       assert.equal(refused.body.data.web[0].markdown, undefined);
       assert.match(refused.body.data.web[0].metadata.error, /private|loopback|Forbidden/i);
@@ -136,7 +173,11 @@ describe('search', () => {
   it('names the field it refuses, and says why the provider failed', async () => {
     // Provider tools: refused as the hosted API refuses them to a team without them, 403 with its
     // message, so that its clients ask again for web results alone.
-    for (const body of [{ query: 'x', sources: ['web', 'alexandria'] }, { query: 'x', sources: [{ type: 'alexandria' }] }, { query: 'x', domainTools: true }]) {
+    for (const body of [
+      { query: 'x', sources: ['web', 'alexandria'] },
+      { query: 'x', sources: [{ type: 'alexandria' }] },
+      { query: 'x', domainTools: true },
+    ]) {
       const alexandria = await search(body);
       assert.equal(alexandria.status, 403, JSON.stringify(body));
       assert.equal(alexandria.body.error, 'Exchange is not enabled for this team.');
@@ -174,14 +215,27 @@ describe('search', () => {
   it('the hosted JS SDK and CLI search through serve', async () => {
     const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
     const found = await client.search('gpu launch', { limit: 5, sources: ['web'] });
-    assert.deepEqual(found.web?.map((r) => (r as { url: string }).url), [`${site.origin}/launch`, 'https://spam.example/gpu', 'https://docs.example/gpu']);
+    assert.deepEqual(
+      found.web?.map((r) => (r as { url: string }).url),
+      [`${site.origin}/launch`, 'https://spam.example/gpu', 'https://docs.example/gpu'],
+    );
     const pictures = await client.search('gpu launch', { limit: 2, sources: ['images', { type: 'news' }] });
     assert.deepEqual([pictures.web, pictures.news?.map((r) => (r as SearchResultNews).url)], [[], ['https://news.example/gpu']]);
     const [first] = (pictures.images ?? []) as SearchResultImages[];
-    assert.deepEqual(first, { title: 'GPU photo', imageUrl: 'https://photos.example/gpu.jpg', imageWidth: 1920, imageHeight: 1080, url: 'https://photos.example/gpu', position: 1 });
+    assert.deepEqual(first, {
+      title: 'GPU photo',
+      imageUrl: 'https://photos.example/gpu.jpg',
+      imageWidth: 1920,
+      imageHeight: 1080,
+      url: 'https://photos.example/gpu',
+      position: 1,
+    });
     assert.equal(pictures.images?.length, 2);
     const home = tempDir();
-    const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', served.origin, '--api-key', key, 'search', 'gpu launch', '--json'], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home });
+    const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', served.origin, '--api-key', key, 'search', 'gpu launch', '--json'], {
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home },
+      cwd: home,
+    });
     assert.match(stdout, /docs\.example\/gpu/);
   });
 
@@ -192,8 +246,13 @@ describe('search', () => {
     assert.equal(local.stdout, `1\t${site.origin}/launch\tGPU launch page\n2\thttps://docs.example/gpu\tGPU docs\n`);
     const remote = await run(['search', 'gpu launch', '--sources', 'news', '--json'], { env: { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: key } });
     assert.equal(remote.code, 0, remote.stderr);
-    assert.deepEqual(JSON.parse(remote.stdout).news.map((r: { url: string }) => r.url), ['https://news.example/gpu']);
-    const scraped = JSON.parse((await run(['search', 'gpu launch', '--include-domain', '127.0.0.1', '-f', 'markdown', '--json'], { env: { XDG_CONFIG_HOME: config } })).stdout);
+    assert.deepEqual(
+      JSON.parse(remote.stdout).news.map((r: { url: string }) => r.url),
+      ['https://news.example/gpu'],
+    );
+    const scraped = JSON.parse(
+      (await run(['search', 'gpu launch', '--include-domain', '127.0.0.1', '-f', 'markdown', '--json'], { env: { XDG_CONFIG_HOME: config } })).stdout,
+    );
     assert.match(scraped.web[0].markdown, /It launched today/);
     const images = await run(['search', 'gpu launch', '--sources', 'images', '--limit', '2'], { env: { XDG_CONFIG_HOME: config } });
     assert.equal(images.code, 0, images.stderr);

@@ -17,7 +17,6 @@ import { call, serveWebwatch as serve, type ServingWebwatch } from '../helpers/w
 import { sqlRow } from '../helpers/sql.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Body = any;
 
 describe('webwatch serve with the CLI in remote mode', () => {
   let site: TestServer;
@@ -42,7 +41,9 @@ describe('webwatch serve with the CLI in remote mode', () => {
   const as = (key: string) => ({ env: { WEBWATCH_API_URL: started.url, WEBWATCH_API_KEY: key } });
 
   it('runs the whole monitor life cycle, each team seeing only its own monitors', async () => {
-    const file = writeFiles({ 'm.yaml': `name: Pricing\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/pricing", "${site.origin}/about"]\n` });
+    const file = writeFiles({
+      'm.yaml': `name: Pricing\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: ["${site.origin}/pricing", "${site.origin}/about"]\n`,
+    });
     const applied = JSON.parse((await run(['monitor', 'apply', '-f', file, '--json'], as(acme))).stdout);
     assert.deepEqual(applied.summary, { created: 1, updated: 0, unchanged: 0, deleted: 0 });
     const again = JSON.parse((await run(['monitor', 'apply', '-f', file, '--json'], as(acme))).stdout);
@@ -64,7 +65,10 @@ describe('webwatch serve with the CLI in remote mode', () => {
     assert.equal(changed.pages.length, 1);
     assert.match(changed.pages[0].diff.text, /-Pro plan: \$10 a month\n\+Pro plan: \$12 a month/);
     const history = JSON.parse((await run(['monitor', 'checks', 'Pricing', '--json'], as(acme))).stdout);
-    assert.deepEqual(history.map((c: { id: string }) => c.id), [second.id, first.id]);
+    assert.deepEqual(
+      history.map((c: { id: string }) => c.id),
+      [second.id, first.id],
+    );
     assert.equal((await run(['monitor', 'checks', 'Pricing', '--json'], as(other))).stdout.includes(first.id), false);
 
     assert.equal((await run(['monitor', 'pause', 'Pricing'], as(acme))).code, EXIT.ok);
@@ -88,7 +92,10 @@ describe('webwatch serve with the CLI in remote mode', () => {
   it('crawls over HTTP, the pages streaming back as JSON lines', async () => {
     const result = await run(['crawl', `${site.origin}/pricing`, '--limit', '2', '--sitemap', 'skip', '--ignore-robots-txt', '--json'], as(acme));
     assert.equal(result.code, EXIT.ok, result.stderr);
-    const pages = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const pages = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.equal(pages.length, 1);
     assert.match(pages[0].data.markdown, /Pro plan/);
   });
@@ -120,9 +127,17 @@ describe('webwatch serve with the CLI in remote mode', () => {
     assert.equal(missing.body.code, 'ROUTE_NOT_FOUND');
     assert.deepEqual([missing.body.details.method, missing.body.details.path], ['GET', '/v2/nothing-here']);
     assert.match(missing.body.details.reason, /does not offer this method and path/);
-    const created = await call(started, acme, 'POST', '/monitor', { name: 'Never checked', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }] });
+    const created = await call(started, acme, 'POST', '/monitor', {
+      name: 'Never checked',
+      schedule: { cron: '0 * * * *' },
+      targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
+    });
     assert.equal(created.status, 200);
-    assert.deepEqual(created.body.data.lastCheckSummary, { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 }, '§2.6: a MonitorSummary, never null');
+    assert.deepEqual(
+      created.body.data.lastCheckSummary,
+      { changed: 0, error: 0, new: 0, removed: 0, same: 0, totalPages: 0 },
+      '§2.6: a MonitorSummary, never null',
+    );
     const unknownId = await call(started, acme, 'GET', '/monitor/00000000-0000-4000-8000-000000000000');
     assert.equal(unknownId.body.error, 'Not Found', 'an unknown id of an offered route is a plain Not Found');
 
@@ -165,14 +180,30 @@ describe('serve limits and the private-network rule', () => {
   it('refuses loopback and private targets unless allowed', async () => {
     const started = await serve({ allowPrivateTargets: false });
     const key = (await started.keys.create('acme', new Date())).key;
-    for (const url of ['http://127.0.0.1:9/', 'http://localhost:9/', 'http://10.1.2.3/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/', 'http://[::ffff:192.168.0.1]/']) {
+    for (const url of [
+      'http://127.0.0.1:9/',
+      'http://localhost:9/',
+      'http://10.1.2.3/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]:9/',
+      'http://[::ffff:192.168.0.1]/',
+    ]) {
       const response = await call(started, key, 'POST', '/scrape', { url });
       assert.equal(response.status, 403, url);
       assert.match(JSON.stringify(response.body), /allow-private-targets/);
     }
-    const monitor = await call(started, key, 'POST', '/monitor', { name: 'Inside', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['http://192.168.1.1/admin'] }] });
+    const monitor = await call(started, key, 'POST', '/monitor', {
+      name: 'Inside',
+      schedule: { cron: '0 * * * *' },
+      targets: [{ type: 'scrape', urls: ['http://192.168.1.1/admin'] }],
+    });
     assert.equal(monitor.status, 403);
-    const hooked = await call(started, key, 'POST', '/monitor', { name: 'Hook', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'] }], webhook: { url: 'http://127.0.0.1:9/hook' } });
+    const hooked = await call(started, key, 'POST', '/monitor', {
+      name: 'Hook',
+      schedule: { cron: '0 * * * *' },
+      targets: [{ type: 'scrape', urls: ['https://example.com/'] }],
+      webhook: { url: 'http://127.0.0.1:9/hook' },
+    });
     assert.equal(hooked.status, 403, 'a private webhook target is refused too');
     await started.stop();
   });
@@ -191,7 +222,12 @@ describe('the scheduler inside serve', () => {
       response.writeHead(204).end();
     });
     for (const key of keys) {
-      const response = await call(started, key, 'POST', '/monitor', { name: 'Hourly', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }], webhook: { url: `${receiver.origin}/hook`, events: ['monitor.check.completed'] } });
+      const response = await call(started, key, 'POST', '/monitor', {
+        name: 'Hourly',
+        schedule: { cron: '0 * * * *' },
+        targets: [{ type: 'scrape', urls: [`${site.origin}/p`] }],
+        webhook: { url: `${receiver.origin}/hook`, events: ['monitor.check.completed'] },
+      });
       ids.push(response.body.data.id);
     }
     now = new Date('2026-11-21T10:00:05Z');
@@ -214,13 +250,19 @@ describe('the scheduler inside serve', () => {
 
 describe('the serve command', () => {
   it('creates keys, serves until SIGTERM, and lets a running check finish', async () => {
-    const slow = await startServer({}, (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>slow page</p></main>'), 800));
+    const slow = await startServer(
+      {},
+      (_q, r) => void setTimeout(() => r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>slow page</p></main>'), 800),
+    );
     const home = tempDir();
     const env = { WEBWATCH_HOME: home, XDG_CONFIG_HOME: tempDir() };
     const created = JSON.parse((await run(['keys', 'create', '--team', 'acme', '--json'], { env })).stdout);
     assert.match(created.key, /^ww_/);
     const listed = JSON.parse((await run(['keys', 'list', '--json'], { env })).stdout);
-    assert.deepEqual(listed.map((k: { id: string; team: string }) => [k.id, k.team]), [[created.id, 'acme']]);
+    assert.deepEqual(
+      listed.map((k: { id: string; team: string }) => [k.id, k.team]),
+      [[created.id, 'acme']],
+    );
     assert.doesNotMatch(JSON.stringify(listed), new RegExp(created.key));
 
     const served = await serveProcess([], env);

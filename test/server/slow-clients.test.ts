@@ -56,7 +56,8 @@ describe('slow clients', { timeout: 60_000 }, () => {
   let key: string;
   before(async () => {
     site = await startServer({
-      '/slow': (_request, response) => void setTimeout(() => response.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>worth the wait</p></main>'), 2500),
+      '/slow': (_request, response) =>
+        void setTimeout(() => response.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>worth the wait</p></main>'), 2500),
     });
     served = await serveWebwatch({ timeouts: TIMEOUTS, maxConnections: 40 });
     key = (await served.keys.create('acme', new Date())).key;
@@ -68,7 +69,9 @@ describe('slow clients', { timeout: 60_000 }, () => {
 
   it('closes connections that send their headers a byte at a time, with 408', async () => {
     const clients = await Promise.all(Array.from({ length: 20 }, () => open(served.origin)));
-    const timers = clients.map((client) => trickle(client.socket, 'GET /v2/monitor HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n', 150));
+    const timers = clients.map((client) =>
+      trickle(client.socket, 'GET /v2/monitor HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n', 150),
+    );
     try {
       for (const client of clients) {
         assert.ok(await within(client.closed, 5000), 'the server closed the connection');
@@ -82,7 +85,9 @@ describe('slow clients', { timeout: 60_000 }, () => {
   it('closes a request whose body comes too slowly, with 408, even with a valid key', async () => {
     const client = await open(served.origin);
     const body = JSON.stringify({ url: `${site.origin}/slow` });
-    client.socket.write(`POST /v2/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    client.socket.write(
+      `POST /v2/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     const timer = trickle(client.socket, body, 150);
     try {
       assert.ok(await within(client.closed, 5000), 'the server closed the connection');
@@ -143,7 +148,10 @@ describe('the connection cap', { timeout: 30_000 }, () => {
     const held = await Promise.all(Array.from({ length: 5 }, () => open(served.origin)));
     try {
       // Whole headers with a valid key, a body still to come: each request is under way.
-      for (const client of held) client.socket.write(`POST /v2/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`);
+      for (const client of held)
+        client.socket.write(
+          `POST /v2/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 300));
       const beyond = await open(served.origin).catch(() => undefined);
       if (beyond) held.push(beyond);

@@ -26,9 +26,14 @@ describe('GET /v2/scrape/{id}: stored documents', () => {
   before(async () => {
     // The worker purges expired rows as often as it looks for stopped jobs: every second here.
     setLeaseDuration(2000);
-    site = await startServer({
-      '/': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Home</title><main><p>home</p><a href="/a">a</a> <a href="/b">b</a></main>'),
-    }, (request, response) => void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${request.url}</title><main><p>page ${request.url} — ünïcode</p></main>`));
+    site = await startServer(
+      {
+        '/': (_q, r) =>
+          void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Home</title><main><p>home</p><a href="/a">a</a> <a href="/b">b</a></main>'),
+      },
+      (request, response) =>
+        void response.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${request.url}</title><main><p>page ${request.url} — ünïcode</p></main>`),
+    );
     served = await serveWebwatch({ now: () => new Date(clock) });
     acme = (await served.keys.create('acme', new Date())).key;
     rival = (await served.keys.create('rival', new Date())).key;
@@ -88,12 +93,15 @@ describe('GET /v2/scrape/{id}: stored documents', () => {
     assert.equal(batch.data.length, 2);
     const crawlStatus = await call(served, acme, 'GET', `/crawl/${crawl.id}`);
     const batchStatus = await call(served, acme, 'GET', `/batch/scrape/${batch.id}`);
-    for (const [documents, status] of [[crawl.data, crawlStatus.text], [batch.data, batchStatus.text]] as const) {
+    for (const [documents, status] of [
+      [crawl.data, crawlStatus.text],
+      [batch.data, batchStatus.text],
+    ] as const) {
       for (const document of documents) {
         const read = await call(served, acme, 'GET', `/scrape/${document.metadata?.scrapeId}`);
         assert.equal(read.status, 200, read.text);
         const data = read.text.slice('{"success":true,"data":'.length, -1);
-        assert.ok(status.includes(data), 'the bytes of the status answer\'s page');
+        assert.ok(status.includes(data), "the bytes of the status answer's page");
         assert.deepEqual(read.body.data, document);
         notFound(await call(served, rival, 'GET', `/scrape/${document.metadata?.scrapeId}`));
       }
@@ -113,7 +121,17 @@ describe('GET /v2/scrape/{id}: stored documents', () => {
     clock += 2000;
     for (const id of ids) notFound(await call(served, acme, 'GET', `/scrape/${id}`));
     // The worker deletes them: nothing of them stays in the database.
-    const left = async () => Number((await sqlRow<{ n: number }>(served.db, `select (select count(*) from scrape_documents where scrape_id = ?) + (select count(*) from crawl_pages where scrape_id = ?) as n`, ids[0], ids[1]))?.n);
+    const left = async () =>
+      Number(
+        (
+          await sqlRow<{ n: number }>(
+            served.db,
+            `select (select count(*) from scrape_documents where scrape_id = ?) + (select count(*) from crawl_pages where scrape_id = ?) as n`,
+            ids[0],
+            ids[1],
+          )
+        )?.n,
+      );
     for (let i = 0; i < 100 && (await left()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(await left(), 0);
   });

@@ -39,9 +39,15 @@ describe('usage', () => {
       },
     });
     searxng = await startServer({
-      '/search': (_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: [1, 2, 3].map((n) => ({ url: `https://r${n}.example/`, title: `r${n}`, content: '' })) })),
+      '/search': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ results: [1, 2, 3].map((n) => ({ url: `https://r${n}.example/`, title: `r${n}`, content: '' })) })),
     });
-    model = await startFakeLlm(() => ({ toolCalls: [{ name: 'finish', arguments: { result: { ok: true } } }], usage: { prompt_tokens: 100, completion_tokens: 20 } }));
+    model = await startFakeLlm(() => ({
+      toolCalls: [{ name: 'finish', arguments: { result: { ok: true } } }],
+      usage: { prompt_tokens: 100, completion_tokens: 20 },
+    }));
     served = await serveWebwatch({ search: { provider: 'searxng', baseUrl: searxng.origin }, llm: { baseUrl: model.url, model: 'scripted', timeoutMs: 5000 } });
     acme = (await served.keys.create('acme', new Date())).key;
     acmeCi = (await served.keys.create('acme', new Date())).key;
@@ -65,7 +71,13 @@ describe('usage', () => {
   it('adds up what each team did: pages, a crawl, a map, a search, an agent job', async () => {
     assert.equal((await call(served, acme, 'POST', '/scrape', { url: `${site.origin}/a` })).status, 200);
     assert.equal((await call(served, acmeCi, 'POST', '/scrape', { url: `${site.origin}/c` })).status, 200);
-    const crawl = await call(served, acme, 'POST', '/crawl', { url: `${site.origin}/a`, sitemap: 'skip', ignoreRobotsTxt: true, limit: 3, scrapeOptions: { maxAge: 0 } });
+    const crawl = await call(served, acme, 'POST', '/crawl', {
+      url: `${site.origin}/a`,
+      sitemap: 'skip',
+      ignoreRobotsTxt: true,
+      limit: 3,
+      scrapeOptions: { maxAge: 0 },
+    });
     await until(async () => (await call(served, acme, 'GET', `/crawl/${crawl.body.id}`)).body.status === 'completed');
     assert.equal((await call(served, acme, 'POST', '/map', { url: `${site.origin}/a`, sitemap: 'skip' })).status, 200);
     assert.equal((await call(served, acme, 'POST', '/search', { query: 'x' })).status, 200);
@@ -89,19 +101,28 @@ describe('usage', () => {
     const keyIds = (await served.keys.list()).filter((k) => k.team === 'acme').map((k) => k.id);
     const perKey = Object.fromEntries(byKey.periods.map((p) => [p.apiKey, p.creditsUsed]));
     assert.equal(perKey[keyIds.find((id) => perKey[id] === 1)!], 1, 'the second key did one page');
-    assert.equal(byKey.periods.reduce((sum, p) => sum + p.creditsUsed, 0), expected);
+    assert.equal(
+      byKey.periods.reduce((sum, p) => sum + p.creditsUsed, 0),
+      expected,
+    );
     assert.ok(!JSON.stringify(byKey).includes(acme), 'never a key itself');
     assert.equal((await client.getTokenUsageHistorical()).periods[0]!.tokensUsed, 120);
 
     const home = tempDir();
-    const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', served.origin, '--api-key', acme, 'credit-usage', '--json'], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home }, cwd: home });
+    const { stdout } = await exec(process.execPath, [FIRECRAWL_CLI, '--api-url', served.origin, '--api-key', acme, 'credit-usage', '--json'], {
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home },
+      cwd: home,
+    });
     assert.match(stdout, new RegExp(String(UNLIMITED)));
 
     const cli = await run(['usage', '--json'], { env: { WEBWATCH_API_URL: served.url, WEBWATCH_API_KEY: acme } });
     const report = JSON.parse(cli.stdout);
     assert.equal(report.credits.used, expected);
     assert.equal(report.tokens.used, 120);
-    assert.deepEqual(report.months.map((m: Body) => [m.creditsUsed, m.tokensUsed]), [[expected, 120]]);
+    assert.deepEqual(
+      report.months.map((m: Body) => [m.creditsUsed, m.tokensUsed]),
+      [[expected, 120]],
+    );
   });
 
   it('concurrency and queue status show the work running now', async () => {
@@ -137,7 +158,7 @@ describe('usage', () => {
     }
   });
 
-  it('webwatch usage on the embedded engine counts the command line\'s own work', async () => {
+  it("webwatch usage on the embedded engine counts the command line's own work", async () => {
     const env = { WEBWATCH_HOME: tempDir() };
     assert.equal((await run(['scrape', `${site.origin}/a`], { env })).code, 0);
     await run(['map', `${site.origin}/a`, '--sitemap', 'skip'], { env });

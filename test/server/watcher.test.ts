@@ -81,7 +81,7 @@ describe('the job watcher', () => {
     held.shift()!();
   });
 
-  it('refuses a bad key before the upgrade, and another team\'s job as unknown', async () => {
+  it("refuses a bad key before the upgrade, and another team's job as unknown", async () => {
     const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
     const { id } = await client.startCrawl(`${site.origin}/one`, { sitemap: 'skip', ignoreRobotsTxt: true, limit: 1 });
     const bad = new WebSocket(wsUrl(`/crawl/${id}`), 'ww_not_a_key_0000000000');

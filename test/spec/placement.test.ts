@@ -13,17 +13,27 @@ const crawl = (extra: Record<string, unknown>) => ({ type: 'crawl', url: 'https:
 
 describe('misplaced fields', () => {
   it('a near spelling of a field allowed here comes before where the field belongs elsewhere', () => {
-    const found = messages(validateMonitorRequest(validMonitor({
-      targets: [{ type: 'scrape', url: 'https://example.com/', scrapeOptions: { format: ['markdown'] } }],
-    }), 'file'));
+    const found = messages(
+      validateMonitorRequest(
+        validMonitor({
+          targets: [{ type: 'scrape', url: 'https://example.com/', scrapeOptions: { format: ['markdown'] } }],
+        }),
+        'file',
+      ),
+    );
     assert.match(found['targets[0].url']!, /^unknown field "url" \(did you mean "urls"\?\), or it belongs in webhook$/);
     assert.match(found['targets[0].scrapeOptions.format']!, /^unknown field "format" \(did you mean "formats"\?\), or it belongs /);
   });
 
   it('one level down: a crawl option beside crawlOptions, a scrape option beside scrapeOptions', () => {
-    const found = messages(validateMonitorRequest(validMonitor({
-      targets: [crawl({ limit: 10 }), { type: 'scrape', urls: ['https://example.com/'], formats: ['markdown'] }],
-    }), 'file'));
+    const found = messages(
+      validateMonitorRequest(
+        validMonitor({
+          targets: [crawl({ limit: 10 }), { type: 'scrape', urls: ['https://example.com/'], formats: ['markdown'] }],
+        }),
+        'file',
+      ),
+    );
     assert.deepEqual(found, {
       'targets[0].limit': 'unknown field "limit": it belongs in targets[0].crawlOptions',
       'targets[1].formats': 'unknown field "formats": it belongs in targets[1].scrapeOptions',
@@ -36,10 +46,15 @@ describe('misplaced fields', () => {
   });
 
   it('one level up: a monitor field inside a target, an e-mail field beside email', () => {
-    const found = messages(validateMonitorRequest(validMonitor({
-      targets: [crawl({ goal: 'price changes' })],
-      notification: { recipients: ['a@example.com'] },
-    }), 'file'));
+    const found = messages(
+      validateMonitorRequest(
+        validMonitor({
+          targets: [crawl({ goal: 'price changes' })],
+          notification: { recipients: ['a@example.com'] },
+        }),
+        'file',
+      ),
+    );
     assert.equal(found['targets[0].goal'], 'unknown field "goal": it belongs at the top level');
     assert.equal(found['notification.recipients'], 'unknown field "recipients": it belongs in notification.email');
     const nested = messages(validateMonitorRequest(validMonitor({ webhook: { url: 'https://example.com/hook', headers: {}, schedule: {} } }), 'file'));
@@ -51,7 +66,7 @@ describe('misplaced fields', () => {
     assert.deepEqual(found, { 'targets[0].crawlOptions.onlyMainContent': 'unknown field "onlyMainContent": it belongs in targets[0].scrapeOptions' });
   });
 
-  it('the target\'s own type decides: a crawl field on a scrape target is not placed in a crawl target', () => {
+  it("the target's own type decides: a crawl field on a scrape target is not placed in a crawl target", () => {
     const found = messages(validateMonitorRequest(validMonitor({ targets: [{ type: 'scrape', urls: ['https://example.com/'], maxDepth: 2 }] }), 'file'));
     assert.equal(found['targets[0].maxDepth'], 'unknown field "maxDepth"');
   });

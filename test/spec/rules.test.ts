@@ -106,28 +106,88 @@ describe('unknown keys', () => {
       origin: 'js-sdk@4.42.0',
       integration: 'cli',
       targets: [
-        scrapeTarget({ origin: 'js-sdk', integration: 'cli', fastMode: true, useMock: 'm', domainTools: false, toolDetail: 'full', parsers: [{ type: 'pdf', pageMarkdown: true }] }),
-        { type: 'crawl', url: 'https://example.com', crawlOptions: { maxDiscoveryDepth: 2, deduplicateSimilarURLs: true, regexOnFullURL: false, robotsUserAgent: 'bot', prompt: 'blog posts', webhook: 'https://example.com/hook', zeroDataRetention: false, origin: 'js-sdk', integration: 'cli' } },
+        scrapeTarget({
+          origin: 'js-sdk',
+          integration: 'cli',
+          fastMode: true,
+          useMock: 'm',
+          domainTools: false,
+          toolDetail: 'full',
+          parsers: [{ type: 'pdf', pageMarkdown: true }],
+        }),
+        {
+          type: 'crawl',
+          url: 'https://example.com',
+          crawlOptions: {
+            maxDiscoveryDepth: 2,
+            deduplicateSimilarURLs: true,
+            regexOnFullURL: false,
+            robotsUserAgent: 'bot',
+            prompt: 'blog posts',
+            webhook: 'https://example.com/hook',
+            zeroDataRetention: false,
+            origin: 'js-sdk',
+            integration: 'cli',
+          },
+        },
       ],
     });
     assert.deepEqual(problems(monitor, 'wire'), []);
-    assert.deepEqual(problems(monitor, 'file').map((p) => p.path).sort(), [
-      'integration', 'origin',
-      'targets[0].scrapeOptions.domainTools', 'targets[0].scrapeOptions.fastMode', 'targets[0].scrapeOptions.integration', 'targets[0].scrapeOptions.origin',
-      'targets[0].scrapeOptions.parsers[0].pageMarkdown', 'targets[0].scrapeOptions.toolDetail', 'targets[0].scrapeOptions.useMock',
-      'targets[1].crawlOptions.deduplicateSimilarURLs', 'targets[1].crawlOptions.integration', 'targets[1].crawlOptions.maxDiscoveryDepth', 'targets[1].crawlOptions.origin',
-      'targets[1].crawlOptions.prompt', 'targets[1].crawlOptions.regexOnFullURL', 'targets[1].crawlOptions.robotsUserAgent', 'targets[1].crawlOptions.webhook',
-      'targets[1].crawlOptions.zeroDataRetention',
-    ].sort());
+    assert.deepEqual(
+      problems(monitor, 'file')
+        .map((p) => p.path)
+        .sort(),
+      [
+        'integration',
+        'origin',
+        'targets[0].scrapeOptions.domainTools',
+        'targets[0].scrapeOptions.fastMode',
+        'targets[0].scrapeOptions.integration',
+        'targets[0].scrapeOptions.origin',
+        'targets[0].scrapeOptions.parsers[0].pageMarkdown',
+        'targets[0].scrapeOptions.toolDetail',
+        'targets[0].scrapeOptions.useMock',
+        'targets[1].crawlOptions.deduplicateSimilarURLs',
+        'targets[1].crawlOptions.integration',
+        'targets[1].crawlOptions.maxDiscoveryDepth',
+        'targets[1].crawlOptions.origin',
+        'targets[1].crawlOptions.prompt',
+        'targets[1].crawlOptions.regexOnFullURL',
+        'targets[1].crawlOptions.robotsUserAgent',
+        'targets[1].crawlOptions.webhook',
+        'targets[1].crawlOptions.zeroDataRetention',
+      ].sort(),
+    );
   });
 
   it('the SDK fields of scrape options are dropped from what the wire gives the engine; pageMarkdown is pages', () => {
-    const result = validateScrapeOptions({ formats: ['markdown'], origin: 'js-sdk', integration: 'cli', fastMode: true, useMock: 'm', domainTools: true, toolDetail: 'compact', parsers: [{ type: 'pdf', pageMarkdown: true }, { type: 'pdf', pages: false, pageMarkdown: true }] }, 'wire');
+    const result = validateScrapeOptions(
+      {
+        formats: ['markdown'],
+        origin: 'js-sdk',
+        integration: 'cli',
+        fastMode: true,
+        useMock: 'm',
+        domainTools: true,
+        toolDetail: 'compact',
+        parsers: [
+          { type: 'pdf', pageMarkdown: true },
+          { type: 'pdf', pages: false, pageMarkdown: true },
+        ],
+      },
+      'wire',
+    );
     assert.ok(result.ok, JSON.stringify(!result.ok && result.problems));
-    assert.deepEqual(result.value, { formats: ['markdown'], parsers: [{ type: 'pdf', pages: true }, { type: 'pdf', pages: false }] });
+    assert.deepEqual(result.value, {
+      formats: ['markdown'],
+      parsers: [
+        { type: 'pdf', pages: true },
+        { type: 'pdf', pages: false },
+      ],
+    });
   });
 
-  it('a crawl target\'s scrapeOptions inside crawlOptions is refused, pointing beside it', () => {
+  it("a crawl target's scrapeOptions inside crawlOptions is refused, pointing beside it", () => {
     const monitor = validMonitor({ targets: [{ type: 'crawl', url: 'https://example.com', crawlOptions: { scrapeOptions: { formats: ['html'] } } }] });
     assert.match(problemAt(monitor, 'targets[0].crawlOptions.scrapeOptions', 'wire'), /goes beside crawlOptions: a crawl target has its own scrapeOptions/);
   });
@@ -142,8 +202,10 @@ describe('waitFor and timeout', () => {
       assert.deepEqual(problems(options({ waitFor: 5000, timeout: 15000 }), mode), []);
       assert.deepEqual(problems(options({ waitFor: 7500, timeout: 15000 }), mode), []);
       for (const waitFor of [7501, 8000, 15000, 20000]) {
-        assert.equal(problemAt(options({ waitFor, timeout: 15000 }), at, mode),
-          `waitFor must not exceed half of timeout: ${waitFor} ms is more than half of the timeout of 15000 ms (7500 ms); a timeout of at least ${waitFor * 2} ms allows it`);
+        assert.equal(
+          problemAt(options({ waitFor, timeout: 15000 }), at, mode),
+          `waitFor must not exceed half of timeout: ${waitFor} ms is more than half of the timeout of 15000 ms (7500 ms); a timeout of at least ${waitFor * 2} ms allows it`,
+        );
       }
     }
   });
@@ -151,8 +213,10 @@ describe('waitFor and timeout', () => {
   it('without a timeout, the default timeout (60000 ms) is the one, and the message says so', () => {
     assert.equal(SCRAPE_TIMEOUT_DEFAULT_MS, 60_000);
     assert.deepEqual(problems(options({ waitFor: 30_000 })), []);
-    assert.equal(problemAt(options({ waitFor: 30_001 }), at),
-      'waitFor must not exceed half of timeout: 30001 ms is more than half of the default timeout of 60000 ms, which applies as timeout is not given (30000 ms); a timeout of at least 60002 ms allows it');
+    assert.equal(
+      problemAt(options({ waitFor: 30_001 }), at),
+      'waitFor must not exceed half of timeout: 30001 ms is more than half of the default timeout of 60000 ms, which applies as timeout is not given (30000 ms); a timeout of at least 60002 ms allows it',
+    );
     assert.deepEqual(problems(options({ waitFor: 40_000, timeout: 80_000 })), []);
   });
 
@@ -163,8 +227,14 @@ describe('waitFor and timeout', () => {
   it('is reported with the other problems, and not over a timeout that is itself wrong', () => {
     const found = problems(options({ waitFor: 8000, timeout: 15000, onlyMainContnt: true }));
     assert.deepEqual(found.map((p) => p.path).sort(), ['targets[0].scrapeOptions.onlyMainContnt', at]);
-    assert.deepEqual(problems(options({ waitFor: 8000, timeout: 400_000 })).map((p) => p.path), ['targets[0].scrapeOptions.timeout']);
-    assert.deepEqual(problems(options({ waitFor: -1, timeout: 15000 })).map((p) => p.path), [at]);
+    assert.deepEqual(
+      problems(options({ waitFor: 8000, timeout: 400_000 })).map((p) => p.path),
+      ['targets[0].scrapeOptions.timeout'],
+    );
+    assert.deepEqual(
+      problems(options({ waitFor: -1, timeout: 15000 })).map((p) => p.path),
+      [at],
+    );
   });
 
   it('holds wherever scrape options are: a crawl target, and scrape options alone', () => {
@@ -173,7 +243,10 @@ describe('waitFor and timeout', () => {
     for (const mode of ['file', 'wire'] as const) {
       const result = validateScrapeOptions({ waitFor: 20_000, timeout: 15_000 }, mode);
       assert.ok(!result.ok);
-      assert.deepEqual(result.problems.map((p) => formatPath(p.path)), ['waitFor']);
+      assert.deepEqual(
+        result.problems.map((p) => formatPath(p.path)),
+        ['waitFor'],
+      );
     }
   });
 });
@@ -219,7 +292,10 @@ describe('field formats', () => {
   });
 
   it('target type is a discriminator with a suggestion', () => {
-    assert.match(problemAt(validMonitor({ targets: [{ type: 'crawler', url: 'https://x.com' }] }), 'targets[0].type'), /one of scrape, crawl, search \(did you mean "crawl"\?\)/);
+    assert.match(
+      problemAt(validMonitor({ targets: [{ type: 'crawler', url: 'https://x.com' }] }), 'targets[0].type'),
+      /one of scrape, crawl, search \(did you mean "crawl"\?\)/,
+    );
     assert.match(problemAt(validMonitor({ targets: [{ url: 'https://x.com' }] }), 'targets[0].type'), /is required: one of scrape, crawl, search/);
   });
 
@@ -236,12 +312,23 @@ describe('field formats', () => {
     assert.match(problemAt(actions([{ type: 'write' }]), 'targets[0].scrapeOptions.actions[0].text'), /is required/);
     assert.match(problemAt(actions([{ type: 'pdf', format: 'A7' }]), 'targets[0].scrapeOptions.actions[0].format'), /one of A0/);
     assert.match(problemAt(actions([{ type: 'wait', milliseconds: 0 }]), 'targets[0].scrapeOptions.actions[0].milliseconds'), /at least 1/);
-    assert.deepEqual(problems(actions([
-      { type: 'wait', milliseconds: 500 }, { type: 'wait', selector: '#main' }, { type: 'click', selector: 'button', all: true },
-      { type: 'write', text: 'hi' }, { type: 'press', key: 'Enter' }, { type: 'scroll', direction: 'up' }, { type: 'scrape' },
-      { type: 'executeJavascript', script: 'return 1' }, { type: 'pdf', format: 'A4', landscape: true, scale: 0.5 },
-      { type: 'screenshot', fullPage: true, quality: 80, viewport: { width: 800, height: 600 } },
-    ])), []);
+    assert.deepEqual(
+      problems(
+        actions([
+          { type: 'wait', milliseconds: 500 },
+          { type: 'wait', selector: '#main' },
+          { type: 'click', selector: 'button', all: true },
+          { type: 'write', text: 'hi' },
+          { type: 'press', key: 'Enter' },
+          { type: 'scroll', direction: 'up' },
+          { type: 'scrape' },
+          { type: 'executeJavascript', script: 'return 1' },
+          { type: 'pdf', format: 'A4', landscape: true, scale: 0.5 },
+          { type: 'screenshot', fullPage: true, quality: 80, viewport: { width: 800, height: 600 } },
+        ]),
+      ),
+      [],
+    );
   });
 
   it('crawl include/exclude paths must be regular expressions', () => {
@@ -254,12 +341,20 @@ describe('field formats', () => {
       validMonitor({ targets: [{ type: 'crawl', url: 'https://x.com', crawlOptions: { includePaths, excludePaths } }] });
     // Patterns of the kind that froze the server are taken, and run in linear time (engine tests).
     assert.deepEqual(problems(paths(['^/(a+)+$', '^/blog/.*', '\\.pdf$', '^/(en|de)/[0-9]{4}/'], ['^(.|.)+!$'])), []);
-    assert.match(problemAt(paths(['^/(?=blog)']), 'targets[0].crawlOptions.includePaths[0]'), /lookahead and lookbehind are not supported: patterns run on a linear-time engine/);
+    assert.match(
+      problemAt(paths(['^/(?=blog)']), 'targets[0].crawlOptions.includePaths[0]'),
+      /lookahead and lookbehind are not supported: patterns run on a linear-time engine/,
+    );
     assert.match(problemAt(paths([], ['^/(?<!x)a']), 'targets[0].crawlOptions.excludePaths[0]'), /lookahead and lookbehind are not supported/);
     assert.match(problemAt(paths(['^/(a)\\1$']), 'targets[0].crawlOptions.includePaths[0]'), /backreferences are not supported/);
-    assert.match(problemAt(paths(['^/[^/]{1,900}$']), 'targets[0].crawlOptions.includePaths[0]'),
-      new RegExp(`too costly to match \\(program size \\d+, at most ${PATH_PATTERN_MAX_PROGRAM_SIZE}\\)`));
-    assert.match(problemAt(paths([`^/${'a'.repeat(PATH_PATTERN_MAX_LENGTH)}`]), 'targets[0].crawlOptions.includePaths[0]'), new RegExp(`longer than ${PATH_PATTERN_MAX_LENGTH} characters`));
+    assert.match(
+      problemAt(paths(['^/[^/]{1,900}$']), 'targets[0].crawlOptions.includePaths[0]'),
+      new RegExp(`too costly to match \\(program size \\d+, at most ${PATH_PATTERN_MAX_PROGRAM_SIZE}\\)`),
+    );
+    assert.match(
+      problemAt(paths([`^/${'a'.repeat(PATH_PATTERN_MAX_LENGTH)}`]), 'targets[0].crawlOptions.includePaths[0]'),
+      new RegExp(`longer than ${PATH_PATTERN_MAX_LENGTH} characters`),
+    );
     assert.ok(problemAt(paths(Array.from({ length: PATH_PATTERNS_MAX + 1 }, (_, i) => `^/${i}/`)), 'targets[0].crawlOptions.includePaths'));
   });
 
@@ -281,7 +376,7 @@ describe('update request (PATCH)', () => {
     assert.ok(!update.safeParse({ nmae: 'x' }).success);
   });
 
-  it('on the wire, null for webhook or notification removes it (the hosted SDK\'s UpdateMonitorRequest); a file has no use for it', async () => {
+  it("on the wire, null for webhook or notification removes it (the hosted SDK's UpdateMonitorRequest); a file has no use for it", async () => {
     const { monitorSchemas } = await import('../../src/spec/schemas.js');
     assert.ok(monitorSchemas('wire').updateRequest.safeParse({ webhook: null, notification: null, goal: null }).success);
     assert.ok(!monitorSchemas('file').updateRequest.safeParse({ webhook: null }).success);
@@ -289,6 +384,9 @@ describe('update request (PATCH)', () => {
     assert.deepEqual(problems(merged, 'wire'), []);
     const result = validateMonitorRequest(merged, 'wire');
     assert.ok(result.ok);
-    assert.deepEqual(Object.keys(normalizeMonitor(result.value)).filter((name) => name === 'webhook' || name === 'notification'), []);
+    assert.deepEqual(
+      Object.keys(normalizeMonitor(result.value)).filter((name) => name === 'webhook' || name === 'notification'),
+      [],
+    );
   });
 });

@@ -72,8 +72,18 @@ function networkFailure(error: unknown, url: string): WebwatchError {
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new WebwatchError(`the API at ${url} stopped answering: timed out`, { exitCode: EXIT.timeout, code: 'RESPONSE_TIMEOUT' });
   }
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was reset' : code === 'ENOTFOUND' ? 'no such host' : (error as Error).message;
-  return new WebwatchError(`cannot reach the API at ${url}: ${reason}`, { code: code || 'NETWORK_ERROR', suggestion: 'check --api-url (or WEBWATCH_API_URL) and the network' });
+  const reason =
+    code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
+        ? 'the connection was reset'
+        : code === 'ENOTFOUND'
+          ? 'no such host'
+          : (error as Error).message;
+  return new WebwatchError(`cannot reach the API at ${url}: ${reason}`, {
+    code: code || 'NETWORK_ERROR',
+    suggestion: 'check --api-url (or WEBWATCH_API_URL) and the network',
+  });
 }
 
 function apiError(status: number, text: string): WebwatchError {
@@ -142,11 +152,14 @@ export class ApiClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const log = this.options.log;
     const maxAttempts = this.options.maxAttempts ?? RETRY.maxAttempts;
-    const retrying = (what: string, wait: number, attempt: number, attempts = maxAttempts) => this.options.onRetry?.(`${what}; retrying in ${seconds(wait)} (${attempt + 1} of ${attempts})`);
+    const retrying = (what: string, wait: number, attempt: number, attempts = maxAttempts) =>
+      this.options.onRetry?.(`${what}; retrying in ${seconds(wait)} (${attempt + 1} of ${attempts})`);
 
     for (let attempt = 1; ; attempt++) {
       const started = Date.now();
-      log?.(`-> ${method} ${url.href}${attempt > 1 ? ` (attempt ${attempt} of ${maxAttempts})` : ''}${this.options.apiKey ? ' [authorization: Bearer <redacted>]' : ''}`);
+      log?.(
+        `-> ${method} ${url.href}${attempt > 1 ? ` (attempt ${attempt} of ${maxAttempts})` : ''}${this.options.apiKey ? ' [authorization: Bearer <redacted>]' : ''}`,
+      );
       let status: number;
       let text: string;
       let retryAfter: number | undefined;

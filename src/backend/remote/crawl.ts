@@ -35,7 +35,8 @@ export function remoteCrawls({ client, sleep }: Remote): CrawlService {
         throw error;
       }
     },
-    start: async (url, crawlOptions, scrapeOptions) => client.request<{ id: string; url: string }>('POST', '/crawl', { body: { url, ...crawlOptions, scrapeOptions } }),
+    start: async (url, crawlOptions, scrapeOptions) =>
+      client.request<{ id: string; url: string }>('POST', '/crawl', { body: { url, ...crawlOptions, scrapeOptions } }),
     status: async (id, skip) => {
       const status = await client.request<CrawlJobStatus>('GET', crawlPath(id), { query: { skip } });
       return { ...status, id: status.id ?? id, data: status.data ?? [] };
@@ -44,7 +45,10 @@ export function remoteCrawls({ client, sleep }: Remote): CrawlService {
       await client.request('DELETE', crawlPath(id));
     },
     errors: async (id) => {
-      const answer = await client.request<{ errors?: []; robotsBlocked?: string[]; data?: { errors?: []; robotsBlocked?: string[] } }>('GET', `${crawlPath(id)}/errors`);
+      const answer = await client.request<{ errors?: []; robotsBlocked?: string[]; data?: { errors?: []; robotsBlocked?: string[] } }>(
+        'GET',
+        `${crawlPath(id)}/errors`,
+      );
       const body = answer.data ?? answer;
       return { errors: body.errors ?? [], robotsBlocked: body.robotsBlocked ?? [] };
     },

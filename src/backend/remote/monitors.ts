@@ -33,7 +33,9 @@ export function remoteMonitors(api: Remote): MonitorService {
       const monitors: MonitorResource[] = [];
       const seen = new Set<string>();
       for (let offset = 0; ; offset += MONITOR_PAGE) {
-        const page = await data<MonitorResource[]>('GET', '/monitor', { query: { includeDeleted: list.includeDeleted || undefined, limit: MONITOR_PAGE, offset } });
+        const page = await data<MonitorResource[]>('GET', '/monitor', {
+          query: { includeDeleted: list.includeDeleted || undefined, limit: MONITOR_PAGE, offset },
+        });
         const fresh = page.filter((monitor) => !seen.has(monitor.id));
         for (const monitor of fresh) seen.add(monitor.id);
         monitors.push(...fresh);
@@ -43,7 +45,9 @@ export function remoteMonitors(api: Remote): MonitorService {
     get: async (idOrName) => data<MonitorResource>('GET', monitorPath(await monitorIdOf(api, idOrName))),
     create: async (definition) => data<MonitorResource>('POST', '/monitor', { body: createRequestOf(definition) }),
     update: async (id, change) =>
-      data<MonitorResource>('PATCH', monitorPath(id), { body: { ...(change.definition && createRequestOf(change.definition)), ...(change.status && { status: change.status }) } }),
+      data<MonitorResource>('PATCH', monitorPath(id), {
+        body: { ...(change.definition && createRequestOf(change.definition)), ...(change.status && { status: change.status }) },
+      }),
     delete: async (id) => data<MonitorResource>('DELETE', monitorPath(id)),
   };
 }
@@ -54,7 +58,12 @@ function withPausedHint(error: unknown): unknown {
   const reason = (error.details as { reason?: unknown } | undefined)?.reason;
   const name = typeof reason === 'string' ? /^monitor "(.*)" is paused$/.exec(reason)?.[1] : undefined;
   if (name === undefined) return error;
-  return new WebwatchError(error.message, { status: 409, ...(error.code && { code: error.code }), details: error.details, suggestion: `resume it with: webwatch monitor resume "${name}"` });
+  return new WebwatchError(error.message, {
+    status: 409,
+    ...(error.code && { code: error.code }),
+    details: error.details,
+    suggestion: `resume it with: webwatch monitor resume "${name}"`,
+  });
 }
 
 export function remoteChecks(api: Remote): CheckService {
@@ -81,7 +90,9 @@ export function remoteChecks(api: Remote): CheckService {
       return check;
     },
     runDue: async () => {
-      throw new UsageError('run --due runs the checks of the local engine; a remote API runs its monitors on their schedules itself', { suggestion: 'add --local, or unset --api-url / WEBWATCH_API_URL' });
+      throw new UsageError('run --due runs the checks of the local engine; a remote API runs its monitors on their schedules itself', {
+        suggestion: 'add --local, or unset --api-url / WEBWATCH_API_URL',
+      });
     },
     list: async (idOrName) => data<CheckRecord[]>('GET', `${monitorPath(await monitorIdOf(api, idOrName))}/checks`),
     get: async (idOrName, ref, status) => {
@@ -111,7 +122,7 @@ export function remoteChecks(api: Remote): CheckService {
         throw new WebwatchError(`the API at ${client.base} does not make check reports`, {
           status: 404,
           code: 'REPORT_NOT_OFFERED',
-          details: { route: `GET /v2/monitor/{id}/checks/{checkId}/report`, reason: 'the route is webwatch serve\'s own' },
+          details: { route: `GET /v2/monitor/{id}/checks/{checkId}/report`, reason: "the route is webwatch serve's own" },
           suggestion: 'run the report on a webwatch serve, or read the check with: webwatch monitor check',
         });
       }

@@ -23,7 +23,11 @@ export interface JobStatusAnswer<Document> {
 export interface Remote {
   readonly client: ApiClient;
   /** The `data` of an answer's `{success, data}` envelope. */
-  data<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, request?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> }): Promise<T>;
+  data<T>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    request?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> },
+  ): Promise<T>;
   sleep(ms: number): Promise<void>;
 }
 
@@ -31,8 +35,11 @@ export function remote(options: RemoteOptions): Remote {
   const client = new ApiClient(options);
   return {
     client,
-    data: async <T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, request?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> }) =>
-      (await client.request<{ success?: boolean; data: T }>(method, path, request)).data,
+    data: async <T>(
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      request?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> },
+    ) => (await client.request<{ success?: boolean; data: T }>(method, path, request)).data,
     sleep: options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms))),
   };
 }

@@ -10,7 +10,9 @@ export function remoteScrapes({ client, data, sleep }: Remote): ScrapeService {
   return {
     one: async (url, scrapeOptions) => data<ScrapeDocument>('POST', '/scrape', { body: { url, ...scrapeOptions } }),
     async many(urls, scrapeOptions, onResult, signal) {
-      const started = await client.request<{ id: string; invalidURLs?: string[] }>('POST', '/batch/scrape', { body: { urls, ...scrapeOptions, ignoreInvalidURLs: true } });
+      const started = await client.request<{ id: string; invalidURLs?: string[] }>('POST', '/batch/scrape', {
+        body: { urls, ...scrapeOptions, ignoreInvalidURLs: true },
+      });
       const path = `/batch/scrape/${encodeURIComponent(started.id)}`;
       const byUrl = new Map<string, ScrapeResult>();
       for (const url of started.invalidURLs ?? []) byUrl.set(url, { url, error: new WebwatchError(ERROR_MESSAGES.invalidUrl, { status: 400 }) });
@@ -26,7 +28,8 @@ export function remoteScrapes({ client, data, sleep }: Remote): ScrapeService {
           }
           seen += status.data?.length ?? 0;
           if (status.next) continue;
-          if (status.status === 'failed' || status.status === 'cancelled') throw new WebwatchError(`the batch scrape ${status.status === 'failed' ? 'failed' : 'was cancelled'}: ${status.error ?? 'no reason given'}`);
+          if (status.status === 'failed' || status.status === 'cancelled')
+            throw new WebwatchError(`the batch scrape ${status.status === 'failed' ? 'failed' : 'was cancelled'}: ${status.error ?? 'no reason given'}`);
           if (status.status === 'completed') break;
           await sleep(POLL_INTERVAL_MS);
         }
@@ -38,7 +41,8 @@ export function remoteScrapes({ client, data, sleep }: Remote): ScrapeService {
         throw error;
       }
       const failed = await client.request<{ errors?: { url: string; error: string; code?: string }[] }>('GET', `${path}/errors`);
-      for (const failure of failed.errors ?? []) byUrl.set(failure.url, { url: failure.url, error: new WebwatchError(failure.error, { ...(failure.code && { code: failure.code }) }) });
+      for (const failure of failed.errors ?? [])
+        byUrl.set(failure.url, { url: failure.url, error: new WebwatchError(failure.error, { ...(failure.code && { code: failure.code }) }) });
       // In the order asked; a URL the API normalised is found by its normal form.
       const normal = (url: string) => {
         try {

@@ -3,7 +3,16 @@ import { compareText } from '../../lib/compare-text.js';
 import type { UsageReport, UsageService } from '../../services/interfaces.js';
 import type { Remote } from './remote.js';
 
-type Usage = { remainingCredits?: number; planCredits?: number; creditsUsed?: number; remainingTokens?: number; planTokens?: number; tokensUsed?: number; billingPeriodStart?: string | null; billingPeriodEnd?: string | null };
+type Usage = {
+  remainingCredits?: number;
+  planCredits?: number;
+  creditsUsed?: number;
+  remainingTokens?: number;
+  planTokens?: number;
+  tokensUsed?: number;
+  billingPeriodStart?: string | null;
+  billingPeriodEnd?: string | null;
+};
 type Periods = { periods?: { startDate: string | null; endDate: string | null; creditsUsed?: number; tokensUsed?: number }[] };
 
 export function remoteUsage({ client, data }: Remote): UsageService {

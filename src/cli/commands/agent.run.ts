@@ -44,13 +44,20 @@ interface Followed {
  * Follows a job to its end: each event to `print` (a timeline line) or as a JSON line on stdout,
  * the live status line on a terminal's stderr, and the summary for a person at the end.
  */
-async function follow(context: CommandContext, backend: Backend, id: string, options: { since?: number; maxCredits?: number; timeline: 'stderr' | 'stdout' | 'json-lines' | 'none' }): Promise<Followed> {
+async function follow(
+  context: CommandContext,
+  backend: Backend,
+  id: string,
+  options: { since?: number; maxCredits?: number; timeline: 'stderr' | 'stdout' | 'json-lines' | 'none' },
+): Promise<Followed> {
   const { io, output } = context;
   const print =
-    options.timeline === 'stderr' ? (line: Styled) => output.info(line)
-    : options.timeline === 'stdout' ? (line: Styled) => output.data(line)
-    : undefined;
-  const live = await startAgentLive(io, output, { style: options.timeline === 'stdout' ? output.style : output.errorStyle, ...(print && { print }), ...(options.maxCredits !== undefined && { maxCredits: options.maxCredits }) });
+    options.timeline === 'stderr' ? (line: Styled) => output.info(line) : options.timeline === 'stdout' ? (line: Styled) => output.data(line) : undefined;
+  const live = await startAgentLive(io, output, {
+    style: options.timeline === 'stdout' ? output.style : output.errorStyle,
+    ...(print && { print }),
+    ...(options.maxCredits !== undefined && { maxCredits: options.maxCredits }),
+  });
   const interrupt = stopOnInterrupt();
   const follower = new TraceFollower(backend, id, { since: options.since ?? 0, signal: interrupt.signal, onCredits: (credits) => live.credits(credits) });
   try {
@@ -103,7 +110,9 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
   const local = backend.inProcess;
   try {
     if (flags.detach && local) {
-      throw new UsageError('on the local engine an agent job runs inside this command, so it cannot be detached', { suggestion: 'run it against webwatch serve or a remote API (--api-url), or leave out --detach' });
+      throw new UsageError('on the local engine an agent job runs inside this command, so it cannot be detached', {
+        suggestion: 'run it against webwatch serve or a remote API (--api-url), or leave out --detach',
+      });
     }
     const { id } = await backend.agents.start(request.value as AgentRequestInput);
     if (flags.detach) {
@@ -119,13 +128,20 @@ export async function runAgentRun(context: CommandContext, prompt: string, rawFl
     const { outcome, summary } = await follow(context, backend, id, { timeline, ...(flags.maxCredits !== undefined && { maxCredits: flags.maxCredits }) });
     if (!outcome) {
       if (local) await backend.agents.cancel(id).catch(() => undefined);
-      output.info(local ? `agent job ${id} cancelled: it ran in this command` : `stopped following; the job goes on. Cancel it with: webwatch agent cancel ${id.slice(0, 8)}`);
+      output.info(
+        local
+          ? `agent job ${id} cancelled: it ran in this command`
+          : `stopped following; the job goes on. Cancel it with: webwatch agent cancel ${id.slice(0, 8)}`,
+      );
       return EXIT.interrupted;
     }
     const status = await settledStatus(backend, id);
     if (outcome === 'succeeded' && (status.status !== 'completed' || status.data === undefined)) {
       // The trace says it succeeded, the status has no result: no exit 0 without one.
-      throw new WebwatchError(`agent job ${id} finished succeeded, but its status ${status.status === 'completed' ? 'holds no result' : `still reads ${status.status}`}`, { code: 'AGENT_RESULT_MISSING', suggestion: `read it later with: webwatch agent status ${id.slice(0, 8)}` });
+      throw new WebwatchError(
+        `agent job ${id} finished succeeded, but its status ${status.status === 'completed' ? 'holds no result' : `still reads ${status.status}`}`,
+        { code: 'AGENT_RESULT_MISSING', suggestion: `read it later with: webwatch agent status ${id.slice(0, 8)}` },
+      );
     }
     if (flags.output && status.data !== undefined) await writeFile(flags.output, `${JSON.stringify(status.data, null, 2)}\n`);
     if (output.json) output.jsonDocument({ id, ...status });
@@ -148,7 +164,13 @@ export async function runAgentStatus(context: CommandContext, ref: string): Prom
   const { output } = context;
   if (output.json) output.jsonDocument(status);
   else {
-    const rows = [['status', status.status], ['credits', String(status.creditsUsed ?? 0)], ['expires', status.expiresAt], ...(status.model ? [['model', status.model]] : []), ...(status.error ? [['error', status.error]] : [])];
+    const rows = [
+      ['status', status.status],
+      ['credits', String(status.creditsUsed ?? 0)],
+      ['expires', status.expiresAt],
+      ...(status.model ? [['model', status.model]] : []),
+      ...(status.error ? [['error', status.error]] : []),
+    ];
     output.data(await renderRows(output, ['field', 'value'], rows));
     if (status.data !== undefined) output.data(JSON.stringify(status.data, null, 2));
   }
@@ -160,7 +182,14 @@ export async function runAgentList(context: CommandContext): Promise<ExitCode> {
   const { output } = context;
   if (output.json) output.jsonDocument(agents);
   else if (agents.length === 0) output.info('no agent jobs: start one with webwatch agent run "<prompt>"');
-  else output.data(await renderRows(output, ['id', 'status', 'created', 'target'], agents.map((a) => [a.id, a.status, a.createdAt, a.targetHint])));
+  else
+    output.data(
+      await renderRows(
+        output,
+        ['id', 'status', 'created', 'target'],
+        agents.map((a) => [a.id, a.status, a.createdAt, a.targetHint]),
+      ),
+    );
   return EXIT.ok;
 }
 
@@ -209,7 +238,10 @@ export async function runAgentSnapshot(context: CommandContext, ref: string, sna
     // A snapshot goes by its id or a unique prefix, among those the job's trace names.
     const { events } = await backend.agents.trace(id);
     const snapshots = [...new Set(events.flatMap((event) => snapshotIdsOf(event)))].map((one) => ({ id: one }));
-    snapshotId = snapshots.length > 0 ? resolveIdPrefix(snapshotId, snapshots, { what: 'snapshot', field: 'snapshot', listHint: `webwatch agent trace ${id.slice(0, 8)} names them` }).id : snapshotId;
+    snapshotId =
+      snapshots.length > 0
+        ? resolveIdPrefix(snapshotId, snapshots, { what: 'snapshot', field: 'snapshot', listHint: `webwatch agent trace ${id.slice(0, 8)} names them` }).id
+        : snapshotId;
     return backend.agents.snapshot(id, snapshotId);
   });
   if (flags.output) {
@@ -227,4 +259,3 @@ export async function runAgentCancel(context: CommandContext, ref: string): Prom
   else context.output.info(`agent job ${id}: cancel requested`);
   return EXIT.ok;
 }
-

@@ -14,7 +14,9 @@ export function agentCommand(runtime: Runtime): Command {
     .addOption(new Option('--effort <level>', 'how much work the agent may do').choices(['low', 'medium', 'high']))
     .option('--detach', 'print the job id and return at once (a server or remote API runs the job)')
     .option('-o, --output <file>', 'write the result (JSON) to this file')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 On a terminal the trace is shown live on stderr, with a status line saying what the agent waits
 for now, and a summary at the end; piped, only the result reaches stdout. The exit code is the
 run's outcome: 0 succeeded, 1 failed, 6 credit limit, 9 refused, 10 cancelled; 0 only with the
@@ -22,7 +24,8 @@ result. Ctrl-C stops following; a job on a server goes on (cancel it with webwat
 
 Examples:
   $ webwatch agent run "List the plans and monthly prices" --url https://example.com/pricing --schema plans.json
-  $ webwatch agent run "Find the changelog's latest version" --detach`)
+  $ webwatch agent run "Find the changelog's latest version" --detach`,
+    )
     .action(async (prompt: string, options: unknown, command: Command) => {
       const { runAgentRun } = await import('./agent.run.js');
       runtime.exitCode = await runAgentRun(await contextFor(command, runtime), prompt, options);

@@ -23,11 +23,22 @@ export async function runAuthStatus(context: CommandContext): Promise<ExitCode> 
     return EXIT.ok;
   }
   const key = remote.apiKey === undefined ? null : { shown: redactKey(remote.apiKey), from: remote.sources.apiKey };
-  let works: { ok: true } | { ok: false; error: string; exitCode: ExitCode } = { ok: false, error: 'no API key: give --api-key, set WEBWATCH_API_KEY, or run webwatch login', exitCode: EXIT.auth };
+  let works: { ok: true } | { ok: false; error: string; exitCode: ExitCode } = {
+    ok: false,
+    error: 'no API key: give --api-key, set WEBWATCH_API_KEY, or run webwatch login',
+    exitCode: EXIT.auth,
+  };
   if (remote.apiKey !== undefined) {
     const { ApiClient } = await import('../../backend/remote/api-client.js');
     // One attempt and a short wait: a status answers quickly, it does not ride out an outage.
-    const client = new ApiClient({ baseUrl: remote.apiUrl.url, apiKey: remote.apiKey, version: version(), connectTimeoutMs: 5000, headersTimeoutMs: 10_000, maxAttempts: 1 });
+    const client = new ApiClient({
+      baseUrl: remote.apiUrl.url,
+      apiKey: remote.apiKey,
+      version: version(),
+      connectTimeoutMs: 5000,
+      headersTimeoutMs: 10_000,
+      maxAttempts: 1,
+    });
     try {
       await client.request('GET', '/monitor', { query: { limit: 1 } });
       works = { ok: true };
@@ -38,14 +49,24 @@ export async function runAuthStatus(context: CommandContext): Promise<ExitCode> 
       await client.close();
     }
   }
-  const status = { engine: 'remote', apiUrl: remote.apiUrl.url, apiUrlFrom: remote.sources.apiUrl, key: key?.shown ?? null, keyFrom: key?.from ?? null, works: works.ok, ...(!works.ok && { error: works.error }) };
+  const status = {
+    engine: 'remote',
+    apiUrl: remote.apiUrl.url,
+    apiUrlFrom: remote.sources.apiUrl,
+    key: key?.shown ?? null,
+    keyFrom: key?.from ?? null,
+    works: works.ok,
+    ...(!works.ok && { error: works.error }),
+  };
   if (output.json) output.jsonDocument(status);
   else {
-    output.data([
-      `engine:   the API at ${remote.apiUrl.url} (from ${remote.sources.apiUrl})`,
-      `key:      ${key ? `${key.shown} (from ${key.from})` : 'none'}`,
-      `works:    ${works.ok ? 'yes: the API accepts the key' : `no: ${escapeControls(works.error)}`}`,
-    ].join('\n'));
+    output.data(
+      [
+        `engine:   the API at ${remote.apiUrl.url} (from ${remote.sources.apiUrl})`,
+        `key:      ${key ? `${key.shown} (from ${key.from})` : 'none'}`,
+        `works:    ${works.ok ? 'yes: the API accepts the key' : `no: ${escapeControls(works.error)}`}`,
+      ].join('\n'),
+    );
   }
   return works.ok ? EXIT.ok : works.exitCode;
 }

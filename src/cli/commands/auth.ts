@@ -14,7 +14,9 @@ it does not, 1 when it cannot be reached).`;
 export function authCommand(runtime: Runtime): Command {
   return new Command('auth')
     .description('the API and key in use')
-    .addCommand(new Command('status').description('which API and key are in use, and whether they work').addHelpText('after', STATUS_HELP).action(statusAction(runtime)));
+    .addCommand(
+      new Command('status').description('which API and key are in use, and whether they work').addHelpText('after', STATUS_HELP).action(statusAction(runtime)),
+    );
 }
 
 export function whoamiCommand(runtime: Runtime): Command {

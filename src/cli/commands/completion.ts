@@ -8,14 +8,17 @@ export function completionCommand(runtime: Runtime, program: () => Command): Com
   return new Command('completion')
     .description('print a shell completion script')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Completes commands, flags, flag values (formats, statuses, files) and, from the backend in use,
 monitor names and check ids.
 
 Examples:
   $ webwatch completion bash > ~/.local/share/bash-completion/completions/webwatch
   $ webwatch completion zsh > "\${fpath[1]}/_webwatch"
-  $ webwatch completion fish > ~/.config/fish/completions/webwatch.fish`)
+  $ webwatch completion fish > ~/.config/fish/completions/webwatch.fish`,
+    )
     .action(async (shell: (typeof SHELLS)[number], _options: unknown, command: Command) => {
       const { completionScript } = await import('../completion/scripts.js');
       (await contextFor(command, runtime)).output.data(completionScript(shell, program()));

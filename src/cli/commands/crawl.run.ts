@@ -107,7 +107,8 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
     progress.update(`crawling ${url}: ${done} page${done === 1 ? '' : 's'}`);
     if ('error' in page) {
       const error = asWebwatchError(page.error);
-      if (output.json && !flags.output) io.stdout.write(`${JSON.stringify({ success: false, url: page.url, error: error.message, ...(error.code && { code: error.code }) })}\n`);
+      if (output.json && !flags.output)
+        io.stdout.write(`${JSON.stringify({ success: false, url: page.url, error: error.message, ...(error.code && { code: error.code }) })}\n`);
       else output.problem(styledLine`${output.messageStyle.red('error:')} ${page.url}: ${error.message}`);
       return;
     }
@@ -141,7 +142,13 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
   const robots = summary.skippedByRobots > 0 ? `, ${summary.skippedByRobots} skipped by robots.txt` : '';
   const files = flags.output ? `; wrote ${filesWritten} file${filesWritten === 1 ? '' : 's'} into ${flags.output}` : '';
   // A page that answered 404 or 500 is listed with its status, but it is an error, not a page crawled.
-  const answered = httpErrors.size > 0 ? ` (${[...httpErrors].sort(([a], [b]) => a - b).map(([status, count]) => `${count} HTTP ${status}`).join(', ')})` : '';
+  const answered =
+    httpErrors.size > 0
+      ? ` (${[...httpErrors]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => `${count} HTTP ${status}`)
+          .join(', ')})`
+      : '';
   const errors = summary.errors + httpErrorCount;
   const crawled = summary.pages - httpErrorCount;
   output.info(`${plural(crawled, 'page')} crawled, ${plural(errors, 'error')}${answered}${robots}${files}`);
@@ -162,7 +169,15 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
     if (action === 'errors') {
       const { errors, robotsBlocked } = await backend.crawl.errors(id);
       if (output.json) return (output.jsonDocument({ errors, robotsBlocked }), EXIT.ok);
-      if (errors.length > 0) output.data(await renderRows(output, ['url', 'code', 'error'], errors.map((e) => [e.url, e.code ?? '', e.error]), { whole: { column: 2, key: 0, title: 'errors' } }));
+      if (errors.length > 0)
+        output.data(
+          await renderRows(
+            output,
+            ['url', 'code', 'error'],
+            errors.map((e) => [e.url, e.code ?? '', e.error]),
+            { whole: { column: 2, key: 0, title: 'errors' } },
+          ),
+        );
       for (const url of robotsBlocked) output.data(`${url}\trobots.txt`);
       if (errors.length === 0 && robotsBlocked.length === 0) output.info('no errors');
       return EXIT.ok;
@@ -172,7 +187,9 @@ export async function runCrawlJob(context: CommandContext, action: 'status' | 'c
     if (!flags.documents) {
       if (output.json) output.jsonDocument({ ...summary, next: undefined });
       else {
-        output.data(`crawl ${id}: ${summary.status}, ${summary.completed} of ${plural(summary.total, 'page')}${summary.creditsUsed !== undefined ? `, ${plural(summary.creditsUsed, 'credit')}` : ''}`);
+        output.data(
+          `crawl ${id}: ${summary.status}, ${summary.completed} of ${plural(summary.total, 'page')}${summary.creditsUsed !== undefined ? `, ${plural(summary.creditsUsed, 'credit')}` : ''}`,
+        );
         if (summary.error) output.data(`error: ${summary.error}`);
         if (summary.expiresAt) output.info(`results kept until ${summary.expiresAt}`);
       }
@@ -204,7 +221,14 @@ export async function runCrawlList(context: CommandContext): Promise<ExitCode> {
     const crawls = await backend.crawl.active();
     const { output } = context;
     if (output.json) output.jsonDocument(crawls);
-    else if (crawls.length > 0) output.data(await renderRows(output, ['id', 'url'], crawls.map((c) => [c.id, c.url])));
+    else if (crawls.length > 0)
+      output.data(
+        await renderRows(
+          output,
+          ['id', 'url'],
+          crawls.map((c) => [c.id, c.url]),
+        ),
+      );
     else output.info('no running crawls');
     return EXIT.ok;
   });

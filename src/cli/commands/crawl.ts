@@ -20,7 +20,9 @@ export function crawlCommand(runtime: Runtime): Command {
     .option('--max-concurrency <n>', 'pages fetched at once (default 4)')
     .option('-o, --output <dir>', 'write each page into this directory: a file per format, named after the URL (JSON with --json)')
     .option('--detach', 'start the crawl on the API and print its id without waiting (see crawl status)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ webwatch crawl https://docs.example.com --limit 50
   $ webwatch crawl https://example.com/blog --include-path '^/blog/' --json | jq -r '.data.metadata.title'
@@ -30,24 +32,32 @@ Examples:
 
 Crawl jobs on an API (webwatch serve, or --api-url) can be left and read later:
   crawl status <id>, crawl cancel <id>, crawl errors <id>, crawl list (running ones).
-Ctrl-C during a crawl on an API cancels the API's crawl too.`)
+Ctrl-C during a crawl on an API cancels the API's crawl too.`,
+    )
     .action(async (url: string, options: unknown, command: Command) => {
       const { runCrawl } = await import('./crawl.run.js');
       runtime.exitCode = await runCrawl(await contextFor(command, runtime), url, options);
     })
-    .addCommand(jobCommand(runtime, 'status', 'a crawl job: its state and counts; --documents prints its pages', (c) => c.option('--documents', 'print the crawled documents too (JSON lines with --json)')))
+    .addCommand(
+      jobCommand(runtime, 'status', 'a crawl job: its state and counts; --documents prints its pages', (c) =>
+        c.option('--documents', 'print the crawled documents too (JSON lines with --json)'),
+      ),
+    )
     .addCommand(jobCommand(runtime, 'cancel', 'stop a running crawl job at once'))
     .addCommand(jobCommand(runtime, 'errors', "a crawl job's failed pages, and URLs robots.txt kept it from"))
-    .addCommand(new Command('list').description('the running crawl jobs of the API key\'s team').action(async (_options: unknown, command: Command) => {
-      const { runCrawlList } = await import('./crawl.run.js');
-      runtime.exitCode = await runCrawlList(await contextFor(command, runtime));
-    }));
+    .addCommand(
+      new Command('list').description("the running crawl jobs of the API key's team").action(async (_options: unknown, command: Command) => {
+        const { runCrawlList } = await import('./crawl.run.js');
+        runtime.exitCode = await runCrawlList(await contextFor(command, runtime));
+      }),
+    );
 }
 
 function jobCommand(runtime: Runtime, name: 'status' | 'cancel' | 'errors', description: string, extra: (command: Command) => Command = (c) => c): Command {
-  return extra(new Command(name).description(description).argument('<id>', 'the crawl job id'))
-    .action(async (id: string, options: unknown, command: Command) => {
+  return extra(new Command(name).description(description).argument('<id>', 'the crawl job id')).action(
+    async (id: string, options: unknown, command: Command) => {
       const { runCrawlJob } = await import('./crawl.run.js');
       runtime.exitCode = await runCrawlJob(await contextFor(command, runtime), name, id, options);
-    });
+    },
+  );
 }

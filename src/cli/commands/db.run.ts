@@ -35,10 +35,17 @@ export async function runDbCheck(context: CommandContext, rawFlags: unknown): Pr
   const { output } = context;
   if (output.json) output.jsonDocument(report);
   else if (report.note) output.info(`${report.database}: ${report.note}`);
-  else if (report.ok) output.info(`${report.database}: no damage found (${report.check} read every page${report.check === 'quick_check' ? '; --full also compares every index with its table' : ''})`);
+  else if (report.ok)
+    output.info(
+      `${report.database}: no damage found (${report.check} read every page${report.check === 'quick_check' ? '; --full also compares every index with its table' : ''})`,
+    );
   else {
     const count = `${report.problems.length}${report.problems.length >= PROBLEMS_LISTED ? ' or more' : ''}`;
-    output.problem(styled(`${output.errorStyle.red('error:')} ${escapeControls(`the engine database ${report.database} is damaged: ${report.check} found ${count} problem${report.problems.length === 1 ? '' : 's'}`)}`));
+    output.problem(
+      styled(
+        `${output.errorStyle.red('error:')} ${escapeControls(`the engine database ${report.database} is damaged: ${report.check} found ${count} problem${report.problems.length === 1 ? '' : 's'}`)}`,
+      ),
+    );
     for (const problem of report.problems) output.problem(escapeControls(`  ${describeProblem(problem)}`));
     output.problem(styled(`${output.errorStyle.dim('hint:')} stop webwatch, keep a copy of the file, and restore the database from a backup`));
   }
@@ -62,8 +69,7 @@ export async function runDbCopy(context: CommandContext, rawFlags: unknown): Pro
     await from.close();
     throw error;
   }
-  const report = await closing([from, to], () =>
-    copyDatabase(from, to, (table, rows) => context.output.info(`${table}: ${rows} row${rows === 1 ? '' : 's'}`)));
+  const report = await closing([from, to], () => copyDatabase(from, to, (table, rows) => context.output.info(`${table}: ${rows} row${rows === 1 ? '' : 's'}`)));
   const rows = report.tables.reduce((sum, table) => sum + table.rows, 0);
   if (context.output.json) context.output.jsonDocument({ from: from.location, to: to.location, tables: report.tables, rows });
   else context.output.info(`copied ${plural(rows, 'row')} from ${from.location} to ${to.location}`);

@@ -12,7 +12,9 @@ export function extractCommand(runtime: Runtime): Command {
     .option('--web-search', 'also read pages a web search finds (needs a search provider)')
     .option('--allow-external-links', 'let a /* URL reach pages of other sites')
     .option('--ignore-invalid-urls', 'leave out URLs that cannot be read instead of refusing the request')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 The result goes to stdout as JSON; with --json, the job's whole status document
 ({"id", "status", "data", "sources", "warning", "creditsUsed", "expiresAt"}), sources included.
 Without --json, --show-sources lists the sources on stderr. A job that fails exits 1 with its error.
@@ -21,7 +23,8 @@ llm.model); against webwatch serve or a remote API, the server runs it and the c
 
 Examples:
   $ webwatch extract https://example.com/pricing --prompt "the plans and their monthly prices" --schema plans.json
-  $ webwatch extract "https://example.com/blog/*" --prompt "the title and date of each post" --show-sources --json`)
+  $ webwatch extract "https://example.com/blog/*" --prompt "the title and date of each post" --show-sources --json`,
+    )
     .action(async (urls: string[], options: unknown, command: Command) => {
       const { runExtract } = await import('./extract.run.js');
       runtime.exitCode = await runExtract(await contextFor(command, runtime), urls, options);

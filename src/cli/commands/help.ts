@@ -6,7 +6,6 @@ import { contextFor, type Runtime } from '../context.js';
 
 export const HELP_TOPICS = ['exit-codes'] as const;
 
-
 /** `help [command...]` shows a command's help; `help exit-codes` the exit-code table. */
 export function helpCommand(runtime: Runtime, program: () => Command): Command {
   return new Command('help')

@@ -19,13 +19,17 @@ async function withKeys<T>(context: CommandContext, database: string | undefined
 }
 
 export async function runKeysCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const { team, allowLocalTeam, database } = parseFlags(z.object({ team: z.string(), allowLocalTeam: z.boolean().optional(), database: z.string().optional() }), rawFlags);
+  const { team, allowLocalTeam, database } = parseFlags(
+    z.object({ team: z.string(), allowLocalTeam: z.boolean().optional(), database: z.string().optional() }),
+    rawFlags,
+  );
   const created = await withKeys(context, database, (keys) => keys.create(team, { allowLocalTeam: allowLocalTeam ?? false }));
   if (context.output.json) context.output.jsonDocument({ key: created.key, team: created.team, id: created.id });
   else {
     context.output.data(created.key);
     context.output.info(`key ${created.id} for team ${created.team}: shown only now, store it safely`);
-    if (created.grantsLocalTeam) context.output.info('this key reads and changes the command line\'s own monitors; their scheduled checks under serve may reach private addresses');
+    if (created.grantsLocalTeam)
+      context.output.info("this key reads and changes the command line's own monitors; their scheduled checks under serve may reach private addresses");
   }
   return EXIT.ok;
 }
@@ -35,7 +39,14 @@ export async function runKeysList(context: CommandContext, rawFlags: unknown = {
   const list = await withKeys(context, database, (keys) => keys.list());
   if (context.output.json) context.output.jsonDocument(list);
   else if (list.length === 0) context.output.info('no keys: create one with webwatch keys create --team <team>');
-  else context.output.data(await renderRows(context.output, ['id', 'team', 'created', 'revoked'], list.map((k) => [k.id, k.team, k.createdAt, k.revokedAt ?? ''])));
+  else
+    context.output.data(
+      await renderRows(
+        context.output,
+        ['id', 'team', 'created', 'revoked'],
+        list.map((k) => [k.id, k.team, k.createdAt, k.revokedAt ?? '']),
+      ),
+    );
   return EXIT.ok;
 }
 

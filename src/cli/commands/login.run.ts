@@ -27,7 +27,12 @@ export async function runLogin(context: CommandContext): Promise<ExitCode> {
   if (apiUrl) {
     // A key the API refuses is not worth saving: 401 ends here with exit 3.
     const { remoteBackend } = await import('../../backend/remote/remote-backend.js');
-    const backend = remoteBackend({ baseUrl: apiUrl, apiKey, version: version(), ...(globals.verbose && { log: (line: string) => io.stderr.write(`${escapeControls(line)}\n`) }) });
+    const backend = remoteBackend({
+      baseUrl: apiUrl,
+      apiKey,
+      version: version(),
+      ...(globals.verbose && { log: (line: string) => io.stderr.write(`${escapeControls(line)}\n`) }),
+    });
     try {
       await backend.monitors.list();
     } finally {

@@ -31,7 +31,9 @@ export async function runMap(context: CommandContext, url: string, rawFlags: unk
   };
   const validation = validateMapRequest(Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)));
   if (!validation.ok) {
-    const lines = validation.problems.map((p) => `${formatPath(p.path) === 'url' ? '<url>' : `--${formatPath(p.path).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`}: ${p.message}`);
+    const lines = validation.problems.map(
+      (p) => `${formatPath(p.path) === 'url' ? '<url>' : `--${formatPath(p.path).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`}: ${p.message}`,
+    );
     throw new UsageError(`invalid map request: ${lines.join('; ')}`, { details: lines });
   }
   return withBackend(context, 'mapping', async (backend) => {

@@ -11,13 +11,16 @@ export function mapCommand(runtime: Runtime): Command {
     .option('--keep-query-parameters', 'keep URLs that differ only in their query apart (they are merged by default)')
     .option('--limit <n>', 'at most this many URLs (default 5000, at most 100000)')
     .option('--timeout <ms>', 'give up after this many milliseconds')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 One URL per line (URL and title, tab-separated), or {"links": [{"url", "title"?, "description"?}]}
 with --json.
 
 Examples:
   $ webwatch map https://docs.example.com --search pricing
-  $ webwatch map https://example.com --sitemap only --json | jq -r '.links[].url'`)
+  $ webwatch map https://example.com --sitemap only --json | jq -r '.links[].url'`,
+    )
     .action(async (url: string, options: unknown, command: Command) => {
       const { runMap } = await import('./map.run.js');
       runtime.exitCode = await runMap(await contextFor(command, runtime), url, options);

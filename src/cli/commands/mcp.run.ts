@@ -22,12 +22,27 @@ export const MCP_PORT_DEFAULT = 3003;
 
 export async function runMcp(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(mcpFlags, rawFlags);
-  if (!flags.http && (flags.host !== undefined || flags.port !== undefined || flags.allowPrivateTargets || flags.maxConnections !== undefined || flags.maxConnectionsPerAddress !== undefined)) {
+  if (
+    !flags.http &&
+    (flags.host !== undefined ||
+      flags.port !== undefined ||
+      flags.allowPrivateTargets ||
+      flags.maxConnections !== undefined ||
+      flags.maxConnectionsPerAddress !== undefined)
+  ) {
     throw new UsageError('--host, --port, --allow-private-targets and the connection caps go with --http', { suggestion: 'webwatch mcp --http --port 3003' });
   }
-  const [{ createWebwatchMcp }, { Jobs }, { ResultPages }] = await Promise.all([import('../../mcp/server.js'), import('../../mcp/jobs.js'), import('../../mcp/results.js')]);
+  const [{ createWebwatchMcp }, { Jobs }, { ResultPages }] = await Promise.all([
+    import('../../mcp/server.js'),
+    import('../../mcp/jobs.js'),
+    import('../../mcp/results.js'),
+  ]);
   const config = await loadConfig(context.io.env, context.io.cwd());
-  const backend = await openBackend(context, 'serving MCP', { config, publicTargetsOnly: flags.http && !flags.allowPrivateTargets, servesSeveral: flags.http === true });
+  const backend = await openBackend(context, 'serving MCP', {
+    config,
+    publicTargetsOnly: flags.http && !flags.allowPrivateTargets,
+    servesSeveral: flags.http === true,
+  });
   const jobs = new Jobs();
   const pages = new ResultPages(flags.maxResultChars);
   // On the embedded engine a scrape is of the page as it is now, as the command line's is.
@@ -54,7 +69,9 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
     let served;
     try {
       served = await serveMcpHttp({
-        host, port, session,
+        host,
+        port,
+        session,
         ...(flags.maxConnections !== undefined && { maxConnections: flags.maxConnections }),
         ...(flags.maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress: flags.maxConnectionsPerAddress }),
       });
@@ -62,7 +79,10 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
       throw new WebwatchError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
     }
     if (output.json) output.jsonDocument({ url: served.url, version: version() });
-    else output.info(`webwatch mcp: streamable HTTP at ${served.url}${flags.allowPrivateTargets ? '' : ' (private addresses refused)'} (Ctrl-C or SIGTERM to stop)`);
+    else
+      output.info(
+        `webwatch mcp: streamable HTTP at ${served.url}${flags.allowPrivateTargets ? '' : ' (private addresses refused)'} (Ctrl-C or SIGTERM to stop)`,
+      );
     await new Promise<void>((resolve) => {
       process.removeAllListeners('SIGINT');
       process.once('SIGTERM', () => resolve());

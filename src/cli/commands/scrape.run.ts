@@ -17,7 +17,6 @@ import { parseFlags } from '../flags.js';
 import { scrapeFlagsSchema, scrapeOptionsFromFlags } from '../scrape-options-flags.js';
 import { isDirectoryTarget, keptMediaFile, outputDirectory, pageFiles, slugNamer, writePageFiles } from '../page-files.js';
 import { documentsText, formatNames } from '../scrape-output.js';
-import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 const flagsSchema = scrapeFlagsSchema.extend({ output: z.string().optional(), input: z.string().optional() });
 
@@ -32,12 +31,21 @@ async function urlsFromInput(input: string, io: CommandContext['io']): Promise<s
       throw new UsageError(`cannot read --input ${input}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
     }
   }
-  return text.split(/\r?\n/).map((line) => line.replace(/(^|\s)#.*$/, '').trim()).filter(Boolean);
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/(^|\s)#.*$/, '').trim())
+    .filter(Boolean);
 }
 
 const errorLine = (result: { url: string; error: unknown }) => {
   const error = asWebwatchError(result.error);
-  return { success: false, url: result.url, error: error.message, ...(error.code && { code: error.code }), ...(error.details !== undefined && { details: error.details }) };
+  return {
+    success: false,
+    url: result.url,
+    error: error.message,
+    ...(error.code && { code: error.code }),
+    ...(error.details !== undefined && { details: error.details }),
+  };
 };
 
 export async function runScrape(context: CommandContext, given: string[], rawFlags: unknown): Promise<ExitCode> {
@@ -57,7 +65,8 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
     if (urls.length === 1) results = await scrapeEach(backend.scrape, urls, options, undefined, interrupt.signal);
     else results = await backend.scrape.many(urls, options, (done) => progress.update(`scraping ${done}/${urls.length}`), interrupt.signal);
   } catch (error) {
-    if (interrupt.signal.aborted && !(error instanceof WebwatchError && error.exitCode === EXIT.interrupted)) throw new WebwatchError('interrupted', { exitCode: EXIT.interrupted });
+    if (interrupt.signal.aborted && !(error instanceof WebwatchError && error.exitCode === EXIT.interrupted))
+      throw new WebwatchError('interrupted', { exitCode: EXIT.interrupted });
     throw error;
   } finally {
     interrupt.dispose();
@@ -67,7 +76,11 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
 
   const failures = results.filter((r): r is { url: string; error: unknown } => 'error' in r);
   if (urls.length === 1 && failures.length === 1) throw failures[0]!.error;
-  const note = cacheNote(results.flatMap((r) => ('document' in r ? [r.document] : [])), io.now(), options);
+  const note = cacheNote(
+    results.flatMap((r) => ('document' in r ? [r.document] : [])),
+    io.now(),
+    options,
+  );
   // Said piped too: a stale answer in `scrape URL | grep` should not pass unnoticed. With --json
   // the document's cacheState and cachedAt say it.
   if (note && !output.json) output.info(output.messageStyle.dim(note));
@@ -94,6 +107,8 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
     else output.data(text);
     for (const format of leftOut) output.info(`${format} is not printed with other formats: --json includes it, -o <directory> writes the file itself`);
   }
-  for (const failure of failures) if (!output.json || flags.output) output.problem(styledLine`${output.messageStyle.red('error:')} ${failure.url}: ${asWebwatchError(failure.error).message}`);
+  for (const failure of failures)
+    if (!output.json || flags.output)
+      output.problem(styledLine`${output.messageStyle.red('error:')} ${failure.url}: ${asWebwatchError(failure.error).message}`);
   return failures.length > 0 ? asWebwatchError(failures[0]!.error).exitCode : EXIT.ok;
 }

@@ -32,7 +32,10 @@ export async function runSearch(context: CommandContext, query: string, rawFlags
   const raw = {
     query,
     limit: flags.limit,
-    sources: flags.sources?.split(',').map((s) => s.trim()).filter(Boolean),
+    sources: flags.sources
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     tbs: flags.tbs,
     includeDomains: flags.includeDomain,
     excludeDomains: flags.excludeDomain,
@@ -64,7 +67,11 @@ export async function runSearch(context: CommandContext, query: string, rawFlags
       return EXIT.ok;
     }
     const images = answer.images?.map((r) => ({ position: r.position, url: r.imageUrl, title: r.title }));
-    const groups = [['web', answer.web], ['news', answer.news], ['images', images]] as const;
+    const groups = [
+      ['web', answer.web],
+      ['news', answer.news],
+      ['images', images],
+    ] as const;
     for (const [name, results] of groups) {
       if (!results) continue;
       if (results.length === 0) {
@@ -72,7 +79,13 @@ export async function runSearch(context: CommandContext, query: string, rawFlags
         continue;
       }
       if (groups.filter(([, r]) => r).length > 1) output.info(`${name}:`);
-      output.data(await renderRows(output, ['#', 'url', 'title'], results.map((r) => [String(r.position), r.url, r.title ?? ''])));
+      output.data(
+        await renderRows(
+          output,
+          ['#', 'url', 'title'],
+          results.map((r) => [String(r.position), r.url, r.title ?? '']),
+        ),
+      );
     }
     return EXIT.ok;
   });

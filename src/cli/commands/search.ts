@@ -14,7 +14,9 @@ export function searchCommand(runtime: Runtime): Command {
     .option('--scrape', 'scrape each result (markdown unless --format says otherwise)')
     .option('-f, --format <formats>', 'formats of the scraped results (implies --scrape): markdown, html, links, ...', collect)
     .option('--timeout <ms>', 'give up on the search after this many milliseconds')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Without --json: one result per line (position, URL, title), per source; an image's URL is
 the image's. With --json: {"web": [{"url", "title", "description", "position"}], "news":
 [...]}, each web and news result with the scraped document's fields when --scrape is given;
@@ -25,7 +27,8 @@ with images among the sources, "web", "news" and "images" ([{"title", "imageUrl"
 Examples:
   $ webwatch search "webwatch release notes" --limit 10
   $ webwatch search gpu launch --sources web,news --tbs qdr:d --json | jq -r '.news[].url'
-  $ webwatch search "acme pricing" --scrape -f markdown --json`)
+  $ webwatch search "acme pricing" --scrape -f markdown --json`,
+    )
     .action(async (query: string[], options: unknown, command: Command) => {
       const { runSearch } = await import('./search.run.js');
       runtime.exitCode = await runSearch(await contextFor(command, runtime), query.join(' '), options);

@@ -37,7 +37,11 @@ const seconds = (value: number | undefined) => (value === undefined ? undefined 
 const optional = <K extends string>(key: K, value: number | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, number>));
 
 /** `--zdr-surcharge-waived acme,beta`: the team names, each as `webwatch keys create --team` takes it. */
-const teamList = (value: string) => value.split(',').map((team) => team.trim()).filter((team) => team !== '');
+const teamList = (value: string) =>
+  value
+    .split(',')
+    .map((team) => team.trim())
+    .filter((team) => team !== '');
 
 export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 3002 } as const;
 export const SCHEDULER_DEFAULTS = { maxConcurrent: 8 } as const;
@@ -53,7 +57,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
   const db = await openDatabase(databaseLocation(io.env, { flag: flags.database, configUrl: config.database.url }), { readConnection: true });
   const leaseSeconds = Number(io.env.WEBWATCH_LEASE_SECONDS);
   if (Number.isFinite(leaseSeconds) && leaseSeconds > 0) await setLeaseDuration(leaseSeconds * 1000);
-  const role = flags.schedulerOnly ? 'worker' : flags.role ?? 'all';
+  const role = flags.schedulerOnly ? 'worker' : (flags.role ?? 'all');
   // A line a person reads on a terminal; JSON lines for pipes and log collectors.
   const logFormat = flags.logFormat ?? (io.stderr.isTTY ? 'text' : 'json');
   const log = logFormat === 'text' ? (await import('../../ui/serve-log.js')).readableServeLog(io.stderr, output.errorStyle) : io.stderr;
@@ -79,7 +83,8 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     },
     ...optional('monthlyCredits', flags.monthlyCredits ?? config.serve.monthlyCredits),
     ...optional('monthlyTokens', flags.monthlyTokens ?? config.serve.monthlyTokens),
-    zeroDataRetentionSurchargeWaived: flags.zdrSurchargeWaived !== undefined ? teamList(flags.zdrSurchargeWaived) : config.serve.zeroDataRetentionSurchargeWaived ?? [],
+    zeroDataRetentionSurchargeWaived:
+      flags.zdrSurchargeWaived !== undefined ? teamList(flags.zdrSurchargeWaived) : (config.serve.zeroDataRetentionSurchargeWaived ?? []),
     ...(!output.quiet && { log }),
     ...checkServices(config, io.env),
     scheduler: {
@@ -102,7 +107,11 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     }
     if (output.json) output.jsonDocument({ url: `${address}/v2`, version: version(), role, database: db.location });
     else {
-      const doing = { all: `the v2 API at ${address}/v2, and the scheduler`, api: `the v2 API at ${address}/v2 (role api: checks, queued work and deliveries are left to workers)`, worker: `a worker running scheduled checks, queued work and deliveries (health at ${address}/health)` }[role];
+      const doing = {
+        all: `the v2 API at ${address}/v2, and the scheduler`,
+        api: `the v2 API at ${address}/v2 (role api: checks, queued work and deliveries are left to workers)`,
+        worker: `a worker running scheduled checks, queued work and deliveries (health at ${address}/health)`,
+      }[role];
       output.info(`webwatch serve: ${doing}, on ${db.location} (Ctrl-C or SIGTERM to stop)`);
     }
   }

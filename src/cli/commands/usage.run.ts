@@ -14,14 +14,22 @@ export async function runUsage(context: CommandContext): Promise<ExitCode> {
     const { output } = context;
     if (output.json) return (output.jsonDocument(report), EXIT.ok);
     const period = `${report.periodStart.slice(0, 10)} to ${report.periodEnd.slice(0, 10)}`;
-    output.data([
-      `this month (${period}):`,
-      `  credits: ${number(report.credits.used)} used, ${left(report.credits.remaining, report.credits.plan)}`,
-      `  tokens:  ${number(report.tokens.used)} used, ${left(report.tokens.remaining, report.tokens.plan)}`,
-    ].join('\n'));
+    output.data(
+      [
+        `this month (${period}):`,
+        `  credits: ${number(report.credits.used)} used, ${left(report.credits.remaining, report.credits.plan)}`,
+        `  tokens:  ${number(report.tokens.used)} used, ${left(report.tokens.remaining, report.tokens.plan)}`,
+      ].join('\n'),
+    );
     if (report.months.length > 0) {
       output.data('');
-      output.data(await renderRows(output, ['month', 'credits', 'tokens'], report.months.map((m) => [(m.startDate ?? '').slice(0, 7), String(m.creditsUsed), String(m.tokensUsed)])));
+      output.data(
+        await renderRows(
+          output,
+          ['month', 'credits', 'tokens'],
+          report.months.map((m) => [(m.startDate ?? '').slice(0, 7), String(m.creditsUsed), String(m.tokensUsed)]),
+        ),
+      );
     }
     return EXIT.ok;
   });

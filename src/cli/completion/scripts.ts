@@ -18,14 +18,18 @@ const key = (node: CommandNode) => node.path.join(' ');
 const lastWord = (node: CommandNode) => node.path[node.path.length - 1]!;
 const longFlags = (options: CommandNode['options']) => options.flatMap((o) => o.flags.filter((f) => f.startsWith('--')));
 /** The command's own flags, then the global ones. */
-const optionsOf = (node: CommandNode, root: CommandNode) => (node === root ? node.options : [...node.options, ...root.options.filter((o) => !o.flags.includes('--help'))]);
+const optionsOf = (node: CommandNode, root: CommandNode) =>
+  node === root ? node.options : [...node.options, ...root.options.filter((o) => !o.flags.includes('--help'))];
 
 /** A kind as one shell word for bash and zsh: `files`, `monitors`, `choices=a,b`, `list=a,b`. */
 function kindWord(kind: ValueKind): string | undefined {
   switch (kind.kind) {
-    case 'choices': return `${kind.commaList ? 'list' : 'choices'}=${kind.values.join(',')}`;
-    case 'free': return undefined;
-    default: return kind.kind;
+    case 'choices':
+      return `${kind.commaList ? 'list' : 'choices'}=${kind.values.join(',')}`;
+    case 'free':
+      return undefined;
+    default:
+      return kind.kind;
   }
 }
 
@@ -35,12 +39,14 @@ const argWords = (node: CommandNode) => node.args.map((kind) => kindWord(kind) ?
 /** `"scrape -f"|"scrape --format") kind=list=...;;` for each flag whose value can be offered. */
 function flagValueCases(root: CommandNode, indent: string): string {
   return walk(root)
-    .flatMap((node) => optionsOf(node, root).flatMap((option) => {
-      const word = option.value && kindWord(option.value);
-      if (!word) return [];
-      const patterns = option.flags.map((flag) => `"${[...node.path, flag].join(' ')}"`).join('|');
-      return [`${patterns}) kind="${word}";;`];
-    }))
+    .flatMap((node) =>
+      optionsOf(node, root).flatMap((option) => {
+        const word = option.value && kindWord(option.value);
+        if (!word) return [];
+        const patterns = option.flags.map((flag) => `"${[...node.path, flag].join(' ')}"`).join('|');
+        return [`${patterns}) kind="${word}";;`];
+      }),
+    )
     .join(`\n${indent}`);
 }
 
@@ -60,7 +66,10 @@ function pathCases(root: CommandNode, indent: string): string {
 
 function bash(root: CommandNode): string {
   const cases = walk(root)
-    .map((node) => `    "${key(node)}") words="${node.subcommands.map(lastWord).join(' ')}"; flags="${[...new Set(longFlags(optionsOf(node, root)))].join(' ')}"; argkinds="${argWords(node)}"; variadic=${node.variadic ? 1 : 0};;`)
+    .map(
+      (node) =>
+        `    "${key(node)}") words="${node.subcommands.map(lastWord).join(' ')}"; flags="${[...new Set(longFlags(optionsOf(node, root)))].join(' ')}"; argkinds="${argWords(node)}"; variadic=${node.variadic ? 1 : 0};;`,
+    )
     .join('\n');
   return `${HEADER('bash')}
 _webwatch_dequote() {
@@ -220,12 +229,18 @@ const fishQuote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g
 /** The `complete` arguments that offer a value of this kind. */
 function fishValues(kind: ValueKind): string | undefined {
   switch (kind.kind) {
-    case 'choices': return kind.commaList ? `-a ${fishQuote(`(__webwatch_list ${kind.values.join(' ')})`)}` : `-a ${fishQuote(kind.values.join(' '))}`;
-    case 'files': return '-F';
-    case 'directories': return `-a ${fishQuote('(__fish_complete_directories)')}`;
-    case 'monitors': return `-a ${fishQuote('(__webwatch_dynamic monitors)')}`;
-    case 'checks': return `-a ${fishQuote('(__webwatch_dynamic checks)')}`;
-    case 'free': return undefined;
+    case 'choices':
+      return kind.commaList ? `-a ${fishQuote(`(__webwatch_list ${kind.values.join(' ')})`)}` : `-a ${fishQuote(kind.values.join(' '))}`;
+    case 'files':
+      return '-F';
+    case 'directories':
+      return `-a ${fishQuote('(__fish_complete_directories)')}`;
+    case 'monitors':
+      return `-a ${fishQuote('(__webwatch_dynamic monitors)')}`;
+    case 'checks':
+      return `-a ${fishQuote('(__webwatch_dynamic checks)')}`;
+    case 'free':
+      return undefined;
   }
 }
 
@@ -238,7 +253,10 @@ function fishOption(option: CommandNode['options'][number], condition: string): 
 }
 
 function fish(root: CommandNode): string {
-  const commands = walk(root).filter((node) => node.path.length > 0).map((node) => fishQuote(key(node))).join(' ');
+  const commands = walk(root)
+    .filter((node) => node.path.length > 0)
+    .map((node) => fishQuote(key(node)))
+    .join(' ');
   const lines = [
     HEADER('fish'),
     'complete -c webwatch -f',
@@ -312,8 +330,11 @@ end`,
 export function completionScript(shell: CompletionShell, program: Command): string {
   const root = commandTree(program);
   switch (shell) {
-    case 'bash': return bash(root);
-    case 'zsh': return zsh(root);
-    case 'fish': return fish(root);
+    case 'bash':
+      return bash(root);
+    case 'zsh':
+      return zsh(root);
+    case 'fish':
+      return fish(root);
   }
 }

@@ -85,7 +85,9 @@ export function valueFlags(root: CommandNode): { global: string[]; perCommand: s
   const flagsOf = (node: CommandNode) => node.options.filter((o) => o.value).flatMap((o) => o.flags);
   return {
     global: flagsOf(root),
-    perCommand: walk(root).filter((node) => node !== root).flatMap((node) => flagsOf(node).map((flag) => `${key(node)} ${flag}`)),
+    perCommand: walk(root)
+      .filter((node) => node !== root)
+      .flatMap((node) => flagsOf(node).map((flag) => `${key(node)} ${flag}`)),
   };
 }
 

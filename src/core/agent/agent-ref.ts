@@ -20,7 +20,9 @@ export async function resolveAgentRef(backend: { agents: Pick<AgentService, 'lis
   const given = ref.trim().toLowerCase();
   if (isJobId(given)) return given;
   if (!/^[0-9a-f-]+$/.test(given)) {
-    throw new UsageError(`"${ref}" is not an agent job id: ids are hexadecimal UUIDs`, { suggestion: `give the id or its first ${MIN_PREFIX} or more characters; ${LIST_HINT}` });
+    throw new UsageError(`"${ref}" is not an agent job id: ids are hexadecimal UUIDs`, {
+      suggestion: `give the id or its first ${MIN_PREFIX} or more characters; ${LIST_HINT}`,
+    });
   }
   if (given.length < MIN_PREFIX) {
     throw new UsageError(`"${ref}" is too short to name an agent job: give at least ${MIN_PREFIX} characters of its id`, { suggestion: LIST_HINT });
@@ -34,6 +36,17 @@ export async function resolveAgentRef(backend: { agents: Pick<AgentService, 'lis
     if (!next || !last) break;
     before = Date.parse(last.createdAt);
   }
-  if (jobs.length === 0) throw new WebwatchError(ERROR_MESSAGES.agentNotFound, { status: 404, details: { agent: ref, reason: 'no agent job of this team has this id or id prefix' }, suggestion: 'there are no agent jobs yet: start one with webwatch agent run "<prompt>"' });
-  return resolveIdPrefix(given, jobs, { what: 'agent job', field: 'agent', describe: (job) => job.targetHint, listHint: LIST_HINT, notFound: ERROR_MESSAGES.agentNotFound }).id;
+  if (jobs.length === 0)
+    throw new WebwatchError(ERROR_MESSAGES.agentNotFound, {
+      status: 404,
+      details: { agent: ref, reason: 'no agent job of this team has this id or id prefix' },
+      suggestion: 'there are no agent jobs yet: start one with webwatch agent run "<prompt>"',
+    });
+  return resolveIdPrefix(given, jobs, {
+    what: 'agent job',
+    field: 'agent',
+    describe: (job) => job.targetHint,
+    listHint: LIST_HINT,
+    notFound: ERROR_MESSAGES.agentNotFound,
+  }).id;
 }

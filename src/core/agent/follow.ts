@@ -49,7 +49,11 @@ export class TraceFollower {
   outcome: RunOutcome | undefined;
   private last: number;
 
-  constructor(private readonly backend: Backend, private readonly id: string, private readonly options: FollowOptions = {}) {
+  constructor(
+    private readonly backend: Backend,
+    private readonly id: string,
+    private readonly options: FollowOptions = {},
+  ) {
     this.last = options.since ?? 0;
   }
 

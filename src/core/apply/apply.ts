@@ -6,7 +6,7 @@ import { UsageError, WebwatchError } from '../../errors/webwatch-error.js';
 import type { NormalizedMonitor } from '../../spec/monitor.js';
 import { readDefinitionSources } from '../definitions/read.js';
 import { validateSources, type ValidationReport } from '../validate.js';
-import { planApply, planMonitor, planSummary, type PlanEntry } from './plan.js';
+import { planApply, planMonitor, type planSummary, type PlanEntry } from './plan.js';
 import type { Env } from '../../lib/env.js';
 
 export class InvalidDefinitionsError extends UsageError {

@@ -46,7 +46,7 @@ export function aliasExpansionBeyond(document: Document, limit = ALIAS_EXPANSION
     counting.add(node);
     let size = 1;
     if (isAlias(node)) size = sizeOf(targets.get(node));
-    else if (isMap(node)) for (const pair of node.items) size += (isPair(pair) ? sizeOf(pair.key) + sizeOf(pair.value) : 0);
+    else if (isMap(node)) for (const pair of node.items) size += isPair(pair) ? sizeOf(pair.key) + sizeOf(pair.value) : 0;
     else if (isSeq(node)) for (const item of node.items) size += sizeOf(item);
     else if (!isScalar(node)) size = 1;
     counting.delete(node);

@@ -278,7 +278,7 @@ export function countMonitors(text: string): number {
    * reading goes on: the next line start.
    */
   const readRoot = (lineStart: number, from: number, end: number): number => {
-    let i = skipProperties(text, skipBlanksInLine(text, from));
+    const i = skipProperties(text, skipBlanksInLine(text, from));
     const ch = text[i];
     if ((ch === '-' || ch === '?' || ch === ':') && isBlank(text[i + 1])) {
       if (ch === '-') {

@@ -12,8 +12,7 @@ export type ScannedTokens = { ok: true; tokens: CST.Token[] } | { ok: false; pat
 
 type Collection = CST.BlockMap | CST.BlockSequence | CST.FlowCollection;
 
-const isCollection = (token: CST.Token): token is Collection =>
-  token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection';
+const isCollection = (token: CST.Token): token is Collection => token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection';
 
 const isSequence = (token: Collection) => token.type === 'block-seq' || (token.type === 'flow-collection' && token.start.source === '[');
 

@@ -6,7 +6,7 @@ import { aliasExpansionBeyond, ALIAS_EXPANSION_MAX_VALUES, type AliasExpansion }
 import { Composer, isMap, isScalar, isSeq, LineCounter, parse as parseYaml, Scalar, visit, type CST, type Document, type Node } from 'yaml';
 import { pathBeyondDepth } from '../../spec/depth.js';
 import { unstorableTextsIn } from '../../spec/stored-text.js';
-import type { PathSegment, Problem } from '../../spec/issues.js';
+import type { PathSegment } from '../../spec/issues.js';
 import { DEFINITION_FILE_MAX_MONITORS, MAX_JSON_DEPTH } from '../../spec/limits.js';
 import { interpolate } from './interpolate.js';
 import { countMonitors, countParsedMonitors } from './monitor-count.js';

@@ -63,7 +63,7 @@ export function starterDefinition(options: StarterOptions): string {
     '# A webwatch monitor. Edit it, then:',
     '#   webwatch monitor validate <this file>    # every rule checked, nothing sent',
     '#   webwatch monitor apply <this file>       # create it, or update it to match',
-    '#   webwatch monitor run "' + name.replace(/"/g, '\\"') + '"',
+    `#   webwatch monitor run "${name.replace(/"/g, '\\"')}"`,
     `name: ${JSON.stringify(name)}`,
     'schedule:',
     '  text: daily at 9 am                   # or cron: "0 9 * * *"',

@@ -16,7 +16,16 @@ import type { ScrapeContext } from '../scrape/scrape.js';
 import type { SearchProvider } from '../search/search.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
-import { agentStore, SYSTEM_AGENT, type AgentJob, type AgentRequest, type AgentStore, type AgentStoreOptions, type ExtractJob, type StoredJob } from './agent-store.js';
+import {
+  agentStore,
+  SYSTEM_AGENT,
+  type AgentJob,
+  type AgentRequest,
+  type AgentStore,
+  type AgentStoreOptions,
+  type ExtractJob,
+  type StoredJob,
+} from './agent-store.js';
 import type { JobWebhook } from '../../spec/job-webhook.js';
 import { compileSchema } from '../extract/json-schema.js';
 import { traceError, type TraceEvent } from './trace.js';
@@ -26,7 +35,8 @@ import type { RunContext } from '../store/work-queue.js';
 export const TRACE_WAIT_MAX_MS = 25_000;
 
 export const MODEL_NOT_CONFIGURED_CODE = AGENT_MODEL_NOT_CONFIGURED;
-export const MODEL_NOT_CONFIGURED = 'no model is configured for agent jobs: set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
+export const MODEL_NOT_CONFIGURED =
+  'no model is configured for agent jobs: set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
 
 export interface AgentJobsOptions {
   db: Db;
@@ -77,7 +87,12 @@ export function agentJobs(options: AgentJobsOptions) {
   async function ready(schema: Record<string, unknown> | undefined): Promise<Awaited<ReturnType<typeof compileSchema>> | undefined> {
     if (!options.llm) {
       // A configuration problem of whoever runs the engine: serve answers it as spec §7.3's 500.
-      throw new WebwatchError(MODEL_NOT_CONFIGURED, { status: 500, exitCode: EXIT.usage, code: MODEL_NOT_CONFIGURED_CODE, suggestion: 'see "Agent jobs" in docs/agent.md for an example with Ollama' });
+      throw new WebwatchError(MODEL_NOT_CONFIGURED, {
+        status: 500,
+        exitCode: EXIT.usage,
+        code: MODEL_NOT_CONFIGURED_CODE,
+        suggestion: 'see "Agent jobs" in docs/agent.md for an example with Ollama',
+      });
     }
     const validate = schema ? await compileSchema(schema) : undefined;
     await recover();
@@ -102,14 +117,22 @@ export function agentJobs(options: AgentJobsOptions) {
   }
 
   /** Runs a recorded job in this process, writing through `runStore`; the promise it returns settles when the run ends. */
-  async function launch(created: StoredJob, validate: Awaited<ReturnType<typeof compileSchema>> | undefined, runStore: AgentStore = store): Promise<{ done: Promise<void> }> {
+  async function launch(
+    created: StoredJob,
+    validate: Awaited<ReturnType<typeof compileSchema>> | undefined,
+    runStore: AgentStore = store,
+  ): Promise<{ done: Promise<void> }> {
     const [{ chatModel }, tools] = await Promise.all([import('../llm/chat.js'), import('./tools.js')]);
     // One client for the team's jobs: building one per job costs each start its setup.
     const model = await (modelClient ??= chatModel(options.llm!));
     const common = { store: runStore, model, now: options.now, shutdown: shutdown.signal, ...(validate && { validate }) };
-    const done = runStore.holding(created.kind === 'extract'
-      ? import('./extract-run.js').then(({ runExtractJob }) => runExtractJob({ ...common, reader: tools.extractReader(options.scrape, options.search) }, created))
-      : import('./run-agent.js').then(({ runAgentJob }) => runAgentJob({ ...common, tools: tools.engineTools(options.scrape, options.search) }, created)));
+    const done = runStore.holding(
+      created.kind === 'extract'
+        ? import('./extract-run.js').then(({ runExtractJob }) =>
+            runExtractJob({ ...common, reader: tools.extractReader(options.scrape, options.search) }, created),
+          )
+        : import('./run-agent.js').then(({ runAgentJob }) => runAgentJob({ ...common, tools: tools.engineTools(options.scrape, options.search) }, created)),
+    );
     const tracked = done.finally(() => running.delete(tracked));
     running.add(tracked);
     return { done: tracked };

@@ -13,7 +13,7 @@ import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
 import { queuedColumns, runContextOf, type RunContext } from '../store/work-queue.js';
 import type { Tables } from '../store/tables.js';
-import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
+import type { JobWebhook } from '../../spec/job-webhook.js';
 import { agentActionData, jobAnnouncer, type StoredJobWebhook } from '../notify/job-webhooks.js';
 import { agentStatusDocument, extractStatusDocument } from './wire.js';
 import { traceError, type AgentIdentity, type RunOutcome, type TraceEvent, type TraceEventBody } from './trace.js';
@@ -27,9 +27,20 @@ import type { AgentJob, AgentRequest, ExtractJob, ExtractRequest, JobKind, Store
 type Row = Selectable<Tables['agent_jobs']>;
 
 const fromRow = (row: Row): StoredJob => ({
-  id: row.id, team: row.team, kind: row.kind, request: JSON.parse(row.request) as AgentRequest & ExtractRequest, status: row.status, outcome: row.outcome, error: row.error,
-  data: row.data === null ? undefined : JSON.parse(row.data), creditsUsed: row.credits_used, model: row.model,
-  cancelRequestedAt: row.cancel_requested_at, createdAt: row.created_at, finishedAt: row.finished_at, expiresAt: row.expires_at,
+  id: row.id,
+  team: row.team,
+  kind: row.kind,
+  request: JSON.parse(row.request) as AgentRequest & ExtractRequest,
+  status: row.status,
+  outcome: row.outcome,
+  error: row.error,
+  data: row.data === null ? undefined : JSON.parse(row.data),
+  creditsUsed: row.credits_used,
+  model: row.model,
+  cancelRequestedAt: row.cancel_requested_at,
+  createdAt: row.created_at,
+  finishedAt: row.finished_at,
+  expiresAt: row.expires_at,
 });
 
 /**
@@ -68,32 +79,63 @@ export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
   const q = db.query;
   // Webhook events are queued in the transactions that record what they announce.
   const { announce, told: tellWorker } = jobAnnouncer(db, storeOptions.deliveryQueued);
-  const byId = (team: string, id: string, from: Query = q) => from.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('id', '=', id).executeTakeFirst();
+  const byId = (team: string, id: string, from: Query = q) =>
+    from.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('id', '=', id).executeTakeFirst();
   const eventsAfter = (team: string, jobId: string, since: number, limit: number) =>
-    q.selectFrom('agent_events').select('event').where('team', '=', team).where('job_id', '=', jobId).where('sequence', '>', since).orderBy('sequence').limit(limit).execute();
+    q
+      .selectFrom('agent_events')
+      .select('event')
+      .where('team', '=', team)
+      .where('job_id', '=', jobId)
+      .where('sequence', '>', since)
+      .orderBy('sequence')
+      .limit(limit)
+      .execute();
 
   /** Appends an event inside a transaction: the job's row is locked first, so numbers never collide. */
   async function recordIn(trx: Query, job: Pick<AgentJob, 'id' | 'team'>, agent: AgentIdentity, body: TraceEventBody, now: Date): Promise<TraceEvent> {
     if (db.kind === 'postgres') await trx.selectFrom('agent_jobs').select('id').where('id', '=', job.id).forUpdate().execute();
-    const last = await trx.selectFrom('agent_events').select((eb) => eb.fn.max('sequence').as('n')).where('job_id', '=', job.id).executeTakeFirst();
+    const last = await trx
+      .selectFrom('agent_events')
+      .select((eb) => eb.fn.max('sequence').as('n'))
+      .where('job_id', '=', job.id)
+      .executeTakeFirst();
     const producerSequence = Number(last?.n ?? 0) + 1;
     const event = { schemaVersion: 1, eventId: randomUUID(), runId: job.id, occurredAt: now.toISOString(), producerSequence, agent, ...body } as TraceEvent;
-    await trx.insertInto('agent_events').values({ job_id: job.id, team: job.team, sequence: producerSequence, event: JSON.stringify(event) }).execute();
+    await trx
+      .insertInto('agent_events')
+      .values({ job_id: job.id, team: job.team, sequence: producerSequence, event: JSON.stringify(event) })
+      .execute();
     return event;
   }
 
   /** Ends the job, and queues its webhook's last event with it; true when one was queued. */
   async function finishIn(trx: Query, job: Pick<AgentJob, 'id'>, outcome: RunOutcome, result: { data?: unknown; error?: string }, now: Date): Promise<boolean> {
     const succeeded = outcome === 'succeeded';
-    const ended = await trx.updateTable('agent_jobs').set({
-      status: succeeded ? 'completed' : 'failed', outcome, error: succeeded ? null : result.error ?? outcome,
-      data: succeeded && result.data !== undefined ? JSON.stringify(result.data) : null, finished_at: now.toISOString(), owner_pid: null, lease_owner: null, lease_expires_at: null,
-      ...(!succeeded && { credits_used: 0 }),
-    }).where('id', '=', job.id).where('status', '=', 'processing').returningAll().executeTakeFirst();
+    const ended = await trx
+      .updateTable('agent_jobs')
+      .set({
+        status: succeeded ? 'completed' : 'failed',
+        outcome,
+        error: succeeded ? null : (result.error ?? outcome),
+        data: succeeded && result.data !== undefined ? JSON.stringify(result.data) : null,
+        finished_at: now.toISOString(),
+        owner_pid: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        ...(!succeeded && { credits_used: 0 }),
+      })
+      .where('id', '=', job.id)
+      .where('status', '=', 'processing')
+      .returningAll()
+      .executeTakeFirst();
     if (!ended) return false;
     // What a succeeded run charged goes to the usage ledger; a failed run is charged nothing.
     if (succeeded && ended.credits_used > 0) {
-      await trx.insertInto('usage').values({ team: ended.team, key_id: ended.key_id, kind: ended.kind, credits: ended.credits_used, tokens: 0, at: now.toISOString() }).execute();
+      await trx
+        .insertInto('usage')
+        .values({ team: ended.team, key_id: ended.key_id, kind: ended.kind, credits: ended.credits_used, tokens: 0, at: now.toISOString() })
+        .execute();
     }
     if (ended.webhook === null) return false;
     // An extract job cannot be cancelled: its webhook has no such event.
@@ -107,19 +149,41 @@ export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
    * (work-queue.ts), and may have a webhook, whose `started` delivery is queued with it: the job
    * has started for its client.
    */
-  async function insert(team: string, kind: JobKind, request: AgentRequest | ExtractRequest, model: string | null, now: Date, queued?: RunContext, webhook?: JobWebhook): Promise<string> {
+  async function insert(
+    team: string,
+    kind: JobKind,
+    request: AgentRequest | ExtractRequest,
+    model: string | null,
+    now: Date,
+    queued?: RunContext,
+    webhook?: JobWebhook,
+  ): Promise<string> {
     const id = randomUUID();
     const kept: StoredJobWebhook | undefined = queued && webhook && { ...webhook, privateTargetsAllowed: queued.privateTargetsAllowed };
     const row = {
-      id, team, kind, prompt: request.prompt ?? '', request: JSON.stringify(request), status: 'processing' as const, model, created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(), outcome: null, error: null, data: null,
-      cancel_requested_at: null, finished_at: null, webhook: kept ? JSON.stringify(kept) : null,
+      id,
+      team,
+      kind,
+      prompt: request.prompt ?? '',
+      request: JSON.stringify(request),
+      status: 'processing' as const,
+      model,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + AGENT_JOB_TTL_MS).toISOString(),
+      outcome: null,
+      error: null,
+      data: null,
+      cancel_requested_at: null,
+      finished_at: null,
+      webhook: kept ? JSON.stringify(kept) : null,
       ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
     };
-    tellWorker(await q.transaction().execute(async (trx) => {
-      await trx.insertInto('agent_jobs').values(row).execute();
-      return announce(trx, row, 'started', now);
-    }));
+    tellWorker(
+      await q.transaction().execute(async (trx) => {
+        await trx.insertInto('agent_jobs').values(row).execute();
+        return announce(trx, row, 'started', now);
+      }),
+    );
     return id;
   }
 
@@ -133,7 +197,14 @@ export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
     },
 
     /** An extract job, run by this process or queued as `create` says. */
-    async createExtract(team: string, request: ExtractRequest, model: string | null, now: Date, queued?: RunContext, webhook?: JobWebhook): Promise<ExtractJob> {
+    async createExtract(
+      team: string,
+      request: ExtractRequest,
+      model: string | null,
+      now: Date,
+      queued?: RunContext,
+      webhook?: JobWebhook,
+    ): Promise<ExtractJob> {
       return (await store.get(team, await insert(team, 'extract', request, model, now, queued, webhook))) as ExtractJob;
     },
 
@@ -157,7 +228,16 @@ export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
     /** The team's agent jobs, newest first, created before `before` (ms) when given. */
     async list(team: string, options: { before?: number; limit: number }): Promise<AgentJob[]> {
       const before = options.before === undefined ? '9999' : new Date(options.before).toISOString();
-      const rows = await q.selectFrom('agent_jobs').selectAll().where('team', '=', team).where('kind', '=', 'agent').where('created_at', '<', before).orderBy('created_at', 'desc').orderBy('id').limit(options.limit).execute();
+      const rows = await q
+        .selectFrom('agent_jobs')
+        .selectAll()
+        .where('team', '=', team)
+        .where('kind', '=', 'agent')
+        .where('created_at', '<', before)
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(options.limit)
+        .execute();
       return rows.map(fromRow) as AgentJob[];
     },
 
@@ -214,16 +294,32 @@ export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
 
     async putSnapshot(job: Pick<AgentJob, 'id' | 'team'>, content: string, now: Date): Promise<string> {
       const snapshotId = randomUUID();
-      await q.insertInto('agent_snapshots').values({ job_id: job.id, team: job.team, snapshot_id: snapshotId, content, created_at: now.toISOString() }).execute();
+      await q
+        .insertInto('agent_snapshots')
+        .values({ job_id: job.id, team: job.team, snapshot_id: snapshotId, content, created_at: now.toISOString() })
+        .execute();
       return snapshotId;
     },
 
     async snapshot(team: string, jobId: string, snapshotId: string): Promise<string | undefined> {
-      return (await q.selectFrom('agent_snapshots').select('content').where('team', '=', team).where('job_id', '=', jobId).where('snapshot_id', '=', snapshotId).executeTakeFirst())?.content;
+      return (
+        await q
+          .selectFrom('agent_snapshots')
+          .select('content')
+          .where('team', '=', team)
+          .where('job_id', '=', jobId)
+          .where('snapshot_id', '=', snapshotId)
+          .executeTakeFirst()
+      )?.content;
     },
 
     async addCredits(jobId: string, credits: number): Promise<number> {
-      const row = await q.updateTable('agent_jobs').set((eb) => ({ credits_used: eb('credits_used', '+', credits) })).where('id', '=', jobId).returning('credits_used').executeTakeFirstOrThrow();
+      const row = await q
+        .updateTable('agent_jobs')
+        .set((eb) => ({ credits_used: eb('credits_used', '+', credits) }))
+        .where('id', '=', jobId)
+        .returning('credits_used')
+        .executeTakeFirstOrThrow();
       return row.credits_used;
     },
 
@@ -259,14 +355,23 @@ export function agentStore(db: Db, storeOptions: AgentStoreOptions = {}) {
 
     /** Jobs whose worker stopped mid-run (see leases.ts) are finished `failed` with `internal`, their trace closed. */
     async recoverInterrupted(now: Date): Promise<number> {
-      const held = await q.selectFrom('agent_jobs').selectAll().where('status', '=', 'processing')
-        .where((where) => where.or([where('lease_owner', 'is', null), where('lease_owner', '!=', WORKER_ID)])).execute();
+      const held = await q
+        .selectFrom('agent_jobs')
+        .selectAll()
+        .where('status', '=', 'processing')
+        .where((where) => where.or([where('lease_owner', 'is', null), where('lease_owner', '!=', WORKER_ID)]))
+        .execute();
       let recovered = 0;
       for (const row of held.filter((candidate) => holderGone(candidate, now))) {
         const message = 'interrupted: the process running the agent ended before it finished';
         const ended = await q.transaction().execute(async (trx) => {
-          const still = await trx.updateTable('agent_jobs').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) })
-            .where('id', '=', row.id).where('status', '=', 'processing').where('lease_expires_at', 'is not distinct from', row.lease_expires_at).executeTakeFirst();
+          const still = await trx
+            .updateTable('agent_jobs')
+            .set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) })
+            .where('id', '=', row.id)
+            .where('status', '=', 'processing')
+            .where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
+            .executeTakeFirst();
           if (Number(still.numUpdatedRows) !== 1) return false;
           await recordIn(trx, row, SYSTEM_AGENT, { type: 'run.finished', outcome: 'failed', error: traceError('internal', message) }, now);
           return { announced: await finishIn(trx, row, 'failed', { error: message }, now) };

@@ -31,12 +31,18 @@ export function agentListItem(job: AgentJob): AgentListItem {
     origin: request.origin ?? 'api',
     settings: { hidden: false, starred: false },
     status: job.status,
-    options: { ...(request.urls && { urls: request.urls }), prompt: request.prompt, ...(request.schema && { schema: request.schema }), model: job.model ?? 'local', ...(request.effort && { effort: request.effort }) },
+    options: {
+      ...(request.urls && { urls: request.urls }),
+      prompt: request.prompt,
+      ...(request.schema && { schema: request.schema }),
+      model: job.model ?? 'local',
+      ...(request.effort && { effort: request.effort }),
+    },
   };
 }
 
 export function extractStatusDocument(job: ExtractJob): ExtractStatusDocument {
-  const result = job.status === 'completed' ? job.data as ExtractResult | undefined : undefined;
+  const result = job.status === 'completed' ? (job.data as ExtractResult | undefined) : undefined;
   return {
     success: true,
     id: job.id,

@@ -13,8 +13,19 @@ export const BLOCKED_CATEGORIES = new Set(['advertising', 'site_analytics', 'con
 
 /** The request types of the filters, from Playwright's resource types (a frame's document is a sub_frame). */
 const REQUEST_TYPES: Record<string, string> = {
-  document: 'sub_frame', stylesheet: 'stylesheet', image: 'image', media: 'media', font: 'font', script: 'script',
-  texttrack: 'other', xhr: 'xhr', fetch: 'fetch', eventsource: 'other', websocket: 'websocket', manifest: 'other', ping: 'ping',
+  document: 'sub_frame',
+  stylesheet: 'stylesheet',
+  image: 'image',
+  media: 'media',
+  font: 'font',
+  script: 'script',
+  texttrack: 'other',
+  xhr: 'xhr',
+  fetch: 'fetch',
+  eventsource: 'other',
+  websocket: 'websocket',
+  manifest: 'other',
+  ping: 'ping',
 };
 
 export type AdBlocker = (url: string, resourceType: string, pageUrl: string) => boolean;

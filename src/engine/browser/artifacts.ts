@@ -12,7 +12,14 @@ import type { Env } from '../../lib/env.js';
 export const ARTIFACT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** `<scrapeId>-<n>.<ext>`: nothing else is ever read from the directory. */
 export const ARTIFACT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{1,4}\.(png|jpg|pdf|mp4|webm|mp3)$/;
-export const ARTIFACT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg' };
+export const ARTIFACT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  pdf: 'application/pdf',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mp3: 'audio/mpeg',
+};
 /**
  * A media file being downloaded whole for the tools (media/download-media.ts): never served, and
  * pruned with the artifacts when a process that died left it behind.
@@ -56,11 +63,12 @@ export async function deleteKept(directory: string, names: readonly string[]): P
  */
 export function servedArtifacts<T>(document: T, directory: string, base: string, mediaLink?: (name: string) => string): T {
   const prefix = `${pathToFileURL(directory).href}/`;
-  const swap = (value: unknown): unknown =>
-    typeof value === 'string' && value.startsWith(prefix) ? base + value.slice(prefix.length) : value;
+  const swap = (value: unknown): unknown => (typeof value === 'string' && value.startsWith(prefix) ? base + value.slice(prefix.length) : value);
   // Video and audio files: a signed link of serve's own, when it gives them (media-links.ts).
   const swapMedia = (value: unknown): unknown =>
-    mediaLink && typeof value === 'string' && value.startsWith(prefix) && !value.slice(prefix.length).includes('/') ? mediaLink(value.slice(prefix.length)) : swap(value);
+    mediaLink && typeof value === 'string' && value.startsWith(prefix) && !value.slice(prefix.length).includes('/')
+      ? mediaLink(value.slice(prefix.length))
+      : swap(value);
   // Kept screenshots of checks, in kept/, are served as kept/<name>.
   const doc = document as { screenshot?: unknown; video?: unknown; audio?: unknown; actions?: { screenshots?: unknown[]; pdfs?: unknown[] } };
   if (doc.screenshot === undefined && doc.video === undefined && doc.audio === undefined && doc.actions === undefined) return document;

@@ -36,12 +36,20 @@ export interface ProfileSession {
  * Opens the profile `name` of the directory (a team's): its saved state, and for a saving
  * session the lock, waited for at most `waitMs` (and no longer than the scrape may last).
  */
-export async function openProfile(directory: string, profile: { name: string; saveChanges?: boolean }, waitMs: number, signal?: AbortSignal): Promise<ProfileSession> {
+export async function openProfile(
+  directory: string,
+  profile: { name: string; saveChanges?: boolean },
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<ProfileSession> {
   const file = join(directory, `${createHash('sha256').update(profile.name).digest('hex')}.json`);
   const saving = profile.saveChanges ?? true;
   const lock = `${file}.lock`;
   if (saving) await acquire(directory, lock, profile.name, waitMs, signal);
-  const state = await stat(file).then(() => file, () => undefined);
+  const state = await stat(file).then(
+    () => file,
+    () => undefined,
+  );
   let released = false;
   return {
     ...(state && { state }),
@@ -84,7 +92,10 @@ async function acquire(directory: string, lock: string, name: string, waitMs: nu
     if (Date.now() >= deadline || signal?.aborted) {
       throw new WebwatchError(ERROR_MESSAGES.conflict, {
         status: 409,
-        details: { profile: name, reason: `another scrape that saves changes to profile "${name}" is still running; only one may run at a time (set saveChanges: false to read the profile without saving)` },
+        details: {
+          profile: name,
+          reason: `another scrape that saves changes to profile "${name}" is still running; only one may run at a time (set saveChanges: false to read the profile without saving)`,
+        },
       });
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -146,7 +146,7 @@ function resolveOnce(host: string, lookup: Lookup | undefined): Promise<string> 
 }
 
 /** Why a connection was refused, as the browser's error page (never shown: the page fails first). */
-const refusal = (error: Error) => (error as NodeJS.ErrnoException).code === 'EPRIVATETARGET' ? '403 Forbidden' : '502 Bad Gateway';
+const refusal = (error: Error) => ((error as NodeJS.ErrnoException).code === 'EPRIVATETARGET' ? '403 Forbidden' : '502 Bad Gateway');
 
 /** A socket to `address`:`port`, once connected. */
 function connected(address: string, port: number): Promise<Duplex> {
@@ -193,8 +193,17 @@ function tunnel(request: IncomingMessage, client: Duplex, head: Buffer, lookup: 
     if (client.destroyed) return;
     const opened = upstream ? tunnelThrough(upstream, `${host.includes(':') ? `[${host}]` : host}:${port}`) : connected(address, port);
     if (upstream) {
-      opened.catch((error: NodeJS.ErrnoException) => rememberTunnelFailure(upstream, host, error instanceof TunnelRefused ? error.message
-        : error.code === 'ECONNREFUSED' ? 'connection refused by the proxy' : `the proxy could not be reached (${error.code ?? 'error'})`));
+      opened.catch((error: NodeJS.ErrnoException) =>
+        rememberTunnelFailure(
+          upstream,
+          host,
+          error instanceof TunnelRefused
+            ? error.message
+            : error.code === 'ECONNREFUSED'
+              ? 'connection refused by the proxy'
+              : `the proxy could not be reached (${error.code ?? 'error'})`,
+        ),
+      );
     }
     opened.then((socket) => {
       outgoing = socket;
@@ -232,7 +241,13 @@ function forward(request: IncomingMessage, response: ServerResponse, lookup: Loo
   };
   resolveOnce(url.hostname.replace(/^\[|\]$/g, ''), lookup).then((address) => {
     const sent = upstream
-      ? upstream.send({ host: upstream.host, port: upstream.port, path: url.href, method: request.method, headers: { ...headers, ...(upstream.authorization && { 'proxy-authorization': upstream.authorization }) } })
+      ? upstream.send({
+          host: upstream.host,
+          port: upstream.port,
+          path: url.href,
+          method: request.method,
+          headers: { ...headers, ...(upstream.authorization && { 'proxy-authorization': upstream.authorization }) },
+        })
       : httpRequest({ host: address, port: url.port || 80, path: `${url.pathname}${url.search}`, method: request.method, headers });
     sent.once('response', (answer) => {
       // The operator's proxy refused its credentials: the browser must not be asked for them.

@@ -71,15 +71,20 @@ async function browserAt(executablePath: string): Promise<Browser> {
     if (browser?.isConnected()) return browser;
   }
   // Set before any await: concurrent first scrapes share one launch rather than each starting a browser.
-  const launching = import('playwright-core').then(({ chromium }) => chromium.launch({
-    executablePath,
-    // Root (containers, CI) cannot use Chromium's sandbox; the page's requests are checked here instead.
-    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
-  }));
+  const launching = import('playwright-core').then(({ chromium }) =>
+    chromium.launch({
+      executablePath,
+      // Root (containers, CI) cannot use Chromium's sandbox; the page's requests are checked here instead.
+      args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+    }),
+  );
   shared = { path: executablePath, browser: launching };
   const browser = await launching.catch((error: Error) => {
     shared = undefined;
-    throw new WebwatchError(`cannot start the browser ${executablePath}: ${error.message.split('\n')[0]}`, { code: 'BROWSER_FAILED', exitCode: EXIT.browserMissing });
+    throw new WebwatchError(`cannot start the browser ${executablePath}: ${error.message.split('\n')[0]}`, {
+      code: 'BROWSER_FAILED',
+      exitCode: EXIT.browserMissing,
+    });
   });
   // A crashed or killed browser is replaced by the next scrape, never waited on.
   browser.on('disconnected', () => {
@@ -120,7 +125,11 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
   // The profile first: a scrape waiting for another one's profile holds no page of the browser.
   const { profile: wanted } = request.options;
   // Never a directory by default: without the team's, a profile is refused, not written elsewhere.
-  if (wanted && !request.profilesDir) throw new WebwatchError(`profile "${wanted.name}" needs the engine's profile storage, which this scrape was not given`, { status: 400, code: 'UNSUPPORTED_BY_LOCAL_ENGINE' });
+  if (wanted && !request.profilesDir)
+    throw new WebwatchError(`profile "${wanted.name}" needs the engine's profile storage, which this scrape was not given`, {
+      status: 400,
+      code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
+    });
   const startedAt = Date.now();
   const profile = wanted && (await openProfile(request.profilesDir!, wanted, Math.min(PROFILE_WAIT_MS, request.timeoutMs), request.signal));
   let release: (() => void) | undefined;
@@ -139,7 +148,10 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
     // The timeout covers the whole session: load, waits and actions.
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WebwatchError(`the browser did not finish ${request.url} within ${request.timeoutMs} ms`, { status: 408, code: 'SCRAPE_TIMEOUT' })), request.timeoutMs);
+      timer = setTimeout(
+        () => reject(new WebwatchError(`the browser did not finish ${request.url} within ${request.timeoutMs} ms`, { status: 408, code: 'SCRAPE_TIMEOUT' })),
+        request.timeoutMs,
+      );
     });
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
@@ -177,7 +189,9 @@ export async function renderPage(request: RenderRequest): Promise<Rendered> {
 /** The operator's proxy failed the page, said as the plain fetch says it: its level and address, never its credentials. */
 function proxyFailure(request: RenderRequest, reason: string): WebwatchError {
   const proxy = request.proxy!;
-  return new WebwatchError(withoutSecrets(`fetching ${request.url} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), { code: 'SCRAPE_CONNECTION_FAILED' });
+  return new WebwatchError(withoutSecrets(`fetching ${request.url} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), {
+    code: 'SCRAPE_CONNECTION_FAILED',
+  });
 }
 
 /**
@@ -210,10 +224,15 @@ function navigatorLanguages(options: ScrapeOptions): string[] {
   });
 }
 
-async function newContext(browser: Browser, request: RenderRequest, profile: ProfileSession | undefined): Promise<{ context: BrowserContext; guard: PageGuard }> {
+async function newContext(
+  browser: Browser,
+  request: RenderRequest,
+  profile: ProfileSession | undefined,
+): Promise<{ context: BrowserContext; guard: PageGuard }> {
   const startedAt = Date.now();
   const proxies = request.publicAddressesOnly || request.proxy ? await import('./public-proxy.js') : undefined;
-  const proxyServer = proxies && (request.proxy ? await proxies.proxyThrough(request.proxy.url, request.publicAddressesOnly ?? false) : await proxies.publicOnlyProxy());
+  const proxyServer =
+    proxies && (request.proxy ? await proxies.proxyThrough(request.proxy.url, request.publicAddressesOnly ?? false) : await proxies.publicOnlyProxy());
   const { options, headers } = request;
   const { 'user-agent': userAgent, ...extraHTTPHeaders } = headers;
   const viewport = screenshotFormatOf(options)?.viewport ?? (options.mobile ? MOBILE_VIEWPORT : DESKTOP_VIEWPORT);
@@ -239,7 +258,9 @@ async function newContext(browser: Browser, request: RenderRequest, profile: Pro
   });
   // navigator.languages lists every language asked for, as a browser set to them would.
   if (languages.length > 1) {
-    await context.addInitScript(`{ const list = Object.freeze(${JSON.stringify(languages)}); Object.defineProperty(Navigator.prototype, 'languages', { get: () => list, configurable: true }); }`);
+    await context.addInitScript(
+      `{ const list = Object.freeze(${JSON.stringify(languages)}); Object.defineProperty(Navigator.prototype, 'languages', { get: () => list, configurable: true }); }`,
+    );
   }
   let refused: unknown;
   let pageHost = '';
@@ -253,16 +274,19 @@ async function newContext(browser: Browser, request: RenderRequest, profile: Pro
   const pageChecks: Promise<void>[] = [];
   const checkRequestUrl = async (url: string) => {
     const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new WebwatchError(`the page asked for ${parsed.protocol} URL, which is not fetched`, { status: 403 });
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new WebwatchError(`the page asked for ${parsed.protocol} URL, which is not fetched`, { status: 403 });
     await request.checkUrl?.(parsed);
   };
   /** A URL the page itself goes to (a navigation or one of its redirects): the first one refused fails the scrape. */
   const checkPageUrl = (url: string) => {
     pageHost = new URL(url).hostname;
     const checked = checkRequestUrl(url);
-    pageChecks.push(checked.catch((error: unknown) => {
-      refused ??= error;
-    }));
+    pageChecks.push(
+      checked.catch((error: unknown) => {
+        refused ??= error;
+      }),
+    );
     return checked;
   };
   await context.route('**/*', async (route) => {
@@ -356,7 +380,7 @@ async function renderWatched(page: Page, guard: PageGuard, request: RenderReques
   const actions = options.actions && options.actions.length > 0 ? await runActions(page, options.actions, artifacts) : undefined;
   const screenshotSettings = screenshotFormatOf(options);
   const screenshot = screenshotSettings && (await artifacts.screenshot(page, screenshotSettings));
-  const branding = wantsBranding(options.formats) ? (await page.evaluate(BRANDING_PROBE)) as BrandingSample : undefined;
+  const branding = wantsBranding(options.formats) ? ((await page.evaluate(BRANDING_PROBE)) as BrandingSample) : undefined;
   const html = await page.content();
   return {
     page: {
@@ -399,7 +423,10 @@ function artifactWriter(request: RenderRequest) {
     async screenshot(page: Page, settings: ScreenshotSettings) {
       if (settings.viewport) await page.setViewportSize(settings.viewport);
       const jpeg = settings.quality !== undefined;
-      return save(jpeg ? 'jpg' : 'png', await page.screenshot({ fullPage: settings.fullPage ?? false, type: jpeg ? 'jpeg' : 'png', ...(jpeg && { quality: settings.quality }) }));
+      return save(
+        jpeg ? 'jpg' : 'png',
+        await page.screenshot({ fullPage: settings.fullPage ?? false, type: jpeg ? 'jpeg' : 'png', ...(jpeg && { quality: settings.quality }) }),
+      );
     },
     async pdf(page: Page, settings: { format?: string; landscape?: boolean; scale?: number }) {
       return save('pdf', await page.pdf({ format: settings.format ?? 'Letter', landscape: settings.landscape ?? false, scale: settings.scale ?? 1 }));
@@ -414,7 +441,11 @@ async function runActions(page: Page, actions: readonly Action[], artifacts: Ret
   const results: ActionResults = { screenshots: [], scrapes: [], javascriptReturns: [], pdfs: [] };
   for (const [index, action] of actions.entries()) {
     const failed = (reason: string) =>
-      new WebwatchError(`action ${index + 1} (${action.type}) failed: ${reason}`, { status: 400, code: 'SCRAPE_ACTION_ERROR', details: { action: index, type: action.type, reason } });
+      new WebwatchError(`action ${index + 1} (${action.type}) failed: ${reason}`, {
+        status: 400,
+        code: 'SCRAPE_ACTION_ERROR',
+        details: { action: index, type: action.type, reason },
+      });
     const element = async (selector: string) => {
       const found = await page.waitForSelector(selector, { state: 'attached', timeout: SELECTOR_WAIT_MS }).catch(() => null);
       if (!found) throw failed(`no element matches the selector ${JSON.stringify(selector)}`);

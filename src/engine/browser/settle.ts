@@ -72,7 +72,7 @@ export function watchPage(page: Page): SettleWatch {
       const until = begun + Math.max(0, capMs);
       for (;;) {
         // Installed again after a navigation by the page's script (a new document has no observer).
-        const sinceMutation = await page.evaluate(`${OBSERVE}, ${SINCE_MUTATION}`).catch(() => 0) as number;
+        const sinceMutation = (await page.evaluate(`${OBSERVE}, ${SINCE_MUTATION}`).catch(() => 0)) as number;
         const networkQuiet = inFlight.size === 0 && Date.now() - lastNetwork >= NETWORK_QUIET_MS;
         if (networkQuiet && sinceMutation >= DOM_QUIET_MS) return undefined;
         if (Date.now() >= until) break;

@@ -29,7 +29,16 @@ const NEVER_ADS = new Set(['html', 'body', 'main', 'article']);
 function isAd(element: Element): boolean {
   const { attribs } = element;
   const id = attribs.id;
-  if (id !== undefined && (id.startsWith('google_ads') || id.startsWith('div-gpt-ad') || id === 'onetrust-consent-sdk' || id === 'CybotCookiebotDialog' || id.includes('cookie-banner') || id.includes('cookie-consent'))) return true;
+  if (
+    id !== undefined &&
+    (id.startsWith('google_ads') ||
+      id.startsWith('div-gpt-ad') ||
+      id === 'onetrust-consent-sdk' ||
+      id === 'CybotCookiebotDialog' ||
+      id.includes('cookie-banner') ||
+      id.includes('cookie-consent'))
+  )
+    return true;
   const className = attribs.class;
   if (className !== undefined) {
     if (element.name === 'ins' && /(?:^|\s)adsbygoogle(?:\s|$)/.test(className)) return true;
@@ -209,7 +218,9 @@ function moveBodyContentOutOfHead(document: Document) {
   const html = document.children.find((node): node is Element => isTag(node) && node.name === 'html');
   const head = html?.children.find((node): node is Element => isTag(node) && node.name === 'head');
   if (!html || !head) return;
-  const start = head.children.findIndex((node) => (isTag(node) ? !HEAD_CONTENT.has(node.name) : node.type === 'text' && (node as { data: string }).data.trim() !== ''));
+  const start = head.children.findIndex((node) =>
+    isTag(node) ? !HEAD_CONTENT.has(node.name) : node.type === 'text' && (node as { data: string }).data.trim() !== '',
+  );
   if (start < 0) return;
   const moved = head.children.slice(start);
   let body = html.children.find((node): node is Element => isTag(node) && node.name === 'body');

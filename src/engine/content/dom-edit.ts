@@ -31,7 +31,10 @@ function byParent(nodes: Iterable<AnyNode>): Map<Element | Document, Set<AnyNode
 /** Takes every node given out of the tree (those already out are left as they are). */
 export function removeAll(nodes: Iterable<AnyNode>) {
   for (const [parent, gone] of byParent(nodes)) {
-    setChildren(parent, parent.children.filter((child) => !gone.has(child)));
+    setChildren(
+      parent,
+      parent.children.filter((child) => !gone.has(child)),
+    );
     for (const node of gone) {
       node.parent = null;
       node.prev = null;
@@ -42,5 +45,9 @@ export function removeAll(nodes: Iterable<AnyNode>) {
 
 /** Puts a new node, made by `make`, before each node given. */
 export function insertBeforeEach(nodes: Iterable<AnyNode>, make: () => AnyNode) {
-  for (const [parent, marked] of byParent(nodes)) setChildren(parent, parent.children.flatMap((child) => (marked.has(child) ? [make(), child] : [child])));
+  for (const [parent, marked] of byParent(nodes))
+    setChildren(
+      parent,
+      parent.children.flatMap((child) => (marked.has(child) ? [make(), child] : [child])),
+    );
 }

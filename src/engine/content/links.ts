@@ -15,7 +15,10 @@ function collect(values: Iterable<string | undefined>, base: string): string[] {
 
 export function extractLinks(document: Document, pageUrl: string): string[] {
   const root = [document];
-  return collect(selectIn(root, 'a[href]').map((element) => element.attribs.href), baseUrlOf(root, pageUrl));
+  return collect(
+    selectIn(root, 'a[href]').map((element) => element.attribs.href),
+    baseUrlOf(root, pageUrl),
+  );
 }
 
 /** <img src> (and the first srcset candidate when there is no src), <picture><source>, og:image. */
@@ -24,7 +27,7 @@ export function extractImages(document: Document, pageUrl: string): string[] {
   const sources: (string | undefined)[] = [];
   for (const element of selectIn(root, 'img')) {
     const { src, srcset } = element.attribs;
-    const candidate = src && !src.startsWith('data:') ? src : lazySource(element.attribs) ?? srcset?.split(',')[0]?.trim().split(/\s+/)[0];
+    const candidate = src && !src.startsWith('data:') ? src : (lazySource(element.attribs) ?? srcset?.split(',')[0]?.trim().split(/\s+/)[0]);
     sources.push(candidate);
   }
   for (const element of selectIn(root, 'picture source[srcset]')) {

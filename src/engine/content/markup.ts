@@ -12,9 +12,41 @@ import { appendChild, hasChildren, isTag, prepend, removeElement, replaceElement
 import { insertBeforeEach, removeAll, setChildren } from './dom-edit.js';
 
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption',
-  'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'li', 'main', 'menu', 'nav',
-  'ol', 'p', 'pre', 'section', 'summary', 'table', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'center',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'li',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'ul',
 ]);
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const TABLE_PARTS = new Set(['td', 'th', 'tr', 'tbody', 'thead', 'tfoot', 'caption']);
@@ -124,7 +156,7 @@ export function rewriteMaths(root: AnyNode[]) {
   for (const math of allElements(root, 'math')) {
     if (!math.parent || closestOf(math, 'math')) continue;
     const annotation = allElements(math.children, 'annotation').find((element) => /tex/i.test(element.attribs.encoding ?? ''));
-    let tex = (annotation ? textOf(annotation) : math.attribs.alttext ?? '').trim();
+    let tex = (annotation ? textOf(annotation) : (math.attribs.alttext ?? '')).trim();
     const wrapped = /^\{\\(?:display|text)style\s*([\s\S]*)\}$/.exec(tex);
     if (wrapped) tex = wrapped[1]!.trim();
     for (const element of allElements(math.children)) if (element.name === 'annotation' || element.name === 'annotation-xml') removeElement(element);
@@ -299,7 +331,8 @@ export function prepareForMarkdown(root: AnyNode[]) {
     } else if (name === 'pre') {
       const code = element.children.find((child): child is Element => isTag(child) && child.name === 'code');
       const language = /(?:^|\s)(?:lang|language)-([\w+#.-]+)/.exec(`${code?.attribs.class ?? ''} ${element.attribs.class ?? ''}`)?.[1];
-      if (language && code && !/(?:^|\s)language-/.test(code.attribs.class ?? '')) code.attribs.class = `${code.attribs.class ?? ''} language-${language}`.trim();
+      if (language && code && !/(?:^|\s)language-/.test(code.attribs.class ?? ''))
+        code.attribs.class = `${code.attribs.class ?? ''} language-${language}`.trim();
     } else if (name === 'img') {
       const lazy = lazySource(element.attribs);
       const src = element.attribs.src;
@@ -314,7 +347,10 @@ export function prepareForMarkdown(root: AnyNode[]) {
   // show: "中文<a>链接</a>" would read "中文 [链接](...)". A mark before each link tells
   // htmlToMarkdown which spaces are the converter's own, to take them out.
   // Once per parent (dom-edit.ts): a page of 40,000 links side by side took seconds, a mark at a time.
-  insertBeforeEach(allElements(root, 'a').filter((link) => link.attribs.href !== undefined), () => new Text(LINK_MARK));
+  insertBeforeEach(
+    allElements(root, 'a').filter((link) => link.attribs.href !== undefined),
+    () => new Text(LINK_MARK),
+  );
 }
 
 /** A Unicode noncharacter, never in a page's text: markdown.ts takes it out, with the converter's space after it. */
@@ -330,7 +366,10 @@ export function serializeForMarkdown(nodes: AnyNode[]): string {
 
 /** A link with nothing to read or see (an icon anchor beside a heading): the converter would name it by its aria-label. */
 function isEmptyLink(link: Element): boolean {
-  return textOf(link).trim() === '' && !allElements(link.children).some((element) => element.name === 'img' || element.name === 'picture' || element.name === 'video');
+  return (
+    textOf(link).trim() === '' &&
+    !allElements(link.children).some((element) => element.name === 'img' || element.name === 'picture' || element.name === 'video')
+  );
 }
 
 function hasBlockInsideOrBreak(cell: Element): boolean {

@@ -93,7 +93,8 @@ function scanDocument(root: AnyNode[]): HeadParts {
   return parts;
 }
 
-const ARTICLE_TYPES = /^(?:Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|OpinionNewsArticle|ReportageNewsArticle|AnalysisNewsArticle|LiveBlogPosting|SocialMediaPosting|WebPage|Recipe|HowTo|Review)$/;
+const ARTICLE_TYPES =
+  /^(?:Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|OpinionNewsArticle|ReportageNewsArticle|AnalysisNewsArticle|LiveBlogPosting|SocialMediaPosting|WebPage|Recipe|HowTo|Review)$/;
 
 /**
  * The headline the page declares in schema.org JSON-LD for its article, the title search
@@ -101,7 +102,9 @@ const ARTICLE_TYPES = /^(?:Article|NewsArticle|BlogPosting|Report|ScholarlyArtic
  */
 function structuredHeadline(scripts: Element[], documentTitle: string | undefined, siteName: string | undefined): string | undefined {
   for (const script of scripts) {
-    const source = textContent(script).replace(/^\s*(?:<!\[CDATA\[|\/\/\s*<!\[CDATA\[)/, '').replace(/(?:\]\]>|\/\/\s*\]\]>)\s*$/, '');
+    const source = textContent(script)
+      .replace(/^\s*(?:<!\[CDATA\[|\/\/\s*<!\[CDATA\[)/, '')
+      .replace(/(?:\]\]>|\/\/\s*\]\]>)\s*$/, '');
     let data: unknown;
     try {
       data = JSON.parse(source);
@@ -176,7 +179,8 @@ function metadataOf(parts: HeadParts, pageUrl: string): PageMetadata {
     // twitter:title"` names several at once.
     const keys = new Set<string>();
     for (const attribute of [attributes.property, attributes.name, attributes.itemprop, attributes['http-equiv']]) {
-      for (const key of attribute?.trim().toLowerCase().split(/\s+/) ?? []) if (key) keys.add(key.replace(/^(dc|dcterms?):/, (_, prefix: string) => (prefix === 'dc' ? 'dc.' : 'dcterms.')));
+      for (const key of attribute?.trim().toLowerCase().split(/\s+/) ?? [])
+        if (key) keys.add(key.replace(/^(dc|dcterms?):/, (_, prefix: string) => (prefix === 'dc' ? 'dc.' : 'dcterms.')));
     }
     for (const key of keys) metas.set(key, [...(metas.get(key) ?? []), content]);
   }

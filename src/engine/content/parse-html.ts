@@ -129,8 +129,9 @@ skippingParser.onopentagend = function onopentagend(this: ParserInternals, endIn
 };
 
 const present = (prototype: object, names: string[]) => names.every((name) => typeof (prototype as Record<string, unknown>)[name] === 'function');
-const INTERNALS_PRESENT = present(stock, ['stateText', 'handleInAttributeValue', 'fastForwardTo'])
-  && present(stockParser, ['getSlice', 'onopentagname', 'onclosetag', 'onattribname', 'onopentagend', 'closeCurrentTag']);
+const INTERNALS_PRESENT =
+  present(stock, ['stateText', 'handleInAttributeValue', 'fastForwardTo']) &&
+  present(stockParser, ['getSlice', 'onopentagname', 'onclosetag', 'onattribname', 'onopentagend', 'closeCurrentTag']);
 
 /**
  * Elements nested deeper than this go beside the deepest one rather than inside it, as Chromium's

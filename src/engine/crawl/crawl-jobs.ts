@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { JobWebhook, JobWebhookEvent } from '../../spec/job-webhook.js';
+import type { JobWebhook } from '../../spec/job-webhook.js';
 import { jobAnnouncer, type StoredJobWebhook } from '../notify/job-webhooks.js';
 import type { Db, Query } from '../store/database.js';
 import { holderGone, leaseUntil, renewWhile, WORKER_ID } from '../store/leases.js';
@@ -53,8 +53,17 @@ export interface CrawlPageError {
 type Row = Selectable<Tables['crawl_jobs']>;
 
 const fromRow = (row: Row): CrawlJobRecord => ({
-  id: row.id, team: row.team, url: row.url, status: row.status, total: row.total, completed: row.completed,
-  creditsUsed: row.credits_used, error: row.error, createdAt: row.created_at, expiresAt: row.expires_at, zeroDataRetention: row.zero_data_retention === 1,
+  id: row.id,
+  team: row.team,
+  url: row.url,
+  status: row.status,
+  total: row.total,
+  completed: row.completed,
+  creditsUsed: row.credits_used,
+  error: row.error,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  zeroDataRetention: row.zero_data_retention === 1,
 });
 
 /** Rows of a job's pages read at a time while gathering an answer of bounded size. */
@@ -70,11 +79,23 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
   // Webhook events are queued in the transactions that record what they announce.
   const { announce, told: queued } = jobAnnouncer(db, storeOptions.deliveryQueued);
   /** Pages from position `from` on, a batch at a time, in order, until `take` says stop; in `within`, a transaction, when given. */
-  async function eachPage<T extends 'document' | 'document_not_null'>(jobId: string, from: number, which: T, take: (row: { position: number; document: string | null }) => boolean, within: Query = q): Promise<void> {
-    for (let at = from; ;) {
-      const rows = await within.selectFrom('crawl_pages').select(['position', 'document']).where('job_id', '=', jobId).where('position', '>=', at)
+  async function eachPage<T extends 'document' | 'document_not_null'>(
+    jobId: string,
+    from: number,
+    which: T,
+    take: (row: { position: number; document: string | null }) => boolean,
+    within: Query = q,
+  ): Promise<void> {
+    for (let at = from; ; ) {
+      const rows = await within
+        .selectFrom('crawl_pages')
+        .select(['position', 'document'])
+        .where('job_id', '=', jobId)
+        .where('position', '>=', at)
         .$if(which === 'document_not_null', (query) => query.where('document', 'is not', null))
-        .orderBy('position').limit(PAGE_ROWS_READ).execute();
+        .orderBy('position')
+        .limit(PAGE_ROWS_READ)
+        .execute();
       for (const row of rows) if (!take(row)) return;
       if (rows.length < PAGE_ROWS_READ) return;
       at = rows[rows.length - 1]!.position + 1;
@@ -84,10 +105,25 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
     async start(team: string, url: string, options: unknown, now: Date): Promise<CrawlJobRecord> {
       const id = randomUUID();
       const expiresAt = new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString();
-      await q.insertInto('crawl_jobs').values({
-        id, team, kind, url, options: JSON.stringify(options), status: 'scraping', created_at: now.toISOString(), expires_at: expiresAt, owner_pid: process.pid,
-        error: null, robots_blocked: null, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now), webhook: null,
-      }).execute();
+      await q
+        .insertInto('crawl_jobs')
+        .values({
+          id,
+          team,
+          kind,
+          url,
+          options: JSON.stringify(options),
+          status: 'scraping',
+          created_at: now.toISOString(),
+          expires_at: expiresAt,
+          owner_pid: process.pid,
+          error: null,
+          robots_blocked: null,
+          lease_owner: WORKER_ID,
+          lease_expires_at: leaseUntil(now),
+          webhook: null,
+        })
+        .execute();
       return (await store.get(team, id, now))!;
     },
 
@@ -96,18 +132,40 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
      * A batch knows its `total` from the start (the URLs asked for); a crawl's grows as it finds pages.
      * With a webhook, its `started` delivery is queued with it: the job has started for its client.
      */
-    async enqueue(team: string, url: string, options: unknown, now: Date, context: RunContext, total = 0, webhook?: JobWebhook, zeroDataRetention = false): Promise<CrawlJobRecord> {
+    async enqueue(
+      team: string,
+      url: string,
+      options: unknown,
+      now: Date,
+      context: RunContext,
+      total = 0,
+      webhook?: JobWebhook,
+      zeroDataRetention = false,
+    ): Promise<CrawlJobRecord> {
       const id = randomUUID();
       const kept: StoredJobWebhook | undefined = webhook && { ...webhook, privateTargetsAllowed: context.privateTargetsAllowed };
       const row = {
-        id, team, kind, url, options: JSON.stringify(options), status: 'scraping' as const, created_at: now.toISOString(), total, zero_data_retention: zeroDataRetention ? (1 as const) : (0 as const),
-        expires_at: new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString(), error: null, robots_blocked: null, ...queuedColumns(context),
+        id,
+        team,
+        kind,
+        url,
+        options: JSON.stringify(options),
+        status: 'scraping' as const,
+        created_at: now.toISOString(),
+        total,
+        zero_data_retention: zeroDataRetention ? (1 as const) : (0 as const),
+        expires_at: new Date(now.getTime() + CRAWL_RESULTS_TTL_MS).toISOString(),
+        error: null,
+        robots_blocked: null,
+        ...queuedColumns(context),
         webhook: kept ? JSON.stringify(kept) : null,
       };
-      queued(await q.transaction().execute(async (trx) => {
-        await trx.insertInto('crawl_jobs').values(row).execute();
-        return announce(trx, row, 'started', now);
-      }));
+      queued(
+        await q.transaction().execute(async (trx) => {
+          await trx.insertInto('crawl_jobs').values(row).execute();
+          return announce(trx, row, 'started', now);
+        }),
+      );
       return (await store.get(team, id, now))!;
     },
 
@@ -130,7 +188,14 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
 
     /** The job, unless it is unknown, another team's, or expired. */
     async get(team: string, id: string, now: Date): Promise<CrawlJobRecord | undefined> {
-      const row = await q.selectFrom('crawl_jobs').selectAll().where('team', '=', team).where('id', '=', id).where('expires_at', '>', now.toISOString()).where('kind', '=', kind).executeTakeFirst();
+      const row = await q
+        .selectFrom('crawl_jobs')
+        .selectAll()
+        .where('team', '=', team)
+        .where('id', '=', id)
+        .where('expires_at', '>', now.toISOString())
+        .where('kind', '=', kind)
+        .executeTakeFirst();
       return row && fromRow(row);
     },
 
@@ -144,7 +209,11 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
      * The stored documents of positions `from` on (errors skipped), at most `maxBytes` of them,
      * the last position read, and whether more follow (`nextSkip`).
      */
-    async documentsAfter(jobId: string, from: number, maxBytes = CRAWL_PAGE_MAX_BYTES): Promise<{ data: string[]; nextSkip: number | null; lastPosition: number | null }> {
+    async documentsAfter(
+      jobId: string,
+      from: number,
+      maxBytes = CRAWL_PAGE_MAX_BYTES,
+    ): Promise<{ data: string[]; nextSkip: number | null; lastPosition: number | null }> {
       const data: string[] = [];
       let bytes = 0;
       let lastPosition: number | null = null;
@@ -173,23 +242,49 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
      * Pages take positions in the order they are stored, so that reading on from a position never
      * misses one; the job's row, updated first, holds them to that order under concurrent writers.
      */
-    async addPage(jobId: string, page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null }, now: Date, readableById = true): Promise<void> {
-      queued(await q.transaction().execute(async (trx) => {
-        const done = 'document' in page;
-        const credits = done ? page.document.metadata.creditsUsed ?? 1 : 0;
-        const job = await trx.updateTable('crawl_jobs')
-          .set((eb) => ({ ...(kind === 'crawl' && { total: eb('total', '+', 1) }), completed: eb('completed', '+', done ? 1 : 0), credits_used: eb('credits_used', '+', credits) }))
-          .where('id', '=', jobId).returning(['id', 'team', 'kind', 'webhook']).executeTakeFirstOrThrow();
-        const { last } = await trx.selectFrom('crawl_pages').select((eb) => eb.fn.max('position').as('last')).where('job_id', '=', jobId).executeTakeFirstOrThrow();
-        const document = done ? JSON.stringify(page.document) : null;
-        await trx.insertInto('crawl_pages').values({
-          job_id: jobId, position: last === null ? 0 : Number(last) + 1, url: page.url, document,
-          error: done ? null : page.error, error_code: done ? null : page.code, created_at: now.toISOString(),
-          scrape_id: done && readableById ? page.document.metadata.scrapeId : null,
-        }).execute();
-        // The document as the status answer gives it: the same text, the same scrapeId.
-        return document !== null && announce(trx, job, 'page', now, { dataText: document });
-      }));
+    async addPage(
+      jobId: string,
+      page: { url: string; document: ScrapeDocument } | { url: string; error: string; code: string | null },
+      now: Date,
+      readableById = true,
+    ): Promise<void> {
+      queued(
+        await q.transaction().execute(async (trx) => {
+          const done = 'document' in page;
+          const credits = done ? (page.document.metadata.creditsUsed ?? 1) : 0;
+          const job = await trx
+            .updateTable('crawl_jobs')
+            .set((eb) => ({
+              ...(kind === 'crawl' && { total: eb('total', '+', 1) }),
+              completed: eb('completed', '+', done ? 1 : 0),
+              credits_used: eb('credits_used', '+', credits),
+            }))
+            .where('id', '=', jobId)
+            .returning(['id', 'team', 'kind', 'webhook'])
+            .executeTakeFirstOrThrow();
+          const { last } = await trx
+            .selectFrom('crawl_pages')
+            .select((eb) => eb.fn.max('position').as('last'))
+            .where('job_id', '=', jobId)
+            .executeTakeFirstOrThrow();
+          const document = done ? JSON.stringify(page.document) : null;
+          await trx
+            .insertInto('crawl_pages')
+            .values({
+              job_id: jobId,
+              position: last === null ? 0 : Number(last) + 1,
+              url: page.url,
+              document,
+              error: done ? null : page.error,
+              error_code: done ? null : page.code,
+              created_at: now.toISOString(),
+              scrape_id: done && readableById ? page.document.metadata.scrapeId : null,
+            })
+            .execute();
+          // The document as the status answer gives it: the same text, the same scrapeId.
+          return document !== null && announce(trx, job, 'page', now, { dataText: document });
+        }),
+      );
     },
 
     /**
@@ -207,8 +302,13 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
      */
     async finish(jobId: string, status: Exclude<CrawlJobStatus, 'scraping'>, error: string | null = null, now = new Date()): Promise<boolean> {
       const ended = await q.transaction().execute(async (trx) => {
-        const job = await trx.updateTable('crawl_jobs').set({ status, error, owner_pid: null, lease_owner: null, lease_expires_at: null })
-          .where('id', '=', jobId).where('status', '=', 'scraping').returning(['id', 'team', 'kind', 'webhook']).executeTakeFirst();
+        const job = await trx
+          .updateTable('crawl_jobs')
+          .set({ status, error, owner_pid: null, lease_owner: null, lease_expires_at: null })
+          .where('id', '=', jobId)
+          .where('status', '=', 'scraping')
+          .returning(['id', 'team', 'kind', 'webhook'])
+          .executeTakeFirst();
         if (!job) return undefined;
         return announce(trx, job, status === 'completed' ? 'completed' : 'failed', now, status === 'completed' ? {} : { error: error ?? status });
       });
@@ -229,17 +329,23 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
         let bytes = 0;
         let nextSkip: number | null = null;
         let lastPosition: number | null = null;
-        await eachPage(jobId, skip, 'document_not_null', (row) => {
-          const document = row.document!;
-          if (texts.length > 0 && bytes + document.length > maxBytes) {
-            nextSkip = row.position;
-            return false;
-          }
-          bytes += document.length;
-          texts.push(document);
-          lastPosition = row.position;
-          return true;
-        }, within);
+        await eachPage(
+          jobId,
+          skip,
+          'document_not_null',
+          (row) => {
+            const document = row.document!;
+            if (texts.length > 0 && bytes + document.length > maxBytes) {
+              nextSkip = row.position;
+              return false;
+            }
+            bytes += document.length;
+            texts.push(document);
+            lastPosition = row.position;
+            return true;
+          },
+          within,
+        );
         if (take && lastPosition !== null) await forget(within, jobId, skip, lastPosition);
         return { texts, nextSkip };
       };
@@ -254,7 +360,11 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
 
     /** The URLs robots.txt kept the crawl from (the first ROBOTS_BLOCKED_KEPT). */
     async setRobotsBlocked(jobId: string, urls: readonly string[]): Promise<void> {
-      await q.updateTable('crawl_jobs').set({ robots_blocked: JSON.stringify(urls.slice(0, ROBOTS_BLOCKED_KEPT)) }).where('id', '=', jobId).execute();
+      await q
+        .updateTable('crawl_jobs')
+        .set({ robots_blocked: JSON.stringify(urls.slice(0, ROBOTS_BLOCKED_KEPT)) })
+        .where('id', '=', jobId)
+        .execute();
     },
 
     async robotsBlocked(jobId: string): Promise<string[]> {
@@ -263,13 +373,27 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
     },
 
     async errors(jobId: string): Promise<CrawlPageError[]> {
-      const rows = await q.selectFrom('crawl_pages').select(['position', 'url', 'error', 'error_code', 'created_at']).where('job_id', '=', jobId).where('error', 'is not', null).orderBy('position').execute();
+      const rows = await q
+        .selectFrom('crawl_pages')
+        .select(['position', 'url', 'error', 'error_code', 'created_at'])
+        .where('job_id', '=', jobId)
+        .where('error', 'is not', null)
+        .orderBy('position')
+        .execute();
       return rows.map((row) => ({ id: `${jobId}:${row.position}`, timestamp: row.created_at, url: row.url, error: row.error!, code: row.error_code }));
     },
 
     /** The team's jobs of this kind still running. */
     async active(team: string, now: Date): Promise<(CrawlJobRecord & { options: unknown })[]> {
-      const rows = await q.selectFrom('crawl_jobs').selectAll().where('team', '=', team).where('kind', '=', kind).where('status', '=', 'scraping').where('expires_at', '>', now.toISOString()).orderBy('created_at').execute();
+      const rows = await q
+        .selectFrom('crawl_jobs')
+        .selectAll()
+        .where('team', '=', team)
+        .where('kind', '=', kind)
+        .where('status', '=', 'scraping')
+        .where('expires_at', '>', now.toISOString())
+        .orderBy('created_at')
+        .execute();
       return rows.map((row) => ({ ...fromRow(row), options: row.options === null ? null : JSON.parse(row.options) }));
     },
 
@@ -286,15 +410,25 @@ export function crawlJobStore(db: Db, kind: JobKind = 'crawl', storeOptions: Cra
 
     /** Jobs whose worker stopped (a crash, kill -9, a lost machine) can never finish: they are failed. */
     async recoverInterrupted(now = new Date()): Promise<number> {
-      const held = await q.selectFrom('crawl_jobs').select(['id', 'owner_pid', 'lease_owner', 'lease_expires_at']).where('status', '=', 'scraping').where('kind', '=', kind).execute();
+      const held = await q
+        .selectFrom('crawl_jobs')
+        .select(['id', 'owner_pid', 'lease_owner', 'lease_expires_at'])
+        .where('status', '=', 'scraping')
+        .where('kind', '=', kind)
+        .execute();
       let recovered = 0;
       let announced = false;
       for (const row of held.filter((candidate) => candidate.owner_pid !== process.pid && holderGone(candidate, now))) {
         const error = `interrupted: the process running the ${kind === 'crawl' ? 'crawl' : 'batch scrape'} ended before it finished`;
         await q.transaction().execute(async (trx) => {
-          const job = await trx.updateTable('crawl_jobs').set({ status: 'failed', error, owner_pid: null, lease_owner: null, lease_expires_at: null })
-            .where('id', '=', row.id).where('status', '=', 'scraping').where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
-            .returning(['id', 'team', 'kind', 'webhook']).executeTakeFirst();
+          const job = await trx
+            .updateTable('crawl_jobs')
+            .set({ status: 'failed', error, owner_pid: null, lease_owner: null, lease_expires_at: null })
+            .where('id', '=', row.id)
+            .where('status', '=', 'scraping')
+            .where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
+            .returning(['id', 'team', 'kind', 'webhook'])
+            .executeTakeFirst();
           if (!job) return;
           recovered++;
           if (await announce(trx, job, 'failed', now, { error })) announced = true;
@@ -314,6 +448,12 @@ export type CrawlJobStore = ReturnType<typeof crawlJobStore>;
  * their URL and position (a page's place, which later pages' positions follow) and no document.
  */
 async function forget(within: Query, jobId: string, from: number, to: number): Promise<void> {
-  await within.updateTable('crawl_pages').set({ document: null, scrape_id: null }).where('job_id', '=', jobId).where('position', '>=', from).where('position', '<=', to)
-    .where('document', 'is not', null).execute();
+  await within
+    .updateTable('crawl_pages')
+    .set({ document: null, scrape_id: null })
+    .where('job_id', '=', jobId)
+    .where('position', '>=', from)
+    .where('position', '<=', to)
+    .where('document', 'is not', null)
+    .execute();
 }

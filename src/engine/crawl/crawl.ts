@@ -19,7 +19,6 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { compilePathPattern, PathPatternError, type PathPattern } from '../../spec/path-patterns.js';
 import { CRAWL_DEFAULTS } from './defaults.js';
 
-
 export interface CrawlOptions {
   limit?: number | undefined;
   maxDepth?: number | undefined;
@@ -240,7 +239,7 @@ export async function crawl(
     try {
       const document = await scrape({ url: item.url, options: pageOptions }, context);
       const isHtml = /html/.test(document.metadata.contentType ?? 'text/html');
-      const links = isHtml && item.depth < maxDepth ? document.links ?? [] : [];
+      const links = isHtml && item.depth < maxDepth ? (document.links ?? []) : [];
       if (!wantsLinks) delete document.links;
       return { result: { url: item.url, depth: item.depth, document }, links };
     } catch (error) {

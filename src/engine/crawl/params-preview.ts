@@ -27,7 +27,12 @@ const INSTRUCTIONS = `You turn a user's description of what to crawl on a websit
 Paths are matched against the URL's path, starting with "/".`;
 
 /** The options the model derived from `prompt` for a crawl of `url`, and what was dropped. */
-export async function previewCrawlParams(model: ChatModel, url: string, prompt: string, signal?: AbortSignal): Promise<{ data: Record<string, unknown> & { url: string }; warning?: string }> {
+export async function previewCrawlParams(
+  model: ChatModel,
+  url: string,
+  prompt: string,
+  signal?: AbortSignal,
+): Promise<{ data: Record<string, unknown> & { url: string }; warning?: string }> {
   const messages: ChatMessage[] = [
     { role: 'system', content: INSTRUCTIONS },
     { role: 'user', content: `The crawl starts at ${JSON.stringify(url)}. The user's description: ${JSON.stringify(prompt)}` },
@@ -50,5 +55,8 @@ export async function previewCrawlParams(model: ChatModel, url: string, prompt: 
     messages.push({ role: 'assistant', content: reply.content ?? '' });
     messages.push({ role: 'user', content: `That answer is not valid: ${problem}. Answer again with one JSON object of crawl options, and nothing else.` });
   }
-  throw new WebwatchError(`the model did not answer with crawl options as a JSON object in ${PREVIEW_ATTEMPTS} attempts: ${problem}`, { status: 502, code: 'LLM_BAD_RESPONSE' });
+  throw new WebwatchError(`the model did not answer with crawl options as a JSON object in ${PREVIEW_ATTEMPTS} attempts: ${problem}`, {
+    status: 502,
+    code: 'LLM_BAD_RESPONSE',
+  });
 }

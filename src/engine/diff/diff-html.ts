@@ -71,7 +71,11 @@ export function diffSegments(diff: PageDiff, current?: string): DiffSegment[] {
 
 /** A long unchanged stretch (the diff's context can merge) keeps three lines each side, the rest folded. */
 function splitLong(lines: string[]): DiffSegment[] {
-  return [{ kind: 'same', lines: lines.slice(0, 3) }, { kind: 'fold', count: lines.length - 6, lines: lines.slice(3, -3) }, { kind: 'same', lines: lines.slice(-3) }];
+  return [
+    { kind: 'same', lines: lines.slice(0, 3) },
+    { kind: 'fold', count: lines.length - 6, lines: lines.slice(3, -3) },
+    { kind: 'same', lines: lines.slice(-3) },
+  ];
 }
 
 export interface Piece {
@@ -117,7 +121,13 @@ const INLINE = {
 };
 
 const piecesHtml = (pieces: readonly Piece[], tag: 'del' | 'ins', style: MarkStyle) =>
-  pieces.map((piece) => (piece.marked && piece.text.trim() ? `<${tag}${style === 'inline' ? ` style="${INLINE[tag]}"` : ''}>${escapeHtml(piece.text)}</${tag}>` : escapeHtml(piece.text))).join('');
+  pieces
+    .map((piece) =>
+      piece.marked && piece.text.trim()
+        ? `<${tag}${style === 'inline' ? ` style="${INLINE[tag]}"` : ''}>${escapeHtml(piece.text)}</${tag}>`
+        : escapeHtml(piece.text),
+    )
+    .join('');
 
 /**
  * The stretches side by side, the previous page left and the current right; unchanged text spans
@@ -130,7 +140,10 @@ export function diffTableHtml(segments: readonly DiffSegment[], style: MarkStyle
     if (segment.kind === 'fold') {
       const label = `${segment.count} unchanged line${segment.count === 1 ? '' : 's'}`;
       // E-mail shows only how many: a mail reader may not fold.
-      const body = segment.lines && style === 'classes' ? `<details><summary>${label}</summary><div class="same">${escapeHtml(segment.lines.join('\n'))}</div></details>` : `⋯ ${label}`;
+      const body =
+        segment.lines && style === 'classes'
+          ? `<details><summary>${label}</summary><div class="same">${escapeHtml(segment.lines.join('\n'))}</div></details>`
+          : `⋯ ${label}`;
       return `<tr><td colspan="2"${attr('fold', 'fold')}>${body}</td></tr>`;
     }
     const { before, after } = markWords(segment.removed, segment.added);
@@ -148,9 +161,12 @@ const shownValue = (value: unknown) => (value === null || value === undefined ? 
 
 /** Extracted JSON's changed fields as a table: the path, the value before and after. */
 export function fieldsTableHtml(fields: JsonFieldDiff, style: MarkStyle): string {
-  const cell = (side?: 'before' | 'after') => (style === 'inline' ? ` style="${INLINE.field}${side ? `;${INLINE[side]}` : ''}"` : side ? ` class="${side}"` : '');
-  const rows = Object.entries(fields).map(([path, { previous, current }]) =>
-    `<tr><td${cell()}><code>${escapeHtml(path)}</code></td><td${cell('before')}><code>${escapeHtml(shownValue(previous))}</code></td><td${cell('after')}><code>${escapeHtml(shownValue(current))}</code></td></tr>`);
+  const cell = (side?: 'before' | 'after') =>
+    style === 'inline' ? ` style="${INLINE.field}${side ? `;${INLINE[side]}` : ''}"` : side ? ` class="${side}"` : '';
+  const rows = Object.entries(fields).map(
+    ([path, { previous, current }]) =>
+      `<tr><td${cell()}><code>${escapeHtml(path)}</code></td><td${cell('before')}><code>${escapeHtml(shownValue(previous))}</code></td><td${cell('after')}><code>${escapeHtml(shownValue(current))}</code></td></tr>`,
+  );
   return `<table${style === 'inline' ? ` style="${INLINE.fields}"` : ' class="fields"'}><thead><tr><th>field</th><th>before</th><th>after</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 

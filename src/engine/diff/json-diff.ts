@@ -40,10 +40,11 @@ export const sameJson = (previous: unknown, current: unknown) => Object.keys(dif
 /** A field diff as lines a person (and the lexical judge) reads like a unified diff: `-path: before`, `+path: after`. */
 export function fieldDiffText(fields: JsonFieldDiff): string {
   const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-  return Object.entries(fields).map(([path, { previous, current }]) => [
-    ...(previous !== null ? [`-${path}: ${show(previous)}`] : []),
-    ...(current !== null ? [`+${path}: ${show(current)}`] : []),
-  ].join('\n')).join('\n');
+  return Object.entries(fields)
+    .map(([path, { previous, current }]) =>
+      [...(previous !== null ? [`-${path}: ${show(previous)}`] : []), ...(current !== null ? [`+${path}: ${show(current)}`] : [])].join('\n'),
+    )
+    .join('\n');
 }
 
 /** A page's diff as text: the markdown's unified diff, else its JSON fields' changes. */

@@ -12,7 +12,11 @@ const HEADING_LINE = /^<!-- (title|headline): (.*) -->$/;
 export const isHeadingLine = (line: string) => HEADING_LINE.test(line);
 
 /** A heading as one line of a comment: no line breaks, and no `-->` that would end it early. */
-const asCommentText = (text: string) => text.replace(/\s+/g, ' ').replace(/--+>?/g, (dashes) => dashes.replace(/-/g, '\u2010')).trim();
+const asCommentText = (text: string) =>
+  text
+    .replace(/\s+/g, ' ')
+    .replace(/--+>?/g, (dashes) => dashes.replace(/-/g, '\u2010'))
+    .trim();
 
 /** The plain text of a markdown heading line (`## Pricing` -> `Pricing`), undefined for another line. */
 const headingText = (line: string) => /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];

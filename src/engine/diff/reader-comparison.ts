@@ -21,7 +21,6 @@ import { hasCurrency, maskClocks, maskCounts, maskTimes, type VolatileKind } fro
 let diffLibrary: typeof import('diff') | undefined;
 const diffModule = () => (diffLibrary ??= createRequire(import.meta.url)('diff') as typeof import('diff'));
 
-
 /** A difference that does not count, as a user is shown it. */
 export type NoisePart = PageNoise['parts'][number];
 
@@ -121,7 +120,9 @@ const SLUG_PART = /^(?:[a-z]+|[A-Z]+|[A-Z][a-z]+|\d+)$/;
  */
 const isToken = (value: string) =>
   (/^[\w-]{12,}$/.test(value) && !value.split(/[-_]+/).every((part) => SLUG_PART.test(part))) ||
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) || /^\d{9,}$/.test(value) || /^[0-9a-f]{16,}$/i.test(value);
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ||
+  /^\d{9,}$/.test(value) ||
+  /^[0-9a-f]{16,}$/i.test(value);
 
 /**
  * A part of a file name that is a content hash (hex, as build tools and CDNs write it:
@@ -138,7 +139,10 @@ function reducedImageAddress(address: string): string {
     return address.replace(/[?#].*$/, '');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return address.slice(0, 200);
-  const path = url.pathname.split('/').map((segment) => (/^v?\d{9,13}$/.test(segment) ? '' : segment.replace(HASHED_NAME_PART, ''))).join('/');
+  const path = url.pathname
+    .split('/')
+    .map((segment) => (/^v?\d{9,13}$/.test(segment) ? '' : segment.replace(HASHED_NAME_PART, '')))
+    .join('/');
   return `${url.host}${path}`;
 }
 
@@ -148,10 +152,13 @@ function reducedLinkAddress(address: string): string {
   if (query === -1) return address;
   const end = address.indexOf('#', query);
   const search = address.slice(query + 1, end === -1 ? undefined : end);
-  const kept = search.split('&').filter((pair) => pair && !/^utm_/i.test(pair)).map((pair) => {
-    const [name, value = ''] = pair.split('=', 2) as [string, string?];
-    return isToken(value) ? `${name}=*` : pair;
-  });
+  const kept = search
+    .split('&')
+    .filter((pair) => pair && !/^utm_/i.test(pair))
+    .map((pair) => {
+      const [name, value = ''] = pair.split('=', 2) as [string, string?];
+      return isToken(value) ? `${name}=*` : pair;
+    });
   return `${address.slice(0, query)}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
 }
 
@@ -347,23 +354,32 @@ export function comparePages(previous: string, current: string, language?: strin
   const boxes: NoisePart[] = [];
   const places: Place[] = [];
   for (const hunk of hunks) {
-    const volatile = hunk.removed.length === hunk.added.length && hunk.removed.every((was, i) => {
-      const now = hunk.added[i]!;
-      const kind = before.reduced(was) === after.reduced(now)
-        ? (before.shown[was]!.includes('![') ? 'asset address' : 'link token')
-        : volatileDifference(
-          { shown: before.shown[was]!, read: before.read(was), prose: before.isProse(was), zone: before.zone(was) },
-          { shown: after.shown[now]!, read: after.read(now), prose: after.isProse(now), zone: after.zone(now) },
-          language,
-        );
-      if (kind) parts.push({ kind, before: before.shown[was]!, after: after.shown[now]! });
-      return kind !== undefined;
-    });
+    const volatile =
+      hunk.removed.length === hunk.added.length &&
+      hunk.removed.every((was, i) => {
+        const now = hunk.added[i]!;
+        const kind =
+          before.reduced(was) === after.reduced(now)
+            ? before.shown[was]!.includes('![')
+              ? 'asset address'
+              : 'link token'
+            : volatileDifference(
+                { shown: before.shown[was]!, read: before.read(was), prose: before.isProse(was), zone: before.zone(was) },
+                { shown: after.shown[now]!, read: after.read(now), prose: after.isProse(now), zone: after.zone(now) },
+                language,
+              );
+        if (kind) parts.push({ kind, before: before.shown[was]!, after: after.shown[now]! });
+        return kind !== undefined;
+      });
     if (volatile) continue;
     // A box of links or images replaced in place, line for line: the page's history may tell it rotates.
     // A single line must be an image (an ad's creative): one link replaced is more likely the news itself.
-    const box = hunk.removed.length === hunk.added.length && hunk.removed.every((i) => isBoxLine(before.read(i))) && hunk.added.every((i) => isBoxLine(after.read(i)))
-      && (hunk.added.length >= 2 || hunk.added.every((i) => after.read(i).visible.replace(/\s/g, '').length === after.read(i).bracketed && after.shown[i]!.includes('![')));
+    const box =
+      hunk.removed.length === hunk.added.length &&
+      hunk.removed.every((i) => isBoxLine(before.read(i))) &&
+      hunk.added.every((i) => isBoxLine(after.read(i))) &&
+      (hunk.added.length >= 2 ||
+        hunk.added.every((i) => after.read(i).visible.replace(/\s/g, '').length === after.read(i).bracketed && after.shown[i]!.includes('![')));
     if (!box) return { changed: true };
     const edge = (i: number) => (i >= 0 && i < after.shown.length ? after.reduced(i) : '');
     places.push({ before: edge(hunk.added[0]! - 1), after: edge(hunk.added.at(-1)! + 1) });
@@ -372,7 +388,6 @@ export function comparePages(previous: string, current: string, language?: strin
   if (places.length > 0) return { changed: true, unsettled: { places, boxes, parts } };
   return parts.length > 0 ? noiseOf(parts) : { changed: false };
 }
-
 
 /** A line that is a link or an image, or mostly links: what boxes of teasers and ads are made of. */
 function isBoxLine(line: ReadLine): boolean {

@@ -91,8 +91,15 @@ function relativeTimesIn(tag: string): string[] {
           const parts = numeric.formatToParts(signed, unit);
           const at = parts.findIndex((part) => part.type === 'integer');
           if (at === -1) continue;
-          const before = parts.slice(0, at).map((part) => part.value).join('');
-          const after = parts.slice(at).filter((part) => part.type === 'literal').map((part) => part.value).join('');
+          const before = parts
+            .slice(0, at)
+            .map((part) => part.value)
+            .join('');
+          const after = parts
+            .slice(at)
+            .filter((part) => part.type === 'literal')
+            .map((part) => part.value)
+            .join('');
           // "-3 h" or "+3 h": too little of it is words to tell it from anything else.
           if (letters(before + after) < 2) continue;
           alternatives.add(`${spaced(before.toLowerCase())}${DIGITS}${spaced(after.toLowerCase())}`);
@@ -123,7 +130,8 @@ function relativeTimesOf(tags: readonly string[]): RegExp | null {
 }
 
 /** A time of day with seconds, or a timestamp: what a page's render clock prints. */
-const CLOCK = /\p{Nd}{4}-\p{Nd}{2}-\p{Nd}{2}[T ]\p{Nd}{2}:\p{Nd}{2}(?::\p{Nd}{2}(?:[.,]\p{Nd}{1,9})?)?(?:Z|[+-]\p{Nd}{2}:?\p{Nd}{2})?|(?<!\p{Nd})\p{Nd}{1,2}:\p{Nd}{2}:\p{Nd}{2}(?:[.,]\p{Nd}{1,9})?(?!\p{Nd})/gu;
+const CLOCK =
+  /\p{Nd}{4}-\p{Nd}{2}-\p{Nd}{2}[T ]\p{Nd}{2}:\p{Nd}{2}(?::\p{Nd}{2}(?:[.,]\p{Nd}{1,9})?)?(?:Z|[+-]\p{Nd}{2}:?\p{Nd}{2})?|(?<!\p{Nd})\p{Nd}{1,2}:\p{Nd}{2}:\p{Nd}{2}(?:[.,]\p{Nd}{1,9})?(?!\p{Nd})/gu;
 
 const monthsAndDays = new Map<string, RegExp | null>();
 
@@ -143,7 +151,10 @@ function calendarWordsOf(tags: readonly string[]): RegExp | null {
       for (let day = 0; day < 7; day++) names.add(days.format(Date.UTC(2026, 10, 1 + day)).toLowerCase());
     }
   }
-  const words = [...names].filter((name) => letters(name) >= 3 && !/\p{Nd}/u.test(name)).sort((a, b) => b.length - a.length).map(spaced);
+  const words = [...names]
+    .filter((name) => letters(name) >= 3 && !/\p{Nd}/u.test(name))
+    .sort((a, b) => b.length - a.length)
+    .map(spaced);
   return words.length > 0 ? new RegExp(`(?<![\\p{L}])(?:${words.join('|')})(?![\\p{L}])`, 'gu') : null;
 }
 

@@ -35,7 +35,11 @@ export function parseColor(value: string | undefined): Rgba | undefined {
   return undefined;
 }
 
-export const toHex = ({ r, g, b }: Rgba) => `#${[r, g, b].map((n) => Math.round(n).toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+export const toHex = ({ r, g, b }: Rgba) =>
+  `#${[r, g, b]
+    .map((n) => Math.round(n).toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase()}`;
 
 /** A colour that shows: not transparent. */
 const solid = (value: string | undefined) => {
@@ -55,7 +59,11 @@ const luminance = ({ r, g, b }: Rgba) => {
 /** Grey, white or black: not a brand colour. */
 const isNeutral = ({ r, g, b }: Rgba) => Math.max(r, g, b) - Math.min(r, g, b) < 24;
 
-const stackOf = (fontFamily: string | undefined) => (fontFamily ?? '').split(',').map((family) => family.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
+const stackOf = (fontFamily: string | undefined) =>
+  (fontFamily ?? '')
+    .split(',')
+    .map((family) => family.trim().replace(/^["']|["']$/g, ''))
+    .filter(Boolean);
 const px = (value: string | undefined) => (value && /^[\d.]+px$/.test(value) ? value : undefined);
 const weight = (value: string | undefined) => (value && /^\d+$/.test(value) ? Number(value) : undefined);
 /** A line height as a ratio of the font size (computed styles give pixels, or `normal`). */
@@ -67,7 +75,11 @@ const lineRatio = (style: StyleSample | undefined) => {
 };
 
 const defined = <T extends Record<string, unknown>>(object: T): Partial<T> =>
-  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined && value !== null && !(typeof value === 'object' && Object.keys(value as object).length === 0))) as Partial<T>;
+  Object.fromEntries(
+    Object.entries(object).filter(
+      ([, value]) => value !== undefined && value !== null && !(typeof value === 'object' && Object.keys(value as object).length === 0),
+    ),
+  ) as Partial<T>;
 
 /** Colours by how often they fill the page's buttons, brand colours before neutral ones. */
 function buttonColours(buttons: readonly StyleSample[]): { colour: Rgba; button: StyleSample }[] {
@@ -88,7 +100,12 @@ function buttonStyle(button: StyleSample | undefined) {
   const background = solid(button.background);
   const text = solid(button.color);
   const border = solid(button.borderColor);
-  return defined({ background: background && toHex(background), textColor: text && toHex(text), borderColor: border && toHex(border), borderRadius: button.borderRadius });
+  return defined({
+    background: background && toHex(background),
+    textColor: text && toHex(text),
+    borderColor: border && toHex(border),
+    borderRadius: button.borderRadius,
+  });
 }
 
 export function brandingProfile(input: BrandingInput): BrandingProfile {
@@ -123,22 +140,42 @@ export function brandingProfile(input: BrandingInput): BrandingProfile {
   const primaryButton = brand[0]?.button ?? ranked[0]?.button;
   const secondaryButton = ranked.find((entry) => entry.button !== primaryButton)?.button;
   const logo = sample.logos[0]?.src ?? null;
-  const brandName = input.siteName ?? input.title?.split(/\s[|\-–—·:]\s/).pop()?.trim();
+  const brandName =
+    input.siteName ??
+    input.title
+      ?.split(/\s[|\-–—·:]\s/)
+      .pop()
+      ?.trim();
 
   const colors = defined({
-    primary: hex(primary), secondary: hex(secondary), accent: hex(accent), background: toHex(background),
-    textPrimary: hex(text), textSecondary: hex(muted && text && toHex(muted) !== toHex(text) ? muted : undefined), link: hex(link),
+    primary: hex(primary),
+    secondary: hex(secondary),
+    accent: hex(accent),
+    background: toHex(background),
+    textPrimary: hex(text),
+    textSecondary: hex(muted && text && toHex(muted) !== toHex(text) ? muted : undefined),
+    link: hex(link),
   });
   return {
-    colorScheme: luminance(background) < 0.4 ? 'dark' as const : 'light' as const,
+    colorScheme: luminance(background) < 0.4 ? ('dark' as const) : ('light' as const),
     ...(brandName && { brandName }),
     logo,
     fonts: [...families.values()].map(({ family, role }) => ({ family, role: role.join(', ') })),
     colors,
     typography: defined({
       fontFamilies: defined({ primary: bodyStack[0], heading: headingStack[0], code: codeStack[0] }),
-      fontStacks: defined({ primary: bodyStack.length > 0 ? bodyStack : undefined, heading: headingStack.length > 0 ? headingStack : undefined, body: bodyStack.length > 0 ? bodyStack : undefined }),
-      fontSizes: defined({ h1: px(sample.headings.h1?.fontSize), h2: px(sample.headings.h2?.fontSize), h3: px(sample.headings.h3?.fontSize), body: px(sample.body.fontSize), small: px(sample.small?.fontSize) }),
+      fontStacks: defined({
+        primary: bodyStack.length > 0 ? bodyStack : undefined,
+        heading: headingStack.length > 0 ? headingStack : undefined,
+        body: bodyStack.length > 0 ? bodyStack : undefined,
+      }),
+      fontSizes: defined({
+        h1: px(sample.headings.h1?.fontSize),
+        h2: px(sample.headings.h2?.fontSize),
+        h3: px(sample.headings.h3?.fontSize),
+        body: px(sample.body.fontSize),
+        small: px(sample.small?.fontSize),
+      }),
       lineHeights: defined({ heading: lineRatio(sample.headings.h1), body: lineRatio(sample.body) }),
       fontWeights: defined({ regular: weight(sample.body.fontWeight), bold: weight(sample.headings.h1?.fontWeight) }),
     }),
@@ -149,7 +186,8 @@ export function brandingProfile(input: BrandingInput): BrandingProfile {
       input: sample.input && defined({ borderColor: hex(solid(sample.input.borderColor)), borderRadius: sample.input.borderRadius }),
     }),
     images: { logo, favicon: input.favicon ?? null, ogImage: input.ogImage ?? null },
-    ...(primaryButton?.transitionDuration && primaryButton.transitionDuration !== '0s' && { animations: { transitionDuration: primaryButton.transitionDuration } }),
+    ...(primaryButton?.transitionDuration &&
+      primaryButton.transitionDuration !== '0s' && { animations: { transitionDuration: primaryButton.transitionDuration } }),
     fieldSources: {
       colors: 'computed styles',
       typography: 'computed styles',

@@ -82,7 +82,12 @@ export async function extractFormats(options: ScrapeOptions, input: ExtractionIn
   const trackedResult = tracking?.json
     ? tracking.prompt === undefined && tracking.schema === undefined && jsonResult
       ? jsonResult
-      : extractJson(model!, page, { ...(tracking.prompt !== undefined && { prompt: tracking.prompt }), ...(tracking.schema && { schema: tracking.schema }) }, chat)
+      : extractJson(
+          model!,
+          page,
+          { ...(tracking.prompt !== undefined && { prompt: tracking.prompt }), ...(tracking.schema && { schema: tracking.schema }) },
+          chat,
+        )
     : undefined;
   const [summary, extracted, tracked, answer, selected, product, menu] = await Promise.all([
     formatOf(options, 'summary') !== undefined ? summarize(model!, page, chat) : undefined,
@@ -91,12 +96,20 @@ export async function extractFormats(options: ScrapeOptions, input: ExtractionIn
     question && typeof question === 'object' ? answerQuestion(model!, page, question.question, chat) : undefined,
     highlights && typeof highlights === 'object' ? selectHighlights(model!, page, highlights.query, chat) : undefined,
     formatOf(options, 'product') !== undefined ? productOf(structured(), page, model, context.signal) : undefined,
-    formatOf(options, 'menu') !== undefined ? menuOf(structured(), { ...page, ...(input.metadata.title && { title: input.metadata.title }) }, model, context.signal) : undefined,
+    formatOf(options, 'menu') !== undefined
+      ? menuOf(structured(), { ...page, ...(input.metadata.title && { title: input.metadata.title }) }, model, context.signal)
+      : undefined,
   ]);
   let branding: BrandingProfile | undefined;
   if (formatOf(options, 'branding') !== undefined) {
-    if (!input.branding) throw new WebwatchError('the branding format needs the page rendered by the browser, and it was not', { status: 500, code: 'SCRAPE_BRANDING_FAILED' });
-    branding = brandingProfile({ sample: input.branding, pageUrl: input.url, ...input.metadata, ...(input.metadata.ogSiteName && { siteName: input.metadata.ogSiteName }) });
+    if (!input.branding)
+      throw new WebwatchError('the branding format needs the page rendered by the browser, and it was not', { status: 500, code: 'SCRAPE_BRANDING_FAILED' });
+    branding = brandingProfile({
+      sample: input.branding,
+      pageUrl: input.url,
+      ...input.metadata,
+      ...(input.metadata.ogSiteName && { siteName: input.metadata.ogSiteName }),
+    });
   }
   // A model's words can repeat the page's control characters: they go, as from the page itself.
   return {

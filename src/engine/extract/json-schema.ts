@@ -18,7 +18,10 @@ export async function compileSchema(schema: Record<string, unknown>, path = 'sch
   try {
     validate = ajv.compile(body);
   } catch (error) {
-    throw new WebwatchError(ERROR_MESSAGES.unprocessable, { status: 422, details: [{ path, message: `is not a valid JSON Schema: ${(error as Error).message}` }] });
+    throw new WebwatchError(ERROR_MESSAGES.unprocessable, {
+      status: 422,
+      details: [{ path, message: `is not a valid JSON Schema: ${(error as Error).message}` }],
+    });
   }
   return (value) => (validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(the result)'} ${e.message ?? 'is invalid'}`));
 }

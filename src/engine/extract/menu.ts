@@ -5,14 +5,19 @@
  */
 import type { ChatModel } from '../llm/chat.js';
 import { extractJson, type PageText } from './model-formats.js';
-import { availabilityOf, type Price } from './product.js';
+import { availabilityOf } from './product.js';
 import { absolute, amountOf, formattedPrice, nodes, ofType, text, values, type SchemaNode } from './structured-data.js';
 
 export type { MenuItem, MenuProfile, MenuSection } from '../../contract/scrape.js';
 import type { MenuItem, MenuProfile, MenuSection } from '../../contract/scrape.js';
 
 /** `https://schema.org/VeganDiet` is `vegan`; `GlutenFreeDiet` is `gluten free`. */
-const dietOf = (value: string) => value.replace(/^.*[/#:]/, '').replace(/Diet$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+const dietOf = (value: string) =>
+  value
+    .replace(/^.*[/#:]/, '')
+    .replace(/Diet$/, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
 
 function itemOf(node: Record<string, unknown>, id: string, pageUrl: string): MenuItem {
   const offer = nodes(node, 'offers')[0];
@@ -22,7 +27,10 @@ function itemOf(node: Record<string, unknown>, id: string, pageUrl: string): Men
   const merchantItemId = text(node, 'identifier') ?? text(node, 'sku') ?? (offer && text(offer, 'sku'));
   const url = absolute(text(node, 'url'), pageUrl);
   const description = text(node, 'description');
-  const images = values(node, 'image').map((image) => absolute(typeof image === 'string' ? image : text(image as Record<string, unknown>, 'url'), pageUrl)).filter((u): u is string => !!u).map((u) => ({ url: u }));
+  const images = values(node, 'image')
+    .map((image) => absolute(typeof image === 'string' ? image : text(image as Record<string, unknown>, 'url'), pageUrl))
+    .filter((u): u is string => !!u)
+    .map((u) => ({ url: u }));
   return {
     id,
     name: text(node, 'name') ?? '',
@@ -30,9 +38,15 @@ function itemOf(node: Record<string, unknown>, id: string, pageUrl: string): Men
     images,
     ...(amount !== undefined && { price: { amount, ...(currency && { currency }), formatted: formattedPrice(amount, currency) } }),
     availability: availabilityOf(offer && text(offer, 'availability')) ?? { inStock: true, text: 'listed on the menu' },
-    dietary: values(node, 'suitableForDiet').map((diet) => (typeof diet === 'string' ? diet : text(diet as Record<string, unknown>, '@id') ?? '')).filter(Boolean).map(dietOf),
+    dietary: values(node, 'suitableForDiet')
+      .map((diet) => (typeof diet === 'string' ? diet : (text(diet as Record<string, unknown>, '@id') ?? '')))
+      .filter(Boolean)
+      .map(dietOf),
     ...(calories !== undefined && { calories }),
-    optionGroups: nodes(node, 'menuAddOn').map((addOn) => ({ name: text(addOn, 'name'), items: nodes(addOn, 'hasMenuItem').map((item) => text(item, 'name')) })),
+    optionGroups: nodes(node, 'menuAddOn').map((addOn) => ({
+      name: text(addOn, 'name'),
+      items: nodes(addOn, 'hasMenuItem').map((item) => text(item, 'name')),
+    })),
     identifiers: merchantItemId ? { merchantItemId } : {},
     ...(url && { url }),
     sourceUrl: pageUrl,
@@ -43,7 +57,9 @@ function sectionsOf(menu: Record<string, unknown>, pageUrl: string): MenuSection
   const sections: MenuSection[] = [];
   const add = (node: Record<string, unknown>, fallbackName: string) => {
     const index = sections.length + 1;
-    const items = nodes(node, 'hasMenuItem').map((item, position) => itemOf(item, `s${index}-i${position + 1}`, pageUrl)).filter((item) => item.name);
+    const items = nodes(node, 'hasMenuItem')
+      .map((item, position) => itemOf(item, `s${index}-i${position + 1}`, pageUrl))
+      .filter((item) => item.name);
     const description = text(node, 'description');
     if (items.length > 0) sections.push({ id: `s${index}`, name: text(node, 'name') ?? fallbackName, ...(description && { description }), items });
     for (const inner of nodes(node, 'hasMenuSection')) add(inner, fallbackName);
@@ -71,7 +87,14 @@ export function menuFromPage(found: readonly SchemaNode[], pageUrl: string, page
     merchant: {
       name: (merchantNode && text(merchantNode, 'name')) ?? pageTitle ?? new URL(pageUrl).hostname,
       type: merchantType,
-      ...(address && { location: { street: text(address, 'streetAddress'), city: text(address, 'addressLocality'), postalCode: text(address, 'postalCode'), country: text(address, 'addressCountry') } }),
+      ...(address && {
+        location: {
+          street: text(address, 'streetAddress'),
+          city: text(address, 'addressLocality'),
+          postalCode: text(address, 'postalCode'),
+          country: text(address, 'addressCountry'),
+        },
+      }),
     },
     currency,
     sections,
@@ -99,7 +122,13 @@ const MENU_SCHEMA = {
             items: {
               type: 'object',
               required: ['name'],
-              properties: { name: { type: 'string', minLength: 1 }, description: { type: 'string' }, price: { type: ['number', 'null'] }, dietary: { type: 'array', items: { type: 'string' } }, calories: { type: ['number', 'null'] } },
+              properties: {
+                name: { type: 'string', minLength: 1 },
+                description: { type: 'string' },
+                price: { type: ['number', 'null'] },
+                dietary: { type: 'array', items: { type: 'string' } },
+                calories: { type: ['number', 'null'] },
+              },
             },
           },
         },
@@ -116,13 +145,24 @@ interface ModelMenu {
 }
 
 /** The menu: the page's own data, else the model's reading; undefined when neither can say. */
-export async function readMenu(found: readonly SchemaNode[], page: PageText & { title?: string }, model: ChatModel | undefined, signal?: AbortSignal): Promise<MenuProfile | undefined> {
+export async function readMenu(
+  found: readonly SchemaNode[],
+  page: PageText & { title?: string },
+  model: ChatModel | undefined,
+  signal?: AbortSignal,
+): Promise<MenuProfile | undefined> {
   const stated = menuFromPage(found, page.url, page.title);
   if (stated || !model) return stated;
-  const answer = (await extractJson(model, page, {
-    prompt: 'Read the menu of food or drinks this page shows, if it shows one: its merchant, currency (ISO 4217 code) and sections with their items (name, description, price as a number, dietary labels, calories). If the page shows no menu, answer with isMenu false and no sections.',
-    schema: MENU_SCHEMA,
-  }, { ...(signal && { signal }) })) as ModelMenu;
+  const answer = (await extractJson(
+    model,
+    page,
+    {
+      prompt:
+        'Read the menu of food or drinks this page shows, if it shows one: its merchant, currency (ISO 4217 code) and sections with their items (name, description, price as a number, dietary labels, calories). If the page shows no menu, answer with isMenu false and no sections.',
+      schema: MENU_SCHEMA,
+    },
+    { ...(signal && { signal }) },
+  )) as ModelMenu;
   const currency = answer.currency ?? null;
   return {
     isMenu: answer.isMenu,
@@ -138,7 +178,9 @@ export async function readMenu(found: readonly SchemaNode[], page: PageText & { 
         name: item.name,
         ...(item.description && { description: item.description }),
         images: [],
-        ...(typeof item.price === 'number' && { price: { amount: item.price, ...(currency && { currency }), formatted: formattedPrice(item.price, currency ?? undefined) } }),
+        ...(typeof item.price === 'number' && {
+          price: { amount: item.price, ...(currency && { currency }), formatted: formattedPrice(item.price, currency ?? undefined) },
+        }),
         availability: { inStock: true, text: 'listed on the menu' },
         dietary: item.dietary ?? [],
         ...(typeof item.calories === 'number' && { calories: item.calories }),

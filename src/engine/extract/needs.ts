@@ -60,18 +60,24 @@ export function modelNeeds(options: ScrapeOptions): string[] {
 
 /** Whether the extraction step has anything to do for this request. */
 export function extractionWanted(options: ScrapeOptions): boolean {
-  return modelNeeds(options).length > 0 || PAGE_FIRST_FORMATS.some((type) => formatOf(options, type) !== undefined) || formatOf(options, 'branding') !== undefined;
+  return (
+    modelNeeds(options).length > 0 || PAGE_FIRST_FORMATS.some((type) => formatOf(options, type) !== undefined) || formatOf(options, 'branding') !== undefined
+  );
 }
 
-export const MODEL_SETUP = 'set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
+export const MODEL_SETUP =
+  'set llm.baseUrl and llm.model in the config (any OpenAI-compatible server: Ollama, llama.cpp, vLLM or a hosted API), and WEBWATCH_LLM_API_KEY if it needs a key';
 
 /** The error of a request that needs a model where none is configured: it says how to configure one. */
 export function modelNotConfigured(what: readonly string[], reason?: string): WebwatchError {
-  return new WebwatchError(`${what.join(', ')} ${what.length > 1 ? 'need' : 'needs'} a language model${reason ? ` (${reason})` : ''}, and none is configured: ${MODEL_SETUP}`, {
-    status: 400,
-    exitCode: EXIT.usage,
-    code: MODEL_NOT_CONFIGURED_CODE,
-    details: { needs: what },
-    suggestion: 'see "Model formats" in docs/models.md for an example with Ollama',
-  });
+  return new WebwatchError(
+    `${what.join(', ')} ${what.length > 1 ? 'need' : 'needs'} a language model${reason ? ` (${reason})` : ''}, and none is configured: ${MODEL_SETUP}`,
+    {
+      status: 400,
+      exitCode: EXIT.usage,
+      code: MODEL_NOT_CONFIGURED_CODE,
+      details: { needs: what },
+      suggestion: 'see "Model formats" in docs/models.md for an example with Ollama',
+    },
+  );
 }

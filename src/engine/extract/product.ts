@@ -41,7 +41,12 @@ function originalPriceOf(offer: Record<string, unknown>, current: Price | undefi
 
 function imagesOf(node: Record<string, unknown>, base: string): { url: string }[] {
   return values(node, 'image')
-    .map((image) => absolute(typeof image === 'string' ? image : text(image as Record<string, unknown>, 'url') ?? text(image as Record<string, unknown>, 'contentUrl'), base))
+    .map((image) =>
+      absolute(
+        typeof image === 'string' ? image : (text(image as Record<string, unknown>, 'url') ?? text(image as Record<string, unknown>, 'contentUrl')),
+        base,
+      ),
+    )
     .filter((url): url is string => url !== undefined)
     .map((url) => ({ url }));
 }
@@ -130,16 +135,26 @@ const PRODUCT_SCHEMA = {
  * is one; the whole product asked of the model when the page states none. Undefined when the
  * page states none and there is no model (the caller says so).
  */
-export async function readProduct(found: readonly SchemaNode[], page: PageText, model: ChatModel | undefined, signal?: AbortSignal): Promise<ProductProfile | undefined> {
+export async function readProduct(
+  found: readonly SchemaNode[],
+  page: PageText,
+  model: ChatModel | undefined,
+  signal?: AbortSignal,
+): Promise<ProductProfile | undefined> {
   const stated = productFromPage(found, page.url);
   if (stated) {
     const missing = FILLABLE.filter((field) => stated[field] === undefined);
     if (!model || missing.length === 0) return stated;
     const schema = { type: 'object', properties: Object.fromEntries(missing.map((field) => [field, { type: 'string' }])) };
-    const filled = (await extractJson(model, page, {
-      prompt: `The product on this page is ${JSON.stringify(stated.title)}. Give only these of its fields, as the page's text states them: ${missing.join(', ')}. Leave out any the page does not state.`,
-      schema,
-    }, { ...(signal && { signal }) })) as Record<string, unknown>;
+    const filled = (await extractJson(
+      model,
+      page,
+      {
+        prompt: `The product on this page is ${JSON.stringify(stated.title)}. Give only these of its fields, as the page's text states them: ${missing.join(', ')}. Leave out any the page does not state.`,
+        schema,
+      },
+      { ...(signal && { signal }) },
+    )) as Record<string, unknown>;
     const product = { ...stated, fieldSources: { ...stated.fieldSources } };
     for (const field of missing) {
       const value = filled[field];
@@ -151,14 +166,27 @@ export async function readProduct(found: readonly SchemaNode[], page: PageText, 
     return product;
   }
   if (!model) return undefined;
-  const answer = (await extractJson(model, page, { prompt: 'Read the product this page sells: its title, brand, category, description and each variant with its price (amount as a number, ISO 4217 currency code) and availability.', schema: PRODUCT_SCHEMA }, { ...(signal && { signal }) })) as Omit<ProductProfile, 'url' | 'fieldSources'>;
+  const answer = (await extractJson(
+    model,
+    page,
+    {
+      prompt:
+        'Read the product this page sells: its title, brand, category, description and each variant with its price (amount as a number, ISO 4217 currency code) and availability.',
+      schema: PRODUCT_SCHEMA,
+    },
+    { ...(signal && { signal }) },
+  )) as Omit<ProductProfile, 'url' | 'fieldSources'>;
   // Only the fields of the schema: whatever else the model adds is dropped.
-  const variants = answer.variants.map(({ sku, title, price, availability }): ProductVariant => ({
-    ...(sku && { sku }),
-    ...(title && { title }),
-    ...(price && { price: { amount: price.amount, ...(price.currency && { currency: price.currency }), formatted: formattedPrice(price.amount, price.currency) } }),
-    availability: { inStock: availability.inStock, ...(availability.text && { text: availability.text }) },
-  }));
+  const variants = answer.variants.map(
+    ({ sku, title, price, availability }): ProductVariant => ({
+      ...(sku && { sku }),
+      ...(title && { title }),
+      ...(price && {
+        price: { amount: price.amount, ...(price.currency && { currency: price.currency }), formatted: formattedPrice(price.amount, price.currency) },
+      }),
+      availability: { inStock: availability.inStock, ...(availability.text && { text: availability.text }) },
+    }),
+  );
   const { title, brand, category, description } = answer;
   const fields = { title, ...(brand && { brand }), ...(category && { category }), ...(description && { description }) };
   const fieldSources = Object.fromEntries([...Object.keys(fields), 'variants'].map((field) => [field, 'model']));

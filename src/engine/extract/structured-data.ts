@@ -63,10 +63,13 @@ export function schemaOrgNodes(html: string, pageUrl: string): SchemaNode[] {
   if (!MAY_STATE_DATA.test(html)) return [];
   let result: { jsonld?: unknown[]; microdata?: unknown[]; rdfa?: unknown[] } | undefined;
   let failure: Error | null = null;
-  const handler = new Handler((error, parsed) => {
-    failure = error;
-    result = parsed as typeof result;
-  }, { url: pageUrl });
+  const handler = new Handler(
+    (error, parsed) => {
+      failure = error;
+      result = parsed as typeof result;
+    },
+    { url: pageUrl },
+  );
   const parser = new Parser(handler, { decodeEntities: true });
   parser.write(html);
   parser.end();

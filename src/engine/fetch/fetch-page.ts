@@ -130,7 +130,9 @@ function get(url: URL, headers: Record<string, string>, agent: HttpAgent, stoppe
   return new Promise((resolve, reject) => {
     if (stopper.stopped) return reject(new Error('the fetch was stopped'));
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(url, { method: 'GET', headers, agent }, (response) => resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }));
+    const request = send(url, { method: 'GET', headers, agent }, (response) =>
+      resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }),
+    );
     stopper.request = request;
     request.on('error', reject);
     request.end();
@@ -153,7 +155,10 @@ function networkError(error: unknown, url: URL): WebwatchError {
   const known = NETWORK_ERRORS[code];
   if (known) return new WebwatchError(known[1](url.hostname), { code: known[0], cause: error });
   if (/CERT|SSL|TLS|SELF_SIGNED|LEAF_SIGNATURE|ISSUER/i.test(code)) {
-    return new WebwatchError(`TLS certificate of ${url.hostname} was rejected (${code}); set skipTlsVerification to scrape it anyway`, { code: 'SCRAPE_TLS_ERROR', cause: error });
+    return new WebwatchError(`TLS certificate of ${url.hostname} was rejected (${code}); set skipTlsVerification to scrape it anyway`, {
+      code: 'SCRAPE_TLS_ERROR',
+      cause: error,
+    });
   }
   return new WebwatchError(`fetching ${url.href} failed: ${cause.message ?? String(error)}`, { code: 'SCRAPE_FETCH_FAILED', cause: error });
 }
@@ -167,16 +172,21 @@ function proxyError(error: unknown, url: URL, proxy: { url: string; level: Proxy
   const cause = error as { code?: string; cause?: { code?: string }; message?: string };
   const code = cause.code ?? cause.cause?.code ?? '';
   if (/CERT|SSL|TLS|SELF_SIGNED|LEAF_SIGNATURE|ISSUER/i.test(code)) {
-    return new WebwatchError(`TLS certificate of ${url.hostname} or of the ${proxy.level} proxy ${shownProxy(proxy.url)} was rejected (${code})`, { code: 'SCRAPE_TLS_ERROR' });
+    return new WebwatchError(`TLS certificate of ${url.hostname} or of the ${proxy.level} proxy ${shownProxy(proxy.url)} was rejected (${code})`, {
+      code: 'SCRAPE_TLS_ERROR',
+    });
   }
   // undici's words for a CONNECT the proxy did not answer 200: `Proxy response (502) !== 200 when HTTP Tunneling`.
   const tunnelStatus = /^Proxy response \((\d{3})\)/.exec(cause.message ?? '')?.[1];
-  const reason = code === 'ECONNREFUSED' ? 'connection refused by the proxy' : tunnelStatus ? proxyAnswered(Number(tunnelStatus), true) : (cause.message ?? String(error));
+  const reason =
+    code === 'ECONNREFUSED' ? 'connection refused by the proxy' : tunnelStatus ? proxyAnswered(Number(tunnelStatus), true) : (cause.message ?? String(error));
   return proxyFailed(url, proxy, reason);
 }
 
 const proxyFailed = (url: URL, proxy: { url: string; level: ProxyLevel }, reason: string) =>
-  new WebwatchError(withoutSecrets(`fetching ${url.href} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), { code: 'SCRAPE_CONNECTION_FAILED' });
+  new WebwatchError(withoutSecrets(`fetching ${url.href} through the ${proxy.level} proxy ${shownProxy(proxy.url)} failed: ${reason}`, [proxy.url]), {
+    code: 'SCRAPE_CONNECTION_FAILED',
+  });
 
 function isStaleSocket(error: unknown, socketReused: boolean): boolean {
   const code = (error as { code?: string }).code;
@@ -207,7 +217,9 @@ function readBounded(stream: Readable, maxBytes: number, url: URL): Promise<Buff
       size += chunk.length;
       if (size > maxBytes) {
         stream.destroy();
-        reject(new WebwatchError(`the response of ${url.href} is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`, { code: 'SCRAPE_RESPONSE_TOO_LARGE' }));
+        reject(
+          new WebwatchError(`the response of ${url.href} is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`, { code: 'SCRAPE_RESPONSE_TOO_LARGE' }),
+        );
         return;
       }
       chunks.push(chunk);

@@ -11,7 +11,8 @@ import ipaddr from 'ipaddr.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 
-export const PRIVATE_TARGET_HINT = 'targets on private, loopback and link-local addresses are refused; start serve with --allow-private-targets, or mcp --http with it, to allow them';
+export const PRIVATE_TARGET_HINT =
+  'targets on private, loopback and link-local addresses are refused; start serve with --allow-private-targets, or mcp --http with it, to allow them';
 
 export function isPublicAddress(address: string): boolean {
   const parsed = ipaddr.parse(withHexTail(address));
@@ -25,8 +26,11 @@ const isPublicIPv4 = (address: ipaddr.IPv4) => address.range() === 'unicast';
  * `::ffff:a.b.c.d`, another address, and the resolver writes IPv4-compatible answers that way.
  */
 function withHexTail(address: string): string {
-  return address.replace(/:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(%.*)?$/, (_match, a: string, b: string, c: string, d: string, zone: string | undefined) =>
-    `:${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}${zone ?? ''}`);
+  return address.replace(
+    /:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(%.*)?$/,
+    (_match, a: string, b: string, c: string, d: string, zone: string | undefined) =>
+      `:${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}${zone ?? ''}`,
+  );
 }
 
 /** The IPv4 address in two 16-bit words of an IPv6 address. */
@@ -89,7 +93,10 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
     if (error) return callback(error, '');
     const refused = addresses.find((entry) => !isPublicAddress(entry.address));
     if (refused) {
-      const forbidden = new WebwatchError(ERROR_MESSAGES.forbidden, { status: 403, details: { host: hostname, address: refused.address, reason: PRIVATE_TARGET_HINT } });
+      const forbidden = new WebwatchError(ERROR_MESSAGES.forbidden, {
+        status: 403,
+        details: { host: hostname, address: refused.address, reason: PRIVATE_TARGET_HINT },
+      });
       return callback(Object.assign(forbidden, { code: 'EPRIVATETARGET' }) as unknown as NodeJS.ErrnoException, '');
     }
     if (options.all) return callback(null, addresses);

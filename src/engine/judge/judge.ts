@@ -23,19 +23,31 @@ export const judgmentSchema = z.object({
   meaningful: z.boolean(),
   confidence: z.enum(['high', 'medium', 'low']),
   reason: z.string().max(2000),
-  meaningfulChanges: z.array(z.object({
-    type: z.enum(['added', 'removed', 'changed']),
-    before: z.string().nullable(),
-    after: z.string().nullable(),
-    reason: z.string(),
-  })).max(50),
+  meaningfulChanges: z
+    .array(
+      z.object({
+        type: z.enum(['added', 'removed', 'changed']),
+        before: z.string().nullable(),
+        after: z.string().nullable(),
+        reason: z.string(),
+      }),
+    )
+    .max(50),
 });
 
-const STOPWORDS = new Set('a an and any are as at be been but by can do does for from has have how i if in into is it its me my no not of on or our so some such than that the their them then there these they this to up us was we what when where which who will with would you your about tell notify alert changes change page pages new when whenever'.split(' '));
+const STOPWORDS = new Set(
+  'a an and any are as at be been but by can do does for from has have how i if in into is it its me my no not of on or our so some such than that the their them then there these they this to up us was we what when where which who will with would you your about tell notify alert changes change page pages new when whenever'.split(
+    ' ',
+  ),
+);
 
 /** The words of a goal worth looking for: lowercased, 3 letters or more, stopwords dropped. */
 export function goalTerms(goal: string): string[] {
-  const words = goal.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}][\p{L}\p{N}$€£%.-]*[\p{L}\p{N}$€£%]|[\p{L}\p{N}]/gu) ?? [];
+  const words =
+    goal
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}][\p{L}\p{N}$€£%.-]*[\p{L}\p{N}$€£%]|[\p{L}\p{N}]/gu) ?? [];
   return [...new Set(words.filter((word) => word.length >= 3 && !STOPWORDS.has(word)))];
 }
 
@@ -44,13 +56,20 @@ function changedLines(input: JudgeInput): { added: string[]; removed: string[] }
   if (input.status === 'new') return { added: input.content.split('\n').filter((line) => line.trim() !== ''), removed: [] };
   const lines = input.content.split('\n');
   return {
-    added: lines.filter((line) => line.startsWith('+') && !line.startsWith('+++')).map((line) => line.slice(1)).filter((line) => line.trim() !== ''),
-    removed: lines.filter((line) => line.startsWith('-') && !line.startsWith('---')).map((line) => line.slice(1)).filter((line) => line.trim() !== ''),
+    added: lines
+      .filter((line) => line.startsWith('+') && !line.startsWith('+++'))
+      .map((line) => line.slice(1))
+      .filter((line) => line.trim() !== ''),
+    removed: lines
+      .filter((line) => line.startsWith('-') && !line.startsWith('---'))
+      .map((line) => line.slice(1))
+      .filter((line) => line.trim() !== ''),
   };
 }
 
 /** Goal words that make it about money or quantities: a changed amount then matters by itself. */
-const AMOUNT_GOAL = /^(?:pric|cost|plan|fee|credit|charg|bill|subscri|tier|rate|amount|pay|salar|budget|discount|quot|usd|eur|gbp|dollar|euro|pound|spend|invoice|tariff|quota|limit)/;
+const AMOUNT_GOAL =
+  /^(?:pric|cost|plan|fee|credit|charg|bill|subscri|tier|rate|amount|pay|salar|budget|discount|quot|usd|eur|gbp|dollar|euro|pound|spend|invoice|tariff|quota|limit)/;
 
 /** Is the goal about prices, costs, plans, fees, credits and the like (or does it name a currency)? */
 export function isAmountGoal(goal: string): boolean {
@@ -58,22 +77,31 @@ export function isAmountGoal(goal: string): boolean {
 }
 
 /** Amounts in a line: a number, with its currency sign or code and its period when it has them. */
-const AMOUNT = /(?:[$€£¥]\s?)?\d(?:[\d,.\u00a0\u202f']*\d)?(?:\s?(?:[kKmM]\b|%|[$€£¥]|USD|EUR|GBP|credits?))?(?:\s?\/\s?(?:mo(?:nth)?|yr|year|user|seat|day|hour|h))?/g;
+const AMOUNT =
+  /(?:[$€£¥]\s?)?\d(?:[\d,.\u00a0\u202f']*\d)?(?:\s?(?:[kKmM]\b|%|[$€£¥]|USD|EUR|GBP|credits?))?(?:\s?\/\s?(?:mo(?:nth)?|yr|year|user|seat|day|hour|h))?/g;
 /** Dates, times, relative times and bare years are not amounts: a page's "updated" line changes daily. */
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?';
-const DATES = new RegExp([
-  '\\b\\d{4}-\\d{1,2}-\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?',
-  '\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b',
-  '\\b\\d{1,2}:\\d{2}(?::\\d{2})?\\s?(?:[ap]\\.?m\\.?)?',
-  `\\b${MONTH}\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`,
-  `\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?:\\s+\\d{4})?\\b`,
-  '\\b\\d+\\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\\s+ago\\b',
-].join('|'), 'gi');
+const DATES = new RegExp(
+  [
+    '\\b\\d{4}-\\d{1,2}-\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?',
+    '\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b',
+    '\\b\\d{1,2}:\\d{2}(?::\\d{2})?\\s?(?:[ap]\\.?m\\.?)?',
+    `\\b${MONTH}\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`,
+    `\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?:\\s+\\d{4})?\\b`,
+    '\\b\\d+\\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\\s+ago\\b',
+  ].join('|'),
+  'gi',
+);
 const withoutDates = (line: string) => line.replace(DATES, ' · ');
 const isBareYear = (amount: string) => /^(?:19|20)\d\d$/.test(amount);
 const amountsOf = (line: string) => (withoutDates(line).match(AMOUNT) ?? []).map((amount) => amount.trim()).filter((amount) => !isBareYear(amount));
 /** A line with its amounts masked: two lines alike but for their amounts show an amount that changed. */
-const withoutNumbers = (line: string) => withoutDates(line).replace(AMOUNT, (amount) => (isBareYear(amount.trim()) ? amount : '#')).replace(/\s+/g, ' ').trim().toLowerCase();
+const withoutNumbers = (line: string) =>
+  withoutDates(line)
+    .replace(AMOUNT, (amount) => (isBareYear(amount.trim()) ? amount : '#'))
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 const hasCurrency = (amount: string) => /[$€£¥]|USD|EUR|GBP|credit|\//.test(amount);
 
 /**
@@ -94,7 +122,12 @@ function amountChanges(added: readonly string[], removed: readonly string[]): Me
       const pairs = after.map((amount, i) => [before[i], amount] as const).filter(([was, now]) => was !== now);
       if (pairs.length === 0) continue;
       removedByShape.delete(withoutNumbers(line));
-      changes.push({ type: 'changed', before: previous.trim(), after: line.trim(), reason: `an amount changed: ${pairs.map(([was, now]) => `${was} → ${now}`).join(', ')}` });
+      changes.push({
+        type: 'changed',
+        before: previous.trim(),
+        after: line.trim(),
+        reason: `an amount changed: ${pairs.map(([was, now]) => `${was} → ${now}`).join(', ')}`,
+      });
     } else if (after.some(hasCurrency)) {
       changes.push({ type: 'added', before: null, after: line.trim(), reason: `shows an amount: ${after.filter(hasCurrency).join(', ')}` });
     }
@@ -117,7 +150,11 @@ export const lexicalJudge: Judge = async (input) => {
   // A line that an amount change already tells is not told again as added or removed.
   const told = new Set(amounts.flatMap((change) => [change.before, change.after]).filter((line): line is string => line !== null));
   // Bounded: pairing looks at each removed line against the added ones.
-  const mentioned = (lines: readonly string[]) => lines.slice(0, 200).map((line) => ({ line: line.trim(), hits: mentions(line) })).filter(({ hits }) => hits.length > 0);
+  const mentioned = (lines: readonly string[]) =>
+    lines
+      .slice(0, 200)
+      .map((line) => ({ line: line.trim(), hits: mentions(line) }))
+      .filter(({ hits }) => hits.length > 0);
   const removedMentions = mentioned(removed);
   const addedMentions = mentioned(added);
   for (const { hits } of [...removedMentions, ...addedMentions]) hits.forEach((hit) => found.add(hit));
@@ -140,13 +177,25 @@ export const lexicalJudge: Judge = async (input) => {
   });
   const prefix = 'lexical judge (no model configured or the model failed): ';
   if (found.size === 0 && amounts.length === 0) {
-    return { meaningful: false, confidence: terms.length === 0 ? 'low' : 'medium', reason: `${prefix}${terms.length === 0 ? 'the goal has no terms to look for' : `none of the goal's terms (${terms.slice(0, 8).join(', ')}) appear in what changed`}`, meaningfulChanges: [] };
+    return {
+      meaningful: false,
+      confidence: terms.length === 0 ? 'low' : 'medium',
+      reason: `${prefix}${terms.length === 0 ? 'the goal has no terms to look for' : `none of the goal's terms (${terms.slice(0, 8).join(', ')}) appear in what changed`}`,
+      meaningfulChanges: [],
+    };
   }
   // An amount that changed is the news for a goal about amounts: it leads, and it is confident.
   const changed = amounts.filter((change) => change.type === 'changed');
   const lead = changed.length > 0 ? changed : amounts;
   const reasons = [
-    ...(lead.length > 0 ? [`${lead.slice(0, 3).map((change) => change.reason).join('; ')}${lead.length > 3 ? ` (and ${lead.length - 3} more)` : ''}`] : []),
+    ...(lead.length > 0
+      ? [
+          `${lead
+            .slice(0, 3)
+            .map((change) => change.reason)
+            .join('; ')}${lead.length > 3 ? ` (and ${lead.length - 3} more)` : ''}`,
+        ]
+      : []),
     ...(found.size > 0 ? [`what changed mentions ${[...found].map((term) => `"${term}"`).join(', ')}`] : []),
   ];
   return {

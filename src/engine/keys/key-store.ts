@@ -26,7 +26,13 @@ export interface ApiKeyRecord {
 
 type Row = Pick<Selectable<Tables['api_keys']>, 'id' | 'team' | 'grants_local_team' | 'created_at' | 'revoked_at'>;
 
-const fromRow = (row: Row): ApiKeyRecord => ({ id: row.id, team: row.team, grantsLocalTeam: row.grants_local_team === 1, createdAt: row.created_at, revokedAt: row.revoked_at });
+const fromRow = (row: Row): ApiKeyRecord => ({
+  id: row.id,
+  team: row.team,
+  grantsLocalTeam: row.grants_local_team === 1,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 
 function checkTeamName(team: string): void {
@@ -38,7 +44,8 @@ function checkTeamName(team: string): void {
 /** Asked on every request of serve: compiled once. */
 const queriesOf = perDatabase((db: Db) => ({
   byHash: prepared<'hash', { id: string; team: string; grants_local_team: number }>(db, (parameter) =>
-    db.query.selectFrom('api_keys').select(['id', 'team', 'grants_local_team']).where('key_hash', '=', parameter('hash')).where('revoked_at', 'is', null)),
+    db.query.selectFrom('api_keys').select(['id', 'team', 'grants_local_team']).where('key_hash', '=', parameter('hash')).where('revoked_at', 'is', null),
+  ),
 }));
 
 export function keyStore(db: Db) {
@@ -53,14 +60,20 @@ export function keyStore(db: Db) {
       checkTeamName(team);
       const grantsLocalTeam = team === ENGINE_TEAM;
       if (grantsLocalTeam && !options.allowLocalTeam) {
-        throw new WebwatchError(`team "${ENGINE_TEAM}" holds the command line's own monitors: a key for it would let its holder read and change them, webhook headers included`, {
-          status: 400,
-          suggestion: `give the server's clients a team of their own (--team acme), or pass --allow-local-team if this is what you want`,
-        });
+        throw new WebwatchError(
+          `team "${ENGINE_TEAM}" holds the command line's own monitors: a key for it would let its holder read and change them, webhook headers included`,
+          {
+            status: 400,
+            suggestion: `give the server's clients a team of their own (--team acme), or pass --allow-local-team if this is what you want`,
+          },
+        );
       }
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const id = randomUUID();
-      await q.insertInto('api_keys').values({ id, team, key_hash: hashOf(key), created_at: now.toISOString(), revoked_at: null, grants_local_team: grantsLocalTeam ? 1 : 0 }).execute();
+      await q
+        .insertInto('api_keys')
+        .values({ id, team, key_hash: hashOf(key), created_at: now.toISOString(), revoked_at: null, grants_local_team: grantsLocalTeam ? 1 : 0 })
+        .execute();
       return { id, team, grantsLocalTeam, key, createdAt: now.toISOString(), revokedAt: null };
     },
 
@@ -71,7 +84,8 @@ export function keyStore(db: Db) {
     async revoke(id: string, now: Date): Promise<ApiKeyRecord> {
       const row = await q.selectFrom('api_keys').select(columns).where('id', '=', id).executeTakeFirst();
       if (!row) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { key: id } });
-      if (!row.revoked_at) await q.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+      if (!row.revoked_at)
+        await q.updateTable('api_keys').set({ revoked_at: now.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
       return fromRow(await q.selectFrom('api_keys').select(columns).where('id', '=', id).executeTakeFirstOrThrow());
     },
 

@@ -86,13 +86,17 @@ const toolCallSchema = z.object({
 });
 
 const completionSchema = z.object({
-  choices: z.array(z.object({
-    finish_reason: z.string().nullish(),
-    message: z.object({
-      content: z.string().nullish(),
-      tool_calls: z.array(toolCallSchema).nullish(),
-    }),
-  })).min(1, 'no choices'),
+  choices: z
+    .array(
+      z.object({
+        finish_reason: z.string().nullish(),
+        message: z.object({
+          content: z.string().nullish(),
+          tool_calls: z.array(toolCallSchema).nullish(),
+        }),
+      }),
+    )
+    .min(1, 'no choices'),
   // Token counts are informative only: a server that counts oddly still answers.
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish().catch(null),
 });
@@ -222,9 +226,10 @@ function wireMessage(message: ChatMessage): ChatCompletionMessageParam {
         role: 'assistant',
         content: message.content,
         // An empty tool_calls array is refused by some servers: leave it out.
-        ...(message.toolCalls && message.toolCalls.length > 0 && {
-          tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
-        }),
+        ...(message.toolCalls &&
+          message.toolCalls.length > 0 && {
+            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
+          }),
       };
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
@@ -269,11 +274,19 @@ function libraryFailure(error: unknown, server: Server, attempts: number, librar
     const said = serverMessage(errorBodies.get(error));
     const because = said ? `: ${said}` : '';
     if (status >= 500) {
-      return llmError(server, 'LLM_UNAVAILABLE', `the model server at ${server.host} failed with HTTP ${status}${attempts > 1 ? ` (${attempts} attempts)` : ''}${because}`, { upstreamStatus: status });
+      return llmError(
+        server,
+        'LLM_UNAVAILABLE',
+        `the model server at ${server.host} failed with HTTP ${status}${attempts > 1 ? ` (${attempts} attempts)` : ''}${because}`,
+        { upstreamStatus: status },
+      );
     }
-    const suggestion = status === 401 || status === 403 ? 'check the model server\'s API key'
-      : status === 404 ? `check that the server has the model "${server.model}" and that baseUrl ends in /v1`
-        : undefined;
+    const suggestion =
+      status === 401 || status === 403
+        ? "check the model server's API key"
+        : status === 404
+          ? `check that the server has the model "${server.model}" and that baseUrl ends in /v1`
+          : undefined;
     return llmError(server, 'LLM_REJECTED', `the model server at ${server.host} refused the request with HTTP ${status}${because}`, {
       upstreamStatus: status,
       ...(suggestion && { suggestion }),
@@ -289,10 +302,14 @@ function llmError(server: Server, code: LlmErrorCode, message: string, extra: { 
   return new WebwatchError(redact(message), {
     code,
     // Not `status`: that would make `webwatch serve` answer with the model server's status.
-    exitCode: code === 'LLM_TIMEOUT' ? EXIT.timeout
-      : code === 'LLM_ABORTED' ? EXIT.interrupted
-        : extra.upstreamStatus !== undefined && extra.upstreamStatus < 500 ? exitCodeForStatus(extra.upstreamStatus)
-          : EXIT.failure,
+    exitCode:
+      code === 'LLM_TIMEOUT'
+        ? EXIT.timeout
+        : code === 'LLM_ABORTED'
+          ? EXIT.interrupted
+          : extra.upstreamStatus !== undefined && extra.upstreamStatus < 500
+            ? exitCodeForStatus(extra.upstreamStatus)
+            : EXIT.failure,
     ...(extra.suggestion && { suggestion: redact(extra.suggestion) }),
     details: { host: server.host, model: server.model, ...(extra.upstreamStatus !== undefined && { status: extra.upstreamStatus }) },
   });
@@ -311,13 +328,17 @@ function connectionProblem(error: Error): string {
   const cause = (error as { cause?: { code?: unknown; cause?: { code?: unknown; message?: unknown }; message?: unknown } }).cause;
   const code = cause?.code ?? cause?.cause?.code;
   switch (code) {
-    case 'ECONNREFUSED': return 'connection refused';
+    case 'ECONNREFUSED':
+      return 'connection refused';
     case 'ENOTFOUND':
-    case 'EAI_AGAIN': return 'its host name does not resolve';
+    case 'EAI_AGAIN':
+      return 'its host name does not resolve';
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET': return 'the connection was closed before an answer';
+    case 'UND_ERR_SOCKET':
+      return 'the connection was closed before an answer';
     case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT': return 'the connection timed out';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'the connection timed out';
     default:
       return typeof code === 'string' ? code : oneLine(String(cause?.cause?.message ?? cause?.message ?? error.message));
   }

@@ -74,7 +74,11 @@ async function mapWithin(request: MapRequest, scoped: ScrapeContext, timeoutMs: 
   };
 
   // The start page within the map's timeout, and never longer than a scrape may take (§8).
-  const pageOptions = { formats: ['rawHtml' as const, 'links' as const], onlyMainContent: false, ...(timeoutMs !== undefined && { timeout: Math.min(timeoutMs, SCRAPE_TIMEOUT_MAX_MS) }) };
+  const pageOptions = {
+    formats: ['rawHtml' as const, 'links' as const],
+    onlyMainContent: false,
+    ...(timeoutMs !== undefined && { timeout: Math.min(timeoutMs, SCRAPE_TIMEOUT_MAX_MS) }),
+  };
 
   const sitemap = request.sitemap ?? 'include';
   // Where the start page landed: the site's sitemap is looked for there.
@@ -85,7 +89,10 @@ async function mapWithin(request: MapRequest, scoped: ScrapeContext, timeoutMs: 
     const base = document.metadata.url || root.href;
     site = new URL(base);
     addRoot(roots, site);
-    add(base, base, { ...(document.metadata.title && { title: document.metadata.title }), ...(document.metadata.description && { description: document.metadata.description }) });
+    add(base, base, {
+      ...(document.metadata.title && { title: document.metadata.title }),
+      ...(document.metadata.description && { description: document.metadata.description }),
+    });
     const html = document.rawHtml ?? '';
     if (html.length >= OFF_LOOP_MIN_BYTES) {
       // Parsing a page this large here would hold the thread for seconds: its links as the conversion found them (off the loop on a server), without titles.
@@ -115,7 +122,11 @@ async function mapWithin(request: MapRequest, scoped: ScrapeContext, timeoutMs: 
       const haystack = `${link.url} ${link.title ?? ''} ${link.description ?? ''}`.toLowerCase();
       return words.filter((word) => haystack.includes(word)).length;
     };
-    links = links.map((link) => ({ link, score: score(link) })).filter(({ score }) => score > 0).sort((a, b) => b.score - a.score).map(({ link }) => link);
+    links = links
+      .map((link) => ({ link, score: score(link) }))
+      .filter(({ score }) => score > 0)
+      .sort((a, b) => b.score - a.score)
+      .map(({ link }) => link);
   }
   return links.slice(0, limit);
 }

@@ -78,7 +78,8 @@ export async function downloadMedia(url: string, path: string, limits: MediaLimi
     }
   } catch (error) {
     if (created) await unlink(path).catch(() => undefined);
-    if (why === 'deadline') throw new WebwatchError('Request Timeout', { status: 408, details: { reason: 'the download of the media did not finish before the scrape\'s timeout' } });
+    if (why === 'deadline')
+      throw new WebwatchError('Request Timeout', { status: 408, details: { reason: "the download of the media did not finish before the scrape's timeout" } });
     if (why === 'stalled') throw failed(url, `the download stalled: nothing came for ${STALL_MS / 1000} s`);
     if (limits.signal?.aborted) throw new WebwatchError('the scrape was cancelled', { code: 'SCRAPE_CANCELLED' });
     if (error instanceof WebwatchError) throw error;
@@ -103,7 +104,11 @@ function get(target: URL, proxy: URL | undefined, signal: AbortSignal): Promise<
     const port = Number(target.port) || (https ? 443 : 80);
     const answered = (response: IncomingMessage) => resolve(response);
     if (!proxy) {
-      const sent = (https ? httpsRequest : httpRequest)(target, { headers: HEADERS, signal, agent: false, ...(https && { rejectUnauthorized: false }) }, answered);
+      const sent = (https ? httpsRequest : httpRequest)(
+        target,
+        { headers: HEADERS, signal, agent: false, ...(https && { rejectUnauthorized: false }) },
+        answered,
+      );
       return void sent.on('error', reject).end();
     }
     const through = { host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port) || 80, agent: false as const, signal };
@@ -120,11 +125,15 @@ function get(target: URL, proxy: URL | undefined, signal: AbortSignal): Promise<
         return reject(failed(target.href, `the proxy answered ${answer.statusCode} to the download's CONNECT`));
       }
       // No agent: an agent would open a connection of its own, past the proxy, and leave this one unused.
-      const sent = httpsRequest(target, {
-        headers: HEADERS,
-        signal,
-        createConnection: () => tlsConnect({ socket, rejectUnauthorized: false, ...(isIP(host) === 0 && { servername: host }) }),
-      }, answered);
+      const sent = httpsRequest(
+        target,
+        {
+          headers: HEADERS,
+          signal,
+          createConnection: () => tlsConnect({ socket, rejectUnauthorized: false, ...(isIP(host) === 0 && { servername: host }) }),
+        },
+        answered,
+      );
       sent.on('error', reject).end();
     });
     tunnel.end();

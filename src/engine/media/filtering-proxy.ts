@@ -68,7 +68,8 @@ export async function filteringProxy(options: FilteringProxyOptions): Promise<Fi
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     const [host, port] = /^\[?([^\]]+)\]?:(\d+)$/.exec(request.url ?? '')?.slice(1) ?? [];
-    if (!host || !port || !(await judge(new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}/`)))) return void client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    if (!host || !port || !(await judge(new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}/`))))
+      return void client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
     const upstream = connect({ host, port: Number(port), ...lookup }, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);

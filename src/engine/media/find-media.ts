@@ -19,7 +19,9 @@ export function declaredMedia(html: string, pageUrl: string): string[] {
   };
   $('video').each((_, video) => {
     add($(video).attr('src'));
-    $(video).find('source').each((__, source) => add($(source).attr('src')));
+    $(video)
+      .find('source')
+      .each((__, source) => add($(source).attr('src')));
   });
   $('meta[property="og:video"], meta[property="og:video:url"], meta[property="og:video:secure_url"]').each((_, meta) => add($(meta).attr('content')));
   $('script[type="application/ld+json"]').each((_, script) => {
@@ -31,7 +33,8 @@ export function declaredMedia(html: string, pageUrl: string): string[] {
     }
     for (const node of nodesOf(data)) {
       const type = node['@type'];
-      if (type === 'VideoObject' || (Array.isArray(type) && type.includes('VideoObject'))) add(typeof node.contentUrl === 'string' ? node.contentUrl : undefined);
+      if (type === 'VideoObject' || (Array.isArray(type) && type.includes('VideoObject')))
+        add(typeof node.contentUrl === 'string' ? node.contentUrl : undefined);
     }
   });
   return found;

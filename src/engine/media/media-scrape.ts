@@ -15,7 +15,19 @@ import { timeOrderedUuid } from '../../lib/time-ordered-uuid.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
 import { declaredMedia } from './find-media.js';
 import { partialDownloadName } from '../browser/artifacts.js';
-import { bestStreams, MEDIA_FAILED, MEDIA_NOT_FOUND, probeMedia, seekingDemuxer, videoContainer, writeMedia, type LocalCopy, type MediaFormat, type MediaLimits, type Probe } from './extract-media.js';
+import {
+  bestStreams,
+  MEDIA_FAILED,
+  MEDIA_NOT_FOUND,
+  probeMedia,
+  seekingDemuxer,
+  videoContainer,
+  writeMedia,
+  type LocalCopy,
+  type MediaFormat,
+  type MediaLimits,
+  type Probe,
+} from './extract-media.js';
 
 /** The largest file kept for one format: 512 MiB. */
 export const MEDIA_MAX_BYTES = 512 * 1024 * 1024;
@@ -48,7 +60,11 @@ export async function mediaScrape(url: string, options: ScrapeOptions, formats: 
   // Its cap: the probe, a read per format, and a file that could not be streamed (ffmpeg's
   // failed read of it, and its download).
   const proxy = context.checkUrl
-    ? await (await import('./filtering-proxy.js')).filteringProxy({ checkUrl: context.checkUrl, publicAddressesOnly: context.publicAddressesOnly ?? false, maxBytes: maxBytes * (formats.length + 3) })
+    ? await (await import('./filtering-proxy.js')).filteringProxy({
+        checkUrl: context.checkUrl,
+        publicAddressesOnly: context.publicAddressesOnly ?? false,
+        maxBytes: maxBytes * (formats.length + 3),
+      })
     : undefined;
   try {
     return await scrapeWith(url, options, formats, context, { maxBytes, ...(proxy && { proxy: proxy.url }) });
@@ -61,7 +77,13 @@ export async function mediaScrape(url: string, options: ScrapeOptions, formats: 
   }
 }
 
-async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly MediaFormat[], context: MediaScrapeContext, tools: { maxBytes: number; proxy?: string }): Promise<ScrapeDocument> {
+async function scrapeWith(
+  url: string,
+  options: ScrapeOptions,
+  formats: readonly MediaFormat[],
+  context: MediaScrapeContext,
+  tools: { maxBytes: number; proxy?: string },
+): Promise<ScrapeDocument> {
   const limits = { ...tools, deadline: Date.now() + (options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS), ...(context.signal && { signal: context.signal }) };
   const others = (options.formats ?? []).filter((format) => !formats.includes((typeof format === 'string' ? format : format.type) as MediaFormat));
   let source: { url: string; probe: Probe } | undefined;
@@ -80,7 +102,13 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
       throw new WebwatchError(`no video or audio found at ${url}`, {
         status: 422,
         code: MEDIA_NOT_FOUND,
-        details: { url, reason: candidates.length === 0 ? 'it is not a media file or manifest, and its page declares no video (<video>, og:video, a JSON-LD VideoObject); a site that draws its player by script needs a site-specific extractor, which webwatch does not have' : `none of the ${candidates.length} videos its page declares could be read` },
+        details: {
+          url,
+          reason:
+            candidates.length === 0
+              ? 'it is not a media file or manifest, and its page declares no video (<video>, og:video, a JSON-LD VideoObject); a site that draws its player by script needs a site-specific extractor, which webwatch does not have'
+              : `none of the ${candidates.length} videos its page declares could be read`,
+        },
       });
     }
   }
@@ -103,9 +131,11 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
   } finally {
     if (copy.local) await unlink(copy.local.path).catch(() => undefined);
   }
-  const base: ScrapeDocument = page ?? {
-    metadata: { sourceURL: url, url, statusCode: 200, contentType: contentTypeOf(source.probe), scrapeId, creditsUsed: 1 },
-  } as ScrapeDocument;
+  const base: ScrapeDocument =
+    page ??
+    ({
+      metadata: { sourceURL: url, url, statusCode: 200, contentType: contentTypeOf(source.probe), scrapeId, creditsUsed: 1 },
+    } as ScrapeDocument);
   const { rawHtml, ...rest } = base;
   const keptRawHtml = others.some((format) => (typeof format === 'string' ? format : format.type) === 'rawHtml');
   return {
@@ -113,7 +143,11 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
     ...(keptRawHtml && rawHtml !== undefined && { rawHtml }),
     ...files,
     metadata: { ...base.metadata, creditsUsed: base.metadata.creditsUsed + CREDITS.mediaFormat * formats.length },
-    ...((source.url !== url || problems.length > 0) && { warning: [base.warning, source.url !== url && `the ${formats.join(' and ')} of ${source.url}, the video the page declares`, ...problems].filter(Boolean).join('; ') }),
+    ...((source.url !== url || problems.length > 0) && {
+      warning: [base.warning, source.url !== url && `the ${formats.join(' and ')} of ${source.url}, the video the page declares`, ...problems]
+        .filter(Boolean)
+        .join('; '),
+    }),
   } as ScrapeDocument;
 }
 
@@ -122,7 +156,14 @@ async function scrapeWith(url: string, options: ScrapeOptions, formats: readonly
  * way (a server that ignores Range, and an MP4 whose index is at its end), from the whole file
  * downloaded to `downloadPath`, kept in `copy` for the formats after it.
  */
-async function writeStreamedOrDownloaded(source: { url: string; probe: Probe }, format: MediaFormat, path: string, limits: MediaLimits, copy: { local?: LocalCopy }, downloadPath: string) {
+async function writeStreamedOrDownloaded(
+  source: { url: string; probe: Probe },
+  format: MediaFormat,
+  path: string,
+  limits: MediaLimits,
+  copy: { local?: LocalCopy },
+  downloadPath: string,
+) {
   if (copy.local) return writeMedia(source.url, source.probe, format, path, limits, copy.local);
   try {
     return await writeMedia(source.url, source.probe, format, path, limits);

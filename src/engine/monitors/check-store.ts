@@ -86,7 +86,7 @@ const checkFromRow = (row: CheckRow, notificationStatus: NotificationStatus | nu
     billingStatus: 'not_applicable',
     estimatedCredits: null,
     reservedCredits: null,
-    actualCredits: summary ? row.credits ?? summary.totalPages - summary.error : null,
+    actualCredits: summary ? (row.credits ?? summary.totalPages - summary.error) : null,
     createdAt,
     updatedAt: row.finished_at ?? createdAt,
   };
@@ -117,12 +117,31 @@ export const runningCheck = (q: Query, monitorId: string) =>
  * running, or with `queued`, one that waits for whichever worker claims it (work-queue.ts); and
  * makes it the monitor's current one; inside the caller's transaction.
  */
-export async function insertHeldCheck(q: Query, monitorId: string, status: 'queued' | 'running', trigger: 'manual' | 'scheduled', now: Date, scheduledFor: string | null, queued?: RunContext): Promise<string> {
+export async function insertHeldCheck(
+  q: Query,
+  monitorId: string,
+  status: 'queued' | 'running',
+  trigger: 'manual' | 'scheduled',
+  now: Date,
+  scheduledFor: string | null,
+  queued?: RunContext,
+): Promise<string> {
   const id = randomUUID();
-  await q.insertInto('checks').values({
-    id, monitor_id: monitorId, status, trigger, scheduled_for: scheduledFor, started_at: now.toISOString(), finished_at: null, summary: null, error: null,
-    ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
-  }).execute();
+  await q
+    .insertInto('checks')
+    .values({
+      id,
+      monitor_id: monitorId,
+      status,
+      trigger,
+      scheduled_for: scheduledFor,
+      started_at: now.toISOString(),
+      finished_at: null,
+      summary: null,
+      error: null,
+      ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
+    })
+    .execute();
   await q.updateTable('monitors').set({ current_check_id: id }).where('id', '=', monitorId).execute();
   return id;
 }
@@ -172,7 +191,9 @@ export function checkStore(db: Db) {
      */
     async recoverInterrupted(now: Date, privateTargetsAllowed: (team: string) => boolean = () => false): Promise<number> {
       // Only other workers' checks can be orphans: this one's own are running.
-      const held = await q.selectFrom('checks').select(['id', 'monitor_id', 'owner_pid', 'lease_owner', 'lease_expires_at'])
+      const held = await q
+        .selectFrom('checks')
+        .select(['id', 'monitor_id', 'owner_pid', 'lease_owner', 'lease_expires_at'])
         .where('status', 'in', ['queued', 'running'])
         .where((where) => where.or([where('lease_owner', 'is', null), where('lease_owner', '!=', WORKER_ID)]))
         .execute();
@@ -180,9 +201,13 @@ export function checkStore(db: Db) {
       for (const row of held.filter((candidate) => holderGone(candidate, now))) {
         await q.transaction().execute(async (trx) => {
           // Only if no one renewed or recovered it meanwhile.
-          const failed = await trx.updateTable('checks').set({ status: 'failed', finished_at: now.toISOString(), error: INTERRUPTED, lease_owner: null, lease_expires_at: null })
-            .where('id', '=', row.id).where('status', 'in', ['queued', 'running'])
-            .where('lease_owner', 'is not distinct from', row.lease_owner).where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
+          const failed = await trx
+            .updateTable('checks')
+            .set({ status: 'failed', finished_at: now.toISOString(), error: INTERRUPTED, lease_owner: null, lease_expires_at: null })
+            .where('id', '=', row.id)
+            .where('status', 'in', ['queued', 'running'])
+            .where('lease_owner', 'is not distinct from', row.lease_owner)
+            .where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
             .executeTakeFirst();
           if (Number(failed.numUpdatedRows) !== 1) return;
           await trx.updateTable('monitors').set({ current_check_id: null }).where('current_check_id', '=', row.id).execute();
@@ -193,7 +218,11 @@ export function checkStore(db: Db) {
             const announced = webhookEntries(monitor, checkFromRow(checkRow, null), [], now).filter((entry) => entry.event === 'monitor.check.completed');
             // The stricter of the recovering process's rule and the one the monitor was saved under.
             const allowed = privateTargetsAllowed(monitor.team) && monitor.privateTargetsAllowed;
-            await outboxStore(db).enqueue(announced.map((entry) => ({ ...entry, privateTargetsAllowed: allowed })), now, trx);
+            await outboxStore(db).enqueue(
+              announced.map((entry) => ({ ...entry, privateTargetsAllowed: allowed })),
+              now,
+              trx,
+            );
           }
           recovered++;
         });
@@ -216,24 +245,37 @@ export function checkStore(db: Db) {
 
     /** A queued check this worker claimed: its monitor, the monitor's team and what its run needs; undefined when it ended meanwhile. */
     async claimed(checkId: string): Promise<{ monitorId: string; team: string; context: RunContext | undefined } | undefined> {
-      const row = await q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select(['checks.monitor_id', 'checks.run_context', 'monitors.team'])
-        .where('checks.id', '=', checkId).where('checks.status', '=', 'queued').executeTakeFirst();
+      const row = await q
+        .selectFrom('checks')
+        .innerJoin('monitors', 'monitors.id', 'checks.monitor_id')
+        .select(['checks.monitor_id', 'checks.run_context', 'monitors.team'])
+        .where('checks.id', '=', checkId)
+        .where('checks.status', '=', 'queued')
+        .executeTakeFirst();
       return row && { monitorId: row.monitor_id, team: row.team, context: runContextOf(row) };
     },
 
     /** Ends a claimed check that could not run (its monitor deleted, say) as failed with the reason. */
     async abandon(checkId: string, error: string, now: Date): Promise<void> {
       await q.transaction().execute(async (trx) => {
-        await trx.updateTable('checks').set({ status: 'failed', finished_at: now.toISOString(), error, lease_owner: null, lease_expires_at: null })
-          .where('id', '=', checkId).where('status', 'in', ['queued', 'running']).execute();
+        await trx
+          .updateTable('checks')
+          .set({ status: 'failed', finished_at: now.toISOString(), error, lease_owner: null, lease_expires_at: null })
+          .where('id', '=', checkId)
+          .where('status', 'in', ['queued', 'running'])
+          .execute();
         await trx.updateTable('monitors').set({ current_check_id: null }).where('current_check_id', '=', checkId).execute();
       });
     },
 
     /** A check the scheduler claimed (queued, held by this worker) begins to run. */
     async begin(monitorId: string, checkId: string, now: Date): Promise<CheckRecord> {
-      await q.updateTable('checks').set({ status: 'running', started_at: now.toISOString(), lease_expires_at: leaseUntil(now) })
-        .where('id', '=', checkId).where('status', '=', 'queued').execute();
+      await q
+        .updateTable('checks')
+        .set({ status: 'running', started_at: now.toISOString(), lease_expires_at: leaseUntil(now) })
+        .where('id', '=', checkId)
+        .where('status', '=', 'queued')
+        .execute();
       return (await store.get(monitorId, checkId))!;
     },
 
@@ -245,30 +287,87 @@ export function checkStore(db: Db) {
         const at = now.toISOString();
         // Many rows a statement: one statement per row was most of the transaction's time.
         for (const batch of batches(written.snapshots, ROWS_PER_INSERT)) {
-          await trx.insertInto('snapshots').values(batch.map((s) => ({
-            scrape_id: s.scrapeId, monitor_id: monitor.id, target_id: s.targetId, url: s.url, markdown: s.markdown, scraped_at: at,
-            fingerprint: s.fingerprint, content_hash: s.contentHash, gone: s.gone ? 1 as const : 0 as const, json: s.json === undefined ? null : JSON.stringify(s.json),
-          }))).onConflict((conflict) => conflict.column('scrape_id').doUpdateSet((row) => ({
-            monitor_id: row.ref('excluded.monitor_id'), target_id: row.ref('excluded.target_id'), url: row.ref('excluded.url'), markdown: row.ref('excluded.markdown'),
-            scraped_at: row.ref('excluded.scraped_at'), fingerprint: row.ref('excluded.fingerprint'), content_hash: row.ref('excluded.content_hash'),
-            gone: row.ref('excluded.gone'), json: row.ref('excluded.json'),
-          }))).execute();
+          await trx
+            .insertInto('snapshots')
+            .values(
+              batch.map((s) => ({
+                scrape_id: s.scrapeId,
+                monitor_id: monitor.id,
+                target_id: s.targetId,
+                url: s.url,
+                markdown: s.markdown,
+                scraped_at: at,
+                fingerprint: s.fingerprint,
+                content_hash: s.contentHash,
+                gone: s.gone ? (1 as const) : (0 as const),
+                json: s.json === undefined ? null : JSON.stringify(s.json),
+              })),
+            )
+            .onConflict((conflict) =>
+              conflict.column('scrape_id').doUpdateSet((row) => ({
+                monitor_id: row.ref('excluded.monitor_id'),
+                target_id: row.ref('excluded.target_id'),
+                url: row.ref('excluded.url'),
+                markdown: row.ref('excluded.markdown'),
+                scraped_at: row.ref('excluded.scraped_at'),
+                fingerprint: row.ref('excluded.fingerprint'),
+                content_hash: row.ref('excluded.content_hash'),
+                gone: row.ref('excluded.gone'),
+                json: row.ref('excluded.json'),
+              })),
+            )
+            .execute();
         }
-        for (const update of written.fingerprints) await trx.updateTable('snapshots').set({ fingerprint: update.fingerprint }).where('scrape_id', '=', update.scrapeId).execute();
+        for (const update of written.fingerprints)
+          await trx.updateTable('snapshots').set({ fingerprint: update.fingerprint }).where('scrape_id', '=', update.scrapeId).execute();
         for (const [index, batch] of batches(pages, ROWS_PER_INSERT).entries()) {
-          await trx.insertInto('page_results').values(batch.map((page, offset) => ({
-            check_id: checkId, position: index * ROWS_PER_INSERT + offset, target_id: page.targetId, url: page.url, status: page.status, status_code: page.statusCode,
-            previous_scrape_id: page.previousScrapeId, current_scrape_id: page.currentScrapeId, diff: page.diff ? JSON.stringify(page.diff) : null,
-            judgment: page.judgment ? JSON.stringify(page.judgment) : null, error: page.error,
-            snapshot: page.snapshot ? JSON.stringify(page.snapshot) : null, screenshot: page.screenshot ?? null, noise: page.noise ? JSON.stringify(page.noise) : null,
-          }))).execute();
+          await trx
+            .insertInto('page_results')
+            .values(
+              batch.map((page, offset) => ({
+                check_id: checkId,
+                position: index * ROWS_PER_INSERT + offset,
+                target_id: page.targetId,
+                url: page.url,
+                status: page.status,
+                status_code: page.statusCode,
+                previous_scrape_id: page.previousScrapeId,
+                current_scrape_id: page.currentScrapeId,
+                diff: page.diff ? JSON.stringify(page.diff) : null,
+                judgment: page.judgment ? JSON.stringify(page.judgment) : null,
+                error: page.error,
+                snapshot: page.snapshot ? JSON.stringify(page.snapshot) : null,
+                screenshot: page.screenshot ?? null,
+                noise: page.noise ? JSON.stringify(page.noise) : null,
+              })),
+            )
+            .execute();
         }
-        await trx.updateTable('checks').set({ status, finished_at: at, summary: JSON.stringify(summary), error, credits: written.credits ?? null, lease_owner: null, lease_expires_at: null }).where('id', '=', checkId).execute();
+        await trx
+          .updateTable('checks')
+          .set({
+            status,
+            finished_at: at,
+            summary: JSON.stringify(summary),
+            error,
+            credits: written.credits ?? null,
+            lease_owner: null,
+            lease_expires_at: null,
+          })
+          .where('id', '=', checkId)
+          .execute();
         const started = (await trx.selectFrom('checks').select('started_at').where('id', '=', checkId).executeTakeFirstOrThrow()).started_at;
         const current = await trx.selectFrom('monitors').select('status').where('id', '=', monitor.id).executeTakeFirstOrThrow();
-        await trx.updateTable('monitors')
-          .set({ current_check_id: null, last_run_at: started, last_check_summary: JSON.stringify(summary), next_run_at: nextRunAt(monitor.definition, current.status, now) })
-          .where('id', '=', monitor.id).execute();
+        await trx
+          .updateTable('monitors')
+          .set({
+            current_check_id: null,
+            last_run_at: started,
+            last_check_summary: JSON.stringify(summary),
+            next_run_at: nextRunAt(monitor.definition, current.status, now),
+          })
+          .where('id', '=', monitor.id)
+          .execute();
         if (notify) {
           const row = await trx.selectFrom('checks').selectAll().where('id', '=', checkId).executeTakeFirstOrThrow();
           await outboxStore(db).enqueue(notify(checkFromRow(row, null), pages), now, trx);
@@ -280,10 +379,24 @@ export function checkStore(db: Db) {
     /** A slot that came while the monitor's previous check still ran: recorded, not run. */
     async recordSkipped(monitor: StoredMonitor, scheduledFor: string, now: Date, into: Query = q): Promise<string> {
       const id = randomUUID();
-      await into.insertInto('checks').values({
-        id, monitor_id: monitor.id, status: 'skipped_overlap', trigger: 'scheduled', scheduled_for: scheduledFor, started_at: now.toISOString(), finished_at: now.toISOString(),
-        summary: null, error: 'the previous check was still running', owner_pid: null, credits: null, lease_owner: null, lease_expires_at: null,
-      }).execute();
+      await into
+        .insertInto('checks')
+        .values({
+          id,
+          monitor_id: monitor.id,
+          status: 'skipped_overlap',
+          trigger: 'scheduled',
+          scheduled_for: scheduledFor,
+          started_at: now.toISOString(),
+          finished_at: now.toISOString(),
+          summary: null,
+          error: 'the previous check was still running',
+          owner_pid: null,
+          credits: null,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
+        .execute();
       return id;
     },
 
@@ -301,9 +414,14 @@ export function checkStore(db: Db) {
     async pages(checkId: string, status?: PageStatus, window?: { offset: number; limit: number }): Promise<CheckPage[]> {
       const check = await q.selectFrom('checks').select(['finished_at', 'started_at']).where('id', '=', checkId).executeTakeFirst();
       const createdAt = check?.finished_at ?? check?.started_at ?? new Date(0).toISOString();
-      const rows = await q.selectFrom('page_results').selectAll().where('check_id', '=', checkId)
-        .$if(status !== undefined, (query) => query.where('status', '=', status!)).orderBy('position')
-        .$if(window !== undefined, (query) => query.limit(window!.limit).offset(window!.offset)).execute();
+      const rows = await q
+        .selectFrom('page_results')
+        .selectAll()
+        .where('check_id', '=', checkId)
+        .$if(status !== undefined, (query) => query.where('status', '=', status!))
+        .orderBy('position')
+        .$if(window !== undefined, (query) => query.limit(window!.limit).offset(window!.offset))
+        .execute();
       return rows.map((row) => ({
         id: `${checkId}:${row.position}`,
         createdAt,
@@ -328,28 +446,54 @@ export function checkStore(db: Db) {
      * so it is the page as it was at its last change, which a same page since has not altered.
      */
     async previousScreenshot(monitorId: string, startedAt: string, targetId: string, url: string): Promise<string | undefined> {
-      const row = await q.selectFrom('page_results').innerJoin('checks', 'checks.id', 'page_results.check_id').select('page_results.screenshot')
-        .where('checks.monitor_id', '=', monitorId).where('checks.started_at', '<', startedAt)
-        .where('page_results.target_id', '=', targetId).where('page_results.url', '=', url).where('page_results.screenshot', 'is not', null)
-        .orderBy('checks.started_at', 'desc').limit(1).executeTakeFirst();
+      const row = await q
+        .selectFrom('page_results')
+        .innerJoin('checks', 'checks.id', 'page_results.check_id')
+        .select('page_results.screenshot')
+        .where('checks.monitor_id', '=', monitorId)
+        .where('checks.started_at', '<', startedAt)
+        .where('page_results.target_id', '=', targetId)
+        .where('page_results.url', '=', url)
+        .where('page_results.screenshot', 'is not', null)
+        .orderBy('checks.started_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       return row?.screenshot ?? undefined;
     },
 
     /** The URLs a target had in the last check that finished, except those already removed. */
     async previousUrls(monitorId: string, targetId: string): Promise<string[]> {
-      const last = await q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['completed', 'partial'])
-        .orderBy('finished_at', 'desc').limit(1).executeTakeFirst();
+      const last = await q
+        .selectFrom('checks')
+        .select('id')
+        .where('monitor_id', '=', monitorId)
+        .where('status', 'in', ['completed', 'partial'])
+        .orderBy('finished_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       if (!last) return [];
-      const rows = await q.selectFrom('page_results').select('url').where('check_id', '=', last.id).where('target_id', '=', targetId)
-        .where('status', 'not in', ['removed', 'error']).execute();
+      const rows = await q
+        .selectFrom('page_results')
+        .select('url')
+        .where('check_id', '=', last.id)
+        .where('target_id', '=', targetId)
+        .where('status', 'not in', ['removed', 'error'])
+        .execute();
       return rows.map((row) => row.url);
     },
 
     async lastSnapshot(monitorId: string, targetId: string, url: string): Promise<LastSnapshot | undefined> {
       // Snapshots of checks started in the same millisecond are told apart by the order of writing.
-      const row = await q.selectFrom('snapshots').select(['scrape_id', 'fingerprint', 'content_hash', 'gone'])
-        .where('monitor_id', '=', monitorId).where('target_id', '=', targetId).where('url', '=', url)
-        .orderBy('scraped_at', 'desc').orderBy(db.writtenOrder(), 'desc').limit(1).executeTakeFirst();
+      const row = await q
+        .selectFrom('snapshots')
+        .select(['scrape_id', 'fingerprint', 'content_hash', 'gone'])
+        .where('monitor_id', '=', monitorId)
+        .where('target_id', '=', targetId)
+        .where('url', '=', url)
+        .orderBy('scraped_at', 'desc')
+        .orderBy(db.writtenOrder(), 'desc')
+        .limit(1)
+        .executeTakeFirst();
       return row && { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 };
     },
 
@@ -358,11 +502,20 @@ export function checkStore(db: Db) {
       const found = new Map<string, LastSnapshot>();
       const unique = [...new Set(urls)];
       for (let start = 0; start < unique.length; start += SNAPSHOT_LOOKUP_BATCH) {
-        const ranked = q.selectFrom('snapshots').select(['url', 'scrape_id', 'fingerprint', 'content_hash', 'gone'])
+        const ranked = q
+          .selectFrom('snapshots')
+          .select(['url', 'scrape_id', 'fingerprint', 'content_hash', 'gone'])
           .select(sql<number>`row_number() over (partition by url order by scraped_at desc, ${db.writtenOrder()} desc)`.as('newest'))
-          .where('monitor_id', '=', monitorId).where('target_id', '=', targetId).where('url', 'in', unique.slice(start, start + SNAPSHOT_LOOKUP_BATCH));
-        const rows = await q.selectFrom(ranked.as('ranked')).select(['url', 'scrape_id', 'fingerprint', 'content_hash', 'gone']).where('newest', '=', 1).execute();
-        for (const row of rows) found.set(row.url, { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 });
+          .where('monitor_id', '=', monitorId)
+          .where('target_id', '=', targetId)
+          .where('url', 'in', unique.slice(start, start + SNAPSHOT_LOOKUP_BATCH));
+        const rows = await q
+          .selectFrom(ranked.as('ranked'))
+          .select(['url', 'scrape_id', 'fingerprint', 'content_hash', 'gone'])
+          .where('newest', '=', 1)
+          .execute();
+        for (const row of rows)
+          found.set(row.url, { scrapeId: row.scrape_id, fingerprint: row.fingerprint, contentHash: row.content_hash, gone: row.gone === 1 });
       }
       return found;
     },
@@ -373,11 +526,26 @@ export function checkStore(db: Db) {
      * that did not differ (or was not checked, or extracts JSON).
      */
     async recentDiffs(monitorId: string, targetId: string, url: string, limit: number): Promise<(PageDiff | null)[]> {
-      const checks = await q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['completed', 'partial'])
-        .orderBy('started_at', 'desc').limit(limit).execute();
+      const checks = await q
+        .selectFrom('checks')
+        .select('id')
+        .where('monitor_id', '=', monitorId)
+        .where('status', 'in', ['completed', 'partial'])
+        .orderBy('started_at', 'desc')
+        .limit(limit)
+        .execute();
       if (checks.length === 0) return [];
-      const rows = await q.selectFrom('page_results').select(['check_id', 'status', 'diff', 'noise'])
-        .where('check_id', 'in', checks.map((check) => check.id)).where('target_id', '=', targetId).where('url', '=', url).execute();
+      const rows = await q
+        .selectFrom('page_results')
+        .select(['check_id', 'status', 'diff', 'noise'])
+        .where(
+          'check_id',
+          'in',
+          checks.map((check) => check.id),
+        )
+        .where('target_id', '=', targetId)
+        .where('url', '=', url)
+        .execute();
       return checks.map((check) => {
         const row = rows.find((candidate) => candidate.check_id === check.id);
         if (row?.status === 'changed' && row.diff) {
@@ -405,15 +573,32 @@ export function checkStore(db: Db) {
     async prune(monitorId: string, retentionDays: number, now: Date): Promise<string[]> {
       const cutoff = new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000).toISOString();
       return q.transaction().execute(async (trx) => {
-        const pruned = trx.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('finished_at', 'is not', null).where('finished_at', '<', cutoff);
-        const screenshots = (await trx.selectFrom('page_results').select('screenshot').where('screenshot', 'is not', null).where('check_id', 'in', pruned).execute())
-          .map((row) => row.screenshot!);
+        const pruned = trx
+          .selectFrom('checks')
+          .select('id')
+          .where('monitor_id', '=', monitorId)
+          .where('finished_at', 'is not', null)
+          .where('finished_at', '<', cutoff);
+        const screenshots = (
+          await trx.selectFrom('page_results').select('screenshot').where('screenshot', 'is not', null).where('check_id', 'in', pruned).execute()
+        ).map((row) => row.screenshot!);
         await trx.deleteFrom('checks').where('monitor_id', '=', monitorId).where('finished_at', 'is not', null).where('finished_at', '<', cutoff).execute();
-        const newest = (s: string) => trx.selectFrom('snapshots as newest').select('newest.scrape_id')
-          .whereRef('newest.monitor_id', '=', `${s}.monitor_id` as 'newest.monitor_id').whereRef('newest.target_id', '=', `${s}.target_id` as 'newest.target_id').whereRef('newest.url', '=', `${s}.url` as 'newest.url')
-          .orderBy('newest.scraped_at', 'desc').orderBy(db.writtenOrder('newest.seq'), 'desc').limit(1);
-        await trx.deleteFrom('snapshots').where('monitor_id', '=', monitorId).where('scraped_at', '<', cutoff)
-          .where('scrape_id', 'not in', newest('snapshots')).execute();
+        const newest = (s: string) =>
+          trx
+            .selectFrom('snapshots as newest')
+            .select('newest.scrape_id')
+            .whereRef('newest.monitor_id', '=', `${s}.monitor_id` as 'newest.monitor_id')
+            .whereRef('newest.target_id', '=', `${s}.target_id` as 'newest.target_id')
+            .whereRef('newest.url', '=', `${s}.url` as 'newest.url')
+            .orderBy('newest.scraped_at', 'desc')
+            .orderBy(db.writtenOrder('newest.seq'), 'desc')
+            .limit(1);
+        await trx
+          .deleteFrom('snapshots')
+          .where('monitor_id', '=', monitorId)
+          .where('scraped_at', '<', cutoff)
+          .where('scrape_id', 'not in', newest('snapshots'))
+          .execute();
         return screenshots;
       });
     },

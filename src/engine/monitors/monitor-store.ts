@@ -90,7 +90,11 @@ export function nextRunAt(definition: NormalizedMonitor, status: MonitorStatus, 
 
 /** 409 Conflict: the team has a monitor (not deleted) of this name. */
 export function nameConflict(name: string, cause?: unknown): WebwatchError {
-  return new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { name, reason: 'a monitor with this name exists' }, ...(cause !== undefined && { cause }) });
+  return new WebwatchError(ERROR_MESSAGES.conflict, {
+    status: 409,
+    details: { name, reason: 'a monitor with this name exists' },
+    ...(cause !== undefined && { cause }),
+  });
 }
 
 /**
@@ -121,7 +125,8 @@ export interface MonitorStore {
 /** The list serve answers most often: compiled once. */
 const queriesOf = perDatabase((db: Db) => ({
   listed: prepared<'team', MonitorRow>(db, (parameter) =>
-    db.query.selectFrom('monitors').selectAll().where('team', '=', parameter('team')).where('status', '!=', 'deleted').orderBy('name').orderBy('created_at')),
+    db.query.selectFrom('monitors').selectAll().where('team', '=', parameter('team')).where('status', '!=', 'deleted').orderBy('name').orderBy('created_at'),
+  ),
 }));
 
 export function monitorStore(db: Db): MonitorStore {
@@ -140,8 +145,9 @@ export function monitorStore(db: Db): MonitorStore {
       return (await queriesOf(db).listed({ team })).map(listedMonitor);
     },
     async find(team, idOrName) {
-      const row = (UUID.test(idOrName) ? await byId(team, idOrName.toLowerCase()) : undefined)
-        ?? await q.selectFrom('monitors').selectAll().where('team', '=', team).where('name', '=', idOrName).where('status', '!=', 'deleted').executeTakeFirst();
+      const row =
+        (UUID.test(idOrName) ? await byId(team, idOrName.toLowerCase()) : undefined) ??
+        (await q.selectFrom('monitors').selectAll().where('team', '=', team).where('name', '=', idOrName).where('status', '!=', 'deleted').executeTakeFirst());
       return row && monitorFromRow(row);
     },
     async insert(team, definition, now, rule = COMMAND_LINE_RULE) {
@@ -149,25 +155,53 @@ export function monitorStore(db: Db): MonitorStore {
       const stored = withTargetIds(definition);
       const at = now.toISOString();
       await claimingName(stored.name, () =>
-        q.insertInto('monitors').values({
-          id, team, name: stored.name, status: 'active', definition: JSON.stringify(stored), created_at: at, updated_at: at, next_run_at: nextRunAt(stored, 'active', now),
-          last_run_at: null, current_check_id: null, last_check_summary: null, private_targets_allowed: rule.privateTargetsAllowed ? 1 : 0,
-        }).execute());
+        q
+          .insertInto('monitors')
+          .values({
+            id,
+            team,
+            name: stored.name,
+            status: 'active',
+            definition: JSON.stringify(stored),
+            created_at: at,
+            updated_at: at,
+            next_run_at: nextRunAt(stored, 'active', now),
+            last_run_at: null,
+            current_check_id: null,
+            last_check_summary: null,
+            private_targets_allowed: rule.privateTargetsAllowed ? 1 : 0,
+          })
+          .execute(),
+      );
       return get(team, id);
     },
     async update(team, id, definition, now, rule = COMMAND_LINE_RULE) {
       const current = await get(team, id);
       const stored = withTargetIds(definition);
       await claimingName(stored.name, () =>
-        q.updateTable('monitors')
-          .set({ name: stored.name, definition: JSON.stringify(stored), updated_at: now.toISOString(), next_run_at: nextRunAt(stored, current.status, now), private_targets_allowed: rule.privateTargetsAllowed ? 1 : 0 })
-          .where('team', '=', team).where('id', '=', id).execute());
+        q
+          .updateTable('monitors')
+          .set({
+            name: stored.name,
+            definition: JSON.stringify(stored),
+            updated_at: now.toISOString(),
+            next_run_at: nextRunAt(stored, current.status, now),
+            private_targets_allowed: rule.privateTargetsAllowed ? 1 : 0,
+          })
+          .where('team', '=', team)
+          .where('id', '=', id)
+          .execute(),
+      );
       return get(team, id);
     },
     async setStatus(team, id, status, now) {
       const current = await get(team, id);
-      await q.updateTable('monitors').set({ status, updated_at: now.toISOString(), next_run_at: nextRunAt(current.definition, status, now) })
-        .where('team', '=', team).where('id', '=', id).execute();
+      await q
+        .updateTable('monitors')
+        .set({ status, updated_at: now.toISOString(), next_run_at: nextRunAt(current.definition, status, now) })
+        .where('team', '=', team)
+        .where('id', '=', id)
+        .execute();
       return get(team, id);
     },
   };

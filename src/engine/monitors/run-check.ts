@@ -30,7 +30,8 @@ import { WebwatchError } from '../../errors/webwatch-error.js';
 import { refusePrivateTargets } from '../fetch/network-policy.js';
 
 /** Why a page of a monitor saved under the rule is refused by a process that allows private addresses. */
-export const SAVED_RULE_HINT = 'targets on private, loopback and link-local addresses are refused: this monitor was saved under that rule (by serve or mcp --http), and its checks keep it until the command line saves it changed, or deleted and applied again';
+export const SAVED_RULE_HINT =
+  'targets on private, loopback and link-local addresses are refused: this monitor was saved under that rule (by serve or mcp --http), and its checks keep it until the command line saves it changed, or deleted and applied again';
 
 /**
  * The stricter of this process's private-address rule and the one the monitor was saved under:
@@ -81,7 +82,12 @@ async function judgePages(context: CheckContext, monitor: StoredMonitor, pages: 
   const judge = context.judge ?? lexicalJudge;
   const judged = pages.filter((page) => page.status === 'new' || page.status === 'changed');
   await inParallel(judged, JUDGE_CONCURRENCY, async (page) => {
-    const content = page.status === 'changed' ? (page.diff ? diffText(page.diff) : '') : pending.snapshots.find((s) => s.url === page.url && s.targetId === page.targetId)?.markdown ?? '';
+    const content =
+      page.status === 'changed'
+        ? page.diff
+          ? diffText(page.diff)
+          : ''
+        : (pending.snapshots.find((s) => s.url === page.url && s.targetId === page.targetId)?.markdown ?? '');
     page.judgment = await judge({ goal, url: page.url, status: page.status as 'new' | 'changed', content });
   });
 }
@@ -103,14 +109,24 @@ const errorMessage = (error: unknown) => {
   return typeof reason === 'string' ? `${error.message}: ${reason}` : error.message;
 };
 
-async function pageResult(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, url: string, previous: LastSnapshot | undefined, outcome: Outcome): Promise<PageResult> {
+async function pageResult(
+  context: CheckContext,
+  pending: Pending,
+  monitor: StoredMonitor,
+  target: Target,
+  url: string,
+  previous: LastSnapshot | undefined,
+  outcome: Outcome,
+): Promise<PageResult> {
   const targetId = target.id!;
   const base = { url, targetId, previousScrapeId: previous?.scrapeId ?? null, judgment: null, diff: null, error: null };
   if ('error' in outcome) return { ...base, status: 'error', statusCode: null, currentScrapeId: null, error: errorMessage(outcome.error) };
   // The same response as last time: the same content, without converting it again (nor asking the model).
   if ('unchanged' in outcome) {
     const same: PageResult = { ...base, status: 'same', statusCode: outcome.unchanged.statusCode, currentScrapeId: outcome.unchanged.scrapeId };
-    return target.type !== 'search' && extractsJson(target.scrapeOptions ?? {}) && previous ? { ...same, snapshot: { json: await context.checks.snapshotJson(previous.scrapeId) } } : same;
+    return target.type !== 'search' && extractsJson(target.scrapeOptions ?? {}) && previous
+      ? { ...same, snapshot: { json: await context.checks.snapshotJson(previous.scrapeId) } }
+      : same;
   }
   const { document, fingerprint } = outcome;
   pending.extraCredits += Math.max(0, (document.metadata.creditsUsed ?? 1) - 1);
@@ -123,7 +139,14 @@ async function pageResult(context: CheckContext, pending: Pending, monitor: Stor
     }
     pending.snapshots.push(goneSnapshot(targetId, url, currentScrapeId, fingerprint));
     // Only a page seen before can be removed; one that never existed is a broken address, said once.
-    if (!previous) return { ...base, status: 'error', statusCode, currentScrapeId, error: `HTTP ${statusCode}: the page does not exist (first check of this address, so not counted as removed)` };
+    if (!previous)
+      return {
+        ...base,
+        status: 'error',
+        statusCode,
+        currentScrapeId,
+        error: `HTTP ${statusCode}: the page does not exist (first check of this address, so not counted as removed)`,
+      };
     return { ...base, status: 'removed', statusCode, currentScrapeId };
   }
   const markdown = pageText(await comparedText(document), headingsOf(document));
@@ -221,7 +244,15 @@ async function jsonPageResult(
   current: { markdown: string; hash: string; json: unknown; fingerprint: string | null },
 ): Promise<PageResult> {
   const json = current.json ?? null;
-  const snapshot: Snapshot = { targetId: base.targetId, url: base.url, scrapeId: base.currentScrapeId!, markdown: current.markdown, fingerprint: current.fingerprint, contentHash: current.hash, json };
+  const snapshot: Snapshot = {
+    targetId: base.targetId,
+    url: base.url,
+    scrapeId: base.currentScrapeId!,
+    markdown: current.markdown,
+    fingerprint: current.fingerprint,
+    contentHash: current.hash,
+    json,
+  };
   const result = { ...base, snapshot: { json } };
   if (!previous || previous.gone) {
     pending.snapshots.push(snapshot);
@@ -229,15 +260,27 @@ async function jsonPageResult(
   }
   const fields = diffJson(await context.checks.snapshotJson(previous.scrapeId), json);
   if (Object.keys(fields).length === 0) {
-    if (current.fingerprint && current.fingerprint !== previous.fingerprint) pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint: current.fingerprint });
+    if (current.fingerprint && current.fingerprint !== previous.fingerprint)
+      pending.fingerprints.push({ scrapeId: previous.scrapeId, fingerprint: current.fingerprint });
     return { ...result, status: 'same' };
   }
   pending.snapshots.push(snapshot);
-  const before = trackingSettings(target.scrapeOptions ?? {})?.gitDiff && previous.contentHash !== current.hash ? await context.checks.snapshotMarkdown(previous.scrapeId) : undefined;
+  const before =
+    trackingSettings(target.scrapeOptions ?? {})?.gitDiff && previous.contentHash !== current.hash
+      ? await context.checks.snapshotMarkdown(previous.scrapeId)
+      : undefined;
   return { ...result, status: 'changed', diff: { json: fields, ...(before !== undefined && { text: diffMarkdown(before, current.markdown).text }) } };
 }
 
-const goneSnapshot = (targetId: string, url: string, scrapeId: string, fingerprint: string | null): Snapshot => ({ targetId, url, scrapeId, markdown: '', fingerprint, contentHash: contentHash(''), gone: true });
+const goneSnapshot = (targetId: string, url: string, scrapeId: string, fingerprint: string | null): Snapshot => ({
+  targetId,
+  url,
+  scrapeId,
+  markdown: '',
+  fingerprint,
+  contentHash: contentHash(''),
+  gone: true,
+});
 
 /** At most `limit` holders at once; take() waits for a free slot and gives the function that frees it (once). */
 function slots(limit: number) {
@@ -269,7 +312,13 @@ const freshOptions = (target: Exclude<Target, { type: 'search' }>) => ({
   storeInCache: target.scrapeOptions?.storeInCache ?? false,
 });
 
-async function targetPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Target, conversion: CheckConversion): Promise<PageResult[]> {
+async function targetPages(
+  context: CheckContext,
+  pending: Pending,
+  monitor: StoredMonitor,
+  target: Target,
+  conversion: CheckConversion,
+): Promise<PageResult[]> {
   const targetId = target.id!;
   if (target.type === 'search') return searchPages(context, pending, monitor, target);
   const results = new Map<string, PageResult>();
@@ -303,7 +352,17 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
     const { crawl } = await import('../crawl/crawl.js');
     await crawl(target.url, target.crawlOptions ?? {}, freshOptions(target), context.scrape, async (page) => {
       const previous = await context.checks.lastSnapshot(monitor.id, targetId, page.url);
-      found.push(await pageResult(context, pending, monitor, target, page.url, previous, 'error' in page ? { error: page.error } : { document: page.document, fingerprint: null }));
+      found.push(
+        await pageResult(
+          context,
+          pending,
+          monitor,
+          target,
+          page.url,
+          previous,
+          'error' in page ? { error: page.error } : { document: page.document, fingerprint: null },
+        ),
+      );
     });
   } catch (error) {
     found.push(await pageResult(context, pending, monitor, target, target.url, await context.checks.lastSnapshot(monitor.id, targetId, target.url), { error }));
@@ -316,7 +375,17 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
     const previous = await context.checks.lastSnapshot(monitor.id, targetId, url);
     if (previous?.gone) continue;
     pending.snapshots.push(goneSnapshot(targetId, url, randomUUID(), null));
-    found.push({ url, targetId, status: 'removed', statusCode: null, previousScrapeId: previous?.scrapeId ?? null, currentScrapeId: null, diff: null, judgment: null, error: null });
+    found.push({
+      url,
+      targetId,
+      status: 'removed',
+      statusCode: null,
+      previousScrapeId: previous?.scrapeId ?? null,
+      currentScrapeId: null,
+      diff: null,
+      judgment: null,
+      error: null,
+    });
   }
   return found.sort((a, b) => compareText(a.url, b.url));
 }
@@ -326,11 +395,18 @@ async function targetPages(context: CheckContext, pending: Pending, monitor: Sto
  * remembered as a snapshot of its title and snippet), a seen one `same`; a failed query is an
  * `error` page named after it.
  */
-async function searchPages(context: CheckContext, pending: Pending, monitor: StoredMonitor, target: Extract<Target, { type: 'search' }>): Promise<PageResult[]> {
+async function searchPages(
+  context: CheckContext,
+  pending: Pending,
+  monitor: StoredMonitor,
+  target: Extract<Target, { type: 'search' }>,
+): Promise<PageResult[]> {
   const targetId = target.id!;
   const base = { targetId, statusCode: null, diff: null, judgment: null, error: null };
   if (!context.search) {
-    return [{ ...base, url: `search:${target.queries.join(' | ')}`, status: 'error', previousScrapeId: null, currentScrapeId: null, error: SEARCH_UNAVAILABLE }];
+    return [
+      { ...base, url: `search:${target.queries.join(' | ')}`, status: 'error', previousScrapeId: null, currentScrapeId: null, error: SEARCH_UNAVAILABLE },
+    ];
   }
   const { results, errors } = await searchTarget(context.search, target, context.now());
   const pages: PageResult[] = [];
@@ -345,7 +421,15 @@ async function searchPages(context: CheckContext, pending: Pending, monitor: Sto
     pending.snapshots.push({ targetId, url: result.url, scrapeId, markdown, fingerprint: null, contentHash: contentHash(markdown) });
     pages.push({ ...base, url: result.url, status: 'new', previousScrapeId: null, currentScrapeId: scrapeId });
   }
-  for (const failed of errors) pages.push({ ...base, url: `search:${failed.query}`, status: 'error', previousScrapeId: null, currentScrapeId: null, error: `${context.search.name}: ${failed.error}` });
+  for (const failed of errors)
+    pages.push({
+      ...base,
+      url: `search:${failed.query}`,
+      status: 'error',
+      previousScrapeId: null,
+      currentScrapeId: null,
+      error: `${context.search.name}: ${failed.error}`,
+    });
   return pages;
 }
 
@@ -359,14 +443,24 @@ export function summarize(pages: readonly PageResult[]): MonitorSummary {
  * Starts a check: the check record exists (or 409 Conflict was thrown) when this returns;
  * `done` settles when the check has finished and its results are written.
  */
-export async function beginCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }> {
+export async function beginCheck(
+  context: CheckContext,
+  monitor: StoredMonitor,
+  trigger: 'manual' | 'scheduled',
+  scheduledFor: string | null = null,
+): Promise<{ check: CheckRecord; done: Promise<CheckRecord> }> {
   // Checks interrupted elsewhere are announced under this process's rule for webhook targets.
   await context.checks.recoverInterrupted(context.now(), () => !context.scrape.publicAddressesOnly);
   const check = await context.checks.start(monitor, trigger, context.now(), scheduledFor);
   return { check, done: context.checks.holding(completeCheck(context, monitor, check)) };
 }
 
-export async function runCheck(context: CheckContext, monitor: StoredMonitor, trigger: 'manual' | 'scheduled', scheduledFor: string | null = null): Promise<CheckRecord> {
+export async function runCheck(
+  context: CheckContext,
+  monitor: StoredMonitor,
+  trigger: 'manual' | 'scheduled',
+  scheduledFor: string | null = null,
+): Promise<CheckRecord> {
   return (await beginCheck(context, monitor, trigger, scheduledFor)).done;
 }
 
@@ -400,16 +494,30 @@ async function completeCheck(context: CheckContext, monitor: StoredMonitor, chec
   const now = context.now();
   // A page costs 1, and what its scrape reported beyond that; a failed one nothing.
   const credits = summary.totalPages - summary.error + pending.extraCredits;
-  const finished = await context.checks.finish(monitor, check.id, {
-    status, pages, snapshots: pending.snapshots, fingerprints: pending.fingerprints, credits, summary, error: failure,
-    notify: (done, results) => {
-      // With onlyMeaningful, pages judged not meaningful are left out of notifications.
-      const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
-      // Each delivery keeps this process's private-address rule, whoever delivers it later.
-      const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
-      return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({ ...entry, privateTargetsAllowed }));
+  const finished = await context.checks.finish(
+    monitor,
+    check.id,
+    {
+      status,
+      pages,
+      snapshots: pending.snapshots,
+      fingerprints: pending.fingerprints,
+      credits,
+      summary,
+      error: failure,
+      notify: (done, results) => {
+        // With onlyMeaningful, pages judged not meaningful are left out of notifications.
+        const notified = context.onlyMeaningful ? results.filter((page) => page.judgment?.meaningful !== false) : results;
+        // Each delivery keeps this process's private-address rule, whoever delivers it later.
+        const privateTargetsAllowed = !context.scrape.publicAddressesOnly;
+        return [...webhookEntries(monitor, done, notified, now), ...emailEntries(monitor, done, notified, now)].map((entry) => ({
+          ...entry,
+          privateTargetsAllowed,
+        }));
+      },
     },
-  }, now);
+    now,
+  );
   const expired = await context.checks.prune(monitor.id, monitor.definition.retentionDays, context.now());
   const directory = context.scrape.browser?.artifactsDir;
   if (expired.length > 0 && directory) await (await import('../browser/artifacts.js')).deleteKept(directory, expired);

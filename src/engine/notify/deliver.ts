@@ -54,7 +54,11 @@ async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promi
   const random = options.random ?? Math.random;
   const attempts = entry.attempts + 1;
   if (!options.smtp) {
-    await options.outbox.attemptFailed(entry.id, 'no SMTP server is configured: set smtp.url and smtp.from in the config, or WEBWATCH_SMTP_URL and WEBWATCH_SMTP_FROM', undefined);
+    await options.outbox.attemptFailed(
+      entry.id,
+      'no SMTP server is configured: set smtp.url and smtp.from in the config, or WEBWATCH_SMTP_URL and WEBWATCH_SMTP_FROM',
+      undefined,
+    );
     return undefined;
   }
   const message = JSON.parse(entry.body) as EmailMessage;
@@ -75,7 +79,14 @@ async function deliverEmail(entry: OutboxEntry, options: DeliveryOptions): Promi
       });
       transports.set(options.smtp.url, transport);
     }
-    await transport.sendMail({ from: options.smtp.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: { 'X-Webwatch-Delivery': entry.id } });
+    await transport.sendMail({
+      from: options.smtp.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      headers: { 'X-Webwatch-Delivery': entry.id },
+    });
     await options.outbox.delivered(entry.id, options.now());
     return undefined;
   } catch (error) {
@@ -114,7 +125,13 @@ async function deliverOne(entry: OutboxEntry, options: DeliveryOptions): Promise
       dispatcher = new Agent({ connectTimeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS, ...(publicOnly && { connect: { lookup: publicOnlyLookup } }) });
       dispatchers.set(publicOnly, dispatcher);
     }
-    const response = await request(url, { method: 'POST', headers, body: entry.body, dispatcher, signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) });
+    const response = await request(url, {
+      method: 'POST',
+      headers,
+      body: entry.body,
+      dispatcher,
+      signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
+    });
     await response.body.dump();
     if (response.statusCode >= 200 && response.statusCode < 300) {
       await options.outbox.delivered(entry.id, options.now());

@@ -37,18 +37,37 @@ export const jobEventType = (kind: WebhookJobKind, event: JobWebhookEvent) => `$
  * element of `data`, as JSON text spliced in as it is (a page's stored document, say); `error`
  * says why a job failed.
  */
-export function jobWebhookDelivery(job: WebhookJob, event: JobWebhookEvent, now: Date, detail: { dataText?: string; error?: string } = {}): NewDelivery | undefined {
+export function jobWebhookDelivery(
+  job: WebhookJob,
+  event: JobWebhookEvent,
+  now: Date,
+  detail: { dataText?: string; error?: string } = {},
+): NewDelivery | undefined {
   const { webhook } = job;
   if (!webhook.events.includes(event)) return undefined;
   const id = randomUUID();
   const type = jobEventType(job.kind, event);
   const head = JSON.stringify({
-    success: event !== 'failed' && event !== 'cancelled', type, id: job.id, webhookId: id, metadata: webhook.metadata, ...(detail.error !== undefined && { error: detail.error }),
+    success: event !== 'failed' && event !== 'cancelled',
+    type,
+    id: job.id,
+    webhookId: id,
+    metadata: webhook.metadata,
+    ...(detail.error !== undefined && { error: detail.error }),
   });
   return {
-    id, team: job.team, privateTargetsAllowed: webhook.privateTargetsAllowed, monitorId: null, checkId: null, jobId: job.id,
-    channel: 'webhook', event: type, target: webhook.url, headers: webhook.headers,
-    body: `${head.slice(0, -1)},"data":[${detail.dataText ?? ''}]}`, nextAttemptAt: now.toISOString(),
+    id,
+    team: job.team,
+    privateTargetsAllowed: webhook.privateTargetsAllowed,
+    monitorId: null,
+    checkId: null,
+    jobId: job.id,
+    channel: 'webhook',
+    event: type,
+    target: webhook.url,
+    headers: webhook.headers,
+    body: `${head.slice(0, -1)},"data":[${detail.dataText ?? ''}]}`,
+    nextAttemptAt: now.toISOString(),
   };
 }
 
@@ -71,7 +90,12 @@ export function agentActionData(toolName: string, parameters: unknown, detail: {
   const input: Record<string, unknown> = {};
   const given = typeof parameters === 'object' && parameters !== null && !Array.isArray(parameters) ? parameters : {};
   for (const [name, value] of Object.entries(given).slice(0, ACTION_ARGUMENTS_MAX)) {
-    input[name] = typeof value === 'string' ? cut(value) : value === null || typeof value === 'number' || typeof value === 'boolean' ? value : cut(JSON.stringify(value) ?? '');
+    input[name] =
+      typeof value === 'string'
+        ? cut(value)
+        : value === null || typeof value === 'number' || typeof value === 'boolean'
+          ? value
+          : cut(JSON.stringify(value) ?? '');
   }
   return { action: toolName, input, step: detail.step, agent: detail.agent, creditsUsed: detail.creditsUsed };
 }
@@ -84,7 +108,13 @@ export function agentActionData(toolName: string, parameters: unknown, detail: {
 export function jobAnnouncer(db: Db, deliveryQueued?: () => void) {
   const outbox = outboxStore(db);
   return {
-    async announce(trx: Query, row: { id: string; team: string; kind: WebhookJobKind; webhook: string | null }, event: JobWebhookEvent, now: Date, detail?: { dataText?: string; error?: string }): Promise<boolean> {
+    async announce(
+      trx: Query,
+      row: { id: string; team: string; kind: WebhookJobKind; webhook: string | null },
+      event: JobWebhookEvent,
+      now: Date,
+      detail?: { dataText?: string; error?: string },
+    ): Promise<boolean> {
       const webhook = parseStoredWebhook(row.webhook);
       const delivery = webhook && jobWebhookDelivery({ id: row.id, team: row.team, kind: row.kind, webhook }, event, now, detail);
       if (!delivery) return false;

@@ -45,9 +45,21 @@ export interface OutboxEntry {
 type Row = Selectable<Tables['outbox']>;
 
 const fromRow = (row: Row): OutboxEntry => ({
-  id: row.id, team: row.team, privateTargetsAllowed: row.private_targets_allowed === 1, monitorId: row.monitor_id, checkId: row.check_id, jobId: row.job_id, channel: row.channel, event: row.event, target: row.target,
-  headers: JSON.parse(row.headers) as Record<string, string>, body: row.body, status: row.status, attempts: row.attempts,
-  nextAttemptAt: row.next_attempt_at, lastError: row.last_error,
+  id: row.id,
+  team: row.team,
+  privateTargetsAllowed: row.private_targets_allowed === 1,
+  monitorId: row.monitor_id,
+  checkId: row.check_id,
+  jobId: row.job_id,
+  channel: row.channel,
+  event: row.event,
+  target: row.target,
+  headers: JSON.parse(row.headers) as Record<string, string>,
+  body: row.body,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  lastError: row.last_error,
 });
 
 /** A delivery as a check or a job queues it. */
@@ -78,7 +90,18 @@ export function webhookEntries(monitor: NotifiedMonitor, check: CheckRecord, pag
   const entry = (event: string, data: unknown[]) => {
     const id = randomUUID();
     const body = JSON.stringify({ success: true, type: event, id: check.id, webhookId: id, data, metadata: webhook.metadata ?? {} });
-    return { id, team: monitor.team, monitorId: monitor.id, checkId: check.id, channel: 'webhook' as const, event, target: webhook.url, headers: webhook.headers ?? {}, body, nextAttemptAt: now.toISOString() };
+    return {
+      id,
+      team: monitor.team,
+      monitorId: monitor.id,
+      checkId: check.id,
+      channel: 'webhook' as const,
+      event,
+      target: webhook.url,
+      headers: webhook.headers ?? {},
+      body,
+      nextAttemptAt: now.toISOString(),
+    };
   };
   const entries = [];
   if (events.has('monitor.page')) {
@@ -86,7 +109,11 @@ export function webhookEntries(monitor: NotifiedMonitor, check: CheckRecord, pag
       if (page.status === 'same') continue;
       // The kept screenshot is a file of this machine: not for the receiver.
       const { screenshot: _, ...result } = page;
-      entries.push(entry('monitor.page', [{ monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...result, isMeaningful: page.judgment?.meaningful ?? null }]));
+      entries.push(
+        entry('monitor.page', [
+          { monitorId: monitor.id, monitorName: monitor.definition.name, checkId: check.id, ...result, isMeaningful: page.judgment?.meaningful ?? null },
+        ]),
+      );
     }
   }
   if (events.has('monitor.check.completed')) {
@@ -126,13 +153,28 @@ export function emailEntries(monitor: NotifiedMonitor, check: CheckRecord, pages
     `<p>Check <code>${escapeHtml(check.id)}</code> of monitor <strong>${escapeHtml(name)}</strong> finished ${escapeHtml(check.finishedAt ?? '')}: ${escapeHtml(counts)}.</p>`,
     '<ul>',
     // The diff as the report shows it, changed words marked, styled inline for mail readers.
-    ...noteworthy.map((page) => `<li><strong>${page.status}</strong> ${linkHtml(page.url)}${email.includeDiffs && page.diff ? changeHtml(page.diff, 'inline') : ''}</li>`),
+    ...noteworthy.map(
+      (page) => `<li><strong>${page.status}</strong> ${linkHtml(page.url)}${email.includeDiffs && page.diff ? changeHtml(page.diff, 'inline') : ''}</li>`,
+    ),
     '</ul>',
   ].join('\n');
   // Diffs kept before page text lost its control characters could still hold them: a mail carries none.
   const message: EmailMessage = { to: email.recipients, subject: withoutControls(subject), text: withoutControls(text), html: withoutControls(html) };
   const id = randomUUID();
-  return [{ id, team: monitor.team, monitorId: monitor.id, checkId: check.id, channel: 'email', event: 'monitor.check.summary', target: email.recipients.join(', '), headers: {}, body: JSON.stringify(message), nextAttemptAt: now.toISOString() }];
+  return [
+    {
+      id,
+      team: monitor.team,
+      monitorId: monitor.id,
+      checkId: check.id,
+      channel: 'email',
+      event: 'monitor.check.summary',
+      target: email.recipients.join(', '),
+      headers: {},
+      body: JSON.stringify(message),
+      nextAttemptAt: now.toISOString(),
+    },
+  ];
 }
 
 /** A webhook URL as shown: tokens often ride in the query string. */
@@ -161,13 +203,25 @@ export function outboxStore(db: Db) {
    * claim at the same time); the first that is not ends the run.
    */
   async function claimJob(trx: Query, jobId: string, now: Date, limit: number): Promise<Row[]> {
-    const pending = await trx.selectFrom('outbox').selectAll().where('job_id', '=', jobId).where('status', '=', 'pending').orderBy(db.writtenOrder()).limit(limit).execute();
+    const pending = await trx
+      .selectFrom('outbox')
+      .selectAll()
+      .where('job_id', '=', jobId)
+      .where('status', '=', 'pending')
+      .orderBy(db.writtenOrder())
+      .limit(limit)
+      .execute();
     const taken: Row[] = [];
     for (const row of pending) {
       if (row.next_attempt_at > now.toISOString() || !isFree(row, now)) break;
-      const result = await trx.updateTable('outbox').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) })
-        .where('id', '=', row.id).where('status', '=', 'pending')
-        .where('lease_owner', 'is not distinct from', row.lease_owner).where('lease_expires_at', 'is not distinct from', row.lease_expires_at).executeTakeFirst();
+      const result = await trx
+        .updateTable('outbox')
+        .set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .where('lease_owner', 'is not distinct from', row.lease_owner)
+        .where('lease_expires_at', 'is not distinct from', row.lease_expires_at)
+        .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) break;
       taken.push(row);
     }
@@ -183,18 +237,44 @@ export function outboxStore(db: Db) {
       if (entries.length === 0) return;
       const waiting = new Map<string, string>();
       for (const jobId of new Set(entries.flatMap((e) => (e.jobId ? [e.jobId] : [])))) {
-        const row = await into.selectFrom('outbox').select((eb) => eb.fn.max('next_attempt_at').as('last')).where('job_id', '=', jobId).where('status', '=', 'pending').executeTakeFirst();
+        const row = await into
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.max('next_attempt_at').as('last'))
+          .where('job_id', '=', jobId)
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
         if (row?.last) waiting.set(jobId, row.last);
       }
       const dueAt = (e: NewDelivery) => {
         const after = e.jobId ? waiting.get(e.jobId) : undefined;
         return after && after > e.nextAttemptAt ? after : e.nextAttemptAt;
       };
-      await into.insertInto('outbox').values(entries.map((e) => ({
-        id: e.id, team: e.team, private_targets_allowed: e.privateTargetsAllowed ? 1 as const : 0 as const, monitor_id: e.monitorId, check_id: e.checkId, job_id: e.jobId ?? null,
-        channel: e.channel, event: e.event, target: e.target, headers: JSON.stringify(e.headers), body: e.body, status: 'pending' as const, attempts: 0, next_attempt_at: dueAt(e),
-        created_at: now.toISOString(), last_error: null, delivered_at: null, lease_owner: null, lease_expires_at: null,
-      }))).execute();
+      await into
+        .insertInto('outbox')
+        .values(
+          entries.map((e) => ({
+            id: e.id,
+            team: e.team,
+            private_targets_allowed: e.privateTargetsAllowed ? (1 as const) : (0 as const),
+            monitor_id: e.monitorId,
+            check_id: e.checkId,
+            job_id: e.jobId ?? null,
+            channel: e.channel,
+            event: e.event,
+            target: e.target,
+            headers: JSON.stringify(e.headers),
+            body: e.body,
+            status: 'pending' as const,
+            attempts: 0,
+            next_attempt_at: dueAt(e),
+            created_at: now.toISOString(),
+            last_error: null,
+            delivered_at: null,
+            lease_owner: null,
+            lease_expires_at: null,
+          })),
+        )
+        .execute();
     },
 
     /**
@@ -205,14 +285,37 @@ export function outboxStore(db: Db) {
      */
     async claimDue(now: Date, limit = 100): Promise<OutboxEntry[]> {
       return q.transaction().execute(async (trx) => {
-        const candidates = await trx.selectFrom('outbox').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now.toISOString())
-          .where('job_id', 'is', null).orderBy('next_attempt_at').limit(limit * 2)
-          .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
+        const candidates = await trx
+          .selectFrom('outbox')
+          .selectAll()
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now.toISOString())
+          .where('job_id', 'is', null)
+          .orderBy('next_attempt_at')
+          .limit(limit * 2)
+          .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked())
+          .execute();
         const free = candidates.filter((row) => isFree(row, now)).slice(0, limit);
-        if (free.length > 0) await trx.updateTable('outbox').set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }).where('id', 'in', free.map((row) => row.id)).execute();
+        if (free.length > 0)
+          await trx
+            .updateTable('outbox')
+            .set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) })
+            .where(
+              'id',
+              'in',
+              free.map((row) => row.id),
+            )
+            .execute();
         // Jobs' deliveries: no row locked but by the claims themselves, each job's in the order written, so that two workers cannot deadlock.
-        const jobs = await trx.selectFrom('outbox').select('job_id').distinct().where('status', '=', 'pending').where('next_attempt_at', '<=', now.toISOString())
-          .where('job_id', 'is not', null).limit(limit).execute();
+        const jobs = await trx
+          .selectFrom('outbox')
+          .select('job_id')
+          .distinct()
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now.toISOString())
+          .where('job_id', 'is not', null)
+          .limit(limit)
+          .execute();
         for (const { job_id: jobId } of jobs) free.push(...(await claimJob(trx, jobId!, now, JOB_CLAIM_MAX)));
         return free.map(fromRow);
       });
@@ -224,35 +327,68 @@ export function outboxStore(db: Db) {
      */
     async holdBackJob(jobId: string, until: Date): Promise<void> {
       await q.transaction().execute(async (trx) => {
-        await trx.updateTable('outbox').set({ next_attempt_at: until.toISOString() })
-          .where('job_id', '=', jobId).where('status', '=', 'pending').where('next_attempt_at', '<', until.toISOString()).execute();
-        await trx.updateTable('outbox').set({ lease_owner: null, lease_expires_at: null })
-          .where('job_id', '=', jobId).where('status', '=', 'pending').where('lease_owner', '=', WORKER_ID).execute();
+        await trx
+          .updateTable('outbox')
+          .set({ next_attempt_at: until.toISOString() })
+          .where('job_id', '=', jobId)
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<', until.toISOString())
+          .execute();
+        await trx
+          .updateTable('outbox')
+          .set({ lease_owner: null, lease_expires_at: null })
+          .where('job_id', '=', jobId)
+          .where('status', '=', 'pending')
+          .where('lease_owner', '=', WORKER_ID)
+          .execute();
       });
     },
 
     /** When the next pending delivery is due, if any is. */
     async nextAttemptAt(): Promise<string | undefined> {
-      const row = await q.selectFrom('outbox').select((eb) => eb.fn.min('next_attempt_at').as('next')).where('status', '=', 'pending').executeTakeFirst();
+      const row = await q
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
       return row?.next ?? undefined;
     },
 
     async delivered(id: string, now: Date): Promise<void> {
-      await q.updateTable('outbox').set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), delivered_at: now.toISOString(), last_error: null, lease_owner: null, lease_expires_at: null, body: bodyWhenEnded(eb) }))
-        .where('id', '=', id).execute();
+      await q
+        .updateTable('outbox')
+        .set((eb) => ({
+          status: 'delivered',
+          attempts: eb('attempts', '+', 1),
+          delivered_at: now.toISOString(),
+          last_error: null,
+          lease_owner: null,
+          lease_expires_at: null,
+          body: bodyWhenEnded(eb),
+        }))
+        .where('id', '=', id)
+        .execute();
     },
 
     /** A failed attempt: tried again at `retryAt`, or failed for good when there is none. */
     async attemptFailed(id: string, error: string, retryAt: Date | undefined): Promise<void> {
-      await q.updateTable('outbox').set((eb) => ({
-        attempts: eb('attempts', '+', 1), last_error: error, lease_owner: null, lease_expires_at: null,
-        ...(retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' as const, body: bodyWhenEnded(eb) }),
-      })).where('id', '=', id).execute();
+      await q
+        .updateTable('outbox')
+        .set((eb) => ({
+          attempts: eb('attempts', '+', 1),
+          last_error: error,
+          lease_owner: null,
+          lease_expires_at: null,
+          ...(retryAt ? { next_attempt_at: retryAt.toISOString() } : { status: 'failed' as const, body: bodyWhenEnded(eb) }),
+        }))
+        .where('id', '=', id)
+        .execute();
     },
 
     /** Gives back claims not attempted (a worker stopping). */
     async release(ids: readonly string[]): Promise<void> {
-      if (ids.length > 0) await q.updateTable('outbox').set({ lease_owner: null, lease_expires_at: null }).where('id', 'in', ids).where('lease_owner', '=', WORKER_ID).execute();
+      if (ids.length > 0)
+        await q.updateTable('outbox').set({ lease_owner: null, lease_expires_at: null }).where('id', 'in', ids).where('lease_owner', '=', WORKER_ID).execute();
     },
 
     async forCheck(checkId: string): Promise<OutboxEntry[]> {
@@ -261,24 +397,47 @@ export function outboxStore(db: Db) {
     },
 
     async notificationStatus(checkId: string): Promise<NotificationStatus | null> {
-      const rows = await q.selectFrom('outbox').select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')]).where('check_id', '=', checkId).groupBy(['channel', 'status']).execute();
+      const rows = await q
+        .selectFrom('outbox')
+        .select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('check_id', '=', checkId)
+        .groupBy(['channel', 'status'])
+        .execute();
       if (rows.length === 0) return null;
       const status: NotificationStatus = {};
       for (const row of rows) {
         const channel = (status[row.channel] ??= { pending: 0, delivered: 0, failed: 0 });
         channel[row.status] = Number(row.n);
       }
-      const errors = await q.selectFrom('outbox').select(['channel', 'last_error', 'attempts']).where('check_id', '=', checkId).where('last_error', 'is not', null)
-        .where('status', '!=', 'delivered').orderBy(db.writtenOrder()).execute();
+      const errors = await q
+        .selectFrom('outbox')
+        .select(['channel', 'last_error', 'attempts'])
+        .where('check_id', '=', checkId)
+        .where('last_error', 'is not', null)
+        .where('status', '!=', 'delivered')
+        .orderBy(db.writtenOrder())
+        .execute();
       for (const row of errors) Object.assign(status[row.channel]!, { lastError: row.last_error, attempts: row.attempts });
       return status;
     },
 
     /** The deliveries of a check, their state and last error; a webhook URL without its query. */
     async deliveries(checkId: string): Promise<DeliveryState[]> {
-      const rows = await q.selectFrom('outbox').select(['channel', 'event', 'target', 'status', 'attempts', 'last_error']).where('check_id', '=', checkId)
-        .orderBy('created_at').orderBy(db.writtenOrder()).execute();
-      return rows.map((row) => ({ channel: row.channel, event: row.event, target: withoutQuery(row.target), status: row.status, attempts: row.attempts, lastError: row.last_error }));
+      const rows = await q
+        .selectFrom('outbox')
+        .select(['channel', 'event', 'target', 'status', 'attempts', 'last_error'])
+        .where('check_id', '=', checkId)
+        .orderBy('created_at')
+        .orderBy(db.writtenOrder())
+        .execute();
+      return rows.map((row) => ({
+        channel: row.channel,
+        event: row.event,
+        target: withoutQuery(row.target),
+        status: row.status,
+        attempts: row.attempts,
+        lastError: row.last_error,
+      }));
     },
   };
 }

@@ -59,7 +59,7 @@ export function parseLayoutTsv(tsv: string, source: 'text' | 'ocr', dpi = 72, li
   // of the grouping numbers starts the next block or line. Fields are cut by hand: a large
   // PDF has hundreds of thousands of rows.
   const fields: string[] = new Array(12);
-  for (let start = 0; start < tsv.length;) {
+  for (let start = 0; start < tsv.length; ) {
     let end = tsv.indexOf('\n', start);
     if (end < 0) end = tsv.length;
     const level = tsv.charCodeAt(start);
@@ -139,12 +139,21 @@ export function readingOrder<T extends Box>(blocks: readonly T[]): T[] {
     }
     return groups.length > 1 ? groups : undefined;
   };
-  const columns = (region: readonly T[]) => split(region, (b) => b.x0, (b) => b.x1);
+  const columns = (region: readonly T[]) =>
+    split(
+      region,
+      (b) => b.x0,
+      (b) => b.x1,
+    );
   let groups = columns(blocks);
   if (!groups) {
     // Bands that are both cut into columns and still are together are one multi-column region
     // whose paragraph gaps happen to line up: they are read column by column, not band by band.
-    const bands = split(blocks, (b) => b.y0, (b) => b.y1);
+    const bands = split(
+      blocks,
+      (b) => b.y0,
+      (b) => b.y1,
+    );
     if (!bands) return [...blocks];
     groups = [bands[0]!];
     for (const band of bands.slice(1)) {

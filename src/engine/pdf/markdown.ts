@@ -63,7 +63,8 @@ export function bodyLineHeight(pages: readonly PageLayout[]): number {
 /** Backslash-escapes what markdown would read as markup; `atLineStart` also block markers. */
 export function escapeMarkdown(text: string, atLineStart = true): string {
   let escaped = text.replace(/[\\`*[\]<>]/g, '\\$&').replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (match) => match.replace('_', '\\_'));
-  if (atLineStart) escaped = escaped.replace(/^(#{1,6}(?=\s|$)|[-+](?=\s)|=+$|\d{1,9}(?=[.)]\s))/, (marker) => (/^\d/.test(marker) ? `${marker}\\` : `\\${marker}`));
+  if (atLineStart)
+    escaped = escaped.replace(/^(#{1,6}(?=\s|$)|[-+](?=\s)|=+$|\d{1,9}(?=[.)]\s))/, (marker) => (/^\d/.test(marker) ? `${marker}\\` : `\\${marker}`));
   return escaped;
 }
 
@@ -72,11 +73,11 @@ export function escapeMarkdown(text: string, atLineStart = true): string {
  * space and keeps its hyphen: whether it split a word (re-viewed) or was part of one
  * (non-software) cannot be told without a dictionary, and keeping it loses no letter.
  */
-function joinLines(lines: readonly Line[], escape: boolean): string {
+function joinLines(lines: readonly Line[], escaped: boolean): string {
   let out = '';
   lines.forEach((line, index) => {
     const text = lineText(line);
-    const shown = escape ? escapeMarkdown(text, index === 0) : text;
+    const shown = escaped ? escapeMarkdown(text, index === 0) : text;
     if (index === 0) out = shown;
     else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(text)) out += shown;
     else out += ` ${shown}`;
@@ -184,8 +185,14 @@ function tableOf(run: { cells: Word[][]; lines: Line[] }[]): Table | undefined {
   spans.forEach((row, r) => {
     for (const [x0, x1] of row) {
       total++;
-      const near = spans.slice(Math.max(0, r - 8), r + 9).filter((other) => other !== row).flat();
-      if (near.some(([left, right]) => Math.abs(x0 - left) <= tolerance || Math.abs(x1 - right) <= tolerance || Math.abs(x0 + x1 - left - right) <= 2 * tolerance)) aligned++;
+      const near = spans
+        .slice(Math.max(0, r - 8), r + 9)
+        .filter((other) => other !== row)
+        .flat();
+      if (
+        near.some(([left, right]) => Math.abs(x0 - left) <= tolerance || Math.abs(x1 - right) <= tolerance || Math.abs(x0 + x1 - left - right) <= 2 * tolerance)
+      )
+        aligned++;
     }
   });
   if (aligned < total * 0.8) return undefined;
@@ -241,8 +248,13 @@ export function layOutPage(page: PageLayout, bodyHeight: number, state: { titleS
       emitted.add(table);
       const tableLines = [...table.lines];
       items.push({
-        type: 'table', label: null, box: table.box, markdown: tableMarkdown(table.rows),
-        text: table.rows.map((row) => row.join('\t')).join('\n'), layoutConfidence: 0.7, ocrConfidence: meanConfidence(tableLines),
+        type: 'table',
+        label: null,
+        box: table.box,
+        markdown: tableMarkdown(table.rows),
+        text: table.rows.map((row) => row.join('\t')).join('\n'),
+        layoutConfidence: 0.7,
+        ocrConfidence: meanConfidence(tableLines),
       });
     }
     flush();
@@ -265,15 +277,24 @@ export function itemsMarkdown(items: readonly LaidOutItem[]): string {
 }
 
 function classify(
-  lines: Line[], block: TextBlock, page: PageLayout, bodyHeight: number,
-  flow: { left: number; right: number }, state: { titleSeen: boolean },
+  lines: Line[],
+  block: TextBlock,
+  page: PageLayout,
+  bodyHeight: number,
+  flow: { left: number; right: number },
+  state: { titleSeen: boolean },
 ): LaidOutItem[] {
   const box = unionBox(lines);
   const text = joinLines(lines, false);
   const ocrConfidence = meanConfidence(lines);
   const item = (type: BlockType, label: string | null, markdown: string, layoutConfidence: number, itemLines = lines): LaidOutItem => ({
-    type, label, box: itemLines === lines ? box : unionBox(itemLines), markdown,
-    text: itemLines === lines ? text : joinLines(itemLines, false), layoutConfidence, ocrConfidence: itemLines === lines ? ocrConfidence : meanConfidence(itemLines),
+    type,
+    label,
+    box: itemLines === lines ? box : unionBox(itemLines),
+    markdown,
+    text: itemLines === lines ? text : joinLines(itemLines, false),
+    layoutConfidence,
+    ocrConfidence: itemLines === lines ? ocrConfidence : meanConfidence(itemLines),
   });
 
   // A lone page number near the top or bottom edge.
@@ -305,8 +326,8 @@ function classify(
     });
   }
   // Indented within its flow, or a flow of its own in the left half that starts right of the margin.
-  const indented = block.x0 - flow.left >= bodyHeight * 1.2
-    || (flow.left === block.x0 && block.x0 < page.width / 2 && block.x0 - leftMargin(page) >= bodyHeight * 1.2);
+  const indented =
+    block.x0 - flow.left >= bodyHeight * 1.2 || (flow.left === block.x0 && block.x0 < page.width / 2 && block.x0 - leftMargin(page) >= bodyHeight * 1.2);
   if (indented && lines.length >= 2) {
     const groups: Line[][] = [[lines[0]!]];
     for (let i = 1; i < lines.length; i++) {

@@ -69,13 +69,24 @@ const unreadable = (why: string) => new WebwatchError(`the PDF cannot be read: $
 
 /** The first error line a tool printed, without its prefix, for a message. */
 function firstError(stderr: string): string {
-  const line = stderr.split('\n').map((l) => l.trim()).find((l) => /error/i.test(l)) ?? stderr.split('\n')[0]?.trim() ?? '';
+  const line =
+    stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => /error/i.test(l)) ??
+    stderr.split('\n')[0]?.trim() ??
+    '';
   return line.replace(/^(Syntax |Command Line |Internal |I\/O )?Error( \(\d+\))?:\s*/i, '').slice(0, 200) || 'no reason given';
 }
 
 /** Runs a tool for the PDF, turning every way it can fail into a clear WebwatchError. */
 async function run(tool: PdfTool, args: string[], limits: PdfLimits, memoryBytes: number): Promise<{ stdout: Buffer; stderr: string }> {
-  const toolLimits: ToolLimits = { deadline: limits.deadline, memoryBytes, maxOutputBytes: MAX_TEXT_OUTPUT_BYTES, ...(limits.signal && { signal: limits.signal }) };
+  const toolLimits: ToolLimits = {
+    deadline: limits.deadline,
+    memoryBytes,
+    maxOutputBytes: MAX_TEXT_OUTPUT_BYTES,
+    ...(limits.signal && { signal: limits.signal }),
+  };
   let result;
   try {
     result = await runTool(tool, args, toolLimits);
@@ -84,10 +95,15 @@ async function run(tool: PdfTool, args: string[], limits: PdfLimits, memoryBytes
     if (error.reason === 'aborted') throw limits.signal?.reason ?? error;
     if (error.reason === 'deadline') {
       throw new WebwatchError(`reading the PDF took longer than the scrape's timeout (${limits.timeoutMs} ms)`, {
-        status: 408, code: 'SCRAPE_TIMEOUT', suggestion: 'set a longer timeout, or read fewer pages with maxPages (OCR takes about a second a page)',
+        status: 408,
+        code: 'SCRAPE_TIMEOUT',
+        suggestion: 'set a longer timeout, or read fewer pages with maxPages (OCR takes about a second a page)',
       });
     }
-    throw new WebwatchError(`the PDF's text is larger than webwatch reads (${MAX_TEXT_OUTPUT_BYTES / 1024 ** 2} MiB from ${tool})`, { code: 'SCRAPE_PDF_TOO_COMPLEX', suggestion: 'read fewer pages with maxPages' });
+    throw new WebwatchError(`the PDF's text is larger than webwatch reads (${MAX_TEXT_OUTPUT_BYTES / 1024 ** 2} MiB from ${tool})`, {
+      code: 'SCRAPE_PDF_TOO_COMPLEX',
+      suggestion: 'read fewer pages with maxPages',
+    });
   }
   const { code, stdout, stderr } = result;
   if (code === 0) return { stdout, stderr };
@@ -95,12 +111,16 @@ async function run(tool: PdfTool, args: string[], limits: PdfLimits, memoryBytes
     throw new WebwatchError('the PDF is encrypted and needs a password to open', { code: 'SCRAPE_PDF_ENCRYPTED' });
   }
   if (tool === 'tesseract' && /failed loading language|tessdata/i.test(stderr)) {
-    throw new WebwatchError('OCR needs tesseract\'s English data, and it is not installed', {
-      status: 501, code: 'PDF_TOOLS_NOT_FOUND', suggestion: 'apt-get install tesseract-ocr-eng',
+    throw new WebwatchError("OCR needs tesseract's English data, and it is not installed", {
+      status: 501,
+      code: 'PDF_TOOLS_NOT_FOUND',
+      suggestion: 'apt-get install tesseract-ocr-eng',
     });
   }
   if (code === null || /out of memory|bad_alloc|cannot allocate/i.test(stderr)) {
-    throw new WebwatchError(`the PDF needs more memory than webwatch allows ${tool} (${Math.round(memoryBytes / 1024 ** 2)} MiB)`, { code: 'SCRAPE_PDF_TOO_COMPLEX' });
+    throw new WebwatchError(`the PDF needs more memory than webwatch allows ${tool} (${Math.round(memoryBytes / 1024 ** 2)} MiB)`, {
+      code: 'SCRAPE_PDF_TOO_COMPLEX',
+    });
   }
   throw unreadable(`${tool} failed: ${firstError(stderr)}`);
 }
@@ -135,10 +155,20 @@ const usableCharacters = (page: PageLayout) => {
 };
 
 /** Pages `first` to `last` of the text layer, the document's title, and a warning when poppler met errors on the way. */
-async function readTextLayer(file: string, first: number, last: number, limits: PdfLimits): Promise<{ layouts: PageLayout[]; title?: string; warning?: string }> {
+async function readTextLayer(
+  file: string,
+  first: number,
+  last: number,
+  limits: PdfLimits,
+): Promise<{ layouts: PageLayout[]; title?: string; warning?: string }> {
   // -htmlmeta wraps the TSV in an HTML page whose head has the document's title: one run gives
   // what would otherwise take pdfinfo as well.
-  const { stdout, stderr } = await run('pdftotext', ['-tsv', '-htmlmeta', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), file, '-'], limits, POPPLER_MEMORY_BYTES);
+  const { stdout, stderr } = await run(
+    'pdftotext',
+    ['-tsv', '-htmlmeta', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), file, '-'],
+    limits,
+    POPPLER_MEMORY_BYTES,
+  );
   const { tsv, title } = splitHtmlMeta(stdout.toString('utf8'));
   const layouts = parseLayoutTsv(tsv, 'text');
   const warning = /error/i.test(stderr) ? `the PDF has errors (${firstError(stderr)}); its text may be incomplete` : undefined;
@@ -153,7 +183,10 @@ export function splitHtmlMeta(html: string): { tsv: string; title?: string } {
   const close = html.lastIndexOf('</pre>');
   if (open < 0 || close < open) return { tsv: html };
   const head = html.slice(0, open);
-  const title = /<title>([^<]*)<\/title>/.exec(head)?.[1]?.replace(/&(amp|lt|gt|quot|apos|#39);/g, (_, name: string) => HTML_ENTITIES[name]!).trim();
+  const title = /<title>([^<]*)<\/title>/
+    .exec(head)?.[1]
+    ?.replace(/&(amp|lt|gt|quot|apos|#39);/g, (_, name: string) => HTML_ENTITIES[name]!)
+    .trim();
   return { tsv: html.slice(open + '<pre>\n'.length, close), ...(title && { title }) };
 }
 
@@ -188,15 +221,31 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
     const firstText = options.mode === 'ocr' ? undefined : await readTextLayer(file, 1, firstRun, limits);
     const textMs = Date.now() - textStarted;
     const counted = firstText && firstText.layouts.length < firstRun ? firstText.layouts.length : undefined;
-    const info = counted !== undefined
-      ? { pages: counted, ...(firstText?.title && { title: firstText.title }), sizes: new Map<number, [number, number]>() }
-      : parseInfo((await run('pdfinfo', ['-enc', 'UTF-8', ...(options.mode === 'ocr' ? ['-f', '1', '-l', String(options.maxPages ?? PDF_MAX_PAGES_MAX)] : []), file], limits, POPPLER_MEMORY_BYTES)).stdout.toString('utf8'));
+    const info =
+      counted !== undefined
+        ? { pages: counted, ...(firstText?.title && { title: firstText.title }), sizes: new Map<number, [number, number]>() }
+        : parseInfo(
+            (
+              await run(
+                'pdfinfo',
+                ['-enc', 'UTF-8', ...(options.mode === 'ocr' ? ['-f', '1', '-l', String(options.maxPages ?? PDF_MAX_PAGES_MAX)] : []), file],
+                limits,
+                POPPLER_MEMORY_BYTES,
+              )
+            ).stdout.toString('utf8'),
+          );
     const pagesParsed = Math.min(info.pages, options.maxPages ?? Infinity);
     const warnings = new Set<string>();
     if (pagesParsed < info.pages) warnings.add(`only the first ${pagesParsed} of ${info.pages} pages were read (maxPages)`);
     // The rest of the text layer, unless it cannot be read in the time left (time-estimate.ts).
     if (firstText) {
-      ensureTimeFor('text', pagesParsed - firstText.layouts.length, info.pages, limits, firstText.layouts.length > 0 ? { msPerPage: textMs / firstText.layouts.length } : {});
+      ensureTimeFor(
+        'text',
+        pagesParsed - firstText.layouts.length,
+        info.pages,
+        limits,
+        firstText.layouts.length > 0 ? { msPerPage: textMs / firstText.layouts.length } : {},
+      );
     }
 
     const layouts: PageLayout[] = [];
@@ -213,16 +262,21 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
     for (const layout of layouts) if (layout.width > 0) info.sizes.set(layout.pageNumber, [layout.width, layout.height]);
     const byNumber = new Map(layouts.map((layout) => [layout.pageNumber, layout]));
     const allPages = Array.from({ length: pagesParsed }, (_, i) => i + 1);
-    const toOcr = options.mode === 'ocr' ? allPages
-      : options.mode === 'auto' ? allPages.filter((n) => usableCharacters(byNumber.get(n) ?? { blocks: [] } as unknown as PageLayout) < MIN_USABLE_CHARACTERS)
-        : [];
+    const toOcr =
+      options.mode === 'ocr'
+        ? allPages
+        : options.mode === 'auto'
+          ? allPages.filter((n) => usableCharacters(byNumber.get(n) ?? ({ blocks: [] } as unknown as PageLayout)) < MIN_USABLE_CHARACTERS)
+          : [];
     if (toOcr.length > 0) {
       try {
         // Refused at once when its pages cannot be read by OCR in the time left; without
         // tesseract, `auto` reads none of them and says so below.
         findTool('tesseract');
         ensureTimeFor('ocr', toOcr.length, info.pages, limits);
-        const read = await inParallel(toOcr, Math.max(1, Math.min(2, availableParallelism())), (page) => ocrPage(file, dir, page, ocrDpi(info.sizes.get(page)), limits));
+        const read = await inParallel(toOcr, Math.max(1, Math.min(2, availableParallelism())), (page) =>
+          ocrPage(file, dir, page, ocrDpi(info.sizes.get(page)), limits),
+        );
         for (const layout of read) if (layout) byNumber.set(layout.pageNumber, layout);
       } catch (error) {
         // `auto` without tesseract still returns the text layer, saying what it could not read.
@@ -282,7 +336,15 @@ function joinPages(laidOut: readonly LaidOutPage[], pageMarkers: boolean): Pick<
         id: `p${page.pageNumber}-b${index}`,
         type: item.type,
         label: item.label,
-        bbox: page.width > 0 ? [normalized(item.box.x0, page.width), normalized(item.box.y0, page.height), normalized(item.box.x1, page.width), normalized(item.box.y1, page.height)] : null,
+        bbox:
+          page.width > 0
+            ? [
+                normalized(item.box.x0, page.width),
+                normalized(item.box.y0, page.height),
+                normalized(item.box.x1, page.width),
+                normalized(item.box.y1, page.height),
+              ]
+            : null,
         content: item.text,
         markdownSpan: span,
         readingOrder: index,

@@ -61,12 +61,16 @@ export function ensureTimeFor(work: PdfWork, pages: number, total: number, limit
   // What the pages need read at half that speed, on top of what the scrape has spent: whole seconds.
   const enough = Math.ceil((spent + pages * msPerPage * SPEED_MARGIN) / 1000) * 1000;
   const which = pages === total ? (work === 'ocr' ? ' (by OCR)' : '') : ` (${pages} of them ${work === 'ocr' ? 'by OCR' : 'still to read'})`;
-  const advice = enough <= SCRAPE_TIMEOUT_MAX_MS
-    ? `Please increase the timeout parameter in your scrape request to at least ${enough}ms.`
-    : `They need more than the longest timeout (${SCRAPE_TIMEOUT_MAX_MS}ms): read fewer pages with the pdf parser's maxPages (about ${Math.max(1, Math.floor((SCRAPE_TIMEOUT_MAX_MS - spent) / (msPerPage * SPEED_MARGIN)))} fit in it).`;
+  const advice =
+    enough <= SCRAPE_TIMEOUT_MAX_MS
+      ? `Please increase the timeout parameter in your scrape request to at least ${enough}ms.`
+      : `They need more than the longest timeout (${SCRAPE_TIMEOUT_MAX_MS}ms): read fewer pages with the pdf parser's maxPages (about ${Math.max(1, Math.floor((SCRAPE_TIMEOUT_MAX_MS - spent) / (msPerPage * SPEED_MARGIN)))} fit in it).`;
   // The message says it all: a conversion worker passes on an error's message, code and status only.
-  throw new WebwatchError(`${PDF_INSUFFICIENT_TIME_MESSAGE} of ${plural(total, 'page')}${which}: ${Math.max(0, Math.round(left))}ms of the scrape's timeout (${limits.timeoutMs}ms) are left. ${advice}`, {
-    status: 408,
-    code: PDF_INSUFFICIENT_TIME,
-  });
+  throw new WebwatchError(
+    `${PDF_INSUFFICIENT_TIME_MESSAGE} of ${plural(total, 'page')}${which}: ${Math.max(0, Math.round(left))}ms of the scrape's timeout (${limits.timeoutMs}ms) are left. ${advice}`,
+    {
+      status: 408,
+      code: PDF_INSUFFICIENT_TIME,
+    },
+  );
 }

@@ -65,10 +65,12 @@ const TOKENS = [
   /\bglpat-[A-Za-z0-9_-]{20,}/, // GitLab
 ];
 /** `api_key = ...`, `password: ...`, `Authorization: Bearer ...`: the value only. */
-const ASSIGNED_SECRET = /\b(?:api[_-]?key|secret|token|password|passwd|access[_-]?key|client[_-]?secret|bearer)\b["']?\s*[:=]?\s*(?:bearer\s+)?["']?([A-Za-z0-9._~+/=-]{12,})/i;
+const ASSIGNED_SECRET =
+  /\b(?:api[_-]?key|secret|token|password|passwd|access[_-]?key|client[_-]?secret|bearer)\b["']?\s*[:=]?\s*(?:bearer\s+)?["']?([A-Za-z0-9._~+/=-]{12,})/i;
 
 const HONORIFIC_NAME = /\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Mme|Mlle|M)\.?\s+[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2}/;
-const STREET_ADDRESS = /\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Square|Sq|Terrace|Close|Crescent)\b\.?/;
+const STREET_ADDRESS =
+  /\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Square|Sq|Terrace|Close|Crescent)\b\.?/;
 
 export function exactSpans(text: string): PiiSpan[] {
   const spans: PiiSpan[] = [];

@@ -12,7 +12,16 @@ import type { CheckStore } from '../monitors/check-store.js';
 import { diffJson } from '../diff/json-diff.js';
 import { diffMarkdown } from '../diff/markdown-diff.js';
 import { diffSegments, isMarkdownDiff } from '../diff/diff-html.js';
-import { noiseSectionHtml, pageHtml, REPORTED_STATUSES, reportDocument, sectionHtml, type ReportImage, type ReportPage, type ReportScreenshots } from './render-report.js';
+import {
+  noiseSectionHtml,
+  pageHtml,
+  REPORTED_STATUSES,
+  reportDocument,
+  sectionHtml,
+  type ReportImage,
+  type ReportPage,
+  type ReportScreenshots,
+} from './render-report.js';
 import { compareScreenshots, isJpeg } from './screenshot-diff.js';
 
 /** Checks the report's chart shows: this one and those before it. */
@@ -34,9 +43,16 @@ const imageOf = (bytes: Buffer): ReportImage => ({ type: isJpeg(bytes) ? 'image/
  */
 export const MAX_SCREENSHOT_PAGES = 50;
 
-async function screenshotsOf(sources: ReportSources, monitorId: string, check: CheckRecord, page: PageResult, shown: { pages: number }): Promise<ReportScreenshots | undefined> {
+async function screenshotsOf(
+  sources: ReportSources,
+  monitorId: string,
+  check: CheckRecord,
+  page: PageResult,
+  shown: { pages: number },
+): Promise<ReportScreenshots | undefined> {
   if (!page.screenshot) return undefined;
-  if (shown.pages >= MAX_SCREENSHOT_PAGES) return { note: `A report shows the screenshots of its first ${MAX_SCREENSHOT_PAGES} pages; webwatch monitor check gives where this page's is kept.` };
+  if (shown.pages >= MAX_SCREENSHOT_PAGES)
+    return { note: `A report shows the screenshots of its first ${MAX_SCREENSHOT_PAGES} pages; webwatch monitor check gives where this page's is kept.` };
   shown.pages++;
   const read = (name: string) => readFile(join(sources.keptDir, name)).catch(() => undefined);
   const after = await read(page.screenshot);
@@ -80,7 +96,10 @@ async function reportPage(sources: ReportSources, monitorId: string, check: Chec
 /** The checks the chart shows: up to HISTORY_CHECKS that finished, ending at this one. */
 function historyAround(checks: readonly CheckRecord[], check: CheckRecord): CheckRecord[] {
   const finished = checks.filter((c) => c.finishedAt && c.status !== 'skipped_overlap');
-  const at = Math.max(0, finished.findIndex((c) => c.id === check.id));
+  const at = Math.max(
+    0,
+    finished.findIndex((c) => c.id === check.id),
+  );
   return finished.slice(at, at + HISTORY_CHECKS);
 }
 
@@ -112,11 +131,14 @@ export async function checkReportHtml(sources: ReportSources, monitor: StoredMon
     if (batch.length < PAGES_AT_ONCE) break;
   }
   sections.push(...noiseSectionHtml(noisy));
-  return reportDocument({
-    monitor: { id: monitor.id, name: monitor.definition.name, goal: monitor.definition.goal },
-    check,
-    history: historyAround(await sources.checks.list(monitor.id), check),
-    generatedAt: sources.now().toISOString(),
-    version: sources.version,
-  }, sections);
+  return reportDocument(
+    {
+      monitor: { id: monitor.id, name: monitor.definition.name, goal: monitor.definition.goal },
+      check,
+      history: historyAround(await sources.checks.list(monitor.id), check),
+      generatedAt: sources.now().toISOString(),
+      version: sources.version,
+    },
+    sections,
+  );
 }

@@ -77,16 +77,24 @@ const dataUrl = (image: ReportImage) => `data:${image.type};base64,${image.bytes
 
 function verdictHtml(judgment: Judgment | null): string {
   if (!judgment) return '';
-  const changes = judgment.meaningfulChanges.map((change) => `<li>${escapeHtml(change.type)}: ${change.before !== null ? `<del>${escapeHtml(change.before)}</del> ` : ''}${change.after !== null ? `<ins>${escapeHtml(change.after)}</ins> ` : ''}<span class="muted">${escapeHtml(change.reason)}</span></li>`);
+  const changes = judgment.meaningfulChanges.map(
+    (change) =>
+      `<li>${escapeHtml(change.type)}: ${change.before !== null ? `<del>${escapeHtml(change.before)}</del> ` : ''}${change.after !== null ? `<ins>${escapeHtml(change.after)}</ins> ` : ''}<span class="muted">${escapeHtml(change.reason)}</span></li>`,
+  );
   return `<div class="verdict ${judgment.meaningful ? 'yes' : 'no'}"><strong>${judgment.meaningful ? 'Meaningful' : 'Not meaningful'}</strong> (${escapeHtml(judgment.confidence)} confidence): ${escapeHtml(judgment.reason)}${changes.length ? `<ul>${changes.join('')}</ul>` : ''}</div>`;
 }
 
 function screenshotsHtml(shots: ReportScreenshots): string {
-  const figure = (caption: string, src: string) => `<figure><img alt="${escapeHtml(caption)}" src="${src}"><figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+  const figure = (caption: string, src: string) =>
+    `<figure><img alt="${escapeHtml(caption)}" src="${src}"><figcaption>${escapeHtml(caption)}</figcaption></figure>`;
   const figures = [
     shots.before && figure('before', dataUrl(shots.before)),
     shots.after && figure('after', dataUrl(shots.after)),
-    shots.diff && figure(`changed pixels: ${(shots.diff.changedShare * 100).toFixed(2)} % of ${shots.diff.width} x ${shots.diff.height}`, dataUrl({ type: 'image/png', bytes: shots.diff.png })),
+    shots.diff &&
+      figure(
+        `changed pixels: ${(shots.diff.changedShare * 100).toFixed(2)} % of ${shots.diff.width} x ${shots.diff.height}`,
+        dataUrl({ type: 'image/png', bytes: shots.diff.png }),
+      ),
   ].filter(Boolean);
   return `${figures.length ? `<div class="shots">${figures.join('')}</div>` : ''}${shots.note ? `<p class="muted">${escapeHtml(shots.note)}</p>` : ''}`;
 }
@@ -119,14 +127,19 @@ export function historySvg(history: readonly CheckRecord[], current: string): st
   const bars = checks.map((check, index) => {
     const x = index * slot + (slot - bar) / 2;
     let y = base;
-    const rects = (Object.keys(colours) as (keyof typeof colours)[]).map((kind) => {
-      const h = (check.summary[kind] / most) * (base - top);
-      if (h <= 0) return '';
-      y -= h;
-      return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${colours[kind]}"/>`;
-    }).join('');
+    const rects = (Object.keys(colours) as (keyof typeof colours)[])
+      .map((kind) => {
+        const h = (check.summary[kind] / most) * (base - top);
+        if (h <= 0) return '';
+        y -= h;
+        return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${colours[kind]}"/>`;
+      })
+      .join('');
     const label = `${check.startedAt ?? check.createdAt}: ${check.summary.changed} changed, ${check.summary.new} new, ${check.summary.removed} removed, ${plural(check.summary.error, 'error')} (${check.status})`;
-    const outline = check.id === current ? `<rect x="${(x - 2).toFixed(1)}" y="${top - 4}" width="${(bar + 4).toFixed(1)}" height="${base - top + 6}" fill="none" stroke="currentColor" stroke-dasharray="3 2"/>` : '';
+    const outline =
+      check.id === current
+        ? `<rect x="${(x - 2).toFixed(1)}" y="${top - 4}" width="${(bar + 4).toFixed(1)}" height="${base - top + 6}" fill="none" stroke="currentColor" stroke-dasharray="3 2"/>`
+        : '';
     return `<g><title>${escapeHtml(label)}</title><rect x="${(index * slot).toFixed(1)}" y="${top}" width="${slot.toFixed(1)}" height="${base - top}" fill="transparent"/>${rects}${outline}</g>`;
   });
   const first = checks[0]!.startedAt ?? checks[0]!.createdAt;
@@ -141,10 +154,12 @@ export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
 const SECTION_TITLES: Record<ReportedStatus, string> = { changed: 'Changed pages', new: 'New pages', removed: 'Removed pages', error: 'Errors' };
 
 /** The pages of one status under their heading, from each page's HTML (pageHtml); nothing without pages. */
-export const sectionHtml = (status: ReportedStatus, pages: readonly string[]): string[] => (pages.length ? [`<h2>${SECTION_TITLES[status]} (${pages.length})</h2>`, ...pages] : []);
+export const sectionHtml = (status: ReportedStatus, pages: readonly string[]): string[] =>
+  pages.length ? [`<h2>${SECTION_TITLES[status]} (${pages.length})</h2>`, ...pages] : [];
 
 /** Same pages whose text differed only in volatile parts, last: there to look at, not news. */
-export const noiseSectionHtml = (pages: readonly string[]): string[] => (pages.length ? [`<h2>Same pages, volatile parts only (${pages.length})</h2>`, ...pages] : []);
+export const noiseSectionHtml = (pages: readonly string[]): string[] =>
+  pages.length ? [`<h2>Same pages, volatile parts only (${pages.length})</h2>`, ...pages] : [];
 
 export function renderReport(data: ReportData): string {
   const sections = REPORTED_STATUSES.flatMap((status) => sectionHtml(status, data.pages.filter((page) => page.result.status === status).map(pageHtml)));
@@ -182,7 +197,11 @@ ${check.error ? `<p>Error: ${escapeHtml(check.error)}</p>` : ''}
 <div class="counts">${counts}</div></header>
 <h2>History</h2>${historySvg(data.history, check.id)}
 ${nothing}`;
-  return [head, ...sections, `<footer>webwatch ${escapeHtml(data.version)}, ${escapeHtml(data.generatedAt)}</footer>
+  return [
+    head,
+    ...sections,
+    `<footer>webwatch ${escapeHtml(data.version)}, ${escapeHtml(data.generatedAt)}</footer>
 </body></html>
-`];
+`,
+  ];
 }

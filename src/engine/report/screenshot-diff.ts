@@ -86,7 +86,10 @@ export async function compareScreenshots(before: Buffer, after: Buffer): Promise
   if (width * height > MAX_COMPARED_PIXELS) throw unreadable(`${width} x ${height} pixels is over the ${MAX_COMPARED_PIXELS / 1e6} million compared`);
   const [{ default: pixelmatch }, { PNG }] = await Promise.all([import('pixelmatch'), import('pngjs')]);
   const diff = new PNG({ width, height });
-  const changedPixels = pixelmatch(onCanvas(previous, width, height), onCanvas(current, width, height), diff.data, width, height, { threshold: 0.1, alpha: 0.25 });
+  const changedPixels = pixelmatch(onCanvas(previous, width, height), onCanvas(current, width, height), diff.data, width, height, {
+    threshold: 0.1,
+    alpha: 0.25,
+  });
   const totalPixels = width * height;
   // Without row filters: five times faster to write than pngjs's default (every filter tried on
   // every row), for a file 5 % larger (bench/README.md).

@@ -65,24 +65,50 @@ export interface SchedulerOptions {
  * team's most overdue first, and no team more than `capPerTeam` of this worker's check slots, so
  * that one team's thousand monitors due at nine do not hold back another team's one.
  */
-async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?: string | undefined; capacity: number; local?: ReadonlyMap<string, string>; slots?: number }): Promise<{ claimed: ClaimedCheck[]; skipped: { monitorId: string; slot: string }[] }> {
+async function claimDue(
+  db: Db,
+  checks: CheckStore,
+  now: Date,
+  options: { team?: string | undefined; capacity: number; local?: ReadonlyMap<string, string>; slots?: number },
+): Promise<{ claimed: ClaimedCheck[]; skipped: { monitorId: string; slot: string }[] }> {
   const wanted = options.capacity + (options.local?.size ?? 0) + 1;
   const runningHere = countByParty(options.local?.values() ?? [], (team) => team);
   // Read before the transaction: on SQLite it holds the one writer, and these need none.
-  const shared = options.team === undefined ? { everywhere: await runningByTeam(db, ['checks']), cap: capPerParty(options.slots ?? options.capacity, await teamsSharing(db)) } : undefined;
+  const shared =
+    options.team === undefined
+      ? { everywhere: await runningByTeam(db, ['checks']), cap: capPerParty(options.slots ?? options.capacity, await teamsSharing(db)) }
+      : undefined;
   return db.query.transaction().execute(async (trx) => {
-    const due = () => trx.selectFrom('monitors').selectAll().where('status', '=', 'active').where('next_run_at', 'is not', null).where('next_run_at', '<=', now.toISOString());
+    const due = () =>
+      trx.selectFrom('monitors').selectAll().where('status', '=', 'active').where('next_run_at', 'is not', null).where('next_run_at', '<=', now.toISOString());
     let rows;
     if (options.team !== undefined) {
-      rows = await due().where('team', '=', options.team).orderBy('next_run_at').limit(wanted).$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
+      rows = await due()
+        .where('team', '=', options.team)
+        .orderBy('next_run_at')
+        .limit(wanted)
+        .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked())
+        .execute();
     } else {
       // Each team's most overdue monitors, in the order a fair share starts them; then those rows, locked.
       const { rows: ranked } = await sql<{ id: string; team: string }>`select id, team from (
           select id, team, next_run_at, row_number() over (partition by team order by next_run_at) as position from monitors
           where status = 'active' and next_run_at is not null and next_run_at <= ${now.toISOString()}
         ) ranked where position <= ${wanted} order by next_run_at`.execute(trx);
-      const order = pickFairly(ranked, { room: wanted, capPerParty: Number.POSITIVE_INFINITY, partyOf: (row) => row.team, runningHere, runningEverywhere: shared!.everywhere }).map((row) => row.id);
-      const locked = order.length === 0 ? [] : await due().where('id', 'in', order).$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked()).execute();
+      const order = pickFairly(ranked, {
+        room: wanted,
+        capPerParty: Number.POSITIVE_INFINITY,
+        partyOf: (row) => row.team,
+        runningHere,
+        runningEverywhere: shared!.everywhere,
+      }).map((row) => row.id);
+      const locked =
+        order.length === 0
+          ? []
+          : await due()
+              .where('id', 'in', order)
+              .$if(db.kind === 'postgres', (query) => query.forUpdate().skipLocked())
+              .execute();
       const byId = new Map(locked.map((row) => [row.id, row]));
       rows = order.flatMap((id) => byId.get(id) ?? []);
     }
@@ -94,8 +120,13 @@ async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?:
       const teamFull = (runningHere.get(row.team) ?? 0) >= (shared?.cap ?? Number.POSITIVE_INFINITY);
       if (!overlapping && (claimed.length >= options.capacity || teamFull)) continue;
       const monitor = monitorFromRow(row);
-      const moved = await trx.updateTable('monitors').set({ next_run_at: nextRunAt(monitor.definition, 'active', now) })
-        .where('id', '=', row.id).where('status', '=', 'active').where('next_run_at', '=', slot).executeTakeFirst();
+      const moved = await trx
+        .updateTable('monitors')
+        .set({ next_run_at: nextRunAt(monitor.definition, 'active', now) })
+        .where('id', '=', row.id)
+        .where('status', '=', 'active')
+        .where('next_run_at', '=', slot)
+        .executeTakeFirst();
       if (Number(moved.numUpdatedRows) !== 1) continue;
       if (overlapping) {
         await checks.recordSkipped(monitor, slot, now, trx);
@@ -113,7 +144,9 @@ async function claimDue(db: Db, checks: CheckStore, now: Date, options: { team?:
  * `monitor run --due`: every due monitor's slot, once, one check after another (a system cron
  * job should not hit many sites at once), with the same claims and overlap rule as the scheduler.
  */
-export async function runDueOnce<T>(options: Pick<SchedulerOptions, 'db' | 'checks' | 'now' | 'team' | 'onEvent' | 'privateTargetsAllowed'> & { run(claim: ClaimedCheck): Promise<T> }): Promise<T[]> {
+export async function runDueOnce<T>(
+  options: Pick<SchedulerOptions, 'db' | 'checks' | 'now' | 'team' | 'onEvent' | 'privateTargetsAllowed'> & { run(claim: ClaimedCheck): Promise<T> },
+): Promise<T[]> {
   const results: T[] = [];
   await options.checks.recoverInterrupted(options.now(), options.privateTargetsAllowed);
   for (;;) {
@@ -160,8 +193,14 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     if (stopped) return;
     if (timer !== undefined) timers.clear(timer);
     const now = options.now().getTime();
-    const next = (await options.db.query.selectFrom('monitors').select((eb) => eb.fn.min('next_run_at').as('next')).where('status', '=', 'active')
-      .$if(options.team !== undefined, (query) => query.where('team', '=', options.team!)).executeTakeFirst())?.next;
+    const next = (
+      await options.db.query
+        .selectFrom('monitors')
+        .select((eb) => eb.fn.min('next_run_at').as('next'))
+        .where('status', '=', 'active')
+        .$if(options.team !== undefined, (query) => query.where('team', '=', options.team!))
+        .executeTakeFirst()
+    )?.next;
     if (stopped) return;
     // Due monitors waiting for capacity are started when a running check ends, not by polling.
     const atCapacity = running.size >= options.maxConcurrent;
@@ -178,7 +217,9 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
         options.onEvent?.({ type: 'started', monitorId: monitor.id, slot, latenessMs });
         return options.run(claim);
       })
-      .catch((error: unknown) => options.onEvent?.({ type: 'failed', monitorId: monitor.id, slot, error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) =>
+        options.onEvent?.({ type: 'failed', monitorId: monitor.id, slot, error: error instanceof Error ? error.message : String(error) }),
+      )
       .finally(() => {
         running.delete(monitor.id);
         teams.delete(monitor.id);
@@ -199,7 +240,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     // due slots are claimed as could start, and those of monitors still checking are skipped.
     const capacity = options.maxConcurrent - running.size;
     if (capacity > 0) {
-      const { claimed, skipped } = await claimDue(options.db, options.checks, now, { team: options.team, capacity, local: new Map(teams), slots: options.maxConcurrent });
+      const { claimed, skipped } = await claimDue(options.db, options.checks, now, {
+        team: options.team,
+        capacity,
+        local: new Map(teams),
+        slots: options.maxConcurrent,
+      });
       for (const skip of skipped) options.onEvent?.({ type: 'skipped', ...skip });
       for (const claim of claimed) start(claim);
     }
@@ -214,7 +260,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       if (stopped) return undefined;
       return claimAndStart().catch((error: unknown) => {
         // The database may be away for a moment: try again soon.
-        options.onEvent?.({ type: 'failed', monitorId: '', slot: '', error: `claiming due monitors: ${error instanceof Error ? error.message : String(error)}` });
+        options.onEvent?.({
+          type: 'failed',
+          monitorId: '',
+          slot: '',
+          error: `claiming due monitors: ${error instanceof Error ? error.message : String(error)}`,
+        });
         if (!stopped) timer = timers.set(tick, Math.min(MAX_SLEEP_MS, 5_000));
       });
     });

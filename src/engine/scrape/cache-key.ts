@@ -7,15 +7,31 @@ import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 const CONTENT_OPTIONS = [
-  'formats', 'onlyMainContent', 'includeTags', 'excludeTags', 'headers', 'blockAds', 'removeBase64Images',
-  'skipTlsVerification', 'mobile', 'waitFor', 'proxy', 'location', 'parsers', 'redactPII', 'actions', 'onlyCleanContent',
+  'formats',
+  'onlyMainContent',
+  'includeTags',
+  'excludeTags',
+  'headers',
+  'blockAds',
+  'removeBase64Images',
+  'skipTlsVerification',
+  'mobile',
+  'waitFor',
+  'proxy',
+  'location',
+  'parsers',
+  'redactPII',
+  'actions',
+  'onlyCleanContent',
 ] as const;
 
 /** JSON with sorted keys, so that equal options give equal keys. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);

@@ -129,11 +129,24 @@ export class ConversionPool {
   }
 
   /** The page converted on a worker, within its scrape's deadline (epoch ms). */
-  async convert(page: ConvertInput, options: ScrapeOptions, formats: readonly string[], limits: { deadline: number; timeoutMs: number; keepRawHtml: boolean }): Promise<Content> {
+  async convert(
+    page: ConvertInput,
+    options: ScrapeOptions,
+    formats: readonly string[],
+    limits: { deadline: number; timeoutMs: number; keepRawHtml: boolean },
+  ): Promise<Content> {
     if (this.closed) throw new Error('the conversion pool is closed');
     await this.loadWorkerClass();
     return new Promise<Content>((resolve, reject) => {
-      const task: ConversionTask = { id: this.nextId++, body: page.body, contentType: page.contentType, finalUrl: page.finalUrl, options, formats, keepRawHtml: limits.keepRawHtml };
+      const task: ConversionTask = {
+        id: this.nextId++,
+        body: page.body,
+        contentType: page.contentType,
+        finalUrl: page.finalUrl,
+        options,
+        formats,
+        keepRawHtml: limits.keepRawHtml,
+      };
       this.queue.push({ task, deadline: limits.deadline, timeoutMs: limits.timeoutMs, resolve, reject });
       this.dispatch();
     });
@@ -144,11 +157,13 @@ export class ConversionPool {
     this.closed = true;
     clearTimeout(this.idleTimer);
     for (const pending of this.queue.splice(0)) pending.reject(new Error('the conversion pool was closed'));
-    await Promise.all(this.slots.splice(0).map((slot) => {
-      clearTimeout(slot.timer);
-      for (const pending of slot.inFlight.splice(0)) pending.reject(new Error('the conversion pool was closed'));
-      return slot.worker.terminate();
-    }));
+    await Promise.all(
+      this.slots.splice(0).map((slot) => {
+        clearTimeout(slot.timer);
+        for (const pending of slot.inFlight.splice(0)) pending.reject(new Error('the conversion pool was closed'));
+        return slot.worker.terminate();
+      }),
+    );
   }
 
   /** Workers running now (for tests and diagnostics). */
@@ -210,20 +225,26 @@ export class ConversionPool {
     });
     child.on('error', (error) => this.lost(slot, `converting the page failed: ${error.message}`));
     // Standard error is read to its end before the reason is given: the fatal error comes just before the exit.
-    child.on('close', (code, signal) => this.lost(slot, /heap out of memory|Allocation failed/i.test(stderr)
-      ? `converting the page ran out of memory (the limit is ${this.maxHeapMb} MB)`
-      : `the conversion worker stopped (${signal ? `signal ${signal}` : `exit code ${code}`})`));
+    child.on('close', (code, signal) =>
+      this.lost(
+        slot,
+        /heap out of memory|Allocation failed/i.test(stderr)
+          ? `converting the page ran out of memory (the limit is ${this.maxHeapMb} MB)`
+          : `the conversion worker stopped (${signal ? `signal ${signal}` : `exit code ${code}`})`,
+      ),
+    );
     return {
       // The page's bytes go down standard input, written from the page's own buffer: through the
       // IPC channel they would be copied and serialised on this thread, some 30 ms for 19 MB.
       send: (task) => (listening ? write(task) : early.push(task)),
-      terminate: () => new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        // Held until it is gone, so that whoever waits for it hears of it.
-        child.ref();
-        child.kill('SIGKILL');
-      }),
+      terminate: () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          // Held until it is gone, so that whoever waits for it hears of it.
+          child.ref();
+          child.kill('SIGKILL');
+        }),
       hold: (held) => {
         const handles = [child, child.channel, child.stderr] as ({ ref(): void; unref(): void } | null | undefined)[];
         for (const handle of handles) {
@@ -258,13 +279,16 @@ export class ConversionPool {
     clearTimeout(slot.timer);
     const running = slot.inFlight[0];
     if (!running) return;
-    slot.timer = setTimeout(() => {
-      this.remove(slot);
-      void slot.worker.terminate();
-      slot.inFlight.shift()?.reject(timeoutError(running));
-      this.queue.unshift(...slot.inFlight.splice(0));
-      this.dispatch();
-    }, Math.max(0, running.deadline - Date.now()));
+    slot.timer = setTimeout(
+      () => {
+        this.remove(slot);
+        void slot.worker.terminate();
+        slot.inFlight.shift()?.reject(timeoutError(running));
+        this.queue.unshift(...slot.inFlight.splice(0));
+        this.dispatch();
+      },
+      Math.max(0, running.deadline - Date.now()),
+    );
     slot.timer.unref();
   }
 
@@ -273,7 +297,13 @@ export class ConversionPool {
     if (index < 0) return;
     const [pending] = slot.inFlight.splice(index, 1);
     if ('content' in reply) pending!.resolve(reply.content);
-    else pending!.reject(new WebwatchError(reply.error.message, { ...(reply.error.code && { code: reply.error.code }), ...(reply.error.status && { status: reply.error.status }) }));
+    else
+      pending!.reject(
+        new WebwatchError(reply.error.message, {
+          ...(reply.error.code && { code: reply.error.code }),
+          ...(reply.error.status && { status: reply.error.status }),
+        }),
+      );
     if (slot.inFlight.length === 0) slot.worker.hold(false);
     this.watch(slot);
     this.dispatch();
@@ -312,7 +342,10 @@ function crashMessage(error: unknown): string {
 }
 
 function timeoutError(pending: Pending): WebwatchError {
-  return new WebwatchError(ERROR_MESSAGES.requestTimeout, { status: 408, details: { url: pending.task.finalUrl, timeoutMs: pending.timeoutMs, reason: 'converting the page took longer than the scrape timeout' } });
+  return new WebwatchError(ERROR_MESSAGES.requestTimeout, {
+    status: 408,
+    details: { url: pending.task.finalUrl, timeoutMs: pending.timeoutMs, reason: 'converting the page took longer than the scrape timeout' },
+  });
 }
 
 /** Where a worker hears of pages and answers: a thread's parentPort, or a child process's IPC channel. */
@@ -331,7 +364,10 @@ export function answerConversions(port: ConversionPort, convert: PageConverter):
     previous = previous.then(async () => {
       let reply: ConversionReply;
       try {
-        const content = await convert({ body: task.body, contentType: task.contentType, finalUrl: task.finalUrl }, task.options, task.formats, { deadline: Infinity, timeoutMs: 0 });
+        const content = await convert({ body: task.body, contentType: task.contentType, finalUrl: task.finalUrl }, task.options, task.formats, {
+          deadline: Infinity,
+          timeoutMs: 0,
+        });
         // The decoded page goes back only when the caller reads it: it is the largest part.
         if (!task.keepRawHtml) delete content.rawHtml;
         reply = { id: task.id, content };
@@ -407,7 +443,11 @@ export interface CheckConversion {
  * `here` converts on this thread (the content pipeline by default); a server's (off-loop.ts)
  * takes every page slow to convert, whatever the count, to a process of its own.
  */
-export function checkConversion(threads = defaultPoolSize(), pool: () => ConversionPool = () => sharedConversionPool(threads), here?: PageConverter): CheckConversion {
+export function checkConversion(
+  threads = defaultPoolSize(),
+  pool: () => ConversionPool = () => sharedConversionPool(threads),
+  here?: PageConverter,
+): CheckConversion {
   let inline = threads > 0 ? INLINE_CONVERSIONS : Infinity;
   const convertHere: PageConverter = async (...page) => (here ?? (await import('./convert.js')).convertPage)(...page);
   return {

@@ -43,7 +43,6 @@ export interface Content {
   pdf?: { numPages?: number; pages?: { pageNumber: number; markdown: string }[]; blocks?: PdfPageBlocks[]; creditsUsed: number };
 }
 
-
 function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>): Content {
   const { text } = decodeBody(page.body, page.contentType, true);
   const { document, truncated } = parseHtml(text);
@@ -61,8 +60,16 @@ function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<st
   rewriteMaths([document]);
   prepareForMarkdown([document]);
   return {
-    markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl), ...(html !== undefined && { html }), rawHtml: text, links, images, metadata, headings,
-    ...(truncated && { warning: `the page has more than ${MAX_ELEMENTS.toLocaleString('en')} elements: only the first ${MAX_ELEMENTS.toLocaleString('en')} were read` }),
+    markdown: htmlToMarkdown(serializeForMarkdown(kept.children), page.finalUrl),
+    ...(html !== undefined && { html }),
+    rawHtml: text,
+    links,
+    images,
+    metadata,
+    headings,
+    ...(truncated && {
+      warning: `the page has more than ${MAX_ELEMENTS.toLocaleString('en')} elements: only the first ${MAX_ELEMENTS.toLocaleString('en')} were read`,
+    }),
   };
 }
 
@@ -111,12 +118,16 @@ async function pdfContent(page: ConvertInput, options: ScrapeOptions, limits: Pd
   const { parsePdf } = await import('../pdf/parse-pdf.js');
   // Redacted block by block, so that the pages and the blocks' spans agree with the markdown.
   const redaction = options.redactPII === true ? {} : options.redactPII || undefined;
-  const parsed = await parsePdf(page.body, {
-    mode: parser.mode ?? 'auto',
-    pageMarkers: parser.pageMarkers ?? false,
-    ...(parser.maxPages && { maxPages: parser.maxPages }),
-    ...(redaction && { rewrite: (text: string) => redactPii(text, redaction) }),
-  }, limits);
+  const parsed = await parsePdf(
+    page.body,
+    {
+      mode: parser.mode ?? 'auto',
+      pageMarkers: parser.pageMarkers ?? false,
+      ...(parser.maxPages && { maxPages: parser.maxPages }),
+      ...(redaction && { rewrite: (text: string) => redactPii(text, redaction) }),
+    },
+    limits,
+  );
   return {
     ...base,
     markdown: parsed.markdown,
@@ -151,8 +162,11 @@ async function convertContent(page: ConvertInput, options: ScrapeOptions, format
   const contentType = mediaType(page.contentType);
   const wanted = new Set(formats);
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
-  const content = isPdf(contentType, page.body) ? await pdfContent(page, options, limits ?? { deadline: Date.now() + timeoutMs, timeoutMs })
-    : isHtml(contentType) ? htmlContent(page, options, wanted) : otherContent(page, contentType);
+  const content = isPdf(contentType, page.body)
+    ? await pdfContent(page, options, limits ?? { deadline: Date.now() + timeoutMs, timeoutMs })
+    : isHtml(contentType)
+      ? htmlContent(page, options, wanted)
+      : otherContent(page, contentType);
   // A PDF's markdown has no inline images and was redacted as it was read; the file itself is not markdown.
   if (content.pdf) return content;
   const warnings = [content.warning];

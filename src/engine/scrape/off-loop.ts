@@ -36,10 +36,10 @@ export function offLoopConversion(pool: () => ConversionPool = () => offLoopPool
   // Loaded once: asking the loader again costs its look-up on every page.
   let pipeline: Promise<PageConverter> | undefined;
   return async (page, options, formats, limits) => {
-    if (!slowToConvert(page)) return (here ?? (await (pipeline ??= import('./convert.js').then((module) => module.convertPage))))(page, options, formats, limits);
+    if (!slowToConvert(page))
+      return (here ?? (await (pipeline ??= import('./convert.js').then((module) => module.convertPage))))(page, options, formats, limits);
     // The decoded page is the largest part of a reply: it comes back only when a format or an extraction reads it.
     const keepRawHtml = formats.includes('rawHtml') || formats.includes('html') || extractionWanted(options);
     return cancellable(pool().convert(page, options, formats, { deadline: limits.deadline, timeoutMs: limits.timeoutMs, keepRawHtml }), limits.signal);
   };
 }
-

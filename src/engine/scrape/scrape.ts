@@ -75,11 +75,19 @@ export function requestedFormats(options: ScrapeOptions): Set<string> {
 }
 
 /** Compares with the previous scrape of the same history (team, URL, tag, private scope), then remembers this one unless told not to. */
-async function trackChanges(store: ScrapeStore, key: TrackingKey, tracking: TrackingSettings, document: ScrapeDocument, trackedJson: unknown, now: number, remember: boolean): Promise<ChangeTracking> {
+async function trackChanges(
+  store: ScrapeStore,
+  key: TrackingKey,
+  tracking: TrackingSettings,
+  document: ScrapeDocument,
+  trackedJson: unknown,
+  now: number,
+  remember: boolean,
+): Promise<ChangeTracking> {
   const previous = await store.getTracked(key);
   const markdown = document.markdown ?? '';
   const gone = document.metadata.statusCode === 404 || document.metadata.statusCode === 410;
-  if (remember) await store.putTracked(key, markdown, now, tracking.json ? trackedJson ?? null : undefined);
+  if (remember) await store.putTracked(key, markdown, now, tracking.json ? (trackedJson ?? null) : undefined);
   const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
   if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
   if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
@@ -116,7 +124,10 @@ function urlRule(context: ScrapeContext, options: ScrapeOptions, warnings: strin
 async function scrapeMedia({ url, options }: ScrapeRequest, context: ScrapeContext): Promise<ScrapeDocument> {
   const { mediaFormatsOf, mediaRefusal, mediaScrape } = await import('../media/media-scrape.js');
   const formats = mediaFormatsOf(options);
-  const refusal = mediaRefusal(options) ?? (context.zeroDataRetention ? 'zero data retention keeps nothing, and the formats keep a file' : undefined) ?? (context.browser ? undefined : 'this engine has no directory for files');
+  const refusal =
+    mediaRefusal(options) ??
+    (context.zeroDataRetention ? 'zero data retention keeps nothing, and the formats keep a file' : undefined) ??
+    (context.browser ? undefined : 'this engine has no directory for files');
   if (refusal) {
     throw new WebwatchError(`the ${formats.join(' and ')} format${formats.length > 1 ? 's are' : ' is'} not available for this request: ${refusal}`, {
       status: 400,
@@ -152,7 +163,12 @@ export type FingerprintedScrape =
   | { document: ScrapeDocument; fingerprint: string | null; trackedJson?: unknown }
   | { unchanged: { statusCode: number; scrapeId: string; fingerprint: string } };
 
-export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: ScrapeContext, knownFingerprint: string | undefined, wants: { fingerprint: boolean } = { fingerprint: true }): Promise<FingerprintedScrape> {
+export async function scrapeUnlessUnchanged(
+  request: ScrapeRequest,
+  context: ScrapeContext,
+  knownFingerprint: string | undefined,
+  wants: { fingerprint: boolean } = { fingerprint: true },
+): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
   if (formats.has('video') || formats.has('audio')) return { document: await scrapeMedia(request, context), fingerprint: null };
@@ -175,7 +191,11 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
   const key = cacheKey(request.url, options);
   const trackingKey = tracking && { url: request.url, tag: tracking.tag, scope: privateScope(options) };
   const withTracking = async (document: ScrapeDocument, trackedJson: unknown = document.json): Promise<ScrapeDocument> =>
-    warned(tracking && trackingKey && store ? { ...document, changeTracking: await trackChanges(store, trackingKey, tracking, document, trackedJson, now, !keepsNothing) } : document);
+    warned(
+      tracking && trackingKey && store
+        ? { ...document, changeTracking: await trackChanges(store, trackingKey, tracking, document, trackedJson, now, !keepsNothing) }
+        : document,
+    );
 
   // The network rules (serve's private-address rule, threat protection) judge the URL before
   // the cache is read: a page that may not be fetched may not be read from the cache either.
@@ -196,18 +216,21 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     const landedAt = usable ? hit.document.metadata.url : undefined;
     if (checkUrl && landedAt && landedAt !== request.url) await checkUrl(parseTargetUrl(landedAt));
     if (usable) {
-      return { fingerprint: null, document: await withTracking({
-        ...hit.document,
-        metadata: {
-          ...hit.document.metadata,
-          scrapeId: timeOrderedUuid(),
-          cacheState: 'hit',
-          cachedAt: new Date(hit.cachedAt).toISOString(),
-          // Entries stored before proxyUsed was recorded were all fetched directly: basic.
-          proxyUsed: hit.document.metadata.proxyUsed ?? 'basic',
-          creditsUsed: (options.lockdown ? CREDITS.lockdownHit : 1) + surcharge,
-        },
-      }) };
+      return {
+        fingerprint: null,
+        document: await withTracking({
+          ...hit.document,
+          metadata: {
+            ...hit.document.metadata,
+            scrapeId: timeOrderedUuid(),
+            cacheState: 'hit',
+            cachedAt: new Date(hit.cachedAt).toISOString(),
+            // Entries stored before proxyUsed was recorded were all fetched directly: basic.
+            proxyUsed: hit.document.metadata.proxyUsed ?? 'basic',
+            creditsUsed: (options.lockdown ? CREDITS.lockdownHit : 1) + surcharge,
+          },
+        }),
+      };
     }
   }
   if (options.lockdown) {
@@ -218,15 +241,27 @@ export async function scrapeUnlessUnchanged(request: ScrapeRequest, context: Scr
     throw new WebwatchError(ERROR_MESSAGES.noCachedData, { status: 404, code: ERROR_MESSAGES.noCachedData, details: { url: request.url } });
   }
 
-  const fetched = await fetchAndConvert(request, { ...context, ...(checkUrl && { checkUrl }) }, { cacheKey: key, known: knownFingerprint, wanted: wants.fingerprint }, readsCache);
+  const fetched = await fetchAndConvert(
+    request,
+    { ...context, ...(checkUrl && { checkUrl }) },
+    { cacheKey: key, known: knownFingerprint, wanted: wants.fingerprint },
+    readsCache,
+  );
   if ('unchanged' in fetched) return fetched;
-  const document = surcharge === 0 ? fetched.document : { ...fetched.document, metadata: { ...fetched.document.metadata, creditsUsed: fetched.document.metadata.creditsUsed + surcharge } };
+  const document =
+    surcharge === 0
+      ? fetched.document
+      : { ...fetched.document, metadata: { ...fetched.document.metadata, creditsUsed: fetched.document.metadata.creditsUsed + surcharge } };
   // Sensitive options (actions, headers, profile) force storeInCache to false; server errors are
   // not stored either, nor anything under zero data retention.
   if (store && !keepsNothing && (options.storeInCache ?? true) && !isSensitive(options) && document.metadata.statusCode < 500) {
     await store.putCached(key, request.url, document, now);
   }
-  return { document: await withTracking(document, fetched.trackedJson), fingerprint: fetched.fingerprint, ...('trackedJson' in fetched && { trackedJson: fetched.trackedJson }) };
+  return {
+    document: await withTracking(document, fetched.trackedJson),
+    fingerprint: fetched.fingerprint,
+    ...('trackedJson' in fetched && { trackedJson: fetched.trackedJson }),
+  };
 }
 
 /** Why a request needs a browser, or undefined when a plain fetch does it. */
@@ -322,7 +357,12 @@ const BLOCKED_STATUSES: ReadonlySet<number> = new Set([401, 403, 429]);
  * Failures of the way to the site (not of the rules, the deadline or the page itself) that
  * `proxy: auto` tries again through the enhanced proxy.
  */
-const FAILURES_RETRIED_ENHANCED: ReadonlySet<string> = new Set(['SCRAPE_CONNECTION_FAILED', 'SCRAPE_FETCH_FAILED', 'SCRAPE_DNS_RESOLUTION_ERROR', 'SCRAPE_BROWSER_ERROR']);
+const FAILURES_RETRIED_ENHANCED: ReadonlySet<string> = new Set([
+  'SCRAPE_CONNECTION_FAILED',
+  'SCRAPE_FETCH_FAILED',
+  'SCRAPE_DNS_RESOLUTION_ERROR',
+  'SCRAPE_BROWSER_ERROR',
+]);
 
 interface Obtained {
   page: FetchedPage;
@@ -353,7 +393,10 @@ async function obtain(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
   if (context.browser && context.browser.autoRender !== false && looksDrawnByScript(page)) {
     try {
       // Within what the fetch left of the attempt's time.
-      const rendered = await render(request, context, scrapeId, 'a page drawn by script', { ...attempt, timeoutMs: Math.max(1, attempt.timeoutMs - (Date.now() - fetchedFrom)) });
+      const rendered = await render(request, context, scrapeId, 'a page drawn by script', {
+        ...attempt,
+        timeoutMs: Math.max(1, attempt.timeoutMs - (Date.now() - fetchedFrom)),
+      });
       return { page: rendered.page, rendered };
     } catch (error) {
       if (!(error instanceof WebwatchError) || error.code !== 'BROWSER_NOT_FOUND') throw error;
@@ -368,7 +411,12 @@ async function obtain(request: ScrapeRequest, context: ScrapeContext, scrapeId: 
  * is tried when the last failed to reach the site or was turned away, within the scrape's one
  * timeout. What the last attempt got is the answer, with the proxy level it used.
  */
-async function obtainByProxy(request: ScrapeRequest, context: ScrapeContext, scrapeId: string, timeoutMs: number): Promise<Obtained & { proxyUsed: ProxyChoice['level'] }> {
+async function obtainByProxy(
+  request: ScrapeRequest,
+  context: ScrapeContext,
+  scrapeId: string,
+  timeoutMs: number,
+): Promise<Obtained & { proxyUsed: ProxyChoice['level'] }> {
   const deadline = Date.now() + timeoutMs;
   const attempts = proxyAttempts(request.options.proxy, context.proxies);
   for (const [index, proxy] of attempts.entries()) {
@@ -388,7 +436,12 @@ async function obtainByProxy(request: ScrapeRequest, context: ScrapeContext, scr
 /** The content pipeline, loaded by the first page that needs it and kept: one import, not one a page. */
 let contentPipeline: Promise<typeof import('./convert.js')> | undefined;
 
-async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, fingerprinting: { cacheKey: string; known: string | undefined; wanted: boolean }, readsCache: boolean): Promise<FingerprintedScrape> {
+async function fetchAndConvert(
+  request: ScrapeRequest,
+  context: ScrapeContext,
+  fingerprinting: { cacheKey: string; known: string | undefined; wanted: boolean },
+  readsCache: boolean,
+): Promise<FingerprintedScrape> {
   const { options } = request;
   const formats = requestedFormats(options);
   // Time-ordered: serve keeps a day of scrape documents indexed by their id (time-ordered-uuid.ts).
@@ -396,20 +449,26 @@ async function fetchAndConvert(request: ScrapeRequest, context: ScrapeContext, f
   const startedAt = Date.now();
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
   const { page, rendered, browserWarning, proxyUsed } = await obtainByProxy(request, context, scrapeId, timeoutMs);
-  const fingerprint = fingerprinting.wanted || fingerprinting.known !== undefined ? await responseFingerprint(context.version, fingerprinting.cacheKey, page) : null;
-  if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions) return { unchanged: { statusCode: page.statusCode, scrapeId, fingerprint } };
+  const fingerprint =
+    fingerprinting.wanted || fingerprinting.known !== undefined ? await responseFingerprint(context.version, fingerprinting.cacheKey, page) : null;
+  if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions)
+    return { unchanged: { statusCode: page.statusCode, scrapeId, fingerprint } };
   // A PDF is read within what is left of the scrape's timeout.
   const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
   const convert = context.convert ?? (await (contentPipeline ??= import('./convert.js'))).convertPage;
   const content = await convert({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
   const extracted = extractionWanted(options)
-    ? await (await import('../extract/formats.js')).extractFormats(options, {
-        url: page.finalUrl,
-        markdown: content.markdown,
-        ...(content.rawHtml !== undefined && /html/i.test(page.contentType ?? 'text/html') && { html: content.rawHtml }),
-        metadata: content.metadata,
-        ...(rendered?.branding && { branding: rendered.branding }),
-      }, { ...(context.llm && { llm: context.llm }), ...(context.signal && { signal: context.signal }) })
+    ? await (await import('../extract/formats.js')).extractFormats(
+        options,
+        {
+          url: page.finalUrl,
+          markdown: content.markdown,
+          ...(content.rawHtml !== undefined && /html/i.test(page.contentType ?? 'text/html') && { html: content.rawHtml }),
+          metadata: content.metadata,
+          ...(rendered?.branding && { branding: rendered.branding }),
+        },
+        { ...(context.llm && { llm: context.llm }), ...(context.signal && { signal: context.signal }) },
+      )
     : undefined;
   const markdown = extracted?.markdown ?? content.markdown;
   const warning = [content.warning, browserWarning, rendered?.warning, ...(extracted?.warnings ?? [])].filter(Boolean).join('; ') || undefined;

@@ -24,21 +24,39 @@ export interface SearchProvider {
    * `category` news asks for news, images for images (results with `image`), `timeRange` for
    * the past day, week, month or year.
    */
-  search(query: string, options: { window?: SearchWindow; limit: number; category?: SearchCategory; timeRange?: 'day' | 'week' | 'month' | 'year'; signal?: AbortSignal }): Promise<SearchResult[]>;
+  search(
+    query: string,
+    options: { window?: SearchWindow; limit: number; category?: SearchCategory; timeRange?: 'day' | 'week' | 'month' | 'year'; signal?: AbortSignal },
+  ): Promise<SearchResult[]>;
 }
 
 export type SearchWindow = '5m' | '15m' | '1h' | '6h' | '24h' | '7d';
-export const WINDOW_MS: Record<SearchWindow, number> = { '5m': 5 * 60_000, '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
+export const WINDOW_MS: Record<SearchWindow, number> = {
+  '5m': 5 * 60_000,
+  '15m': 15 * 60_000,
+  '1h': 3_600_000,
+  '6h': 6 * 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+};
 
 const SEARCH_TIMEOUT_MS = 30_000;
 const SEARXNG_FULL_PAGE = 10;
 const SEARXNG_PAGES_MAX = 10;
 
-async function getJson(url: URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<unknown> {
+async function getJson(
+  url: URL,
+  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
+): Promise<unknown> {
   const timeout = AbortSignal.timeout(SEARCH_TIMEOUT_MS);
   // undici loads with the first search, not with every check that might run one.
   const { request } = await import('undici');
-  const response = await request(url, { method: init.method ?? 'GET', headers: { accept: 'application/json', ...init.headers }, ...(init.body && { body: init.body }), signal: init.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
+  const response = await request(url, {
+    method: init.method ?? 'GET',
+    headers: { accept: 'application/json', ...init.headers },
+    ...(init.body && { body: init.body }),
+    signal: init.signal ? AbortSignal.any([init.signal, timeout]) : timeout,
+  });
   const text = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`the search provider answered HTTP ${response.statusCode}`);
   try {
@@ -61,7 +79,10 @@ const pixels = (value: unknown): number | undefined => {
 };
 
 /** A SearXNG image result's size: its `resolution` ("1920x1080", "1920 x 1080", "1920×1080"), or width and height fields. */
-export function imageSize(result: { resolution?: unknown; img_width?: unknown; img_height?: unknown; width?: unknown; height?: unknown }): { width?: number; height?: number } {
+export function imageSize(result: { resolution?: unknown; img_width?: unknown; img_height?: unknown; width?: unknown; height?: unknown }): {
+  width?: number;
+  height?: number;
+} {
   const match = typeof result.resolution === 'string' ? /^\s*(\d+)\s*[x×X]\s*(\d+)\s*$/.exec(result.resolution) : null;
   const width = pixels(match?.[1]) ?? pixels(result.img_width) ?? pixels(result.width);
   const height = pixels(match?.[2]) ?? pixels(result.img_height) ?? pixels(result.height);
@@ -84,7 +105,12 @@ interface SearxngResult {
 /** One result of SearXNG's JSON answer; for images, only one with its image's address (`img_src`, made absolute against the page's). */
 function searxngResult(result: SearxngResult, images: boolean): SearchResult | undefined {
   if (typeof result.url !== 'string') return undefined;
-  const found: SearchResult = { url: result.url, title: typeof result.title === 'string' ? result.title : '', snippet: typeof result.content === 'string' ? result.content : '', publishedAt: isoOrNull(result.publishedDate) };
+  const found: SearchResult = {
+    url: result.url,
+    title: typeof result.title === 'string' ? result.title : '',
+    snippet: typeof result.content === 'string' ? result.content : '',
+    publishedAt: isoOrNull(result.publishedDate),
+  };
   if (!images) return found;
   if (typeof result.img_src !== 'string' || result.img_src === '') return undefined;
   let src: string;
@@ -141,21 +167,32 @@ export function v2SearchProvider(apiUrl: string, apiKey: string | undefined): Se
         body: JSON.stringify({ query, limit, ...(range && { tbs: range }), ...((category === 'news' || category === 'images') && { sources: [category] }) }),
         ...(signal && { signal }),
       })) as {
-        data?: {
-          web?: { url?: string; title?: string; description?: string; date?: string }[];
-          news?: { url?: string; title?: string; snippet?: string; date?: string }[];
-          images?: { url?: string; title?: string; imageUrl?: string; imageWidth?: number; imageHeight?: number }[];
-        } | { url?: string; title?: string; description?: string }[];
+        data?:
+          | {
+              web?: { url?: string; title?: string; description?: string; date?: string }[];
+              news?: { url?: string; title?: string; snippet?: string; date?: string }[];
+              images?: { url?: string; title?: string; imageUrl?: string; imageWidth?: number; imageHeight?: number }[];
+            }
+          | { url?: string; title?: string; description?: string }[];
       };
       if (category === 'images') {
-        const images = Array.isArray(body.data) ? [] : body.data?.images ?? [];
-        return images.filter((r) => typeof r.url === 'string' && typeof r.imageUrl === 'string').map((r) => ({
-          url: r.url!, title: r.title ?? '', snippet: '', publishedAt: null,
-          image: { url: r.imageUrl!, ...imageSize({ width: r.imageWidth, height: r.imageHeight }) },
-        }));
+        const images = Array.isArray(body.data) ? [] : (body.data?.images ?? []);
+        return images
+          .filter((r) => typeof r.url === 'string' && typeof r.imageUrl === 'string')
+          .map((r) => ({
+            url: r.url!,
+            title: r.title ?? '',
+            snippet: '',
+            publishedAt: null,
+            image: { url: r.imageUrl!, ...imageSize({ width: r.imageWidth, height: r.imageHeight }) },
+          }));
       }
-      const items = Array.isArray(body.data) ? body.data : (category === 'news' ? body.data?.news?.map((n) => ({ ...n, description: n.snippet })) : body.data?.web) ?? [];
-      return items.filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.description ?? '', publishedAt: isoOrNull((r as { date?: string }).date) }));
+      const items = Array.isArray(body.data)
+        ? body.data
+        : ((category === 'news' ? body.data?.news?.map((n) => ({ ...n, description: n.snippet })) : body.data?.web) ?? []);
+      return items
+        .filter((r) => typeof r.url === 'string')
+        .map((r) => ({ url: r.url!, title: r.title ?? '', snippet: r.description ?? '', publishedAt: isoOrNull((r as { date?: string }).date) }));
     },
   };
 }
@@ -167,7 +204,8 @@ const hostOf = (url: string) => {
     return undefined;
   }
 };
-const inDomains = (host: string, domains: readonly string[]) => domains.some((domain) => host === domain.toLowerCase().replace(/^www\./, '') || host.endsWith(`.${domain.toLowerCase().replace(/^www\./, '')}`));
+const inDomains = (host: string, domains: readonly string[]) =>
+  domains.some((domain) => host === domain.toLowerCase().replace(/^www\./, '') || host.endsWith(`.${domain.toLowerCase().replace(/^www\./, '')}`));
 
 /** The same page with or without a fragment or trailing slash is one result. */
 export const resultKey = (url: string) => url.replace(/#.*$/, '').replace(/\/+$/, '');
@@ -176,7 +214,11 @@ export const resultKey = (url: string) => url.replace(/#.*$/, '').replace(/\/+$/
  * Every query of a search target, filtered and de-duplicated, at most maxResults in all. Results
  * without a publication date count only for windows of a day or more, which the provider filters.
  */
-export async function searchTarget(provider: SearchProvider, target: Extract<Target, { type: 'search' }>, now: Date): Promise<{ results: SearchResult[]; errors: { query: string; error: string }[] }> {
+export async function searchTarget(
+  provider: SearchProvider,
+  target: Extract<Target, { type: 'search' }>,
+  now: Date,
+): Promise<{ results: SearchResult[]; errors: { query: string; error: string }[] }> {
   const window = (target.searchWindow ?? '24h') as SearchWindow;
   const maxResults = target.maxResults ?? 10;
   const oldest = now.getTime() - WINDOW_MS[window];

@@ -17,7 +17,8 @@ export type { ImageResult, NewsResult, SearchAnswer, WebResult, WithDocument } f
 import type { NewsResult, SearchAnswer, WebResult, WithDocument } from '../../contract/search.js';
 
 export const SEARCH_NOT_CONFIGURED = 'no search provider is configured';
-export const SEARCH_CONFIG_HINT = 'add to the config: search: {provider: searxng, baseUrl: http://127.0.0.1:8888} (a SearXNG with the JSON format enabled), or search: {provider: v2, apiUrl: https://...} with WEBWATCH_SEARCH_API_KEY';
+export const SEARCH_CONFIG_HINT =
+  'add to the config: search: {provider: searxng, baseUrl: http://127.0.0.1:8888} (a SearXNG with the JSON format enabled), or search: {provider: v2, apiUrl: https://...} with WEBWATCH_SEARCH_API_KEY';
 
 const hostOf = (url: string) => new URL(url).hostname.toLowerCase().replace(/^www\./, '');
 const inDomains = (host: string, domains: readonly string[]) =>
@@ -36,7 +37,13 @@ export interface SearchDeps {
 
 export async function webSearch(request: SearchRequest, deps: SearchDeps): Promise<SearchAnswer> {
   const { provider } = deps;
-  if (!provider) throw new WebwatchError(SEARCH_NOT_CONFIGURED, { status: 501, code: 'SEARCH_NOT_CONFIGURED', details: { reason: SEARCH_CONFIG_HINT }, suggestion: SEARCH_CONFIG_HINT });
+  if (!provider)
+    throw new WebwatchError(SEARCH_NOT_CONFIGURED, {
+      status: 501,
+      code: 'SEARCH_NOT_CONFIGURED',
+      details: { reason: SEARCH_CONFIG_HINT },
+      suggestion: SEARCH_CONFIG_HINT,
+    });
   const timeout = request.timeout ? AbortSignal.timeout(request.timeout) : undefined;
   const signal = [deps.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
   const combined = signal.length > 0 ? AbortSignal.any(signal) : new AbortController().signal;
@@ -58,8 +65,16 @@ export async function webSearch(request: SearchRequest, deps: SearchDeps): Promi
         signal: combined,
       });
     } catch (error) {
-      if (combined.aborted && timeout?.aborted) throw new WebwatchError('Request timed out', { status: 408, code: 'SEARCH_TIMEOUT', details: { reason: `the search took longer than its timeout (${request.timeout} ms)` } });
-      throw new WebwatchError(`the search provider (${provider.name}) failed: ${error instanceof Error ? error.message : String(error)}`, { status: 502, code: 'SEARCH_PROVIDER_FAILED' });
+      if (combined.aborted && timeout?.aborted)
+        throw new WebwatchError('Request timed out', {
+          status: 408,
+          code: 'SEARCH_TIMEOUT',
+          details: { reason: `the search took longer than its timeout (${request.timeout} ms)` },
+        });
+      throw new WebwatchError(`the search provider (${provider.name}) failed: ${error instanceof Error ? error.message : String(error)}`, {
+        status: 502,
+        code: 'SEARCH_PROVIDER_FAILED',
+      });
     }
     const seen = new Set<string>();
     const kept: SearchResult[] = [];
@@ -84,7 +99,13 @@ export async function webSearch(request: SearchRequest, deps: SearchDeps): Promi
     if (source === 'web') {
       answer.web = kept.map((r, i) => ({ url: r.url, ...(r.title && { title: r.title }), ...(r.snippet && { description: r.snippet }), position: i + 1 }));
     } else if (source === 'news') {
-      answer.news = kept.map((r, i) => ({ url: r.url, ...(r.title && { title: r.title }), ...(r.snippet && { snippet: r.snippet }), ...(r.publishedAt && { date: r.publishedAt }), position: i + 1 }));
+      answer.news = kept.map((r, i) => ({
+        url: r.url,
+        ...(r.title && { title: r.title }),
+        ...(r.snippet && { snippet: r.snippet }),
+        ...(r.publishedAt && { date: r.publishedAt }),
+        position: i + 1,
+      }));
     } else {
       answer.images = kept.map((r, i) => ({
         ...(r.title && { title: r.title }),
@@ -107,7 +128,14 @@ export async function webSearch(request: SearchRequest, deps: SearchDeps): Promi
         Object.assign(result, await scrapeOne(result.url, combined), { url: result.url });
       } catch (error) {
         const failure = error instanceof WebwatchError ? error : undefined;
-        Object.assign(result, { metadata: { sourceURL: result.url, url: result.url, error: error instanceof Error ? error.message : String(error), ...(failure?.code && { errorCode: failure.code }) } });
+        Object.assign(result, {
+          metadata: {
+            sourceURL: result.url,
+            url: result.url,
+            error: error instanceof Error ? error.message : String(error),
+            ...(failure?.code && { errorCode: failure.code }),
+          },
+        });
       }
     });
   }

@@ -13,8 +13,20 @@ type Table = keyof Tables;
 
 /** Parents before children (foreign keys); request counts of the last minute are not worth moving. */
 export const COPIED_TABLES: readonly Table[] = [
-  'monitors', 'checks', 'page_results', 'snapshots', 'scrape_cache', 'tracked_pages', 'api_keys', 'outbox',
-  'crawl_jobs', 'crawl_pages', 'agent_jobs', 'agent_events', 'agent_snapshots', 'usage',
+  'monitors',
+  'checks',
+  'page_results',
+  'snapshots',
+  'scrape_cache',
+  'tracked_pages',
+  'api_keys',
+  'outbox',
+  'crawl_jobs',
+  'crawl_pages',
+  'agent_jobs',
+  'agent_events',
+  'agent_snapshots',
+  'usage',
 ];
 
 /** Columns the destination numbers itself. */
@@ -27,7 +39,14 @@ export interface CopyReport {
 }
 
 const count = async (db: Db, table: Table) =>
-  Number((await db.query.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n ?? 0);
+  Number(
+    (
+      await db.query
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst()
+    )?.n ?? 0,
+  );
 
 export async function copyDatabase(from: Db, to: Db, onTable?: (table: Table, rows: number) => void): Promise<CopyReport> {
   const filled: string[] = [];
@@ -45,10 +64,16 @@ export async function copyDatabase(from: Db, to: Db, onTable?: (table: Table, ro
       let copied = 0;
       for (let offset = 0; ; offset += ROWS_PER_READ) {
         // Offsets over the order of writing: the source is not written meanwhile (serve stopped).
-        const rows = await from.query.selectFrom(table).selectAll().orderBy(from.writtenOrder()).limit(ROWS_PER_READ).offset(offset).execute() as Record<string, unknown>[];
+        const rows = (await from.query.selectFrom(table).selectAll().orderBy(from.writtenOrder()).limit(ROWS_PER_READ).offset(offset).execute()) as Record<
+          string,
+          unknown
+        >[];
         if (rows.length === 0) break;
         const values = rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !skipped.has(column))));
-        await trx.insertInto(table).values(values as never).execute();
+        await trx
+          .insertInto(table)
+          .values(values as never)
+          .execute();
         copied += rows.length;
         if (rows.length < ROWS_PER_READ) break;
       }

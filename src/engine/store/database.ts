@@ -7,8 +7,7 @@
  * The SQLite file holds webhook and scrape headers in plain text, so it and its companions are
  * readable by their owner only.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { chmodSync, closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,7 +51,6 @@ export interface Db {
   listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
-
 
 /** WEBWATCH_HOME, else $XDG_DATA_HOME/webwatch, else ~/.local/share/webwatch. */
 export function engineHome(env: Env): string {
@@ -191,10 +189,13 @@ export async function refuseUnusableFile(path: string): Promise<void> {
   }
   if (!stat.isFile()) throw new WebwatchError(`the engine database ${path} is not a file`, { code: DATABASE_NOT_SQLITE });
   if (stat.size === 0) {
-    throw new WebwatchError(`the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`, {
-      code: DATABASE_EMPTY,
-      suggestion: 'restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there. The file is left as it is',
-    });
+    throw new WebwatchError(
+      `the engine database ${path} is empty (0 bytes): it was cut short or never written, and webwatch will not start a new database in its place`,
+      {
+        code: DATABASE_EMPTY,
+        suggestion: 'restore it from a backup; if it never held anything, delete it, and webwatch creates a new database there. The file is left as it is',
+      },
+    );
   }
   const header = Buffer.alloc(SQLITE_HEADER.length);
   const fd = openSync(path, 'r');
@@ -206,7 +207,8 @@ export async function refuseUnusableFile(path: string): Promise<void> {
   if (!header.equals(SQLITE_HEADER)) {
     throw new WebwatchError(`the engine database ${path} is not a SQLite database (its first bytes are not SQLite's header)`, {
       code: DATABASE_NOT_SQLITE,
-      suggestion: 'check that this is the file you meant; to start afresh, move the file aside, and webwatch creates a new database there; if it was webwatch\'s, restore it from a backup. The file is left as it is',
+      suggestion:
+        "check that this is the file you meant; to start afresh, move the file aside, and webwatch creates a new database there; if it was webwatch's, restore it from a backup. The file is left as it is",
     });
   }
 }
@@ -274,7 +276,8 @@ function missingSqliteBinary(path: string, error: unknown): WebwatchError | unde
   if (code !== 'MODULE_NOT_FOUND' || !/better_sqlite3\.node|prebuilds/.test((error as Error).message)) return undefined;
   return new WebwatchError(`cannot open the engine database ${path}: better-sqlite3 has no compiled SQLite for ${process.platform}-${process.arch}`, {
     cause: error,
-    suggestion: 'build one where webwatch is installed: cd node_modules/better-sqlite3 && npx node-gyp rebuild --release (needs python3, make and a C++ compiler); or use a remote API (--api-url)',
+    suggestion:
+      'build one where webwatch is installed: cd node_modules/better-sqlite3 && npx node-gyp rebuild --release (needs python3, make and a C++ compiler); or use a remote API (--api-url)',
   });
 }
 
@@ -328,10 +331,10 @@ async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
   // Serve's alone (readConnection), opened at its first read.
   const reader = readConnection
     ? sqliteReader(() => {
-      const connection = new Database(path, { readonly: true, fileMustExist: true });
-      connection.pragma('busy_timeout = 5000');
-      return connection;
-    }, raw)
+        const connection = new Database(path, { readonly: true, fileMustExist: true });
+        connection.pragma('busy_timeout = 5000');
+        return connection;
+      }, raw)
     : undefined;
   /** Each statement run, told to the reader once it has run, so that it knows what changed. */
   const announcingWrites = (connection: DatabaseConnection, reader: SqliteReader): DatabaseConnection => ({
@@ -359,16 +362,18 @@ async function openSqlite(path: string, readConnection: boolean): Promise<Db> {
       return damageSeen;
     },
     writtenOrder: (column = 'rowid') => kysely.sql<number>`${kysely.sql.ref(column.replace(/seq$/, 'rowid'))}`,
-    ...(reader && { readNow: (sql: string, parameters: readonly unknown[]) => {
-      try {
-        return reader.read(sql, parameters);
-      } catch (error) {
-        if (!isDamage(error)) throw error;
-        const damaged = new DatabaseDamagedError(path, error as Error & { code?: string });
-        noteDamage(damaged);
-        throw damaged;
-      }
-    } }),
+    ...(reader && {
+      readNow: (sql: string, parameters: readonly unknown[]) => {
+        try {
+          return reader.read(sql, parameters);
+        } catch (error) {
+          if (!isDamage(error)) throw error;
+          const damaged = new DatabaseDamagedError(path, error as Error & { code?: string });
+          noteDamage(damaged);
+          throw damaged;
+        }
+      },
+    }),
     close: async () => {
       reader?.close();
       await query.destroy();
@@ -384,12 +389,14 @@ function migrateSqliteHistory(raw: BetterSqlite3.Database): void {
   if (current > LATEST_VERSION) throw newerSchema(raw.name, current);
   for (const migration of SQLITE_HISTORY) {
     if (migration.version <= current) continue;
-    raw.transaction(() => {
-      // Another process opening the same new database may have applied it while this one waited.
-      if (sqliteVersion(raw) >= migration.version) return;
-      raw.exec(migration.sql);
-      raw.pragma(`user_version = ${migration.version}`);
-    }).immediate();
+    raw
+      .transaction(() => {
+        // Another process opening the same new database may have applied it while this one waited.
+        if (sqliteVersion(raw) >= migration.version) return;
+        raw.exec(migration.sql);
+        raw.pragma(`user_version = ${migration.version}`);
+      })
+      .immediate();
   }
 }
 
@@ -453,7 +460,9 @@ async function openPostgres(url: string): Promise<Db> {
 // --- Schema versions --------------------------------------------------------------------------
 
 function newerSchema(location: string, version: number): WebwatchError {
-  return new WebwatchError(`the engine database ${location} is at schema version ${version}, newer than this webwatch knows (${LATEST_VERSION}); upgrade webwatch`);
+  return new WebwatchError(
+    `the engine database ${location} is at schema version ${version}, newer than this webwatch knows (${LATEST_VERSION}); upgrade webwatch`,
+  );
 }
 
 /** A lock number of PostgreSQL's advisory locks that only webwatch's migrations take. */
@@ -472,6 +481,7 @@ export async function schemaVersion(db: Db): Promise<number> {
 }
 
 /** A database migrated with leases as version 12 gets the migrations that now come before them. */
+// biome-ignore lint/suspicious/noExplicitAny: a migration runs on the schema of any version, which the tables' types do not describe
 async function addLeasesFirstMissing(trx: import('kysely').Kysely<any>): Promise<void> {
   for (const migration of MIGRATIONS) {
     if ((LEASES_FIRST.missing as readonly number[]).includes(migration.version)) await migration.up(trx);

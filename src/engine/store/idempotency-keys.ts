@@ -12,9 +12,16 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** Takes `key` for the team; false when the team took it before (within the day). */
 export async function takeIdempotencyKey(db: Db, team: string, key: string, now: Date): Promise<boolean> {
-  await db.query.deleteFrom('idempotency_keys').where('taken_at', '<', new Date(now.getTime() - IDEMPOTENCY_KEY_KEPT_MS).toISOString()).execute();
-  const taken = await db.query.insertInto('idempotency_keys').values({ team, key, taken_at: now.toISOString() })
-    .onConflict((conflict) => conflict.columns(['team', 'key']).doNothing()).returning('key').execute();
+  await db.query
+    .deleteFrom('idempotency_keys')
+    .where('taken_at', '<', new Date(now.getTime() - IDEMPOTENCY_KEY_KEPT_MS).toISOString())
+    .execute();
+  const taken = await db.query
+    .insertInto('idempotency_keys')
+    .values({ team, key, taken_at: now.toISOString() })
+    .onConflict((conflict) => conflict.columns(['team', 'key']).doNothing())
+    .returning('key')
+    .execute();
   return taken.length === 1;
 }
 

@@ -34,10 +34,14 @@ try {
   parentPort!.postMessage({ loaded: true } satisfies IntegrityWorkerMessage);
   try {
     db.pragma('busy_timeout = 5000');
-    output.trees = db.prepare("SELECT rootpage, type, name, tbl_name FROM sqlite_schema WHERE rootpage > 0").raw().all() as IntegrityWorkerOutput['trees'];
+    output.trees = db.prepare('SELECT rootpage, type, name, tbl_name FROM sqlite_schema WHERE rootpage > 0').raw().all() as IntegrityWorkerOutput['trees'];
     // Row by row: the check may list problems and then fail on a page it cannot read past,
     // and all() would drop what it listed.
-    for (const row of db.prepare(`PRAGMA ${pragma}(${Number(limit)})`).raw().iterate()) output.rows.push(String((row as unknown[])[0]));
+    for (const row of db
+      .prepare(`PRAGMA ${pragma}(${Number(limit)})`)
+      .raw()
+      .iterate())
+      output.rows.push(String((row as unknown[])[0]));
   } finally {
     db.close();
   }

@@ -67,7 +67,12 @@ const renewers = new WeakMap<Db, { count: number; timer: NodeJS.Timeout }>();
 export async function renewLeases(db: Db, now = new Date()): Promise<void> {
   const until = leaseUntil(now);
   for (const [table, statuses] of Object.entries(HELD) as [keyof typeof HELD, readonly string[]][]) {
-    await db.query.updateTable(table).set({ lease_expires_at: until }).where('lease_owner', '=', WORKER_ID).where('status', 'in', statuses as never).execute();
+    await db.query
+      .updateTable(table)
+      .set({ lease_expires_at: until })
+      .where('lease_owner', '=', WORKER_ID)
+      .where('status', 'in', statuses as never)
+      .execute();
   }
 }
 

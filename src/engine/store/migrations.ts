@@ -306,12 +306,17 @@ export interface Migration {
   version: number;
   description: string;
   /** The same on SQLite and PostgreSQL: the schema builder writes each one's DDL. */
+  // biome-ignore lint/suspicious/noExplicitAny: a migration runs on the schema of any version, which the tables' types do not describe
   up(db: Kysely<any>): Promise<void>;
 }
 
 /** Adds the lease columns of work that any worker may take over (see leases.ts). */
+// biome-ignore lint/suspicious/noExplicitAny: a migration runs on the schema of any version, which the tables' types do not describe
 const addLease = (db: Kysely<any>, table: string) =>
-  db.schema.alterTable(table).addColumn('lease_owner', 'text').execute()
+  db.schema
+    .alterTable(table)
+    .addColumn('lease_owner', 'text')
+    .execute()
     .then(() => db.schema.alterTable(table).addColumn('lease_expires_at', 'text').execute());
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -327,7 +332,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 13,
-    description: 'the screenshot a check kept of a new or changed page (a file name under the team\'s artifacts/kept)',
+    description: "the screenshot a check kept of a new or changed page (a file name under the team's artifacts/kept)",
     async up(db) {
       await db.schema.alterTable('page_results').addColumn('screenshot', 'text').execute();
     },
@@ -338,7 +343,8 @@ export const MIGRATIONS: readonly Migration[] = [
     async up(db) {
       for (const table of ['checks', 'outbox', 'crawl_jobs', 'agent_jobs']) await addLease(db, table);
       await db.schema.createIndex('checks_running').on('checks').columns(['status', 'lease_expires_at']).execute();
-      await db.schema.createTable('rate_windows')
+      await db.schema
+        .createTable('rate_windows')
         .addColumn('key_id', 'text', (column) => column.notNull())
         .addColumn('window_start', 'bigint', (column) => column.notNull())
         .addColumn('requests', 'integer', (column) => column.notNull())
@@ -348,7 +354,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 15,
-    description: 'work queued for any worker (crawls, batches, agent jobs, manual checks): the key that asked, counted against its concurrency, and what the run needs of the request',
+    description:
+      'work queued for any worker (crawls, batches, agent jobs, manual checks): the key that asked, counted against its concurrency, and what the run needs of the request',
     async up(db) {
       for (const table of ['checks', 'crawl_jobs', 'agent_jobs']) {
         await db.schema.alterTable(table).addColumn('key_id', 'text').execute();
@@ -361,12 +368,13 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 16,
-    description: 'webhooks of crawls and batch scrapes: the job\'s webhook kept with it, its deliveries in the outbox under its id',
+    description: "webhooks of crawls and batch scrapes: the job's webhook kept with it, its deliveries in the outbox under its id",
     async up(db) {
       const { SqliteAdapter, sql } = await import('kysely');
       if (db.getExecutor().adapter instanceof SqliteAdapter) {
         // SQLite cannot drop NOT NULL in place: the table is rebuilt, its rows kept in the order written.
-        await sql.raw(`
+        await sql
+          .raw(`
           CREATE TABLE outbox_new (
             id                       TEXT PRIMARY KEY,
             team                     TEXT NOT NULL DEFAULT 'local',
@@ -387,19 +395,28 @@ export const MIGRATIONS: readonly Migration[] = [
             delivered_at             TEXT,
             lease_owner              TEXT,
             lease_expires_at         TEXT
-          )`).execute(db);
-        await sql.raw(`
+          )`)
+          .execute(db);
+        await sql
+          .raw(`
           INSERT INTO outbox_new (id, team, private_targets_allowed, monitor_id, check_id, channel, event, target, headers, body, status, attempts,
                                   next_attempt_at, last_error, created_at, delivered_at, lease_owner, lease_expires_at)
             SELECT id, team, private_targets_allowed, monitor_id, check_id, channel, event, target, headers, body, status, attempts,
-                   next_attempt_at, last_error, created_at, delivered_at, lease_owner, lease_expires_at FROM outbox ORDER BY rowid`).execute(db);
+                   next_attempt_at, last_error, created_at, delivered_at, lease_owner, lease_expires_at FROM outbox ORDER BY rowid`)
+          .execute(db);
         await sql.raw('DROP TABLE outbox').execute(db);
         await sql.raw('ALTER TABLE outbox_new RENAME TO outbox').execute(db);
         await db.schema.createIndex('outbox_due').on('outbox').columns(['status', 'next_attempt_at']).execute();
         await db.schema.createIndex('outbox_check').on('outbox').column('check_id').execute();
       } else {
-        await db.schema.alterTable('outbox').alterColumn('monitor_id', (column) => column.dropNotNull()).execute();
-        await db.schema.alterTable('outbox').alterColumn('check_id', (column) => column.dropNotNull()).execute();
+        await db.schema
+          .alterTable('outbox')
+          .alterColumn('monitor_id', (column) => column.dropNotNull())
+          .execute();
+        await db.schema
+          .alterTable('outbox')
+          .alterColumn('check_id', (column) => column.dropNotNull())
+          .execute();
         await db.schema.alterTable('outbox').addColumn('job_id', 'text').execute();
       }
       await db.schema.createIndex('outbox_job').on('outbox').column('job_id').execute();
@@ -408,9 +425,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 17,
-    description: 'scrape documents kept a day for GET /v2/scrape/{id}: those of POST /v2/scrape in a table of their own, crawl and batch pages by the scrapeId of their row; jobs under zero data retention',
+    description:
+      'scrape documents kept a day for GET /v2/scrape/{id}: those of POST /v2/scrape in a table of their own, crawl and batch pages by the scrapeId of their row; jobs under zero data retention',
     async up(db) {
-      await db.schema.createTable('scrape_documents')
+      await db.schema
+        .createTable('scrape_documents')
         .addColumn('scrape_id', 'text', (column) => column.primaryKey())
         .addColumn('team', 'text', (column) => column.notNull())
         .addColumn('document', 'text', (column) => column.notNull())
@@ -419,21 +438,28 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('scrape_documents_expires').on('scrape_documents').column('expires_at').execute();
       await db.schema.alterTable('crawl_pages').addColumn('scrape_id', 'text').execute();
       await db.schema.createIndex('crawl_pages_scrape_id').on('crawl_pages').column('scrape_id').execute();
-      await db.schema.alterTable('crawl_jobs').addColumn('zero_data_retention', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('crawl_jobs')
+        .addColumn('zero_data_retention', 'integer', (column) => column.notNull().defaultTo(0))
+        .execute();
     },
   },
   {
     version: 18,
     description: 'extract jobs beside agent jobs: the kind of each job, so that each route reads only its own',
     async up(db) {
-      await db.schema.alterTable('agent_jobs').addColumn('kind', 'text', (column) => column.notNull().defaultTo('agent')).execute();
+      await db.schema
+        .alterTable('agent_jobs')
+        .addColumn('kind', 'text', (column) => column.notNull().defaultTo('agent'))
+        .execute();
     },
   },
   {
     version: 19,
     description: "page slots: the page scrapes each team's crawls and batch scrapes run at once, held by workers under leases",
     async up(db) {
-      await db.schema.createTable('page_slots')
+      await db.schema
+        .createTable('page_slots')
         .addColumn('id', 'text', (column) => column.primaryKey())
         .addColumn('team', 'text', (column) => column.notNull())
         .addColumn('job_id', 'text', (column) => column.notNull())
@@ -454,7 +480,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 21,
     description: 'idempotency keys of job starts, taken once per team',
     async up(db) {
-      await db.schema.createTable('idempotency_keys')
+      await db.schema
+        .createTable('idempotency_keys')
         .addColumn('team', 'text', (column) => column.notNull())
         .addColumn('key', 'text', (column) => column.notNull())
         .addColumn('taken_at', 'text', (column) => column.notNull())
@@ -472,9 +499,12 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 23,
-    description: "the private-address rule a monitor was saved under, which its checks keep whoever runs them; monitors saved before carry none (1), as before",
+    description: 'the private-address rule a monitor was saved under, which its checks keep whoever runs them; monitors saved before carry none (1), as before',
     async up(db) {
-      await db.schema.alterTable('monitors').addColumn('private_targets_allowed', 'integer', (column) => column.notNull().defaultTo(1)).execute();
+      await db.schema
+        .alterTable('monitors')
+        .addColumn('private_targets_allowed', 'integer', (column) => column.notNull().defaultTo(1))
+        .execute();
     },
   },
 ];

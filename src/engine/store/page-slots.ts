@@ -40,7 +40,12 @@ export interface PageSlotOptions {
 
 const queriesOf = perDatabase((db: Db) => ({
   held: prepared<'team' | 'now', { n: number | string }>(db, (parameter) =>
-    db.query.selectFrom('page_slots').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', parameter('team')).where('expires_at', '>', parameter('now'))),
+    db.query
+      .selectFrom('page_slots')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team', '=', parameter('team'))
+      .where('expires_at', '>', parameter('now')),
+  ),
 }));
 
 interface Waiter {
@@ -65,29 +70,49 @@ export function pageSlots(options: PageSlotOptions): PageSlots {
   const count = async (team: string) => Number((await queriesOf(db).held({ team, now: now().toISOString() }))[0]?.n ?? 0);
 
   /** One slot row for the team if it has one free, in a transaction that no other taker of the team's slots runs beside. */
-  const claim = (team: string, job: string) => db.query.transaction().execute(async (trx) => {
-    // SQLite's transactions begin IMMEDIATE (one writer at a time); PostgreSQL's take the team's lock.
-    if (db.kind === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`webwatch page slots ${team}`}))`.execute(trx);
-    const at = now();
-    const rows = await trx.selectFrom('page_slots').select(['id', 'holder', 'expires_at']).where('team', '=', team).execute();
-    const gone = rows.filter((row) => holderGone({ lease_owner: row.holder, lease_expires_at: row.expires_at }, at));
-    if (gone.length > 0) await trx.deleteFrom('page_slots').where('id', 'in', gone.map((row) => row.id)).execute();
-    if (rows.length - gone.length + (direct.get(team) ?? 0) >= limit) return undefined;
-    const id = randomUUID();
-    await trx.insertInto('page_slots').values({ id, team, job_id: job, holder: WORKER_ID, expires_at: leaseUntil(at) }).execute();
-    return id;
-  });
+  const claim = (team: string, job: string) =>
+    db.query.transaction().execute(async (trx) => {
+      // SQLite's transactions begin IMMEDIATE (one writer at a time); PostgreSQL's take the team's lock.
+      if (db.kind === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`webwatch page slots ${team}`}))`.execute(trx);
+      const at = now();
+      const rows = await trx.selectFrom('page_slots').select(['id', 'holder', 'expires_at']).where('team', '=', team).execute();
+      const gone = rows.filter((row) => holderGone({ lease_owner: row.holder, lease_expires_at: row.expires_at }, at));
+      if (gone.length > 0)
+        await trx
+          .deleteFrom('page_slots')
+          .where(
+            'id',
+            'in',
+            gone.map((row) => row.id),
+          )
+          .execute();
+      if (rows.length - gone.length + (direct.get(team) ?? 0) >= limit) return undefined;
+      const id = randomUUID();
+      await trx
+        .insertInto('page_slots')
+        .values({ id, team, job_id: job, holder: WORKER_ID, expires_at: leaseUntil(at) })
+        .execute();
+      return id;
+    });
 
   const renew = () => {
     if (held.size === 0 || renewer) return;
-    renewer = setInterval(() => {
-      if (held.size === 0) {
-        clearInterval(renewer);
-        renewer = undefined;
-        return;
-      }
-      void db.query.updateTable('page_slots').set({ expires_at: leaseUntil(now()) }).where('holder', '=', WORKER_ID).execute().catch(() => undefined);
-    }, Math.max(500, Math.floor(leaseDuration() / 3))).unref();
+    renewer = setInterval(
+      () => {
+        if (held.size === 0) {
+          clearInterval(renewer);
+          renewer = undefined;
+          return;
+        }
+        void db.query
+          .updateTable('page_slots')
+          .set({ expires_at: leaseUntil(now()) })
+          .where('holder', '=', WORKER_ID)
+          .execute()
+          .catch(() => undefined);
+      },
+      Math.max(500, Math.floor(leaseDuration() / 3)),
+    ).unref();
   };
 
   const releaseOf = (id: string, team: string): ReleaseSlot => {
@@ -96,7 +121,12 @@ export function pageSlots(options: PageSlotOptions): PageSlots {
       if (done) return;
       done = true;
       held.delete(id);
-      void db.query.deleteFrom('page_slots').where('id', '=', id).execute().catch(() => undefined).finally(() => void pump(team));
+      void db.query
+        .deleteFrom('page_slots')
+        .where('id', '=', id)
+        .execute()
+        .catch(() => undefined)
+        .finally(() => void pump(team));
     };
   };
 
@@ -122,10 +152,13 @@ export function pageSlots(options: PageSlotOptions): PageSlots {
       pumping.delete(team);
     }
     if (waiting.has(team) && !polls.has(team) && !closed) {
-      polls.set(team, setTimeout(() => {
-        polls.delete(team);
-        void pump(team);
-      }, pollMs));
+      polls.set(
+        team,
+        setTimeout(() => {
+          polls.delete(team);
+          void pump(team);
+        }, pollMs),
+      );
     }
   }
 

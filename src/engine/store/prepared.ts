@@ -22,8 +22,11 @@ export type PreparedQuery<P extends string, Row> = (values: Readonly<Record<P, u
  */
 export function prepared<P extends string, Row>(db: Db, build: (parameter: (name: P) => never) => Compilable<Row>): PreparedQuery<P, Row> {
   const compiled: CompiledQuery<Row> = build((name) => `${PARAMETER}${name}` as never).compile();
-  const slots = compiled.parameters.map((value) => (typeof value === 'string' && value.startsWith(PARAMETER) ? (value.slice(PARAMETER.length) as P) : undefined));
-  const parametersOf = (values: Readonly<Record<P, unknown>>) => compiled.parameters.map((value, index) => (slots[index] === undefined ? value : values[slots[index]!]));
+  const slots = compiled.parameters.map((value) =>
+    typeof value === 'string' && value.startsWith(PARAMETER) ? (value.slice(PARAMETER.length) as P) : undefined,
+  );
+  const parametersOf = (values: Readonly<Record<P, unknown>>) =>
+    compiled.parameters.map((value, index) => (slots[index] === undefined ? value : values[slots[index]!]));
   const readNow = compiled.query.kind === 'SelectQueryNode' ? db.readNow : undefined;
   if (readNow) {
     return (values) => {

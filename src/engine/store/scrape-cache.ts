@@ -10,11 +10,15 @@ import { prepared, perDatabase } from './prepared.js';
 /** Read by every scrape that may be answered from the cache, and written by every page fetched: compiled once. */
 const queriesOf = perDatabase((db: Db) => ({
   cached: prepared<'team' | 'key', { document: string; cached_at: number }>(db, (parameter) =>
-    db.query.selectFrom('scrape_cache').select(['document', 'cached_at']).where('team', '=', parameter('team')).where('cache_key', '=', parameter('key'))),
+    db.query.selectFrom('scrape_cache').select(['document', 'cached_at']).where('team', '=', parameter('team')).where('cache_key', '=', parameter('key')),
+  ),
   // Building and compiling this upsert with the query layer cost more than SQLite takes to run it (a crawl writes one a page).
   putCached: prepared<'team' | 'key' | 'url' | 'document' | 'at', never>(db, (parameter) => {
     const values = { url: parameter('url'), document: parameter('document'), cached_at: parameter('at') };
-    return db.query.insertInto('scrape_cache').values({ team: parameter('team'), cache_key: parameter('key'), ...values }).onConflict((conflict) => conflict.columns(['team', 'cache_key']).doUpdateSet(values));
+    return db.query
+      .insertInto('scrape_cache')
+      .values({ team: parameter('team'), cache_key: parameter('key'), ...values })
+      .onConflict((conflict) => conflict.columns(['team', 'cache_key']).doUpdateSet(values));
   }),
 }));
 
@@ -55,12 +59,23 @@ export function scrapeStore(db: Db, team: string): ScrapeStore {
       await queriesOf(db).putCached({ team, key, url, document: JSON.stringify(document), at });
     },
     async getTracked({ url, tag, scope }) {
-      const row = await q.selectFrom('tracked_pages').select(['markdown', 'json', 'scraped_at']).where('team', '=', team).where('url', '=', url).where('tag', '=', tag).where('scope', '=', scope).executeTakeFirst();
+      const row = await q
+        .selectFrom('tracked_pages')
+        .select(['markdown', 'json', 'scraped_at'])
+        .where('team', '=', team)
+        .where('url', '=', url)
+        .where('tag', '=', tag)
+        .where('scope', '=', scope)
+        .executeTakeFirst();
       return row && { markdown: row.markdown, ...(row.json !== null && { json: JSON.parse(row.json) as unknown }), scrapedAt: Number(row.scraped_at) };
     },
     async putTracked({ url, tag, scope }, markdown, at, json) {
       const values = { markdown, json: json === undefined ? null : JSON.stringify(json), scraped_at: at };
-      await q.insertInto('tracked_pages').values({ team, url, tag, scope, ...values }).onConflict((conflict) => conflict.columns(['team', 'url', 'tag', 'scope']).doUpdateSet(values)).execute();
+      await q
+        .insertInto('tracked_pages')
+        .values({ team, url, tag, scope, ...values })
+        .onConflict((conflict) => conflict.columns(['team', 'url', 'tag', 'scope']).doUpdateSet(values))
+        .execute();
     },
   };
 }

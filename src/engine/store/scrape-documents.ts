@@ -41,21 +41,40 @@ interface Row {
 
 const storeOf = perDatabase((db: Db) => {
   const byId = prepared<'id' | 'team' | 'now', { document: string }>(db, (parameter) =>
-    db.query.selectFrom('scrape_documents').select('document').where('scrape_id', '=', parameter('id')).where('team', '=', parameter('team')).where('expires_at', '>', parameter('now')));
+    db.query
+      .selectFrom('scrape_documents')
+      .select('document')
+      .where('scrape_id', '=', parameter('id'))
+      .where('team', '=', parameter('team'))
+      .where('expires_at', '>', parameter('now')),
+  );
   const pageById = prepared<'id' | 'team' | 'now', { document: string | null }>(db, (parameter) =>
-    db.query.selectFrom('crawl_pages').innerJoin('crawl_jobs', 'crawl_jobs.id', 'crawl_pages.job_id').select('crawl_pages.document')
-      .where('crawl_pages.scrape_id', '=', parameter('id')).where('crawl_jobs.team', '=', parameter('team')).where('crawl_jobs.expires_at', '>', parameter('now')));
-  const inserts = new Map(ROWS_PER_STATEMENT.map((size) => [size, db.query.insertInto('scrape_documents')
-    .values(Array.from({ length: size }, () => ({ scrape_id: '', team: '', document: '', expires_at: '' })))
-    .onConflict((conflict) => conflict.column('scrape_id').doNothing()).compile()]));
+    db.query
+      .selectFrom('crawl_pages')
+      .innerJoin('crawl_jobs', 'crawl_jobs.id', 'crawl_pages.job_id')
+      .select('crawl_pages.document')
+      .where('crawl_pages.scrape_id', '=', parameter('id'))
+      .where('crawl_jobs.team', '=', parameter('team'))
+      .where('crawl_jobs.expires_at', '>', parameter('now')),
+  );
+  const inserts = new Map(
+    ROWS_PER_STATEMENT.map((size) => [
+      size,
+      db.query
+        .insertInto('scrape_documents')
+        .values(Array.from({ length: size }, () => ({ scrape_id: '', team: '', document: '', expires_at: '' })))
+        .onConflict((conflict) => conflict.column('scrape_id').doNothing())
+        .compile(),
+    ]),
+  );
   /** Documents not yet committed, by scrapeId, in the order they came: read from here meanwhile. */
   const pending = new Map<string, Row>();
-  let waiting: Row[] = [];
+  const waiting: Row[] = [];
   let inFlight: Promise<void> = Promise.resolve();
   const failureReports = new Set<(error: unknown) => void>();
 
   const insert = async (within: Query, rows: readonly Row[]) => {
-    for (let at = 0; at < rows.length;) {
+    for (let at = 0; at < rows.length; ) {
       const size = ROWS_PER_STATEMENT.find((each) => each <= rows.length - at)!;
       const parameters: string[] = [];
       for (const row of rows.slice(at, at + size)) parameters.push(row.scrape_id, row.team, row.document, row.expires_at);

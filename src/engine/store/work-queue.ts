@@ -88,10 +88,21 @@ export async function runningByTeam(db: Db, tables: readonly QueueTable[] = QUEU
 /** Takes these queued rows of `table` for this worker; those it got (another worker may have taken some first). */
 async function takeQueued(db: Db, table: QueueTable, ids: readonly string[], now: Date): Promise<string[]> {
   if (ids.length === 0) return [];
-  const q = db.query as unknown as import('kysely').Kysely<Record<QueueTable, { id: string; lease_owner: string | null; lease_expires_at: string | null; owner_pid: number | null }>>;
+  const q = db.query as unknown as import('kysely').Kysely<
+    Record<QueueTable, { id: string; lease_owner: string | null; lease_expires_at: string | null; owner_pid: number | null }>
+  >;
   // The row is taken only while it is still queued: of two workers that picked it, one gets it.
-  const taken = new Set((await q.updateTable(table).set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now), owner_pid: process.pid })
-    .where('id', 'in', [...ids]).where('lease_owner', '=', QUEUED).returning('id').execute()).map((row) => row.id));
+  const taken = new Set(
+    (
+      await q
+        .updateTable(table)
+        .set({ lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now), owner_pid: process.pid })
+        .where('id', 'in', [...ids])
+        .where('lease_owner', '=', QUEUED)
+        .returning('id')
+        .execute()
+    ).map((row) => row.id),
+  );
   return ids.filter((id) => taken.has(id));
 }
 
@@ -125,7 +136,13 @@ export async function claimQueued(db: Db, options: ClaimOptions): Promise<Queued
   });
   const taken = new Set<string>();
   for (const table of QUEUE_TABLES) {
-    for (const id of await takeQueued(db, table, picked.filter((work) => work.table === table).map((work) => work.id), options.now)) taken.add(id);
+    for (const id of await takeQueued(
+      db,
+      table,
+      picked.filter((work) => work.table === table).map((work) => work.id),
+      options.now,
+    ))
+      taken.add(id);
   }
   return picked.filter((work) => taken.has(work.id));
 }
@@ -146,11 +163,19 @@ export async function hasQueued(db: Db): Promise<boolean> {
 
 /** Asked before every request that starts work: the key's unfinished rows of every table, in one query compiled once. */
 const queriesOf = perDatabase((db: Db) => ({
-  unfinished: prepared<'keyId', Record<QueueTable, number | string>>(db, (parameter) =>
-    db.query.selectNoFrom((eb) => QUEUE_TABLES.map((table) =>
-      (eb.selectFrom(table) as unknown as import('kysely').SelectQueryBuilder<Record<string, { key_id: string; status: string }>, string, object>)
-        .select((inner) => inner.fn.countAll<number>().as('n')).where('key_id', '=', parameter('keyId')).where('status', 'in', [...UNFINISHED[table]])
-        .as(table))) as never),
+  unfinished: prepared<'keyId', Record<QueueTable, number | string>>(
+    db,
+    (parameter) =>
+      db.query.selectNoFrom((eb) =>
+        QUEUE_TABLES.map((table) =>
+          (eb.selectFrom(table) as unknown as import('kysely').SelectQueryBuilder<Record<string, { key_id: string; status: string }>, string, object>)
+            .select((inner) => inner.fn.countAll<number>().as('n'))
+            .where('key_id', '=', parameter('keyId'))
+            .where('status', 'in', [...UNFINISHED[table]])
+            .as(table),
+        ),
+      ) as never,
+  ),
 }));
 
 /** Work a key has queued or running, in any process. */
@@ -163,15 +188,31 @@ export async function unfinishedOfKey(db: Db, keyId: string): Promise<number> {
 export async function workOfTeam(db: Db, team: string): Promise<{ running: number; waiting: number }> {
   const q = db.query;
   const count = async (query: { executeTakeFirst(): Promise<{ n: number | string } | undefined> }) => Number((await query.executeTakeFirst())?.n ?? 0);
-  const teamChecks = () => q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.countAll<number>().as('n')).where('monitors.team', '=', team);
-  const crawls = () => q.selectFrom('crawl_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team);
-  const agents = () => q.selectFrom('agent_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('team', '=', team);
+  const teamChecks = () =>
+    q
+      .selectFrom('checks')
+      .innerJoin('monitors', 'monitors.id', 'checks.monitor_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('monitors.team', '=', team);
+  const crawls = () =>
+    q
+      .selectFrom('crawl_jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team', '=', team);
+  const agents = () =>
+    q
+      .selectFrom('agent_jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team', '=', team);
   return {
-    running: (await count(crawls().where('status', '=', 'scraping').where('lease_owner', 'is distinct from', QUEUED)))
-      + (await count(agents().where('status', '=', 'processing').where('lease_owner', 'is distinct from', QUEUED)))
-      + (await count(teamChecks().where('checks.status', '=', 'running'))),
-    waiting: (await count(crawls().where('lease_owner', '=', QUEUED))) + (await count(agents().where('lease_owner', '=', QUEUED)))
-      + (await count(teamChecks().where('checks.lease_owner', '=', QUEUED))),
+    running:
+      (await count(crawls().where('status', '=', 'scraping').where('lease_owner', 'is distinct from', QUEUED))) +
+      (await count(agents().where('status', '=', 'processing').where('lease_owner', 'is distinct from', QUEUED))) +
+      (await count(teamChecks().where('checks.status', '=', 'running'))),
+    waiting:
+      (await count(crawls().where('lease_owner', '=', QUEUED))) +
+      (await count(agents().where('lease_owner', '=', QUEUED))) +
+      (await count(teamChecks().where('checks.lease_owner', '=', QUEUED))),
   };
 }
 

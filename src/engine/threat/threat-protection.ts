@@ -70,7 +70,11 @@ export function judgeHost(host: string, rules: ThreatRules): ThreatVerdict {
     if (rules.failurePolicy === 'closed') {
       return { allowed: false, reason: `${host} could not be checked: no URL-risk classifier is available to the local engine and failurePolicy is closed` };
     }
-    return { allowed: true, analyzed: false, warning: `threat protection could not check ${host}: no URL-risk classifier is available to the local engine (failurePolicy open)` };
+    return {
+      allowed: true,
+      analyzed: false,
+      warning: `threat protection could not check ${host}: no URL-risk classifier is available to the local engine (failurePolicy open)`,
+    };
   }
   return { allowed: true, analyzed: false };
 }

@@ -15,10 +15,18 @@ export type PdfTool = 'pdfinfo' | 'pdftotext' | 'pdftoppm' | 'tesseract';
 export type MediaTool = 'ffmpeg' | 'ffprobe';
 export type ChildTool = PdfTool | MediaTool;
 
-export const PDF_TOOLS_INSTALL_HINT = 'install Debian\'s poppler-utils, tesseract-ocr and tesseract-ocr-eng (apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng)';
-export const MEDIA_TOOLS_INSTALL_HINT = 'install Debian\'s ffmpeg (apt-get install ffmpeg)';
+export const PDF_TOOLS_INSTALL_HINT =
+  "install Debian's poppler-utils, tesseract-ocr and tesseract-ocr-eng (apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng)";
+export const MEDIA_TOOLS_INSTALL_HINT = "install Debian's ffmpeg (apt-get install ffmpeg)";
 
-const PACKAGE_OF: Record<ChildTool, string> = { pdfinfo: 'poppler-utils', pdftotext: 'poppler-utils', pdftoppm: 'poppler-utils', tesseract: 'tesseract-ocr', ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg' };
+const PACKAGE_OF: Record<ChildTool, string> = {
+  pdfinfo: 'poppler-utils',
+  pdftotext: 'poppler-utils',
+  pdftoppm: 'poppler-utils',
+  tesseract: 'tesseract-ocr',
+  ffmpeg: 'ffmpeg',
+  ffprobe: 'ffmpeg',
+};
 const isMediaTool = (tool: ChildTool): tool is MediaTool => tool === 'ffmpeg' || tool === 'ffprobe';
 
 export interface ToolLimits {
@@ -40,7 +48,10 @@ export interface ToolResult {
 
 /** Why a child was stopped by webwatch rather than ending by itself. */
 export class ToolStopped extends Error {
-  constructor(readonly reason: 'deadline' | 'output' | 'aborted', readonly tool: ChildTool) {
+  constructor(
+    readonly reason: 'deadline' | 'output' | 'aborted',
+    readonly tool: ChildTool,
+  ) {
     super(`${tool} was stopped (${reason})`);
   }
 }
@@ -63,13 +74,16 @@ export function findTool(tool: ChildTool, env: Env = process.env): string {
     }
   }
   const media = isMediaTool(tool);
-  throw new WebwatchError(`${media ? 'the audio and video formats need' : 'reading PDFs needs'} ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`, {
-    status: 501,
-    code: media ? 'MEDIA_TOOLS_NOT_FOUND' : 'PDF_TOOLS_NOT_FOUND',
-    // A missing ffmpeg exits 11, as a missing browser does (the exit-code table).
-    ...(media && { exitCode: EXIT.browserMissing }),
-    suggestion: media ? MEDIA_TOOLS_INSTALL_HINT : PDF_TOOLS_INSTALL_HINT,
-  });
+  throw new WebwatchError(
+    `${media ? 'the audio and video formats need' : 'reading PDFs needs'} ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`,
+    {
+      status: 501,
+      code: media ? 'MEDIA_TOOLS_NOT_FOUND' : 'PDF_TOOLS_NOT_FOUND',
+      // A missing ffmpeg exits 11, as a missing browser does (the exit-code table).
+      ...(media && { exitCode: EXIT.browserMissing }),
+      suggestion: media ? MEDIA_TOOLS_INSTALL_HINT : PDF_TOOLS_INSTALL_HINT,
+    },
+  );
 }
 
 // The shell sets the address-space cap and then becomes the tool (exec), so killing the
@@ -87,7 +101,12 @@ export function runTool(tool: ChildTool, args: readonly string[], limits: ToolLi
       stdio: ['ignore', 'pipe', 'pipe'],
       // One thread per tesseract: pages are read in parallel instead, and the machine is shared.
       // Nothing of webwatch's own environment (keys) reaches a tool; tesseract's data path does.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', OMP_THREAD_LIMIT: '1', ...(process.env.TESSDATA_PREFIX && { TESSDATA_PREFIX: process.env.TESSDATA_PREFIX }) },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        LANG: 'C.UTF-8',
+        OMP_THREAD_LIMIT: '1',
+        ...(process.env.TESSDATA_PREFIX && { TESSDATA_PREFIX: process.env.TESSDATA_PREFIX }),
+      },
     });
     const stdout: Buffer[] = [];
     let size = 0;

@@ -38,20 +38,24 @@ const LEDGER_ROWS_PER_WRITE = 500;
  * so that no row is lost once its request has been answered.
  */
 const ledgerOf = perDatabase((db: Db) => {
-  let waiting: { row: LedgerRow; written: () => void; failed: (error: unknown) => void }[] = [];
+  const waiting: { row: LedgerRow; written: () => void; failed: (error: unknown) => void }[] = [];
   const write = async () => {
     const group = waiting.splice(0, LEDGER_ROWS_PER_WRITE);
     if (waiting.length > 0) setImmediate(() => void write());
     try {
-      await db.query.insertInto('usage').values(group.map((entry) => entry.row)).execute();
+      await db.query
+        .insertInto('usage')
+        .values(group.map((entry) => entry.row))
+        .execute();
       for (const entry of group) entry.written();
     } catch (error) {
       for (const entry of group) entry.failed(error);
     }
   };
-  return (row: LedgerRow) => new Promise<void>((written, failed) => {
-    if (waiting.push({ row, written, failed }) === 1) setImmediate(() => void write());
-  });
+  return (row: LedgerRow) =>
+    new Promise<void>((written, failed) => {
+      if (waiting.push({ row, written, failed }) === 1) setImmediate(() => void write());
+    });
 });
 
 export function usageStore(db: Db) {
@@ -67,16 +71,27 @@ export function usageStore(db: Db) {
 
     /** Credits and tokens of a team from `from` (inclusive) to `to` (exclusive). */
     async totals(team: string, from: Date, to: Date): Promise<{ credits: number; tokens: number }> {
-      const row = await q.selectFrom('usage').select((eb) => [eb.fn.sum<number | null>('credits').as('credits'), eb.fn.sum<number | null>('tokens').as('tokens')])
-        .where('team', '=', team).where('at', '>=', from.toISOString()).where('at', '<', to.toISOString()).executeTakeFirst();
+      const row = await q
+        .selectFrom('usage')
+        .select((eb) => [eb.fn.sum<number | null>('credits').as('credits'), eb.fn.sum<number | null>('tokens').as('tokens')])
+        .where('team', '=', team)
+        .where('at', '>=', from.toISOString())
+        .where('at', '<', to.toISOString())
+        .executeTakeFirst();
       return { credits: Number(row?.credits ?? 0), tokens: Number(row?.tokens ?? 0) };
     },
 
     /** Per calendar month, newest first, optionally per key (`key_id`, null for the command line's). */
     async byMonth(team: string, byKey: boolean): Promise<(UsagePeriod & { keyId: string | null })[]> {
       const month = sql<string>`substr(at, 1, 7)`;
-      const rows = await q.selectFrom('usage')
-        .select((eb) => [month.as('month'), byKey ? eb.ref('key_id').as('key_id') : sql<string | null>`NULL`.as('key_id'), eb.fn.sum<number>('credits').as('credits'), eb.fn.sum<number>('tokens').as('tokens')])
+      const rows = await q
+        .selectFrom('usage')
+        .select((eb) => [
+          month.as('month'),
+          byKey ? eb.ref('key_id').as('key_id') : sql<string | null>`NULL`.as('key_id'),
+          eb.fn.sum<number>('credits').as('credits'),
+          eb.fn.sum<number>('tokens').as('tokens'),
+        ])
         .where('team', '=', team)
         .groupBy(byKey ? [month, 'key_id'] : [month])
         .orderBy(month, 'desc')
@@ -84,7 +99,13 @@ export function usageStore(db: Db) {
         .execute();
       return rows.map((row) => {
         const { start, end } = monthOf(new Date(`${row.month}-01T00:00:00Z`));
-        return { startDate: start.toISOString(), endDate: end.toISOString(), creditsUsed: Number(row.credits), tokensUsed: Number(row.tokens), keyId: row.key_id };
+        return {
+          startDate: start.toISOString(),
+          endDate: end.toISOString(),
+          creditsUsed: Number(row.credits),
+          tokensUsed: Number(row.tokens),
+          keyId: row.key_id,
+        };
       });
     },
   };

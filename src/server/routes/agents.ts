@@ -16,7 +16,6 @@ import type { RouteDeps } from './deps.js';
 
 const LIST_PAGE = 50;
 
-
 type JobRequest = FastifyRequest<{ Params: { id: string } }>;
 
 function jobId(request: JobRequest): string {
@@ -30,7 +29,10 @@ export const agentRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   app.post('/v2/agent', async (request, reply) => {
     const validation = validateAgentRequest(request.body ?? {});
     if (!validation.ok) {
-      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })) });
+      throw new WebwatchError(ERROR_MESSAGES.badRequest, {
+        status: 400,
+        details: validation.problems.map((p) => ({ path: formatPath(p.path), message: p.message })),
+      });
     }
     const webhook = validation.value.webhook ? normalizeJobWebhook(validation.value.webhook, AGENT_WEBHOOK_EVENTS) : undefined;
     // A refusal names the webhook's URL (deliveries apply the rule again, at connect time).

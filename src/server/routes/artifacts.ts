@@ -10,7 +10,11 @@ import type { RouteDeps } from './deps.js';
 
 export const artifactRoutes: FastifyPluginAsync<RouteDeps> = async (app, { env, now, mediaLinks }) => {
   const send = async (reply: FastifyReply, directory: string, name: string, kept: string) => {
-    const notFound = () => new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { artifact: name, reason: `no such screenshot, PDF, video or audio file for this key's team (${kept})` } });
+    const notFound = () =>
+      new WebwatchError(ERROR_MESSAGES.notFound, {
+        status: 404,
+        details: { artifact: name, reason: `no such screenshot, PDF, video or audio file for this key's team (${kept})` },
+      });
     // Only names the browser writes: no path, no other team's directory.
     if (!ARTIFACT_NAME.test(name)) throw notFound();
     const path = join(directory, name);
@@ -23,17 +27,22 @@ export const artifactRoutes: FastifyPluginAsync<RouteDeps> = async (app, { env, 
       .send(createReadStream(path));
   };
   app.get<{ Params: { name: string } }>('/v2/artifacts/:name', async (request, reply) =>
-    send(reply, artifactsDir(env, request.team), request.params.name, 'they are kept 24 hours'));
+    send(reply, artifactsDir(env, request.team), request.params.name, 'they are kept 24 hours'),
+  );
   // A video or audio file by its signed link, without a key: a link that is not this server's,
   // was changed or has expired is 403, whether the file exists or not.
   app.get<{ Params: { name: string }; Querystring: Record<string, unknown> }>('/v2/media/:name', async (request, reply) => {
     const { name } = request.params;
     if (!mediaLinks?.valid(name, request.query, now().getTime()) || !isMediaArtifact(name)) {
-      throw new WebwatchError(ERROR_MESSAGES.forbidden, { status: 403, details: { reason: 'this link is not valid: it was changed, or it has expired (links last a day, as the files do)' } });
+      throw new WebwatchError(ERROR_MESSAGES.forbidden, {
+        status: 403,
+        details: { reason: 'this link is not valid: it was changed, or it has expired (links last a day, as the files do)' },
+      });
     }
     return send(reply, artifactsDir(env, request.query.team as string), name, 'they are kept 24 hours');
   });
   // Screenshots kept with monitor checks, for as long as their checks.
   app.get<{ Params: { name: string } }>(`/v2/artifacts/${KEPT_DIR}/:name`, async (request, reply) =>
-    send(reply, join(artifactsDir(env, request.team), KEPT_DIR), request.params.name, 'a check keeps them for its monitor\'s retention'));
+    send(reply, join(artifactsDir(env, request.team), KEPT_DIR), request.params.name, "a check keeps them for its monitor's retention"),
+  );
 };

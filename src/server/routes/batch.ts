@@ -29,7 +29,11 @@ export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     if (!options.ok) throw invalid(options.problems);
     const { valid, invalid: invalidUrls } = sortBatchUrls(fields.urls);
     if (invalidUrls.length > 0 && !fields.ignoreInvalidURLs) {
-      throw invalid(invalidUrls.slice(0, 20).map(({ index }) => ({ path: ['urls', index], message: 'must be an absolute http(s) URL (or set ignoreInvalidURLs to skip such entries)' })));
+      throw invalid(
+        invalidUrls
+          .slice(0, 20)
+          .map(({ index }) => ({ path: ['urls', index], message: 'must be an absolute http(s) URL (or set ignoreInvalidURLs to skip such entries)' })),
+      );
     }
     if (valid.length === 0) throw invalid([{ path: ['urls'], message: 'has no valid URL' }]);
     const refused = zeroDataRetentionProblems(fields.zeroDataRetention, options.value);
@@ -42,9 +46,18 @@ export const batchRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     await batches.purgeExpired(now());
     // Queued for whichever worker has room, with every URL: the worker needs nothing of this request.
     // One job per idempotency key of the team (the hosted SDK's idempotencyKey, sent as x-idempotency-key).
-    const job = await startOnce(deps.db, now, request, reply, () => batches.enqueue(request.team, valid[0]!,
-      { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: options.value, ...(fields.zeroDataRetention && { zeroDataRetention: true }) }, now(),
-      work.context(request), valid.length, webhook, retainsNothing(fields.zeroDataRetention, options.value)));
+    const job = await startOnce(deps.db, now, request, reply, () =>
+      batches.enqueue(
+        request.team,
+        valid[0]!,
+        { urls: valid, maxConcurrency: fields.maxConcurrency, scrapeOptions: options.value, ...(fields.zeroDataRetention && { zeroDataRetention: true }) },
+        now(),
+        work.context(request),
+        valid.length,
+        webhook,
+        retainsNothing(fields.zeroDataRetention, options.value),
+      ),
+    );
     if (!job) return reply;
     await work.queued();
     return {

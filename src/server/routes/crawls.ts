@@ -26,7 +26,11 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const ongoing = async (request: FastifyRequest) => ({
     success: true,
     crawls: (await crawls.active(request.team, now())).map((job) => ({
-      id: job.id, teamId: job.team, url: job.url, created_at: new Date(job.createdAt).toISOString(), options: job.options,
+      id: job.id,
+      teamId: job.team,
+      url: job.url,
+      created_at: new Date(job.createdAt).toISOString(),
+      options: job.options,
     })),
   });
   app.get('/v2/crawl/active', ongoing);
@@ -58,8 +62,18 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
     await crawls.purgeExpired(now());
     // Queued for whichever worker has room (this process too, unless it only serves the API).
     // One job per idempotency key of the team (the hosted clients' x-idempotency-key).
-    const job = await startOnce(deps.db, now, request, reply, () => crawls.enqueue(request.team, target.href, { ...options, scrapeOptions: pageOptions.value, ...(zeroDataRetention && { zeroDataRetention: true }) }, now(), work.context(request), 0, webhook,
-      retainsNothing(zeroDataRetention, pageOptions.value)));
+    const job = await startOnce(deps.db, now, request, reply, () =>
+      crawls.enqueue(
+        request.team,
+        target.href,
+        { ...options, scrapeOptions: pageOptions.value, ...(zeroDataRetention && { zeroDataRetention: true }) },
+        now(),
+        work.context(request),
+        0,
+        webhook,
+        retainsNothing(zeroDataRetention, pageOptions.value),
+      ),
+    );
     if (!job) return reply;
     await work.queued();
     return { success: true, id: job.id, url: `${request.protocol}://${request.host}/v2/crawl/${job.id}`, ...(warning && { warning }) };
@@ -71,11 +85,18 @@ export const crawlRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
  * (the params preview's), and the options the request gives win over them. Without a model the
  * crawl runs on its own options, and the answer's warning says the prompt was not used.
  */
-async function withPromptOptions(crawls: TeamCrawlService, url: string, explicit: CrawlOptions & { prompt?: string | null }): Promise<{ options: CrawlOptions; warning?: string }> {
+async function withPromptOptions(
+  crawls: TeamCrawlService,
+  url: string,
+  explicit: CrawlOptions & { prompt?: string | null },
+): Promise<{ options: CrawlOptions; warning?: string }> {
   const prompt = explicit.prompt?.trim();
   if (!prompt) return { options: explicit };
   try {
-    const { data: { url: _url, ...derived }, warning } = await crawls.paramsPreview(url, prompt);
+    const {
+      data: { url: _url, ...derived },
+      warning,
+    } = await crawls.paramsPreview(url, prompt);
     return { options: { ...(derived as CrawlOptions), ...explicit }, ...(warning && { warning: `from the prompt: ${warning}` }) };
   } catch (error) {
     if (!(error instanceof WebwatchError) || error.code !== MODEL_NOT_CONFIGURED_CODE) throw error;

@@ -43,7 +43,8 @@ export const extractRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =>
   });
 
   app.get<{ Params: { id: string } }>('/v2/extract/:id', async (request) =>
-    extractStatusDocument(await (await deps.servicesOf(request).agents.jobs()).getExtract(request.params.id)));
+    extractStatusDocument(await (await deps.servicesOf(request).agents.jobs()).getExtract(request.params.id)),
+  );
 
   app.post('/v2/crawl/params-preview', async (request, reply) => {
     const validation = validateCrawlPreviewRequest(request.body ?? {});

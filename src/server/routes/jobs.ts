@@ -13,13 +13,24 @@ import { whole } from '../http.js';
 import type { RouteDeps } from './deps.js';
 
 /** GET, DELETE and GET errors of `base/:id`; the POST that starts a job is the caller's. */
-export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: CrawlJobStore, base: '/v2/crawl' | '/v2/batch/scrape', noun: string, watchLimitPerKey = WATCHERS_PER_KEY): void {
+export function jobRoutes(
+  app: FastifyInstance,
+  { now, work }: RouteDeps,
+  jobs: CrawlJobStore,
+  base: '/v2/crawl' | '/v2/batch/scrape',
+  noun: string,
+  watchLimitPerKey = WATCHERS_PER_KEY,
+): void {
   const watchers = jobWatchers(jobs, now, watchLimitPerKey);
   const notFound = `no ${noun} job with this id for this key's team (results are kept for 24 hours)`;
 
   const jobOf = async (request: FastifyRequest<{ Params: { id: string } }>): Promise<CrawlJobRecord> => {
     const job = await jobs.get(request.team, request.params.id, now());
-    if (!job) throw new WebwatchError(ERROR_MESSAGES.notFound, { status: 404, details: { [noun === 'crawl' ? 'crawl' : 'batch']: request.params.id, reason: notFound } });
+    if (!job)
+      throw new WebwatchError(ERROR_MESSAGES.notFound, {
+        status: 404,
+        details: { [noun === 'crawl' ? 'crawl' : 'batch']: request.params.id, reason: notFound },
+      });
     return job;
   };
 
@@ -39,21 +50,31 @@ export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: 
         const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
         rest.searchParams.set('skip', String(nextSkip));
         const head = JSON.stringify({
-          success: true, id: job.id, status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed, expiresAt: job.expiresAt,
-          next: nextSkip === null ? null : rest.href, ...(job.error && { error: job.error }),
+          success: true,
+          id: job.id,
+          status: job.status,
+          total: job.total,
+          completed: job.completed,
+          creditsUsed: job.creditsUsed,
+          expiresAt: job.expiresAt,
+          next: nextSkip === null ? null : rest.href,
+          ...(job.error && { error: job.error }),
         });
         // The documents are spliced in as stored: up to 10 MB never parsed and serialised again.
         return reply.type('application/json; charset=utf-8').send(`${head.slice(0, -1)},"data":[${texts.join(',')}]}`);
       },
       wsHandler: (socket, request) => {
-        void jobs.get(request.team, request.params.id, now()).then((job) => {
-          if (!job) {
-            socket.send(JSON.stringify({ type: 'error', error: notFound }));
-            socket.close(4404, 'not found');
-            return;
-          }
-          watchers.open(request.keyId, socket, job.id);
-        }, () => socket.close(1011, 'the job could not be read'));
+        void jobs.get(request.team, request.params.id, now()).then(
+          (job) => {
+            if (!job) {
+              socket.send(JSON.stringify({ type: 'error', error: notFound }));
+              socket.close(4404, 'not found');
+              return;
+            }
+            watchers.open(request.keyId, socket, job.id);
+          },
+          () => socket.close(1011, 'the job could not be read'),
+        );
       },
     });
   });
@@ -61,7 +82,10 @@ export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: 
   app.delete<{ Params: { id: string } }>(`${base}/:id`, async (request) => {
     const job = await jobOf(request);
     if (!(await jobs.cancel(job.id, now()))) {
-      throw new WebwatchError(ERROR_MESSAGES.conflict, { status: 409, details: { [noun === 'crawl' ? 'crawl' : 'batch']: job.id, reason: `the ${noun} has already ended (${job.status})` } });
+      throw new WebwatchError(ERROR_MESSAGES.conflict, {
+        status: 409,
+        details: { [noun === 'crawl' ? 'crawl' : 'batch']: job.id, reason: `the ${noun} has already ended (${job.status})` },
+      });
     }
     // Stopped at once when this process runs it; another worker sees the cancel within a second.
     work.abort(job.id, 'cancelled');
@@ -70,7 +94,11 @@ export function jobRoutes(app: FastifyInstance, { now, work }: RouteDeps, jobs: 
 
   app.get<{ Params: { id: string } }>(`${base}/:id/errors`, async (request) => {
     const job = await jobOf(request);
-    return { success: true, errors: (await jobs.errors(job.id)).map(({ code, ...error }) => ({ ...error, ...(code && { code }) })), robotsBlocked: await jobs.robotsBlocked(job.id) };
+    return {
+      success: true,
+      errors: (await jobs.errors(job.id)).map(({ code, ...error }) => ({ ...error, ...(code && { code }) })),
+      robotsBlocked: await jobs.robotsBlocked(job.id),
+    };
   });
 }
 
@@ -103,10 +131,11 @@ function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) 
         if (left === 0) open.delete(keyId);
         else open.set(keyId, left);
       });
-      const drained = () => new Promise<void>((resolve) => {
-        const check = () => (closed || socket.bufferedAmount < WATCH_BUFFER_MAX ? resolve() : setTimeout(check, 20));
-        check();
-      });
+      const drained = () =>
+        new Promise<void>((resolve) => {
+          const check = () => (closed || socket.bufferedAmount < WATCH_BUFFER_MAX ? resolve() : setTimeout(check, 20));
+          check();
+        });
       void (async () => {
         let position = 0;
         while (!closed) {

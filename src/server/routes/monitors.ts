@@ -36,7 +36,10 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { servic
     return { success: true, data: page(monitors, request.query.offset, request.query.limit).map(maskHeaderValues) };
   });
 
-  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await servicesOf(request).monitors.get(request.params.id)) }));
+  app.get<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({
+    success: true,
+    data: maskHeaderValues(await servicesOf(request).monitors.get(request.params.id)),
+  }));
 
   app.patch<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => {
     const body = asObject(request.body);
@@ -60,7 +63,10 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { servic
     return { success: true, data: maskHeaderValues(await monitors.update(existing.id, { ...(definition && { definition }), ...(status && { status }) })) };
   });
 
-  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({ success: true, data: maskHeaderValues(await servicesOf(request).monitors.delete(request.params.id)) }));
+  app.delete<{ Params: { id: string } }>('/v2/monitor/:id', async (request) => ({
+    success: true,
+    data: maskHeaderValues(await servicesOf(request).monitors.delete(request.params.id)),
+  }));
 
   app.post<{ Params: { id: string } }>('/v2/monitor/:id/run', async (request, reply) => {
     const { checks } = servicesOf(request);
@@ -76,23 +82,26 @@ export const monitorRoutes: FastifyPluginAsync<RouteDeps> = async (app, { servic
     data: page(await servicesOf(request).checks.list(request.params.id), request.query.offset, request.query.limit),
   }));
 
-  app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>('/v2/monitor/:id/checks/:checkId', async (request) => {
-    const { status, limit, skip } = request.query;
-    const statuses = ['new', 'same', 'changed', 'removed', 'error'] as const;
-    if (status !== undefined && !statuses.includes(status as never)) {
-      throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'status', message: `must be one of ${statuses.join(', ')}` }] });
-    }
-    const from = whole(skip, 'skip', 0);
-    const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
-    const check = await servicesOf(request).checks.get(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
-    // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
-    const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
-    rest.searchParams.set('skip', String(from + count));
-    rest.searchParams.set('limit', String(count));
-    const next = count > 0 && from + count < check.pages.length ? rest.href : null;
-    // Kept screenshots as URLs of this server, readable with a key of the team.
-    return { success: true, data: { ...check, pages: check.pages.slice(from, from + count).map((page) => served(request, page)), next } };
-  });
+  app.get<{ Params: { id: string; checkId: string }; Querystring: { status?: string; limit?: string; skip?: string } }>(
+    '/v2/monitor/:id/checks/:checkId',
+    async (request) => {
+      const { status, limit, skip } = request.query;
+      const statuses = ['new', 'same', 'changed', 'removed', 'error'] as const;
+      if (status !== undefined && !statuses.includes(status as never)) {
+        throw new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path: 'status', message: `must be one of ${statuses.join(', ')}` }] });
+      }
+      const from = whole(skip, 'skip', 0);
+      const count = whole(limit, 'limit', CHECK_PAGES_DEFAULT);
+      const check = await servicesOf(request).checks.get(request.params.id, request.params.checkId, status as (typeof statuses)[number] | undefined);
+      // More pages than this answer holds: `next` is where the rest begins, as the hosted API pages them.
+      const rest = new URL(`${request.protocol}://${request.host}${request.url}`);
+      rest.searchParams.set('skip', String(from + count));
+      rest.searchParams.set('limit', String(count));
+      const next = count > 0 && from + count < check.pages.length ? rest.href : null;
+      // Kept screenshots as URLs of this server, readable with a key of the team.
+      return { success: true, data: { ...check, pages: check.pages.slice(from, from + count).map((page) => served(request, page)), next } };
+    },
+  );
 
   // A check's report, for a browser: the same self-contained page `monitor report` writes.
   app.get<{ Params: { id: string; checkId: string } }>('/v2/monitor/:id/checks/:checkId/report', async (request, reply) => {

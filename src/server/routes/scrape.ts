@@ -48,7 +48,10 @@ export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now
       throw new WebwatchError(ERROR_MESSAGES.notFound, {
         status: 404,
         code: SCRAPE_NOT_FOUND,
-        details: { scrapeId: request.params.id, reason: "no scrape with this id for this key's team: documents are kept for 24 hours, and never under zeroDataRetention or lockdown" },
+        details: {
+          scrapeId: request.params.id,
+          reason: "no scrape with this id for this key's team: documents are kept for 24 hours, and never under zeroDataRetention or lockdown",
+        },
       });
     }
     return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":${data}}`);

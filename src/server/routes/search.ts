@@ -10,7 +10,9 @@ import type { RouteDeps } from './deps.js';
 export const EXCHANGE_NOT_ENABLED = 'Exchange is not enabled for this team.';
 
 const asksForExchange = (body: Record<string, unknown>) =>
-  body.domainTools === true || (Array.isArray(body.sources) && body.sources.some((source) => (typeof source === 'string' ? source : (source as { type?: unknown } | null)?.type) === 'alexandria'));
+  body.domainTools === true ||
+  (Array.isArray(body.sources) &&
+    body.sources.some((source) => (typeof source === 'string' ? source : (source as { type?: unknown } | null)?.type) === 'alexandria'));
 
 export const searchRoutes: FastifyPluginAsync<RouteDeps> = async (app, { servicesOf }) => {
   const { limited } = app.limits;
@@ -19,7 +21,11 @@ export const searchRoutes: FastifyPluginAsync<RouteDeps> = async (app, { service
     // Provider tools ("alexandria" results, domainTools) are the hosted service's, for the teams
     // it enables: every team of serve is answered as one without them, as the hosted API answers
     // it, so that its clients (the MCP server among them) ask again for web results alone.
-    if (asksForExchange(body)) throw new WebwatchError(EXCHANGE_NOT_ENABLED, { status: 403, details: { reason: 'webwatch offers web, news and image results; provider tools ("alexandria", domainTools) are the hosted service\'s' } });
+    if (asksForExchange(body))
+      throw new WebwatchError(EXCHANGE_NOT_ENABLED, {
+        status: 403,
+        details: { reason: 'webwatch offers web, news and image results; provider tools ("alexandria", domainTools) are the hosted service\'s' },
+      });
     const validation = validateSearchRequest(body);
     if (!validation.ok) throw invalid(validation.problems);
     const { scrapeOptions: rawScrapeOptions, ...search } = validation.value;

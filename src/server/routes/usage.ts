@@ -69,10 +69,31 @@ export const usageRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, serv
     const team = request.team;
     const q = db.query;
     const { running, waiting } = await workOfTeam(db, team);
-    const lastCheck = await q.selectFrom('checks').innerJoin('monitors', 'monitors.id', 'checks.monitor_id').select((eb) => eb.fn.max('checks.finished_at').as('at'))
-      .where('monitors.team', '=', team).where('checks.status', '=', 'completed').executeTakeFirst();
-    const lastAgent = await q.selectFrom('agent_jobs').select((eb) => eb.fn.max('finished_at').as('at')).where('team', '=', team).where('status', '=', 'completed').executeTakeFirst();
-    const latest = [lastCheck?.at, lastAgent?.at].filter((at): at is string => typeof at === 'string').sort().at(-1) ?? null;
-    return { success: true, jobsInQueue: running + waiting, activeJobsInQueue: running, waitingJobsInQueue: waiting, maxConcurrency: limits.concurrencyPerTeam, mostRecentSuccess: latest };
+    const lastCheck = await q
+      .selectFrom('checks')
+      .innerJoin('monitors', 'monitors.id', 'checks.monitor_id')
+      .select((eb) => eb.fn.max('checks.finished_at').as('at'))
+      .where('monitors.team', '=', team)
+      .where('checks.status', '=', 'completed')
+      .executeTakeFirst();
+    const lastAgent = await q
+      .selectFrom('agent_jobs')
+      .select((eb) => eb.fn.max('finished_at').as('at'))
+      .where('team', '=', team)
+      .where('status', '=', 'completed')
+      .executeTakeFirst();
+    const latest =
+      [lastCheck?.at, lastAgent?.at]
+        .filter((at): at is string => typeof at === 'string')
+        .sort()
+        .at(-1) ?? null;
+    return {
+      success: true,
+      jobsInQueue: running + waiting,
+      activeJobsInQueue: running,
+      waitingJobsInQueue: waiting,
+      maxConcurrency: limits.concurrencyPerTeam,
+      mostRecentSuccess: latest,
+    };
   });
 };

@@ -55,11 +55,16 @@ export function startDeliveries(options: DeliveryOptions): Deliveries {
       return;
     }
     // Claims are renewed while the round lasts: a slow receiver (10 s an attempt) must not let another worker take them over.
-    delivering = renewWhile(options.db, deliverDue({
-      outbox, now: options.now, version: options.version,
-      ...(options.webhookSecret && { secret: options.webhookSecret }),
-      ...(options.smtp && { smtp: options.smtp }),
-    }))
+    delivering = renewWhile(
+      options.db,
+      deliverDue({
+        outbox,
+        now: options.now,
+        version: options.version,
+        ...(options.webhookSecret && { secret: options.webhookSecret }),
+        ...(options.smtp && { smtp: options.smtp }),
+      }),
+    )
       .then(() => undefined, options.onError)
       .finally(() => {
         delivering = undefined;

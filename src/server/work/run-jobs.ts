@@ -17,7 +17,7 @@ import type { TeamServices } from '../../services/team-services.js';
 /** A page's failure as stored, for the team to read: its message and code. */
 export function failureOf(error: unknown): { error: string; code: string | null } {
   if (error instanceof DatabaseDamagedError) return { error: error.withoutPath, code: error.code ?? null };
-  return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? error.code ?? null : null };
+  return { error: error instanceof Error ? error.message : String(error), code: error instanceof WebwatchError ? (error.code ?? null) : null };
 }
 
 /** A crawl or batch job a worker claimed, as its run reads it. */
@@ -59,12 +59,24 @@ export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: Queue
   const readable = !retainsNothing(zeroDataRetention, scrapeOptions);
   let firstError: string | undefined;
   try {
-    const summary = await run.services.crawl.run(job.url, crawlOptions, scrapeOptions, async (page: CrawlPage) => {
-      if (signal.aborted) return;
-      if ('error' in page) firstError ??= failureOf(page.error).error;
-      // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
-      await crawls.addPage(job.id, 'document' in page ? { ...page, document: run.served(page.document) } : { url: page.url, ...failureOf(page.error) }, now(), readable);
-    }, signal, { pacing: { perHost: run.perHost, pageSlot: run.pageSlot }, retention: { zeroDataRetention } });
+    const summary = await run.services.crawl.run(
+      job.url,
+      crawlOptions,
+      scrapeOptions,
+      async (page: CrawlPage) => {
+        if (signal.aborted) return;
+        if ('error' in page) firstError ??= failureOf(page.error).error;
+        // Stored as the client will read them: screenshots and PDFs as URLs of the server it called.
+        await crawls.addPage(
+          job.id,
+          'document' in page ? { ...page, document: run.served(page.document) } : { url: page.url, ...failureOf(page.error) },
+          now(),
+          readable,
+        );
+      },
+      signal,
+      { pacing: { perHost: run.perHost, pageSlot: run.pageSlot }, retention: { zeroDataRetention } },
+    );
     await crawls.setRobotsBlocked(job.id, summary.robotsBlocked);
     // A crawl that could not fetch even its start page failed; it did not complete empty.
     if (summary.pages === 0 && firstError !== undefined) await crawls.finish(job.id, 'failed', `no page could be crawled: ${firstError}`, now());
@@ -76,7 +88,12 @@ export async function runCrawl(crawls: CrawlJobStore, job: QueuedJob, run: Queue
 
 /** Runs a batch job: its URLs, each in a page slot of the team, each page stored as it is done. */
 export async function runBatch(batches: CrawlJobStore, job: QueuedJob, run: QueuedRun): Promise<void> {
-  const { urls, maxConcurrency, scrapeOptions, zeroDataRetention } = job.options as { urls: string[]; maxConcurrency?: number; scrapeOptions: ScrapeOptions; zeroDataRetention?: boolean };
+  const { urls, maxConcurrency, scrapeOptions, zeroDataRetention } = job.options as {
+    urls: string[];
+    maxConcurrency?: number;
+    scrapeOptions: ScrapeOptions;
+    zeroDataRetention?: boolean;
+  };
   const { signal, now } = run;
   const atOnce = Math.min(maxConcurrency ?? run.teamLimit, run.teamLimit);
   const readable = !retainsNothing(zeroDataRetention, scrapeOptions);

@@ -98,15 +98,20 @@ export async function startWorkRunner(options: WorkRunnerOptions): Promise<WorkR
   const watchingCancels = setInterval(() => {
     const jobs = [...running].filter(([, work]) => work.table === 'crawl_jobs').map(([id]) => id);
     if (jobs.length === 0) return;
-    void handlers.cancelledAmong(jobs).then((ids) => {
-      for (const id of ids) running.get(id)?.controller.abort('cancelled');
-    }, (error: unknown) => options.onError(error, 'looking for cancelled jobs'));
+    void handlers.cancelledAmong(jobs).then(
+      (ids) => {
+        for (const id of ids) running.get(id)?.controller.abort('cancelled');
+      },
+      (error: unknown) => options.onError(error, 'looking for cancelled jobs'),
+    );
   }, CANCEL_POLL_MS).unref();
   // PostgreSQL tells workers of queued work at once; without it they find it by polling.
-  const unlisten = db.listen ? await db.listen(WORK_CHANNEL, wake).catch((error: unknown) => {
-    options.onError(error, 'listening for queued work (polling instead)');
-    return undefined;
-  }) : undefined;
+  const unlisten = db.listen
+    ? await db.listen(WORK_CHANNEL, wake).catch((error: unknown) => {
+        options.onError(error, 'listening for queued work (polling instead)');
+        return undefined;
+      })
+    : undefined;
   wake();
 
   return {

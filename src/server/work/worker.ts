@@ -75,7 +75,14 @@ export interface Worker {
 export function startWorker(options: WorkerOptions): Worker {
   const { db, services, log } = options;
   const deliveries = options.works
-    ? startDeliveries({ db, now: options.now, version: options.version, webhookSecret: options.webhookSecret, smtp: options.smtp, onError: (error) => log.error({ err: error }, 'delivering notifications') })
+    ? startDeliveries({
+        db,
+        now: options.now,
+        version: options.version,
+        webhookSecret: options.webhookSecret,
+        smtp: options.smtp,
+        onError: (error) => log.error({ err: error }, 'delivering notifications'),
+      })
     : undefined;
   // A job's webhook deliveries go out as they are queued, not at the next look.
   const jobStoreOptions = { deliveryQueued: () => deliveries?.deliver() };
@@ -87,11 +94,14 @@ export function startWorker(options: WorkerOptions): Worker {
 
   // Jobs of workers that stopped are failed: now, and again as leases run out (their webhooks hear
   // it). Expired jobs and scrape documents are deleted meanwhile.
-  const recoverJobs = () => Promise.all([
-    crawls.recoverInterrupted(options.now()), batches.recoverInterrupted(options.now()), crawls.purgeExpired(options.now()), agents.recoverInterrupted(options.now()),
-    scrapeDocumentStore(db).purgeExpired(options.now()),
-  ])
-    .catch((error: unknown) => log.error({ err: error }, 'recovering interrupted jobs'));
+  const recoverJobs = () =>
+    Promise.all([
+      crawls.recoverInterrupted(options.now()),
+      batches.recoverInterrupted(options.now()),
+      crawls.purgeExpired(options.now()),
+      agents.recoverInterrupted(options.now()),
+      scrapeDocumentStore(db).purgeExpired(options.now()),
+    ]).catch((error: unknown) => log.error({ err: error }, 'recovering interrupted jobs'));
   const recovering = setInterval(() => void recoverJobs(), Math.max(1000, leaseDuration() / 2)).unref();
   const prune = () => void pruneArtifacts(options.env, options.now().getTime());
   const pruning = setInterval(prune, PRUNE_INTERVAL_MS).unref();
@@ -109,16 +119,22 @@ export function startWorker(options: WorkerOptions): Worker {
       // Each page running or waiting for a slot listens to the job's signal: as many as the team's slots, twice over.
       setMaxListeners(Math.max(10, 4 * options.pageSlots.limit), signal);
       const run: QueuedRun = {
-        services: services.forJob(job.team, context), signal, now: options.now,
+        services: services.forJob(job.team, context),
+        signal,
+        now: options.now,
         pageSlot: () => options.pageSlots.take(job.team, job.id, signal),
         teamLimit: options.pageSlots.limit,
         perHost: options.perHostConcurrency ?? options.pageSlots.limit,
-        served: (value) => servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl, (name) => links.url(context?.origin ?? '', job.team, name, options.now().getTime())),
+        served: (value) =>
+          servedArtifacts(value, artifactsDir(options.env, job.team), artifactsUrl, (name) =>
+            links.url(context?.origin ?? '', job.team, name, options.now().getTime()),
+          ),
       };
       const queued = { id, url: job.url, options: stored };
       // Its `started` delivery was queued with it, by whichever process took the request.
       deliveries?.deliver();
-      await store.holding(kind === 'batch' ? runBatch(store, queued, run) : runCrawl(store, queued, run))
+      await store
+        .holding(kind === 'batch' ? runBatch(store, queued, run) : runCrawl(store, queued, run))
         .catch(async (error: unknown) => {
           await store.finish(id, 'failed', failureOf(error).error, options.now());
           throw error;
@@ -136,12 +152,11 @@ export function startWorker(options: WorkerOptions): Worker {
     async check(id) {
       const claimed = await checks.claimed(id);
       if (!claimed) return;
-      await afterCheck(services.forJob(claimed.team, claimed.context).checks.runQueued(id, claimed.monitorId))
-        .catch(async (error: unknown) => {
-          // Never left running: the check ends failed with what stopped it.
-          await checks.abandon(id, `the check could not run: ${failureOf(error).error}`, options.now());
-          throw error;
-        });
+      await afterCheck(services.forJob(claimed.team, claimed.context).checks.runQueued(id, claimed.monitorId)).catch(async (error: unknown) => {
+        // Never left running: the check ends failed with what stopped it.
+        await checks.abandon(id, `the check could not run: ${failureOf(error).error}`, options.now());
+        throw error;
+      });
     },
     cancelledAmong: (ids) => crawls.cancelledAmong(ids),
   };
@@ -149,26 +164,30 @@ export function startWorker(options: WorkerOptions): Worker {
     ? startWorkRunner({ db, now: options.now, handlers, maxConcurrent: options.jobConcurrency, onError: (error, what) => log.error({ err: error }, what) })
     : undefined;
 
-  const scheduler = options.scheduler && options.works
-    ? startScheduler({
-        db,
-        checks,
-        now: options.now,
-        maxConcurrent: options.scheduler.maxConcurrent,
-        jitterMs: options.scheduler.jitterMs,
-        privateTargetsAllowed: (team) => services.privateTargetsAllowed(team),
-        ...(options.scheduler.timers && { timers: options.scheduler.timers }),
-        run: (claim) => afterCheck(services.forSchedule(claim.monitor.team).checks.runScheduled(claim)),
-        onEvent: (event) => log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
-      })
-    : undefined;
+  const scheduler =
+    options.scheduler && options.works
+      ? startScheduler({
+          db,
+          checks,
+          now: options.now,
+          maxConcurrent: options.scheduler.maxConcurrent,
+          jitterMs: options.scheduler.jitterMs,
+          privateTargetsAllowed: (team) => services.privateTargetsAllowed(team),
+          ...(options.scheduler.timers && { timers: options.scheduler.timers }),
+          run: (claim) => afterCheck(services.forSchedule(claim.monitor.team).checks.runScheduled(claim)),
+          onEvent: (event) => log.info({ scheduler: event }, `scheduler: ${event.type} ${event.monitorId}`),
+        })
+      : undefined;
   // Other processes' schedulers hear of monitor changes through PostgreSQL; without it they look within a minute.
-  const unlistenSchedule = scheduler && db.listen
-    ? db.listen(SCHEDULE_CHANNEL, () => void scheduler.wake()).catch((error: unknown) => {
-      log.error({ err: error }, 'listening for monitor changes (looking every minute instead)');
-      return undefined;
-    })
-    : undefined;
+  const unlistenSchedule =
+    scheduler && db.listen
+      ? db
+          .listen(SCHEDULE_CHANNEL, () => void scheduler.wake())
+          .catch((error: unknown) => {
+            log.error({ err: error }, 'listening for monitor changes (looking every minute instead)');
+            return undefined;
+          })
+      : undefined;
 
   const ready = recoverJobs().then(async () => {
     void scheduler?.tick();

@@ -69,9 +69,9 @@ export function invalidDefinitionsMarkdown(report: ProblemReport, consequence: s
     error.path === '' ? '' : markdownCode(error.path),
     markdownText(error.message),
   ]);
-  return [
+  return `${[
     '### webwatch: the monitor definitions are invalid',
     `${consequence}: ${plural(problems.length, 'error')} in ${invalidFiles} of ${plural(report.files.length, 'file')}.`,
     markdownTable(['file', 'line', 'field', 'problem'], rows),
-  ].join('\n\n') + '\n';
+  ].join('\n\n')}\n`;
 }

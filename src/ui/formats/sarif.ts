@@ -17,14 +17,18 @@ const RULES = [
     id: 'invalid-definition-file',
     name: 'InvalidDefinitionFile',
     shortDescription: { text: 'A monitor definition file that cannot be read or parsed' },
-    fullDescription: { text: 'The file cannot be read, is over the size limit of a definition file, is not UTF-8 or not valid YAML, or holds neither a monitor nor a list of monitors.' },
+    fullDescription: {
+      text: 'The file cannot be read, is over the size limit of a definition file, is not UTF-8 or not valid YAML, or holds neither a monitor nor a list of monitors.',
+    },
     defaultConfiguration: { level: 'error' },
   },
   {
     id: 'invalid-monitor',
     name: 'InvalidMonitor',
     shortDescription: { text: 'A monitor definition that breaks a rule of the v2 monitoring interface' },
-    fullDescription: { text: 'A field is unknown, missing, of the wrong type or over a limit, a schedule runs more often than every 5 minutes, or a name is used twice.' },
+    fullDescription: {
+      text: 'A field is unknown, missing, of the wrong type or over a limit, a schedule runs more often than every 5 minutes, or a name is used twice.',
+    },
     defaultConfiguration: { level: 'error' },
   },
 ] as const;

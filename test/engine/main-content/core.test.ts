@@ -35,7 +35,10 @@ describe('main content, step 3: the core', () => {
   it('takes one short line as the core in a block named as the post, but not under a flag', () => {
     const { core } = coreOf(`<div id="c" class="post">${SHORT}<hr></div><div>Other</div>`);
     assert.equal(idOf(core?.core), 'c');
-    assert.equal(coreOf(`<div class="sidebar"><div id="c" class="post">${SHORT}<hr></div></div><div>${'Other text of the page. '.repeat(4)}</div>`).core, undefined);
+    assert.equal(
+      coreOf(`<div class="sidebar"><div id="c" class="post">${SHORT}<hr></div></div><div>${'Other text of the page. '.repeat(4)}</div>`).core,
+      undefined,
+    );
   });
 
   it('takes a list for its item, unless the list is much bigger', () => {
@@ -49,7 +52,8 @@ describe('main content, step 3: the core', () => {
   });
 
   it('takes the core from the story the title names, among stories of one kind each with a title', () => {
-    const story = (id: string, heading: string, topic: string, n: number) => `<article id="${id}" class="story"><h1>${heading}</h1><div id="${id}-part">${prose(topic, n)}</div></article>`;
+    const story = (id: string, heading: string, topic: string, n: number) =>
+      `<article id="${id}" class="story"><h1>${heading}</h1><div id="${id}-part">${prose(topic, n)}</div></article>`;
     const html = `<main>${story('first', 'Blessing of vehicles this Saturday', 'Blessing', 2)}${story('second', 'Prosecutors under pressure from parties', 'Prosecutors', 6)}</main>`;
     const titled = coreOf(html, 'Daily News | Blessing of vehicles this Saturday');
     assert.equal(idOf(titled.core?.core), 'first-part');

@@ -20,7 +20,7 @@ describe('main content, step 1: paragraphs and measures', () => {
     assert.equal(measures.isParagraph(byId(root, 'h2')), false, 'a heading');
   });
 
-  it('counts only a block\'s own inline text, not that of the blocks inside it', () => {
+  it("counts only a block's own inline text, not that of the blocks inside it", () => {
     const root = body(`<div id="outer">Short lead<p id="inner">${sentence}</p></div>`);
     const measures = measurePage(root);
     assert.deepEqual(measures.inline(byId(root, 'outer')), { length: 10, linkLength: 0, commas: 0 });
@@ -77,10 +77,19 @@ describe('main content, step 1: paragraphs and measures', () => {
       <form id="form">x</form><div id="plain" class="story">x</div>`);
     const measures = measurePage(root);
     const flags = Object.fromEntries(['nav', 'role', 'menu', 'comments', 'share', 'ad', 'form', 'plain'].map((id) => [id, measures.flag(byId(root, id))]));
-    assert.deepEqual(flags, { nav: 'chrome', role: 'chrome', menu: 'chrome', comments: 'comments', share: 'clutter', ad: 'clutter', form: 'chrome', plain: undefined });
+    assert.deepEqual(flags, {
+      nav: 'chrome',
+      role: 'chrome',
+      menu: 'chrome',
+      comments: 'comments',
+      share: 'clutter',
+      ad: 'clutter',
+      form: 'chrome',
+      plain: undefined,
+    });
   });
 
-  it('does not flag words that only start like a flag, generated hashes, an article behind a paywall, or a heading\'s anchor id', () => {
+  it("does not flag words that only start like a flag, generated hashes, an article behind a paywall, or a heading's anchor id", () => {
     const root = body(`<div id="commentary" class="commentary">x</div><div id="hash" class="css-1ad3f0 e1ad">x</div>
       <div id="paywalled" class="article isPaywall">x</div><div id="paywall" class="paywall">x</div>
       <h2 id="nav_the_last_step">The last step</h2>`);

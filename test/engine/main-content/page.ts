@@ -9,7 +9,9 @@ import { parseDocument } from 'htmlparser2';
 /** The <body> of `html` (a whole page, or the body's content). */
 export function body(html: string): Element {
   const document = parseDocument(html.includes('<body') ? html : `<html><body>${html}</body></html>`);
-  const found = document.children.flatMap((node) => ('children' in node ? node.children : [])).find((node): node is Element => 'name' in node && node.name === 'body');
+  const found = document.children
+    .flatMap((node) => ('children' in node ? node.children : []))
+    .find((node): node is Element => 'name' in node && node.name === 'body');
   if (!found) throw new Error('no <body>');
   return found;
 }
@@ -22,10 +24,16 @@ export function byId(root: Element, id: string): Element {
 }
 
 /** Whitespace-normalised text of the elements. */
-export const text = (...elements: Element[]) => elements.map((element) => textContent(element)).join(' ').replace(/\s+/g, ' ').trim();
+export const text = (...elements: Element[]) =>
+  elements
+    .map((element) => textContent(element))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** The text of paragraph `i` about `topic`: over 100 characters, with four commas. */
-export const sentences = (topic: string, i: number) => `${topic} paragraph ${i}, with enough words, commas, and detail to read as prose rather than a caption, as a story goes.`;
+export const sentences = (topic: string, i: number) =>
+  `${topic} paragraph ${i}, with enough words, commas, and detail to read as prose rather than a caption, as a story goes.`;
 
 /** `n` paragraphs of prose about `topic`. */
 export const prose = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `<p>${sentences(topic, i)}</p>`).join('');

@@ -19,8 +19,10 @@ const scored = (html: string) => {
 };
 
 describe('main content, step 2: scores', () => {
-  it('gives a paragraph\'s points to its container, and a half, a sixth, a ninth and a twelfth to the four above', () => {
-    const { root, scores, best } = scored(`<div id="l6"><div id="l5"><div id="l4"><div id="l3"><div id="l2"><div id="c">${prose('Story', 2)}</div><hr></div><hr></div><hr></div><hr></div><hr></div><hr></div>`);
+  it("gives a paragraph's points to its container, and a half, a sixth, a ninth and a twelfth to the four above", () => {
+    const { root, scores, best } = scored(
+      `<div id="l6"><div id="l5"><div id="l4"><div id="l3"><div id="l2"><div id="c">${prose('Story', 2)}</div><hr></div><hr></div><hr></div><hr></div><hr></div><hr></div>`,
+    );
     const score = (id: string) => scores.get(byId(root, id));
     assert.equal(score('c'), 2 * POINTS);
     assert.equal(score('l2'), POINTS);
@@ -44,8 +46,8 @@ describe('main content, step 2: scores', () => {
     assert.ok(scores.get(byId(root, 'cell'))! > scores.get(byId(root, 'row'))!);
   });
 
-  it('cuts a container\'s score by its share of link text', () => {
-    const links = '<ul>' + Array.from({ length: 5 }, (_, i) => `<li><a href="/s${i}">Another story of the day, number ${i}</a></li>`).join('') + '</ul>';
+  it("cuts a container's score by its share of link text", () => {
+    const links = `<ul>${Array.from({ length: 5 }, (_, i) => `<li><a href="/s${i}">Another story of the day, number ${i}</a></li>`).join('')}</ul>`;
     const { root, measures, scores } = scored(`<div id="plain">${prose('Story', 2)}</div><div id="linked">${prose('Story', 2)}${links}</div>`);
     const linked = byId(root, 'linked');
     assert.ok(measures.unflaggedLinkDensity(linked) > 0.2);
@@ -69,7 +71,10 @@ describe('main content, step 2: scores', () => {
   });
 
   it('takes a block named like chrome that holds most of the page as the layout, but never one that lies over it', () => {
-    const page = (name: string) => scored(`<div id="wrapper" class="${name}"><div id="c">${prose('Story', 3)}</div><div class="sidebar"><p>A few links</p></div></div><div><p>Footer</p></div>`);
+    const page = (name: string) =>
+      scored(
+        `<div id="wrapper" class="${name}"><div id="c">${prose('Story', 3)}</div><div class="sidebar"><p>A few links</p></div></div><div><p>Footer</p></div>`,
+      );
     const layout = page('sidebar_content');
     assert.equal(layout.underFlag(byId(layout.root, 'c')), false);
     assert.equal(layout.scores.get(byId(layout.root, 'c')), 3 * POINTS);

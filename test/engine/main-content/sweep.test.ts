@@ -45,12 +45,16 @@ describe('main content, step 5: the sweep', () => {
   });
 
   it('never removes a block holding the core, however it is named', () => {
-    const kept = swept(`<div id="outer"><div class="related-wrapper"><div id="c">${prose('Story', 3)}</div></div><h2>A heading</h2></div>${links('Elsewhere', 8)}`);
+    const kept = swept(
+      `<div id="outer"><div class="related-wrapper"><div id="c">${prose('Story', 3)}</div></div><h2>A heading</h2></div>${links('Elsewhere', 8)}`,
+    );
     assert.match(kept, /Story paragraph 2/);
   });
 
-  it('keeps a flagged block with prose on the core\'s scale, but never a list of related stories', () => {
-    const kept = swept(`<article>${prose('Story', 3)}<div class="promo-box">${prose('Boxed', 2)}</div><div class="related-posts">${prose('Related', 2)}</div></article>`);
+  it("keeps a flagged block with prose on the core's scale, but never a list of related stories", () => {
+    const kept = swept(
+      `<article>${prose('Story', 3)}<div class="promo-box">${prose('Boxed', 2)}</div><div class="related-posts">${prose('Related', 2)}</div></article>`,
+    );
     assert.match(kept, /Boxed paragraph 1/);
     assert.doesNotMatch(kept, /Related paragraph/);
   });
@@ -64,27 +68,29 @@ describe('main content, step 5: the sweep', () => {
   });
 
   it('removes a feed of teasers, and a lone teaser card after the first prose but not before it', () => {
-    const card = (slug: string, title: string) => `<div class="card"><h3><a href="/${slug}">${title}</a></h3><p>A teaser line under the title of the card.</p></div>`;
+    const card = (slug: string, title: string) =>
+      `<div class="card"><h3><a href="/${slug}">${title}</a></h3><p>A teaser line under the title of the card.</p></div>`;
     const kept = swept(`<article>${card('this', 'The title of this story')}${prose('Story', 3)}${card('other', 'A card for another story')}
       <div>${card('a', 'First teaser of the feed')}${card('b', 'Second teaser of the feed')}</div>${prose('End', 1)}</article>`);
     assert.match(kept, /The title of this story/);
     assert.doesNotMatch(kept, /another story|teaser of the feed/);
   });
 
-  it('removes a small box around a button link that says something, and the article\'s asides', () => {
-    const kept = swept(`<article>${prose('Story', 3)}<div class="box"><p>Print this recipe, or keep it for later, with a free account.</p><a class="button" href="/print">Print</a></div>
+  it("removes a small box around a button link that says something, and the article's asides", () => {
+    const kept =
+      swept(`<article>${prose('Story', 3)}<div class="box"><p>Print this recipe, or keep it for later, with a free account.</p><a class="button" href="/print">Print</a></div>
       <p>Read also: <a href="/other">Ferry fares rise again for the third year in a row</a></p><div class="byline">By Jane Doe, harbour reporter</div></article>`);
     assert.match(kept, /Story paragraph 2/);
     assert.doesNotMatch(kept, /Print this recipe|Ferry fares|Jane Doe/);
   });
 
-  it('keeps the article\'s asides when they are all it has', () => {
+  it("keeps the article's asides when they are all it has", () => {
     const byline = '<div class="byline">Written by Jane Doe, on the harbour</div>';
     assert.match(swept(`<div class="post">${byline}<hr></div>`), /Jane Doe/);
     assert.doesNotMatch(swept(`<div class="post">${byline}${prose('Story', 1)}</div>`), /Jane Doe/);
   });
 
-  it('keeps blocks named as comments when they hold the core\'s paragraphs: a forum thread', () => {
+  it("keeps blocks named as comments when they hold the core's paragraphs: a forum thread", () => {
     const comment = (n: number) => `<div class="comment">${prose(`Post ${n}`, 1)}</div>`;
     const kept = swept(`<div id="thread">${comment(1)}${comment(2)}${comment(3)}</div>${links('Elsewhere', 8)}`);
     assert.match(kept, /Post 1 paragraph 0/);
@@ -99,7 +105,9 @@ describe('main content, step 5: the sweep', () => {
   });
 
   it('keeps a page without a core whole, but its form controls, when the sweep would leave too little', () => {
-    const root = body(`<div class="sidebar">${'Sidebar words. '.repeat(6)}</div><nav>${'Navigation words. '.repeat(5)}</nav><p>Short</p><button id="go">Go on</button>`);
+    const root = body(
+      `<div class="sidebar">${'Sidebar words. '.repeat(6)}</div><nav>${'Navigation words. '.repeat(5)}</nav><p>Short</p><button id="go">Go on</button>`,
+    );
     const measures = measurePage(root);
     sweepPage(root, measures);
     assert.match(text(root), /Sidebar words/);

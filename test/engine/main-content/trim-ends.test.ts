@@ -34,13 +34,17 @@ describe('main content, step 6: the ends', () => {
   });
 
   it('removes a date written loose between the blocks before the prose', () => {
-    const { kept } = trimmed(`<div id="keep"><div class="head"><h1>The title</h1>January 13, 2020 | <a href="/news">News</a><p>A sentence to open with.</p></div>${prose('Story', 2)}</div>`);
+    const { kept } = trimmed(
+      `<div id="keep"><div class="head"><h1>The title</h1>January 13, 2020 | <a href="/news">News</a><p>A sentence to open with.</p></div>${prose('Story', 2)}</div>`,
+    );
     assert.doesNotMatch(kept, /January 13, 2020|News/);
     assert.match(kept, /A sentence to open with/);
   });
 
   it('removes what stands above the title when the title comes first: a kicker, the text before the title in its block', () => {
-    const { kept } = trimmed(`<div id="keep"><p>Read this first, it is the kicker.</p><header>Back to the list<h1>The title</h1></header>${prose('Story', 2)}</div>`);
+    const { kept } = trimmed(
+      `<div id="keep"><p>Read this first, it is the kicker.</p><header>Back to the list<h1>The title</h1></header>${prose('Story', 2)}</div>`,
+    );
     assert.doesNotMatch(kept, /kicker|Back to the list/);
     assert.match(kept, /^The titleStory paragraph 0/);
     // Without a title before the prose, the same sentence stays.
@@ -49,7 +53,9 @@ describe('main content, step 6: the ends', () => {
 
   it('removes a short line standing alone between the paragraphs, not a numbered step, an introduction or a list item', () => {
     const line = (words: string) => `<div class="box"><div>${words}</div></div>`;
-    const { kept } = trimmed(`<div id="keep"><div>${prose('One', 2)}</div>${line('Show sources')}${line('1. Choose a pot')}${line('Ingredients:')}<ul><li>Flour</li></ul><div>${prose('Two', 2)}</div></div>`);
+    const { kept } = trimmed(
+      `<div id="keep"><div>${prose('One', 2)}</div>${line('Show sources')}${line('1. Choose a pot')}${line('Ingredients:')}<ul><li>Flour</li></ul><div>${prose('Two', 2)}</div></div>`,
+    );
     assert.doesNotMatch(kept, /Show sources/);
     assert.match(kept, /1\. Choose a pot/);
     assert.match(kept, /Ingredients:/);
@@ -57,7 +63,9 @@ describe('main content, step 6: the ends', () => {
   });
 
   it('removes a heading outside the core followed at once by another heading, between the paragraphs', () => {
-    const { kept } = trimmed(`<div id="keep"><div id="core">${prose('One', 2)}</div><h3>More on this</h3><h4>The title of a teaser</h4>${prose('Two', 2)}</div>`);
+    const { kept } = trimmed(
+      `<div id="keep"><div id="core">${prose('One', 2)}</div><h3>More on this</h3><h4>The title of a teaser</h4>${prose('Two', 2)}</div>`,
+    );
     assert.doesNotMatch(kept, /More on this/);
     assert.match(kept, /The title of a teaser/);
   });
@@ -76,12 +84,15 @@ describe('main content, step 6: the ends', () => {
   });
 
   it('removes a paragraph after the last prose that is boxed apart from it', () => {
-    const { kept } = trimmed(`<div id="keep"><div class="text">${prose('Story', 3)}</div><div class="box"><p>Support our work with a donation today.</p></div></div>`);
+    const { kept } = trimmed(
+      `<div id="keep"><div class="text">${prose('Story', 3)}</div><div class="box"><p>Support our work with a donation today.</p></div></div>`,
+    );
     assert.doesNotMatch(kept, /Support our work/);
   });
 
-  it('cuts the credit off a caption and a picture\'s alt text, and a short line that is only a credit with its agency', () => {
-    const { kept, root } = trimmed(`<div id="keep">${prose('Story', 2)}<figure><img alt="A ferry at dawn. (Photo: Jane Doe)" src="a.jpg"><figcaption>A ferry at dawn. (Photo: Jane Doe)</figcaption></figure>
+  it("cuts the credit off a caption and a picture's alt text, and a short line that is only a credit with its agency", () => {
+    const { kept, root } =
+      trimmed(`<div id="keep">${prose('Story', 2)}<figure><img alt="A ferry at dawn. (Photo: Jane Doe)" src="a.jpg"><figcaption>A ferry at dawn. (Photo: Jane Doe)</figcaption></figure>
       <p>(Season: Spring)</p><p>(Credit: Jane Doe / Harbour Agency)</p>${prose('End', 1)}</div>`);
     assert.match(kept, /A ferry at dawn\./);
     assert.doesNotMatch(kept, /Jane Doe/);

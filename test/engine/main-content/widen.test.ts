@@ -30,7 +30,9 @@ describe('main content, step 4: widening', () => {
   });
 
   it('widens to a parent that adds little besides: the heading and the byline', () => {
-    const extent = extentOf(`<div id="item"><h2>The title of the post</h2><div class="byline">By Jane Doe</div><div id="words">${prose('Text', 3)}</div></div>${links(6)}`);
+    const extent = extentOf(
+      `<div id="item"><h2>The title of the post</h2><div class="byline">By Jane Doe</div><div id="words">${prose('Text', 3)}</div></div>${links(6)}`,
+    );
     assert.equal(extent.core, 'words');
     assert.equal(extent.content, 'item');
   });
@@ -46,21 +48,27 @@ describe('main content, step 4: widening', () => {
     assert.equal(extent.content, 'a');
   });
 
-  it('does not widen past a table cell with another cell beside it: a layout\'s column', () => {
+  it("does not widen past a table cell with another cell beside it: a layout's column", () => {
     const extent = extentOf(`<table id="layout"><tr id="row"><td id="cell">${prose('Story', 3)}</td><td id="side">Archive, Contact</td></tr></table>`);
     assert.equal(extent.content, 'cell');
   });
 
   it('stays inside the story the title names, and leaves its twins out of what is kept', () => {
-    const story = (id: string, heading: string, topic: string, n: number) => `<article id="${id}" class="story"><h1>${heading}</h1><div id="${id}-part">${prose(topic, n)}</div></article>`;
-    const extent = extentOf(`<main id="page">${story('first', 'Blessing of vehicles this Saturday', 'Blessing', 2)}${story('second', 'Prosecutors under pressure from parties', 'Prosecutors', 6)}</main>`, 'Blessing of vehicles this Saturday');
+    const story = (id: string, heading: string, topic: string, n: number) =>
+      `<article id="${id}" class="story"><h1>${heading}</h1><div id="${id}-part">${prose(topic, n)}</div></article>`;
+    const extent = extentOf(
+      `<main id="page">${story('first', 'Blessing of vehicles this Saturday', 'Blessing', 2)}${story('second', 'Prosecutors under pressure from parties', 'Prosecutors', 6)}</main>`,
+      'Blessing of vehicles this Saturday',
+    );
     assert.equal(extent.content, 'first');
     assert.deepEqual(extent.kept, ['first']);
   });
 
   it('takes in the units repeated beside the one holding the core: the posts of a thread', () => {
     const reply = (id: string, n: number) => `<div class="reply" id="${id}">${prose(id, n)}</div>`;
-    const extent = extentOf(`<div id="thread"><div class="reply" id="p1"><div id="b1">${prose('First', 8)}</div>${prose('Reply', 3)}</div>${reply('p2', 3)}${reply('p3', 3)}</div>${links(6)}`);
+    const extent = extentOf(
+      `<div id="thread"><div class="reply" id="p1"><div id="b1">${prose('First', 8)}</div>${prose('Reply', 3)}</div>${reply('p2', 3)}${reply('p3', 3)}</div>${links(6)}`,
+    );
     assert.equal(extent.core, 'b1');
     assert.equal(extent.content, 'thread');
   });

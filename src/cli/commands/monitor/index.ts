@@ -1,6 +1,19 @@
 import { Command } from 'commander';
 import type { Runtime } from '../../context.js';
-import { applyCommand, checkCommand, checksCommand, createCommand, diffCommand, exportCommand, getCommand, historyCommand, listCommand, reportCommand, runCommand, stateCommand } from './commands.js';
+import {
+  applyCommand,
+  checkCommand,
+  checksCommand,
+  createCommand,
+  diffCommand,
+  exportCommand,
+  getCommand,
+  historyCommand,
+  listCommand,
+  reportCommand,
+  runCommand,
+  stateCommand,
+} from './commands.js';
 import { validateCommand } from './validate.js';
 
 export function monitorCommand(runtime: Runtime): Command {

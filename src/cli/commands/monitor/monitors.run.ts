@@ -63,7 +63,8 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError, 
   } else {
     // The same lines, in the same colours, as `monitor validate --print` says them on stderr.
     const style = output.errorStyle;
-    for (const { file, error: problem } of reportedProblems(error.report)) output.problem(styled(formatLocated(file, problem, { outside: escapeControls, where: style.bold, path: style.yellow })));
+    for (const { file, error: problem } of reportedProblems(error.report))
+      output.problem(styled(formatLocated(file, problem, { outside: escapeControls, where: style.bold, path: style.yellow })));
   }
   if (shape.plan === 'markdown') output.data(styled(invalidDefinitionsMarkdown(error.report, consequence)));
   output.problem(output.messageStyle.red(`error: ${error.message}`));
@@ -75,7 +76,12 @@ function reportInvalid(context: CommandContext, error: InvalidDefinitionsError, 
 // commands that take files: `run`, `list` and the others start faster without it.
 const applying = () => import('../../../core/apply/apply.js');
 
-async function definitionsOrReport(context: CommandContext, files: string[], format?: ApplyFormat, consequence = 'Nothing was changed'): Promise<NormalizedMonitor[] | ExitCode> {
+async function definitionsOrReport(
+  context: CommandContext,
+  files: string[],
+  format?: ApplyFormat,
+  consequence = 'Nothing was changed',
+): Promise<NormalizedMonitor[] | ExitCode> {
   const { InvalidDefinitionsError, loadDefinitions } = await applying();
   try {
     return await loadDefinitions(files, context.io);
@@ -132,7 +138,8 @@ function reportApplied(output: Output, entry: PlanEntry, withChanges: boolean) {
   const colour = { create: style.green, update: style.yellow, unchanged: style.dim, delete: style.red } as const;
   const note = entry.meanwhile ? `: ${MEANWHILE[entry.meanwhile]}` : '';
   output.info(colour[entry.action](`${SYMBOL[entry.action]} ${DONE[entry.action]} ${entry.name}  (${entry.id})${note}`));
-  if (withChanges) for (const change of entry.changes.map(redactChange)) output.info(`    ${change.path}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
+  if (withChanges)
+    for (const change of entry.changes.map(redactChange)) output.info(`    ${change.path}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
 }
 
 const planJson = (plan: readonly PlanEntry[], applied: boolean) => ({
@@ -171,7 +178,12 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
     if (!dryRun) {
       if (deletions.length > 0) {
         const names = deletions.map((entry) => entry.name).join(', ');
-        const ok = await confirm(context, `Delete ${deletions.length} monitor${deletions.length === 1 ? '' : 's'} not in the files (${names})?`, flags.yes, `--prune would delete ${names}`);
+        const ok = await confirm(
+          context,
+          `Delete ${deletions.length} monitor${deletions.length === 1 ? '' : 's'} not in the files (${names})?`,
+          flags.yes,
+          `--prune would delete ${names}`,
+        );
         if (!ok) {
           output.problem('nothing was changed');
           return EXIT.usage;
@@ -207,8 +219,14 @@ const summaryText = (monitor: MonitorResource) => {
   // Zeros before the first check (or null from an API that still sends it): nothing to say.
   if (!s || monitor.lastRunAt === null) return '';
   // What happened, briefly: only the counts that are not zero.
-  const parts = [[s.changed, 'changed'], [s.new, 'new'], [s.removed, 'removed'], [s.error, s.error === 1 ? 'error' : 'errors']]
-    .filter(([count]) => count !== 0).map(([count, what]) => `${count} ${what}`);
+  const parts = [
+    [s.changed, 'changed'],
+    [s.new, 'new'],
+    [s.removed, 'removed'],
+    [s.error, s.error === 1 ? 'error' : 'errors'],
+  ]
+    .filter(([count]) => count !== 0)
+    .map(([count, what]) => `${count} ${what}`);
   return `${parts.length > 0 ? parts.join(', ') : 'no change'} (${s.totalPages} page${s.totalPages === 1 ? '' : 's'})`;
 };
 
@@ -241,9 +259,8 @@ export async function runGet(context: CommandContext, idOrName: string): Promise
 export async function runExport(context: CommandContext, idsOrNames: string[], rawFlags: unknown): Promise<ExitCode> {
   const flags = parseFlags(z.object({ showSecrets: z.boolean().default(false) }), rawFlags);
   return withBackend(context, 'exporting', async (backend) => {
-    const monitors = idsOrNames.length > 0
-      ? await Promise.all([...new Set(idsOrNames)].map((idOrName) => backend.monitors.get(idOrName)))
-      : await backend.monitors.list();
+    const monitors =
+      idsOrNames.length > 0 ? await Promise.all([...new Set(idsOrNames)].map((idOrName) => backend.monitors.get(idOrName))) : await backend.monitors.list();
     const { exportDefinitions } = await import('../../../core/export.js');
     const exported = await exportDefinitions(monitors, { showSecrets: flags.showSecrets });
     const { output } = context;
@@ -289,9 +306,10 @@ export async function runStateChange(context: CommandContext, idOrName: string, 
 function reportDeliveryFailures(output: Output, check: CheckRecord): void {
   for (const [channel, state] of Object.entries(check.notificationStatus ?? {})) {
     if (!state?.lastError) continue;
-    const what = state.failed > 0
-      ? `${state.failed} deliver${state.failed === 1 ? 'y' : 'ies'} failed${state.attempts ? ` after ${state.attempts} attempt${state.attempts === 1 ? '' : 's'}` : ''}`
-      : `${state.pending} deliver${state.pending === 1 ? 'y' : 'ies'} not made yet${state.attempts ? ` after attempt ${state.attempts} of ${DELIVERY_MAX_ATTEMPTS}` : ''} (the outbox retries ${state.pending === 1 ? 'it' : 'them'}: serve's scheduler, or the next monitor run --due)`;
+    const what =
+      state.failed > 0
+        ? `${state.failed} deliver${state.failed === 1 ? 'y' : 'ies'} failed${state.attempts ? ` after ${state.attempts} attempt${state.attempts === 1 ? '' : 's'}` : ''}`
+        : `${state.pending} deliver${state.pending === 1 ? 'y' : 'ies'} not made yet${state.attempts ? ` after attempt ${state.attempts} of ${DELIVERY_MAX_ATTEMPTS}` : ''} (the outbox retries ${state.pending === 1 ? 'it' : 'them'}: serve's scheduler, or the next monitor run --due)`;
     output.problem(styledLine`${output.messageStyle.yellow('warning:')} ${channel}: ${what}: ${state.lastError}`);
   }
 }
@@ -299,7 +317,9 @@ function reportDeliveryFailures(output: Output, check: CheckRecord): void {
 const checkLine = (check: CheckRecord) => {
   // A check that has not finished has no counts yet (its summary is zeroed).
   const s = check.finishedAt ? check.summary : undefined;
-  const counts = s ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${plural(s.error, 'error')} (${plural(s.totalPages, 'page')})` : '';
+  const counts = s
+    ? `${s.changed} changed, ${s.new} new, ${s.removed} removed, ${s.same} same, ${plural(s.error, 'error')} (${plural(s.totalPages, 'page')})`
+    : '';
   return `check ${check.id} ${check.status}${counts ? `: ${counts}` : ''}`;
 };
 
@@ -317,17 +337,22 @@ export async function runMonitorNow(context: CommandContext, idOrName: string | 
     let check: CheckRecord;
     try {
       const interrupted = new Promise<undefined>((resolve) => interrupt.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
-      const ran = backend.checks.run(idOrName!, { wait: flags.wait, onSaved: (done) => {
-        saved = done;
-        progress.update(`check ${done.status}; delivering its notifications`);
-      } });
+      const ran = backend.checks.run(idOrName!, {
+        wait: flags.wait,
+        onSaved: (done) => {
+          saved = done;
+          progress.update(`check ${done.status}; delivering its notifications`);
+        },
+      });
       const first = await Promise.race([ran, interrupted]);
       if (first === undefined) {
         if (!saved) throw new WebwatchError('interrupted', { exitCode: EXIT.interrupted, code: 'INTERRUPTED' });
         progress.stop();
         if (context.output.json) context.output.jsonDocument(saved);
         else context.output.data(checkLine(saved));
-        context.output.problem('interrupted while delivering the check\'s notifications: those not delivered stay in the outbox (serve\'s scheduler, or the next monitor run --due, delivers them)');
+        context.output.problem(
+          "interrupted while delivering the check's notifications: those not delivered stay in the outbox (serve's scheduler, or the next monitor run --due, delivers them)",
+        );
         return EXIT.interrupted;
       }
       check = first;
@@ -358,7 +383,13 @@ export async function runChecks(context: CommandContext, idOrName: string): Prom
     const checks = await backend.checks.list(idOrName);
     const { output } = context;
     if (output.json) return (output.jsonDocument(checks), EXIT.ok);
-    const rows = checks.map((c) => [c.id, c.status, c.trigger, c.startedAt ?? '', c.finishedAt && c.summary ? `${c.summary.changed}/${c.summary.new}/${c.summary.removed}/${c.summary.same}/${c.summary.error}` : '']);
+    const rows = checks.map((c) => [
+      c.id,
+      c.status,
+      c.trigger,
+      c.startedAt ?? '',
+      c.finishedAt && c.summary ? `${c.summary.changed}/${c.summary.new}/${c.summary.removed}/${c.summary.same}/${c.summary.error}` : '',
+    ]);
     // A check that found something is the row a person looks for.
     const emphasize = checks.map((c) => Boolean(c.summary && c.summary.changed + c.summary.new + c.summary.removed > 0));
     if (rows.length > 0) output.data(await renderRows(output, ['id', 'status', 'trigger', 'started', 'changed/new/removed/same/error'], rows, { emphasize }));
@@ -372,13 +403,25 @@ const PAGE_STATUSES = ['new', 'same', 'changed', 'removed', 'error'] as const;
 /** A unified diff for a person: additions green, removals red, chunk headers cyan. */
 function colouredDiff(output: Output, text: string): string {
   const style = output.style;
-  return text
-    .split('\n')
-    .filter((line) => !/^={3,}$/.test(line))
-    // The lines are page content: escaped before our colours go around them.
-    .map((line) => output.dataPiece(line))
-    .map((line) => (line.startsWith('+++') || line.startsWith('---') ? style.bold(line) : line.startsWith('+') ? style.green(line) : line.startsWith('-') ? style.red(line) : line.startsWith('@@') ? style.cyan(line) : line))
-    .join('\n');
+  return (
+    text
+      .split('\n')
+      .filter((line) => !/^={3,}$/.test(line))
+      // The lines are page content: escaped before our colours go around them.
+      .map((line) => output.dataPiece(line))
+      .map((line) =>
+        line.startsWith('+++') || line.startsWith('---')
+          ? style.bold(line)
+          : line.startsWith('+')
+            ? style.green(line)
+            : line.startsWith('-')
+              ? style.red(line)
+              : line.startsWith('@@')
+                ? style.cyan(line)
+                : line,
+      )
+      .join('\n')
+  );
 }
 
 export async function runCheckShow(context: CommandContext, idOrName: string, checkId: string, rawFlags: unknown): Promise<ExitCode> {
@@ -394,12 +437,29 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     // otherwise): a last column, when the check kept any.
     const where = (location: string) => (location.startsWith('file:') ? fileURLToPath(location) : location);
     const shots = check.pages.some((page) => page.screenshot);
-    const rows = check.pages.map((page) => [page.status, page.statusCode === null ? '' : String(page.statusCode), meaningful(page), page.url, page.error ?? '', ...(shots ? [page.screenshot ? where(page.screenshot) : ''] : [])]);
-    if (rows.length > 0) output.data(await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error', ...(shots ? ['screenshot'] : [])], rows, { whole: { column: 4, key: 3, title: 'errors' } }));
+    const rows = check.pages.map((page) => [
+      page.status,
+      page.statusCode === null ? '' : String(page.statusCode),
+      meaningful(page),
+      page.url,
+      page.error ?? '',
+      ...(shots ? [page.screenshot ? where(page.screenshot) : ''] : []),
+    ]);
+    if (rows.length > 0)
+      output.data(
+        await renderRows(output, ['status', 'code', 'meaningful', 'url', 'error', ...(shots ? ['screenshot'] : [])], rows, {
+          whole: { column: 4, key: 3, title: 'errors' },
+        }),
+      );
     if (check.deliveries && check.deliveries.length > 0) {
       output.info('\nnotifications:');
       const deliveries = check.deliveries.map((d) => [d.channel, d.event, d.status, String(d.attempts), d.target, d.lastError ?? '']);
-      output.info(await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries, { stream: 'stderr', whole: { column: 5, key: 4, title: 'last errors' } }));
+      output.info(
+        await renderRows(output, ['channel', 'event', 'state', 'attempts', 'to', 'last error'], deliveries, {
+          stream: 'stderr',
+          whole: { column: 5, key: 4, title: 'last errors' },
+        }),
+      );
     }
     reportDeliveryFailures(output, check);
     // Same pages whose text differed in volatile parts only: why they are the same.
@@ -409,13 +469,22 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
       for (const page of noisy) output.info(`  ${output.dataPiece(page.url)}: ${output.dataPiece(page.noise!.reason)}`);
     }
     if (output.tty) {
-      const diffs = check.pages.filter((page) => page.diff).map((page) => {
-        const judgment = page.judgment && `judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`;
-        const judged = judgment ? `\n${output.style.dim(output.dataPiece(judgment))}` : '';
-        return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, diffText(page.diff!))}${judged}`;
-      });
+      const diffs = check.pages
+        .filter((page) => page.diff)
+        .map((page) => {
+          const judgment =
+            page.judgment && `judgment: ${meaningful(page) === 'yes' ? 'meaningful' : 'not meaningful'} (${page.judgment.confidence}): ${page.judgment.reason}`;
+          const judged = judgment ? `\n${output.style.dim(output.dataPiece(judgment))}` : '';
+          return `\n${output.style.bold(output.dataPiece(page.url))}\n${colouredDiff(output, diffText(page.diff!))}${judged}`;
+        });
       // The raw difference of those same pages, after the changes and dimmed: there to look at, not news.
-      for (const page of noisy) diffs.push(`\n${output.style.bold(output.dataPiece(page.url))} ${output.style.dim('(same: volatile parts only)')}\n${page.noise!.diff.text.split('\n').map((line) => output.style.dim(output.dataPiece(line))).join('\n')}`);
+      for (const page of noisy)
+        diffs.push(
+          `\n${output.style.bold(output.dataPiece(page.url))} ${output.style.dim('(same: volatile parts only)')}\n${page
+            .noise!.diff.text.split('\n')
+            .map((line) => output.style.dim(output.dataPiece(line)))
+            .join('\n')}`,
+        );
       // Diffs run long: a pager on a terminal, as git does.
       if (diffs.length > 0) await output.page(styled(diffs.join('\n')));
     }

@@ -17,7 +17,13 @@ import { parseFlags } from '../../flags.js';
 const reportFlags = z.object({ output: z.string().min(1).optional(), open: z.boolean().default(false) });
 
 /** A file name from a monitor's name: letters, digits and dashes. */
-const slug = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'monitor';
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60) || 'monitor';
 
 /**
  * Opens a file with the person's browser: $BROWSER when set (as git and Python read it), else
@@ -25,11 +31,19 @@ const slug = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a
  */
 function openWith(context: CommandContext, path: string): Promise<void> {
   const { env } = context.io;
-  const [command, ...args] = env.BROWSER ? [env.BROWSER] : process.platform === 'darwin' ? ['open'] : process.platform === 'win32' ? ['cmd', '/c', 'start', '""'] : ['xdg-open'];
+  const [command, ...args] = env.BROWSER
+    ? [env.BROWSER]
+    : process.platform === 'darwin'
+      ? ['open']
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '""']
+        : ['xdg-open'];
   return new Promise((done) => {
     const child = spawn(command!, [...args, path], { detached: true, stdio: 'ignore', env: { ...process.env, ...env } });
     child.once('error', (error) => {
-      context.output.problem(styledLine`${context.output.messageStyle.yellow('warning:')} could not open the report with ${command!}: ${error.message}; it is at ${path}`);
+      context.output.problem(
+        styledLine`${context.output.messageStyle.yellow('warning:')} could not open the report with ${command!}: ${error.message}; it is at ${path}`,
+      );
       done();
     });
     child.once('spawn', () => {
@@ -45,7 +59,13 @@ export async function runReport(context: CommandContext, idOrName: string, check
   if (flags.output === '-' && output.json) throw new UsageError('give -o - (the report on stdout) or --json (where it was written), not both');
   // A file that cannot be written is said before the report is made.
   const target = flags.output && flags.output !== '-' ? resolve(io.cwd(), flags.output) : undefined;
-  if (target && !(await stat(dirname(target)).then((found) => found.isDirectory(), () => false))) {
+  if (
+    target &&
+    !(await stat(dirname(target)).then(
+      (found) => found.isDirectory(),
+      () => false,
+    ))
+  ) {
     throw new UsageError(`-o ${flags.output}: the directory ${dirname(target)} does not exist`);
   }
   return withBackend(context, 'reading', async (backend) => {
@@ -76,7 +96,9 @@ export async function runReport(context: CommandContext, idOrName: string, check
     else {
       output.data(path);
       const s = check.summary;
-      output.info(`report of check ${check.id}: ${s.changed} changed, ${s.new} new, ${s.removed} removed, ${plural(s.error, 'error')} (${(bytes / 1024).toFixed(0)} KiB)`);
+      output.info(
+        `report of check ${check.id}: ${s.changed} changed, ${s.new} new, ${s.removed} removed, ${plural(s.error, 'error')} (${(bytes / 1024).toFixed(0)} KiB)`,
+      );
     }
     if (flags.open) await openWith(context, path);
     return EXIT.ok;
@@ -132,10 +154,24 @@ export async function runHistory(context: CommandContext, idOrName: string, rawF
     output.info(`changes in the last ${plural(checks.length, 'check')}, oldest to newest: ${sparkline([...checks].reverse().map(changesOf), 0)}`);
     const rows = checks.map((check) => {
       const s = check.summary;
-      return [check.id, check.startedAt ?? '', check.status, String(s.changed), String(s.new), String(s.removed), String(s.error), String(s.totalPages), ...(output.tty ? [bar(changesOf(check), most, 20)] : [])];
+      return [
+        check.id,
+        check.startedAt ?? '',
+        check.status,
+        String(s.changed),
+        String(s.new),
+        String(s.removed),
+        String(s.error),
+        String(s.totalPages),
+        ...(output.tty ? [bar(changesOf(check), most, 20)] : []),
+      ];
     });
     const emphasize = checks.map((check) => changesOf(check) > 0);
-    output.data(await renderRows(output, ['check', 'started', 'status', 'changed', 'new', 'removed', 'errors', 'pages', ...(output.tty ? ['changes'] : [])], rows, { emphasize }));
+    output.data(
+      await renderRows(output, ['check', 'started', 'status', 'changed', 'new', 'removed', 'errors', 'pages', ...(output.tty ? ['changes'] : [])], rows, {
+        emphasize,
+      }),
+    );
     return EXIT.ok;
   });
 }

@@ -51,10 +51,11 @@ function jsonReport(report: ValidationReport, print: boolean, now: Date) {
         name: monitor.name,
         valid: monitor.valid,
         errors: monitor.errors.map(error),
-        ...(print && monitor.definition && {
-          definition: redactDefinition(monitor.definition),
-          nextRuns: nextRuns(monitor.definition, NEXT_RUN_COUNT, now),
-        }),
+        ...(print &&
+          monitor.definition && {
+            definition: redactDefinition(monitor.definition),
+            nextRuns: nextRuns(monitor.definition, NEXT_RUN_COUNT, now),
+          }),
       })),
       errors: file.errors.map(error),
     })),

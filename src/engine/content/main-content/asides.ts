@@ -41,7 +41,13 @@ export function isInlineBoilerplate(element: Element, measures: PageMeasures): b
   if (element.name === 'p' && measures.linkDensity(element) > LINK_PARAGRAPH && !linksOnlyToContact(element)) return true;
   // A caption is content even when named for its credit; the credit inside it is not, be it
   // a block or a span.
-  if (element.name !== 'figcaption' && hasAncestor(element, FIGURE) && matches(measures.words(element), CREDIT_STEMS) && measures.textLength(element) < CREDIT_MAX_TEXT) return true;
+  if (
+    element.name !== 'figcaption' &&
+    hasAncestor(element, FIGURE) &&
+    matches(measures.words(element), CREDIT_STEMS) &&
+    measures.textLength(element) < CREDIT_MAX_TEXT
+  )
+    return true;
   // An inline element standing as a line of its own between blocks, named for what it is
   // about: a rating widget's <span> ("No ratings yet").
   const about = (node: Element) => matches(measures.words(node), ABOUT_STEMS);

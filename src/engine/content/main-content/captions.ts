@@ -16,7 +16,8 @@ const LEAD_CAPTION_MAX_TEXT = 300;
  * A credit closing a caption: "(Photo: Name)" or "(AGENCY/Name)" in parentheses, "Photo: Name"
  * or "Name/Agency" after its last sentence; from the start, a caption that is only a credit.
  */
-export const CREDIT_TAIL = /\s*\([^()!?]{1,50}[:/][^()!?]{0,50}[^().!?]\)$|(?:(?<=[.!?])\s+|^\s*)\p{L}+\s?:\s*(?:(?!\.\s)[^!?()]){1,50}$|(?<=[.!?])\s+[^.!?:/]{1,40}\/[^.!?:]{1,40}$/u;
+export const CREDIT_TAIL =
+  /\s*\([^()!?]{1,50}[:/][^()!?]{0,50}[^().!?]\)$|(?:(?<=[.!?])\s+|^\s*)\p{L}+\s?:\s*(?:(?!\.\s)[^!?()]){1,50}$|(?<=[.!?])\s+[^.!?:/]{1,40}\/[^.!?:]{1,40}$/u;
 /** A credit closing a short line: "(Label: Name)". */
 export const CREDIT_PAREN = /\s*\(\p{L}+\s?:[^()!?]{1,50}[^().!?]\)$/u;
 

@@ -41,7 +41,15 @@ export function chooseCore(root: Element, title: string, measures: PageMeasures,
  * the part (a layout). A cell that scores is a container of its own.
  */
 function wholeStructure(element: Element, measures: PageMeasures): Element {
-  const structure: Record<string, string[]> = { tr: ['table'], tbody: ['table'], thead: ['table'], tfoot: ['table'], li: ['ul', 'ol', 'menu'], dt: ['dl'], dd: ['dl'] };
+  const structure: Record<string, string[]> = {
+    tr: ['table'],
+    tbody: ['table'],
+    thead: ['table'],
+    tfoot: ['table'],
+    li: ['ul', 'ol', 'menu'],
+    dt: ['dl'],
+    dd: ['dl'],
+  };
   const wanted = structure[element.name];
   if (!wanted) return element;
   for (let node = parentElement(element); node; node = parentElement(node)) {

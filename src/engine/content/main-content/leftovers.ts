@@ -12,8 +12,24 @@ import { BLOCK, MEDIA, SPACE_RUNS, VISIBLE, everyLink, findLink, parentElement, 
 
 /** Hosts of social networks and app stores, and their subdomains (www., m., ...). */
 const SOCIAL_HOSTS = new Set([
-  'twitter.com', 'x.com', 'facebook.com', 'fb.me', 'instagram.com', 't.me', 'telegram.me', 'youtube.com', 'youtu.be',
-  'whatsapp.com', 'wa.me', 'linkedin.com', 'tiktok.com', 'pinterest.com', 'plus.google.com', 'apps.apple.com', 'itunes.apple.com', 'play.google.com',
+  'twitter.com',
+  'x.com',
+  'facebook.com',
+  'fb.me',
+  'instagram.com',
+  't.me',
+  'telegram.me',
+  'youtube.com',
+  'youtu.be',
+  'whatsapp.com',
+  'wa.me',
+  'linkedin.com',
+  'tiktok.com',
+  'pinterest.com',
+  'plus.google.com',
+  'apps.apple.com',
+  'itunes.apple.com',
+  'play.google.com',
 ]);
 
 /** Links that share the page through a messenger app, or by an e-mail with no addressee. */
@@ -76,7 +92,14 @@ export function removeTrailingLinks(holder: Element, from: Element) {
   const text = (node: AnyNode): string => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : '');
   const visible = run.filter((node) => VISIBLE.test(text(node)));
   const link = (node: AnyNode) => (isTag(node) ? (node.name === 'a' ? node : findLink(node)) : undefined);
-  if (visible.length > 0 && visible.every((node) => { const a = link(node); return !!a && linksBackUp(a) && textOf(a).trim() === text(node).trim(); })) removeAll(visible);
+  if (
+    visible.length > 0 &&
+    visible.every((node) => {
+      const a = link(node);
+      return !!a && linksBackUp(a) && textOf(a).trim() === text(node).trim();
+    })
+  )
+    removeAll(visible);
 }
 
 /**

@@ -98,7 +98,8 @@ export class PageMeasures {
         const inside = this.measure(child as Element, block, linked);
         stats.text += inside.text;
         stats.links += inside.links;
-        if (inside.unflaggedLinks > 0 && !(inside.unflaggedLinks >= LINK_BOX && mayBeFlagged(child as Element) && this.flag(child as Element))) stats.unflaggedLinks += inside.unflaggedLinks;
+        if (inside.unflaggedLinks > 0 && !(inside.unflaggedLinks >= LINK_BOX && mayBeFlagged(child as Element) && this.flag(child as Element)))
+          stats.unflaggedLinks += inside.unflaggedLinks;
         if (inside.prose > 0 && !this.flag(child as Element)) stats.prose += inside.prose;
         stats.linkHeadings += inside.linkHeadings;
       }
@@ -185,7 +186,12 @@ export class PageMeasures {
     }
     // A block with a close button of its own lies over the page: a popup, a notice, a dialog
     // named for nothing else.
-    if (!flag && element.name !== 'body' && element.children.some((child) => isTag(child) && (child.attribs.class ?? '').includes('lose') && this.words(child).includes('close'))) flag = 'clutter';
+    if (
+      !flag &&
+      element.name !== 'body' &&
+      element.children.some((child) => isTag(child) && (child.attribs.class ?? '').includes('lose') && this.words(child).includes('close'))
+    )
+      flag = 'clutter';
     this.flags.set(element, flag);
     return flag;
   }
@@ -232,11 +238,18 @@ function scanText(text: string): number {
  */
 function mayBeFlagged(element: Element): boolean {
   const { attribs } = element;
-  return BLOCK.has(element.name) && (attribs.class !== undefined || attribs.id !== undefined || attribs.role !== undefined || CHROME_TAGS.has(element.name) || element.name === 'form');
+  return (
+    BLOCK.has(element.name) &&
+    (attribs.class !== undefined || attribs.id !== undefined || attribs.role !== undefined || CHROME_TAGS.has(element.name) || element.name === 'form')
+  );
 }
 
 /** Whether two words or more of `name` are words of the element's text. */
 function spellsText(name: string, element: Element): boolean {
-  const said = new Set(textOf(element).toLowerCase().split(/[^\p{L}\d]+/u));
+  const said = new Set(
+    textOf(element)
+      .toLowerCase()
+      .split(/[^\p{L}\d]+/u),
+  );
   return nameWords(name).filter((word) => said.has(word)).length >= 2;
 }

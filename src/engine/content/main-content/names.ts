@@ -57,7 +57,12 @@ const GENERATED = /^(?=[a-z\d]*\d[a-z])[a-z\d]{4,}$/i;
 
 /** The words of class or id names, generated hashes left out. */
 export function nameWords(names: string): string[] {
-  const unhashed = /\d/.test(names) ? names.split(/[\s_-]+/).filter((token) => !/\d/.test(token) || (!HASH.test(token) && !GENERATED.test(token))).join(' ') : names;
+  const unhashed = /\d/.test(names)
+    ? names
+        .split(/[\s_-]+/)
+        .filter((token) => !/\d/.test(token) || (!HASH.test(token) && !GENERATED.test(token)))
+        .join(' ')
+    : names;
   return unhashed
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()

@@ -80,7 +80,9 @@ function paragraphUnit(element: Element, root: Element): Element {
   for (let level = 0; level < 3; level++) {
     const parent = parentElement(unit);
     if (!parent || parent === root) break;
-    const onlyChild = parent.children.every((child) => child === unit || (child.type === 'text' && !(child as { data: string }).data.trim()) || child.type === 'comment');
+    const onlyChild = parent.children.every(
+      (child) => child === unit || (child.type === 'text' && !(child as { data: string }).data.trim()) || child.type === 'comment',
+    );
     if (!onlyChild) break;
     unit = parent;
   }
@@ -99,7 +101,8 @@ function flaggedWithin(root: Element, measures: PageMeasures): (element: Element
       // A name of chrome on a block holding most of the page is the layout's, not a sidebar's
       // (`sidebar_content` around the article and its sidebar). What lies over a page is never
       // its layout: a consent dialog listing every tracker can hold most of a page's text.
-      const wrapper = measures.flag(element) !== 'comments' && !matches(measures.words(element), OVERLAY_STEMS) && measures.textLength(element) >= WRAPPER_SHARE * rootText;
+      const wrapper =
+        measures.flag(element) !== 'comments' && !matches(measures.words(element), OVERLAY_STEMS) && measures.textLength(element) >= WRAPPER_SHARE * rootText;
       result = (!!measures.flag(element) && !wrapper) || (!!parent && underFlag(parent));
       flagged.set(element, result);
     }

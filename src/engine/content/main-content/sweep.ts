@@ -57,7 +57,16 @@ interface Sweep {
 export function sweepContent({ core, content, kept }: Extent, measures: PageMeasures): SweptContent {
   const ancestorsOfCore = new Set<Element>();
   for (let node = parentElement(core); node; node = parentElement(node)) ancestorsOfCore.add(node);
-  const context: Sweep = { measures, core, linkLists: true, ancestorsOfCore, coreProse: measures.prose(core), pageText: 0, asides: [], commentsAreContent: commentsAreContent(core, measures) };
+  const context: Sweep = {
+    measures,
+    core,
+    linkLists: true,
+    ancestorsOfCore,
+    coreProse: measures.prose(core),
+    pageText: 0,
+    asides: [],
+    commentsAreContent: commentsAreContent(core, measures),
+  };
   const removed: Element[] = [];
   for (const element of kept) {
     // A sibling kept for its place (the line before the article) may itself be an aside.
@@ -135,14 +144,18 @@ function goesFlagged(child: Element, { measures, core, coreProse, pageText, comm
   // chrome (`menu-open`, `has-sidebar`) around the whole page would leave nothing. With a
   // core, a flagged block with prose on the core's scale (and a paragraph's length at least:
   // a core of short lines makes no scale) stays, unless it lists other stories.
-  const substantial = flag !== 'comments' && !matches(measures.words(child), RELATED_STEMS) && (core !== undefined ? measures.prose(child) >= Math.max(0.5 * coreProse, TAIL_PROSE) : measures.textLength(child) >= 0.5 * pageText);
+  const substantial =
+    flag !== 'comments' &&
+    !matches(measures.words(child), RELATED_STEMS) &&
+    (core !== undefined ? measures.prose(child) >= Math.max(0.5 * coreProse, TAIL_PROSE) : measures.textLength(child) >= 0.5 * pageText);
   const headerOfLinks = (child.name === 'header' || measures.words(child).includes('header')) && measures.linkDensity(child) > LIST_LINKS;
   return (!!flag && !substantial) || headerOfLinks;
 }
 
 /** Whether a block goes as a list of links (only when the page has a core to keep) or a feed of teasers. */
 function goesAsList(child: Element, { measures, core, linkLists }: Sweep): boolean {
-  const linkList = linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !holdsHeadedTable(child);
+  const linkList =
+    linkLists && LINK_LIST_CONTAINERS.has(child.name) && !TEXT_BLOCKS.has(child.name) && measures.linkDensity(child) > LIST_LINKS && !holdsHeadedTable(child);
   return linkList || (core !== undefined && isFeed(child, measures));
 }
 
@@ -175,7 +188,13 @@ function commentsAreContent(core: Element, measures: PageMeasures): boolean {
  */
 function headingBefore(element: Element, measures: PageMeasures): Element | undefined {
   let previous = element.prev;
-  while (previous && (isTag(previous) ? measures.textLength(previous) === 0 && !MEDIA.has(previous.name) : previous.type !== 'text' || !VISIBLE.test((previous as { data: string }).data))) previous = previous.prev;
+  while (
+    previous &&
+    (isTag(previous)
+      ? measures.textLength(previous) === 0 && !MEDIA.has(previous.name)
+      : previous.type !== 'text' || !VISIBLE.test((previous as { data: string }).data))
+  )
+    previous = previous.prev;
   if (!previous || !isTag(previous)) return undefined;
   const text = measures.textLength(previous);
   if (text === 0 || text >= LABEL_MAX_TEXT || previous.name === 'h1' || holdsTitle(previous)) return undefined;

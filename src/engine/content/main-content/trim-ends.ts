@@ -120,7 +120,8 @@ function trimBeforeProse(prose: ProseBlocks) {
     if (DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeElement(element);
     // Outside the core, any such line that is not a sentence or an introduction: "Asked 8 years
     // ago", an agency credit, an advertising note. A line holding a picture stays.
-    else if (!within(element, core) && !SENTENCE_END.test(text) && !/:\s*$/.test(text) && !hasAncestor(element, FIGURE) && !holdsMedia(element)) removeElement(element);
+    else if (!within(element, core) && !SENTENCE_END.test(text) && !/:\s*$/.test(text) && !hasAncestor(element, FIGURE) && !holdsMedia(element))
+      removeElement(element);
   }
 }
 
@@ -184,7 +185,11 @@ function trimAfterProse(prose: ProseBlocks) {
  * hold it ("Back to top", "Back to the list"): the blocks themselves stay, with the prose.
  */
 function removeLinksBackUp(lastProse: Element, keep: Element[]) {
-  for (let child: Element = lastProse, holder = parentElement(lastProse); holder && keep.some((element) => within(holder!, element)); child = holder, holder = parentElement(holder)) {
+  for (
+    let child: Element = lastProse, holder = parentElement(lastProse);
+    holder && keep.some((element) => within(holder!, element));
+    child = holder, holder = parentElement(holder)
+  ) {
     removeTrailingLinks(holder, child);
     if (keep.includes(holder)) break;
   }
@@ -213,7 +218,8 @@ function isLeftover(element: Element, heading: boolean, textAfter: boolean, pros
   // Outside the core, a heading or a line that is not a paragraph belongs to a box added
   // after the article (a comment form, a contact box, a share prompt); one introducing what
   // follows with a colon, or holding a picture, stays.
-  if (!drop && element.name !== 'p' && !listedBeside(element, prose) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element)) drop = true;
+  if (!drop && element.name !== 'p' && !listedBeside(element, prose) && !within(element, core) && !/:\s*$/.test(textOf(element)) && !holdsMedia(element))
+    drop = true;
   // A block whose own line goes may still hold blocks that stay (a label over a list of
   // values): it stays with them.
   if (drop && !heading && measures.inline(element)!.length < measures.textLength(element) && holdsBlockText(element)) drop = false;
@@ -256,10 +262,12 @@ function listedBeside(element: Element, { core, measures, oneColumnTables }: Pro
 
 /** Whether no row of a table (nested tables aside) has two cells with text. */
 function oneColumn(table: Element, measures: PageMeasures): boolean {
-  const rows = (node: Element): boolean => elementChildren(node).every((child) => {
-    if (child.name === 'tr') return elementChildren(child).filter((cell) => (cell.name === 'td' || cell.name === 'th') && measures.textLength(cell) > 0).length <= 1;
-    return child.name === 'table' || rows(child);
-  });
+  const rows = (node: Element): boolean =>
+    elementChildren(node).every((child) => {
+      if (child.name === 'tr')
+        return elementChildren(child).filter((cell) => (cell.name === 'td' || cell.name === 'th') && measures.textLength(cell) > 0).length <= 1;
+      return child.name === 'table' || rows(child);
+    });
   return rows(table);
 }
 
@@ -271,7 +279,11 @@ function oneColumn(table: Element, measures: PageMeasures): boolean {
 function removeDateRuns(element: Element, measures: PageMeasures) {
   let run: AnyNode[] = [];
   const flush = () => {
-    const text = run.map((node) => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : '')).join('').replace(/\s+/g, ' ').trim();
+    const text = run
+      .map((node) => (node.type === 'text' ? (node as Text).data : isTag(node) ? textOf(node) : ''))
+      .join('')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (text.length > 0 && text.length < LABEL_MAX_TEXT && DATE_LIKE.test(text) && !SENTENCE_END.test(text)) removeAll(run);
     run = [];
   };

@@ -53,7 +53,11 @@ function toArticle(core: Element, root: Element, story: Element | undefined, mea
   let contentProse = proseOf(core, undefined, measures);
   let passedThrough = 0;
   const aboveStory = story && parentElement(story);
-  for (let parent = parentElement(content); parent && parent !== root && parent.name !== 'body' && parent.name !== 'html' && parent !== aboveStory; parent = parentElement(parent)) {
+  for (
+    let parent = parentElement(content);
+    parent && parent !== root && parent.name !== 'body' && parent.name !== 'html' && parent !== aboveStory;
+    parent = parentElement(parent)
+  ) {
     const parentProse = proseOf(parent, content, measures);
     const extra = measures.textLength(parent) - measures.textLength(content);
     const spread = parentProse >= 1.5 * contentProse;
@@ -63,7 +67,8 @@ function toArticle(core: Element, root: Element, story: Element | undefined, mea
     // recipe's ingredients, a product's data, a caption): up to as much again, like an <article>.
     const addsParts = measures.linkDensity(parent) < PARTS_LINKS && parentProse - contentProse <= PARTS_PROSE * contentProse;
     // Past a cell with others beside it in its row, what is added is a layout's column (a sidebar), not a part.
-    const column = content.name === 'td' && !!content.parent && elementChildren(content.parent as Element).some((cell) => cell !== content && measures.textLength(cell) > 0);
+    const column =
+      content.name === 'td' && !!content.parent && elementChildren(content.parent as Element).some((cell) => cell !== content && measures.textLength(cell) > 0);
     const addsLittle = !whole && !column && extra <= (SEMANTIC_TAGS.has(parent.name) || addsParts ? 1 : 0.3) * measures.textLength(content);
     if (spread || addsLittle) {
       content = parent;
@@ -83,8 +88,14 @@ function withRepeatedUnits(widened: Widened, root: Element, story: Element | und
   for (let unit = widened.content, level = 0; level < REPEAT_LEVELS && !story; level++) {
     const parent = parentElement(unit);
     if (!parent || parent === root || parent.name === 'body' || parent.name === 'html') break;
-    const twins = elementChildren(parent).filter((sibling) => sibling !== unit && sameKind(sibling, unit) && !measures.flag(sibling)
-      && measures.prose(sibling) >= 0.25 * measures.prose(unit) && measures.linkDensity(sibling) < 0.25);
+    const twins = elementChildren(parent).filter(
+      (sibling) =>
+        sibling !== unit &&
+        sameKind(sibling, unit) &&
+        !measures.flag(sibling) &&
+        measures.prose(sibling) >= 0.25 * measures.prose(unit) &&
+        measures.linkDensity(sibling) < 0.25,
+    );
     if (twins.length >= 2) return { content: parent, prose: Math.max(widened.prose, proseOf(parent, unit, measures)) };
     unit = parent;
   }
@@ -105,14 +116,19 @@ function keptSiblings({ content, prose: contentProse }: Widened, root: Element, 
     if (prose >= 200 && links < 0.25) return void kept.push(sibling);
     // A short paragraph of plain sentences: no links, ending like a sentence.
     const inline = measures.inline(sibling);
-    if (sibling.name === 'p' && inline && (inline.length >= 80 ? links < 0.25 : inline.length > 0 && links === 0 && /[.!?。！？"”»)]\s*$/.test(textOf(sibling)))) return void kept.push(sibling);
+    if (
+      sibling.name === 'p' &&
+      inline &&
+      (inline.length >= 80 ? links < 0.25 : inline.length > 0 && links === 0 && /[.!?。！？"”»)]\s*$/.test(textOf(sibling)))
+    )
+      return void kept.push(sibling);
     if (prose > 0 && prose >= contentProse * 0.2 && links < 0.25) return void kept.push(sibling);
   });
   // The heading (and byline, date) right before the content.
   for (let index = at - 1, steps = 0; index >= 0 && steps < 3; index--, steps++) {
     const sibling = siblings[index]!;
     if (measures.flag(sibling) || measures.linkDensity(sibling) > 0.5) break;
-    const heading = HEADINGS.has(sibling.name) || (sibling.name === 'header' || sibling.name === 'hgroup');
+    const heading = HEADINGS.has(sibling.name) || sibling.name === 'header' || sibling.name === 'hgroup';
     if (!heading && measures.textLength(sibling) > 200) break;
     if (!kept.includes(sibling)) kept.push(sibling);
     if (heading) break;
