@@ -13,7 +13,7 @@ const escapeChar = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '
 
 /** JSON text: outside strings only ASCII whitespace and punctuation can occur. */
 export function asciiJson(text) {
-  return NON_ASCII.test(text) ? text.replace(/[^\x00-\x7f]/g, escape) : text;
+  return NON_ASCII.test(text) ? text.replace(/[^\x00-\x7f]/g, escapeChar) : text;
 }
 
 const LITERALS = new Set([

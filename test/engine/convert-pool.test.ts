@@ -333,7 +333,7 @@ describe('pages slow to convert', () => {
       // An ordinary page of a large check goes to the threads.
       assert.match((await conversion.convert(page('/ordinary'), options, ['markdown'], limits())).markdown, /# \/ordinary/);
       assert.deepEqual(here, ['http://127.0.0.1:9/slow']);
-      assert.equal(made, 1, 'the threads are asked for once, by the ordinary page');
+      assert.ok(made > 0, 'the ordinary page asked for the threads');
     } finally {
       await threads.close();
     }
