@@ -193,6 +193,7 @@ export async function runAgentList(context: CommandContext): Promise<ExitCode> {
   return EXIT.ok;
 }
 
+const snapshotFlags = z.object({ output: z.string().optional() });
 const traceFlags = z.object({ follow: z.boolean().optional(), since: z.coerce.number().int().min(0).optional() });
 
 export async function runAgentTrace(context: CommandContext, ref: string, rawFlags: unknown): Promise<ExitCode> {
@@ -231,7 +232,7 @@ function snapshotIdsOf(value: unknown, depth = 0): string[] {
 }
 
 export async function runAgentSnapshot(context: CommandContext, ref: string, snapshotId: string, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ output: z.string().optional() }), rawFlags);
+  const flags = parseFlags(snapshotFlags, rawFlags);
   let id = ref;
   const content = await withBackend(context, 'reading an agent snapshot', async (backend) => {
     id = await resolveAgentRef(backend, ref);
@@ -259,3 +260,6 @@ export async function runAgentCancel(context: CommandContext, ref: string): Prom
   else context.output.info(`agent job ${id}: cancel requested`);
   return EXIT.ok;
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { 'agent run': runFlags, 'agent trace': traceFlags, 'agent snapshot': snapshotFlags };

@@ -156,8 +156,10 @@ export async function runCrawl(context: CommandContext, url: string, rawFlags: u
 }
 
 /** `crawl status|cancel|errors <id>`: a crawl job of the API. */
+const jobFlags = z.object({ documents: z.boolean().optional() });
+
 export async function runCrawlJob(context: CommandContext, action: 'status' | 'cancel' | 'errors', id: string, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ documents: z.boolean().optional() }), rawFlags);
+  const flags = parseFlags(jobFlags, rawFlags);
   const { io, output } = context;
   return withBackend(context, 'reading the crawl', async (backend) => {
     if (action === 'cancel') {
@@ -233,3 +235,6 @@ export async function runCrawlList(context: CommandContext): Promise<ExitCode> {
     return EXIT.ok;
   });
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { crawl: flagsSchema, 'crawl status': jobFlags };

@@ -17,8 +17,11 @@ async function closing<T>(databases: Db[], work: () => Promise<T>): Promise<T> {
   }
 }
 
+const migrateFlags = z.object({ database: z.string().min(1).optional() });
+const checkFlags = migrateFlags.extend({ full: z.boolean().optional() });
+
 export async function runDbMigrate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const { database } = parseFlags(z.object({ database: z.string().min(1).optional() }), rawFlags);
+  const { database } = parseFlags(migrateFlags, rawFlags);
   const config = await loadConfig(context.io.env, context.io.cwd());
   const db = await openDatabase(databaseLocation(context.io.env, { flag: database, configUrl: config.database.url }), { migrate: false });
   const { from, to } = await closing([db], () => migrate(db));
@@ -28,7 +31,7 @@ export async function runDbMigrate(context: CommandContext, rawFlags: unknown): 
 }
 
 export async function runDbCheck(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const { database, full } = parseFlags(z.object({ database: z.string().min(1).optional(), full: z.boolean().optional() }), rawFlags);
+  const { database, full } = parseFlags(checkFlags, rawFlags);
   const config = await loadConfig(context.io.env, context.io.cwd());
   const { checkIntegrity, describeProblem, PROBLEMS_LISTED } = await integrity();
   const report = await checkIntegrity(databaseLocation(context.io.env, { flag: database, configUrl: config.database.url }), { full: full ?? false });
@@ -55,8 +58,10 @@ export async function runDbCheck(context: CommandContext, rawFlags: unknown): Pr
 /** A database address of db copy: `sqlite:PATH`, a path, or postgres://. */
 const address = z.string().min(1);
 
+const copyFlags = z.object({ from: address, to: address });
+
 export async function runDbCopy(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ from: address, to: address }), rawFlags);
+  const flags = parseFlags(copyFlags, rawFlags);
   if (flags.from === flags.to) throw new UsageError(`--from and --to name the same database (${redactedUrl(flags.from)})`);
   // Opening a SQLite file creates it: a mistyped source would copy nothing, and quietly.
   const sourceFile = flags.from.replace(/^sqlite:(\/\/)?/i, '');
@@ -75,3 +80,6 @@ export async function runDbCopy(context: CommandContext, rawFlags: unknown): Pro
   else context.output.info(`copied ${plural(rows, 'row')} from ${from.location} to ${to.location}`);
   return EXIT.ok;
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { 'db migrate': migrateFlags, 'db check': checkFlags, 'db copy': copyFlags };

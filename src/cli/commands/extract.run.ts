@@ -77,3 +77,6 @@ export async function runExtract(context: CommandContext, urls: string[], rawFla
     return EXIT.ok;
   });
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { extract: flagsSchema };

@@ -66,3 +66,6 @@ export async function runInit(context: CommandContext, file: string, rawFlags: u
   }
   return EXIT.ok;
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { init: flagsSchema };

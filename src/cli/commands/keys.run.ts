@@ -18,11 +18,11 @@ async function withKeys<T>(context: CommandContext, database: string | undefined
   }
 }
 
+const databaseFlags = z.object({ database: z.string().optional() });
+const createFlags = databaseFlags.extend({ team: z.string(), allowLocalTeam: z.boolean().optional() });
+
 export async function runKeysCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const { team, allowLocalTeam, database } = parseFlags(
-    z.object({ team: z.string(), allowLocalTeam: z.boolean().optional(), database: z.string().optional() }),
-    rawFlags,
-  );
+  const { team, allowLocalTeam, database } = parseFlags(createFlags, rawFlags);
   const created = await withKeys(context, database, (keys) => keys.create(team, { allowLocalTeam: allowLocalTeam ?? false }));
   if (context.output.json) context.output.jsonDocument({ key: created.key, team: created.team, id: created.id });
   else {
@@ -35,7 +35,7 @@ export async function runKeysCreate(context: CommandContext, rawFlags: unknown):
 }
 
 export async function runKeysList(context: CommandContext, rawFlags: unknown = {}): Promise<ExitCode> {
-  const { database } = parseFlags(z.object({ database: z.string().optional() }), rawFlags);
+  const { database } = parseFlags(databaseFlags, rawFlags);
   const list = await withKeys(context, database, (keys) => keys.list());
   if (context.output.json) context.output.jsonDocument(list);
   else if (list.length === 0) context.output.info('no keys: create one with webwatch keys create --team <team>');
@@ -51,10 +51,13 @@ export async function runKeysList(context: CommandContext, rawFlags: unknown = {
 }
 
 export async function runKeysRevoke(context: CommandContext, id: string, rawFlags: unknown = {}): Promise<ExitCode> {
-  const { database } = parseFlags(z.object({ database: z.string().optional() }), rawFlags);
+  const { database } = parseFlags(databaseFlags, rawFlags);
   // A key goes by its id or a unique prefix of 4 or more, as monitors and agent jobs do.
   const revoked = await withKeys(context, database, (keys) => keys.revoke(id));
   if (context.output.json) context.output.jsonDocument(revoked);
   else context.output.info(`key ${revoked.id} of team ${revoked.team} revoked`);
   return EXIT.ok;
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { 'keys create': createFlags, 'keys list': databaseFlags, 'keys revoke': databaseFlags };

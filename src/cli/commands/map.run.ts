@@ -51,3 +51,6 @@ export async function runMap(context: CommandContext, url: string, rawFlags: unk
     return EXIT.ok;
   });
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { map: flagsSchema };

@@ -95,3 +95,6 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
     await backend.close();
   }
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { mcp: mcpFlags };

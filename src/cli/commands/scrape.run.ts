@@ -112,3 +112,6 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
       output.problem(styledLine`${output.messageStyle.red('error:')} ${failure.url}: ${asWebwatchError(failure.error).message}`);
   return failures.length > 0 ? asWebwatchError(failures[0]!.error).exitCode : EXIT.ok;
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { scrape: flagsSchema };

@@ -90,3 +90,6 @@ export async function runSearch(context: CommandContext, query: string, rawFlags
     return EXIT.ok;
   });
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { search: flagsSchema };

@@ -128,3 +128,6 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
   await db.close();
   return EXIT.ok;
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { serve: serveFlags };

@@ -34,6 +34,8 @@ const applyFlags = z.object({
   detailedExitcode: z.boolean().default(false),
   format: z.enum(['text', 'markdown', 'github']).optional(),
 });
+/** diff never changes anything: no --dry-run, no --yes. */
+const diffFlags = applyFlags.omit({ dryRun: true, yes: true });
 
 type ApplyFormat = z.infer<typeof applyFlags>['format'];
 
@@ -162,10 +164,10 @@ async function confirm(context: CommandContext, question: string, yes: boolean, 
 }
 
 export async function runApply(context: CommandContext, rawFlags: unknown, mode: 'apply' | 'diff'): Promise<ExitCode> {
-  const flags = parseFlags(applyFlags, rawFlags);
+  const flags = mode === 'apply' ? parseFlags(applyFlags, rawFlags) : { ...parseFlags(diffFlags, rawFlags), dryRun: true, yes: false };
   const { output } = context;
   const shape = applyOutput(context, flags.format);
-  const dryRun = mode === 'diff' || flags.dryRun;
+  const { dryRun } = flags;
   const definitions = await definitionsOrReport(context, flags.file, flags.format, dryRun ? 'There is no plan' : 'Nothing was changed');
   if (typeof definitions === 'number') return definitions;
   const { executePlan, makePlan } = await applying();
@@ -201,8 +203,10 @@ export async function runApply(context: CommandContext, rawFlags: unknown, mode:
   });
 }
 
+const createFlags = z.object({ file: z.array(z.string()) });
+
 export async function runCreate(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ file: z.array(z.string()) }), rawFlags);
+  const flags = parseFlags(createFlags, rawFlags);
   const definitions = await definitionsOrReport(context, flags.file);
   if (typeof definitions === 'number') return definitions;
   return withBackend(context, 'creating', async (backend) => {
@@ -230,8 +234,10 @@ const summaryText = (monitor: MonitorResource) => {
   return `${parts.length > 0 ? parts.join(', ') : 'no change'} (${s.totalPages} page${s.totalPages === 1 ? '' : 's'})`;
 };
 
+const listFlags = z.object({ all: z.boolean().default(false) });
+
 export async function runList(context: CommandContext, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ all: z.boolean().default(false) }), rawFlags);
+  const flags = parseFlags(listFlags, rawFlags);
   return withBackend(context, 'listing', async (backend) => {
     const monitors = await backend.monitors.list({ includeDeleted: flags.all });
     const { output } = context;
@@ -256,8 +262,10 @@ export async function runGet(context: CommandContext, idOrName: string): Promise
 }
 
 /** `monitor export`: definitions that `apply` reads back as unchanged, secrets as references. */
+const exportFlags = z.object({ showSecrets: z.boolean().default(false) });
+
 export async function runExport(context: CommandContext, idsOrNames: string[], rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ showSecrets: z.boolean().default(false) }), rawFlags);
+  const flags = parseFlags(exportFlags, rawFlags);
   return withBackend(context, 'exporting', async (backend) => {
     const monitors =
       idsOrNames.length > 0 ? await Promise.all([...new Set(idsOrNames)].map((idOrName) => backend.monitors.get(idOrName))) : await backend.monitors.list();
@@ -278,8 +286,11 @@ export async function runExport(context: CommandContext, idsOrNames: string[], r
   });
 }
 
+/** delete's --yes; pause and resume declare no flag, and the default holds for them. */
+const stateChangeFlags = z.object({ yes: z.boolean().default(false) });
+
 export async function runStateChange(context: CommandContext, idOrName: string, change: 'pause' | 'resume' | 'delete', rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ yes: z.boolean().default(false) }), rawFlags);
+  const flags = parseFlags(stateChangeFlags, rawFlags);
   return withBackend(context, change === 'delete' ? 'deleting' : change === 'pause' ? 'pausing' : 'resuming', async (backend) => {
     const monitor = await backend.monitors.get(idOrName);
     let result: MonitorResource;
@@ -323,8 +334,10 @@ const checkLine = (check: CheckRecord) => {
   return `check ${check.id} ${check.status}${counts ? `: ${counts}` : ''}`;
 };
 
+const runNowFlags = z.object({ due: z.boolean().default(false), wait: z.boolean().default(false) });
+
 export async function runMonitorNow(context: CommandContext, idOrName: string | undefined, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ due: z.boolean().default(false), wait: z.boolean().default(false) }), rawFlags);
+  const flags = parseFlags(runNowFlags, rawFlags);
   if (flags.due && idOrName) throw new UsageError('give a monitor or --due, not both');
   if (!flags.due && !idOrName) throw new UsageError('give a monitor to run, or --due to run every monitor that is due');
   if (flags.due) return runDue(context);
@@ -424,8 +437,10 @@ function colouredDiff(output: Output, text: string): string {
   );
 }
 
+const checkShowFlags = z.object({ status: z.enum(PAGE_STATUSES).optional() });
+
 export async function runCheckShow(context: CommandContext, idOrName: string, checkId: string, rawFlags: unknown): Promise<ExitCode> {
-  const flags = parseFlags(z.object({ status: z.enum(PAGE_STATUSES).optional() }), rawFlags);
+  const flags = parseFlags(checkShowFlags, rawFlags);
   return withBackend(context, 'reading', async (backend) => {
     const check = await backend.checks.get(idOrName, checkId, flags.status);
     const { output } = context;
@@ -491,3 +506,15 @@ export async function runCheckShow(context: CommandContext, idOrName: string, ch
     return EXIT.ok;
   });
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = {
+  'monitor apply': applyFlags,
+  'monitor diff': diffFlags,
+  'monitor create': createFlags,
+  'monitor list': listFlags,
+  'monitor export': exportFlags,
+  'monitor delete': stateChangeFlags,
+  'monitor run': runNowFlags,
+  'monitor check': checkShowFlags,
+};

@@ -175,3 +175,6 @@ export async function runHistory(context: CommandContext, idOrName: string, rawF
     return EXIT.ok;
   });
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { 'monitor report': reportFlags, 'monitor history': historyFlags };

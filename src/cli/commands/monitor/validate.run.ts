@@ -18,6 +18,8 @@ import { problemFormat, reportRoot, type ProblemFormat } from '../../problem-for
 import { version } from '../../version.js';
 
 const flagsSchema = z.object({
+  /** -f files: validate.ts has joined them with the arguments into paths. */
+  file: z.array(z.string()).optional(),
   print: z.boolean().default(false),
   format: z.enum(['text', 'github', 'sarif']).optional(),
 });
@@ -112,3 +114,6 @@ function printedDefinition(file: string, monitor: MonitorReport, now: Date): str
   const header = `# ${file}:${monitor.position.line}\n# next runs: ${runs.join(', ')}\n`;
   return header + stringify(redactDefinition(definition), { lineWidth: 0 });
 }
+
+/** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
+export const flagSchemas = { 'monitor validate': flagsSchema };
