@@ -53,6 +53,13 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     .then((code) => {
       finished = true;
       process.exitCode = code;
+      // The command has said all it has to say: what it started and left (a check abandoned by
+      // Ctrl-C, whose page would hold the process until its timeout; an idle keep-alive socket)
+      // does not keep the process, once both streams have written what they hold.
+      let pending = 2;
+      const flushed = () => --pending === 0 && process.exit(code);
+      process.stdout.write('', flushed);
+      process.stderr.write('', flushed);
     });
 }
 

@@ -134,7 +134,10 @@ describe('bin/webwatch.js', () => {
         const started = Date.now();
         while (asked === before && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 20));
         child.kill('SIGINT');
+        const interruptedAt = Date.now();
         const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        // At once, not when the page's 60-second timeout would have ended the work left behind.
+        assert.ok(Date.now() - interruptedAt < 30_000, `${args.join(' ')} took ${Date.now() - interruptedAt} ms to exit after Ctrl-C`);
         return { code, stdout, stderr };
       };
       for (const args of [
