@@ -23,7 +23,7 @@
 // bomb of 1 GB of text) through each candidate, without network (unshare -n when available).
 //
 // Usage: npm run build && node bench/documents-fidelity.mjs [--corpus DIR] [--formats docx,odt,...]
-//        [--files N] [--timeout S] [--memory-cap-mb MB] [--hostile] [--dump DIR] [--out bench/documents-fidelity.json]
+//        [--files N] [--timeout S] [--memory-cap-mb MB] [--hostile] [--dump DIR] [--out bench/results/documents-fidelity.json]
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -41,7 +41,7 @@ const formats = arg('--formats', FORMATS.join(',')).split(',');
 const fileLimit = Number(arg('--files', Number.POSITIVE_INFINITY));
 const timeoutMs = Number(arg('--timeout', 60)) * 1000;
 const memoryCapKb = Number(arg('--memory-cap-mb', 3072)) * 1024;
-const outPath = arg('--out', join(root, 'bench', 'documents-fidelity.json'));
+const outPath = arg('--out', join(root, 'bench', 'results', 'documents-fidelity.json'));
 const hostile = process.argv.includes('--hostile');
 const dump = arg('--dump', null);
 const corpus = arg(
