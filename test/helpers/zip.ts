@@ -59,6 +59,14 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
 
 /** The smallest DOCX a reader takes: one paragraph of `text`. */
 export function minimalDocx(text: string, extra: readonly ZipEntry[] = []): Buffer {
+  return docx(
+    `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
+    extra,
+  );
+}
+
+/** A DOCX of this word/document.xml, and any other parts. */
+export function docx(documentXml: string, extra: readonly ZipEntry[] = []): Buffer {
   return zip([
     {
       name: '[Content_Types].xml',
@@ -68,10 +76,7 @@ export function minimalDocx(text: string, extra: readonly ZipEntry[] = []): Buff
       name: '_rels/.rels',
       data: '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
     },
-    {
-      name: 'word/document.xml',
-      data: `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
-    },
+    { name: 'word/document.xml', data: documentXml },
     ...extra,
   ]);
 }

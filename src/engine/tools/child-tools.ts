@@ -13,11 +13,15 @@ import type { Env } from '../../lib/env.js';
 
 export type PdfTool = 'pdfinfo' | 'pdftotext' | 'pdftoppm' | 'tesseract';
 export type MediaTool = 'ffmpeg' | 'ffprobe';
-export type ChildTool = PdfTool | MediaTool;
+/** Office documents: pandoc and LibreOffice, run inside bubblewrap (documents/convert.ts). */
+export type DocumentTool = 'pandoc' | 'soffice' | 'bwrap';
+export type ChildTool = PdfTool | MediaTool | DocumentTool;
 
 export const PDF_TOOLS_INSTALL_HINT =
   "install Debian's poppler-utils, tesseract-ocr and tesseract-ocr-eng (apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng)";
 export const MEDIA_TOOLS_INSTALL_HINT = "install Debian's ffmpeg (apt-get install ffmpeg)";
+export const DOCUMENT_TOOLS_INSTALL_HINT =
+  "install Debian's pandoc, libreoffice-writer-nogui, libreoffice-calc-nogui and bubblewrap (apt-get install pandoc libreoffice-writer-nogui libreoffice-calc-nogui bubblewrap)";
 
 const PACKAGE_OF: Record<ChildTool, string> = {
   pdfinfo: 'poppler-utils',
@@ -26,7 +30,11 @@ const PACKAGE_OF: Record<ChildTool, string> = {
   tesseract: 'tesseract-ocr',
   ffmpeg: 'ffmpeg',
   ffprobe: 'ffmpeg',
+  pandoc: 'pandoc',
+  soffice: 'libreoffice-writer-nogui',
+  bwrap: 'bubblewrap',
 };
+const isDocumentTool = (tool: ChildTool): tool is DocumentTool => tool === 'pandoc' || tool === 'soffice' || tool === 'bwrap';
 const isMediaTool = (tool: ChildTool): tool is MediaTool => tool === 'ffmpeg' || tool === 'ffprobe';
 
 export interface ToolLimits {
@@ -37,6 +45,13 @@ export interface ToolLimits {
   /** The child is killed when its standard output grows past this. */
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /**
+   * Run inside bubblewrap: no network at all (a namespace of its own, not even loopback), the
+   * system read-only, a private /tmp, and only `writableDir` writable. For converters of
+   * untrusted documents, which may otherwise follow a document's links (LibreOffice fetches
+   * linked images while it converts).
+   */
+  sandbox?: { writableDir: string };
 }
 
 export interface ToolResult {
@@ -74,16 +89,15 @@ export function findTool(tool: ChildTool, env: Env = process.env): string {
     }
   }
   const media = isMediaTool(tool);
-  throw new WebwatchError(
-    `${media ? 'the audio and video formats need' : 'reading PDFs needs'} ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`,
-    {
-      status: 501,
-      code: media ? 'MEDIA_TOOLS_NOT_FOUND' : 'PDF_TOOLS_NOT_FOUND',
-      // A missing ffmpeg exits 11, as a missing browser does (the exit-code table).
-      ...(media && { exitCode: EXIT.browserMissing }),
-      suggestion: media ? MEDIA_TOOLS_INSTALL_HINT : PDF_TOOLS_INSTALL_HINT,
-    },
-  );
+  const documents = isDocumentTool(tool);
+  const needs = media ? 'the audio and video formats need' : documents ? 'reading office documents needs' : 'reading PDFs needs';
+  throw new WebwatchError(`${needs} ${tool} (Debian package ${PACKAGE_OF[tool]}), and it was not found on PATH`, {
+    status: 501,
+    code: media ? 'MEDIA_TOOLS_NOT_FOUND' : documents ? 'DOCUMENT_TOOLS_NOT_FOUND' : 'PDF_TOOLS_NOT_FOUND',
+    // A missing ffmpeg exits 11, as a missing browser does (the exit-code table).
+    ...(media && { exitCode: EXIT.browserMissing }),
+    suggestion: media ? MEDIA_TOOLS_INSTALL_HINT : documents ? DOCUMENT_TOOLS_INSTALL_HINT : PDF_TOOLS_INSTALL_HINT,
+  });
 }
 
 // The shell sets the address-space cap and then becomes the tool (exec), so killing the
@@ -97,7 +111,8 @@ export function runTool(tool: ChildTool, args: readonly string[], limits: ToolLi
     if (limits.signal?.aborted) return reject(new ToolStopped('aborted', tool));
     const remaining = limits.deadline - Date.now();
     if (remaining <= 0) return reject(new ToolStopped('deadline', tool));
-    const child = spawn('/bin/sh', ['-c', LIMITED, 'sh', String(Math.floor(limits.memoryBytes / 1024)), path, ...args], {
+    const command = limits.sandbox ? [findTool('bwrap'), ...sandboxArgs(limits.sandbox.writableDir), path, ...args] : [path, ...args];
+    const child = spawn('/bin/sh', ['-c', LIMITED, 'sh', String(Math.floor(limits.memoryBytes / 1024)), ...command], {
       stdio: ['ignore', 'pipe', 'pipe'],
       // One thread per tesseract: pages are read in parallel instead, and the machine is shared.
       // Nothing of webwatch's own environment (keys) reaches a tool; tesseract's data path does.
@@ -106,6 +121,8 @@ export function runTool(tool: ChildTool, args: readonly string[], limits: ToolLi
         LANG: 'C.UTF-8',
         OMP_THREAD_LIMIT: '1',
         ...(process.env.TESSDATA_PREFIX && { TESSDATA_PREFIX: process.env.TESSDATA_PREFIX }),
+        // LibreOffice writes its profile under HOME: the writable directory, when sandboxed.
+        ...(limits.sandbox && { HOME: limits.sandbox.writableDir }),
       },
     });
     const stdout: Buffer[] = [];
@@ -142,4 +159,31 @@ export function runTool(tool: ChildTool, args: readonly string[], limits: ToolLi
       else resolve({ code, stdout: Buffer.concat(stdout), stderr });
     });
   });
+}
+
+/**
+ * bubblewrap's arguments: nothing of the network, and of the file system only the system's
+ * programs and settings (/usr, /etc) read-only and the one writable directory, so that a
+ * document that links a local file (a picture or an included text at file:///...) finds
+ * neither webwatch's database nor anyone's home. /bin and /lib are /usr's on Debian.
+ */
+function sandboxArgs(writableDir: string): string[] {
+  const bind = (flag: string, path: string) => [flag, path, path];
+  return [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    ...bind('--ro-bind', '/usr'),
+    ...bind('--ro-bind', '/etc'),
+    ...['bin', 'sbin', 'lib', 'lib64'].flatMap((name) => ['--symlink', `usr/${name}`, `/${name}`]),
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    ...bind('--bind', writableDir),
+    '--chdir',
+    writableDir,
+  ];
 }
