@@ -51,7 +51,7 @@ const ENGINE: Record<string, readonly string[]> = {
   diff: ['content'],
   judge: ['llm'],
   keys: ['store'],
-  documents: ['tools'],
+  documents: ['content', 'tools'],
   pdf: ['tools'],
   usage: ['store'],
   extract: ['browser', 'content', 'llm'],

@@ -17,6 +17,7 @@ import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
 import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../content/markup.js';
 import { extractPageHead, type PageHeadings, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
+import { claimsDocument, type DocumentDetection, detectDocument, isSpreadsheet } from '../documents/detect.js';
 import { isPdf } from '../pdf/detect.js';
 import type { PdfLimits, PdfPageBlocks } from '../pdf/parse-pdf.js';
 import { redactPii } from '../pii/redact.js';
@@ -39,6 +40,8 @@ export interface Content {
   /** An HTML page's <title> and first <h1>, wherever its main content starts. */
   headings?: PageHeadings;
   warning?: string;
+  /** An office document's kind and size: its pages or sheets, as its metadata's numPages. */
+  document?: { kind: string; numPages?: number };
   /** What a parsed PDF adds to the document, and its price (spec §8: a credit a page). */
   pdf?: { numPages?: number; pages?: { pageNumber: number; markdown: string }[]; blocks?: PdfPageBlocks[]; creditsUsed: number };
 }
@@ -73,6 +76,37 @@ function htmlContent(page: ConvertInput, options: ScrapeOptions, formats: Set<st
   };
 }
 
+/**
+ * An office document (docs/scraping.md, "Documents"): converted to HTML by its reader, then read
+ * as an HTML page is, so that onlyMainContent, includeTags and excludeTags and the formats
+ * behave as on one; a workbook is a section per sheet. rawHtml is the converted HTML.
+ */
+async function documentContent(
+  page: ConvertInput,
+  detection: DocumentDetection,
+  options: ScrapeOptions,
+  formats: Set<string>,
+  deadline: number,
+): Promise<Content> {
+  const [{ documentToHtml }, { workbookHtml }] = await Promise.all([import('../documents/convert.js'), import('../documents/sheets.js')]);
+  const converted = await documentToHtml(page.body, detection.kind, { deadline });
+  const workbook = isSpreadsheet(detection.kind) && detection.kind !== 'csv' ? workbookHtml(converted) : undefined;
+  const html = workbook?.html ?? converted;
+  const content = htmlContent({ body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.finalUrl }, options, formats);
+  const warnings = [
+    ...(detection.claimed ? [`labelled as ${detection.claimed.toUpperCase()}, the file is ${detection.kind.toUpperCase()}: read as what it is`] : []),
+    ...(workbook?.warnings ?? []),
+    ...(content.warning ? [content.warning] : []),
+  ];
+  const { warning: _, ...rest } = content;
+  return {
+    ...rest,
+    rawHtml: html,
+    document: { kind: detection.kind, ...(workbook && { numPages: workbook.sheets }) },
+    ...(warnings.length > 0 && { warning: warnings.join('; ') }),
+  };
+}
+
 function bodyElement(document: Document): Element | undefined {
   for (const node of document.children) {
     if (!isTag(node)) continue;
@@ -84,6 +118,14 @@ function bodyElement(document: Document): Element | undefined {
 
 function otherContent(page: ConvertInput, contentType: string): Content {
   const base = { links: [] as string[], images: [] as string[], metadata: {} };
+  const claimed = claimsDocument(contentType, page.finalUrl);
+  if (claimed && !isText(contentType) && !contentType.startsWith('image/')) {
+    return {
+      ...base,
+      markdown: '',
+      warning: `labelled as ${claimed.toUpperCase()}, the file is not one (its bytes are no ${claimed.toUpperCase()}): request rawBase64 for them`,
+    };
+  }
   if (isJson(contentType)) {
     const { text } = decodeBody(page.body, page.contentType, false);
     let pretty = text;
@@ -162,11 +204,15 @@ async function convertContent(page: ConvertInput, options: ScrapeOptions, format
   const contentType = mediaType(page.contentType);
   const wanted = new Set(formats);
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
+  const deadline = limits?.deadline ?? Date.now() + timeoutMs;
+  const document = isPdf(contentType, page.body) ? undefined : detectDocument(contentType, page.body, page.finalUrl);
   const content = isPdf(contentType, page.body)
-    ? await pdfContent(page, options, limits ?? { deadline: Date.now() + timeoutMs, timeoutMs })
-    : isHtml(contentType)
-      ? htmlContent(page, options, wanted)
-      : otherContent(page, contentType);
+    ? await pdfContent(page, options, limits ?? { deadline, timeoutMs })
+    : document
+      ? await documentContent(page, document, options, wanted, deadline)
+      : isHtml(contentType)
+        ? htmlContent(page, options, wanted)
+        : otherContent(page, contentType);
   // A PDF's markdown has no inline images and was redacted as it was read; the file itself is not markdown.
   if (content.pdf) return content;
   const warnings = [content.warning];

@@ -501,6 +501,7 @@ async function fetchAndConvert(
       statusCode: page.statusCode,
       ...(page.contentType && { contentType: page.contentType }),
       ...(content.pdf?.numPages !== undefined && { numPages: content.pdf.numPages }),
+      ...(content.document?.numPages !== undefined && { numPages: content.document.numPages }),
       scrapeId,
       ...(readsCache && { cacheState: 'miss' as const }),
       proxyUsed,
