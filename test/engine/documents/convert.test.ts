@@ -61,13 +61,13 @@ describe('documentToHtml', { skip: missingTools }, () => {
     const html = await documentToHtml(readFileSync(file), 'docx', soon());
     assert.match(html, /<h1[^>]*>.*Prices.*<\/h1>/s);
     assert.match(html, /The list of the month\./);
-    assert.match(html, /<table[^]*Tea[^]*3[^]*Cake[^]*5[^]*<\/table>/);
+    assert.match(html, /<table[\s\S]*Tea[\s\S]*3[\s\S]*Cake[\s\S]*5[\s\S]*<\/table>/);
   });
 
   it('reads RTF and CSV with pandoc', async () => {
     assert.match(await documentToHtml(Buffer.from('{\\rtf1\\ansi {\\b Terms} of service.\\par}'), 'rtf', soon()), /<strong>Terms<\/strong> of service\./);
     const csv = await documentToHtml(Buffer.from('name,price\nTea,3\n'), 'csv', soon());
-    assert.match(csv, /<th[^>]*>name<\/th>[^]*<td[^>]*>Tea<\/td>/);
+    assert.match(csv, /<th[^>]*>name<\/th>[\s\S]*<td[^>]*>Tea<\/td>/);
   });
 
   it('never fetches what a document links, where the converter unsandboxed does', async () => {
