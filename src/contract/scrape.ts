@@ -23,6 +23,11 @@ export interface DocumentMetadata extends PageMetadata {
   error?: string;
 }
 
+/** A file read by POST /v2/parse: named by the file it came from, not by a URL. */
+export type ParsedDocument = Omit<ScrapeDocument, 'metadata'> & {
+  metadata: Omit<DocumentMetadata, 'sourceURL' | 'url' | 'proxyUsed' | 'cacheState' | 'cachedAt'> & { sourceFile: string };
+};
+
 export interface ChangeTracking {
   previousScrapeAt: string | null;
   changeStatus: 'new' | 'same' | 'changed' | 'removed';

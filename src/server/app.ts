@@ -33,6 +33,7 @@ import { extractRoutes } from './routes/extract.js';
 import type { RouteDeps } from './routes/deps.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { scrapeRoutes } from './routes/scrape.js';
+import { parseRoutes } from './routes/parse.js';
 import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
 import { databaseHealth } from './shared-limits.js';
@@ -139,6 +140,7 @@ const LOG_SERIALIZERS = {
 /** Each resource's routes, a Fastify plugin of their own. */
 const ROUTES: FastifyPluginAsync<RouteDeps>[] = [
   scrapeRoutes,
+  parseRoutes,
   artifactRoutes,
   searchRoutes,
   crawlRoutes,

@@ -10,7 +10,7 @@ import type { CrawlPage, CrawlSummary } from '../contract/crawl.js';
 import type { ExtractStatusDocument } from '../contract/extract.js';
 import type { MapLink } from '../contract/map.js';
 import type { MonitorResource } from '../contract/monitor.js';
-import type { ScrapeDocument } from '../contract/scrape.js';
+import type { ParsedDocument, ScrapeDocument } from '../contract/scrape.js';
 import type { SearchAnswer } from '../contract/search.js';
 import type { AgentRequestInput } from '../spec/agent.js';
 import type { ExtractRequestInput } from '../spec/extract.js';
@@ -30,6 +30,11 @@ export interface ScrapeService {
    * scrape job (cancelled when `signal` aborts); on the engine, a few scrapes at a time.
    */
   many(urls: readonly string[], options: ScrapeOptions, onResult?: (done: number) => void, signal?: AbortSignal): Promise<ScrapeResult[]>;
+}
+
+export interface ParseService {
+  /** A file read as a scrape of it would read it: by its bytes, nothing fetched or cached. */
+  parse(file: { body: Buffer; filename: string; contentType: string }, options: ScrapeOptions, signal?: AbortSignal): Promise<ParsedDocument>;
 }
 
 export interface CrawlJobStatus {

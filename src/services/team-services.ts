@@ -9,6 +9,7 @@ import { crawlService, type TeamCrawlService } from './crawl.js';
 import type { ExtractService, MapService, SearchService } from './interfaces.js';
 import { mapService } from './map.js';
 import { monitorService, type TeamMonitorService } from './monitors.js';
+import { parseService, type TeamParseService } from './parse.js';
 import { scrapeService, type TeamScrapeService } from './scrape.js';
 import { searchService } from './search.js';
 import { team as teamOf, type TeamOptions } from './team.js';
@@ -17,6 +18,7 @@ import { usageService, type TeamUsageService } from './usage.js';
 export interface TeamServices {
   readonly team: string;
   readonly scrape: TeamScrapeService;
+  readonly parse: TeamParseService;
   readonly crawl: TeamCrawlService;
   readonly map: MapService;
   readonly search: SearchService;
@@ -36,6 +38,7 @@ export function teamServices(options: TeamOptions): TeamServices {
   return {
     team: team.name,
     scrape: scrapeService(team),
+    parse: parseService(team),
     crawl: crawlService(team),
     map: mapService(team),
     search: searchService(team),

@@ -65,6 +65,8 @@ export interface ScrapeContext {
 export interface ScrapeRequest {
   url: string;
   options: ScrapeOptions;
+  /** A file given instead of fetched (`POST /v2/parse`): read as a response of this type would be. */
+  upload?: { body: Buffer; contentType: string };
 }
 
 type FormatName = 'markdown' | 'html' | 'rawHtml' | 'rawBase64' | 'links' | 'images' | 'changeTracking';
@@ -433,6 +435,32 @@ async function obtainByProxy(
   throw new Error('a scrape has at least one proxy attempt');
 }
 
+const uploadedPage = (url: string, upload: NonNullable<ScrapeRequest['upload']>): FetchedPage => ({
+  requestedUrl: url,
+  finalUrl: url,
+  statusCode: 200,
+  headers: { 'content-type': upload.contentType },
+  contentType: upload.contentType,
+  body: upload.body,
+  redirects: [],
+});
+
+/**
+ * A file read as a scrape would read it, had it been fetched (`POST /v2/parse`): no network, no
+ * cache read or written, no change tracking. `url` names the file (`file:///NAME`), so that a
+ * document's relative links stay relative to nothing of the network.
+ */
+export async function scrapeUpload(request: Required<Pick<ScrapeRequest, 'url' | 'options' | 'upload'>>, context: ScrapeContext): Promise<ScrapeDocument> {
+  const needs = modelNeeds(request.options);
+  if (needs.length > 0 && !context.llm) throw modelNotConfigured(needs);
+  const { store: _, ...withoutStore } = context;
+  const fetched = await fetchAndConvert(request, withoutStore, { cacheKey: '', known: undefined, wanted: false }, false);
+  if ('unchanged' in fetched) throw new Error('an upload has no known fingerprint');
+  const surcharge = context.zeroDataRetention?.surcharge ?? 0;
+  const { document } = fetched;
+  return surcharge === 0 ? document : { ...document, metadata: { ...document.metadata, creditsUsed: document.metadata.creditsUsed + surcharge } };
+}
+
 /** The content pipeline, loaded by the first page that needs it and kept: one import, not one a page. */
 let contentPipeline: Promise<typeof import('./convert.js')> | undefined;
 
@@ -448,7 +476,9 @@ async function fetchAndConvert(
   const scrapeId = timeOrderedUuid();
   const startedAt = Date.now();
   const timeoutMs = options.timeout ?? SCRAPE_TIMEOUT_DEFAULT_MS;
-  const { page, rendered, browserWarning, proxyUsed } = await obtainByProxy(request, context, scrapeId, timeoutMs);
+  const { page, rendered, browserWarning, proxyUsed } = request.upload
+    ? { page: uploadedPage(request.url, request.upload), rendered: undefined, browserWarning: undefined, proxyUsed: 'basic' as const }
+    : await obtainByProxy(request, context, scrapeId, timeoutMs);
   const fingerprint =
     fingerprinting.wanted || fingerprinting.known !== undefined ? await responseFingerprint(context.version, fingerprinting.cacheKey, page) : null;
   if (fingerprint === fingerprinting.known && !rendered?.screenshot && !rendered?.actions)

@@ -1,0 +1,97 @@
+/**
+ * POST /v2/parse: one uploaded file (multipart: `file`, and `options` as JSON) read as a scrape
+ * of it would read it, one of the key's concurrent jobs; GET /v2/parse/formats: what it accepts.
+ * The file is held in memory within the 50 MB limit, never written but to the converter's own
+ * directory, and nothing of it is kept once answered.
+ */
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { WebwatchError } from '../../errors/webwatch-error.js';
+import { ERROR_MESSAGES } from '../../spec/errors.js';
+import { PARSE_EXCLUDED_FORMATS, PARSE_EXCLUDED_OPTIONS, PARSE_FORMATS, PARSE_MAX_BYTES, parseFormatOf, unsupportedFileType } from '../../spec/parse.js';
+import { validateScrapeOptions } from '../../spec/schemas.js';
+import { validateZeroDataRetention, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
+import { invalid } from '../http.js';
+import type { RouteDeps } from './deps.js';
+
+const OPTIONS_MAX_BYTES = 1024 * 1024;
+
+const badRequest = (path: string, message: string) => new WebwatchError(ERROR_MESSAGES.badRequest, { status: 400, details: [{ path, message }] });
+
+interface Upload {
+  file?: { body: Buffer; filename: string; contentType: string };
+  options: Record<string, unknown>;
+}
+
+/** The parts of the request: at most one file and one options field, within their limits. */
+async function readUpload(request: FastifyRequest): Promise<Upload> {
+  if (!request.isMultipart()) throw badRequest('', 'parse takes multipart/form-data: a "file" part, and "options" as JSON');
+  const upload: Upload = { options: {} };
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') throw badRequest(part.fieldname, 'the only file part is "file"');
+        upload.file = { body: await part.toBuffer(), filename: part.filename || 'upload', contentType: part.mimetype };
+      } else if (part.fieldname === 'options') {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(String(part.value));
+        } catch {
+          throw badRequest('options', 'the options part is not JSON');
+        }
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('options', 'the options part must be a JSON object');
+        upload.options = parsed as Record<string, unknown>;
+      }
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+      throw new WebwatchError(ERROR_MESSAGES.payloadTooLarge, { status: 413, code: 'FILE_TOO_LARGE', details: { limitBytes: PARSE_MAX_BYTES } });
+    throw error;
+  }
+  return upload;
+}
+
+export const parseRoutes: FastifyPluginAsync<RouteDeps> = async (app, { servicesOf }) => {
+  const { limited } = app.limits;
+  await app.register(multipart, {
+    limits: { fileSize: PARSE_MAX_BYTES, files: 1, fields: 4, fieldSize: OPTIONS_MAX_BYTES, parts: 6 },
+    throwFileSizeLimit: true,
+  });
+
+  app.get('/v2/parse/formats', async (_request, reply) => {
+    // Image OCR of uploads is not built yet: images are listed, and refused.
+    const formats = PARSE_FORMATS.map((format) => ({ ...format, available: format.kind === 'document' }));
+    return reply.header('cache-control', 'private, max-age=3600').send({ success: true, data: { formats } });
+  });
+
+  app.post('/v2/parse', async (request, reply) => {
+    const { file, options } = await readUpload(request);
+    if (!file) throw badRequest('file', 'a "file" part is required');
+    if (file.body.length === 0) throw badRequest('file', 'the file is empty');
+    const format = parseFormatOf(file.filename, file.contentType);
+    if (!format) throw unsupportedFileType(file.filename, 'neither its name nor its type is one parse reads');
+    if (format.kind === 'image') throw unsupportedFileType(file.filename, 'image OCR of uploads is not available on this server');
+    const { zeroDataRetention, ...rest } = options;
+    const excluded = PARSE_EXCLUDED_OPTIONS.filter((name) => name in rest).map((name) => ({
+      path: [name],
+      message: 'is an option of fetching a page, not of parse',
+    }));
+    const formats = Array.isArray(rest.formats) ? rest.formats : [];
+    const excludedFormats = formats
+      .map((entry, index) => ({ entry: typeof entry === 'string' ? entry : (entry as { type?: unknown })?.type, index }))
+      .filter(({ entry }) => (PARSE_EXCLUDED_FORMATS as readonly unknown[]).includes(entry))
+      .map(({ entry, index }) => ({ path: ['formats', index], message: `${String(entry)} is not a format of parse` }));
+    if (excluded.length > 0 || excludedFormats.length > 0) throw invalid([...excluded, ...excludedFormats]);
+    const validation = validateScrapeOptions(rest, 'wire');
+    const retention = validateZeroDataRetention(zeroDataRetention);
+    if (!validation.ok || !retention.ok) throw invalid([...(retention.ok ? [] : retention.problems), ...(validation.ok ? [] : validation.problems)]);
+    const refused = zeroDataRetentionProblems(retention.value, validation.value);
+    if (refused.length > 0) throw invalid(refused);
+    return limited(request, reply, async () => {
+      const document = await servicesOf(request).parse.parse({ ...file, contentType: format.mimeTypes[0]! }, validation.value, undefined, {
+        zeroDataRetention: retention.value,
+      });
+      return reply.send({ success: true, data: document });
+    });
+  });
+};
