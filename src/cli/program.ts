@@ -9,6 +9,7 @@ import { helpCommand } from './commands/help.js';
 import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
 import { initCommand } from './commands/init.js';
+import { parseCommand } from './commands/parse.js';
 import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
 import { mcpCommand } from './commands/mcp.js';
@@ -39,6 +40,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(initCommand(runtime))
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
+    .addCommand(parseCommand(runtime))
     .addCommand(crawlCommand(runtime))
     .addCommand(mapCommand(runtime))
     .addCommand(searchCommand(runtime))

@@ -157,6 +157,7 @@ export interface Backend {
   /** Whether the work runs in this process (the embedded engine) rather than on an API. */
   readonly inProcess: boolean;
   readonly scrape: ScrapeService;
+  readonly parse: ParseService;
   readonly crawl: CrawlService;
   readonly map: MapService;
   readonly search: SearchService;

@@ -5,6 +5,7 @@
  * history. GET /v2/parse/formats lists what is accepted, from the same table.
  */
 import { WebwatchError } from '../errors/webwatch-error.js';
+import type { Problem } from './issues.js';
 
 export const PARSE_MAX_BYTES = 50 * 1024 * 1024;
 
@@ -49,10 +50,15 @@ export const PARSE_FORMATS: readonly ParseFormat[] = [
 ];
 
 export const unsupportedFileType = (filename: string, why: string) =>
-  new WebwatchError(`${JSON.stringify(filename.slice(0, 200))}: ${why}; GET /v2/parse/formats lists what parse accepts`, {
-    status: 415,
-    code: 'UNSUPPORTED_FILE_TYPE',
-  });
+  new WebwatchError(
+    `${JSON.stringify(filename.slice(0, 200))}: ${why} (parse reads ${PARSE_FORMATS.filter((format) => format.kind === 'document')
+      .flatMap((format) => format.extensions)
+      .join(' ')})`,
+    {
+      status: 415,
+      code: 'UNSUPPORTED_FILE_TYPE',
+    },
+  );
 
 /**
  * The format of an upload, by its name's extension, else by the type its part declared; the
@@ -64,4 +70,18 @@ export function parseFormatOf(filename: string, declaredType: string | undefined
   if (byName) return byName;
   const type = (declaredType ?? '').split(';')[0]!.trim().toLowerCase();
   return PARSE_FORMATS.find((format) => format.mimeTypes.includes(type));
+}
+
+/** What of a scrape's options parse does not take: the options of fetching, and the formats of a browser or a history. */
+export function parseOptionProblems(options: Record<string, unknown>): Problem[] {
+  const excluded = PARSE_EXCLUDED_OPTIONS.filter((name) => name in options).map((name) => ({
+    path: [name],
+    message: 'is an option of fetching a page, not of parse',
+  }));
+  const formats = Array.isArray(options.formats) ? (options.formats as unknown[]) : [];
+  const excludedFormats = formats
+    .map((entry, index) => ({ entry: typeof entry === 'string' ? entry : (entry as { type?: unknown } | null)?.type, index }))
+    .filter(({ entry }) => (PARSE_EXCLUDED_FORMATS as readonly unknown[]).includes(entry))
+    .map(({ entry, index }) => ({ path: ['formats', index], message: `${String(entry)} is not a format of parse` }));
+  return [...excluded, ...excludedFormats];
 }

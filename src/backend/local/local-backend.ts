@@ -34,6 +34,7 @@ export function localBackend(options: LocalBackendOptions): Backend {
     description: 'the local engine',
     inProcess: true,
     scrape: services.scrape,
+    parse: services.parse,
     crawl: {
       run: (url, crawlOptions, scrapeOptions, onPage, signal) => services.crawl.run(url, crawlOptions, scrapeOptions, onPage, signal),
       start: notStored,

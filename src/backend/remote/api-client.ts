@@ -3,7 +3,7 @@
  * error bodies of §7.1 turned into WebwatchErrors (and so into the exit codes of DESIGN §3).
  * Sleeping and randomness are injectable, so retry timing is tested without waiting.
  */
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, type FormData as UndiciFormData, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { apiUrlOf } from '../../config/api-url.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { EXIT } from '../../errors/exit-codes.js';
@@ -40,6 +40,8 @@ export interface ApiClientOptions {
 
 export interface RequestOptions {
   body?: unknown;
+  /** A multipart body instead of JSON (POST /v2/parse): sent whole again on a retry. */
+  form?: UndiciFormData;
   query?: Record<string, string | number | boolean | undefined>;
   /** Abandons the request and its retries (Ctrl-C while following): rejects with the signal's reason. */
   signal?: AbortSignal;
@@ -148,8 +150,8 @@ export class ApiClient {
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': `webwatch/${this.options.version}` };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const body = options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (typeof body === 'string') headers['content-type'] = 'application/json';
     const log = this.options.log;
     const maxAttempts = this.options.maxAttempts ?? RETRY.maxAttempts;
     const retrying = (what: string, wait: number, attempt: number, attempts = maxAttempts) =>

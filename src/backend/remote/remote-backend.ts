@@ -5,6 +5,7 @@ import { remoteCrawls } from './crawl.js';
 import { remoteMaps, remoteSearches } from './map-search.js';
 import { remoteChecks, remoteMonitors } from './monitors.js';
 import { remote, type RemoteOptions } from './remote.js';
+import { remoteParse } from './parse.js';
 import { remoteScrapes } from './scrape.js';
 import { remoteUsage } from './usage.js';
 
@@ -16,6 +17,7 @@ export function remoteBackend(options: RemoteOptions): Backend {
     description: `the API at ${api.client.base}`,
     inProcess: false,
     scrape: remoteScrapes(api),
+    parse: remoteParse(api),
     crawl: remoteCrawls(api),
     map: remoteMaps(api),
     search: remoteSearches(api),

@@ -8,7 +8,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
-import { PARSE_EXCLUDED_FORMATS, PARSE_EXCLUDED_OPTIONS, PARSE_FORMATS, PARSE_MAX_BYTES, parseFormatOf, unsupportedFileType } from '../../spec/parse.js';
+import { PARSE_FORMATS, PARSE_MAX_BYTES, parseFormatOf, parseOptionProblems, unsupportedFileType } from '../../spec/parse.js';
 import { validateScrapeOptions } from '../../spec/schemas.js';
 import { validateZeroDataRetention, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
 import { invalid } from '../http.js';
@@ -72,16 +72,8 @@ export const parseRoutes: FastifyPluginAsync<RouteDeps> = async (app, { services
     if (!format) throw unsupportedFileType(file.filename, 'neither its name nor its type is one parse reads');
     if (format.kind === 'image') throw unsupportedFileType(file.filename, 'image OCR of uploads is not available on this server');
     const { zeroDataRetention, ...rest } = options;
-    const excluded = PARSE_EXCLUDED_OPTIONS.filter((name) => name in rest).map((name) => ({
-      path: [name],
-      message: 'is an option of fetching a page, not of parse',
-    }));
-    const formats = Array.isArray(rest.formats) ? rest.formats : [];
-    const excludedFormats = formats
-      .map((entry, index) => ({ entry: typeof entry === 'string' ? entry : (entry as { type?: unknown })?.type, index }))
-      .filter(({ entry }) => (PARSE_EXCLUDED_FORMATS as readonly unknown[]).includes(entry))
-      .map(({ entry, index }) => ({ path: ['formats', index], message: `${String(entry)} is not a format of parse` }));
-    if (excluded.length > 0 || excludedFormats.length > 0) throw invalid([...excluded, ...excludedFormats]);
+    const excluded = parseOptionProblems(rest);
+    if (excluded.length > 0) throw invalid(excluded);
     const validation = validateScrapeOptions(rest, 'wire');
     const retention = validateZeroDataRetention(zeroDataRetention);
     if (!validation.ok || !retention.ok) throw invalid([...(retention.ok ? [] : retention.problems), ...(validation.ok ? [] : validation.problems)]);
