@@ -11,6 +11,7 @@ import { registerAgentTools } from './tools/agents.js';
 import { registerCrawlTools } from './tools/crawl.js';
 import { registerMonitorTools } from './tools/monitors.js';
 import { registerMoreTool } from './tools/more.js';
+import { registerParseTool } from './tools/parse.js';
 import { registerScrapeTools } from './tools/scrape.js';
 
 export type { WebwatchMcpOptions } from './tool-kit.js';
@@ -26,6 +27,7 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
   // One module per resource (tools/), each registering its tools, in the order a client lists them.
   const kit = toolKit(server, options);
   registerScrapeTools(kit);
+  if (options.localFiles) registerParseTool(kit);
   registerCrawlTools(kit);
   registerAgentTools(kit);
   registerMonitorTools(kit);

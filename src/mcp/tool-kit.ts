@@ -27,6 +27,8 @@ export interface WebwatchMcpOptions {
    * now. A remote API keeps its own default (two days on the hosted one).
    */
   freshScrapes?: boolean;
+  /** Whether the tools may read files of this machine (webwatch_parse): on stdio, for the user who started it; never over HTTP. */
+  localFiles?: boolean;
   now?: () => Date;
 }
 

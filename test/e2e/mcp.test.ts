@@ -132,7 +132,8 @@ describe('webwatch mcp', { concurrency: false }, () => {
 
     it('lists every tool, each with a description for a model and a closed argument schema', async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name).sort(), TOOLS);
+      // The stdio server reads the user's own files too; the HTTP one (below) does not.
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), [...TOOLS, 'webwatch_parse'].sort());
       for (const tool of tools) {
         assert.ok((tool.description ?? '').length > 60, `${tool.name} says when to use it`);
         assert.equal(tool.inputSchema.type, 'object', tool.name);
@@ -151,6 +152,16 @@ describe('webwatch mcp', { concurrency: false }, () => {
       const badHeader = await client.callTool({ name: 'webwatch_scrape', arguments: { url: 'https://example.com/', headers: { 'Bad Header': 'x' } } });
       assert.equal(badHeader.isError, true);
       assert.match(textOf(badHeader), /Bad Header/);
+    });
+
+    it('reads a local file with webwatch_parse, and refuses a relative path', async () => {
+      const dir = writeFiles({ 'notes.html': '<title>Notes</title><main><h1>Notes</h1><p>Bring the keys.</p></main>' });
+      const parsed = textOf(await client.callTool({ name: 'webwatch_parse', arguments: { filePath: `${dir}/notes.html` } }));
+      assert.match(parsed, /^# Notes\n\nBring the keys\./);
+      assert.match(parsed, /"sourceFile": "notes.html"/);
+      const relative = await client.callTool({ name: 'webwatch_parse', arguments: { filePath: 'notes.html' } });
+      assert.equal(relative.isError, true);
+      assert.match(textOf(relative), /must be absolute/);
     });
 
     it('scrapes a page to markdown, and maps and searches a site', async () => {

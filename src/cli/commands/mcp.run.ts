@@ -47,7 +47,7 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
   const pages = new ResultPages(flags.maxResultChars);
   // On the embedded engine a scrape is of the page as it is now, as the command line's is.
   const freshScrapes = remoteSettings(context, config) === undefined;
-  const session = () => createWebwatchMcp({ backend, version: version(), jobs, pages, freshScrapes, now: context.io.now });
+  const session = () => createWebwatchMcp({ backend, version: version(), jobs, pages, freshScrapes, localFiles: !flags.http, now: context.io.now });
   const { output } = context;
   try {
     if (!flags.http) {
