@@ -25,7 +25,7 @@ export function registerParseTool(kit: ToolKit): void {
       const options = scrapeOptionsOf(input);
       const filename = basename(filePath);
       const format = parseFormatOf(filename, undefined);
-      if (!format || format.kind !== 'document') throw unsupportedFileType(filename, 'its extension is none that parse reads');
+      if (format?.kind !== 'document') throw unsupportedFileType(filename, 'its extension is none that parse reads');
       const body = await readFile(filePath).catch((error: NodeJS.ErrnoException) => {
         throw new UsageError(`cannot read ${filePath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
       });

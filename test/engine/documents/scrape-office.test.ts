@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { scrape } from '../../../src/engine/scrape/scrape.js';
 import { DOCUMENT_TOOLS_INSTALL_HINT, findTool } from '../../../src/engine/tools/child-tools.js';
 import type { ScrapeOptions } from '../../../src/spec/scrape-options.js';
+import { tempDir, writeFiles } from '../../helpers/files.js';
+import { run } from '../../helpers/io.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { zip } from '../../helpers/zip.js';
 
@@ -65,6 +67,7 @@ describe('scraping office documents', { skip: missingTools }, () => {
       '/terms.odt': send(() => files.odt!, 'application/vnd.oasis.opendocument.text'),
       '/terms.rtf': send(() => files.rtf!, 'application/rtf'),
       '/prices.ods': send(() => files.ods!, 'application/octet-stream'),
+      '/watched.ods': send(() => files.watched ?? files.ods!, 'application/vnd.oasis.opendocument.spreadsheet'),
       '/prices.xlsx': send(() => files.xlsx!, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'),
       '/really-a-page.docx': send(() => Buffer.from('<title>A page</title><p>Only a page.</p>'), 'text/html'),
       '/not-a-sheet.xlsx': send(() => Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'),
@@ -98,6 +101,23 @@ describe('scraping office documents', { skip: missingTools }, () => {
       assert.doesNotMatch(markdown, /Sheet 1|Overview|;/, path);
       assert.equal(document.metadata.numPages, 2, path);
     }
+  });
+
+  it('a monitor of a workbook sees a changed cell as a changed table row', async () => {
+    const env = { WEBWATCH_HOME: tempDir() };
+    const dir = writeFiles({ 'm.yaml': `name: Prices\nschedule: {cron: "0 * * * *"}\ntargets:\n  - type: scrape\n    urls: [${server.origin}/watched.ods]\n` });
+    assert.equal((await run(['monitor', 'apply', '-f', dir], { env })).code, 0);
+    const first = JSON.parse((await run(['monitor', 'run', 'Prices', '--json'], { env })).stdout);
+    assert.deepEqual(first.summary, { changed: 0, error: 0, new: 1, removed: 0, same: 0, totalPages: 1 });
+    const same = JSON.parse((await run(['monitor', 'run', 'Prices', '--json'], { env })).stdout);
+    assert.equal(same.summary.same, 1);
+    files.watched = workbook('4');
+    const changed = JSON.parse((await run(['monitor', 'run', 'Prices', '--json'], { env })).stdout);
+    assert.equal(changed.summary.changed, 1);
+    const pages = JSON.parse((await run(['monitor', 'check', 'Prices', changed.id, '--json'], { env })).stdout).pages;
+    assert.match(pages[0].diff.text, /^-\| Tea \| 3 \|$/m);
+    assert.match(pages[0].diff.text, /^\+\| Tea \| 4 \|$/m);
+    assert.doesNotMatch(pages[0].diff.text, /^[-+]\| Cake/m);
   });
 
   it('applies excludeTags as on a page', async () => {
