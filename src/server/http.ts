@@ -1,7 +1,9 @@
 /** Request and answer helpers of the routes of `webwatch serve`: §7.1 bodies, bodies, URLs, paging. */
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { ERROR_MESSAGES, errorCode } from '../spec/errors.js';
-import { formatPath, type Problem } from '../spec/schemas.js';
+import type { ScrapeOptions } from '../spec/scrape-options.js';
+import { formatPath, type Problem, validateScrapeOptions } from '../spec/schemas.js';
+import { validateZeroDataRetention, zeroDataRetentionProblems } from '../spec/zero-data-retention.js';
 
 /** The §7.1 body of an error answer of `status`, always with a code (errorCode). */
 export const errorBody = (status: number, error: string, details?: unknown, code?: string) => ({
@@ -48,4 +50,17 @@ export function whole(value: string | undefined, name: string, fallback: number)
 export function page<T>(items: readonly T[], offset: string | undefined, limit: string | undefined): T[] {
   const from = whole(offset, 'offset', 0);
   return items.slice(from, from + whole(limit, 'limit', items.length));
+}
+
+/** A one-page request's scrape options and its zeroDataRetention, checked together (POST /v2/scrape, /v2/parse): 400 naming every problem. */
+export function scrapeOptionsWithRetention(
+  fields: Record<string, unknown>,
+  zeroDataRetention: unknown,
+): { options: ScrapeOptions; zeroDataRetention: boolean | undefined } {
+  const validation = validateScrapeOptions(fields, 'wire');
+  const retention = validateZeroDataRetention(zeroDataRetention);
+  if (!validation.ok || !retention.ok) throw invalid([...(retention.ok ? [] : retention.problems), ...(validation.ok ? [] : validation.problems)]);
+  const refused = zeroDataRetentionProblems(retention.value, validation.value);
+  if (refused.length > 0) throw invalid(refused);
+  return { options: validation.value, zeroDataRetention: retention.value };
 }

@@ -4,21 +4,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DOCUMENT_TOOLS_INSTALL_HINT, findTool } from '../../src/engine/tools/child-tools.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { documentToolsMissing } from '../helpers/documents.js';
 
-const missingTools = (() => {
-  try {
-    for (const tool of ['pandoc', 'soffice', 'bwrap'] as const) findTool(tool);
-    return undefined;
-  } catch (error) {
-    return `${(error as Error).message}: ${DOCUMENT_TOOLS_INSTALL_HINT}`;
-  }
-})();
-
-describe('webwatch parse', { skip: missingTools }, () => {
+describe('webwatch parse', { skip: documentToolsMissing }, () => {
   let dir: string;
   let served: ServingWebwatch;
   let key: string;

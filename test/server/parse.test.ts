@@ -7,20 +7,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { DOCUMENT_TOOLS_INSTALL_HINT, findTool } from '../../src/engine/tools/child-tools.js';
 import { PARSE_MAX_BYTES } from '../../src/spec/parse.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { documentToolsMissing } from '../helpers/documents.js';
 
-const missingTools = (() => {
-  try {
-    for (const tool of ['pandoc', 'soffice', 'bwrap'] as const) findTool(tool);
-    return undefined;
-  } catch (error) {
-    return `${(error as Error).message}: ${DOCUMENT_TOOLS_INSTALL_HINT}`;
-  }
-})();
-
-describe('POST /v2/parse', { skip: missingTools }, () => {
+describe('POST /v2/parse', { skip: documentToolsMissing }, () => {
   let served: ServingWebwatch;
   let key: string;
   let docx: Buffer;

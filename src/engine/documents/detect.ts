@@ -4,28 +4,20 @@
  * label); the content type and the URL's extension only tell apart what the bytes cannot (an
  * OLE2 file is a DOC or an XLS; CSV has no signature).
  */
+import { PARSE_FORMATS } from '../../spec/parse.js';
 
 export type DocumentKind = 'docx' | 'doc' | 'odt' | 'rtf' | 'xlsx' | 'xls' | 'ods' | 'csv';
 
 export const DOCUMENT_KINDS: readonly DocumentKind[] = ['docx', 'doc', 'odt', 'rtf', 'xlsx', 'xls', 'ods', 'csv'];
 
-/** Spreadsheets are read as one section per sheet; the rest as text documents. */
-export const isSpreadsheet = (kind: DocumentKind) => kind === 'xlsx' || kind === 'xls' || kind === 'ods' || kind === 'csv';
+/** Workbooks are read as one section per sheet (sheets.ts); CSV is one table already. */
+export const isWorkbook = (kind: DocumentKind) => kind === 'xlsx' || kind === 'xls' || kind === 'ods';
 
-export const MEDIA_TYPE_OF: Record<DocumentKind, string> = {
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  doc: 'application/msword',
-  odt: 'application/vnd.oasis.opendocument.text',
-  rtf: 'application/rtf',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  xls: 'application/vnd.ms-excel',
-  ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  csv: 'text/csv',
-};
+const isKind = (name: string): name is DocumentKind => (DOCUMENT_KINDS as readonly string[]).includes(name);
 
+/** The media types of each kind, as parse lists them (spec/parse.ts), and the older names still served. */
 const KIND_OF_TYPE: Record<string, DocumentKind> = {
-  ...Object.fromEntries(Object.entries(MEDIA_TYPE_OF).map(([kind, type]) => [type, kind as DocumentKind])),
-  'text/rtf': 'rtf',
+  ...Object.fromEntries(PARSE_FORMATS.filter((format) => isKind(format.format)).flatMap((format) => format.mimeTypes.map((type) => [type, format.format]))),
   'application/x-rtf': 'rtf',
   'application/csv': 'csv',
   'application/x-msexcel': 'xls',
@@ -52,6 +44,12 @@ export function extensionOf(urlOrName: string): string {
   const name = path.slice(path.lastIndexOf('/') + 1);
   const dot = name.lastIndexOf('.');
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+/** The kind a URL's or file name's extension names, if any. */
+function kindOfName(name: string): DocumentKind | undefined {
+  const extension = extensionOf(name);
+  return isKind(extension) ? extension : undefined;
 }
 
 const bytes = (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, body.byteLength);
@@ -92,7 +90,7 @@ export interface DocumentDetection {
  */
 export function detectDocument(contentType: string, body: Uint8Array, name: string): DocumentDetection | undefined {
   const byType = KIND_OF_TYPE[contentType];
-  const byExtension = (DOCUMENT_KINDS as readonly string[]).includes(extensionOf(name)) ? (extensionOf(name) as DocumentKind) : undefined;
+  const byExtension = kindOfName(name);
   // A generic label says nothing: the name may.
   const generic = contentType === '' || contentType === 'application/octet-stream' || contentType === 'binary/octet-stream';
   const claimed = byType ?? (generic || contentType === 'text/plain' || contentType === 'application/zip' ? byExtension : undefined);

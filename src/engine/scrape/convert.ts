@@ -17,7 +17,7 @@ import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
 import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../content/markup.js';
 import { extractPageHead, type PageHeadings, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
-import { claimsDocument, type DocumentDetection, detectDocument, isSpreadsheet } from '../documents/detect.js';
+import { claimsDocument, type DocumentDetection, detectDocument, isWorkbook } from '../documents/detect.js';
 import { isPdf } from '../pdf/detect.js';
 import type { PdfLimits, PdfPageBlocks } from '../pdf/parse-pdf.js';
 import { redactPii } from '../pii/redact.js';
@@ -90,7 +90,7 @@ async function documentContent(
 ): Promise<Content> {
   const [{ documentToHtml }, { workbookHtml }] = await Promise.all([import('../documents/convert.js'), import('../documents/sheets.js')]);
   const converted = await documentToHtml(page.body, detection.kind, { deadline });
-  const workbook = isSpreadsheet(detection.kind) && detection.kind !== 'csv' ? workbookHtml(converted) : undefined;
+  const workbook = isWorkbook(detection.kind) ? workbookHtml(converted) : undefined;
   const html = workbook?.html ?? converted;
   const content = htmlContent({ body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.finalUrl }, options, formats);
   const warnings = [

@@ -9,9 +9,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { PARSE_FORMATS, PARSE_MAX_BYTES, parseFormatOf, parseOptionProblems, unsupportedFileType } from '../../spec/parse.js';
-import { validateScrapeOptions } from '../../spec/schemas.js';
-import { validateZeroDataRetention, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
-import { invalid } from '../http.js';
+import { invalid, scrapeOptionsWithRetention } from '../http.js';
 import type { RouteDeps } from './deps.js';
 
 const OPTIONS_MAX_BYTES = 1024 * 1024;
@@ -74,14 +72,10 @@ export const parseRoutes: FastifyPluginAsync<RouteDeps> = async (app, { services
     const { zeroDataRetention, ...rest } = options;
     const excluded = parseOptionProblems(rest);
     if (excluded.length > 0) throw invalid(excluded);
-    const validation = validateScrapeOptions(rest, 'wire');
-    const retention = validateZeroDataRetention(zeroDataRetention);
-    if (!validation.ok || !retention.ok) throw invalid([...(retention.ok ? [] : retention.problems), ...(validation.ok ? [] : validation.problems)]);
-    const refused = zeroDataRetentionProblems(retention.value, validation.value);
-    if (refused.length > 0) throw invalid(refused);
+    const checked = scrapeOptionsWithRetention(rest, zeroDataRetention);
     return limited(request, reply, async () => {
-      const document = await servicesOf(request).parse.parse({ ...file, contentType: format.mimeTypes[0]! }, validation.value, undefined, {
-        zeroDataRetention: retention.value,
+      const document = await servicesOf(request).parse.parse({ ...file, contentType: format.mimeTypes[0]! }, checked.options, undefined, {
+        zeroDataRetention: checked.zeroDataRetention,
       });
       return reply.send({ success: true, data: document });
     });

@@ -8,9 +8,8 @@ import { scrapeDocumentStore } from '../../engine/store/scrape-documents.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { validateMapRequest } from '../../spec/map.js';
-import { validateScrapeOptions } from '../../spec/schemas.js';
-import { retainsNothing, validateZeroDataRetention, zeroDataRetentionProblems } from '../../spec/zero-data-retention.js';
-import { asObject, invalid, targetUrl } from '../http.js';
+import { retainsNothing } from '../../spec/zero-data-retention.js';
+import { asObject, invalid, scrapeOptionsWithRetention, targetUrl } from '../http.js';
 import type { RouteDeps } from './deps.js';
 
 /** The code of a scrape id that names no document of the key's team. */
@@ -25,17 +24,13 @@ export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now
   app.post('/v2/scrape', async (request, reply) => {
     const { url, zeroDataRetention, ...rest } = asObject(request.body);
     const target = targetUrl(url);
-    const validation = validateScrapeOptions(rest, 'wire');
-    const retention = validateZeroDataRetention(zeroDataRetention);
-    if (!validation.ok || !retention.ok) throw invalid([...(retention.ok ? [] : retention.problems), ...(validation.ok ? [] : validation.problems)]);
-    const refused = zeroDataRetentionProblems(retention.value, validation.value);
-    if (refused.length > 0) throw invalid(refused);
+    const checked = scrapeOptionsWithRetention(rest, zeroDataRetention);
     return limited(request, reply, async () => {
-      const document = await servicesOf(request).scrape.one(target.href, validation.value, undefined, { zeroDataRetention: retention.value });
+      const document = await servicesOf(request).scrape.one(target.href, checked.options, undefined, { zeroDataRetention: checked.zeroDataRetention });
       // Screenshots and PDFs are files of this machine: the client gets URLs of this server.
       // Serialised once, for the answer and for GET /v2/scrape/{id}, which answers the same bytes.
       const data = JSON.stringify(served(request, document));
-      if (!retainsNothing(retention.value, validation.value)) {
+      if (!retainsNothing(checked.zeroDataRetention, checked.options)) {
         documents.keep(request.team, document.metadata.scrapeId, data, now());
       }
       return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":${data}}`);

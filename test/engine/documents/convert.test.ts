@@ -12,17 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { documentToHtml } from '../../../src/engine/documents/convert.js';
-import { DOCUMENT_TOOLS_INSTALL_HINT, findTool, runTool } from '../../../src/engine/tools/child-tools.js';
+import { runTool } from '../../../src/engine/tools/child-tools.js';
 import { docx, minimalDocx } from '../../helpers/zip.js';
-
-const missingTools = (() => {
-  try {
-    for (const tool of ['pandoc', 'soffice', 'bwrap'] as const) findTool(tool);
-    return undefined;
-  } catch (error) {
-    return `${(error as Error).message}: ${DOCUMENT_TOOLS_INSTALL_HINT}`;
-  }
-})();
+import { documentToolsMissing } from '../../helpers/documents.js';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -39,7 +31,7 @@ function linkedPictureDocx(url: string): Buffer {
   ]);
 }
 
-describe('documentToHtml', { skip: missingTools }, () => {
+describe('documentToHtml', { skip: documentToolsMissing }, () => {
   let asked = 0;
   const server = createServer((_request, response) => {
     asked++;

@@ -7,21 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { scrape } from '../../../src/engine/scrape/scrape.js';
-import { DOCUMENT_TOOLS_INSTALL_HINT, findTool } from '../../../src/engine/tools/child-tools.js';
 import type { ScrapeOptions } from '../../../src/spec/scrape-options.js';
 import { tempDir, writeFiles } from '../../helpers/files.js';
 import { run } from '../../helpers/io.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { zip } from '../../helpers/zip.js';
-
-const missingTools = (() => {
-  try {
-    for (const tool of ['pandoc', 'soffice', 'bwrap'] as const) findTool(tool);
-    return undefined;
-  } catch (error) {
-    return `${(error as Error).message}: ${DOCUMENT_TOOLS_INSTALL_HINT}`;
-  }
-})();
+import { documentToolsMissing } from '../../helpers/documents.js';
 
 const TABLE = 'urn:oasis:names:tc:opendocument:xmlns:table:1.0';
 const row = (...cells: string[]) =>
@@ -40,7 +31,7 @@ function workbook(teaPrice: string): Buffer {
   ]);
 }
 
-describe('scraping office documents', { skip: missingTools }, () => {
+describe('scraping office documents', { skip: documentToolsMissing }, () => {
   let server: TestServer;
   const files: Record<string, Buffer> = {};
   const context = { version: 't', now: () => new Date() };
