@@ -16,6 +16,7 @@ import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
 import { inTerminal } from '../helpers/terminal.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const OUTPUT = join(ROOT, 'test-output');
@@ -180,8 +181,12 @@ describe('monitor report and history', { skip: !chromiumPath && 'no Chromium: ap
     chmodSync(join(opener, 'open.sh'), 0o755);
     const opened = await webwatch(['monitor', 'report', 'Shop', '-o', join(dir, 'r.html'), '--open'], { env: { BROWSER: join(opener, 'open.sh') } });
     assert.equal(opened.code, EXIT.ok, opened.stderr);
-    for (let i = 0; i < 50 && !existsSync(join(dir, 'opened')); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(readFileSync(join(dir, 'opened'), 'utf8'), `${join(dir, 'r.html')}\n`);
+    // The opener runs detached: on a busy machine its shell may start seconds after webwatch has exited.
+    const written = await waitFor(async () => {
+      const text = existsSync(join(dir, 'opened')) ? readFileSync(join(dir, 'opened'), 'utf8') : '';
+      return text.endsWith('\n') ? text : undefined;
+    });
+    assert.equal(written, `${join(dir, 'r.html')}\n`);
     const missing = await webwatch(['monitor', 'report', 'Shop', '-o', join(dir, 's.html'), '--open'], { env: { BROWSER: join(dir, 'no-such-browser') } });
     assert.equal(missing.code, EXIT.ok);
     assert.match(missing.stderr, /warning: could not open the report with .*no-such-browser: .*ENOENT; it is at .*s\.html/);

@@ -14,6 +14,7 @@ import { WORKER_ID } from '../../src/engine/store/leases.js';
 import { announce, claimQueued as claimFairly, hasQueued, unfinishedOfKey, WORK_CHANNEL } from '../../src/engine/store/work-queue.js';
 import { forEachDatabase } from '../helpers/postgres.js';
 import { sqlRows } from '../helpers/sql.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** The ids claimed for `room` free slots of a worker with that many. */
 const claimQueued = async (db: Parameters<typeof claimFairly>[0], room: number, now: Date) =>
@@ -106,7 +107,7 @@ forEachDatabase('work queue', ({ kind, open }) => {
     let told = 0;
     const stop = await db.listen!(WORK_CHANNEL, () => told++);
     await announce(db, WORK_CHANNEL);
-    for (let i = 0; i < 100 && told === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(async () => (told > 0 ? told : undefined));
     assert.equal(told, 1);
     await stop();
     await announce(db, WORK_CHANNEL);

@@ -12,6 +12,7 @@ import { tempDir } from '../helpers/files.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { sqlRow } from '../helpers/sql.js';
 import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -132,8 +133,7 @@ describe('GET /v2/scrape/{id}: stored documents', () => {
           )
         )?.n,
       );
-    for (let i = 0; i < 100 && (await left()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(await left(), 0);
+    assert.equal(await waitFor(async () => ((await left()) === 0 ? 0 : undefined)), 0);
   });
 
   it('a document answered just before the server stops is written as it drains, and read after a restart', async () => {
