@@ -40,6 +40,9 @@ const CONVERTER: Record<DocumentKind, 'pandoc' | 'soffice'> = {
   ods: 'soffice',
 };
 
+const PANDOC_TEMPLATE =
+  '<head>$if(title)$<title>$title$</title>$endif$$for(author)$<meta name="author" content="$author$">$endfor$$if(date)$<meta name="dcterms.created" content="$date$">$endif$</head>\n$body$\n';
+
 const unreadable = (kind: DocumentKind, why: string) =>
   new WebwatchError(`the ${kind.toUpperCase()} file could not be read: ${why}`, { status: 422, code: 'DOCUMENT_UNREADABLE' });
 
@@ -59,7 +62,11 @@ export async function documentToHtml(body: Uint8Array, kind: DocumentKind, limit
     };
     try {
       if (CONVERTER[kind] === 'pandoc') {
-        const result = await runTool('pandoc', ['--from', kind === 'csv' ? 'csv' : 'rtf', '--to', 'html', '--wrap=none', input], toolLimits);
+        // The template gives the RTF's info group (title, author) a head, and nothing else of pandoc's page.
+        const template = join(dir, 'template.html');
+        await writeFile(template, PANDOC_TEMPLATE, { mode: 0o600 });
+        const from = kind === 'csv' ? 'csv' : 'rtf';
+        const result = await runTool('pandoc', ['--from', from, '--to', 'html', '--wrap=none', '--template', template, input], toolLimits);
         if (result.code !== 0) throw unreadable(kind, firstLine(result.stderr) || `pandoc exited with ${result.code ?? 'a signal'}`);
         return result.stdout.toString('utf8');
       }

@@ -88,10 +88,20 @@ async function documentContent(
   formats: Set<string>,
   deadline: number,
 ): Promise<Content> {
-  const [{ documentToHtml }, { workbookHtml }] = await Promise.all([import('../documents/convert.js'), import('../documents/sheets.js')]);
+  const [{ documentToHtml }, { workbookHtml }, { documentProperties, propertiesHead }] = await Promise.all([
+    import('../documents/convert.js'),
+    import('../documents/sheets.js'),
+    import('../documents/properties.js'),
+  ]);
   const converted = await documentToHtml(page.body, detection.kind, { deadline });
   const workbook = isWorkbook(detection.kind) ? workbookHtml(converted) : undefined;
-  const html = workbook?.html ?? converted;
+  const properties = await documentProperties(page.body, detection.kind);
+  // A reader that gives the body alone, and a workbook rewritten to its sheets, get the head of
+  // the document's own properties, else the one the converter wrote.
+  const convertedHead = /<head[\s>][\s\S]*?<\/head>/i.exec(converted.slice(0, 64 * 1024))?.[0];
+  const head = Object.keys(properties).length > 0 ? propertiesHead(properties) : convertedHead;
+  const html = !workbook && convertedHead ? converted : `<!DOCTYPE html><html>${head ?? ''}<body>${workbook?.html ?? converted}</body></html>`;
+  const numPages = workbook?.sheets ?? properties.pages;
   const content = htmlContent({ body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.finalUrl }, options, formats);
   const warnings = [
     ...(detection.claimed ? [`labelled as ${detection.claimed.toUpperCase()}, the file is ${detection.kind.toUpperCase()}: read as what it is`] : []),
@@ -102,7 +112,7 @@ async function documentContent(
   return {
     ...rest,
     rawHtml: html,
-    document: { kind: detection.kind, ...(workbook && { numPages: workbook.sheets }) },
+    document: { kind: detection.kind, ...(numPages !== undefined && { numPages }) },
     ...(warnings.length > 0 && { warning: warnings.join('; ') }),
   };
 }

@@ -25,8 +25,12 @@ function workbook(teaPrice: string): Buffer {
     { name: 'mimetype', data: 'application/vnd.oasis.opendocument.spreadsheet', stored: true },
     { name: 'content.xml', data: content },
     {
+      name: 'meta.xml',
+      data: '<?xml version="1.0" encoding="UTF-8"?><office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.2"><office:meta><dc:title>Price list</dc:title><meta:initial-creator>Ada &amp; Co</meta:initial-creator><meta:creation-date>2026-03-04T10:00:00</meta:creation-date></office:meta></office:document-meta>',
+    },
+    {
       name: 'META-INF/manifest.xml',
-      data: '<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>',
+      data: '<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/><manifest:file-entry manifest:full-path="meta.xml" manifest:media-type="text/xml"/></manifest:manifest>',
     },
   ]);
 }
@@ -39,7 +43,8 @@ describe('scraping office documents', { skip: documentToolsMissing }, () => {
 
   before(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webwatch-test-'));
-    const markdown = '# Terms of service\n\nYou agree to [the rules](https://rules.example/).\n\n## Payment\n\n- Monthly\n- Yearly\n';
+    const markdown =
+      '---\ntitle: Terms\nauthor: Ada Lovelace\n---\n\n# Terms of service\n\nYou agree to [the rules](https://rules.example/).\n\n## Payment\n\n- Monthly\n- Yearly\n';
     for (const format of ['docx', 'odt', 'rtf'] as const) {
       execFileSync('pandoc', ['-f', 'markdown', '-t', format, '-s', '-o', join(dir, `terms.${format}`)], { input: markdown });
       files[format] = readFileSync(join(dir, `terms.${format}`));
@@ -60,6 +65,10 @@ describe('scraping office documents', { skip: documentToolsMissing }, () => {
       '/prices.ods': send(() => files.ods!, 'application/octet-stream'),
       '/watched.ods': send(() => files.watched ?? files.ods!, 'application/vnd.oasis.opendocument.spreadsheet'),
       '/prices.xlsx': send(() => files.xlsx!, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'),
+      '/info.rtf': send(
+        () => Buffer.from(String.raw`{\rtf1\ansi{\info{\title Tender \'e9dition}{\author J\'e9r\'f4me}}\pard A tender.\par}`, 'latin1'),
+        'application/rtf',
+      ),
       '/really-a-page.docx': send(() => Buffer.from('<title>A page</title><p>Only a page.</p>'), 'text/html'),
       '/not-a-sheet.xlsx': send(() => Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'),
     });
@@ -109,6 +118,22 @@ describe('scraping office documents', { skip: documentToolsMissing }, () => {
     assert.match(pages[0].diff.text, /^-\| Tea \| 3 \|$/m);
     assert.match(pages[0].diff.text, /^\+\| Tea \| 4 \|$/m);
     assert.doesNotMatch(pages[0].diff.text, /^[-+]\| Cake/m);
+  });
+
+  it("carries the document's own title and author as a page's, and its sheets as numPages", async () => {
+    const expected: Record<string, [string, string]> = {
+      '/terms.docx': ['Terms', 'Ada Lovelace'],
+      '/terms.odt': ['Terms', 'Ada Lovelace'],
+      '/info.rtf': ['Tender édition', 'Jérôme'],
+      '/prices.ods': ['Price list', 'Ada & Co'],
+      '/prices.xlsx': ['Price list', 'Ada & Co'],
+    };
+    for (const [path, [title, author]] of Object.entries(expected)) {
+      const { metadata } = await scrapeOf(path);
+      assert.equal(metadata.title, title, path);
+      assert.equal(metadata.author, author, path);
+    }
+    assert.equal((await scrapeOf('/prices.ods')).metadata.dcTermsCreated, '2026-03-04T10:00:00');
   });
 
   it('applies excludeTags as on a page', async () => {
