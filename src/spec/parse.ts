@@ -53,7 +53,9 @@ export const unsupportedFileType = (filename: string, why: string) =>
   new WebwatchError(
     `${JSON.stringify(filename.slice(0, 200))}: ${why} (parse reads ${PARSE_FORMATS.filter((format) => format.kind === 'document')
       .flatMap((format) => format.extensions)
-      .join(' ')})`,
+      .join(' ')}, and images ${PARSE_FORMATS.filter((format) => format.kind === 'image')
+      .flatMap((format) => format.extensions)
+      .join(' ')} by OCR)`,
     {
       status: 415,
       code: 'UNSUPPORTED_FILE_TYPE',

@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { PARSE_MAX_BYTES } from '../../src/spec/parse.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
-import { documentToolsMissing } from '../helpers/documents.js';
+import { documentToolsMissing, scannedText } from '../helpers/documents.js';
+import { imageTextAvailable } from '../../src/engine/documents/image-text.js';
 
 describe('POST /v2/parse', { skip: documentToolsMissing }, () => {
   let served: ServingWebwatch;
@@ -70,7 +71,28 @@ describe('POST /v2/parse', { skip: documentToolsMissing }, () => {
     assert.equal((await post(form({ file: new Blob([new Uint8Array(docx)]) }), 'not-a-key')).status, 401);
   });
 
-  it('lists what it reads, documents available and images not yet', async () => {
+  // The hosted SDK's own e2e cases of parse (its src/__tests__/e2e/v2/parse.test.ts), as it runs them.
+  it("passes the hosted SDK's parse e2e cases: an HTML upload for 1 credit, bytes named .png that are no image refused", async () => {
+    const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
+    const html = '<!DOCTYPE html><html><body><h1>JS SDK Parse E2E</h1><p>multipart upload body</p></body></html>';
+    const document = await client.parse({ data: html, filename: 'parse-e2e.html', contentType: 'text/html' }, { formats: ['markdown'] });
+    assert.match(document.markdown ?? '', /JS SDK Parse E2E/);
+    assert.equal(document.metadata?.creditsUsed, 1);
+    await assert.rejects(
+      client.parse({ data: Buffer.from('image-data'), filename: 'parse-e2e.png', contentType: 'image/png' }, { formats: ['markdown'] }),
+      imageTextAvailable() ? /no PNG or JPEG image/ : /no tesseract-ocr/,
+    );
+  });
+
+  it('reads an image by OCR where tesseract is installed', { skip: imageTextAvailable() ? undefined : 'no tesseract-ocr' }, async () => {
+    const client = new Firecrawl({ apiKey: key, apiUrl: served.origin });
+    const document = await client.parse({ data: scannedText(['Tender closes on Friday'], 'png'), filename: 'notice.png' });
+    assert.match(document.markdown ?? '', /^Tender closes on Friday$/m);
+    assert.equal(document.metadata?.sourceFile, 'notice.png');
+    assert.equal(document.metadata?.creditsUsed, 1);
+  });
+
+  it('lists what it reads: documents available, images where tesseract is installed', async () => {
     const response = await fetch(`${served.url}/parse/formats`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(response.headers.get('cache-control'), 'private, max-age=3600');
     const { data } = (await response.json()) as { data: { formats: { format: string; kind: string; available: boolean; extensions: string[] }[] } };
@@ -80,6 +102,11 @@ describe('POST /v2/parse', { skip: documentToolsMissing }, () => {
       available: true,
       extensions: ['.docx'],
     });
-    assert.ok(data.formats.filter((entry) => entry.kind === 'image').every((entry) => !entry.available));
+    const images = data.formats.filter((entry) => entry.kind === 'image');
+    assert.deepEqual(
+      images.map((entry) => entry.format),
+      ['png', 'jpeg'],
+    );
+    assert.ok(images.every((entry) => entry.available === imageTextAvailable()));
   });
 });

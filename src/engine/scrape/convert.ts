@@ -28,6 +28,8 @@ export interface ConvertInput {
   body: Uint8Array;
   contentType: string | undefined;
   finalUrl: string;
+  /** An uploaded image is read by OCR; a scraped one stays a link to itself. */
+  readImages?: boolean;
 }
 
 export interface Content {
@@ -115,6 +117,14 @@ async function documentContent(
     document: { kind: detection.kind, ...(numPages !== undefined && { numPages }) },
     ...(warnings.length > 0 && { warning: warnings.join('; ') }),
   };
+}
+
+/** An uploaded image's text, by OCR, read on as a page of paragraphs. */
+async function imageContent(page: ConvertInput, options: ScrapeOptions, formats: Set<string>, deadline: number, signal?: AbortSignal): Promise<Content> {
+  const { imageTextHtml } = await import('../documents/image-text.js');
+  const html = await imageTextHtml(page.body, { deadline, ...(signal && { signal }) });
+  const content = htmlContent({ body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.finalUrl }, options, formats);
+  return { ...content, rawHtml: html };
 }
 
 function bodyElement(document: Document): Element | undefined {
@@ -222,7 +232,9 @@ async function convertContent(page: ConvertInput, options: ScrapeOptions, format
       ? await documentContent(page, document, options, wanted, deadline)
       : isHtml(contentType)
         ? htmlContent(page, options, wanted)
-        : otherContent(page, contentType);
+        : page.readImages && contentType.startsWith('image/')
+          ? await imageContent(page, options, wanted, deadline, limits?.signal)
+          : otherContent(page, contentType);
   // A PDF's markdown has no inline images and was redacted as it was read; the file itself is not markdown.
   if (content.pdf) return content;
   const warnings = [content.warning];

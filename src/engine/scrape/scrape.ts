@@ -486,7 +486,12 @@ async function fetchAndConvert(
   // A PDF is read within what is left of the scrape's timeout.
   const limits = { deadline: startedAt + timeoutMs, timeoutMs, ...(context.signal && { signal: context.signal }) };
   const convert = context.convert ?? (await (contentPipeline ??= import('./convert.js'))).convertPage;
-  const content = await convert({ body: page.body, contentType: page.contentType, finalUrl: page.finalUrl }, options, [...formats], limits);
+  const content = await convert(
+    { body: page.body, contentType: page.contentType, finalUrl: page.finalUrl, ...(request.upload && { readImages: true }) },
+    options,
+    [...formats],
+    limits,
+  );
   const extracted = extractionWanted(options)
     ? await (await import('../extract/formats.js')).extractFormats(
         options,

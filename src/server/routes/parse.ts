@@ -11,6 +11,7 @@ import { ERROR_MESSAGES } from '../../spec/errors.js';
 import { PARSE_FORMATS, PARSE_MAX_BYTES, parseFormatOf, parseOptionProblems, unsupportedFileType } from '../../spec/parse.js';
 import { invalid, scrapeOptionsWithRetention } from '../http.js';
 import type { RouteDeps } from './deps.js';
+import { imageTextAvailable } from '../../engine/documents/image-text.js';
 
 const OPTIONS_MAX_BYTES = 1024 * 1024;
 
@@ -57,8 +58,9 @@ export const parseRoutes: FastifyPluginAsync<RouteDeps> = async (app, { services
   });
 
   app.get('/v2/parse/formats', async (_request, reply) => {
-    // Image OCR of uploads is not built yet: images are listed, and refused.
-    const formats = PARSE_FORMATS.map((format) => ({ ...format, available: format.kind === 'document' }));
+    // Images are read by OCR where tesseract is installed.
+    const images = imageTextAvailable();
+    const formats = PARSE_FORMATS.map((format) => ({ ...format, available: format.kind === 'document' || images }));
     return reply.header('cache-control', 'private, max-age=3600').send({ success: true, data: { formats } });
   });
 
@@ -68,7 +70,9 @@ export const parseRoutes: FastifyPluginAsync<RouteDeps> = async (app, { services
     if (file.body.length === 0) throw badRequest('file', 'the file is empty');
     const format = parseFormatOf(file.filename, file.contentType);
     if (!format) throw unsupportedFileType(file.filename, 'neither its name nor its type is one parse reads');
-    if (format.kind === 'image') throw unsupportedFileType(file.filename, 'image OCR of uploads is not available on this server');
+    if (format.kind === 'image' && !imageTextAvailable()) {
+      throw unsupportedFileType(file.filename, 'images are read by OCR, and this server has no tesseract-ocr');
+    }
     const { zeroDataRetention, ...rest } = options;
     const excluded = parseOptionProblems(rest);
     if (excluded.length > 0) throw invalid(excluded);
