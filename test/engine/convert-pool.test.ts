@@ -10,6 +10,8 @@ import { convertPage } from '../../src/engine/scrape/convert.js';
 import { checkConversion, ConversionPool, defaultPoolSize, INLINE_CONVERSIONS } from '../../src/engine/scrape/convert-pool.js';
 import { OFF_LOOP_MIN_BYTES, OFF_LOOP_MIN_TAGS, slowToConvert } from '../../src/engine/scrape/content-type.js';
 import { offLoopConversion, offLoopPoolSize } from '../../src/engine/scrape/off-loop.js';
+import { minimalDocx } from '../helpers/zip.js';
+import { documentToolsMissing } from '../helpers/documents.js';
 
 const misbehaving = new URL('../helpers/misbehaving-convert-worker.js', import.meta.url);
 const html = (title: string, body: string) =>
@@ -264,6 +266,22 @@ describe('conversion in child processes', () => {
     assert.match(stdout, /Text of \/after/);
   });
 
+  it("converts an office document in a process of its own, its converter under the scrape's deadline", {
+    skip: documentToolsMissing,
+    timeout: 120_000,
+  }, async () => {
+    const pool = new ConversionPool({ size: 1, isolation: 'process' });
+    try {
+      const docx = { body: minimalDocx('Converted in a process of its own.'), contentType: 'application/octet-stream', finalUrl: 'http://127.0.0.1:9/t.docx' };
+      const content = await pool.convert(docx, {}, ['markdown'], { deadline: Date.now() + 60_000, timeoutMs: 60_000, keepRawHtml: false });
+      assert.match(content.markdown, /Converted in a process of its own\./);
+      // Past its deadline the converter is not started: the error says so, from the process.
+      await assert.rejects(pool.convert(docx, {}, ['markdown'], { deadline: Date.now() + 1, timeoutMs: 1, keepRawHtml: false }));
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('lets the process exit as soon as its work is done, without waiting for idle processes to stop', { timeout: 30_000 }, async () => {
     const started = Date.now();
     const { code, stdout } = await runScript(`
@@ -305,6 +323,13 @@ describe('pages slow to convert', () => {
     // Not decoded here: images and other bytes; PDFs are read by child tools.
     assert.equal(slowToConvert({ body: large, contentType: 'image/png' }), false);
     assert.equal(slowToConvert({ body: Buffer.concat([Buffer.from('%PDF-1.7\n'), large]), contentType: 'application/pdf' }), false);
+    // Office documents, however small: their converted HTML is many times their bytes.
+    assert.equal(slowToConvert({ body: minimalDocx('a line'), contentType: 'application/octet-stream', finalUrl: 'http://127.0.0.1:9/a' }), true);
+    assert.equal(slowToConvert({ body: Buffer.from('a,b\n1,2\n'), contentType: 'text/csv', finalUrl: 'http://127.0.0.1:9/a.csv' }), true);
+    assert.equal(
+      slowToConvert({ body: Buffer.from('PK\x03\x04 a zip of nothing'), contentType: 'application/zip', finalUrl: 'http://127.0.0.1:9/a.zip' }),
+      false,
+    );
   });
 
   it('go to the pool, and the others are converted here', async () => {

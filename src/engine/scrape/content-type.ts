@@ -1,4 +1,5 @@
 /** How a response's content type routes it through conversion (light: no parser loads). */
+import { detectDocument } from '../documents/detect.js';
 import { isPdf } from '../pdf/detect.js';
 
 /** The bare media type, lower case: `text/html; charset=utf-8` -> `text/html`. */
@@ -24,10 +25,15 @@ export const OFF_LOOP_MIN_BYTES = 256 * 1024;
 /** An HTML page with this many `<` (tags, comments) is slow to convert, however small. */
 export const OFF_LOOP_MIN_TAGS = 4_000;
 
-/** Whether converting the page would hold the thread long: HTML, JSON and text by their size, HTML also by its tags. */
-export function slowToConvert(page: { body: Uint8Array; contentType: string | undefined }): boolean {
+/**
+ * Whether converting the page would hold the thread long: HTML, JSON and text by their size,
+ * HTML also by its tags, and every office document (a DOCX of 15 KB inflates to a table of
+ * 50 pages; a workbook of 600 KB to 100,000 cells: bench/results/documents-scale.json).
+ */
+export function slowToConvert(page: { body: Uint8Array; contentType: string | undefined; finalUrl?: string }): boolean {
   if (convertsAsHtml(page)) return page.body.byteLength >= OFF_LOOP_MIN_BYTES || tagsReach(page.body, OFF_LOOP_MIN_TAGS);
   const type = mediaType(page.contentType);
+  if (detectDocument(type, page.body, page.finalUrl ?? '')) return true;
   // PDFs are read by child tools already (pdf/parse-pdf.ts); images and other bytes are not decoded.
   return (isJson(type) || isText(type)) && page.body.byteLength >= OFF_LOOP_MIN_BYTES;
 }

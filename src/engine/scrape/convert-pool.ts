@@ -35,6 +35,10 @@ export interface ConversionTask {
   options: ScrapeOptions;
   formats: readonly string[];
   keepRawHtml: boolean;
+  /** The scrape's deadline (epoch ms) and timeout: a document's converter and a PDF's tools stop at it. */
+  deadline: number;
+  timeoutMs: number;
+  readImages?: boolean;
 }
 
 /** What a child process says first, once it listens for pages. */
@@ -146,6 +150,9 @@ export class ConversionPool {
         options,
         formats,
         keepRawHtml: limits.keepRawHtml,
+        deadline: limits.deadline,
+        timeoutMs: limits.timeoutMs,
+        ...(page.readImages && { readImages: true }),
       };
       this.queue.push({ task, deadline: limits.deadline, timeoutMs: limits.timeoutMs, resolve, reject });
       this.dispatch();
@@ -364,10 +371,8 @@ export function answerConversions(port: ConversionPort, convert: PageConverter):
     previous = previous.then(async () => {
       let reply: ConversionReply;
       try {
-        const content = await convert({ body: task.body, contentType: task.contentType, finalUrl: task.finalUrl }, task.options, task.formats, {
-          deadline: Infinity,
-          timeoutMs: 0,
-        });
+        const page = { body: task.body, contentType: task.contentType, finalUrl: task.finalUrl, ...(task.readImages && { readImages: true }) };
+        const content = await convert(page, task.options, task.formats, { deadline: task.deadline, timeoutMs: task.timeoutMs });
         // The decoded page goes back only when the caller reads it: it is the largest part.
         if (!task.keepRawHtml) delete content.rawHtml;
         reply = { id: task.id, content };

@@ -134,7 +134,8 @@ export function runTool(tool: ChildTool, args: readonly string[], limits: ToolLi
       stopped = new ToolStopped(reason, tool);
       child.kill('SIGKILL');
     };
-    const timer = setTimeout(() => stop('deadline'), remaining);
+    // setTimeout takes at most 2^31-1 ms and runs a longer (or an infinite) delay at once.
+    const timer = Number.isFinite(remaining) ? setTimeout(() => stop('deadline'), Math.min(remaining, 2 ** 31 - 1)) : undefined;
     const onAbort = () => stop('aborted');
     limits.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => {
