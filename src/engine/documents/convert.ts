@@ -6,9 +6,10 @@
  * converter reads which format was measured in bench/README.md ("Office documents").
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebwatchError } from '../../errors/webwatch-error.js';
+import { Slots, SlotsTimedOut } from '../../lib/slots.js';
 import { runTool, ToolStopped } from '../tools/child-tools.js';
 import type { DocumentKind } from './detect.js';
 import { checkZip } from './zip-guard.js';
@@ -43,12 +44,29 @@ const CONVERTER: Record<DocumentKind, 'pandoc' | 'soffice'> = {
 const PANDOC_TEMPLATE =
   '<head>$if(title)$<title>$title$</title>$endif$$for(author)$<meta name="author" content="$author$">$endfor$$if(date)$<meta name="dcterms.created" content="$date$">$endif$</head>\n$body$\n';
 
+/**
+ * Converters running at once in this process: each maps up to its memory cap and takes a core,
+ * so a crawl of a hundred documents converts a core's worth at a time instead of a hundred.
+ */
+export const CONVERTERS = new Slots(Math.max(1, availableParallelism()));
+
 const unreadable = (kind: DocumentKind, why: string) =>
   new WebwatchError(`the ${kind.toUpperCase()} file could not be read: ${why}`, { status: 422, code: 'DOCUMENT_UNREADABLE' });
 
 /** The document as HTML, or a clear error: too large once inflated, damaged, or past its deadline. */
 export async function documentToHtml(body: Uint8Array, kind: DocumentKind, limits: ConvertLimits): Promise<string> {
   if (ZIPPED.has(kind)) await checkZip(body);
+  const release = await CONVERTERS.take(limits.deadline, limits.signal).catch((error: unknown) => {
+    throw error instanceof SlotsTimedOut ? unreadable(kind, 'no converter came free in the time left') : error;
+  });
+  try {
+    return await convertInSandbox(body, kind, limits);
+  } finally {
+    release();
+  }
+}
+
+async function convertInSandbox(body: Uint8Array, kind: DocumentKind, limits: ConvertLimits): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'webwatch-document-'));
   try {
     const input = join(dir, `document.${kind}`);

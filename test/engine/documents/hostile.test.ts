@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { documentToHtml } from '../../../src/engine/documents/convert.js';
+import { CONVERTERS, documentToHtml } from '../../../src/engine/documents/convert.js';
 import { documentToolsMissing } from '../../helpers/documents.js';
 import { zip } from '../../helpers/zip.js';
 
@@ -47,6 +47,20 @@ describe('hostile documents', { skip: documentToolsMissing }, () => {
     assert.match(await documentToHtml(deep, 'rtf', soon()), /Deep inside\./);
     const unclosed = Buffer.from(`{\\rtf1\\ansi ${'{\\b '.repeat(5_000_000)}x`);
     await assert.rejects(documentToHtml(unclosed, 'rtf', { ...soon(), memoryBytes: 512 * 1024 * 1024 }), { code: 'DOCUMENT_UNREADABLE' });
+  });
+
+  it('converts no more documents at once than the process has converter slots; one that waits past its deadline fails', async () => {
+    const held = await Promise.all(Array.from({ length: CONVERTERS.size }, () => CONVERTERS.take(Date.now() + 60_000)));
+    const rtf = Buffer.from('{\\rtf1\\ansi Waited for a slot.\\par}');
+    try {
+      await assert.rejects(documentToHtml(rtf, 'rtf', { deadline: Date.now() + 50 }), { code: 'DOCUMENT_UNREADABLE', message: /no converter came free/ });
+      const waiting = documentToHtml(rtf, 'rtf', soon());
+      assert.equal(CONVERTERS.waiting, 1);
+      held.pop()!();
+      assert.match(await waiting, /Waited for a slot\./);
+    } finally {
+      for (const release of held) release();
+    }
   });
 
   it('runs no macro of a document, even one bound to its opening', async () => {
