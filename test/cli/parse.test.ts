@@ -1,13 +1,14 @@
 /** `webwatch parse`: local files read on the embedded engine, or uploaded to an API's POST /v2/parse. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
-import { documentToolsMissing } from '../helpers/documents.js';
+import { documentToolsMissing, scannedText } from '../helpers/documents.js';
+import { imageTextAvailable } from '../../src/engine/documents/image-text.js';
 
 describe('webwatch parse', { skip: documentToolsMissing }, () => {
   let dir: string;
@@ -47,6 +48,14 @@ describe('webwatch parse', { skip: documentToolsMissing }, () => {
     const { data } = JSON.parse(result.stdout) as { data: { markdown: string; metadata: { sourceFile: string } } };
     assert.match(data.markdown, /Pay monthly\./);
     assert.equal(data.metadata.sourceFile, 'terms.docx');
+  });
+
+  it('reads a scanned image by OCR', { skip: imageTextAvailable() ? undefined : 'no tesseract-ocr' }, async () => {
+    const scans = writeFiles({});
+    writeFileSync(join(scans, 'receipt.jpg'), scannedText(['Paid in full'], 'jpeg'));
+    const result = await run(['parse', join(scans, 'receipt.jpg')], { env: env() });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, 'Paid in full\n');
   });
 
   it('says what is wrong with its input, exit 2, before any work', async () => {
