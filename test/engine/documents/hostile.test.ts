@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { CONVERTERS, documentToHtml } from '../../../src/engine/documents/convert.js';
+import { workbookHtml } from '../../../src/engine/documents/sheets.js';
 import { documentToolsMissing } from '../../helpers/documents.js';
 import { zip } from '../../helpers/zip.js';
 
@@ -61,6 +62,31 @@ describe('hostile documents', { skip: documentToolsMissing }, () => {
     } finally {
       for (const release of held) release();
     }
+  });
+
+  it('cuts a row of 16,384 columns with a warning, and refuses a sheet of a million rows by the HTML it would become', async () => {
+    const sheetNs =
+      'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"';
+    const ods = (rows: string) =>
+      zip([
+        { name: 'mimetype', data: 'application/vnd.oasis.opendocument.spreadsheet', stored: true },
+        {
+          name: 'content.xml',
+          data: `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${sheetNs} office:version="1.2"><office:body><office:spreadsheet><table:table table:name="Big">${rows}</table:table></office:spreadsheet></office:body></office:document-content>`,
+        },
+        {
+          name: 'META-INF/manifest.xml',
+          data: '<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>',
+        },
+      ]);
+    const cell = (text: string, repeated = 1) =>
+      `<table:table-cell table:number-columns-repeated="${repeated}" office:value-type="string"><text:p>${text}</text:p></table:table-cell>`;
+    const wide = workbookHtml(await documentToHtml(ods(`<table:table-row>${cell('y', 16_384)}</table:table-row>`), 'ods', soon()));
+    assert.equal(wide.warnings.length, 1);
+    assert.match(wide.warnings[0]!, /^sheet ".+" has 16,384 columns: only the first 200 were read$/);
+    assert.equal((wide.html.match(/<th>y<\/th>/g) ?? []).length, 200);
+    const tall = ods(`<table:table-row table:number-rows-repeated="1000000">${cell('x')}${cell('z')}</table:table-row>`);
+    await assert.rejects(documentToHtml(tall, 'ods', soon()), { code: 'DOCUMENT_UNREADABLE', message: /more than 64 MiB of HTML/ });
   });
 
   it('runs no macro of a document, even one bound to its opening', async () => {
