@@ -28,9 +28,13 @@ const output = join(root, 'dist/webwatch.cjs');
 const chunkDir = join(root, 'dist/webwatch');
 const CLI = 'dist/src/cli/main.js';
 // The worker threads start from the same bundle, each at its own entry (src/lib/bundle-worker.ts):
-// the conversion worker (src/engine/scrape/convert-pool.ts) and the validation of definitions
-// others send (src/core/untrusted-validation.ts).
-const WORKERS = { 'convert-worker': 'dist/src/engine/scrape/convert-worker.js', 'validate-worker': 'dist/src/core/validate-worker.js' };
+// the conversion worker (src/engine/scrape/convert-pool.ts), the validation of definitions
+// others send (src/core/untrusted-validation.ts) and the DOCX reader (src/engine/documents/docx.ts).
+const WORKERS = {
+  'convert-worker': 'dist/src/engine/scrape/convert-worker.js',
+  'validate-worker': 'dist/src/core/validate-worker.js',
+  'docx-worker': 'dist/src/engine/documents/docx-worker.js',
+};
 /** Loaded from node_modules when needed: native code, or big and used by few commands. */
 const EXTERNAL = [
   'better-sqlite3',

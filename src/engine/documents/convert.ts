@@ -1,9 +1,10 @@
 /**
- * An office document to HTML, for the markdown pipeline of HTML pages: pandoc (RTF, CSV) or
- * LibreOffice's headless converter (DOC, DOCX, ODT, XLS, XLSX, ODS), both from Debian, each in
- * a directory of its own inside bubblewrap (no network, no file of the machine's but the
- * system's), under a deadline and a memory cap, never with webwatch's environment. Which
- * converter reads which format was measured in bench/README.md ("Office documents").
+ * An office document to HTML, for the markdown pipeline of HTML pages: mammoth (DOCX, on a
+ * thread of its own: docx.ts), pandoc (RTF, CSV) or LibreOffice's headless converter (DOC,
+ * ODT, XLS, XLSX, ODS), the last two from Debian, each in a directory of its own inside
+ * bubblewrap (no network, no file of the machine's but the system's), under a deadline and a
+ * memory cap, never with webwatch's environment. Which converter reads which format was
+ * measured in bench/README.md ("Office documents").
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -30,10 +31,10 @@ const HTML_DEFAULT = 64 * 1024 * 1024;
 const ZIPPED: ReadonlySet<DocumentKind> = new Set(['docx', 'xlsx', 'odt', 'ods']);
 
 /** Which converter reads a format, and how it is asked. */
-const CONVERTER: Record<DocumentKind, 'pandoc' | 'soffice'> = {
+const CONVERTER: Record<DocumentKind, 'pandoc' | 'soffice' | 'mammoth'> = {
   rtf: 'pandoc',
   csv: 'pandoc',
-  docx: 'soffice',
+  docx: 'mammoth',
   doc: 'soffice',
   odt: 'soffice',
   xlsx: 'soffice',
@@ -67,6 +68,10 @@ export async function documentToHtml(body: Uint8Array, kind: DocumentKind, limit
 }
 
 async function convertInSandbox(body: Uint8Array, kind: DocumentKind, limits: ConvertLimits): Promise<string> {
+  if (CONVERTER[kind] === 'mammoth') {
+    const { docxToHtml } = await import('./docx.js');
+    return docxToHtml(body, { deadline: limits.deadline, ...(limits.signal && { signal: limits.signal }) });
+  }
   const dir = await mkdtemp(join(tmpdir(), 'webwatch-document-'));
   try {
     const input = join(dir, `document.${kind}`);

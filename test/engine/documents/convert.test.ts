@@ -13,20 +13,20 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { documentToHtml } from '../../../src/engine/documents/convert.js';
 import { runTool } from '../../../src/engine/tools/child-tools.js';
-import { docx, minimalDocx } from '../../helpers/zip.js';
+import { minimalDocx, zip } from '../../helpers/zip.js';
 import { documentToolsMissing } from '../../helpers/documents.js';
 
-const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const soon = () => ({ deadline: Date.now() + 60_000 });
 
-/** A DOCX whose picture is linked, not embedded: LibreOffice fetches such a picture to show it. */
-function linkedPictureDocx(url: string): Buffer {
-  const document = `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:r="${R}" xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><w:body><w:p><w:r><w:t>Before the picture.</w:t></w:r></w:p><w:p><w:r><w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Picture 1"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="0" name="remote.png"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:link="rId9"/></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="952500" cy="952500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p></w:body></w:document>`;
-  return docx(document, [
+/** An ODT whose picture is linked, not embedded: LibreOffice asks for such a picture to show it. */
+function linkedPictureOdt(url: string): Buffer {
+  const content = `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.2"><office:body><office:text><text:p>Before the picture.</text:p><text:p><draw:frame draw:name="P" svg:width="2cm" svg:height="2cm"><draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p></office:text></office:body></office:document-content>`;
+  return zip([
+    { name: 'mimetype', data: 'application/vnd.oasis.opendocument.text', stored: true },
+    { name: 'content.xml', data: content },
     {
-      name: 'word/_rels/document.xml.rels',
-      data: `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" Type="${R}/image" Target="${url}" TargetMode="External"/></Relationships>`,
+      name: 'META-INF/manifest.xml',
+      data: '<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>',
     },
   ]);
 }
@@ -63,13 +63,13 @@ describe('documentToHtml', { skip: documentToolsMissing }, () => {
   });
 
   it('never fetches what a document links, where the converter unsandboxed does', async () => {
-    const linked = linkedPictureDocx(`${base}/remote.png`);
-    const html = await documentToHtml(linked, 'docx', soon());
+    const linked = linkedPictureOdt(`${base}/remote.png`);
+    const html = await documentToHtml(linked, 'odt', soon());
     assert.match(html, /Before the picture\./);
     assert.equal(asked, 0, 'the sandboxed converter reached the loopback server');
     // The same converter outside the sandbox asks for the picture: what the sandbox is for.
     const dir = mkdtempSync(join(tmpdir(), 'webwatch-test-'));
-    const input = join(dir, 'linked.docx');
+    const input = join(dir, 'linked.odt');
     writeFileSync(input, linked);
     await runTool(
       'soffice',
