@@ -1,7 +1,7 @@
 /**
  * An office document to HTML, for the markdown pipeline of HTML pages: mammoth (DOCX, on a
- * thread of its own: docx.ts), pandoc (RTF, CSV) or LibreOffice's headless converter (DOC,
- * ODT, XLS, XLSX, ODS), the last two from Debian, each in a directory of its own inside
+ * thread of its own: docx.ts), webwatch's own streaming reader (XLSX: xlsx.ts), pandoc (RTF,
+ * CSV) or LibreOffice's headless converter (DOC, ODT, XLS, ODS), the last two from Debian, each in a directory of its own inside
  * bubblewrap (no network, no file of the machine's but the system's), under a deadline and a
  * memory cap, never with webwatch's environment. Which converter reads which format was
  * measured in bench/README.md ("Office documents").
@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import { Slots, SlotsTimedOut } from '../../lib/slots.js';
 import { runTool, ToolStopped } from '../tools/child-tools.js';
-import type { DocumentKind } from './detect.js';
+import { type DocumentKind, isWorkbook } from './detect.js';
+import { type Workbook, workbookHtml } from './sheets.js';
 import { checkZip } from './zip-guard.js';
 
 export interface ConvertLimits {
@@ -53,6 +54,21 @@ export const CONVERTERS = new Slots(Math.max(1, availableParallelism()));
 
 const unreadable = (kind: DocumentKind, why: string) =>
   new WebwatchError(`the ${kind.toUpperCase()} file could not be read: ${why}`, { status: 422, code: 'DOCUMENT_UNREADABLE' });
+
+/**
+ * The document as HTML, and a workbook's sheets as sections of tables: an XLSX read as it
+ * streams (xlsx.ts), XLS and ODS through LibreOffice's HTML (sheets.ts).
+ */
+export async function readDocument(body: Uint8Array, kind: DocumentKind, limits: ConvertLimits): Promise<{ html: string; workbook?: Workbook }> {
+  if (kind === 'xlsx') {
+    await checkZip(body);
+    const { readXlsx } = await import('./xlsx.js');
+    const workbook = await readXlsx(body, { deadline: limits.deadline, ...(limits.signal && { signal: limits.signal }) });
+    return { html: workbook.html, workbook };
+  }
+  const html = await documentToHtml(body, kind, limits);
+  return isWorkbook(kind) ? { html, workbook: workbookHtml(html) } : { html };
+}
 
 /** The document as HTML, or a clear error: too large once inflated, damaged, or past its deadline. */
 export async function documentToHtml(body: Uint8Array, kind: DocumentKind, limits: ConvertLimits): Promise<string> {

@@ -20,7 +20,7 @@ export interface Workbook {
 }
 
 const SHEET_HEADING = /^Sheet \d+:\s*/;
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const cellsOf = (row: Element) => row.children.filter((cell): cell is Element => isTag(cell) && (cell.name === 'td' || cell.name === 'th'));
 
@@ -34,12 +34,26 @@ function cellHtml(cell: Element): string {
 
 /** The rows of one sheet as a table of at most the limits, trailing empty rows and columns dropped. */
 function sheetTable(table: Element, name: string, warnings: string[]): string {
-  let rows = findAll((element) => element.name === 'tr', [table]).map((row) => cellsOf(row).map(cellHtml));
+  return rowsTable(
+    findAll((element) => element.name === 'tr', [table]).map((row) => cellsOf(row).map(cellHtml)),
+    name,
+    warnings,
+  );
+}
+
+/**
+ * Rows of cells (their HTML) as a table of at most the limits, the first row its header,
+ * trailing empty rows and columns dropped. A reader that stopped early says how much there
+ * was: `more.rows` (a count, or true when it is not known) and `more.columns`.
+ */
+export function rowsTable(cells: string[][], name: string, warnings: string[], more: { rows?: number | true; columns?: number } = {}): string {
+  let rows = cells;
   while (rows.length > 0 && rows.at(-1)!.every((cell) => cell === '')) rows.pop();
   if (rows.length === 0) return '';
-  let width = Math.max(...rows.map((row) => row.reduce((last, cell, index) => (cell ? index + 1 : last), 0)));
-  if (rows.length > MAX_SHEET_ROWS) {
-    warnings.push(`sheet "${name}" has ${rows.length.toLocaleString('en')} rows: only the first ${MAX_SHEET_ROWS.toLocaleString('en')} were read`);
+  let width = Math.max(more.columns ?? 0, ...rows.map((row) => row.reduce((last, cell, index) => (cell ? index + 1 : last), 0)));
+  if (rows.length > MAX_SHEET_ROWS || more.rows !== undefined) {
+    const count = more.rows === true ? `more than ${MAX_SHEET_ROWS.toLocaleString('en')}` : (more.rows ?? rows.length).toLocaleString('en');
+    warnings.push(`sheet "${name}" has ${count} rows: only the first ${MAX_SHEET_ROWS.toLocaleString('en')} were read`);
     rows = rows.slice(0, MAX_SHEET_ROWS);
   }
   if (width > MAX_SHEET_COLUMNS) {

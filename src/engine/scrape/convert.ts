@@ -17,7 +17,7 @@ import { htmlToMarkdown, removeBase64Images } from '../content/markdown.js';
 import { prepareForMarkdown, rewriteMaths, serializeForMarkdown } from '../content/markup.js';
 import { extractPageHead, type PageHeadings, type PageMetadata } from '../content/metadata.js';
 import { decodeBody } from '../fetch/decode.js';
-import { claimsDocument, type DocumentDetection, detectDocument, isWorkbook } from '../documents/detect.js';
+import { claimsDocument, type DocumentDetection, detectDocument } from '../documents/detect.js';
 import { isPdf } from '../pdf/detect.js';
 import type { PdfLimits, PdfPageBlocks } from '../pdf/parse-pdf.js';
 import { redactPii } from '../pii/redact.js';
@@ -90,13 +90,11 @@ async function documentContent(
   formats: Set<string>,
   deadline: number,
 ): Promise<Content> {
-  const [{ documentToHtml }, { workbookHtml }, { documentProperties, propertiesHead }] = await Promise.all([
+  const [{ readDocument }, { documentProperties, propertiesHead }] = await Promise.all([
     import('../documents/convert.js'),
-    import('../documents/sheets.js'),
     import('../documents/properties.js'),
   ]);
-  const converted = await documentToHtml(page.body, detection.kind, { deadline });
-  const workbook = isWorkbook(detection.kind) ? workbookHtml(converted) : undefined;
+  const { html: converted, workbook } = await readDocument(page.body, detection.kind, { deadline });
   const properties = await documentProperties(page.body, detection.kind);
   // A reader that gives the body alone, and a workbook rewritten to its sheets, get the head of
   // the document's own properties, else the one the converter wrote.
