@@ -263,7 +263,7 @@ async function readSheet(
         else if (tag === 'rPh' && cell) cell.inRuby = false;
         else if (tag === 'c' && cell) {
           const { column } = cell;
-          const value = valueOf(cell);
+          const value = cellValue(cell);
           cell = undefined;
           if (value === '') return;
           const current = cellsAt(rowIndex);
@@ -287,7 +287,7 @@ async function readSheet(
     while (rows.length <= index) rows.push([]);
     return rows[index];
   };
-  const valueOf = (c: NonNullable<typeof cell>): Cell | '' => {
+  const cellValue = (c: NonNullable<typeof cell>): Cell | '' => {
     const text = c.text;
     switch (c.type) {
       case 's':
