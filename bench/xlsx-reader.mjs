@@ -20,20 +20,41 @@ const { convertPage } = await import(join(root, 'dist/src/engine/scrape/convert.
 function hundredThousandCells() {
   const dir = mkdtempSync(join(tmpdir(), 'webwatch-xlsx-'));
   const header = Array.from({ length: 20 }, (_, column) => `Column ${column + 1}`).join(',');
-  const rows = Array.from({ length: 5_000 }, (_, row) => Array.from({ length: 20 }, (_, column) => (column % 3 === 0 ? `item ${row}-${column}` : String(row * column))).join(','));
+  const rows = Array.from({ length: 5_000 }, (_, row) =>
+    Array.from({ length: 20 }, (_, column) => (column % 3 === 0 ? `item ${row}-${column}` : String(row * column))).join(','),
+  );
   writeFileSync(join(dir, 'cells.csv'), `${header}\n${rows.join('\n')}\n`);
-  execFileSync('soffice', ['--headless', '--calc', `-env:UserInstallation=file://${dir}/profile`, '--convert-to', 'xlsx:Calc MS Excel 2007 XML', '--outdir', dir, join(dir, 'cells.csv')], { stdio: 'ignore' });
+  execFileSync(
+    'soffice',
+    [
+      '--headless',
+      '--calc',
+      `-env:UserInstallation=file://${dir}/profile`,
+      '--convert-to',
+      'xlsx:Calc MS Excel 2007 XML',
+      '--outdir',
+      dir,
+      join(dir, 'cells.csv'),
+    ],
+    { stdio: 'ignore' },
+  );
   return join(dir, 'cells.xlsx');
 }
 
 const corpus = join(root, '../shared/corpus/documents/pandoc/xlsx-reader/basic.xlsx');
 const files = process.argv.length > 2 ? process.argv.slice(2) : [hundredThousandCells(), ...(existsSync(corpus) ? [corpus] : [])];
-const markdown = async (html) => (await convertPage({ body: Buffer.from(html), contentType: 'text/html', finalUrl: 'file:///x' }, { onlyMainContent: false }, ['markdown'])).markdown;
+const markdown = async (html) =>
+  (await convertPage({ body: Buffer.from(html), contentType: 'text/html', finalUrl: 'file:///x' }, { onlyMainContent: false }, ['markdown'])).markdown;
 const cells = (text) =>
   text
     .split('\n')
     .filter((line) => line.startsWith('|') && !/^\|[-| ]+\|$/.test(line))
-    .flatMap((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    .flatMap((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
 
 const results = [];
 for (const file of files) {
