@@ -82,6 +82,19 @@ describe('DOCX by mammoth', () => {
     assert.match(dropped.markdown, /A dot:/);
   });
 
+  it('expands no external or exponential entity of a DOCTYPE', async () => {
+    const entities = `<!DOCTYPE w:document [<!ENTITY x SYSTEM "file:///etc/passwd"><!ENTITY r SYSTEM "${base}/entity"><!ENTITY a "lollollol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>`;
+    const hostile = docx(
+      `<?xml version="1.0"?>${entities}<w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>Before &x;&r;&b; after.</w:t></w:r></w:p></w:body></w:document>`,
+    );
+    const outcome = await docxToHtml(hostile, soon()).then(
+      (html) => html,
+      (error: Error & { code?: string }) => (assert.equal(error.code, 'DOCUMENT_UNREADABLE'), error.message),
+    );
+    assert.doesNotMatch(outcome, /root:|lollol|not really/);
+    assert.equal(asked, 0);
+  });
+
   it('fails a damaged document, one past its heap and one past its deadline, each alone', async () => {
     const broken = docx('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p>');
     await assert.rejects(docxToHtml(broken, soon()), { code: 'DOCUMENT_UNREADABLE' });
