@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { createRequire } from 'node:module';
 import Firecrawl from '@mendable/firecrawl-js';
 import { WebSocket } from 'undici';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -9,6 +10,10 @@ import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-s
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
+
+/** The SDK the hosted CLI (firecrawl-cli 1.23) carries, an older release of the same client. */
+const CliFirecrawl = (createRequire(createRequire(import.meta.url).resolve('firecrawl-cli/package.json'))('firecrawl') as { default: typeof Firecrawl })
+  .default;
 
 describe('the job watcher', () => {
   let site: TestServer;
@@ -111,4 +116,92 @@ describe('the job watcher', () => {
     assert.equal(done.status, 'completed');
     assert.deepEqual(documents.map((d) => new URL(d.metadata.url).pathname).sort(), ['/one', '/two']);
   });
+
+  it('opens with a catchup: the status, the counts and the pages stored so far, then the pages after, then done', async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const { id } = await client.startCrawl(`${site.origin}/?catchup`, { sitemap: 'skip', ignoreRobotsTxt: true, limit: 10, scrapeOptions: { maxAge: 0 } });
+    await until(() => held.length === 1);
+    await until(async () => ((await call(served, acme, 'GET', `/crawl/${id}`)).body as Body).completed === 3);
+    const messages: Body[] = [];
+    const socket = new WebSocket(wsUrl(`/crawl/${id}`), acme);
+    socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
+    const closed = new Promise<void>((resolve) => (socket.onclose = () => resolve()));
+    await until(() => messages.length === 1);
+    const [catchup] = messages;
+    assert.equal(catchup.type, 'catchup');
+    assert.deepEqual(
+      { ...catchup.data, data: catchup.data.data.map((d: Body) => new URL(d.metadata.url).pathname).sort(), expiresAt: typeof catchup.data.expiresAt },
+      { id, status: 'scraping', total: 3, completed: 3, creditsUsed: 3, expiresAt: 'string', next: null, data: ['/', '/one', '/two'] },
+    );
+    held.shift()!();
+    await closed;
+    assert.deepEqual(
+      messages.slice(1).map((m) => (m.type === 'document' ? new URL(m.data.metadata.url).pathname : m.type)),
+      ['/held', 'status', 'done'],
+    );
+    assert.deepEqual(messages.at(-2).data, { status: 'completed', total: 4, completed: 4, creditsUsed: 4, data: [] });
+    assert.deepEqual(messages.at(-1).data, { status: 'completed', total: 4, completed: 4, creditsUsed: 4, data: [] });
+  });
+
+  it('a job that ended before the watcher opened is one catchup with every page, then done', async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const job = await client.batchScrape([`${site.origin}/one`, `${site.origin}/two`], { pollInterval: 0.1 });
+    assert.equal(job.status, 'completed');
+    const messages: Body[] = [];
+    const socket = new WebSocket(wsUrl(`/batch/scrape/${job.id}`), acme);
+    socket.onmessage = (event) => messages.push(JSON.parse(String(event.data)));
+    await new Promise((resolve) => (socket.onclose = resolve));
+    assert.deepEqual(
+      messages.map((m) => m.type),
+      ['catchup', 'status', 'done'],
+    );
+    assert.equal(messages[0].data.status, 'completed');
+    assert.equal(messages[0].data.data.length, 2);
+  });
+
+  // The hosted SDK's own e2e cases of the watcher (its src/__tests__/e2e/v2/watcher.test.ts), as
+  // it runs them, with the SDK 4.42 and the older one the hosted CLI carries.
+  for (const [release, Client] of [
+    ['4.42', Firecrawl],
+    ['of the CLI', CliFirecrawl],
+  ] as const) {
+    it(`passes the SDK ${release}'s watcher e2e cases: a crawl watcher, and a batch watcher with kind, pollInterval and timeout`, async () => {
+      const client = new Client({ apiKey: acme, apiUrl: served.origin });
+      const watch = async (id: string, options: Body) => {
+        const watcher = client.watcher(id, options);
+        const snapshots: Body[] = [];
+        let documents = 0;
+        watcher.on('snapshot', (snap: Body) => snapshots.push(snap));
+        watcher.on('document', () => documents++);
+        const final = await new Promise<Body>((resolve) => {
+          watcher.on('done', resolve);
+          watcher.on('error', resolve);
+          void watcher.start();
+        });
+        watcher.close();
+        return { final, snapshots, documents };
+      };
+      const crawl = await client.startCrawl(`${site.origin}/one`, { sitemap: 'skip', ignoreRobotsTxt: true, limit: 3 });
+      const crawled = await watch(crawl.id, { pollInterval: 2 });
+      assert.equal(crawled.final.status, 'completed');
+      assert.ok(Array.isArray(crawled.final.data) && typeof crawled.final.id === 'string');
+      assert.ok(crawled.snapshots.length >= 1, 'at least one snapshot');
+      for (const snap of crawled.snapshots) {
+        assert.ok(['scraping', 'completed', 'failed', 'cancelled'].includes(snap.status), snap.status);
+        assert.equal(typeof snap.completed, 'number');
+        assert.equal(typeof snap.total, 'number');
+      }
+      assert.equal(crawled.documents, 1);
+
+      const batch = await client.startBatchScrape([`${site.origin}/one`, `${site.origin}/two`], {
+        options: { formats: ['markdown'] },
+        ignoreInvalidURLs: true,
+      });
+      const batched = await watch(batch.id, { kind: 'batch', pollInterval: 2, timeout: 180 });
+      assert.equal(batched.final.status, 'completed');
+      assert.ok(batched.snapshots.length >= 1, 'at least one snapshot');
+      assert.ok(batched.snapshots.some((snap) => snap.status === 'completed') || batched.final.status !== 'completed');
+      assert.equal(batched.documents, 2);
+    });
+  }
 });

@@ -110,9 +110,10 @@ const WATCH_POLL_MS = 200;
 const WATCH_BUFFER_MAX = 4 * 1024 * 1024;
 
 /**
- * The watcher: each stored page as a `document` message as soon as it is stored (those stored
- * before the socket opened first), then `done` with the job's counts when it completed, or
- * `error` when it failed or was cancelled, and the socket closes. Pages are read from the store
+ * The watcher: first a `catchup` with the job's status, counts and the pages stored before the
+ * socket opened, then each page stored after as a `document` message as soon as it is stored;
+ * at the end, `status` and `done` with the job's counts when it completed, or `error` when it
+ * failed or was cancelled, and the socket closes. Pages are read from the store
  * in bounded pages, and sending waits while the client is behind, so a watcher holds little.
  */
 function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) {
@@ -138,12 +139,27 @@ function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) 
         });
       void (async () => {
         let position = 0;
+        let caughtUp = false;
         while (!closed) {
           const job = await jobs.getById(jobId, now());
           if (!job) return socket.close(1011, 'the job expired');
           // Pages from the first not yet sent; the status is read before, so a page stored
           // after it is still sent before `done`.
           const ended = job.status !== 'scraping';
+          const counts = { status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed };
+          if (!caughtUp) {
+            // The first message, as the hosted API sends it: the job's state and the pages stored
+            // so far (one bounded page of them; the rest follow as documents), which the SDK's
+            // watcher turns into its `snapshot` event.
+            caughtUp = true;
+            const { data, lastPosition } = await jobs.documentsAfter(jobId, 0);
+            if (closed) return;
+            socket.send(
+              `${JSON.stringify({ type: 'catchup', data: { id: job.id, ...counts, expiresAt: job.expiresAt, next: null } }).slice(0, -2)},"data":[${data.join(',')}]}}`,
+            );
+            if (lastPosition !== null) position = lastPosition + 1;
+            await drained();
+          }
           for (;;) {
             const { data, nextSkip, lastPosition } = await jobs.documentsAfter(jobId, position);
             for (const document of data) {
@@ -157,9 +173,12 @@ function jobWatchers(jobs: CrawlJobStore, now: () => Date, limitPerKey: number) 
           if (ended) {
             // Zero data retention: every page is sent by now; they leave the store.
             if (job.zeroDataRetention && position > 0) await jobs.forget(jobId, 0, position - 1);
-            const counts = { status: job.status, total: job.total, completed: job.completed, creditsUsed: job.creditsUsed };
-            if (job.status === 'completed') socket.send(JSON.stringify({ type: 'done', data: { ...counts, data: [] } }));
-            else socket.send(JSON.stringify({ type: 'error', error: job.error ?? job.status, data: counts }));
+            // The SDK's watcher emits a `snapshot` for a message with a status, and `done` without
+            // one: the last state first, so that its snapshots end with the job's end.
+            if (job.status === 'completed') {
+              socket.send(JSON.stringify({ type: 'status', data: { ...counts, data: [] } }));
+              socket.send(JSON.stringify({ type: 'done', data: { ...counts, data: [] } }));
+            } else socket.send(JSON.stringify({ type: 'error', error: job.error ?? job.status, data: counts }));
             return socket.close(1000, job.status);
           }
           await new Promise((resolve) => setTimeout(resolve, WATCH_POLL_MS));
