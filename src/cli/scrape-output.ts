@@ -1,7 +1,7 @@
 /** How `scrape` shows documents without --json: formats as text, and where the pages came from. */
 import type { ScrapeDocument } from '../contract/scrape.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
-import { fieldDiffText } from '../engine/diff/json-diff.js';
+import { trackedFieldsText } from '../engine/diff/json-diff.js';
 
 /** The formats asked for, in the order asked, each once. */
 export function formatNames(options: ScrapeOptions): string[] {
@@ -15,7 +15,7 @@ function changeTrackingText(tracking: ScrapeDocument['changeTracking']): string 
   if (!tracking) return '';
   const since = tracking.previousScrapeAt ? ` since ${tracking.previousScrapeAt}` : '';
   // json mode's changed fields, then the markdown's lines (git-diff mode).
-  const fields = tracking.json && Object.keys(tracking.json).length > 0 ? `\n\n${fieldDiffText(tracking.json)}` : '';
+  const fields = tracking.json && Object.keys(tracking.json).length > 0 ? `\n\n${trackedFieldsText(tracking.json)}` : '';
   return `${tracking.changeStatus}${since}${fields}${tracking.diff?.text ? `\n\n${tracking.diff.text.trimEnd()}` : ''}`;
 }
 

@@ -33,3 +33,6 @@ export interface PageDiff {
 
 /** Each leaf path of extracted JSON that changed, `{previous, current}` (the hosted SDK's MonitorJsonFieldDiff). */
 export type JsonFieldDiff = Record<string, { previous: unknown; current: unknown }>;
+
+/** A change-tracking scrape's json mode: each top-level field that changed, `{old, new}` (the hosted API's answer). */
+export type TrackedFieldDiff = Record<string, { old: unknown; new: unknown }>;

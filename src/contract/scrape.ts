@@ -4,7 +4,7 @@
  * a PDF's pages and blocks, what browser actions returned). Types only: the engine builds
  * documents, crawls and searches carry them, backends and commands read them here.
  */
-import type { JsonFieldDiff } from './diff.js';
+import type { TrackedFieldDiff } from './diff.js';
 
 export interface DocumentMetadata extends PageMetadata {
   sourceURL: string;
@@ -34,8 +34,8 @@ export interface ChangeTracking {
   visibility: 'visible' | 'hidden';
   /** The markdown's line diff (git-diff mode, the default), when changed. */
   diff?: { text: string; json: unknown };
-  /** json mode: each changed leaf path of the extracted JSON, `{previous, current}`, when changed. */
-  json?: JsonFieldDiff;
+  /** json mode: each changed field of the extracted JSON, `{old, new}`, when changed. */
+  json?: TrackedFieldDiff;
 }
 
 export interface ScrapeDocument {

@@ -20,6 +20,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     team: string;
     keyId: string;
+    /** Reserved fields of the hosted API taken out of the body (replies.ts), for the answer's warning. */
+    ignoredFields?: string[];
   }
   interface FastifyInstance {
     limits: WorkLimits;

@@ -12,7 +12,7 @@ import { firstInvalidUtf8Byte } from '../lib/utf8.js';
 import { DatabaseDamagedError } from '../engine/store/database.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import { pathBeyondDepth } from '../spec/depth.js';
-import { DATABASE_CORRUPT, ERROR_MESSAGES, TARGET_FAILURE_CODES } from '../spec/errors.js';
+import { DATABASE_CORRUPT, ERROR_MESSAGES, TARGET_FAILURE_CODES, TARGET_FAILURE_STATUS } from '../spec/errors.js';
 import { MAX_JSON_DEPTH } from '../spec/limits.js';
 import { formatPath } from '../spec/schemas.js';
 import { unstorableTextIn } from '../spec/stored-text.js';
@@ -56,7 +56,7 @@ export function answerRoutingError(error: Error & { code?: string }, reply: Fast
  * The JSON body parser: JSON.parse, then a bound on nesting (deep enough for any real schema or
  * metadata) checked without recursion, so that no body can exhaust the stack further on.
  */
-export function parseJsonBody(_request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void): void {
+export function parseJsonBody(request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void): void {
   if (bytes.length === 0) return done(null, undefined);
   // Invalid UTF-8 would be decoded to U+FFFD and stored so: it is refused, with where it starts.
   if (!isUtf8(bytes)) return done(invalid([{ path: [], message: `the body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)})` }]));
@@ -87,12 +87,53 @@ export function parseJsonBody(_request: FastifyRequest, bytes: Buffer, done: (er
   }
   const unstorable = unstorableTextIn(body);
   if (unstorable) return done(invalid([unstorable]));
+  const ignored = withoutReservedFields(body);
+  if (ignored.length > 0) request.ignoredFields = ignored;
   done(null, body);
+}
+
+/**
+ * Fields the hosted API reserves for its experiments (`__experimental_*`) or its own test
+ * fixtures (`useMock`): its clients and test suites send them, and it ignores what it does not
+ * know of them. They are taken out of the body (at its top and in its `scrapeOptions`), so that
+ * the closed schemas see the rest, and named in the answer's `warning` (ignoredFieldsWarning).
+ */
+function withoutReservedFields(body: unknown): string[] {
+  const ignored: string[] = [];
+  const strip = (value: unknown, prefix: string) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (key.startsWith('__experimental_') || key === 'useMock') {
+        ignored.push(`${prefix}${key}`);
+        delete record[key];
+      }
+    }
+  };
+  strip(body, '');
+  if (body && typeof body === 'object') strip((body as Record<string, unknown>).scrapeOptions, 'scrapeOptions.');
+  return ignored;
+}
+
+/** The warning of an answer to a body with reserved fields: which were ignored. */
+export function ignoredFieldsWarning(fields: readonly string[]): string {
+  return `ignored, as fields the hosted API reserves for its experiments and tests: ${fields.join(', ')}`;
 }
 
 /** Every error a route throws, and every route this server does not have, as a §7.1 answer. */
 export const errorReplies = fp<{ bodyLimit: number }>(
   async (app, options) => {
+    // A successful JSON answer to a body whose reserved fields were ignored says so in its warning.
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (!request.ignoredFields || reply.statusCode >= 400 || typeof payload !== 'string' || !payload.startsWith('{')) return payload;
+      const answer = JSON.parse(payload) as Record<string, unknown>;
+      const warning = ignoredFieldsWarning(request.ignoredFields);
+      // A scrape's document carries its warning itself (`data.warning`), other answers at their top.
+      const data = answer.data as Record<string, unknown> | undefined;
+      const holder = data && typeof data === 'object' && !Array.isArray(data) && 'metadata' in data ? data : answer;
+      holder.warning = typeof holder.warning === 'string' && holder.warning ? `${holder.warning}; ${warning}` : warning;
+      return JSON.stringify(answer);
+    });
     app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
       if (error instanceof DatabaseDamagedError) {
         // The log names the file for the operator; a client learns what failed and why, not where the server keeps its data.
@@ -104,7 +145,8 @@ export const errorReplies = fp<{ bodyLimit: number }>(
       }
       if (error instanceof WebwatchError && error.code && TARGET_FAILURE_CODES.has(error.code)) {
         // The target site failed, not the server: the code and message say how.
-        return reply.code(502).send(errorBody(502, error.message, undefined, error.code));
+        const status = TARGET_FAILURE_STATUS.get(error.code) ?? 502;
+        return reply.code(status).send(errorBody(status, error.message, undefined, error.code));
       }
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         return reply.code(413).send(errorBody(413, ERROR_MESSAGES.payloadTooLarge, { limitBytes: options.bodyLimit }));

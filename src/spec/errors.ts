@@ -81,7 +81,8 @@ const PDF_FAILURE_CODES = ['SCRAPE_PDF_ENCRYPTED', 'SCRAPE_PDF_UNREADABLE', 'SCR
 
 /**
  * Failures of the target site rather than of the server (webwatch serve answers them 502 with
- * the code). Those of `TARGET_FAILURES_NOT_RETRIED` will not change by asking again.
+ * the code, or the status of TARGET_FAILURE_STATUS). Those of `TARGET_FAILURES_NOT_RETRIED` will
+ * not change by asking again.
  */
 export const TARGET_FAILURE_CODES: ReadonlySet<string> = new Set([
   'SCRAPE_DNS_RESOLUTION_ERROR',
@@ -94,6 +95,8 @@ export const TARGET_FAILURE_CODES: ReadonlySet<string> = new Set([
   'SCRAPE_DECODING_ERROR',
   ...PDF_FAILURE_CODES,
 ]);
+/** Target failures answered with another status than 502, as the hosted API answers them: a certificate that fails verification is 500. */
+export const TARGET_FAILURE_STATUS: ReadonlyMap<string, number> = new Map([['SCRAPE_TLS_ERROR', 500]]);
 export const TARGET_FAILURES_NOT_RETRIED: ReadonlySet<string> = new Set([
   'SCRAPE_DNS_RESOLUTION_ERROR',
   'SCRAPE_TLS_ERROR',
@@ -105,7 +108,7 @@ export const TARGET_FAILURES_NOT_RETRIED: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A PDF with more pages than the time left in its scrape can read (engine/pdf/time-estimate.ts):
+ * A PDF with more pages than its scrape's timeout can read (engine/pdf/time-estimate.ts):
  * refused at once, its message starting with the hosted API's words `Insufficient time to process
  * PDF`. Asking again with the same timeout fails the same way, whatever its 408 says.
  */
@@ -124,6 +127,8 @@ export const CODES_NOT_RETRIED: ReadonlySet<string> = new Set([
   AGENT_MODEL_NOT_CONFIGURED,
   DATABASE_CORRUPT,
   PDF_INSUFFICIENT_TIME,
+  // A team's or server's interact sessions are all open: one closes when stopped or idle, not in a retry's seconds.
+  'INTERACT_SESSION_LIMIT',
 ]);
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */

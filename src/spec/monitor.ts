@@ -44,6 +44,8 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     sitemap: z.enum(['include', 'skip', 'only']).optional(),
     delay: z.number().min(0).optional(),
     maxConcurrency: z.number().int().min(1).optional(),
+    // includePaths and excludePaths match the whole URL instead of its path and query.
+    regexOnFullURL: z.boolean().optional(),
   };
   /**
    * The spec lists crawl options only by example; on the wire they are also those of the hosted
@@ -57,7 +59,6 @@ export function buildMonitorSchemas(mode: SchemaMode) {
     maxDiscoveryDepth: z.number().int().min(0).nullable().optional(),
     deduplicateSimilarURLs: z.boolean().optional(),
     robotsUserAgent: z.string().nullable().optional(),
-    regexOnFullURL: z.boolean().optional(),
     // POST /v2/crawl delivers it (job-webhook.ts); a monitor's crawl target has the monitor's webhook.
     webhook: jobWebhookSchema().nullable().optional(),
     zeroDataRetention: z.boolean().optional(),

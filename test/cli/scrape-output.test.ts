@@ -32,10 +32,10 @@ describe('formats as text', () => {
         previousScrapeAt: null,
         changeStatus: 'changed',
         visibility: 'visible',
-        json: { 'plans[0].price': { previous: 10, current: 12 }, note: { previous: null, current: 'new' } },
+        json: { plans: { old: [10], new: [12] }, note: { old: null, new: 'new' } },
       },
     } as unknown as ScrapeDocument;
-    assert.equal(formatText(document, 'changeTracking'), 'changed\n\n-plans[0].price: 10\n+plans[0].price: 12\n+note: new');
+    assert.equal(formatText(document, 'changeTracking'), 'changed\n\n-plans: [10]\n+plans: [12]\n+note: new');
   });
 
   it('leaves bytes out only when other formats are asked for', () => {

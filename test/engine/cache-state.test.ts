@@ -72,20 +72,22 @@ describe('metadata.cacheState', () => {
     assert.equal(reads, 1, 'only the first scrape read the cache');
   });
 
-  it('changeTracking: not read, no cacheState, but written; a cache-only request then finds it', async () => {
+  it('changeTracking reads and writes the cache as any scrape: a second identical scrape is a hit, and same', async () => {
     const track: ScrapeOptions = { formats: ['markdown', 'changeTracking'] };
+    const before = fetches();
     const tracked = await at(track);
     assert.equal(tracked.changeTracking?.changeStatus, 'new');
-    assert.equal('cacheState' in tracked.metadata, false);
-    assert.equal(reads, 0);
-    assert.equal(writes, 1, 'the change-tracking scrape is stored');
+    assert.equal(tracked.metadata.cacheState, 'miss');
+    assert.deepEqual([reads, writes], [1, 1], 'read, then stored');
     const again = await at(track);
-    assert.equal('cacheState' in again.metadata, false);
+    assert.equal(again.metadata.cacheState, 'hit');
     assert.equal(again.changeTracking?.changeStatus, 'same');
-    // Only the cache may answer: it is read, and says so.
-    const cached = await at({ ...track, minAge: 1 });
-    assert.equal(cached.metadata.cacheState, 'hit');
-    assert.equal(reads, 1);
+    assert.equal(again.changeTracking?.previousScrapeAt !== null, true);
+    assert.equal(fetches() - before, 1, 'the hit fetched nothing');
+    // maxAge 0 looks at the page as it is now, and reads no cache.
+    const fresh = await at({ ...track, maxAge: 0 });
+    assert.equal('cacheState' in fresh.metadata, false);
+    assert.equal(fetches() - before, 2);
   });
 
   it('without a store nothing is read: no cacheState', async () => {

@@ -270,7 +270,7 @@ describe('model formats (local engine, scripted model)', () => {
     const db = await openDatabase(databasePath({ WEBWATCH_HOME: tempDir() }));
     try {
       const store = scrapeStore(db, 'acme');
-      const tracked: ScrapeOptions = { formats: ['markdown', { type: 'changeTracking', modes: ['json'], prompt: 'plan and price', tag: 'prices' }] };
+      const tracked: ScrapeOptions = { maxAge: 0, formats: ['markdown', { type: 'changeTracking', modes: ['json'], prompt: 'plan and price', tag: 'prices' }] };
       const first = await at('/pricing', tracked, { store });
       assert.equal(first.changeTracking?.changeStatus, 'new');
       assert.deepEqual(first.json, { plan: 'Pro', price: 10 });
@@ -281,15 +281,21 @@ describe('model formats (local engine, scripted model)', () => {
       price = '12';
       const third = await at('/pricing', tracked, { store });
       assert.equal(third.changeTracking?.changeStatus, 'changed');
-      assert.deepEqual(third.changeTracking?.json, { price: { previous: 10, current: 12 } });
+      assert.deepEqual(third.changeTracking?.json, { price: { old: 10, new: 12 } });
       assert.equal(third.changeTracking?.diff, undefined, 'no line diff in json mode alone');
-      // Both modes: the line diff comes too.
-      const both: ScrapeOptions = { formats: ['markdown', { type: 'changeTracking', modes: ['git-diff', 'json'], tag: 'both' }] };
+      // Both modes: the line diff comes too, and lines that changed are a change.
+      const both: ScrapeOptions = { maxAge: 0, formats: ['markdown', { type: 'changeTracking', modes: ['git-diff', 'json'], tag: 'both' }] };
       await at('/pricing', both, { store });
       price = '15';
       const mixed = await at('/pricing', both, { store });
-      assert.deepEqual(mixed.changeTracking?.json, { price: { previous: 12, current: 15 } });
+      assert.deepEqual(mixed.changeTracking?.json, { price: { old: 12, new: 15 } });
       assert.match(mixed.changeTracking?.diff?.text ?? '', /-Pro plan: \$12 per month\.\n\+Pro plan: \$15 per month\./);
+      assert.ok(Array.isArray((mixed.changeTracking?.diff?.json as { files?: unknown })?.files), 'the diff as files too');
+      updated = 'Wednesday';
+      const lines = await at('/pricing', both, { store });
+      assert.equal(lines.changeTracking?.changeStatus, 'changed', 'the lines changed, the fields did not');
+      assert.deepEqual(lines.changeTracking?.json, {});
+      assert.match(lines.changeTracking?.diff?.text ?? '', /\+.*Wednesday/);
     } finally {
       await db.close();
     }

@@ -100,9 +100,11 @@ describe('the hosted service clients against webwatch serve', () => {
     assert.equal('cacheState' in fresh.metadata!, false, 'maxAge 0 does not read the cache');
     const tracked = await client.scrape(url, { formats: ['markdown', { type: 'changeTracking' }] });
     assert.equal(tracked.changeTracking?.changeStatus, 'new');
-    assert.equal('cacheState' in tracked.metadata!, false, 'change tracking does not read the cache');
+    assert.equal(tracked.metadata?.cacheState, 'miss', 'change tracking reads the cache (its key has the format)');
+    const trackedAgain = await client.scrape(url, { formats: ['markdown', { type: 'changeTracking' }] });
+    assert.deepEqual([trackedAgain.metadata?.cacheState, trackedAgain.changeTracking?.changeStatus], ['hit', 'same']);
     assert.equal(fetches(), 3);
-    const documents = [first, second, fresh, tracked];
+    const documents = [first, second, fresh, tracked, trackedAgain];
     if (chromium) {
       const acted = await client.scrape(url, { formats: ['markdown'], actions: [{ type: 'wait', milliseconds: 1 }] });
       assert.match(acted.markdown ?? '', /Pro costs/);

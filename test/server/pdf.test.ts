@@ -118,7 +118,7 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     }
   });
 
-  it("a PDF that cannot be read in the time left: 408 at once, in the hosted API's words, not retried", async () => {
+  it("a PDF whose pages cannot be read within the timeout: 408 at once, in the hosted API's words, not retried", async () => {
     const started = Date.now();
     const error = await client.scrape(`${site.origin}/prices`, { timeout: 1000, parsers: [{ type: 'pdf', mode: 'ocr' }] }).then(
       () => undefined,
@@ -128,7 +128,7 @@ describe('PDFs through webwatch serve and the hosted JS SDK', { skip: missingToo
     assert.equal(error?.code, 'SCRAPE_PDF_INSUFFICIENT_TIME_ERROR');
     assert.match(
       error?.message ?? '',
-      /^Insufficient time to process PDF of 2 pages \(by OCR\): \d+ms of the scrape's timeout \(1000ms\) are left\. Please increase the timeout parameter in your scrape request to at least \d+ms\.$/,
+      /^Insufficient time to process PDF of 2 pages, which requires more processing time than your current timeout allows \(1000ms\): read by OCR, its pages need 1310ms at the least\. Please increase the timeout parameter in your scrape request to at least 6000ms\.$/,
     );
     assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
   });

@@ -121,7 +121,6 @@ describe('unknown keys', () => {
           crawlOptions: {
             maxDiscoveryDepth: 2,
             deduplicateSimilarURLs: true,
-            regexOnFullURL: false,
             robotsUserAgent: 'bot',
             prompt: 'blog posts',
             webhook: 'https://example.com/hook',
@@ -152,7 +151,6 @@ describe('unknown keys', () => {
         'targets[1].crawlOptions.maxDiscoveryDepth',
         'targets[1].crawlOptions.origin',
         'targets[1].crawlOptions.prompt',
-        'targets[1].crawlOptions.regexOnFullURL',
         'targets[1].crawlOptions.robotsUserAgent',
         'targets[1].crawlOptions.webhook',
         'targets[1].crawlOptions.zeroDataRetention',

@@ -10,6 +10,7 @@ export function crawlCommand(runtime: Runtime): Command {
     .option('--max-depth <n>', 'follow links at most this many hops from the start (default 10)')
     .option('--include-path <regex>', 'crawl only paths matching this regular expression (repeatable)', collect)
     .option('--exclude-path <regex>', 'skip paths matching this regular expression (repeatable)', collect)
+    .option('--regex-on-full-url', 'match --include-path and --exclude-path against the whole URL, not its path and query')
     .option('--allow-subdomains', 'also crawl subdomains of the start host')
     .option('--allow-external-links', 'follow links to other sites too')
     .option('--crawl-entire-domain', 'crawl the whole host, not only below the start URL')

@@ -33,6 +33,8 @@ export interface CrawlOptions {
   /** Seconds between two requests to the same host. */
   delay?: number | undefined;
   maxConcurrency?: number | undefined;
+  /** The path patterns match the whole URL instead of its path and query (the hosted API's option). */
+  regexOnFullURL?: boolean | undefined;
 }
 
 /**
@@ -169,6 +171,7 @@ export async function crawl(
     crawlEntireDomain: crawlOptions.crawlEntireDomain ?? false,
     includePaths: compilePathPatterns(crawlOptions.includePaths, 'includePaths'),
     excludePaths: compilePathPatterns(crawlOptions.excludePaths, 'excludePaths'),
+    fullUrl: crawlOptions.regexOnFullURL === true,
   };
   const roots = [root];
   const startUrl = normalizeUrl(root.href, ignoreQuery);

@@ -27,6 +27,8 @@ export interface ScopeOptions {
   crawlEntireDomain: boolean;
   includePaths: PathPattern[];
   excludePaths: PathPattern[];
+  /** regexOnFullURL: the patterns match the whole URL (`https://example.com/pricing`), not its path and query. */
+  fullUrl?: boolean;
 }
 
 /** The folder of the root URL: pages below it are in scope unless crawlEntireDomain. */
@@ -58,9 +60,12 @@ export function onSubdomain(candidate: URL, roots: readonly URL[]): boolean {
   return roots.some((root) => candidate.hostname.endsWith(`.${registrable(root.hostname)}`));
 }
 
-/** The path patterns let `candidate` in: none of excludePaths, and one of includePaths when there are any. */
-export function pathAllowed(candidate: URL, options: Pick<ScopeOptions, 'includePaths' | 'excludePaths'>): boolean {
-  const path = candidate.pathname + candidate.search;
+/**
+ * The path patterns let `candidate` in: none of excludePaths, and one of includePaths when there
+ * are any. They match the path and query, or the whole URL with `fullUrl` (regexOnFullURL).
+ */
+export function pathAllowed(candidate: URL, options: Pick<ScopeOptions, 'includePaths' | 'excludePaths' | 'fullUrl'>): boolean {
+  const path = options.fullUrl ? candidate.href : candidate.pathname + candidate.search;
   if (options.excludePaths.some((pattern) => pattern.test(path))) return false;
   return options.includePaths.length === 0 || options.includePaths.some((pattern) => pattern.test(path));
 }

@@ -7,8 +7,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-export type { JsonFieldDiff } from '../../contract/diff.js';
-import type { JsonFieldDiff } from '../../contract/diff.js';
+export type { JsonFieldDiff, TrackedFieldDiff } from '../../contract/diff.js';
+import type { JsonFieldDiff, TrackedFieldDiff } from '../../contract/diff.js';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
@@ -33,6 +33,29 @@ export function diffJson(previous: unknown, current: unknown): JsonFieldDiff {
   walk(previous ?? empty(current), current ?? empty(previous), '');
   return changes;
 }
+
+/**
+ * A change-tracking scrape's json mode, as the hosted API answers it: each field of the
+ * extracted object (its top-level properties, as the schema names them) whose value changed, as
+ * `{old, new}` (null where absent). An extraction that is no object is the one field `(root)`.
+ */
+export function diffTrackedFields(previous: unknown, current: unknown): TrackedFieldDiff {
+  const changes: TrackedFieldDiff = {};
+  if (!isRecord(previous ?? {}) || !isRecord(current ?? {})) {
+    if (!isDeepStrictEqual(previous ?? null, current ?? null)) changes['(root)'] = { old: previous ?? null, new: current ?? null };
+    return changes;
+  }
+  const before = (previous ?? {}) as Record<string, unknown>;
+  const after = (current ?? {}) as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (!isDeepStrictEqual(before[key] ?? null, after[key] ?? null)) changes[key] = { old: before[key] ?? null, new: after[key] ?? null };
+  }
+  return changes;
+}
+
+/** Tracked fields as lines, as fieldDiffText writes a monitor's. */
+export const trackedFieldsText = (fields: TrackedFieldDiff): string =>
+  fieldDiffText(Object.fromEntries(Object.entries(fields).map(([key, change]) => [key, { previous: change.old, current: change.new }])));
 
 /** Equal as JSON: the same leaves at the same paths. */
 export const sameJson = (previous: unknown, current: unknown) => Object.keys(diffJson(previous, current)).length === 0;

@@ -217,9 +217,7 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
     // The text layer's first run also gives the title and each page's size; when it returns
     // fewer pages than it asked for, it has counted them too, and pdfinfo is not needed.
     const firstRun = Math.min(PAGES_PER_RUN, options.maxPages ?? PAGES_PER_RUN);
-    const textStarted = Date.now();
     const firstText = options.mode === 'ocr' ? undefined : await readTextLayer(file, 1, firstRun, limits);
-    const textMs = Date.now() - textStarted;
     const counted = firstText && firstText.layouts.length < firstRun ? firstText.layouts.length : undefined;
     const info =
       counted !== undefined
@@ -237,16 +235,8 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
     const pagesParsed = Math.min(info.pages, options.maxPages ?? Infinity);
     const warnings = new Set<string>();
     if (pagesParsed < info.pages) warnings.add(`only the first ${pagesParsed} of ${info.pages} pages were read (maxPages)`);
-    // The rest of the text layer, unless it cannot be read in the time left (time-estimate.ts).
-    if (firstText) {
-      ensureTimeFor(
-        'text',
-        pagesParsed - firstText.layouts.length,
-        info.pages,
-        limits,
-        firstText.layouts.length > 0 ? { msPerPage: textMs / firstText.layouts.length } : {},
-      );
-    }
+    // The rest of the text layer, unless its pages cannot be read within the timeout (time-estimate.ts).
+    if (firstText) ensureTimeFor('text', pagesParsed, info.pages, limits.timeoutMs);
 
     const layouts: PageLayout[] = [];
     if (firstText) {
@@ -270,10 +260,10 @@ export async function parsePdf(bytes: Uint8Array, options: PdfParseOptions, limi
           : [];
     if (toOcr.length > 0) {
       try {
-        // Refused at once when its pages cannot be read by OCR in the time left; without
+        // Refused at once when its pages cannot be read by OCR within the timeout; without
         // tesseract, `auto` reads none of them and says so below.
         findTool('tesseract');
-        ensureTimeFor('ocr', toOcr.length, info.pages, limits);
+        ensureTimeFor('ocr', toOcr.length, info.pages, limits.timeoutMs);
         const read = await inParallel(toOcr, Math.max(1, Math.min(2, availableParallelism())), (page) =>
           ocrPage(file, dir, page, ocrDpi(info.sizes.get(page)), limits),
         );

@@ -13,7 +13,7 @@ import { proxyAttempts, type ProxyChoice, type ProxySettings } from '../fetch/pr
 import type { Rendered } from '../browser/render.js';
 import { googleExportUrl } from '../pdf/google-docs.js';
 import { diffMarkdown, sameContent } from '../diff/markdown-diff.js';
-import { diffJson } from '../diff/json-diff.js';
+import { diffTrackedFields } from '../diff/json-diff.js';
 import { extractionWanted, modelNeeds, modelNotConfigured, trackingSettings, type TrackingSettings } from '../extract/needs.js';
 import type { LlmSettings } from '../llm/chat.js';
 import { pageCredits } from '../../spec/credits.js';
@@ -93,12 +93,15 @@ async function trackChanges(
   const previousScrapeAt = previous ? new Date(previous.scrapedAt).toISOString() : null;
   if (gone) return { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' };
   if (!previous) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
-  // In json mode the extracted fields decide: a page whose JSON is the same is same, whatever its markdown did.
+  // In json mode the extracted fields decide, and with git-diff mode too the markdown's lines: a
+  // changed page carries the diff of each mode asked for (the hosted API's shapes: `diff` with
+  // its text and files, `json` with each changed field's `{old, new}`).
   if (tracking.json) {
-    const fields = diffJson(previous.json ?? null, trackedJson ?? null);
-    if (Object.keys(fields).length === 0) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
-    const lines = tracking.gitDiff && !sameContent(previous.markdown, markdown) ? { diff: diffMarkdown(previous.markdown, markdown) } : {};
-    return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', json: fields, ...lines };
+    const fields = diffTrackedFields(previous.json ?? null, trackedJson ?? null);
+    const linesChanged = tracking.gitDiff && !sameContent(previous.markdown, markdown);
+    if (Object.keys(fields).length === 0 && !linesChanged) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
+    const lines = tracking.gitDiff ? { diff: diffMarkdown(previous.markdown, markdown) } : {};
+    return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', ...lines, json: fields };
   }
   if (sameContent(previous.markdown, markdown)) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
   return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', diff: diffMarkdown(previous.markdown, markdown) };
@@ -203,13 +206,13 @@ export async function scrapeUnlessUnchanged(
   // the cache is read: a page that may not be fetched may not be read from the cache either.
   if (checkUrl) await checkUrl(parseTargetUrl(request.url));
 
-  // A change-tracking scrape wants the page as it is now, unless only the cache may answer;
   // maxAge 0 (a monitor check's default) asks for the page as it is now, which no entry is; a
-  // scrape with actions is never stored, so never found. Only a scrape that reads the cache has
-  // a cacheState.
+  // scrape with actions is never stored, so never found. A change-tracking scrape reads the
+  // cache as any other does (as the hosted API's does): a copy younger than maxAge is compared
+  // with the tracked one. Only a scrape that reads the cache has a cacheState.
   const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_DEFAULT_MS : MAX_AGE_DEFAULT_MS);
   const withActions = (options.actions?.length ?? 0) > 0;
-  const readsCache = store !== undefined && maxAge > 0 && (cacheOnly || (!tracking && !withActions));
+  const readsCache = store !== undefined && maxAge > 0 && (cacheOnly || !withActions);
   if (store && readsCache) {
     const hit = await store.getCached(key);
     const age = hit ? now - hit.cachedAt : Infinity;
