@@ -41,7 +41,7 @@ export function remoteSettings(
 export async function openBackend(
   context: CommandContext,
   doing: string,
-  options: { quick?: boolean; config?: Config; publicTargetsOnly?: boolean; servesSeveral?: boolean } = {},
+  options: { quick?: boolean; config?: Config; publicTargetsOnly?: boolean; servesSeveral?: boolean; sandboxedCode?: boolean } = {},
 ): Promise<Backend> {
   const { io, output, globals } = context;
   const config = options.config ?? (await loadConfig(io.env, io.cwd()));
@@ -89,6 +89,8 @@ export async function openBackend(
       ...(options.publicTargetsOnly && { publicTargetsOnly: true }),
       // One client's large page holds up no other's answers; a one-off command converts on its own thread.
       ...(options.servesSeveral && { convertOffLoop: true }),
+      // Interact code a model wrote (MCP) runs in bubblewrap, as serve runs its callers'.
+      ...(options.sandboxedCode && { sandboxedCode: true }),
       closesBrowser: true,
     });
   }

@@ -10,6 +10,7 @@ import { monitorCommand } from './commands/monitor/index.js';
 import { schemaCommand } from './commands/schema.js';
 import { initCommand } from './commands/init.js';
 import { parseCommand } from './commands/parse.js';
+import { interactCommand } from './commands/interact.js';
 import { scrapeCommand } from './commands/scrape.js';
 import { keysCommand, serveCommand } from './commands/serve.js';
 import { mcpCommand } from './commands/mcp.js';
@@ -41,6 +42,7 @@ export function buildProgram(runtime: Runtime): Command {
     .addCommand(monitorCommand(runtime))
     .addCommand(scrapeCommand(runtime))
     .addCommand(parseCommand(runtime))
+    .addCommand(interactCommand(runtime))
     .addCommand(crawlCommand(runtime))
     .addCommand(mapCommand(runtime))
     .addCommand(searchCommand(runtime))

@@ -12,6 +12,7 @@ import { registerCrawlTools } from './tools/crawl.js';
 import { registerMonitorTools } from './tools/monitors.js';
 import { registerMoreTool } from './tools/more.js';
 import { registerParseTool } from './tools/parse.js';
+import { registerInteractTools } from './tools/interact.js';
 import { registerScrapeTools } from './tools/scrape.js';
 
 export type { WebwatchMcpOptions } from './tool-kit.js';
@@ -28,6 +29,7 @@ export function createWebwatchMcp(options: WebwatchMcpOptions): McpServer {
   const kit = toolKit(server, options);
   registerScrapeTools(kit);
   if (options.localFiles) registerParseTool(kit);
+  registerInteractTools(kit);
   registerCrawlTools(kit);
   registerAgentTools(kit);
   registerMonitorTools(kit);

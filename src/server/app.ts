@@ -13,6 +13,8 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRep
 import type { CheckServices } from '../config/config.js';
 import { artifactsDir, servedArtifacts } from '../engine/browser/artifacts.js';
 import { mediaLinks } from './media-links.js';
+import { interactRoutes, interactServing } from './interact.js';
+import { interactSessions, SESSION_DEFAULTS, type SessionLimits } from '../engine/interact/sessions.js';
 import { refusePrivateTargets } from '../engine/fetch/network-policy.js';
 import { keyStore } from '../engine/keys/key-store.js';
 import type { Scheduler, Timers } from '../engine/scheduler/scheduler.js';
@@ -101,6 +103,12 @@ export interface ServerOptions extends CheckServices {
   role?: ServeRole;
   /** How often the SQLite file's pages are checked for the health route (default hourly; the first check runs at start). */
   integrityCheckIntervalMs?: number;
+  /**
+   * Interact sessions (POST /v2/scrape/{id}/interact): `code` runs callers' programs, in
+   * bubblewrap (off by default: serve --interact-code); the bounds of open sessions per team and
+   * in all, and how long an idle one stays open (engine/interact/sessions.ts, SESSION_DEFAULTS).
+   */
+  interact?: { code?: boolean } & Partial<SessionLimits>;
 }
 
 export type ServeRole = 'all' | 'api' | 'worker';
@@ -207,7 +215,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
     pageSlots: slots,
   });
 
-  const services = servicesByTeam(options);
+  // Interact sessions are this process's: pages of its browser, closed when it drains.
+  const sessions = interactSessions({ ...SESSION_DEFAULTS, ...withoutUndefined(options.interact ?? {}) });
+  const interacting = interactServing(options.db, options.now, sessions, options.interact?.code ? 'sandboxed' : 'refused');
+  const services = servicesByTeam({ ...options, interact: interacting.host });
   const worker = startWorker({
     db: options.db,
     env: options.env,
@@ -267,8 +278,10 @@ export function buildServer(options: ServerOptions): WebwatchServer {
         );
       },
       mediaLinks: links,
+      rememberScrape: interacting.remember,
     };
     for (const routes of ROUTES) void app.register(routes, deps);
+    interactRoutes(app, deps, sessions);
   }
 
   return {
@@ -279,10 +292,17 @@ export function buildServer(options: ServerOptions): WebwatchServer {
       await worker.ready;
       integrity?.stop();
       await app.close();
+      // Open interact sessions end (their profiles written back, their minutes billed).
+      await sessions.closeAll();
       // The scrape documents still waiting for their group's write.
       await scrapeDocumentStore(options.db).flush();
       await worker.drain();
       slots.close();
     },
   };
+}
+
+/** The fields of `value` that are set: an option left undefined keeps its default. */
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
 }

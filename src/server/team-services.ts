@@ -10,6 +10,7 @@ import type { RunContext } from '../engine/store/work-queue.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { CheckServices } from '../config/config.js';
 import type { Env } from '../lib/env.js';
+import type { InteractHost } from '../services/team.js';
 
 export interface ServicesByTeamOptions extends Pick<CheckServices, 'llm' | 'search' | 'browser' | 'proxies' | 'onlyMeaningfulChanges'> {
   db: Db;
@@ -21,6 +22,8 @@ export interface ServicesByTeamOptions extends Pick<CheckServices, 'llm' | 'sear
   allowPrivateTargets: boolean;
   /** Teams that pay no zero data retention surcharge. */
   zeroDataRetentionSurchargeWaived?: readonly string[] | undefined;
+  /** Each team's interact: serve's sessions and code policy (interact.ts). */
+  interact?: (team: string) => InteractHost;
 }
 
 export interface ServicesByTeam {
@@ -63,6 +66,7 @@ export function servicesByTeam(options: ServicesByTeamOptions): ServicesByTeam {
         ...(options.browser && { browser: options.browser }),
         ...(options.proxies && { proxies: options.proxies }),
         ...(surchargeWaived.has(team) && { zeroDataRetentionSurchargeWaived: true }),
+        ...(options.interact && { interact: options.interact(team) }),
         ...(options.onlyMeaningfulChanges && { notifications: { waitSeconds: 0, onlyMeaningful: true } }),
       });
       services.set(id, found);

@@ -8,6 +8,7 @@ import type { AgentListItem, AgentStatusDocument, TraceEvent } from '../contract
 import type { CheckRecord, DeliveryState, PageResult, PageStatus } from '../contract/checks.js';
 import type { CrawlPage, CrawlSummary } from '../contract/crawl.js';
 import type { ExtractStatusDocument } from '../contract/extract.js';
+import type { InteractAnswer, InteractOrigin, InteractRequest, InteractStopped } from '../contract/interact.js';
 import type { MapLink } from '../contract/map.js';
 import type { MonitorResource } from '../contract/monitor.js';
 import type { ParsedDocument, ScrapeDocument } from '../contract/scrape.js';
@@ -35,6 +36,17 @@ export interface ScrapeService {
 export interface ParseService {
   /** A file read as a scrape of it would read it: by its bytes, nothing fetched or cached. */
   parse(file: { body: Buffer; filename: string; contentType: string }, options: ScrapeOptions, signal?: AbortSignal): Promise<ParsedDocument>;
+}
+
+export interface InteractService {
+  /**
+   * A prompt or code in the page of scrape `scrapeId`, opening its session if none is open.
+   * `origin` says where the scrape was, for an engine that does not keep its scrapes (the
+   * command line's); an API knows its own.
+   */
+  run(scrapeId: string, request: InteractRequest, origin?: InteractOrigin): Promise<InteractAnswer>;
+  /** Ends the scrape's session: how long it was open and what it cost. */
+  stop(scrapeId: string): Promise<InteractStopped>;
 }
 
 export interface CrawlJobStatus {
@@ -158,6 +170,7 @@ export interface Backend {
   readonly inProcess: boolean;
   readonly scrape: ScrapeService;
   readonly parse: ParseService;
+  readonly interact: InteractService;
   readonly crawl: CrawlService;
   readonly map: MapService;
   readonly search: SearchService;

@@ -6,19 +6,21 @@
 import { agentService, extractService, type TeamAgentService } from './agents.js';
 import { checkService, type TeamCheckService } from './checks.js';
 import { crawlService, type TeamCrawlService } from './crawl.js';
-import type { ExtractService, MapService, SearchService } from './interfaces.js';
+import { interactService } from './interact.js';
+import type { ExtractService, InteractService, MapService, SearchService } from './interfaces.js';
 import { mapService } from './map.js';
 import { monitorService, type TeamMonitorService } from './monitors.js';
 import { parseService, type TeamParseService } from './parse.js';
 import { scrapeService, type TeamScrapeService } from './scrape.js';
 import { searchService } from './search.js';
-import { team as teamOf, type TeamOptions } from './team.js';
+import { interactStatesDir, team as teamOf, type TeamOptions } from './team.js';
 import { usageService, type TeamUsageService } from './usage.js';
 
 export interface TeamServices {
   readonly team: string;
   readonly scrape: TeamScrapeService;
   readonly parse: TeamParseService;
+  readonly interact: InteractService;
   readonly crawl: TeamCrawlService;
   readonly map: MapService;
   readonly search: SearchService;
@@ -39,6 +41,8 @@ export function teamServices(options: TeamOptions): TeamServices {
     team: team.name,
     scrape: scrapeService(team),
     parse: parseService(team),
+    // The command line's engine: the user's code as a plain program, sessions kept as saved states.
+    interact: interactService(team, options.interact ?? { policy: 'plain', statesDir: interactStatesDir(options.env, team.name) }),
     crawl: crawlService(team),
     map: mapService(team),
     search: searchService(team),

@@ -5,18 +5,22 @@
  * `local` team's. The services beside this module take one and do the work of their resource.
  */
 import type { BrowserSettings, ProxySettings, SearchSettings } from '../config/config.js';
+import { join } from 'node:path';
 import { artifactsDir } from '../engine/browser/artifacts.js';
 import { profilesDir } from '../engine/browser/profiles.js';
 import type { OrganizationThreatPolicy } from '../engine/threat/threat-protection.js';
 import type { PageConverter } from '../engine/scrape/convert-pool.js';
 import type { ScrapeContext } from '../engine/scrape/scrape.js';
 import { searchProvider } from '../engine/search/providers.js';
-import { databasePath, openDatabase, type Db } from '../engine/store/database.js';
+import { databasePath, engineHome, openDatabase, type Db } from '../engine/store/database.js';
 import { scrapeStore } from '../engine/store/scrape-cache.js';
 import { usageStore, type UsageKind } from '../engine/usage/usage-store.js';
 import { UsageError } from '../errors/webwatch-error.js';
 import type { Env } from '../lib/env.js';
 import { zeroDataRetentionSurcharge } from '../spec/credits.js';
+import type { CodePolicy } from '../engine/interact/interact.js';
+import type { InteractOrigin } from '../contract/interact.js';
+import type { InteractSessions } from '../engine/interact/sessions.js';
 
 /** The embedded engine has one team; `serve` gives each key's team its own. */
 export const LOCAL_TEAM = 'local';
@@ -73,7 +77,23 @@ export interface TeamOptions {
    * one page holds up no other request: for a process that serves several clients (serve, mcp --http).
    */
   convertOffLoop?: boolean;
+  /** How interact runs (serve's sessions, its code policy, its live view); the command line's saved states without it. */
+  interact?: InteractHost;
 }
+
+/** How a team's interact runs (services/interact.ts). */
+export interface InteractHost {
+  policy: CodePolicy;
+  /** serve: the process's sessions, kept open between calls. Without them, the command line's saved states. */
+  sessions?: InteractSessions;
+  /** Where the team's scrape was (serve's stored documents); the command line gives it with each call. */
+  origin?(scrapeId: string): Promise<InteractOrigin | undefined>;
+  /** Where the command line keeps its sessions' states (the engine's home, per team). */
+  statesDir?: string;
+}
+
+/** Where the command line keeps its interact sessions' states, per team. */
+export const interactStatesDir = (env: Env, team: string) => join(engineHome(env), 'interact', team);
 
 /** What a scrape or crawl request says of keeping its pages: `zeroDataRetention`, the hosted API's field beside the scrape options. */
 export interface Retention {

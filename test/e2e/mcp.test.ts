@@ -30,6 +30,8 @@ const TOOLS = [
   'webwatch_crawl',
   'webwatch_crawl_status',
   'webwatch_extract',
+  'webwatch_interact',
+  'webwatch_interact_stop',
   'webwatch_map',
   'webwatch_monitor_apply',
   'webwatch_monitor_check',

@@ -62,6 +62,7 @@ const ENGINE: Record<string, readonly string[]> = {
   map: ['crawl', 'fetch', 'scrape'],
   monitors: ['browser', 'crawl', 'diff', 'extract', 'fetch', 'judge', 'notify', 'scrape', 'search', 'store'],
   agent: ['extract', 'llm', 'map', 'notify', 'scrape', 'search', 'store'],
+  interact: ['browser', 'content', 'fetch', 'llm', 'scrape', 'tools'],
   report: ['diff', 'monitors'],
   scheduler: ['monitors', 'store'],
 };

@@ -8,7 +8,7 @@ import { refusePrivateTargets } from '../../engine/fetch/network-policy.js';
 import { UsageError } from '../../errors/webwatch-error.js';
 import type { Backend } from '../../services/interfaces.js';
 import { teamServices } from '../../services/team-services.js';
-import type { TeamOptions } from '../../services/team.js';
+import { interactStatesDir, LOCAL_TEAM, type TeamOptions } from '../../services/team.js';
 
 export { DELIVERY_WAIT_DEFAULT_SECONDS } from '../../services/team.js';
 
@@ -17,6 +17,8 @@ export interface LocalBackendOptions extends Omit<TeamOptions, 'team' | 'keyId' 
   publicTargetsOnly?: boolean;
   /** close() also stops the process's browser (a command ends with its backend). */
   closesBrowser?: boolean;
+  /** Interact code runs in bubblewrap, as serve runs its callers' (a model's code, over MCP). */
+  sandboxedCode?: boolean;
 }
 
 /** Crawl jobs are stored by serve: the command line's crawls run in its own process. */
@@ -27,14 +29,19 @@ const notStored = async (): Promise<never> => {
 };
 
 export function localBackend(options: LocalBackendOptions): Backend {
-  const { publicTargetsOnly, closesBrowser, ...team } = options;
-  const services = teamServices({ ...team, ...(publicTargetsOnly && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }) });
+  const { publicTargetsOnly, closesBrowser, sandboxedCode, ...team } = options;
+  const services = teamServices({
+    ...team,
+    ...(publicTargetsOnly && { checkUrl: refusePrivateTargets, publicAddressesOnly: true }),
+    ...(sandboxedCode && { interact: { policy: 'sandboxed', statesDir: interactStatesDir(team.env, LOCAL_TEAM) } }),
+  });
   const { checks } = services;
   return {
     description: 'the local engine',
     inProcess: true,
     scrape: services.scrape,
     parse: services.parse,
+    interact: services.interact,
     crawl: {
       run: (url, crawlOptions, scrapeOptions, onPage, signal) => services.crawl.run(url, crawlOptions, scrapeOptions, onPage, signal),
       start: notStored,

@@ -5,6 +5,7 @@ import { remoteCrawls } from './crawl.js';
 import { remoteMaps, remoteSearches } from './map-search.js';
 import { remoteChecks, remoteMonitors } from './monitors.js';
 import { remote, type RemoteOptions } from './remote.js';
+import { remoteInteract } from './interact.js';
 import { remoteParse } from './parse.js';
 import { remoteScrapes } from './scrape.js';
 import { remoteUsage } from './usage.js';
@@ -18,6 +19,7 @@ export function remoteBackend(options: RemoteOptions): Backend {
     inProcess: false,
     scrape: remoteScrapes(api),
     parse: remoteParse(api),
+    interact: remoteInteract(api),
     crawl: remoteCrawls(api),
     map: remoteMaps(api),
     search: remoteSearches(api),

@@ -42,6 +42,7 @@ export async function runMcp(context: CommandContext, rawFlags: unknown): Promis
     config,
     publicTargetsOnly: flags.http && !flags.allowPrivateTargets,
     servesSeveral: flags.http === true,
+    sandboxedCode: true,
   });
   const jobs = new Jobs();
   const pages = new ResultPages(flags.maxResultChars);

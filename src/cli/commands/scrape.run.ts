@@ -2,6 +2,7 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { cacheNote, freshByDefault } from '../../core/scrape.js';
+import { rememberScrapes } from '../../services/interact-scrapes.js';
 import type { ScrapeResult } from '../../services/interfaces.js';
 import { scrapeEach } from '../../services/scrape-each.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
@@ -86,6 +87,13 @@ export async function runScrape(context: CommandContext, given: string[], rawFla
   if (note && !output.json) output.info(output.messageStyle.dim(note));
 
   const pages = results.filter((r): r is { url: string; document: ScrapeDocument } => 'document' in r);
+  // `webwatch interact` goes on in the last page scraped (a best effort: a read-only home keeps none).
+  await rememberScrapes(
+    io.env,
+    pages.map((page) => page.document),
+    options,
+    io.now(),
+  ).catch(() => undefined);
   const formats = formatNames(options);
   if (intoDirectory) {
     const slugFor = slugNamer();

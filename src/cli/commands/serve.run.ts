@@ -31,6 +31,9 @@ const serveFlags = z.object({
   logFormat: z.enum(['text', 'json']).optional(),
   role: z.enum(['all', 'api', 'worker']).optional(),
   database: z.string().min(1).optional(),
+  interactCode: z.boolean().optional(),
+  interactSessions: count(1),
+  interactSessionsPerTeam: count(1),
 });
 
 const seconds = (value: number | undefined) => (value === undefined ? undefined : value * 1000);
@@ -87,6 +90,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
       flags.zdrSurchargeWaived !== undefined ? teamList(flags.zdrSurchargeWaived) : (config.serve.zeroDataRetentionSurchargeWaived ?? []),
     ...(!output.quiet && { log }),
     ...checkServices(config, io.env),
+    interact: { code: flags.interactCode === true, total: flags.interactSessions, perTeam: flags.interactSessionsPerTeam },
     scheduler: {
       maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
       jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,

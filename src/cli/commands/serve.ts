@@ -48,6 +48,9 @@ export function serveCommand(runtime: Runtime): Command {
     )
     .option('--keep-alive-timeout <seconds>', 'how long an idle keep-alive connection stays open (default 72, longer than common proxies keep theirs)')
     .option('--drain-timeout <seconds>', 'on SIGTERM, how long running crawls may go on before they are stopped (default 30)')
+    .option('--interact-code', "run callers' interact code (POST /v2/scrape/{id}/interact with code), each program inside bubblewrap (refused by default)")
+    .option('--interact-sessions <n>', 'interact sessions open at once on this server (default 8)')
+    .option('--interact-sessions-per-team <n>', 'interact sessions each team may have open (default 2)')
     .addHelpText(
       'after',
       `

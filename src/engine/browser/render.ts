@@ -105,6 +105,18 @@ async function browserAt(executablePath: string): Promise<Browser> {
 export const BROWSER_IDLE_MS = 10_000;
 let idleTimer: NodeJS.Timeout | undefined;
 
+/** Pages kept open for interact sessions (openLivePage): they keep the browser, and take no scrape's slot. */
+let livePages = 0;
+
+/** The browser closes once no page of a scrape or a session has been open for BROWSER_IDLE_MS. */
+function closeWhenIdle(): void {
+  if (open > 0 || livePages > 0) return;
+  // Unref'd: Chromium's pipes keep the process alive until it fires; nothing else waits for it.
+  idleTimer = setTimeout(() => {
+    if (open === 0 && livePages === 0) void closeBrowserIfOpen();
+  }, BROWSER_IDLE_MS).unref();
+}
+
 async function slot(): Promise<() => void> {
   if (open >= MAX_OPEN_PAGES) await new Promise<void>((resolve) => waiting.push(resolve));
   open++;
@@ -112,13 +124,74 @@ async function slot(): Promise<() => void> {
   return () => {
     open--;
     waiting.shift()?.();
-    if (open === 0) {
-      // Unref'd: Chromium's pipes keep the process alive until it fires; nothing else waits for it.
-      idleTimer = setTimeout(() => {
-        if (open === 0) void closeBrowserIfOpen();
-      }, BROWSER_IDLE_MS).unref();
-    }
+    closeWhenIdle();
   };
+}
+
+/**
+ * A page loaded as a scrape loads it, and kept open for an interact session: the same context
+ * (the request check on every request and redirect, serve's proxy, the profile's storage, ads
+ * blocked), but no deadline after the load and no slot of the scrapes'. The caller closes it.
+ */
+export interface LivePage {
+  page: Page;
+  /** The first navigation refused since the last call (a goto, a click that led away), once its checks have ended; then forgotten. */
+  takeRefusal(): Promise<unknown>;
+  /** The context's cookies and storage, as Playwright's storageState gives them. */
+  storageState(): Promise<unknown>;
+  /** Closes the page and its context; with `save`, writes the profile's state back first. */
+  close(save: boolean): Promise<void>;
+}
+
+export async function openLivePage(request: RenderRequest & { storageStatePath?: string }): Promise<LivePage> {
+  const { profile: wanted } = request.options;
+  if (wanted && !request.profilesDir)
+    throw new WebwatchError(`profile "${wanted.name}" needs the engine's profile storage, which this session was not given`, {
+      status: 400,
+      code: 'UNSUPPORTED_BY_LOCAL_ENGINE',
+    });
+  const profile = wanted && (await openProfile(request.profilesDir!, wanted, Math.min(PROFILE_WAIT_MS, request.timeoutMs), request.signal));
+  livePages++;
+  clearTimeout(idleTimer);
+  let context: BrowserContext | undefined;
+  const ended = async () => {
+    await context?.close().catch(() => undefined);
+    await profile?.release();
+    livePages--;
+    closeWhenIdle();
+  };
+  try {
+    const browser = await browserAt(request.executablePath);
+    const state = request.storageStatePath ?? profile?.state;
+    const created = await newContext(browser, request, state ? { state, save: async () => {}, release: async () => {} } : undefined);
+    context = created.context;
+    const page = await context.newPage();
+    const response = await page.goto(request.url, { waitUntil: 'load', timeout: request.timeoutMs }).catch(async (error: Error) => {
+      throw (await created.guard.refusal()) ?? created.guard.refusedByProxy() ?? error;
+    });
+    const refusal = await created.guard.refusal();
+    if (refusal) throw refusal;
+    if (response?.status() === 403 && created.guard.refusedByProxy()) throw created.guard.refusedByProxy();
+    const opened = context;
+    return {
+      page,
+      async takeRefusal() {
+        const refused = (await created.guard.refusal()) ?? created.guard.refusedByProxy();
+        created.guard.forget();
+        return refused;
+      },
+      storageState: () => opened.storageState({ indexedDB: true }),
+      async close(save) {
+        if (save) await profile?.save(() => opened.storageState({ indexedDB: true })).catch(() => undefined);
+        await ended();
+      },
+    };
+  } catch (error) {
+    await ended();
+    if (error instanceof WebwatchError) throw error;
+    const message = withoutSecrets((error as Error).message?.split('\n')[0] ?? String(error), [request.proxy?.url]);
+    throw new WebwatchError(`the browser could not open ${request.url}: ${message}`, { status: 502, code: 'SCRAPE_BROWSER_ERROR' });
+  }
 }
 
 export async function renderPage(request: RenderRequest): Promise<Rendered> {
@@ -264,6 +337,7 @@ async function newContext(
   }
   let refused: unknown;
   let pageHost = '';
+  let proxySince = startedAt;
   // The page of the scrape is the context's first; a popup it opens is not what is scraped.
   let scrapedPage: Page | undefined;
   context.once('page', (page) => {
@@ -324,7 +398,12 @@ async function newContext(
       },
       // The page refused by the proxy at connect time (a name that resolved to a private address
       // only then) fails as the URL check would have failed it.
-      refusedByProxy: () => (pageHost && request.publicAddressesOnly ? proxies?.refusalOf(pageHost, startedAt) : undefined),
+      refusedByProxy: () => (pageHost && request.publicAddressesOnly ? proxies?.refusalOf(pageHost, proxySince) : undefined),
+      forget() {
+        refused = undefined;
+        pageChecks.length = 0;
+        proxySince = Date.now();
+      },
     },
   };
 }
@@ -334,6 +413,8 @@ interface PageGuard {
   /** The first refused navigation or redirect of the page, once every check so far has ended. */
   refusal(): Promise<unknown>;
   refusedByProxy(): unknown;
+  /** Forgets the refusals so far (an interact session goes on after a refused navigation). */
+  forget(): void;
 }
 
 async function render(context: BrowserContext, guard: PageGuard, request: RenderRequest, deadline: number): Promise<Rendered> {

@@ -9,7 +9,7 @@ import type { Db } from '../store/database.js';
 import { perDatabase } from '../store/prepared.js';
 import type { Tables } from '../store/tables.js';
 
-export type UsageKind = 'scrape' | 'crawl' | 'map' | 'search' | 'batch' | 'check' | 'agent' | 'judge' | 'extract';
+export type UsageKind = 'scrape' | 'crawl' | 'map' | 'search' | 'batch' | 'check' | 'agent' | 'judge' | 'extract' | 'interact';
 
 export interface UsagePeriod {
   startDate: string;

@@ -1,5 +1,6 @@
 /** The MCP tools of single pages and sites' URLs: webwatch_scrape, webwatch_map, webwatch_search. */
 import { z } from 'zod';
+import { rememberScrape } from './interact.js';
 import { cacheNote, freshByDefault } from '../../core/scrape.js';
 import { httpUrl } from '../../spec/fields.js';
 import { mapRequestSchema, validateMapRequest } from '../../spec/map.js';
@@ -23,6 +24,7 @@ export function registerScrapeTools(kit: ToolKit): void {
       const asked = scrapeOptionsOf(input);
       const scrapeOptions = options.freshScrapes ? freshByDefault(asked) : asked;
       const document = await backend.scrape.one(url, scrapeOptions, extra.signal);
+      rememberScrape(document, scrapeOptions);
       // A cached answer says so before anything else, with its age: a price from two days ago is not today's.
       const note = cacheNote([document], (options.now ?? (() => new Date()))(), scrapeOptions, 'maxAge: 0');
       return textResult(pages.page([note, documentText(document as unknown as Record<string, unknown>)].filter(Boolean).join('\n\n')));

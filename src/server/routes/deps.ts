@@ -10,6 +10,7 @@ import type { RunContext } from '../../engine/store/work-queue.js';
 import type { WorkQueue } from '../work/worker.js';
 import type { MediaLinks } from '../media-links.js';
 import type { Env } from '../../lib/env.js';
+import type { ScrapeOptions } from '../../spec/scrape-options.js';
 
 export interface RouteDeps {
   db: Db;
@@ -31,4 +32,6 @@ export interface RouteDeps {
   served<T>(request: FastifyRequest, value: T): T;
   /** The signed links of video and audio files (media-links.ts). */
   mediaLinks?: MediaLinks;
+  /** Remembers what a scrape was opened with, for an interact session on it (interact.ts). */
+  rememberScrape?(team: string, scrapeId: string, options: ScrapeOptions): void;
 }

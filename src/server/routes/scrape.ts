@@ -15,7 +15,7 @@ import type { RouteDeps } from './deps.js';
 /** The code of a scrape id that names no document of the key's team. */
 export const SCRAPE_NOT_FOUND = 'SCRAPE_NOT_FOUND';
 
-export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now, servicesOf, served }) => {
+export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now, servicesOf, served, rememberScrape }) => {
   const { limited } = app.limits;
   const documents = scrapeDocumentStore(db);
   const stopReporting = documents.onWriteFailure((error) => app.log.error({ err: error }, 'writing scrape documents for GET /v2/scrape/{id}'));
@@ -32,6 +32,7 @@ export const scrapeRoutes: FastifyPluginAsync<RouteDeps> = async (app, { db, now
       const data = JSON.stringify(served(request, document));
       if (!retainsNothing(checked.zeroDataRetention, checked.options)) {
         documents.keep(request.team, document.metadata.scrapeId, data, now());
+        rememberScrape?.(request.team, document.metadata.scrapeId, checked.options);
       }
       return reply.type('application/json; charset=utf-8').send(`{"success":true,"data":${data}}`);
     });
