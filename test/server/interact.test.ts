@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { findChromium } from '../../src/engine/browser/chromium.js';
 import { closeBrowserIfOpen } from '../../src/engine/browser/lifetime.js';
+import { pythonAvailable } from '../../src/engine/interact/run-code.js';
 import { findTool } from '../../src/engine/tools/child-tools.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { tempDir } from '../helpers/files.js';
@@ -48,6 +49,12 @@ describe('interact on webwatch serve', { skip: missing }, () => {
       '/plans': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end(PLANS),
       '/next': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>Next</title><p>next page</p>'),
       '/spy': (_q, r) => void r.writeHead(200).end('seen'),
+      '/account': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<title>Account</title><main><p id="who">nobody</p><script>document.getElementById("who").textContent = "cookie: " + (document.cookie || "none")</script></main>',
+          ),
     });
     // The model clicks the annual tab, reads the page, then answers: after a while each time, as a real one does.
     model = await startFakeLlm((body, index) => {
@@ -99,6 +106,19 @@ describe('interact on webwatch serve', { skip: missing }, () => {
     await client.stopInteraction(id);
   });
 
+  it("with the scrape's profile, what a session did stays for the next scrape of that profile", async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const profiled = { formats: ['markdown' as const], profile: { name: 'shop' }, maxAge: 0 };
+    const first = await client.scrape(`${site.origin}/account`, profiled);
+    assert.match(first.markdown ?? '', /cookie: none/);
+    await client.interact(first.metadata!.scrapeId!, { code: "await page.evaluate(() => { document.cookie = 'signedIn=yes; path=/; max-age=3600'; })" });
+    await client.stopInteraction(first.metadata!.scrapeId!);
+    const again = await client.scrape(`${site.origin}/account`, profiled);
+    assert.match(again.markdown ?? '', /cookie: signedIn=yes/);
+    const stranger = await client.scrape(`${site.origin}/account`, { formats: ['markdown'], maxAge: 0, waitFor: 100 });
+    assert.match(stranger.markdown ?? '', /cookie: none/, 'without the profile, nothing of it');
+  });
+
   it('code reaches nothing but the page: no network, no file of the server, no browser context, no file: page, no file written; a runaway is stopped and a flood cut', async () => {
     const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
     const id = await scrapeIdOf(client);
@@ -128,6 +148,23 @@ describe('interact on webwatch serve', { skip: missing }, () => {
     assert.ok(Buffer.byteLength(flood.stdout ?? '') <= 64 * 1024);
     // The session is still there, and the page as it was.
     assert.equal((await run('await page.title()')).result, 'Plans');
+    await client.stopInteraction(id);
+  });
+
+  it("Python code, with the names of Playwright's Python API, in the same sandbox", { skip: pythonAvailable() ? undefined : 'no Debian python3' }, async () => {
+    const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
+    const id = await scrapeIdOf(client);
+    const python = (code: string) => client.interact(id, { code, language: 'python' });
+    const printed = await python('print(await page.title())');
+    assert.deepEqual([printed.stdout, printed.exitCode], ['Plans\n', 0]);
+    const clicked = await python('await page.locator("#annual").click(timeout=2000)\nawait page.locator("#price").text_content()');
+    assert.equal(clicked.result, '$100 a year');
+    assert.equal((await python('[page.url, await page.title()]')).result, JSON.stringify([`${site.origin}/plans`, 'Plans'], null, 2));
+    const network = await python(`import urllib.request\nurllib.request.urlopen("${site.origin}/spy", timeout=2)`);
+    assert.equal(network.exitCode, 1);
+    assert.match(network.stderr ?? '', /URLError|OSError|unreachable|Name or service/i);
+    const failed = await python('raise ValueError("no such plan")');
+    assert.deepEqual([failed.exitCode, failed.stderr], [1, 'ValueError: no such plan\n']);
     await client.stopInteraction(id);
   });
 
@@ -199,7 +236,7 @@ describe('interact on webwatch serve', { skip: missing }, () => {
     assert.equal((await fetch(liveViewUrl!)).status, 410);
   });
 
-  it('refusals, each with its code: no code or prompt, both, python, a bad timeout, an unknown scrape', async () => {
+  it('refusals, each with its code: no code or prompt, both, bash, a bad timeout, an unknown scrape', async () => {
     const client = new Firecrawl({ apiKey: acme, apiUrl: served.origin });
     const id = await scrapeIdOf(client);
     const post = (body: unknown, scrapeId = id) => call(served, acme, 'POST', `/scrape/${scrapeId}/interact`, body);
@@ -207,8 +244,8 @@ describe('interact on webwatch serve', { skip: missing }, () => {
     assert.equal((await post({ code: '1', prompt: 'x' })).status, 400);
     assert.equal((await post({ code: '1', timeout: 301 })).status, 400);
     assert.equal((await post({ code: '1', extra: true })).status, 400);
-    const python = await post({ code: 'print(1)', language: 'python' });
-    assert.deepEqual([python.status, python.body.code], [501, 'INTERACT_LANGUAGE_NOT_AVAILABLE']);
+    const bash = await post({ code: 'snapshot', language: 'bash' });
+    assert.deepEqual([bash.status, bash.body.code], [501, 'INTERACT_LANGUAGE_NOT_AVAILABLE']);
     const unknown = await post({ code: '1' }, '00000000-0000-4000-8000-000000000000');
     assert.deepEqual([unknown.status, unknown.body.code], [404, 'SCRAPE_NOT_FOUND']);
   });

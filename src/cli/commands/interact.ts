@@ -5,9 +5,15 @@ export function interactCommand(runtime: Runtime): Command {
   const interact = new Command('interact')
     .description('go on working in the page a scrape opened: a prompt for the model, or code run against the page')
     .argument('[prompt...]', 'what to do, in plain words (the configured model does it with the browser as its tools)')
-    .option('-c, --code <code>', 'a node program run against the page instead of a prompt: `page` is the browser page (await page.title())')
+    .option('-c, --code <code>', 'a program run against the page instead of a prompt: `page` is the browser page (await page.title())')
     .option('-s, --scrape-id <id>', 'the scrape to work in (default: the last one webwatch scrape answered)')
-    .addOption(new Option('--language <language>', 'the language of --code (node; python and bash are refused)').choices(['node', 'python', 'bash']))
+    .addOption(
+      new Option('--language <language>', "the language of --code: node (the default) or python (Debian's python3); bash is refused").choices([
+        'node',
+        'python',
+        'bash',
+      ]),
+    )
     .option('--timeout <seconds>', 'give up after this many seconds (1 to 300, default 30)')
     .addHelpText(
       'after',
@@ -22,6 +28,7 @@ Examples:
   $ webwatch scrape https://example.com/pricing > /dev/null
   $ webwatch interact "Click the annual billing tab and tell me the Pro price"
   $ webwatch interact -c "await page.title()"
+  $ webwatch interact -c 'print(await page.title())' --language python
   $ webwatch interact -c "await page.locator('h1').textContent()" --json | jq -r .result
   $ webwatch interact stop`,
     )

@@ -3,13 +3,14 @@
  * (its request check, proxies, profile), then a prompt on the model or a program next to the
  * browser. The sessions themselves (sessions.ts) and where a scrape was (the caller's) are given.
  */
+import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import type { LivePage } from '../browser/render.js';
 import { requestHeaders } from '../fetch/request-headers.js';
 import type { LlmSettings } from '../llm/chat.js';
 import type { ScrapeContext } from '../scrape/scrape.js';
-import type { CodeResult } from './run-code.js';
+import { pythonAvailable, type CodeResult } from './run-code.js';
 
 /** What a call asks: the hosted API's body (its `timeout` in seconds). */
 export interface InteractCall {
@@ -77,7 +78,7 @@ export function refusalOf(call: InteractCall, policy: CodePolicy, llm: LlmSettin
   if (hasPrompt && !llm) {
     return new WebwatchError(
       'no model is configured for interact prompts: set llm.baseUrl and llm.model in the config (any OpenAI-compatible server), or send code instead',
-      { status: 500, code: 'AGENT_MODEL_NOT_CONFIGURED', suggestion: 'see "Agent jobs" in docs/agent.md for an example with Ollama' },
+      { status: 500, exitCode: EXIT.usage, code: 'AGENT_MODEL_NOT_CONFIGURED', suggestion: 'see "Agent jobs" in docs/agent.md for an example with Ollama' },
     );
   }
   if (hasCode && policy === 'refused') {
@@ -88,11 +89,11 @@ export function refusalOf(call: InteractCall, policy: CodePolicy, llm: LlmSettin
     });
   }
   const language = call.language ?? 'node';
-  if (hasCode && language !== 'node') {
-    return new WebwatchError(`interact code in ${language} is not available here: webwatch runs node programs (language: node)`, {
-      status: 501,
-      code: 'INTERACT_LANGUAGE_NOT_AVAILABLE',
-    });
+  if (hasCode && (language === 'bash' || (language === 'python' && !pythonAvailable()))) {
+    return new WebwatchError(
+      `interact code in ${language} is not available here: webwatch runs node programs${pythonAvailable() ? ' and python ones' : " (and python ones where Debian's python3 is installed)"}`,
+      { status: 501, code: 'INTERACT_LANGUAGE_NOT_AVAILABLE' },
+    );
   }
   return undefined;
 }
@@ -109,7 +110,13 @@ export async function runCall(
   await live.takeRefusal();
   if (call.code?.trim()) {
     const { runCode } = await import('./run-code.js');
-    const result = await runCode(live.page, { code: call.code, timeoutMs, sandbox: policy === 'sandboxed', ...(signal && { signal }) });
+    const result = await runCode(live.page, {
+      code: call.code,
+      language: call.language === 'python' ? 'python' : 'node',
+      timeoutMs,
+      sandbox: policy === 'sandboxed',
+      ...(signal && { signal }),
+    });
     const refused = await live.takeRefusal();
     return { kind: 'code', ...result, ...(refused !== undefined && { stderr: `${result.stderr}refused: ${(refused as Error).message ?? String(refused)}\n` }) };
   }

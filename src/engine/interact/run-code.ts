@@ -4,8 +4,9 @@
  * one after another. The program is stopped at its timeout (`killed`), its output is cut at
  * OUTPUT_MAX_BYTES a stream (`truncated`), and its heap is capped.
  *
- * On the command line's own engine the program is the user's and runs as a plain child process
- * with an empty environment. Under serve (`sandbox`) it runs inside bubblewrap: every namespace
+ * A program is node (code-child.ts) or python (code-child-python.ts, Debian's python3, its
+ * address space capped). On the command line's own engine the program is the user's and runs
+ * as a plain child process with an empty environment. Under serve (`sandbox`) it runs inside bubblewrap: every namespace
  * its own (no network at all, not even loopback: the page's requests are made here, by the
  * browser, under the page's request check), of the file system only the system's programs
  * (/usr), Node and this one script, read-only, and an empty /tmp; it dies with the server.
@@ -15,7 +16,10 @@ import { dirname } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { existsSync } from 'node:fs';
+import { WebwatchError } from '../../errors/webwatch-error.js';
 import { findTool } from '../tools/child-tools.js';
+import { PYTHON_CHILD } from './code-child-python.js';
 import { runPageSteps, type PageStep } from './page-calls.js';
 
 /** What one stream of the program keeps; the rest is cut, and the answer says `truncated`. */
@@ -27,6 +31,8 @@ const CALL_MAX_CHARS = 1024 * 1024;
 
 export interface CodeRun {
   code: string;
+  /** node (code-child.ts), or python (code-child-python.ts, Debian's python3). */
+  language?: 'node' | 'python';
   timeoutMs: number;
   /** Inside bubblewrap (serve); else a plain child process (the command line's own engine). */
   sandbox: boolean;
@@ -49,12 +55,31 @@ export interface CodeResult {
 
 const CHILD = fileURLToPath(new URL('./code-child.js', import.meta.url));
 
-function command(sandbox: boolean): string[] {
-  const node = [process.execPath, `--max-old-space-size=${CODE_HEAP_MB}`, CHILD];
-  if (!sandbox) return node;
+/** Debian's python3, which the sandbox holds (its /usr); undefined where there is none. */
+export const PYTHON = '/usr/bin/python3';
+export const pythonAvailable = () => existsSync(PYTHON);
+/** A Python program's address space, in MiB (Node's heap has its own cap above; V8 reserves far more address space than it uses). */
+const PYTHON_ADDRESS_SPACE_MB = 1024;
+
+function command(sandbox: boolean, language: 'node' | 'python'): string[] {
+  const program =
+    language === 'python'
+      ? ['/bin/sh', '-c', 'ulimit -v "$1" 2>/dev/null; shift; exec "$@"', 'sh', String(PYTHON_ADDRESS_SPACE_MB * 1024), PYTHON, '-I', '-c', PYTHON_CHILD]
+      : [process.execPath, `--max-old-space-size=${CODE_HEAP_MB}`, CHILD];
+  if (!sandbox) return program;
+  let bwrap: string;
+  try {
+    bwrap = findTool('bwrap');
+  } catch {
+    throw new WebwatchError('interact code runs inside bubblewrap on this server, and bwrap was not found on PATH', {
+      status: 501,
+      code: 'INTERACT_SANDBOX_NOT_FOUND',
+      suggestion: "install Debian's bubblewrap (apt-get install bubblewrap)",
+    });
+  }
   const readOnly = (path: string) => ['--ro-bind', path, path];
   return [
-    findTool('bwrap'),
+    bwrap,
     '--unshare-all',
     '--die-with-parent',
     '--new-session',
@@ -70,13 +95,20 @@ function command(sandbox: boolean): string[] {
     '/tmp',
     '--chdir',
     '/tmp',
-    ...node,
+    ...program,
   ];
 }
 
 export function runCode(page: Page, run: CodeRun): Promise<CodeResult> {
+  // Refused before the program starts (no sandbox): a rejection, not a run that failed.
+  let argv: string[];
+  try {
+    argv = command(run.sandbox, run.language ?? 'node');
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return new Promise((resolve, reject) => {
-    const [file, ...args] = command(run.sandbox);
+    const [file, ...args] = argv;
     // Nothing of webwatch's environment (keys, database URLs) reaches the program.
     const child = spawn(file!, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' } });
     const channel = child.stdio[3] as Duplex;

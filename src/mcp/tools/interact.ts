@@ -35,15 +35,16 @@ export function registerInteractTools(kit: ToolKit): void {
           scrapeId: z.string().min(1),
           prompt: z.string().min(1).optional(),
           code: z.string().min(1).optional(),
+          language: z.enum(['node', 'python']).optional().describe('of code: node (default), or python with the names of Playwright for Python'),
           timeout: z.number().min(1).max(300).optional().describe('seconds (default 30)'),
         })
         .strict(),
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
-    guarded(async ({ scrapeId, prompt, code, timeout }) => {
+    guarded(async ({ scrapeId, prompt, code, language, timeout }) => {
       const answer = await backend.interact.run(
         scrapeId,
-        { ...(prompt && { prompt }), ...(code && { code, language: 'node' as const }), ...(timeout && { timeout }) },
+        { ...(prompt && { prompt }), ...(code && { code, language: language ?? 'node' }), ...(timeout && { timeout }) },
         remembered.get(scrapeId),
       );
       const { success: _, liveViewUrl: __, interactiveLiveViewUrl: ___, ...shown } = answer;
