@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { findChromium } from '../../src/engine/browser/chromium.js';
+import { findTool } from '../../src/engine/tools/child-tools.js';
 import { startFakeLlm, withLatency, type FakeLlm, type FakeLlmRequestBody, type FakeReply } from '../helpers/fake-llm.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { mcpClient, mcpHttpProcess } from '../helpers/mcp-process.js';
@@ -43,6 +45,16 @@ const TOOLS = [
   'webwatch_scrape',
   'webwatch_search',
 ];
+
+const interactMissing = (() => {
+  try {
+    findChromium(process.env, undefined, 'the tests');
+    findTool('bwrap');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+})();
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -164,6 +176,34 @@ describe('webwatch mcp', { concurrency: false }, () => {
       const relative = await client.callTool({ name: 'webwatch_parse', arguments: { filePath: 'notes.html' } });
       assert.equal(relative.isError, true);
       assert.match(textOf(relative), /must be absolute/);
+    });
+
+    it('works in a scraped page with webwatch_interact: code in bubblewrap, its state kept, then stopped', { skip: interactMissing }, async () => {
+      const scraped = textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/pricing`, maxAge: 0 } }));
+      const scrapeId = /"scrapeId": "([0-9a-f-]{36})"/.exec(scraped)![1]!;
+      const set = textOf(
+        await client.callTool({
+          name: 'webwatch_interact',
+          arguments: { scrapeId, code: "await page.evaluate(() => localStorage.setItem('seen', 'yes')); await page.title()" },
+        }),
+      );
+      assert.equal(JSON.parse(set).result, 'Pricing', set);
+      const read = JSON.parse(
+        textOf(await client.callTool({ name: 'webwatch_interact', arguments: { scrapeId, code: "await page.evaluate(() => localStorage.getItem('seen'))" } })),
+      );
+      assert.equal(read.result, 'yes');
+      // A model's code reaches no network: the sandbox's, not the user's program.
+      const network = JSON.parse(
+        textOf(
+          await client.callTool({
+            name: 'webwatch_interact',
+            arguments: { scrapeId, code: `await fetch('${site.origin}/').then(() => 'reached', () => 'refused')` },
+          }),
+        ),
+      );
+      assert.equal(network.result, 'refused');
+      const stopped = JSON.parse(textOf(await client.callTool({ name: 'webwatch_interact_stop', arguments: { scrapeId } })));
+      assert.equal(stopped.status, 'stopped');
     });
 
     it('scrapes a page to markdown, and maps and searches a site', async () => {

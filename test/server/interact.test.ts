@@ -146,8 +146,9 @@ describe('interact on webwatch serve', { skip: missing }, () => {
     const flood = await run("for (let i = 0; i < 20000; i++) console.log('line ' + i + ' of a flood')");
     assert.equal(flood.truncated, true);
     assert.ok(Buffer.byteLength(flood.stdout ?? '') <= 64 * 1024);
-    // The session is still there, and the page as it was.
-    assert.equal((await run('await page.title()')).result, 'Plans');
+    // The session is still there, and the page as it was; the last expression is the result.
+    assert.equal((await run('const title = await page.title();\nconsole.log(title); title.toUpperCase()')).result, 'PLANS');
+    assert.match((await run('await page.title(')).stderr ?? '', /^SyntaxError: /);
     await client.stopInteraction(id);
   });
 
@@ -287,5 +288,39 @@ describe('interact on webwatch serve without --interact-code, and without a mode
     assert.match(code.body.error, /serve --interact-code/);
     const prompt = await call(served, key, 'POST', `/scrape/${id}/interact`, { prompt: 'What is the price?' });
     assert.deepEqual([prompt.status, prompt.body.code], [500, 'AGENT_MODEL_NOT_CONFIGURED']);
+  });
+});
+
+describe('interact sessions when serve drains', { skip: missing }, () => {
+  it("end with the server: the profile's state is written back, and a server on the same home has it", async () => {
+    const site = await startServer({
+      '/account': (_q, r) =>
+        void r
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<title>Account</title><main><p id="who">nobody</p><script>document.getElementById("who").textContent = "cookie: " + (document.cookie || "none")</script></main>',
+          ),
+    });
+    const home = tempDir();
+    try {
+      const first = await serveWebwatch({ home, interact: { code: true } });
+      const key = (await first.keys.create('acme', new Date())).key;
+      const client = new Firecrawl({ apiKey: key, apiUrl: first.origin });
+      const profiled = { formats: ['markdown' as const], profile: { name: 'drained' }, maxAge: 0 };
+      const scrapeId = (await client.scrape(`${site.origin}/account`, profiled)).metadata!.scrapeId!;
+      await client.interact(scrapeId, { code: "await page.evaluate(() => { document.cookie = 'kept=yes; path=/; max-age=3600'; })" });
+      // No stop: the drain ends the session.
+      await first.stop();
+      const second = await serveWebwatch({ home });
+      try {
+        const again = await new Firecrawl({ apiKey: key, apiUrl: second.origin }).scrape(`${site.origin}/account`, profiled);
+        assert.match(again.markdown ?? '', /cookie: kept=yes/);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await closeBrowserIfOpen();
+      await site.close();
+    }
   });
 });

@@ -3,8 +3,8 @@
  * bubblewrap): the caller's program, given `page`, a stand-in for the browser page whose every
  * call goes to webwatch over file descriptor 3 (a line of JSON each way) and runs there on the
  * real page (page-calls.ts). The program has no browser, network or file of the server of its
- * own: only what those calls do. `console.log` is its stdout. An expression's value (`await
- * page.title()`), or what a program of statements returns, is the answer's `result`.
+ * own: only what those calls do. `console.log` is its stdout. Its last expression's value (`await
+ * page.title()`), or what it returns, is the answer's `result`.
  *
  * It imports nothing but Node's own modules: it runs as this one file, from the compiled tree.
  */
@@ -66,16 +66,43 @@ async function settled(value: unknown, depth = 0): Promise<unknown> {
 /** The answer's `result`: text as it is, anything else as JSON. */
 const shown = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
-async function run(code: string): Promise<void> {
-  const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (page: unknown) => Promise<unknown>;
-  let program: (page: unknown) => Promise<unknown>;
-  try {
-    // An expression (`await page.title()`) is its own result; statements return what they return.
-    program = new AsyncFunction('page', `return (\n${code.replace(/[\s;]+$/, '')}\n);`);
-  } catch {
-    program = new AsyncFunction('page', code);
+type Program = (page: unknown) => Promise<unknown>;
+
+/**
+ * The program, its last expression its result as Python's and a REPL's: `await page.title()`
+ * alone, or `await page.click('#a'); await page.title()`. The split before the last expression
+ * is found by trying the places it could be (after a `;` or a line's end, from the last) until
+ * the two parts compile; a program whose end is no expression (a `return`, a block) runs as it is.
+ */
+function programOf(code: string, AsyncFunction: new (...args: string[]) => Program): Program {
+  const body = code.replace(/[\s;]+$/, '');
+  const compiles = (source: string) => {
+    try {
+      return new AsyncFunction('page', source);
+    } catch {
+      return undefined;
+    }
+  };
+  const whole = compiles(`return (\n${body}\n);`);
+  if (whole) return whole;
+  // Not JavaScript at all: run as it is, to fail with its own SyntaxError.
+  if (!compiles(body)) return new AsyncFunction('page', code);
+  let tries = 0;
+  for (let at = body.length - 1; at > 0 && tries < 500; at--) {
+    if (body[at] !== ';' && body[at] !== '\n') continue;
+    tries++;
+    const last = body.slice(at + 1).trim();
+    if (!last || /^(return|const|let|var|if|for|while|do|switch|try|throw|function|class|async function|import|export)\b/.test(last)) continue;
+    const split = compiles(`${body.slice(0, at + 1)}\nreturn (\n${last}\n);`);
+    if (split) return split;
   }
+  return new AsyncFunction('page', code);
+}
+
+async function run(code: string): Promise<void> {
+  const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => Program;
   try {
+    const program = programOf(code, AsyncFunction);
     const value = await settled(await program(chain([])));
     send({ type: 'result', result: shown(value) });
   } catch (error) {
