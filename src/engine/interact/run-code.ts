@@ -83,6 +83,10 @@ function command(sandbox: boolean, language: 'node' | 'python'): string[] {
     '--unshare-all',
     '--die-with-parent',
     '--new-session',
+    // The empty /tmp first: Node or webwatch itself may live under /tmp, and a bind made before
+    // it would be hidden by it.
+    '--tmpfs',
+    '/tmp',
     ...readOnly('/usr'),
     ...['bin', 'sbin', 'lib', 'lib64'].flatMap((name) => ['--symlink', `usr/${name}`, `/${name}`]),
     ...readOnly(process.execPath),
@@ -91,8 +95,6 @@ function command(sandbox: boolean, language: 'node' | 'python'): string[] {
     '/dev',
     '--proc',
     '/proc',
-    '--tmpfs',
-    '/tmp',
     '--chdir',
     '/tmp',
     ...program,
