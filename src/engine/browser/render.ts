@@ -135,7 +135,10 @@ async function slot(): Promise<() => void> {
  */
 export interface LivePage {
   page: Page;
-  /** The first navigation refused since the last call (a goto, a click that led away), once its checks have ended; then forgotten. */
+  /**
+   * The first navigation refused since the last call (a goto, a click that led away), once its
+   * checks have ended; then forgotten, and the page back where it was before it.
+   */
   takeRefusal(): Promise<unknown>;
   /** The context's cookies and storage, as Playwright's storageState gives them. */
   storageState(): Promise<unknown>;
@@ -178,6 +181,8 @@ export async function openLivePage(request: RenderRequest & { storageStatePath?:
       async takeRefusal() {
         const refused = (await created.guard.refusal()) ?? created.guard.refusedByProxy();
         created.guard.forget();
+        // A refused navigation leaves Chromium's error page: the session goes back to where it was.
+        if (refused && page.url().startsWith('chrome-error:')) await page.goBack({ timeout: 5000 }).catch(() => undefined);
         return refused;
       },
       storageState: () => opened.storageState({ indexedDB: true }),
