@@ -12,7 +12,7 @@
  * it answered (a scrape answered by another process opens without them).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { InteractOrigin, InteractRequest } from '../contract/interact.js';
+import type { InteractOrigin } from '../contract/interact.js';
 import type { CodePolicy } from '../engine/interact/interact.js';
 import type { InteractSessions } from '../engine/interact/sessions.js';
 import { scrapeDocumentStore } from '../engine/store/scrape-documents.js';
@@ -20,7 +20,8 @@ import type { Db } from '../engine/store/database.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
 import type { InteractHost } from '../services/team.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
-import { asObject } from './http.js';
+import { asObject, invalid } from './http.js';
+import { validateInteractRequest } from '../spec/interact.js';
 import type { MediaLinks } from './media-links.js';
 import type { RouteDeps } from './routes/deps.js';
 
@@ -109,23 +110,9 @@ export function interactRoutes(app: FastifyInstance, deps: RouteDeps, sessions: 
   const forbidden = () => new WebwatchError('Forbidden', { status: 403, details: { reason: 'this live-view link is not valid, or has expired' } });
 
   app.post<{ Params: { id: string } }>('/v2/scrape/:id/interact', async (request) => {
-    const { origin: _, integration: __, ...call } = asObject(request.body) as InteractRequest & { origin?: unknown; integration?: unknown };
-    for (const field of Object.keys(call)) {
-      if (!['prompt', 'code', 'language', 'timeout'].includes(field)) {
-        throw new WebwatchError('Bad Request', { status: 400, details: [{ path: field, message: `unknown field "${field}"` }] });
-      }
-    }
-    if (call.language !== undefined && !['node', 'python', 'bash'].includes(call.language)) {
-      throw new WebwatchError('Bad Request', { status: 400, details: [{ path: 'language', message: 'must be node, python or bash' }] });
-    }
-    for (const field of ['prompt', 'code'] as const) {
-      if (call[field] !== undefined && typeof call[field] !== 'string') {
-        throw new WebwatchError('Bad Request', { status: 400, details: [{ path: field, message: 'must be a string' }] });
-      }
-    }
-    if (call.timeout !== undefined && typeof call.timeout !== 'number') {
-      throw new WebwatchError('Bad Request', { status: 400, details: [{ path: 'timeout', message: 'must be a number of seconds' }] });
-    }
+    const validation = validateInteractRequest(asObject(request.body));
+    if (!validation.ok) throw invalid(validation.problems);
+    const { origin: _, integration: __, ...call } = validation.value;
     const answer = await deps.servicesOf(request).interact.run(request.params.id, call);
     return { ...answer, ...liveLinks(request, links, request.params.id, deps.now().getTime()) };
   });

@@ -251,7 +251,7 @@ describe('interact on webwatch serve', { skip: missing }, () => {
     assert.deepEqual([unknown.status, unknown.body.code], [404, 'SCRAPE_NOT_FOUND']);
   });
 
-  it("the hosted CLI's interact: the last scrape, code, then stop", async () => {
+  it("the hosted CLI's interact: the last scrape, code, a prompt, then stop", async () => {
     const cliHome = tempDir();
     const firecrawl = async (...args: string[]) =>
       (
@@ -262,6 +262,7 @@ describe('interact on webwatch serve', { skip: missing }, () => {
       ).stdout;
     assert.match(await firecrawl('scrape', `${site.origin}/plans`), /Plans/);
     assert.equal((await firecrawl('interact', '-c', "await page.locator('h1').textContent()")).trim(), 'Plans');
+    assert.equal((await firecrawl('interact', 'What does the Pro plan cost a year?')).trim(), 'The Pro plan costs $100 a year.');
     assert.match(await firecrawl('interact', 'stop'), /Session stopped[\s\S]*Credits billed: 2/);
   });
 });

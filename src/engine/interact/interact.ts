@@ -5,6 +5,7 @@
  */
 import { EXIT } from '../../errors/exit-codes.js';
 import { WebwatchError } from '../../errors/webwatch-error.js';
+import { INTERACT_TIMEOUT_DEFAULT_S, INTERACT_TIMEOUT_MAX_S, INTERACT_TIMEOUT_MIN_S } from '../../spec/interact.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
 import type { LivePage } from '../browser/render.js';
 import { requestHeaders } from '../fetch/request-headers.js';
@@ -23,8 +24,6 @@ export interface InteractCall {
 /** How code may run here: the command line's own (the user's program), sandboxed (serve, when the operator allows it), or not at all. */
 export type CodePolicy = 'plain' | 'sandboxed' | 'refused';
 
-export const INTERACT_TIMEOUT_DEFAULT_S = 30;
-export const INTERACT_TIMEOUT_MAX_S = 300;
 /** The page's own load, when a session opens. */
 const OPEN_TIMEOUT_MS = 30_000;
 
@@ -59,8 +58,11 @@ export async function openSessionPage(
 /** The call's timeout in milliseconds, as the hosted API bounds it (1 to 300 seconds). */
 export function callTimeoutMs(call: InteractCall): number {
   const seconds = call.timeout ?? INTERACT_TIMEOUT_DEFAULT_S;
-  if (!Number.isFinite(seconds) || seconds < 1 || seconds > INTERACT_TIMEOUT_MAX_S) {
-    throw new WebwatchError('Bad Request', { status: 400, details: [{ path: 'timeout', message: `must be from 1 to ${INTERACT_TIMEOUT_MAX_S} seconds` }] });
+  if (!Number.isFinite(seconds) || seconds < INTERACT_TIMEOUT_MIN_S || seconds > INTERACT_TIMEOUT_MAX_S) {
+    throw new WebwatchError('Bad Request', {
+      status: 400,
+      details: [{ path: 'timeout', message: `must be from ${INTERACT_TIMEOUT_MIN_S} to ${INTERACT_TIMEOUT_MAX_S} seconds` }],
+    });
   }
   return seconds * 1000;
 }
