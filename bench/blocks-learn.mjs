@@ -1,0 +1,383 @@
+#!/usr/bin/env node
+// A first look at a learned scorer of blocks (main content by learning), judged only on pages
+// it was not trained on. Each page of both corpora is decoded and parsed as webwatch does, cut
+// into blocks (the innermost elements that hold text: paragraphs, list items, headings, cells,
+// captions, divs of bare text), then cleaned by webwatch's rules (onlyMainContent), which marks
+// the blocks they keep. Each block is described by features that need no word list of any
+// language: its length,
+// its link density, its punctuation and sentence shape, the digits and capitals in it, its tag,
+// the tags around it, the tokens of its and its ancestors' class and id (hashed), its place
+// among the blocks, how often its text repeats on the page, and its neighbours (their length,
+// links and prose; the nearest prose; inside or outside the run of prose). Labels: on trafilatura's set,
+// a block that holds a `with` segment (or lies inside one) is kept, one that holds a `without`
+// segment dropped; on Readability's, a block whose text the expected article holds is kept.
+//
+// The scorer is a logistic regression (fixed seed, plain gradient descent), trained on every
+// labelled block of one half of each set (pages split by a hash of their name) and used on the
+// other where the rules are least sure: it drops the short blocks (under --unsure-chars, 80)
+// that the rules kept and it scores below a threshold chosen on the training half (the best
+// trafilatura F1 that keeps Readability's 10th percentile); then the halves swap. The
+// page text scored is the kept blocks' text, joined, for the rules alone and with the scorer,
+// so both figures are measured the same way (they differ from trafilatura-eval.mjs's, which
+// scores the markdown).
+//
+// Usage: npm run build && node bench/blocks-learn.mjs [--limit N]
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { arg, root } from './corpus-bench.mjs';
+
+const dist = (path) => join(root, 'dist/src', path);
+if (!existsSync(dist('engine/content/clean.js'))) {
+  console.error('dist/ is missing: run npm run build first');
+  process.exit(2);
+}
+const { parseHtml } = await import(dist('engine/content/parse-html.js'));
+const { cleanHtml } = await import(dist('engine/content/clean.js'));
+const { decodeBody } = await import(dist('engine/fetch/decode.js'));
+const { parseDocument } = await import('htmlparser2');
+const domutils = await import('domutils');
+
+const corpora = join(root, '..', 'shared', 'corpus');
+const limit = Number(arg('--limit', Infinity));
+const normalized = (text) => text.replace(/\s+/g, ' ').trim();
+
+// ---- Blocks and their features ----------------------------------------------------------------
+
+const BLOCK_TAGS = new Set(['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'dt', 'dd', 'figcaption', 'caption', 'summary']);
+const CONTAINER_TAGS = new Set(['div', 'section', 'article', 'main', 'aside', 'header', 'footer', 'nav', 'figure', 'form', 'span', 'table', 'ul', 'ol', 'dl']);
+const TAG_FEATURES = ['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'dt', 'dd', 'figcaption', 'caption', 'div', 'other'];
+const AROUND_FEATURES = ['aside', 'nav', 'footer', 'header', 'figure', 'section', 'article', 'form', 'ul', 'ol', 'table', 'blockquote', 'main'];
+const HASH_BUCKETS = 256;
+
+const hashOf = (token) => createHash('md5').update(token).digest().readUInt32LE(0) % HASH_BUCKETS;
+const tokensOf = (element) =>
+  `${element.attribs?.class ?? ''} ${element.attribs?.id ?? ''}`
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((token) => token.length >= 3 && token.length <= 24 && !/^\d+$/.test(token));
+
+/** The innermost text-holding elements under `root`, in document order. */
+function blocksOf(rootElement) {
+  const blocks = [];
+  const visit = (element) => {
+    const children = element.children ?? [];
+    const childBlocks = children.filter(
+      (child) => child.type === 'tag' && (BLOCK_TAGS.has(child.name) || CONTAINER_TAGS.has(child.name) || child.children?.length),
+    );
+    const ownText = children
+      .filter((child) => child.type === 'text')
+      .map((child) => child.data)
+      .join('');
+    if (BLOCK_TAGS.has(element.name)) {
+      blocks.push(element);
+      return;
+    }
+    // A container with bare text of its own is a block too (a div of text, a span line).
+    if (normalized(ownText).length >= 20 && element.name !== 'body') {
+      blocks.push(element);
+      return;
+    }
+    for (const child of childBlocks) visit(child);
+  };
+  visit(rootElement);
+  return blocks;
+}
+
+function features(block, index, count, repeats, meanLength) {
+  const text = normalized(domutils.textContent(block));
+  const linkText = domutils
+    .findAll((node) => node.name === 'a', block.children ?? [])
+    .map((a) => normalized(domutils.textContent(a)))
+    .join('').length;
+  const length = text.length;
+  const words = text ? text.split(' ').length : 0;
+  const sentences = (text.match(/[.!?。！？](\s|$)/g) ?? []).length;
+  const vector = new Float64Array(64 + HASH_BUCKETS);
+  let at = 0;
+  const put = (value) => {
+    vector[at++] = value;
+  };
+  put(Math.log1p(length) / 8);
+  put(Math.log1p(words) / 6);
+  put(length ? linkText / length : 0);
+  put(length ? (text.match(/[,;:]/g) ?? []).length / Math.max(1, words) : 0);
+  put(Math.min(1, sentences / 5));
+  put(words && sentences ? Math.min(1, words / sentences / 40) : 0);
+  put(/[.!?。！？"”)]$/.test(text) ? 1 : 0);
+  put(length ? (text.match(/\d/g) ?? []).length / length : 0);
+  put(length ? (text.match(/\p{Lu}/gu) ?? []).length / length : 0);
+  put(count > 1 ? index / (count - 1) : 0.5);
+  put(index === 0 ? 1 : 0);
+  put(index === count - 1 ? 1 : 0);
+  put(Math.min(1, (repeats - 1) / 3));
+  put(meanLength ? Math.min(4, length / meanLength) / 4 : 0);
+  put(/^[|•·\-–—©®]/.test(text) ? 1 : 0);
+  put(/(©|\(c\)|\d{4}\s*[-–]\s*\d{4})/i.test(text) ? 1 : 0);
+  // The block's tag, and the tags around it (up to five levels up).
+  const tag = TAG_FEATURES.includes(block.name) ? block.name : 'other';
+  for (const name of TAG_FEATURES) put(name === tag ? 1 : 0);
+  const around = new Set();
+  let depth = 0;
+  const tokens = [...tokensOf(block).map((token) => `self:${token}`)];
+  for (let parent = block.parent; parent && parent.name !== 'body' && depth < 5; parent = parent.parent, depth++) {
+    around.add(parent.name);
+    tokens.push(...tokensOf(parent).map((token) => `up:${token}`));
+  }
+  for (const name of AROUND_FEATURES) put(around.has(name) ? 1 : 0);
+  put(depth / 5);
+  while (at < 64) put(0);
+  for (const token of tokens) vector[64 + hashOf(token)] = 1;
+  return { vector, text, linkDensity: length ? linkText / length : 0 };
+}
+
+/** A page's kept blocks with their features, after webwatch's own cleaning. */
+function pageBlocks(bytes, url) {
+  const { text } = decodeBody(bytes, 'text/html', true);
+  const { document } = parseHtml(text);
+  // Script, style and the like first (the rules' own first pass would drop them anyway): the
+  // blocks are then those of the page as read, the rules' survivors marked after cleaning.
+  for (const node of domutils.findAll((each) => ['script', 'style', 'noscript', 'template', 'svg'].includes(each.name), document.children ?? []))
+    domutils.removeElement(node);
+  const body = domutils.findOne((node) => node.name === 'body', document.children ?? []) ?? document;
+  const elements = blocksOf(body);
+  const texts = elements.map((element) => normalized(domutils.textContent(element)));
+  const seen = new Map();
+  for (const each of texts) seen.set(each, (seen.get(each) ?? 0) + 1);
+  const meanLength = texts.reduce((sum, each) => sum + each.length, 0) / Math.max(1, texts.length);
+  const blocks = elements.map((element, index) => features(element, index, elements.length, seen.get(texts[index]) ?? 1, meanLength));
+  addContext(blocks, elements);
+  cleanHtml(document, url, { onlyMainContent: true, blockAds: true });
+  const attached = (element) => {
+    let node = element;
+    while (node.parent) node = node.parent;
+    return node === document;
+  };
+  elements.forEach((element, index) => {
+    blocks[index].kept = attached(element);
+  });
+  return blocks.filter((block) => block.text);
+}
+
+/** Prose: a long block that ends as a sentence does, with few links. */
+const isProse = (block) => block.text.length >= 150 && block.linkDensity < 0.2 && /[.!?。！？"”)]$/.test(block.text);
+
+/**
+ * What a block is among its neighbours: the blocks before and after it, the nearest prose, and
+ * whether it lies within the run of prose (between the first and the last prose block) or outside.
+ */
+function addContext(blocks, elements) {
+  const prose = blocks.map(isProse);
+  const first = prose.indexOf(true);
+  const last = prose.lastIndexOf(true);
+  const proseAt = prose.flatMap((is, index) => (is ? [index] : []));
+  blocks.forEach((block, index) => {
+    const context = new Float64Array(CONTEXT_FEATURES);
+    let at = 0;
+    const put = (value) => {
+      context[at++] = value;
+    };
+    for (const neighbour of [blocks[index - 1], blocks[index + 1], blocks[index - 2], blocks[index + 2]]) {
+      put(neighbour ? Math.log1p(neighbour.text.length) / 8 : 0);
+      put(neighbour ? neighbour.linkDensity : 0);
+      put(neighbour && isProse(neighbour) ? 1 : 0);
+    }
+    const nearest = proseAt.length ? Math.min(...proseAt.map((at) => Math.abs(at - index))) : blocks.length;
+    put(Math.min(1, nearest / 5));
+    put(first >= 0 && index > first && index < last ? 1 : 0);
+    put(first >= 0 && index < first ? 1 : 0);
+    put(last >= 0 && index > last ? 1 : 0);
+    put(proseAt.length === 0 ? 1 : 0);
+    // The parent's other text: how much of it is prose.
+    const parent = elements[index].parent;
+    const siblings = blocks.filter((_, other) => elements[other].parent === parent);
+    const siblingText = siblings.reduce((sum, each) => sum + each.text.length, 0);
+    put(siblingText ? siblings.filter(isProse).reduce((sum, each) => sum + each.text.length, 0) / siblingText : 0);
+    put(Math.min(1, siblings.length / 20));
+    const vector = new Float64Array(block.vector.length + CONTEXT_FEATURES);
+    vector.set(block.vector);
+    vector.set(context, block.vector.length);
+    block.vector = vector;
+  });
+}
+const CONTEXT_FEATURES = 24;
+
+// ---- The two sets, labelled ---------------------------------------------------------------------
+
+const half = (name) => createHash('sha256').update(name).digest()[0] % 2;
+
+function trafilaturaPages() {
+  const dir = join(corpora, 'trafilatura-eval');
+  const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
+  return Object.entries(expected)
+    .slice(0, limit)
+    .flatMap(([file, entry]) => {
+      const path = join(dir, 'pages', file);
+      if (!existsSync(path)) return [];
+      const blocks = pageBlocks(gunzipSync(readFileSync(path)), entry.url ?? 'https://example.com/');
+      const withSegments = (entry.with ?? []).map(normalized).filter(Boolean);
+      const withoutSegments = (entry.without ?? []).map(normalized).filter(Boolean);
+      for (const block of blocks) {
+        const keep = withSegments.some((segment) => block.text.includes(segment) || (block.text.length >= 15 && segment.includes(block.text)));
+        const drop = withoutSegments.some((segment) => block.text.includes(segment) || (block.text.length >= 10 && segment.includes(block.text)));
+        block.label = keep && !drop ? 1 : drop && !keep ? 0 : undefined;
+      }
+      return [{ name: file, half: half(file), blocks, withSegments, withoutSegments }];
+    });
+}
+
+function readabilityPages() {
+  const dir = join(corpora, 'pages');
+  return readdirSync(dir)
+    .filter((name) => existsSync(join(dir, name, 'expected.html')))
+    .slice(0, limit)
+    .map((name) => {
+      const blocks = pageBlocks(readFileSync(join(dir, name, 'source.html')), 'https://example.com/');
+      const expected = normalized(domutils.textContent(parseDocument(readFileSync(join(dir, name, 'expected.html'), 'utf8'))));
+      for (const block of blocks) block.label = block.text.length < 15 ? undefined : expected.includes(block.text) ? 1 : 0;
+      return { name, half: half(name), blocks, expected };
+    });
+}
+
+// ---- The scorer ---------------------------------------------------------------------------------
+
+function train(examples, { epochs = 60, rate = 0.5, l2 = 1e-4, seed = 7 } = {}) {
+  const size = examples[0].vector.length;
+  const weights = new Float64Array(size);
+  let bias = 0;
+  // A fixed order, shuffled once by a seeded generator: the same model every run.
+  let state = seed;
+  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const order = examples.map((_, index) => index);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const positives = examples.filter((example) => example.label === 1).length;
+  const weightOf = (label) => (label === 1 ? examples.length / (2 * positives) : examples.length / (2 * (examples.length - positives)));
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    const step = rate / (1 + epoch / 10);
+    for (const index of order) {
+      const { vector, label } = examples[index];
+      let z = bias;
+      for (let k = 0; k < size; k++) if (vector[k] !== 0) z += weights[k] * vector[k];
+      const error = (1 / (1 + Math.exp(-z)) - label) * weightOf(label);
+      bias -= step * error;
+      for (let k = 0; k < size; k++) if (vector[k] !== 0) weights[k] -= step * (error * vector[k] + l2 * weights[k]);
+    }
+  }
+  return (vector) => {
+    let z = bias;
+    for (let k = 0; k < size; k++) if (vector[k] !== 0) z += weights[k] * vector[k];
+    return 1 / (1 + Math.exp(-z));
+  };
+}
+
+// ---- Scores of pages ---------------------------------------------------------------------------
+
+/** trafilatura's scoring over pages: TP, FP, FN of their segments in the joined kept text. */
+function segmentScore(pages, keepOf) {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  for (const page of pages) {
+    const text = normalized(
+      page.blocks
+        .filter(keepOf)
+        .map((block) => block.text)
+        .join(' '),
+    );
+    for (const segment of page.withSegments) text.includes(segment) ? tp++ : fn++;
+    for (const segment of page.withoutSegments) if (text.includes(segment)) fp++;
+  }
+  const precision = tp / (tp + fp);
+  const recall = tp / (tp + fn);
+  return { precision, recall, f1: (2 * tp) / (2 * tp + fp + fn) };
+}
+
+/** Readability's pages: each page's F1 of words against the expected article; median and 10th percentile. */
+function wordScore(pages, keepOf) {
+  const f1s = pages.map((page) => {
+    const words = (text) => {
+      const counts = new Map();
+      for (const word of text.toLowerCase().split(/\s+/).filter(Boolean)) counts.set(word, (counts.get(word) ?? 0) + 1);
+      return counts;
+    };
+    const got = words(
+      page.blocks
+        .filter(keepOf)
+        .map((block) => block.text)
+        .join(' '),
+    );
+    const want = words(page.expected);
+    let common = 0;
+    for (const [word, count] of got) common += Math.min(count, want.get(word) ?? 0);
+    const total = (map) => [...map.values()].reduce((sum, count) => sum + count, 0);
+    const precision = common / Math.max(1, total(got));
+    const recall = common / Math.max(1, total(want));
+    return precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
+  });
+  const sorted = [...f1s].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)], p10: sorted[Math.floor(sorted.length * 0.1)] };
+}
+
+// ---- Train on one half, judge on the other ------------------------------------------------------
+
+const started = performance.now();
+const sets = { trafilatura: trafilaturaPages(), readability: readabilityPages() };
+const readMs = performance.now() - started;
+const report = { machine: { cpus: cpus().length, node: process.version }, readMs: Math.round(readMs), folds: [] };
+const thresholds = [0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
+/** Where the rules are unsure: the scorer judges short blocks only (the prose the rules keep is left to them). */
+const UNSURE_MAX_CHARS = Number(arg('--unsure-chars', 80));
+const judged = (threshold) => (block) => block.kept && (block.text.length >= UNSURE_MAX_CHARS || block.p >= threshold);
+const byRules = (block) => block.kept;
+
+for (const test of [0, 1]) {
+  const trainPages = [...sets.trafilatura, ...sets.readability].filter((page) => page.half !== test);
+  const examples = trainPages.flatMap((page) => page.blocks.filter((block) => block.label !== undefined));
+  const score = train(examples);
+  // The threshold that does best on the training half's trafilatura pages, F1.
+  const trainTrafilatura = sets.trafilatura.filter((page) => page.half !== test);
+  for (const page of [...sets.trafilatura, ...sets.readability]) for (const block of page.blocks) block.p = score(block.vector);
+  const trainReadability = sets.readability.filter((page) => page.half !== test);
+  // On the training half: the best trafilatura F1 that keeps Readability's p10 where the rules have it.
+  const floor = wordScore(trainReadability, byRules).p10;
+  const best = thresholds
+    .map((threshold) => ({ threshold, f1: segmentScore(trainTrafilatura, judged(threshold)).f1, p10: wordScore(trainReadability, judged(threshold)).p10 }))
+    .filter((choice) => choice.p10 >= floor - 0.005)
+    .sort((a, b) => b.f1 - a.f1)[0] ?? { threshold: 0 };
+  const heldTrafilatura = sets.trafilatura.filter((page) => page.half === test);
+  const heldReadability = sets.readability.filter((page) => page.half === test);
+  // How well the scores tell the held-out half's labelled short blocks apart (AUC), and how many there are.
+  const heldShort = [...sets.trafilatura, ...sets.readability]
+    .filter((page) => page.half === test)
+    .flatMap((page) => page.blocks.filter((block) => block.kept && block.label !== undefined && block.text.length < UNSURE_MAX_CHARS));
+  const positives = heldShort.filter((block) => block.label === 1);
+  const negatives = heldShort.filter((block) => block.label === 0);
+  let wins = 0;
+  for (const positive of positives) for (const negative of negatives) wins += positive.p > negative.p ? 1 : positive.p === negative.p ? 0.5 : 0;
+  report.folds.push({
+    heldOutHalf: test,
+    heldOutShortBlocks: { keep: positives.length, drop: negatives.length, auc: wins / Math.max(1, positives.length * negatives.length) },
+    trainedOnBlocks: examples.length,
+    threshold: best.threshold,
+    trafilatura: {
+      pages: heldTrafilatura.length,
+      rules: segmentScore(heldTrafilatura, byRules),
+      withScorer: segmentScore(heldTrafilatura, judged(best.threshold)),
+    },
+    readability: {
+      pages: heldReadability.length,
+      rules: wordScore(heldReadability, byRules),
+      withScorer: wordScore(heldReadability, judged(best.threshold)),
+    },
+  });
+}
+
+const round = (value) => (typeof value === 'number' ? Math.round(value * 1000) / 1000 : value);
+const rounded = JSON.parse(JSON.stringify(report, (_key, value) => round(value)));
+writeFileSync(join(root, 'bench/results/blocks-learn.json'), `${JSON.stringify(rounded, null, 2)}\n`);
+console.log(JSON.stringify(rounded, null, 2));
