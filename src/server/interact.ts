@@ -109,9 +109,11 @@ export function interactRoutes(app: FastifyInstance, deps: RouteDeps, sessions: 
   const links = deps.mediaLinks!;
   const forbidden = () => new WebwatchError('Forbidden', { status: 403, details: { reason: 'this live-view link is not valid, or has expired' } });
 
-  app.post<{ Params: { id: string } }>('/v2/scrape/:id/interact', async (request) => {
+  app.post<{ Params: { id: string } }>('/v2/scrape/:id/interact', async (request, reply) => {
     const validation = validateInteractRequest(asObject(request.body));
     if (!validation.ok) throw invalid(validation.problems);
+    // A team that has used its month's credits opens no session and runs nothing more.
+    if (await app.limits.outOfCredits(request, reply)) return reply;
     const { origin: _, integration: __, ...call } = validation.value;
     const answer = await deps.servicesOf(request).interact.run(request.params.id, call);
     return { ...answer, ...liveLinks(request, links, request.params.id, deps.now().getTime()) };

@@ -290,6 +290,20 @@ describe('interact on webwatch serve without --interact-code, and without a mode
     const prompt = await call(served, key, 'POST', `/scrape/${id}/interact`, { prompt: 'What is the price?' });
     assert.deepEqual([prompt.status, prompt.body.code], [500, 'AGENT_MODEL_NOT_CONFIGURED']);
   });
+
+  it("a team that has used its month's credits opens no session: 402", async () => {
+    const capped = await serveWebwatch({ interact: { code: true }, monthlyCredits: 1 });
+    try {
+      const cappedKey = (await capped.keys.create('acme', new Date())).key;
+      const id = (await new Firecrawl({ apiKey: cappedKey, apiUrl: capped.origin }).scrape(`${site.origin}/plans`, { formats: ['markdown'] })).metadata!
+        .scrapeId!;
+      const refused = await call(capped, cappedKey, 'POST', `/scrape/${id}/interact`, { code: 'await page.title()' });
+      assert.equal(refused.status, 402);
+      assert.match(JSON.stringify(refused.body), /used its 1 credits of this month/);
+    } finally {
+      await capped.stop();
+    }
+  });
 });
 
 describe('interact sessions when serve drains', { skip: missing }, () => {
