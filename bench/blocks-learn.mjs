@@ -12,7 +12,8 @@
 // a block that holds a `with` segment (or lies inside one) is kept, one that holds a `without`
 // segment dropped; on Readability's, a block whose text the expected article holds is kept.
 //
-// The scorer is a logistic regression (fixed seed, plain gradient descent), trained on every
+// The scorer is gradient-boosted trees of depth 2 (--learner trees, the default) or a logistic
+// regression (--learner linear; fixed seed, plain gradient descent), trained on every
 // labelled block of one half of each set (pages split by a hash of their name) and used on the
 // other where the rules are least sure: it drops the short blocks (under --unsure-chars, 80)
 // that the rules kept and it scores below a threshold chosen on the training half (the best
@@ -21,7 +22,9 @@
 // so both figures are measured the same way (they differ from trafilatura-eval.mjs's, which
 // scores the markdown).
 //
-// Usage: npm run build && node bench/blocks-learn.mjs [--limit N]
+// --diagnose also says where the rules' false positives sit: the length and tag of the kept
+// block that holds each `without` segment found.
+// Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear] [--unsure-chars N] [--diagnose 1]
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -130,7 +133,7 @@ function features(block, index, count, repeats, meanLength) {
   put(depth / 5);
   while (at < 64) put(0);
   for (const token of tokens) vector[64 + hashOf(token)] = 1;
-  return { vector, text, linkDensity: length ? linkText / length : 0 };
+  return { vector, text, tag: block.name, linkDensity: length ? linkText / length : 0 };
 }
 
 /** A page's kept blocks with their features, after webwatch's own cleaning. */
@@ -463,6 +466,27 @@ for (const test of [0, 1]) {
       withScorer: wordScore(heldReadability, judged(best.threshold)),
     },
   });
+}
+
+// Where the rules' false positives sit: the kept blocks holding a `without` segment, by length.
+if (arg('--diagnose', undefined) !== undefined) {
+  const lengths = { under80: 0, under200: 0, under500: 0, longer: 0 };
+  const tags = new Map();
+  let missed = 0;
+  for (const page of sets.trafilatura) {
+    const kept = page.blocks.filter(byRules);
+    for (const segment of page.withoutSegments) {
+      const holder = kept.find((block) => block.text.includes(segment));
+      if (!holder) {
+        if (normalized(kept.map((block) => block.text).join(' ')).includes(segment)) missed++;
+        continue;
+      }
+      const n = holder.text.length;
+      lengths[n < 80 ? 'under80' : n < 200 ? 'under200' : n < 500 ? 'under500' : 'longer']++;
+      tags.set(holder.tag, (tags.get(holder.tag) ?? 0) + 1);
+    }
+  }
+  console.error(JSON.stringify({ falsePositiveBlocks: lengths, acrossBlocks: missed, byTag: Object.fromEntries(tags) }));
 }
 
 const round = (value) => (typeof value === 'number' ? Math.round(value * 1000) / 1000 : value);
