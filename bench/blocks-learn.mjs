@@ -24,7 +24,8 @@
 //
 // --diagnose also says where the rules' false positives sit: the length and tag of the kept
 // block that holds each `without` segment found.
-// Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear] [--unsure-chars N] [--diagnose 1]
+// --unsure ends has the scorer judge the kept blocks outside the run of prose instead, of any length.
+// Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear] [--unsure short|ends] [--unsure-chars N] [--diagnose 1]
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -192,6 +193,7 @@ function addContext(blocks, elements) {
     put(first >= 0 && index > first && index < last ? 1 : 0);
     put(first >= 0 && index < first ? 1 : 0);
     put(last >= 0 && index > last ? 1 : 0);
+    block.outsideProse = first >= 0 && (index < first || index > last);
     put(proseAt.length === 0 ? 1 : 0);
     // The parent's other text: how much of it is prose.
     const parent = elements[index].parent;
@@ -423,7 +425,10 @@ const report = { machine: { cpus: cpus().length, node: process.version }, readMs
 const thresholds = [0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
 /** Where the rules are unsure: the scorer judges short blocks only (the prose the rules keep is left to them). */
 const UNSURE_MAX_CHARS = Number(arg('--unsure-chars', 80));
-const judged = (threshold) => (block) => block.kept && (block.text.length >= UNSURE_MAX_CHARS || block.p >= threshold);
+/** --unsure ends: the blocks outside the run of prose (before its first block or after its last), any length. */
+const UNSURE = arg('--unsure', 'short');
+const unsure = (block) => (UNSURE === 'ends' ? block.outsideProse : block.text.length < UNSURE_MAX_CHARS);
+const judged = (threshold) => (block) => block.kept && (!unsure(block) || block.p >= threshold);
 const byRules = (block) => block.kept;
 
 for (const test of [0, 1]) {
@@ -445,7 +450,7 @@ for (const test of [0, 1]) {
   // How well the scores tell the held-out half's labelled short blocks apart (AUC), and how many there are.
   const heldShort = [...sets.trafilatura, ...sets.readability]
     .filter((page) => page.half === test)
-    .flatMap((page) => page.blocks.filter((block) => block.kept && block.label !== undefined && block.text.length < UNSURE_MAX_CHARS));
+    .flatMap((page) => page.blocks.filter((block) => block.kept && block.label !== undefined && unsure(block)));
   const positives = heldShort.filter((block) => block.label === 1);
   const negatives = heldShort.filter((block) => block.label === 0);
   let wins = 0;
