@@ -49,6 +49,8 @@ export interface RenderRequest {
   /** Where `profile` storage is kept (a directory of the engine's home, per team). */
   profilesDir?: string;
   signal?: AbortSignal;
+  /** A refused navigation of the page leaves it where it was (an interact session's), instead of failing it. */
+  staysOnRefusal?: boolean;
 }
 
 export interface Rendered {
@@ -147,6 +149,7 @@ export interface LivePage {
 }
 
 export async function openLivePage(request: RenderRequest & { storageStatePath?: string }): Promise<LivePage> {
+  request = { ...request, staysOnRefusal: true };
   const { profile: wanted } = request.options;
   if (wanted && !request.profilesDir)
     throw new WebwatchError(`profile "${wanted.name}" needs the engine's profile storage, which this session was not given`, {
@@ -176,13 +179,24 @@ export async function openLivePage(request: RenderRequest & { storageStatePath?:
     if (refusal) throw refusal;
     if (response?.status() === 403 && created.guard.refusedByProxy()) throw created.guard.refusedByProxy();
     const opened = context;
+    // Where the page last was that no rule refused: a refused navigation goes back to it.
+    let lastGood = page.url();
     return {
       page,
       async takeRefusal() {
         const refused = (await created.guard.refusal()) ?? created.guard.refusedByProxy();
         created.guard.forget();
-        // A refused navigation leaves Chromium's error page: the session goes back to where it was.
-        if (refused && page.url().startsWith('chrome-error:')) await page.goBack({ timeout: 5000 }).catch(() => undefined);
+        if (!refused) {
+          if (!page.url().startsWith('chrome-error:')) lastGood = page.url();
+          return undefined;
+        }
+        // The refused navigation may still be ending (Chromium commits its error page after the
+        // request is aborted): once it has, the page goes back to where it was.
+        await page.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
+        if (page.url() !== lastGood) {
+          await page.goto(lastGood, { waitUntil: 'load', timeout: request.timeoutMs }).catch(() => undefined);
+          created.guard.forget();
+        }
         return refused;
       },
       storageState: () => opened.storageState({ indexedDB: true }),
@@ -385,6 +399,9 @@ async function newContext(
       return await route.continue();
     } catch {
       // A refused sub-resource is only left out; a refused page was recorded by checkPageUrl.
+      // In a session the page stays where it was: a navigation answered 204 No Content goes
+      // nowhere, where an aborted one would leave Chromium's error page, some time later.
+      if (isPage && request.staysOnRefusal) return route.fulfill({ status: 204, body: '' }).catch(() => undefined);
       return route.abort('blockedbyclient');
     }
   });
