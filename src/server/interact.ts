@@ -18,6 +18,7 @@ import type { InteractSessions } from '../engine/interact/sessions.js';
 import { scrapeDocumentStore } from '../engine/store/scrape-documents.js';
 import type { Db } from '../engine/store/database.js';
 import { WebwatchError } from '../errors/webwatch-error.js';
+import { sessionOptionsOf } from '../services/interact-scrapes.js';
 import type { InteractHost } from '../services/team.js';
 import type { ScrapeOptions } from '../spec/scrape-options.js';
 import { asObject, invalid } from './http.js';
@@ -44,8 +45,9 @@ export function interactServing(db: Db, now: () => Date, sessions: InteractSessi
   const remembered = new Map<string, Pick<InteractOrigin, 'profile' | 'mobile'>>();
   return {
     remember(team, scrapeId, options) {
-      if (!options.profile && !options.mobile) return;
-      remembered.set(`${team}\n${scrapeId}`, { ...(options.profile && { profile: options.profile }), ...(options.mobile && { mobile: true }) });
+      const opened = sessionOptionsOf(options);
+      if (Object.keys(opened).length === 0) return;
+      remembered.set(`${team}\n${scrapeId}`, opened);
       if (remembered.size > ORIGINS_KEPT) remembered.delete(remembered.keys().next().value!);
     },
     host: (team) => ({

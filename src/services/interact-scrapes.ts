@@ -32,21 +32,24 @@ export async function rememberedScrapes(env: Env): Promise<RememberedScrape[]> {
   }
 }
 
+/** What of a scrape's options its session opens with: its profile and device. */
+export const sessionOptionsOf = (options: ScrapeOptions): Omit<InteractOrigin, 'url'> => ({
+  ...(options.profile && { profile: options.profile }),
+  ...(options.mobile && { mobile: true }),
+});
+
+/** Where a scrape landed, with its session's options; none for a lockdown scrape (which keeps nothing) or one without an id. */
+export function originOf(document: ScrapeDocument, options: ScrapeOptions): (InteractOrigin & { scrapeId: string }) | undefined {
+  const url = document.metadata.url ?? document.metadata.sourceURL;
+  if (options.lockdown || !document.metadata.scrapeId || !url) return undefined;
+  return { scrapeId: document.metadata.scrapeId, url, ...sessionOptionsOf(options) };
+}
+
 /** Remembers the documents a scrape answered, the newest first. */
 export async function rememberScrapes(env: Env, documents: readonly ScrapeDocument[], options: ScrapeOptions, now: Date): Promise<void> {
-  if (options.lockdown) return;
   const added: RememberedScrape[] = documents.flatMap((document) => {
-    const url = document.metadata.url ?? document.metadata.sourceURL;
-    if (!document.metadata.scrapeId || !url) return [];
-    return [
-      {
-        scrapeId: document.metadata.scrapeId,
-        url,
-        ...(options.profile && { profile: options.profile }),
-        ...(options.mobile && { mobile: true }),
-        at: now.toISOString(),
-      },
-    ];
+    const origin = originOf(document, options);
+    return origin ? [{ ...origin, at: now.toISOString() }] : [];
   });
   if (added.length === 0) return;
   const ids = new Set(added.map((entry) => entry.scrapeId));

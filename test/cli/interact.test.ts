@@ -5,29 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findChromium } from '../../src/engine/browser/chromium.js';
 import { closeBrowserIfOpen } from '../../src/engine/browser/lifetime.js';
-import { findTool } from '../../src/engine/tools/child-tools.js';
+import { interactToolsMissing } from '../helpers/interact.js';
 import { tempDir } from '../helpers/files.js';
 import { run } from '../helpers/io.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
-const missing = (() => {
-  try {
-    findChromium(process.env, undefined, 'the tests');
-    findTool('bwrap');
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
-
 const PLANS = `<title>Plans</title><main><h1>Plans</h1>
 <button id="annual" onclick="document.getElementById('price').textContent='$100 a year'">Annual</button><p id="price">$10 a month</p>
 <a id="next" href="/next">Next</a></main>`;
 
-describe('webwatch interact', { skip: missing }, () => {
+describe('webwatch interact', { skip: interactToolsMissing }, () => {
   let site: TestServer;
   let served: ServingWebwatch;
   let key: string;

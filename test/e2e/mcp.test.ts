@@ -12,9 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { findChromium } from '../../src/engine/browser/chromium.js';
-import { findTool } from '../../src/engine/tools/child-tools.js';
 import { startFakeLlm, withLatency, type FakeLlm, type FakeLlmRequestBody, type FakeReply } from '../helpers/fake-llm.js';
+import { interactToolsMissing } from '../helpers/interact.js';
 import { tempDir, writeFiles } from '../helpers/files.js';
 import { mcpClient, mcpHttpProcess } from '../helpers/mcp-process.js';
 import { html, startServer, type TestServer } from '../helpers/server.js';
@@ -45,16 +44,6 @@ const TOOLS = [
   'webwatch_scrape',
   'webwatch_search',
 ];
-
-const interactMissing = (() => {
-  try {
-    findChromium(process.env, undefined, 'the tests');
-    findTool('bwrap');
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -178,7 +167,7 @@ describe('webwatch mcp', { concurrency: false }, () => {
       assert.match(textOf(relative), /must be absolute/);
     });
 
-    it('works in a scraped page with webwatch_interact: code in bubblewrap, its state kept, then stopped', { skip: interactMissing }, async () => {
+    it('works in a scraped page with webwatch_interact: code in bubblewrap, its state kept, then stopped', { skip: interactToolsMissing }, async () => {
       const scraped = textOf(await client.callTool({ name: 'webwatch_scrape', arguments: { url: `${site.origin}/pricing`, maxAge: 0 } }));
       const scrapeId = /"scrapeId": "([0-9a-f-]{36})"/.exec(scraped)![1]!;
       const set = textOf(

@@ -1,18 +1,12 @@
 /** The fetcher against real servers on 127.0.0.1. */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { getEventListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { decodeBody } from '../../src/engine/fetch/decode.js';
 import { fetchPage, MAX_REDIRECTS } from '../../src/engine/fetch/fetch-page.js';
 import { WebwatchError } from '../../src/errors/webwatch-error.js';
-import { tempDir } from '../helpers/files.js';
-import { bytes, html, redirect, startServer, type TestServer } from '../helpers/server.js';
+import { bytes, html, redirect, startSelfSignedServer, startServer, type TestServer } from '../helpers/server.js';
 
 const basic = { timeoutMs: 5000, headers: {}, skipTlsVerification: true };
 
@@ -173,21 +167,7 @@ describe('fetchPage over TLS', () => {
   let origin: string;
   let close: () => void;
   before(async () => {
-    const dir = tempDir();
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'],
-      { stdio: 'ignore' },
-    );
-    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_q, r) => {
-      r.writeHead(200, { 'content-type': 'text/html' }).end('<title>secure</title>');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => {
-      server.closeAllConnections();
-      server.close();
-    };
+    ({ origin, close } = await startSelfSignedServer((_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<title>secure</title>')));
   });
   after(() => close());
 

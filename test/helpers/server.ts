@@ -1,6 +1,11 @@
 /** Real HTTP servers on 127.0.0.1 for tests: routes are plain handler functions. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { tempDir } from './files.js';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 
@@ -74,3 +79,28 @@ export const redirect =
   (_request, response) => {
     response.writeHead(status, { location }).end();
   };
+
+/**
+ * An HTTPS server on 127.0.0.1 with a self-signed certificate made by openssl for the test: one
+ * that fails verification. `close` ends its connections too.
+ */
+export async function startSelfSignedServer(handler: Handler): Promise<{ origin: string; close(): void }> {
+  const dir = tempDir();
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'],
+    { stdio: 'ignore' },
+  );
+  const server = createHttpsServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (request, response) => void handler(request, response),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}

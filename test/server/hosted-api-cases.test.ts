@@ -8,16 +8,10 @@
  * pdf.test.ts and engine/pdf-time.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { fencedPageOf, startFakeLlm, systemOf, type FakeLlm } from '../helpers/fake-llm.js';
-import { tempDir } from '../helpers/files.js';
-import { html, startServer, type TestServer } from '../helpers/server.js';
+import { html, startSelfSignedServer, startServer, type TestServer } from '../helpers/server.js';
 import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -48,23 +42,7 @@ describe("the hosted API's own cases against webwatch serve", () => {
         );
       },
     });
-    const dir = tempDir();
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'],
-      { stdio: 'ignore' },
-    );
-    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_q, r) => {
-      r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>secure page</p></main>');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    secure = {
-      origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () => {
-        server.closeAllConnections();
-        server.close();
-      },
-    };
+    secure = await startSelfSignedServer((_q, r) => void r.writeHead(200, { 'content-type': 'text/html' }).end('<main><p>secure page</p></main>'));
     // A model as a real one answers: after a while, which varies.
     model = await startFakeLlm((body, index) => {
       if (!systemOf(body).startsWith('You extract')) return { status: 400, body: { error: { message: 'unexpected task' } } };

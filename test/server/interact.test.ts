@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { findChromium } from '../../src/engine/browser/chromium.js';
 import { closeBrowserIfOpen } from '../../src/engine/browser/lifetime.js';
 import { pythonAvailable } from '../../src/engine/interact/run-code.js';
-import { findTool } from '../../src/engine/tools/child-tools.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { interactToolsMissing } from '../helpers/interact.js';
 import { tempDir } from '../helpers/files.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-server.js';
@@ -23,21 +22,11 @@ import { call, serveWebwatch, type ServingWebwatch } from '../helpers/webwatch-s
 const FIRECRAWL_CLI = createRequire(import.meta.url).resolve('firecrawl-cli/dist/index.js');
 const exec = promisify(execFile);
 
-const missing = (() => {
-  try {
-    findChromium(process.env, undefined, 'the tests');
-    findTool('bwrap');
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
-
 const PLANS = `<html><head><title>Plans</title></head><body><main><h1>Plans</h1>
 <button id="annual" onclick="document.getElementById('price').textContent='$100 a year'">Annual</button>
 <p id="price">$10 a month</p><a href="/next">Next</a></main></body></html>`;
 
-describe('interact on webwatch serve', { skip: missing }, () => {
+describe('interact on webwatch serve', { skip: interactToolsMissing }, () => {
   let site: TestServer;
   let model: FakeLlm;
   let served: ServingWebwatch;
@@ -267,7 +256,7 @@ describe('interact on webwatch serve', { skip: missing }, () => {
   });
 });
 
-describe('interact on webwatch serve without --interact-code, and without a model', { skip: missing }, () => {
+describe('interact on webwatch serve without --interact-code, and without a model', { skip: interactToolsMissing }, () => {
   let site: TestServer;
   let served: ServingWebwatch;
   let key: string;
@@ -306,7 +295,7 @@ describe('interact on webwatch serve without --interact-code, and without a mode
   });
 });
 
-describe('interact sessions when serve drains', { skip: missing }, () => {
+describe('interact sessions when serve drains', { skip: interactToolsMissing }, () => {
   it("end with the server: the profile's state is written back, and a server on the same home has it", async () => {
     const site = await startServer({
       '/account': (_q, r) =>

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { InteractOrigin } from '../../contract/interact.js';
 import type { ScrapeDocument } from '../../contract/scrape.js';
 import type { ScrapeOptions } from '../../spec/scrape-options.js';
+import { originOf } from '../../services/interact-scrapes.js';
 import { textResult } from '../results.js';
 import { guarded, type ToolKit } from '../tool-kit.js';
 
@@ -16,9 +17,10 @@ const REMEMBERED_MAX = 200;
 
 /** Remembers where a scrape this server answered landed, with its profile and device. */
 export function rememberScrape(document: ScrapeDocument, options: ScrapeOptions): void {
-  const url = document.metadata.url ?? document.metadata.sourceURL;
-  if (!document.metadata.scrapeId || !url || options.lockdown) return;
-  remembered.set(document.metadata.scrapeId, { url, ...(options.profile && { profile: options.profile }), ...(options.mobile && { mobile: true }) });
+  const origin = originOf(document, options);
+  if (!origin) return;
+  const { scrapeId, ...where } = origin;
+  remembered.set(scrapeId, where);
   if (remembered.size > REMEMBERED_MAX) remembered.delete(remembered.keys().next().value!);
 }
 
