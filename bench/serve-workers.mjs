@@ -8,15 +8,23 @@
  *   - start lateness: startedAt - scheduledFor, p50 and p99;
  *   - double runs: slots with more than one check, and pages fetched more than once.
  *
+ *   - the CPU each worker and the database spent on the slot, and on PostgreSQL with
+ *     --db-latency-ms, the database round trips per check.
+ *
  * PostgreSQL is Debian's package, started in a temporary directory as the tests start it.
+ * --db-latency-ms N puts the workers behind a proxy that delays every chunk N ms each way
+ * (latency-proxy.mjs), so that the database is not free: a round trip costs what one across a
+ * network does. --pin pins worker k to core k (mod the cores), its threads included.
  * Usage: npm run build && node bench/serve-workers.mjs [--monitors 3000] [--check-concurrency 16]
- *          [--setups sqlite-1,postgres-1,postgres-2,postgres-3]
- * Writes bench/results/serve-workers.json.
+ *          [--setups sqlite-1,postgres-1,postgres-2,postgres-3] [--db-latency-ms 1] [--pin]
+ *          [--out serve-workers.json]
+ * Writes bench/results/serve-workers.json (or --out).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -26,8 +34,34 @@ const { values: args } = parseArgs({
     monitors: { type: 'string', default: '3000' },
     'check-concurrency': { type: 'string', default: '16' },
     setups: { type: 'string', default: 'sqlite-1,postgres-1,postgres-2,postgres-3' },
+    'db-latency-ms': { type: 'string', default: '0' },
+    pin: { type: 'boolean', default: false },
+    out: { type: 'string', default: 'serve-workers.json' },
   },
 });
+const LATENCY_MS = Number(args['db-latency-ms']);
+const { startLatencyProxy, roundTripMs } = await import('./latency-proxy.mjs');
+
+/** CPU seconds (user + system) of a process and its threads so far, from /proc. */
+const cpuSeconds = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+};
+/** The CPU seconds of every process whose command line names `word` (the PostgreSQL server's processes). */
+const cpuOfCommand = (word) =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .reduce((sum, pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(word) ? sum + cpuSeconds(pid) : sum;
+      } catch {
+        return sum;
+      }
+    }, 0);
 const COUNT = Number(args.monitors);
 const CONCURRENCY = Number(args['check-concurrency']);
 
@@ -79,6 +113,10 @@ async function runSetup(kind, workers) {
   hits.clear();
   const location = kind === 'postgres' ? await (await postgresServer()).createDatabase() : join(tempDir('webwatch-workers-'), 'webwatch.db');
   const db = await openDatabase(location);
+  // The workers reach the database through the proxy; the bench's own queries go direct.
+  const proxy = kind === 'postgres' && LATENCY_MS > 0 ? await startLatencyProxy({ port: new URL(location).port, delayMs: LATENCY_MS }) : undefined;
+  const workerLocation = proxy ? proxy.through(location) : location;
+  const measuredRoundTripMs = kind === 'postgres' ? await roundTripMs(workerLocation) : undefined;
   const seedStarted = Date.now();
   await seed(db, null);
   const seedSeconds = (Date.now() - seedStarted) / 1000;
@@ -88,10 +126,16 @@ async function runSetup(kind, workers) {
   const slotIso = slotTime.toISOString();
   await db.query.updateTable('monitors').set({ next_run_at: slotIso }).execute();
   const role = kind === 'postgres' ? ['--role', 'worker'] : [];
-  const env = { WEBWATCH_DATABASE_URL: location, WEBWATCH_HOME: tempDir('webwatch-workers-home-') };
+  const env = { WEBWATCH_DATABASE_URL: workerLocation, WEBWATCH_HOME: tempDir('webwatch-workers-home-') };
   const processes = await Promise.all(
     Array.from({ length: workers }, () => serveProcess([...role, '--quiet', '--check-concurrency', String(CONCURRENCY)], env)),
   );
+  if (args.pin)
+    processes.forEach((serve, k) => execFileSync('taskset', ['-a', '-pc', String(k % os.cpus().length), String(serve.child.pid)], { stdio: 'ignore' }));
+  const cpuBefore = processes.map((serve) => cpuSeconds(serve.child.pid));
+  const databaseCpuBefore = kind === 'postgres' ? cpuOfCommand('postgres') : 0;
+  const roundTripsBefore = proxy?.roundTrips() ?? 0;
+  const statementsBefore = proxy?.statements() ?? new Map();
   if (Date.now() > slotTime.getTime()) console.error(`${kind}-${workers}: the processes started after the slot; lateness includes their start-up`);
   const deadline = Date.now() + 30 * 60_000;
   let done = 0;
@@ -103,7 +147,16 @@ async function runSetup(kind, workers) {
   }
   const checks = await sqlRows(db, 'SELECT monitor_id, status, started_at, finished_at, owner_pid FROM checks WHERE scheduled_for = ?', slotIso);
   const doubled = (await sqlRows(db, 'SELECT monitor_id FROM checks WHERE scheduled_for = ? GROUP BY monitor_id HAVING count(*) > 1', slotIso)).length;
+  const workerCpu = processes.map((serve, k) => Math.round((cpuSeconds(serve.child.pid) - cpuBefore[k]) * 10) / 10);
+  const databaseCpu = kind === 'postgres' ? Math.round((cpuOfCommand('postgres') - databaseCpuBefore) * 10) / 10 : undefined;
+  const roundTrips = proxy ? proxy.roundTrips() - roundTripsBefore : undefined;
+  // The statements a check costs, most frequent first.
+  const statements = [...(proxy?.statements() ?? [])]
+    .map(([text, count]) => [text, Math.round(((count - (statementsBefore.get(text) ?? 0)) / COUNT) * 100) / 100])
+    .filter(([, perCheck]) => perCheck >= 0.05)
+    .sort((a, b) => b[1] - a[1]);
   for (const serve of processes) await serve.stop();
+  await proxy?.close();
   await db.close();
   const slotMs = Date.parse(slotIso);
   const lateness = checks.map((check) => Date.parse(check.started_at) - slotMs);
@@ -123,6 +176,17 @@ async function runSetup(kind, workers) {
     doubleRuns: doubled,
     pagesFetchedTwice: [...hits.values()].filter((n) => n > 1).length,
     checksPerProcess: Object.values(perProcess).sort((a, b) => b - a),
+    // CPU over the whole run (start-up and the idle wait before the slot included: small).
+    workerCpuSeconds: workerCpu,
+    databaseCpuSeconds: databaseCpu,
+    workerCpuMsPerCheck: Math.round((workerCpu.reduce((a, b) => a + b, 0) / checks.length) * 1000 * 10) / 10,
+    ...(kind === 'postgres' && {
+      databaseCpuMsPerCheck: Math.round((databaseCpu / checks.length) * 1000 * 10) / 10,
+      roundTripMs: measuredRoundTripMs,
+      roundTripsPerCheck: roundTrips === undefined ? undefined : Math.round((roundTrips / checks.length) * 10) / 10,
+      statementsPerCheck: proxy ? Object.fromEntries(statements) : undefined,
+    }),
+    pinned: args.pin,
     seedSeconds,
   };
 }
@@ -143,7 +207,7 @@ site.close();
 for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 
 writeFileSync(
-  join(ROOT, 'bench/results/serve-workers.json'),
+  resolve(ROOT, 'bench/results', args.out),
   `${JSON.stringify(
     {
       date: new Date().toISOString(),
@@ -156,6 +220,8 @@ writeFileSync(
       },
       monitors: COUNT,
       checkConcurrencyPerProcess: CONCURRENCY,
+      dbLatencyMsEachWay: LATENCY_MS,
+      loadAverage: os.loadavg().map((load) => Math.round(load * 10) / 10),
       note: 'one run per setup on a 2-core machine shared with other work; PostgreSQL on the same machine, fsync off',
       results,
     },

@@ -1,5 +1,6 @@
 /** The scheduler with an injected clock and timers, on SQLite and PostgreSQL: nothing sleeps. */
 import assert from 'node:assert/strict';
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, it } from 'node:test';
 import { keyStore } from '../../src/engine/keys/key-store.js';
 import { checkStore } from '../../src/engine/monitors/check-store.js';
@@ -186,6 +187,42 @@ forEachDatabase('scheduler', ({ open }) => {
       ['2026-11-21T10:00:00.000Z', '2026-11-21T10:10:00.000Z'],
     );
     await t.release('Slow');
+    await scheduler.stop();
+  });
+
+  it('claims a round of slots in as many statements for 40 due monitors as for 4 (a round trip each was what bounded a worker across a network)', async () => {
+    let statements = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        statements++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const t = await setup('2026-11-21T09:59:00Z', db);
+    const counted: Db = { ...db, query: db.query.withPlugin(counter) };
+    const insert = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) await t.monitors.insert('local', definition(`M${i}`, '0 * * * *'), t.time.now());
+    };
+    /** The statements of the claiming round at `iso`, and the checks it started (the idle wake-ups before it not counted). */
+    const round = async (iso: string) => {
+      await t.time.advance(new Date(Date.parse(iso) - 1000).toISOString());
+      const before = statements;
+      const started = t.runs.length;
+      await t.time.advance(iso);
+      return { statements: statements - before, started: t.runs.length - started };
+    };
+    await insert(0, 4);
+    const scheduler = t.start({ db: counted, maxConcurrent: 100, timers: t.time.timers });
+    await scheduler.tick();
+    const four = await round('2026-11-21T10:00:00Z');
+    for (const { name } of t.runs.splice(0)) await t.release(name);
+    await insert(4, 40);
+    const forty = await round('2026-11-21T11:00:00Z');
+    assert.deepEqual([four.started, forty.started], [4, 40]);
+    assert.ok(four.statements > 0);
+    assert.equal(forty.statements, four.statements, `${forty.statements} statements for 40 slots, ${four.statements} for 4`);
+    for (const { name } of t.runs) await t.release(name);
     await scheduler.stop();
   });
 

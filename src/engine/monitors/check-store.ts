@@ -112,6 +112,91 @@ export interface ClaimedCheck {
 export const runningCheck = (q: Query, monitorId: string) =>
   q.selectFrom('checks').select('id').where('monitor_id', '=', monitorId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
 
+/** Which of `monitorIds` have a check queued or running: one statement for a claiming round's monitors. */
+export async function monitorsChecking(q: Query, monitorIds: readonly string[]): Promise<Set<string>> {
+  if (monitorIds.length === 0) return new Set();
+  const rows = await q.selectFrom('checks').select('monitor_id').where('monitor_id', 'in', monitorIds).where('status', 'in', ['queued', 'running']).execute();
+  return new Set(rows.map((row) => row.monitor_id));
+}
+
+/** The row of a check held by this worker (claimed by the scheduler, or run at once). */
+const heldCheckRow = (
+  id: string,
+  monitorId: string,
+  status: 'queued' | 'running',
+  trigger: 'manual' | 'scheduled',
+  now: Date,
+  scheduledFor: string | null,
+) => ({
+  id,
+  monitor_id: monitorId,
+  status,
+  trigger,
+  scheduled_for: scheduledFor,
+  started_at: now.toISOString(),
+  finished_at: null,
+  summary: null,
+  error: null,
+  credits: null,
+  owner_pid: process.pid,
+  lease_owner: WORKER_ID,
+  lease_expires_at: leaseUntil(now),
+});
+
+/** The row of a slot that came while the monitor's previous check still ran. */
+const skippedCheckRow = (id: string, monitorId: string, scheduledFor: string, now: Date) => ({
+  id,
+  monitor_id: monitorId,
+  status: 'skipped_overlap' as const,
+  trigger: 'scheduled' as const,
+  scheduled_for: scheduledFor,
+  started_at: now.toISOString(),
+  finished_at: now.toISOString(),
+  summary: null,
+  error: 'the previous check was still running',
+  credits: null,
+  owner_pid: null,
+  lease_owner: null,
+  lease_expires_at: null,
+});
+
+/** A due slot a claiming round takes: its check to hold, or its record as skipped. */
+export interface SlotClaim {
+  monitorId: string;
+  /** The slot (the monitor's nextRunAt when read). */
+  slot: string;
+  /** The slot after it. */
+  next: string | null;
+  checkId: string;
+  skipped: boolean;
+}
+
+/**
+ * Takes a claiming round's slots in two statements, whatever their number (one round trip per
+ * slot was what bounded a worker whose database is across a network): each monitor's nextRunAt
+ * moves on, only where it still is the slot read, and a claimed slot's check becomes the
+ * monitor's current one; then the checks of the slots taken are written, held by this worker
+ * (queued) or skipped. Returns the ids of the monitors whose slots were taken.
+ */
+export async function takeSlots(q: Query, slots: readonly SlotClaim[], now: Date): Promise<Set<string>> {
+  if (slots.length === 0) return new Set();
+  const values = sql.join(slots.map((slot) => sql`(${slot.monitorId}, ${slot.slot}, ${slot.next}, ${slot.skipped ? null : slot.checkId})`));
+  const moved = await sql<{ id: string }>`with taken (id, slot, next_at, check_id) as (values ${values})
+    update monitors set next_run_at = taken.next_at, current_check_id = coalesce(taken.check_id, monitors.current_check_id)
+    from taken where monitors.id = taken.id and monitors.status = 'active' and monitors.next_run_at = taken.slot
+    returning monitors.id`.execute(q);
+  const taken = new Set(moved.rows.map((row) => row.id));
+  const rows = slots
+    .filter((slot) => taken.has(slot.monitorId))
+    .map((slot) =>
+      slot.skipped
+        ? skippedCheckRow(slot.checkId, slot.monitorId, slot.slot, now)
+        : heldCheckRow(slot.checkId, slot.monitorId, 'queued', 'scheduled', now, slot.slot),
+    );
+  for (const batch of batches(rows, ROWS_PER_INSERT)) await q.insertInto('checks').values(batch).execute();
+  return taken;
+}
+
 /**
  * Inserts a check held by this worker, queued (claimed by the scheduler, to start soon) or
  * running, or with `queued`, one that waits for whichever worker claims it (work-queue.ts); and
@@ -129,18 +214,7 @@ export async function insertHeldCheck(
   const id = randomUUID();
   await q
     .insertInto('checks')
-    .values({
-      id,
-      monitor_id: monitorId,
-      status,
-      trigger,
-      scheduled_for: scheduledFor,
-      started_at: now.toISOString(),
-      finished_at: null,
-      summary: null,
-      error: null,
-      ...(queued ? queuedColumns(queued) : { owner_pid: process.pid, lease_owner: WORKER_ID, lease_expires_at: leaseUntil(now) }),
-    })
+    .values({ ...heldCheckRow(id, monitorId, status, trigger, now, scheduledFor), ...(queued && queuedColumns(queued)) })
     .execute();
   await q.updateTable('monitors').set({ current_check_id: id }).where('id', '=', monitorId).execute();
   return id;
@@ -270,20 +344,22 @@ export function checkStore(db: Db) {
 
     /** A check the scheduler claimed (queued, held by this worker) begins to run. */
     async begin(monitorId: string, checkId: string, now: Date): Promise<CheckRecord> {
-      await q
+      const row = await q
         .updateTable('checks')
         .set({ status: 'running', started_at: now.toISOString(), lease_expires_at: leaseUntil(now) })
         .where('id', '=', checkId)
         .where('status', '=', 'queued')
-        .execute();
-      return (await store.get(monitorId, checkId))!;
+        .returningAll()
+        .executeTakeFirst();
+      // A check that begins has sent nothing yet: no read of the outbox (a round trip per check).
+      return row ? checkFromRow(row, null) : (await store.get(monitorId, checkId))!;
     },
 
     /** Page results and the end of the check, written together. */
     async finish(monitor: StoredMonitor, checkId: string, ending: CheckEnding, now: Date): Promise<CheckRecord> {
       const { status, pages, summary, error, notify } = ending;
       const written = ending;
-      await q.transaction().execute(async (trx) => {
+      const done = await q.transaction().execute(async (trx) => {
         const at = now.toISOString();
         // Many rows a statement: one statement per row was most of the transaction's time.
         for (const batch of batches(written.snapshots, ROWS_PER_INSERT)) {
@@ -343,7 +419,9 @@ export function checkStore(db: Db) {
             )
             .execute();
         }
-        await trx
+        // Each statement here is a round trip to a database across a network: the check's row
+        // comes back from its update, and the monitor's status is read by the update that needs it.
+        const row = await trx
           .updateTable('checks')
           .set({
             status,
@@ -355,25 +433,26 @@ export function checkStore(db: Db) {
             lease_expires_at: null,
           })
           .where('id', '=', checkId)
-          .execute();
-        const started = (await trx.selectFrom('checks').select('started_at').where('id', '=', checkId).executeTakeFirstOrThrow()).started_at;
-        const current = await trx.selectFrom('monitors').select('status').where('id', '=', monitor.id).executeTakeFirstOrThrow();
+          .returningAll()
+          .executeTakeFirstOrThrow();
         await trx
           .updateTable('monitors')
           .set({
             current_check_id: null,
-            last_run_at: started,
+            last_run_at: row.started_at,
             last_check_summary: JSON.stringify(summary),
-            next_run_at: nextRunAt(monitor.definition, current.status, now),
+            // Paused or deleted meanwhile: no next run.
+            next_run_at: sql<string | null>`case when status = 'active' then ${nextRunAt(monitor.definition, 'active', now)} else null end`,
           })
           .where('id', '=', monitor.id)
           .execute();
-        if (notify) {
-          const row = await trx.selectFrom('checks').selectAll().where('id', '=', checkId).executeTakeFirstOrThrow();
-          await outboxStore(db).enqueue(notify(checkFromRow(row, null), pages), now, trx);
-        }
+        const check = checkFromRow(row, null);
+        if (!notify) return check;
+        await outboxStore(db).enqueue(notify(check, pages), now, trx);
+        return undefined;
       });
-      return (await store.get(monitor.id, checkId))!;
+      // With notifications queued, their state is read back; without, there is none.
+      return done ?? (await store.get(monitor.id, checkId))!;
     },
 
     /** A slot that came while the monitor's previous check still ran: recorded, not run. */
@@ -381,21 +460,7 @@ export function checkStore(db: Db) {
       const id = randomUUID();
       await into
         .insertInto('checks')
-        .values({
-          id,
-          monitor_id: monitor.id,
-          status: 'skipped_overlap',
-          trigger: 'scheduled',
-          scheduled_for: scheduledFor,
-          started_at: now.toISOString(),
-          finished_at: now.toISOString(),
-          summary: null,
-          error: 'the previous check was still running',
-          owner_pid: null,
-          credits: null,
-          lease_owner: null,
-          lease_expires_at: null,
-        })
+        .values(skippedCheckRow(id, monitor.id, scheduledFor, now))
         .execute();
       return id;
     },

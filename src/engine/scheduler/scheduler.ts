@@ -10,10 +10,11 @@
  * fails when its lease runs out: a slot is never lost without a trace, and never run twice.
  * Between runs the process sleeps until the earliest slot.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { capPerParty, countByParty, pickFairly } from '../../lib/fair-share.js';
-import { insertHeldCheck, runningCheck, type CheckStore, type ClaimedCheck } from '../monitors/check-store.js';
-import { monitorFromRow, nextRunAt } from '../monitors/monitor-store.js';
+import { monitorsChecking, takeSlots, type CheckStore, type ClaimedCheck, type SlotClaim } from '../monitors/check-store.js';
+import { monitorFromRow, nextRunAt, type StoredMonitor } from '../monitors/monitor-store.js';
 import type { Db } from '../store/database.js';
 import { leaseDuration } from '../store/leases.js';
 import { runningByTeam, teamsSharing } from '../store/work-queue.js';
@@ -58,8 +59,8 @@ export interface SchedulerOptions {
 }
 
 /**
- * Claims due slots in one transaction: at most `capacity` checks, plus the slots of monitors
- * still checking, which are recorded as skipped. `local` names the monitors this worker is
+ * Claims due slots in one transaction of a few statements, however many slots it takes: at most
+ * `capacity` checks, plus the slots of monitors still checking, which are recorded as skipped. `local` names the monitors this worker is
  * running itself (their checks may not be written yet). Across teams (serve's scheduler) the due
  * monitors are taken fairly (fair-share.ts): the team with the fewest checks running first, each
  * team's most overdue first, and no team more than `capPerTeam` of this worker's check slots, so
@@ -67,7 +68,6 @@ export interface SchedulerOptions {
  */
 async function claimDue(
   db: Db,
-  checks: CheckStore,
   now: Date,
   options: { team?: string | undefined; capacity: number; local?: ReadonlyMap<string, string>; slots?: number },
 ): Promise<{ claimed: ClaimedCheck[]; skipped: { monitorId: string; slot: string }[] }> {
@@ -112,29 +112,38 @@ async function claimDue(
       const byId = new Map(locked.map((row) => [row.id, row]));
       rows = order.flatMap((id) => byId.get(id) ?? []);
     }
-    const claimed: ClaimedCheck[] = [];
-    const skipped: { monitorId: string; slot: string }[] = [];
+    // What the round takes, decided in memory; then taken in two statements (takeSlots).
+    const checking = await monitorsChecking(
+      trx,
+      rows.map((row) => row.id),
+    );
+    const slots: (SlotClaim & { monitor: StoredMonitor })[] = [];
+    let claiming = 0;
     for (const row of rows) {
-      const slot = row.next_run_at!;
-      const overlapping = options.local?.has(row.id) || (await runningCheck(trx, row.id)) !== undefined;
+      const overlapping = options.local?.has(row.id) || checking.has(row.id);
       const teamFull = (runningHere.get(row.team) ?? 0) >= (shared?.cap ?? Number.POSITIVE_INFINITY);
-      if (!overlapping && (claimed.length >= options.capacity || teamFull)) continue;
+      if (!overlapping && (claiming >= options.capacity || teamFull)) continue;
       const monitor = monitorFromRow(row);
-      const moved = await trx
-        .updateTable('monitors')
-        .set({ next_run_at: nextRunAt(monitor.definition, 'active', now) })
-        .where('id', '=', row.id)
-        .where('status', '=', 'active')
-        .where('next_run_at', '=', slot)
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) continue;
-      if (overlapping) {
-        await checks.recordSkipped(monitor, slot, now, trx);
-        skipped.push({ monitorId: row.id, slot });
-      } else {
-        claimed.push({ monitor, slot, checkId: await insertHeldCheck(trx, row.id, 'queued', 'scheduled', now, slot) });
+      slots.push({
+        monitor,
+        monitorId: row.id,
+        slot: row.next_run_at!,
+        next: nextRunAt(monitor.definition, 'active', now),
+        checkId: randomUUID(),
+        skipped: overlapping,
+      });
+      if (!overlapping) {
+        claiming++;
         runningHere.set(row.team, (runningHere.get(row.team) ?? 0) + 1);
       }
+    }
+    const taken = await takeSlots(trx, slots, now);
+    const claimed: ClaimedCheck[] = [];
+    const skipped: { monitorId: string; slot: string }[] = [];
+    for (const { monitor, slot, checkId, skipped: overlapping } of slots) {
+      if (!taken.has(monitor.id)) continue;
+      if (overlapping) skipped.push({ monitorId: monitor.id, slot });
+      else claimed.push({ monitor, slot, checkId });
     }
     return { claimed, skipped };
   });
@@ -151,7 +160,7 @@ export async function runDueOnce<T>(
   await options.checks.recoverInterrupted(options.now(), options.privateTargetsAllowed);
   for (;;) {
     const now = options.now();
-    const { claimed, skipped } = await claimDue(options.db, options.checks, now, { team: options.team, capacity: 1 });
+    const { claimed, skipped } = await claimDue(options.db, now, { team: options.team, capacity: 1 });
     for (const skip of skipped) options.onEvent?.({ type: 'skipped', ...skip });
     const [claim] = claimed;
     if (!claim) {
@@ -240,7 +249,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     // due slots are claimed as could start, and those of monitors still checking are skipped.
     const capacity = options.maxConcurrent - running.size;
     if (capacity > 0) {
-      const { claimed, skipped } = await claimDue(options.db, options.checks, now, {
+      const { claimed, skipped } = await claimDue(options.db, now, {
         team: options.team,
         capacity,
         local: new Map(teams),
