@@ -76,7 +76,10 @@ async function claimDue(
   // Read before the transaction: on SQLite it holds the one writer, and these need none.
   const shared =
     options.team === undefined
-      ? { everywhere: await runningByTeam(db, ['checks']), cap: capPerParty(options.slots ?? options.capacity, await teamsSharing(db)) }
+      ? {
+          everywhere: db.kind === 'postgres' ? new Map<string, number>() : await runningByTeam(db, ['checks']),
+          cap: capPerParty(options.slots ?? options.capacity, await teamsSharing(db)),
+        }
       : undefined;
   return db.query.transaction().execute(async (trx) => {
     const due = () =>
@@ -100,7 +103,11 @@ async function claimDue(
         capPerParty: Number.POSITIVE_INFINITY,
         partyOf: (row) => row.team,
         runningHere,
-        runningEverywhere: shared!.everywhere,
+        // On PostgreSQL another worker may commit its claims between a count read before the
+        // list and the list: its monitors gone from the list, its checks not yet counted, this
+        // worker would share its slots as if the other ran nothing. Counted after the list,
+        // the counts are at least as new as the list (a newer count only makes a claim smaller).
+        runningEverywhere: db.kind === 'postgres' ? await runningByTeam(db, ['checks']) : shared!.everywhere,
       }).map((row) => row.id);
       const locked =
         order.length === 0
