@@ -57,7 +57,12 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
   }
   const config = await loadConfig(io.env, io.cwd());
   const { buildServer, SERVER_DEFAULTS } = await import('../../server/app.js');
-  const db = await openDatabase(databaseLocation(io.env, { flag: flags.database, configUrl: config.database.url }), { readConnection: true });
+  const maxConcurrent = flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent;
+  const jobConcurrency = flags.jobConcurrency ?? config.serve.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency;
+  const db = await openDatabase(databaseLocation(io.env, { flag: flags.database, configUrl: config.database.url }), {
+    readConnection: true,
+    connections: connectionsFor(maxConcurrent, jobConcurrency),
+  });
   const leaseSeconds = Number(io.env.WEBWATCH_LEASE_SECONDS);
   if (Number.isFinite(leaseSeconds) && leaseSeconds > 0) await setLeaseDuration(leaseSeconds * 1000);
   const role = flags.schedulerOnly ? 'worker' : (flags.role ?? 'all');
@@ -76,7 +81,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     rateLimitPerMinute: flags.rateLimit ?? config.serve.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
     concurrencyPerTeam: flags.concurrency ?? config.serve.concurrencyPerTeam ?? SERVER_DEFAULTS.concurrencyPerTeam,
     perHostConcurrency: flags.perHostConcurrency ?? config.serve.perHostConcurrency,
-    jobConcurrency: flags.jobConcurrency ?? config.serve.jobConcurrency ?? SERVER_DEFAULTS.jobConcurrency,
+    jobConcurrency,
     drainTimeoutMs: (flags.drainTimeout ?? config.serve.drainTimeoutSeconds ?? SERVER_DEFAULTS.drainTimeoutMs / 1000) * 1000,
     maxConnections: flags.maxConnections ?? config.serve.maxConnections ?? SERVER_DEFAULTS.maxConnections,
     maxConnectionsPerAddress: flags.maxConnectionsPerAddress ?? config.serve.maxConnectionsPerAddress ?? SERVER_DEFAULTS.maxConnectionsPerAddress,
@@ -92,7 +97,7 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
     ...checkServices(config, io.env),
     interact: { code: flags.interactCode === true, total: flags.interactSessions, perTeam: flags.interactSessionsPerTeam },
     scheduler: {
-      maxConcurrent: flags.checkConcurrency ?? config.scheduler.maxConcurrent ?? SCHEDULER_DEFAULTS.maxConcurrent,
+      maxConcurrent,
       jitterMs: (flags.jitter ?? config.scheduler.jitterSeconds ?? 0) * 1000,
     },
   });
@@ -135,3 +140,13 @@ export async function runServe(context: CommandContext, rawFlags: unknown): Prom
 
 /** The flags of each command this file runs, by command path: test/cli/flags-declared-once.test.ts holds them to the commander declarations. */
 export const flagSchemas = { serve: serveFlags };
+
+/**
+ * The PostgreSQL connections a serve process keeps: one for each check and job it may run at
+ * once, and a few for the API, the claims and the deliveries; at least the 10 it had before.
+ * With fewer, checks queue for a connection, and with the database across a network that queue
+ * was what bounded a worker (bench/README.md, workers across a network).
+ */
+export function connectionsFor(checkConcurrency: number, jobConcurrency: number): number {
+  return Math.max(10, checkConcurrency + jobConcurrency + 4);
+}

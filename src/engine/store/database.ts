@@ -98,11 +98,13 @@ export const isUniqueViolation = (error: unknown) => {
  * `readConnection`: on SQLite, a second, read-only connection for the queries of serve's hot
  * paths (Db.readNow). A command of the command line reads once and goes: it has none.
  */
-export async function openDatabase(location: string, options: { migrate?: boolean; readConnection?: boolean } = {}): Promise<Db> {
+export async function openDatabase(location: string, options: { migrate?: boolean; readConnection?: boolean; connections?: number } = {}): Promise<Db> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !isPostgresUrl(location) && !/^sqlite:/i.test(location)) {
     throw new UsageError(`the database address ${redactedUrl(location)} is neither postgres://... nor a SQLite file (sqlite:PATH or a path)`);
   }
-  const db = isPostgresUrl(location) ? await openPostgres(location) : await openSqlite(sqlitePath(location), options.readConnection ?? false);
+  const db = isPostgresUrl(location)
+    ? await openPostgres(location, options.connections ?? 10)
+    : await openSqlite(sqlitePath(location), options.readConnection ?? false);
   if (options.migrate !== false) {
     try {
       await migrate(db);
@@ -406,14 +408,15 @@ function migrateSqliteHistory(raw: BetterSqlite3.Database): void {
 const INT8 = 20;
 const NUMERIC = 1700;
 
-async function openPostgres(url: string): Promise<Db> {
+/** `connections`: the pool's most (serve sizes it to what it runs at once). */
+async function openPostgres(url: string, connections: number): Promise<Db> {
   const [{ default: pg }, kysely] = await Promise.all([import('pg'), import('kysely')]);
   // Counts, sums and millisecond times fit a double exactly: read them as numbers, not strings.
   const types = {
     getTypeParser: (id: number, format?: 'text' | 'binary') =>
       id === INT8 || id === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(id, format),
   };
-  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 10_000, application_name: 'webwatch' });
+  const pool = new pg.Pool({ connectionString: url, types, max: connections, connectionTimeoutMillis: 10_000, application_name: 'webwatch' });
   // A connection the server drops while idle must not end the process; the next query reconnects.
   pool.on('error', () => undefined);
   const location = redactedUrl(url);
