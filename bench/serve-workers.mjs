@@ -42,11 +42,11 @@ const { values: args } = parseArgs({
 const LATENCY_MS = Number(args['db-latency-ms']);
 const { startLatencyProxy, roundTripMs } = await import('./latency-proxy.mjs');
 
-/** CPU seconds (user + system) of a process and its threads so far, from /proc. */
+/** CPU seconds (user + system) of a process and its threads so far, and of its children that ended (a database's closed connections), from /proc. */
 const cpuSeconds = (pid) => {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
   } catch {
     return 0;
   }
