@@ -447,8 +447,9 @@ export function checkStore(db: Db) {
           .where('id', '=', monitor.id)
           .execute();
         const check = checkFromRow(row, null);
-        if (!notify) return check;
-        await outboxStore(db).enqueue(notify(check, pages), now, trx);
+        const entries = notify?.(check, pages) ?? [];
+        if (entries.length === 0) return check;
+        await outboxStore(db).enqueue(entries, now, trx);
         return undefined;
       });
       // With notifications queued, their state is read back; without, there is none.
