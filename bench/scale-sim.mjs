@@ -19,13 +19,14 @@
  * Usage: npm run build && node bench/scale-sim.mjs [--monitors 100000] [--minutes 10]
  *          [--workers 1] [--check-concurrency 32] [--db-latency-ms 0] [--out scale-sim.json]
  */
-import { readFileSync, readdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startLatencyProxy } from './latency-proxy.mjs';
+import { cpuOfCommand, cpuSeconds } from './process-cpu.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -125,24 +126,6 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-const cpuSeconds = (pid) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    return 0;
-  }
-};
-const cpuOfCommand = (word) =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .reduce((sum, pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(word) ? sum + cpuSeconds(pid) : sum;
-      } catch {
-        return sum;
-      }
-    }, 0);
 
 const location = await (await postgresServer()).createDatabase();
 const db = await openDatabase(location);

@@ -21,7 +21,7 @@
  * Writes bench/results/serve-workers.json (or --out).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -41,27 +41,8 @@ const { values: args } = parseArgs({
 });
 const LATENCY_MS = Number(args['db-latency-ms']);
 const { startLatencyProxy, roundTripMs } = await import('./latency-proxy.mjs');
+const { cpuOfCommand, cpuSeconds } = await import('./process-cpu.mjs');
 
-/** CPU seconds (user + system) of a process and its threads so far, and of its children that ended (a database's closed connections), from /proc. */
-const cpuSeconds = (pid) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    return 0;
-  }
-};
-/** The CPU seconds of every process whose command line names `word` (the PostgreSQL server's processes). */
-const cpuOfCommand = (word) =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .reduce((sum, pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(word) ? sum + cpuSeconds(pid) : sum;
-      } catch {
-        return sum;
-      }
-    }, 0);
 const COUNT = Number(args.monitors);
 const CONCURRENCY = Number(args['check-concurrency']);
 

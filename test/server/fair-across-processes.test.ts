@@ -24,6 +24,7 @@ import { POSTGRES_SKIP, postgresServer, stopPostgresServer } from '../helpers/po
 import { startServer } from '../helpers/server.js';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.js';
 import { sqlRows } from '../helpers/sql.js';
+import { waitFor } from '../helpers/wait.js';
 import { call } from '../helpers/webwatch-server.js';
 
 /** Slots of each worker: check slots in the first test, job slots in the second. */
@@ -65,15 +66,8 @@ async function gateSite() {
   };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** `probe`'s answer once it has one (false and undefined: not yet), within a minute. */
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>) => waitFor(async () => (await probe()) || undefined, 60_000, what);
 
 /** How many of `rows` each process holds, by pid. */
 const perProcess = (rows: { owner_pid: number | string }[]) => {
