@@ -159,4 +159,21 @@ describe('a live page under a URL rule', { skip: chromiumMissing }, () => {
       await live.close(false);
     }
   });
+
+  it('times a program from its own start, once: a program that sends the start line again is still stopped at its timeout', async () => {
+    const live = await openSessionPage(`${site.origin}/`, {}, { version: 'test', now: () => new Date() }, 'scrape-2');
+    try {
+      // The pipe to the server is fd 3; a forged start line every 100 ms would reset a timer that restarted on each.
+      const forger =
+        "const { writeSync } = await import('node:fs'); setInterval(() => writeSync(3, JSON.stringify({ type: 'started' }) + '\\n'), 100); await new Promise(() => {})";
+      const began = Date.now();
+      const forged = await runCode(live.page, { code: forger, timeoutMs: 1_000, sandbox: false });
+      assert.deepEqual([forged.killed, forged.exitCode], [true, 137], forged.stderr);
+      assert.ok(Date.now() - began < 20_000, 'stopped at its timeout, not at the start-up limit or never');
+      const quick = await runCode(live.page, { code: 'await page.title()', timeoutMs: 1_000, sandbox: false });
+      assert.deepEqual([quick.killed, quick.result], [false, 'Home']);
+    } finally {
+      await live.close(false);
+    }
+  });
 });

@@ -111,6 +111,7 @@ def shown(value):
 
 async def main():
     message = json.loads(reader.readline())
+    send({"type": "started"})  # the timeout counts from here, not from the process's start
     try:
         program = program_of(message.get("code", ""))
         value = await settled(await program(Chain([])))

@@ -101,6 +101,8 @@ function programOf(code: string, AsyncFunction: new (...args: string[]) => Progr
 
 async function run(code: string): Promise<void> {
   const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => Program;
+  // The timeout counts from here: the start of a process (bubblewrap, Node) is not the program's time.
+  send({ type: 'started' });
   try {
     const program = programOf(code, AsyncFunction);
     const value = await settled(await program(chain([])));

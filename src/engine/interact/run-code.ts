@@ -28,6 +28,11 @@ export const OUTPUT_MAX_BYTES = 64 * 1024;
 export const CODE_HEAP_MB = 128;
 /** The longest line of a call the program may send (a call with a huge argument is a runaway). */
 const CALL_MAX_CHARS = 1024 * 1024;
+/**
+ * How long a program's process may take to start (bubblewrap, then Node or Python) before its
+ * timeout begins: the timeout is the program's running time, whatever the machine's load.
+ */
+export const START_MAX_MS = 30_000;
 
 export interface CodeRun {
   code: string;
@@ -117,12 +122,14 @@ export function runCode(page: Page, run: CodeRun): Promise<CodeResult> {
     const output = { stdout: '', stderr: '' };
     let truncated = false;
     let killed = false;
+    let started = false;
     let outcome: { result?: string; error?: string } = {};
     const stop = () => {
       killed = true;
       child.kill('SIGKILL');
     };
-    const timer = setTimeout(stop, run.timeoutMs);
+    // Until the program says it started, only the start-up limit runs; then its own timeout.
+    let timer = setTimeout(stop, START_MAX_MS);
     run.signal?.addEventListener('abort', stop, { once: true });
     for (const stream of ['stdout', 'stderr'] as const) {
       const readable = child[stream]!;
@@ -153,6 +160,15 @@ export function runCode(page: Page, run: CodeRun): Promise<CodeResult> {
           message = JSON.parse(line) as typeof message;
         } catch {
           return stop();
+        }
+        if (message.type === 'started') {
+          // Once only: a program that writes the line again does not win itself more time.
+          if (!started && !killed) {
+            started = true;
+            clearTimeout(timer);
+            timer = setTimeout(stop, run.timeoutMs);
+          }
+          continue;
         }
         if (message.type === 'result') {
           outcome = {
