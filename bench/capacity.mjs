@@ -44,6 +44,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
+import { procStat, TICK_MS } from './process-cpu.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
@@ -224,19 +225,6 @@ const hookUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 
 // ---------------------------------------------------------------------------------------------
 // CPU time from /proc.
-
-const TICK_MS = 1000 / (Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100);
-
-/** A process's (or thread's) parent and CPU ticks: its own (utime + stime) and those of its children that ended (cutime + cstime). */
-function procStat(path) {
-  try {
-    const text = readFileSync(path, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), ended: Number(fields[13]) + Number(fields[14]) };
-  } catch {
-    return undefined;
-  }
-}
 
 function processTable() {
   const table = new Map();

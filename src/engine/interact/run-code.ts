@@ -32,7 +32,7 @@ const CALL_MAX_CHARS = 1024 * 1024;
  * How long a program's process may take to start (bubblewrap, then Node or Python) before its
  * timeout begins: the timeout is the program's running time, whatever the machine's load.
  */
-export const START_MAX_MS = 30_000;
+const START_MAX_MS = 30_000;
 
 export interface CodeRun {
   code: string;
