@@ -3,7 +3,8 @@
  * The measurements of a capacity model, per unit of work: what one monitor check of one page
  * costs in CPU (of the webwatch process, of Chromium, of PostgreSQL) and in writes (rows,
  * transactions, round trips, WAL bytes, table bytes), for pages that are new, unchanged (the same
- * bytes), the same content in new bytes (a nonce), and changed; for pages rendered in the browser
+ * bytes), the same content in new bytes (a nonce), and changed; for checks of ten pages beside
+ * checks of one (which tells a check's own cost from its pages'); for pages rendered in the browser
  * (`waitFor: 1000`); for a one-off scrape (POST /v2/scrape) and for a webhook delivery
  * (monitor.check.completed to a local receiver).
  *
@@ -69,6 +70,12 @@ const BROWSER_CHECKS = Number(args['browser-checks']);
 const SCRAPES = Number(args.scrapes);
 const CONCURRENCY = Number(args['check-concurrency']);
 const PAGE_COUNT = 16;
+/**
+ * Pages a monitor of the multi-page groups watches: a check of P pages against a check of one tells a check's own cost from
+ * its pages'. Half as many monitors as a one-page burst, so that the database's CPU, counted in 10 ms ticks, still resolves a page.
+ */
+const PAGES_PER_MULTI = 10;
+const MULTI_MONITORS = Math.max(2, Math.round(CHECKS / 2));
 /** Scrapes in flight at once through the API. */
 const SCRAPE_CONCURRENCY = 8;
 /** What a browser check asks for: the page rendered, and read a second after it settled. */
@@ -424,6 +431,8 @@ const GROUPS = () => [
   { group: 'static', count: CHECKS, path: 's' },
   { group: 'tiny', count: CHECKS, path: 't' },
   { group: 'tinyfew', count: Math.max(2, Math.round(CHECKS / 4)), path: 't' },
+  { group: 'static10', count: MULTI_MONITORS, path: 's', pages: PAGES_PER_MULTI },
+  { group: 'tiny10', count: MULTI_MONITORS, path: 't', pages: PAGES_PER_MULTI },
   { group: 'hooks', count: CHECKS, path: 's', webhook: { url: hookUrl, events: ['monitor.check.completed'] } },
   { group: 'warmbrowser', count: 1, path: 's', scrapeOptions: BROWSER_OPTIONS },
   { group: 'launch', count: 1, path: 's', scrapeOptions: BROWSER_OPTIONS },
@@ -434,9 +443,10 @@ async function seed(location) {
   const db = await openDatabase(location);
   const monitors = monitorStore(db);
   const now = new Date();
-  for (const { group, count, path, scrapeOptions, webhook } of GROUPS()) {
+  for (const { group, count, path, scrapeOptions, webhook, pages = 1 } of GROUPS()) {
     for (let i = 0; i < count; i++) {
-      const target = { type: 'scrape', urls: [`${siteUrl}/${path}/${group}/${i}`], ...(scrapeOptions && { scrapeOptions }) };
+      const urls = Array.from({ length: pages }, (_, j) => `${siteUrl}/${path}/${group}/${i * pages + j}`);
+      const target = { type: 'scrape', urls, ...(scrapeOptions && { scrapeOptions }) };
       await monitors.insert(
         'bench',
         normalizeMonitor({ name: `${group}-${i}`, schedule: YEARLY, judgeEnabled: false, retentionDays: 30, targets: [target], ...(webhook && { webhook }) }),
@@ -846,6 +856,11 @@ async function runRepeat(kind, repeat) {
     await burst('tiny-unchanged', 'tiny', CHECKS, 'base');
     // A quarter as many due at once: what a check costs beside the number of monitors due with it.
     await burst('tiny-new-quarter', 'tinyfew', Math.max(2, Math.round(CHECKS / 4)), 'base');
+    // Checks of ten pages each: the pages' share apart from the check's.
+    await burst('static10-new', 'static10', MULTI_MONITORS, 'base');
+    await burst('static10-unchanged', 'static10', MULTI_MONITORS, 'base');
+    await burst('tiny10-new', 'tiny10', MULTI_MONITORS, 'base');
+    await burst('tiny10-unchanged', 'tiny10', MULTI_MONITORS, 'base');
     await burst('hooks-new', 'hooks', CHECKS, 'base', { hooks: true });
     await burst('hooks-unchanged', 'hooks', CHECKS, 'base', { hooks: true });
     await deliveryBurst('delivery', CHECKS * 2);
@@ -927,6 +942,10 @@ const KINDS = [
   'tiny-new',
   'tiny-unchanged',
   'tiny-new-quarter',
+  'static10-new',
+  'static10-unchanged',
+  'tiny10-new',
+  'tiny10-unchanged',
   'hooks-new',
   'hooks-unchanged',
   'delivery',
@@ -989,6 +1008,33 @@ for (const database of Object.keys(summary)) {
       ? { writes: Object.fromEntries(PG_KEYS.map((key) => [key, pair('hooks-unchanged', 'static-unchanged', (row) => row.writesPerUnit[key])])) }
       : { writes: { usedBytes: pair('hooks-unchanged', 'static-unchanged', (row) => row.writesPerUnit.usedBytes) } }),
   };
+  // A check's own cost and a page's: a check of P pages costs check + P x page, a check of one page check + page.
+  d.checkAndPage = {};
+  for (const [single, multi] of [
+    ['static-new', 'static10-new'],
+    ['static-unchanged', 'static10-unchanged'],
+    ['tiny-new', 'tiny10-new'],
+    ['tiny-unchanged', 'tiny10-unchanged'],
+  ]) {
+    if (!of(database, multi).length) continue;
+    const split = (value) => (key) => {
+      const pages = of(database, multi).map((row) => {
+        const one = of(database, single).find((candidate) => candidate.repeat === row.repeat);
+        if (!one || value(row, key) === null || value(one, key) === null) return null;
+        const page = (value(row, key) - value(one, key)) / (PAGES_PER_MULTI - 1);
+        return { page, check: value(one, key) - page };
+      });
+      return [key, { page: spread(pages.map((x) => x?.page)), check: spread(pages.map((x) => x?.check)) }];
+    };
+    const cpu = (row, key) => row.cpuMsPerUnit[key];
+    const write = (row, key) => row.writesPerUnit[key] ?? null;
+    d.checkAndPage[single] = {
+      cpuMs: Object.fromEntries(['webwatch', 'webwatchMainThread', 'webwatchConversionProcesses', 'database'].map(split(cpu))),
+      writes: Object.fromEntries(
+        (database === 'postgres' ? ['statements', 'allRowsInserted', 'walBytes', 'tableBytes', 'liveBytes'] : ['usedBytes']).map(split(write)),
+      ),
+    };
+  }
   // The browser's launch, apart from its pages: every browser burst starts the browser (it closes after 10 s idle);
   // a burst of 1 page (launch + 1 page) against one of N (launch + N pages) tells the two apart.
   if (of(database, 'browser-launch').length) {
