@@ -22,10 +22,14 @@
 // so both figures are measured the same way (they differ from trafilatura-eval.mjs's, which
 // scores the markdown).
 //
-// --diagnose also says where the rules' false positives sit: the length and tag of the kept
-// block that holds each `without` segment found.
+// --diagnose also says where the rules' false positives sit (the length and tag of the kept
+// block that holds each `without` segment found) and where their misses sit (--diagnose 2 lists some).
 // --unsure ends has the scorer judge the kept blocks outside the run of prose instead, of any length.
-// Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear] [--unsure short|ends] [--unsure-chars N] [--diagnose 1]
+// --unsure holes has it bring back dropped blocks that lie between kept ones or next to them;
+// --unsure all has it decide every block, with the rules' choice as one more feature (stacking).
+// --words 1 adds the block's own words, hashed, as features (a list learned, not written).
+// Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear]
+//   [--unsure short|ends|holes|all] [--unsure-chars N] [--words 1] [--diagnose 1|2]
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -55,6 +59,7 @@ const CONTAINER_TAGS = new Set(['div', 'section', 'article', 'main', 'aside', 'h
 const TAG_FEATURES = ['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'td', 'th', 'dt', 'dd', 'figcaption', 'caption', 'div', 'other'];
 const AROUND_FEATURES = ['aside', 'nav', 'footer', 'header', 'figure', 'section', 'article', 'form', 'ul', 'ol', 'table', 'blockquote', 'main'];
 const HASH_BUCKETS = 256;
+const WORD_BUCKETS = 256;
 
 const hashOf = (token) => createHash('md5').update(token).digest().readUInt32LE(0) % HASH_BUCKETS;
 const tokensOf = (element) =>
@@ -422,13 +427,46 @@ const started = performance.now();
 const sets = { trafilatura: trafilaturaPages(), readability: readabilityPages() };
 const readMs = performance.now() - started;
 const report = { machine: { cpus: cpus().length, node: process.version }, readMs: Math.round(readMs), folds: [] };
-const thresholds = [0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
+/** --unsure holes: the scorer may bring back dropped blocks between kept ones or next to them. */
+const ADDING = arg('--unsure', 'short') === 'holes';
+/** --unsure all: the scorer decides every block, the rules' choice one of its features (stacking). */
+const STACKED = arg('--unsure', 'short') === 'all';
+/** --words 1: hashed words of the block's own text as features too (a learned, not a written, list). */
+if (arg('--words', undefined) !== undefined)
+  for (const page of [...sets.trafilatura, ...sets.readability])
+    for (const block of page.blocks) {
+      const vector = new Float64Array(block.vector.length + WORD_BUCKETS);
+      vector.set(block.vector);
+      for (const word of block.text.toLowerCase().match(/\p{L}{3,20}/gu) ?? []) vector[block.vector.length + (hashOf(`w:${word}`) % WORD_BUCKETS)] = 1;
+      block.vector = vector;
+    }
+if (STACKED)
+  for (const page of [...sets.trafilatura, ...sets.readability])
+    for (const block of page.blocks) {
+      const vector = new Float64Array(block.vector.length + 1);
+      vector.set(block.vector);
+      vector[block.vector.length] = block.kept ? 1 : 0;
+      block.vector = vector;
+    }
+const thresholds = STACKED
+  ? [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+  : ADDING
+    ? [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 2]
+    : [0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
+for (const page of [...sets.trafilatura, ...sets.readability]) {
+  const keptAt = page.blocks.flatMap((block, index) => (block.kept ? [index] : []));
+  page.blocks.forEach((block, index) => {
+    block.gap = !block.kept && keptAt.length > 0 && ((index > keptAt[0] && index < keptAt.at(-1)) || index === keptAt[0] - 1 || index === keptAt.at(-1) + 1);
+  });
+}
 /** Where the rules are unsure: the scorer judges short blocks only (the prose the rules keep is left to them). */
 const UNSURE_MAX_CHARS = Number(arg('--unsure-chars', 80));
 /** --unsure ends: the blocks outside the run of prose (before its first block or after its last), any length. */
 const UNSURE = arg('--unsure', 'short');
-const unsure = (block) => (UNSURE === 'ends' ? block.outsideProse : block.text.length < UNSURE_MAX_CHARS);
-const judged = (threshold) => (block) => block.kept && (!unsure(block) || block.p >= threshold);
+const unsure = (block) =>
+  UNSURE === 'all' ? true : UNSURE === 'holes' ? block.gap : UNSURE === 'ends' ? block.outsideProse : block.text.length < UNSURE_MAX_CHARS;
+const judged = (threshold) => (block) =>
+  STACKED ? block.p >= threshold : ADDING ? block.kept || (block.gap && block.p >= threshold) : block.kept && (!unsure(block) || block.p >= threshold);
 const byRules = (block) => block.kept;
 
 for (const test of [0, 1]) {
@@ -450,7 +488,7 @@ for (const test of [0, 1]) {
   // How well the scores tell the held-out half's labelled short blocks apart (AUC), and how many there are.
   const heldShort = [...sets.trafilatura, ...sets.readability]
     .filter((page) => page.half === test)
-    .flatMap((page) => page.blocks.filter((block) => block.kept && block.label !== undefined && unsure(block)));
+    .flatMap((page) => page.blocks.filter((block) => (ADDING || block.kept) && block.label !== undefined && unsure(block)));
   const positives = heldShort.filter((block) => block.label === 1);
   const negatives = heldShort.filter((block) => block.label === 0);
   let wins = 0;
@@ -491,10 +529,56 @@ if (arg('--diagnose', undefined) !== undefined) {
       tags.set(holder.tag, (tags.get(holder.tag) ?? 0) + 1);
     }
   }
-  console.error(JSON.stringify({ falsePositiveBlocks: lengths, acrossBlocks: missed, byTag: Object.fromEntries(tags) }));
+  // Where the rules' misses sit: the dropped block holding each `with` segment not found, by its
+  // place relative to the kept blocks (a hole between two kept blocks, next to the kept run, or
+  // far from it) and by tag.
+  const places = { hole: 0, nextTo: 0, near: 0, far: 0, noKept: 0, acrossBlocks: 0 };
+  const missTags = new Map();
+  const examples = [];
+  for (const page of sets.trafilatura) {
+    const keptAt = page.blocks.flatMap((block, index) => (block.kept ? [index] : []));
+    const text = normalized(
+      page.blocks
+        .filter(byRules)
+        .map((block) => block.text)
+        .join(' '),
+    );
+    for (const segment of page.withSegments) {
+      if (text.includes(segment)) continue;
+      const at = page.blocks.findIndex((block) => block.text.includes(segment) || (block.text.length >= 15 && segment.includes(block.text)));
+      if (at < 0) {
+        places.acrossBlocks++;
+        continue;
+      }
+      const holder = page.blocks[at];
+      missTags.set(holder.tag, (missTags.get(holder.tag) ?? 0) + 1);
+      if (!keptAt.length) places.noKept++;
+      else if (at > keptAt[0] && at < keptAt.at(-1)) places.hole++;
+      else {
+        const distance = Math.min(...keptAt.map((index) => Math.abs(index - at)));
+        places[distance <= 1 ? 'nextTo' : distance <= 5 ? 'near' : 'far']++;
+      }
+      if (examples.length < 40) examples.push({ page: page.name, tag: holder.tag, chars: holder.text.length, text: holder.text.slice(0, 80) });
+    }
+  }
+  console.error(
+    JSON.stringify({
+      falsePositiveBlocks: lengths,
+      acrossBlocks: missed,
+      byTag: Object.fromEntries(tags),
+      misses: places,
+      missTags: Object.fromEntries(missTags),
+    }),
+  );
+  if (arg('--diagnose', undefined) === '2') for (const each of examples) console.error(JSON.stringify(each));
 }
 
 const round = (value) => (typeof value === 'number' ? Math.round(value * 1000) / 1000 : value);
 const rounded = JSON.parse(JSON.stringify(report, (_key, value) => round(value)));
-writeFileSync(join(root, 'bench/results/blocks-learn.json'), `${JSON.stringify(rounded, null, 2)}\n`);
+// The default run writes blocks-learn.json; a variant, blocks-learn-<its options>.json.
+const variant = [UNSURE !== 'short' && UNSURE, arg('--words', undefined) !== undefined && 'words', arg('--learner', 'trees') !== 'trees' && 'linear']
+  .filter(Boolean)
+  .map((part) => `-${part}`)
+  .join('');
+writeFileSync(join(root, `bench/results/blocks-learn${variant}.json`), `${JSON.stringify(rounded, null, 2)}\n`);
 console.log(JSON.stringify(rounded, null, 2));
