@@ -31,17 +31,39 @@
 // Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear]
 //   [--unsure short|ends|holes|all] [--unsure-chars N] [--words 1] [--diagnose 1|2]
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { arg, root } from './corpus-bench.mjs';
 
-const dist = (path) => join(root, 'dist/src', path);
-if (!existsSync(dist('engine/content/clean.js'))) {
+if (!existsSync(join(root, 'dist/src/engine/content/clean.js'))) {
   console.error('dist/ is missing: run npm run build first');
   process.exit(2);
 }
+// Where the rules placed each block (inside the core they chose, in what widening added to it, or
+// neither) is a feature too, and the engine says it to no caller: the built tree is copied to a
+// temporary directory and its main-content module patched there to leave the two on globalThis,
+// so the shipped code is what runs, with two assignments added.
+const copy = mkdtempSync(join(tmpdir(), 'webwatch-blocks-learn-'));
+process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
+cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
+symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+{
+  const finder = join(copy, 'dist/src/engine/content/main-content.js');
+  const anchors = ['const core = chooseCore(root, title, measures, scores);', 'const extent = widen(core, root, measures);'];
+  let source = readFileSync(finder, 'utf8');
+  for (const anchor of anchors) {
+    if (!source.includes(anchor)) {
+      console.error(`main-content.js no longer has "${anchor}": the bench's seam needs updating`);
+      process.exit(2);
+    }
+    const name = anchor.split(' ')[1];
+    source = source.replace(anchor, `${anchor} globalThis.__webwatchPlaced?.('${name}', ${name});`);
+  }
+  writeFileSync(finder, source);
+}
+const dist = (path) => join(copy, 'dist/src', path);
 const { parseHtml } = await import(dist('engine/content/parse-html.js'));
 const { cleanHtml } = await import(dist('engine/content/clean.js'));
 const { decodeBody } = await import(dist('engine/fetch/decode.js'));
@@ -158,14 +180,34 @@ function pageBlocks(bytes, url) {
   const meanLength = texts.reduce((sum, each) => sum + each.length, 0) / Math.max(1, texts.length);
   const blocks = elements.map((element, index) => features(element, index, elements.length, seen.get(texts[index]) ?? 1, meanLength));
   addContext(blocks, elements);
+  // Marked while the rules run, before keeping their choice moves elements about.
+  const under = (element, ancestor) => {
+    for (let node = element; ancestor && node; node = node.parent) if (node === ancestor) return true;
+    return false;
+  };
+  const placed = { core: new Set(), extent: new Set() };
+  globalThis.__webwatchPlaced = (name, found) => {
+    // The core: { core, story }; the extent: { core, content, kept } (the widened block and its siblings).
+    const roots = name === 'core' ? [found?.core] : (found?.kept ?? []);
+    for (const each of elements) if (roots.some((root) => under(each, root))) placed[name].add(each);
+  };
   cleanHtml(document, url, { onlyMainContent: true, blockAds: true });
+  globalThis.__webwatchPlaced = undefined;
   const attached = (element) => {
     let node = element;
     while (node.parent) node = node.parent;
     return node === document;
   };
   elements.forEach((element, index) => {
-    blocks[index].kept = attached(element);
+    const block = blocks[index];
+    block.kept = attached(element);
+    block.inCore = placed.core.has(element);
+    block.widened = !block.inCore && placed.extent.has(element);
+    const vector = new Float64Array(block.vector.length + 2);
+    vector.set(block.vector);
+    vector[block.vector.length] = block.inCore ? 1 : 0;
+    vector[block.vector.length + 1] = block.widened ? 1 : 0;
+    block.vector = vector;
   });
   return blocks.filter((block) => block.text);
 }
@@ -464,7 +506,15 @@ const UNSURE_MAX_CHARS = Number(arg('--unsure-chars', 80));
 /** --unsure ends: the blocks outside the run of prose (before its first block or after its last), any length. */
 const UNSURE = arg('--unsure', 'short');
 const unsure = (block) =>
-  UNSURE === 'all' ? true : UNSURE === 'holes' ? block.gap : UNSURE === 'ends' ? block.outsideProse : block.text.length < UNSURE_MAX_CHARS;
+  UNSURE === 'all'
+    ? true
+    : UNSURE === 'widened'
+      ? !block.inCore
+      : UNSURE === 'holes'
+        ? block.gap
+        : UNSURE === 'ends'
+          ? block.outsideProse
+          : block.text.length < UNSURE_MAX_CHARS;
 const judged = (threshold) => (block) =>
   STACKED ? block.p >= threshold : ADDING ? block.kept || (block.gap && block.p >= threshold) : block.kept && (!unsure(block) || block.p >= threshold);
 const byRules = (block) => block.kept;
@@ -529,6 +579,16 @@ if (arg('--diagnose', undefined) !== undefined) {
       tags.set(holder.tag, (tags.get(holder.tag) ?? 0) + 1);
     }
   }
+  // The kept, labelled blocks by where the rules placed them: in the core, widened to, or outside both.
+  const placement = {};
+  for (const page of [...sets.trafilatura, ...sets.readability])
+    for (const block of page.blocks)
+      if (block.kept && block.label !== undefined) {
+        const where = block.inCore ? 'core' : block.widened ? 'widened' : 'elsewhere';
+        placement[where] ??= { keep: 0, drop: 0 };
+        placement[where][block.label ? 'keep' : 'drop']++;
+      }
+  console.error(JSON.stringify({ keptBlocksByPlacement: placement }));
   // Where the rules' misses sit: the dropped block holding each `with` segment not found, by its
   // place relative to the kept blocks (a hole between two kept blocks, next to the kept run, or
   // far from it) and by tag.
