@@ -12,12 +12,18 @@
 // The forcing needs a seam the engine does not have (and should not, for a bench): the built
 // tree is copied to a temporary directory and its main-content module patched there, so the
 // shipped code is what runs, with one line added.
-// Usage: npm run build && node bench/core-ceiling.mjs [--top N] [--limit N]
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// --learn also trains a chooser of the core on one half of trafilatura's and Readability's pages
+// and judges it on the other (features of each forced candidate: rank, score, size, links, tag,
+// where it lies against the rules' core, what forcing it kept), both ways; --learner linear|trees.
+// Usage: npm run build && node bench/core-ceiling.mjs [--top N] [--limit N] [--learn 1] [--learner linear|trees]
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { parseDocument } from 'htmlparser2';
 import { arg, root } from './corpus-bench.mjs';
+import { trainLinear, trainTrees } from './learners.mjs';
 
 const corpus = join(root, '..', 'shared', 'corpus', 'trafilatura-eval');
 if (!existsSync(join(root, 'dist/src/engine/content/main-content.js'))) {
@@ -30,6 +36,8 @@ if (!existsSync(join(corpus, 'expected.json'))) {
 }
 const top = Number(arg('--top', 6));
 const limit = Number(arg('--limit', Infinity));
+/** --learn: a learned chooser of the core, trained on one half of both sets and judged on the other. */
+const learn = arg('--learn', undefined) !== undefined;
 
 // The patched copy: the containers' scores pass through a hook that may name another best.
 const copy = mkdtempSync(join(tmpdir(), 'webwatch-core-ceiling-'));
@@ -43,7 +51,17 @@ if (!source.includes(anchor)) {
   console.error(`main-content.js no longer has "${anchor}": the bench's seam needs updating`);
   process.exit(2);
 }
-writeFileSync(finder, source.replace(anchor, 'let scores = scoreContainers(root, measures);\n    scores = globalThis.__webwatchCoreHook?.(scores) ?? scores;'));
+const chosen = 'const core = chooseCore(root, title, measures, scores);';
+if (!source.includes(chosen)) {
+  console.error(`main-content.js no longer has "${chosen}": the bench's seam needs updating`);
+  process.exit(2);
+}
+writeFileSync(
+  finder,
+  source
+    .replace(anchor, 'let scores = scoreContainers(root, measures);\n    scores = globalThis.__webwatchCoreHook?.(scores) ?? scores;')
+    .replace(chosen, `${chosen} globalThis.__webwatchCoreChosen?.(core?.core);`),
+);
 
 const dist = (path) => join(copy, 'dist/src', path);
 const { parseHtml } = await import(dist('engine/content/parse-html.js'));
@@ -54,19 +72,101 @@ const domutils = await import('domutils');
 const expected = JSON.parse(readFileSync(join(corpus, 'expected.json'), 'utf8'));
 const normalized = (text) => text.replace(/\s+/g, ' ').trim();
 
-/** The cleaned text of a page with the `pick`-th best container forced as the best (none: the rules' own), and how many containers scored. */
+/**
+ * The cleaned text of a page with the `pick`-th best container forced as the best (none: the
+ * rules' own), how many containers scored, and what a learner of the choice reads: the ranked
+ * containers, the one the rules chose, and the share of the kept text inside links.
+ */
 function cleanedText(bytes, url, pick) {
   const { text } = decodeBody(bytes, 'text/html', true);
   const { document } = parseHtml(text);
   let containers = 0;
+  let ranked = [];
+  let chosenCore;
+  // Measured before cleaning moves them: each ranked container's text, link text and depth.
+  const measureOf = (element) => {
+    const all = normalized(domutils.textContent(element)).length;
+    const links = domutils.findAll((node) => node.name === 'a', element.children ?? []).reduce((sum, a) => sum + normalized(domutils.textContent(a)).length, 0);
+    let depth = 0;
+    for (let node = element.parent; node; node = node.parent) depth++;
+    return { all, links, depth, tag: element.name };
+  };
   globalThis.__webwatchCoreHook = (scores) => {
-    const ranked = [...scores.scores].sort((a, b) => b[1] - a[1]);
+    ranked = [...scores.scores].sort((a, b) => b[1] - a[1]).map(([element, score], index) => ({ element, score, ...(index < top && measureOf(element)) }));
     containers = ranked.length;
     if (pick === undefined || pick >= ranked.length) return undefined;
-    return { ...scores, best: ranked[pick][0], bestScore: ranked[pick][1] };
+    return { ...scores, best: ranked[pick].element, bestScore: ranked[pick].score };
+  };
+  globalThis.__webwatchCoreChosen = (core) => {
+    chosenCore = core;
+    // Read now, while the tree is whole: where each ranked container lies against the chosen core.
+    const holds = (outer, inner) => {
+      for (let node = inner; node; node = node.parent) if (node === outer) return true;
+      return false;
+    };
+    for (const each of ranked.slice(0, top))
+      each.relation = !core ? 'none' : each.element === core ? 'same' : holds(each.element, core) ? 'holds' : holds(core, each.element) ? 'inside' : 'apart';
   };
   cleanHtml(document, url, { onlyMainContent: true, blockAds: true });
-  return { text: normalized(domutils.textContent(document)), containers };
+  const kept = normalized(domutils.textContent(document));
+  const linkText = domutils
+    .findAll((node) => node.name === 'a', document.children ?? [])
+    .reduce((sum, a) => sum + normalized(domutils.textContent(a)).length, 0);
+  return {
+    text: kept,
+    containers,
+    linkShare: kept.length ? linkText / kept.length : 0,
+    ranked: ranked.slice(0, top),
+    chosenCore,
+  };
+}
+
+/** Pages split in two halves by a hash of their name, as blocks-learn.mjs splits them. */
+const half = (name) => createHash('sha256').update(name).digest()[0] % 2;
+
+const TAGS = ['article', 'main', 'section', 'div', 'td', 'ul', 'ol', 'table'];
+const RELATIONS = ['same', 'holds', 'inside', 'apart', 'none'];
+/**
+ * What a learner reads of a forced candidate against the rules' own run: its rank and score
+ * against the best's, its size, links, depth and tag, where it lies against the rules' core, and
+ * what forcing it kept (its length against the rules', its links), with the rules' own output's.
+ */
+function candidateFeatures(own, run, pick) {
+  const candidate = own.ranked[pick];
+  const vector = [
+    pick / 5,
+    pick === 0 ? 1 : 0,
+    own.ranked[0].score ? candidate.score / own.ranked[0].score : 0,
+    Math.log1p(candidate.all) / 10,
+    candidate.all ? candidate.links / candidate.all : 0,
+    Math.min(1, candidate.depth / 30),
+    ...TAGS.map((tag) => (candidate.tag === tag ? 1 : 0)),
+    ...RELATIONS.map((relation) => (candidate.relation === relation ? 1 : 0)),
+    Math.max(-3, Math.min(3, Math.log((run.text.length + 1) / (own.text.length + 1)))) / 3,
+    Math.log1p(run.text.length) / 10,
+    run.linkShare,
+    Math.log1p(own.text.length) / 10,
+    own.linkShare,
+    Math.min(1, own.containers / 200),
+  ];
+  return Float64Array.from(vector);
+}
+
+/** Word F1 of a kept text against the expected article (Readability's pages). */
+function wordF1(text, want) {
+  const words = (value) => {
+    const bag = new Map();
+    for (const word of value.toLowerCase().split(/\s+/).filter(Boolean)) bag.set(word, (bag.get(word) ?? 0) + 1);
+    return bag;
+  };
+  const got = words(text);
+  const wanted = words(want);
+  let common = 0;
+  for (const [word, count] of got) common += Math.min(count, wanted.get(word) ?? 0);
+  const total = (bag) => [...bag.values()].reduce((sum, count) => sum + count, 0);
+  const precision = common / Math.max(1, total(got));
+  const recall = common / Math.max(1, total(wanted));
+  return precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
 }
 
 const counts = (text, page) => {
@@ -89,6 +189,8 @@ const started = Date.now();
 const rules = [];
 const oracle = [];
 const gains = [];
+/** With --learn: per page of both sets, the rules' result and each forced candidate's, with its features. */
+const learning = [];
 for (const file of Object.keys(expected).sort().slice(0, limit)) {
   const page = expected[file];
   const raw = readFileSync(join(corpus, 'pages', file));
@@ -98,13 +200,33 @@ for (const file of Object.keys(expected).sort().slice(0, limit)) {
   const ruled = counts(own.text, page);
   let best = ruled;
   let bestPick = -1;
+  const candidates = [];
   for (let pick = 0; pick < Math.min(top, own.containers); pick++) {
-    const forced = counts(cleanedText(bytes, url, pick).text, page);
+    const run = cleanedText(bytes, url, pick);
+    const forced = counts(run.text, page);
     if (better(forced, best)) [best, bestPick] = [forced, pick];
+    if (learn) candidates.push({ vector: candidateFeatures(own, run, pick), result: forced, same: run.text === own.text });
   }
   rules.push(ruled);
   oracle.push(best);
   if (bestPick >= 0) gains.push({ file, candidate: bestPick + 1, rules: +f1(ruled).toFixed(2), oracle: +f1(best).toFixed(2) });
+  if (learn) learning.push({ set: 'trafilatura', name: file, half: half(file), rules: ruled, candidates });
+}
+if (learn) {
+  const pagesDir = join(root, '..', 'shared', 'corpus', 'pages');
+  for (const name of readdirSync(pagesDir)
+    .filter((each) => existsSync(join(pagesDir, each, 'expected.html')))
+    .slice(0, limit)) {
+    const bytes = readFileSync(join(pagesDir, name, 'source.html'));
+    const want = normalized(domutils.textContent(parseDocument(readFileSync(join(pagesDir, name, 'expected.html'), 'utf8'))));
+    const own = cleanedText(bytes, 'https://example.com/');
+    const candidates = [];
+    for (let pick = 0; pick < Math.min(top, own.containers); pick++) {
+      const run = cleanedText(bytes, 'https://example.com/', pick);
+      candidates.push({ vector: candidateFeatures(own, run, pick), result: wordF1(run.text, want), same: run.text === own.text });
+    }
+    learning.push({ set: 'readability', name, half: half(name), rules: wordF1(own.text, want), candidates });
+  }
 }
 
 const result = {
@@ -118,7 +240,74 @@ const result = {
   seconds: Math.round((Date.now() - started) / 1000),
   pagesWon: gains,
 };
-writeFileSync(join(root, 'bench/results/core-ceiling.json'), `${JSON.stringify(result, null, 2)}\n`);
+// --learn writes its own results (core-learn.json); the oracle's stay those of a run without it.
+if (!learn) writeFileSync(join(root, 'bench/results/core-ceiling.json'), `${JSON.stringify(result, null, 2)}\n`);
+if (learn) evaluateLearning();
+
 console.log(
   `rules ${JSON.stringify(result.rules)}\noracle over the ${top} best containers ${JSON.stringify(result.oracle)}\npages another core wins: ${gains.length} of ${rules.length} (${result.seconds} s)`,
 );
+
+/**
+ * The learned chooser, held out: trained on one half's candidates (1 when forcing it beats the
+ * rules' own choice on that page, 0 when it does worse, ties left out), then used on the other
+ * half: a page takes its likeliest candidate when that scores at least a threshold chosen on the
+ * training half (the best trafilatura F1 that keeps Readability's 10th percentile), else the
+ * rules' core. Then the halves swap.
+ */
+function evaluateLearning() {
+  const labelOf = (page, candidate) => {
+    if (candidate.same) return undefined;
+    if (page.set === 'trafilatura') return better(candidate.result, page.rules) ? 1 : better(page.rules, candidate.result) ? 0 : undefined;
+    return candidate.result > page.rules + 0.005 ? 1 : candidate.result < page.rules - 0.005 ? 0 : undefined;
+  };
+  const choose = (page, threshold) => {
+    let best;
+    for (const candidate of page.candidates) if (!candidate.same && candidate.p >= threshold && (!best || candidate.p > best.p)) best = candidate;
+    return best ? best.result : page.rules;
+  };
+  const scoreOf = (pages, threshold) => {
+    const trafilatura = pages.filter((page) => page.set === 'trafilatura').map((page) => choose(page, threshold));
+    const readability = pages
+      .filter((page) => page.set === 'readability')
+      .map((page) => choose(page, threshold))
+      .sort((a, b) => a - b);
+    return {
+      trafilatura: figures(summed(trafilatura)),
+      readability: {
+        median: +(readability[Math.floor(readability.length / 2)] ?? 0).toFixed(3),
+        p10: +(readability[Math.floor(readability.length * 0.1)] ?? 0).toFixed(3),
+      },
+    };
+  };
+  const thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 2];
+  const learner = arg('--learner', 'linear');
+  const folds = [];
+  for (const test of [0, 1]) {
+    const training = learning.filter((page) => page.half !== test);
+    const heldOut = learning.filter((page) => page.half === test);
+    const examples = training.flatMap((page) =>
+      page.candidates.flatMap((candidate) => {
+        const label = labelOf(page, candidate);
+        return label === undefined ? [] : [{ vector: candidate.vector, label }];
+      }),
+    );
+    const model = learner === 'trees' ? trainTrees(examples, { minLeaf: 5 }) : trainLinear(examples);
+    for (const page of learning) for (const candidate of page.candidates) candidate.p = model(candidate.vector);
+    const floor = scoreOf(training, 2).readability.p10;
+    const chosen = thresholds
+      .map((threshold) => ({ threshold, ...scoreOf(training, threshold) }))
+      .filter((choice) => choice.readability.p10 >= floor - 0.005)
+      .sort((a, b) => b.trafilatura.f1 - a.trafilatura.f1)[0] ?? { threshold: 2 };
+    folds.push({
+      heldOutHalf: test,
+      trainedOn: { candidates: examples.length, better: examples.filter((example) => example.label === 1).length },
+      threshold: chosen.threshold,
+      rules: scoreOf(heldOut, 2),
+      withChooser: scoreOf(heldOut, chosen.threshold),
+    });
+  }
+  const report = { date: new Date().toISOString().slice(0, 10), machine: result.machine, candidates: top, learner, folds };
+  writeFileSync(join(root, `bench/results/core-learn${learner === 'linear' ? '' : `-${learner}`}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  for (const fold of folds) console.log(JSON.stringify(fold));
+}
