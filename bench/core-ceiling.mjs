@@ -11,7 +11,7 @@
 //
 // The forcing needs a seam the engine does not have (and should not, for a bench): the built
 // tree is copied to a temporary directory and its main-content module patched there, so the
-// shipped code is what runs, with one line added.
+// shipped code is what runs, with two lines added (the second reports the rules' own core).
 // --learn also trains a chooser of the core on one half of trafilatura's and Readability's pages
 // and judges it on the other (features of each forced candidate: rank, score, size, links, tag,
 // where it lies against the rules' core, what forcing it kept), both ways; --learner linear|trees.
