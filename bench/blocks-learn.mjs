@@ -28,8 +28,10 @@
 // --unsure holes has it bring back dropped blocks that lie between kept ones or next to them;
 // --unsure all has it decide every block, with the rules' choice as one more feature (stacking).
 // --words 1 adds the block's own words, hashed, as features (a list learned, not written).
+// --structure 1 adds structural repetition (how many blocks share the block's and its parent's
+// tags and classes); --guard F lets the scorer take out at most that share of a page's kept text.
 // Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear]
-//   [--unsure short|ends|holes|all] [--unsure-chars N] [--words 1] [--diagnose 1|2]
+//   [--unsure short|ends|holes|all|widened] [--unsure-chars N] [--words 1] [--structure 1] [--guard F] [--diagnose 1|2]
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -74,6 +76,10 @@ const domutils = await import('domutils');
 const corpora = join(root, '..', 'shared', 'corpus');
 const limit = Number(arg('--limit', Infinity));
 const normalized = (text) => text.replace(/\s+/g, ' ').trim();
+/** --structure 1: features of structural repetition (blocks of the same tags and classes). */
+const STRUCTURE = arg('--structure', undefined) !== undefined;
+/** --guard F: the share of a page's kept characters the scorer may take out (no bound without it). */
+const GUARD = Number(arg('--guard', 0));
 
 // ---- Blocks and their features ----------------------------------------------------------------
 
@@ -181,6 +187,31 @@ function pageBlocks(bytes, url) {
   const meanLength = texts.reduce((sum, each) => sum + each.length, 0) / Math.max(1, texts.length);
   const blocks = elements.map((element, index) => features(element, index, elements.length, seen.get(texts[index]) ?? 1, meanLength));
   addContext(blocks, elements);
+  // Structural repetition: how many blocks share this block's ancestry signature (the tags and
+  // classes of it and its two nearest ancestors), and how many share its parent's: teaser cards,
+  // comment items and link lists repeat as structures, prose mostly as bare paragraphs.
+  if (STRUCTURE) {
+    const signature = (element, levels) => {
+      const parts = [];
+      for (let node = element, level = 0; node && level < levels; node = node.parent, level++) parts.push(`${node.name}.${node.attribs?.class ?? ''}`);
+      return parts.join('<');
+    };
+    const counts = new Map();
+    const keys = elements.map((element) => [signature(element, 3), signature(element.parent, 2)]);
+    for (const [own, parent] of keys) {
+      counts.set(own, (counts.get(own) ?? 0) + 1);
+      counts.set(`p:${parent}`, (counts.get(`p:${parent}`) ?? 0) + 1);
+    }
+    blocks.forEach((block, index) => {
+      const [own, parent] = keys[index];
+      const vector = new Float64Array(block.vector.length + 3);
+      vector.set(block.vector);
+      vector[block.vector.length] = Math.min(1, Math.log1p(counts.get(own) - 1) / 4);
+      vector[block.vector.length + 1] = Math.min(1, Math.log1p(counts.get(`p:${parent}`) - 1) / 4);
+      vector[block.vector.length + 2] = /\S/.test(elements[index].attribs?.class ?? '') || /\S/.test(elements[index].parent?.attribs?.class ?? '') ? 1 : 0;
+      block.vector = vector;
+    });
+  }
   // Marked while the rules run, before keeping their choice moves elements about.
   const under = (element, ancestor) => {
     for (let node = element; ancestor && node; node = node.parent) if (node === ancestor) return true;
@@ -296,6 +327,25 @@ function readabilityPages() {
 
 // ---- Scores of pages ---------------------------------------------------------------------------
 
+/**
+ * The blocks a page keeps under `keepOf`. With --guard F, the scorer may take out at most that
+ * share of the characters the rules kept on a page, the blocks it scores lowest first: a page
+ * whose every short block looks alike to it is not emptied.
+ */
+function selected(page, keepOf) {
+  if (!GUARD) return page.blocks.filter(keepOf);
+  const ruled = page.blocks.filter((block) => block.kept);
+  const budget = GUARD * ruled.reduce((sum, block) => sum + block.text.length, 0);
+  const allowed = new Set();
+  let used = 0;
+  for (const block of ruled.filter((each) => !keepOf(each)).sort((a, b) => a.p - b.p)) {
+    if (used + block.text.length > budget) break;
+    used += block.text.length;
+    allowed.add(block);
+  }
+  return page.blocks.filter((block) => keepOf(block) || (block.kept && !allowed.has(block)));
+}
+
 /** trafilatura's scoring over pages: TP, FP, FN of their segments in the joined kept text. */
 function segmentScore(pages, keepOf) {
   let tp = 0;
@@ -303,8 +353,7 @@ function segmentScore(pages, keepOf) {
   let fn = 0;
   for (const page of pages) {
     const text = normalized(
-      page.blocks
-        .filter(keepOf)
+      selected(page, keepOf)
         .map((block) => block.text)
         .join(' '),
     );
@@ -325,8 +374,7 @@ function wordScore(pages, keepOf) {
       return counts;
     };
     const got = words(
-      page.blocks
-        .filter(keepOf)
+      selected(page, keepOf)
         .map((block) => block.text)
         .join(' '),
     );
@@ -515,7 +563,13 @@ if (arg('--diagnose', undefined) !== undefined) {
 const round = (value) => (typeof value === 'number' ? Math.round(value * 1000) / 1000 : value);
 const rounded = JSON.parse(JSON.stringify(report, (_key, value) => round(value)));
 // The default run writes blocks-learn.json; a variant, blocks-learn-<its options>.json.
-const variant = [UNSURE !== 'short' && UNSURE, arg('--words', undefined) !== undefined && 'words', arg('--learner', 'trees') !== 'trees' && 'linear']
+const variant = [
+  UNSURE !== 'short' && UNSURE,
+  arg('--words', undefined) !== undefined && 'words',
+  STRUCTURE && 'structure',
+  GUARD && `guard${GUARD}`,
+  arg('--learner', 'trees') !== 'trees' && 'linear',
+]
   .filter(Boolean)
   .map((part) => `-${part}`)
   .join('');
