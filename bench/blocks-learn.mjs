@@ -35,11 +35,11 @@
 // Usage: npm run build && node bench/blocks-learn.mjs [--limit N] [--learner trees|linear]
 //   [--unsure short|ends|holes|all|widened] [--unsure-chars N] [--words 1] [--structure 1] [--guard F] [--inner 1] [--ceiling 1] [--diagnose 1|2]
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { arg, root } from './corpus-bench.mjs';
+import { arg, halfOf, patchedBuild, root, wordF1 } from './corpus-bench.mjs';
 import { trainLinear, trainTrees } from './learners.mjs';
 
 if (!existsSync(join(root, 'dist/src/engine/content/clean.js'))) {
@@ -50,25 +50,12 @@ if (!existsSync(join(root, 'dist/src/engine/content/clean.js'))) {
 // neither) is a feature too, and the engine says it to no caller: the built tree is copied to a
 // temporary directory and its main-content module patched there to leave the two on globalThis,
 // so the shipped code is what runs, with two assignments added.
-const copy = mkdtempSync(join(tmpdir(), 'webwatch-blocks-learn-'));
-process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
-cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
-symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
-{
-  const finder = join(copy, 'dist/src/engine/content/main-content.js');
-  const anchors = ['const core = chooseCore(root, title, measures, scores);', 'const extent = widen(core, root, measures);'];
-  let source = readFileSync(finder, 'utf8');
-  for (const anchor of anchors) {
-    if (!source.includes(anchor)) {
-      console.error(`main-content.js no longer has "${anchor}": the bench's seam needs updating`);
-      process.exit(2);
-    }
-    const name = anchor.split(' ')[1];
-    source = source.replace(anchor, `${anchor} globalThis.__webwatchPlaced?.('${name}', ${name});`);
-  }
-  writeFileSync(finder, source);
-}
-const dist = (path) => join(copy, 'dist/src', path);
+const placements = ['const core = chooseCore(root, title, measures, scores);', 'const extent = widen(core, root, measures);'];
+const dist = patchedBuild(
+  'blocks-learn',
+  'engine/content/main-content.js',
+  placements.map((anchor) => [anchor, `${anchor} globalThis.__webwatchPlaced?.('${anchor.split(' ')[1]}', ${anchor.split(' ')[1]});`]),
+);
 const { parseHtml } = await import(dist('engine/content/parse-html.js'));
 const { cleanHtml } = await import(dist('engine/content/clean.js'));
 const { decodeBody } = await import(dist('engine/fetch/decode.js'));
@@ -296,9 +283,8 @@ const CONTEXT_FEATURES = 24;
 
 // ---- The two sets, labelled ---------------------------------------------------------------------
 
-const half = (name) => createHash('sha256').update(name).digest()[0] % 2;
 /** The split of a training half in two, for choosing the threshold on pages the model did not see (--inner). */
-const innerHalf = (name) => createHash('sha256').update(name).digest()[1] % 2;
+const innerHalf = (name) => halfOf(name, 1);
 
 function trafilaturaPages() {
   const dir = join(corpora, 'trafilatura-eval');
@@ -316,7 +302,7 @@ function trafilaturaPages() {
         const drop = withoutSegments.some((segment) => block.text.includes(segment) || (block.text.length >= 10 && segment.includes(block.text)));
         block.label = keep && !drop ? 1 : drop && !keep ? 0 : undefined;
       }
-      return [{ name: file, half: half(file), blocks, withSegments, withoutSegments }];
+      return [{ name: file, half: halfOf(file), blocks, withSegments, withoutSegments }];
     });
 }
 
@@ -329,7 +315,7 @@ function readabilityPages() {
       const blocks = pageBlocks(readFileSync(join(dir, name, 'source.html')), 'https://example.com/');
       const expected = normalized(domutils.textContent(parseDocument(readFileSync(join(dir, name, 'expected.html'), 'utf8'))));
       for (const block of blocks) block.label = block.text.length < 15 ? undefined : expected.includes(block.text) ? 1 : 0;
-      return { name, half: half(name), blocks, expected };
+      return { name, half: halfOf(name), blocks, expected };
     });
 }
 
@@ -375,25 +361,14 @@ function segmentScore(pages, keepOf) {
 
 /** Readability's pages: each page's F1 of words against the expected article; median and 10th percentile. */
 function wordScore(pages, keepOf) {
-  const f1s = pages.map((page) => {
-    const words = (text) => {
-      const counts = new Map();
-      for (const word of text.toLowerCase().split(/\s+/).filter(Boolean)) counts.set(word, (counts.get(word) ?? 0) + 1);
-      return counts;
-    };
-    const got = words(
+  const f1s = pages.map((page) =>
+    wordF1(
       selected(page, keepOf)
         .map((block) => block.text)
         .join(' '),
-    );
-    const want = words(page.expected);
-    let common = 0;
-    for (const [word, count] of got) common += Math.min(count, want.get(word) ?? 0);
-    const total = (map) => [...map.values()].reduce((sum, count) => sum + count, 0);
-    const precision = common / Math.max(1, total(got));
-    const recall = common / Math.max(1, total(want));
-    return precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
-  });
+      page.expected,
+    ),
+  );
   const sorted = [...f1s].sort((a, b) => a - b);
   return { median: sorted[Math.floor(sorted.length / 2)], p10: sorted[Math.floor(sorted.length * 0.1)] };
 }

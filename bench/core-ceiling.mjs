@@ -16,13 +16,12 @@
 // and judges it on the other (features of each forced candidate: rank, score, size, links, tag,
 // where it lies against the rules' core, what forcing it kept), both ways; --learner linear|trees.
 // Usage: npm run build && node bench/core-ceiling.mjs [--top N] [--limit N] [--learn 1] [--learner linear|trees]
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parseDocument } from 'htmlparser2';
-import { arg, root } from './corpus-bench.mjs';
+import { arg, halfOf, patchedBuild, root, wordF1 } from './corpus-bench.mjs';
 import { trainLinear, trainTrees } from './learners.mjs';
 
 const corpus = join(root, '..', 'shared', 'corpus', 'trafilatura-eval');
@@ -39,31 +38,16 @@ const limit = Number(arg('--limit', Infinity));
 /** --learn: a learned chooser of the core, trained on one half of both sets and judged on the other. */
 const learn = arg('--learn', undefined) !== undefined;
 
-// The patched copy: the containers' scores pass through a hook that may name another best.
-const copy = mkdtempSync(join(tmpdir(), 'webwatch-core-ceiling-'));
-process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
-cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
-symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
-const finder = join(copy, 'dist/src/engine/content/main-content.js');
-const anchor = 'const scores = scoreContainers(root, measures);';
-const source = readFileSync(finder, 'utf8');
-if (!source.includes(anchor)) {
-  console.error(`main-content.js no longer has "${anchor}": the bench's seam needs updating`);
-  process.exit(2);
-}
+// The patched copy: the containers' scores pass through a hook that may name another best, and
+// the rules' own core is reported.
 const chosen = 'const core = chooseCore(root, title, measures, scores);';
-if (!source.includes(chosen)) {
-  console.error(`main-content.js no longer has "${chosen}": the bench's seam needs updating`);
-  process.exit(2);
-}
-writeFileSync(
-  finder,
-  source
-    .replace(anchor, 'let scores = scoreContainers(root, measures);\n    scores = globalThis.__webwatchCoreHook?.(scores) ?? scores;')
-    .replace(chosen, `${chosen} globalThis.__webwatchCoreChosen?.(core?.core);`),
-);
-
-const dist = (path) => join(copy, 'dist/src', path);
+const dist = patchedBuild('core-ceiling', 'engine/content/main-content.js', [
+  [
+    'const scores = scoreContainers(root, measures);',
+    'let scores = scoreContainers(root, measures);\n    scores = globalThis.__webwatchCoreHook?.(scores) ?? scores;',
+  ],
+  [chosen, `${chosen} globalThis.__webwatchCoreChosen?.(core?.core);`],
+]);
 const { parseHtml } = await import(dist('engine/content/parse-html.js'));
 const { cleanHtml } = await import(dist('engine/content/clean.js'));
 const { decodeBody } = await import(dist('engine/fetch/decode.js'));
@@ -121,9 +105,6 @@ function cleanedText(bytes, url, pick) {
   };
 }
 
-/** Pages split in two halves by a hash of their name, as blocks-learn.mjs splits them. */
-const half = (name) => createHash('sha256').update(name).digest()[0] % 2;
-
 const TAGS = ['article', 'main', 'section', 'div', 'td', 'ul', 'ol', 'table'];
 const RELATIONS = ['same', 'holds', 'inside', 'apart', 'none'];
 /**
@@ -150,23 +131,6 @@ function candidateFeatures(own, run, pick) {
     Math.min(1, own.containers / 200),
   ];
   return Float64Array.from(vector);
-}
-
-/** Word F1 of a kept text against the expected article (Readability's pages). */
-function wordF1(text, want) {
-  const words = (value) => {
-    const bag = new Map();
-    for (const word of value.toLowerCase().split(/\s+/).filter(Boolean)) bag.set(word, (bag.get(word) ?? 0) + 1);
-    return bag;
-  };
-  const got = words(text);
-  const wanted = words(want);
-  let common = 0;
-  for (const [word, count] of got) common += Math.min(count, wanted.get(word) ?? 0);
-  const total = (bag) => [...bag.values()].reduce((sum, count) => sum + count, 0);
-  const precision = common / Math.max(1, total(got));
-  const recall = common / Math.max(1, total(wanted));
-  return precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
 }
 
 const counts = (text, page) => {
@@ -210,7 +174,7 @@ for (const file of Object.keys(expected).sort().slice(0, limit)) {
   rules.push(ruled);
   oracle.push(best);
   if (bestPick >= 0) gains.push({ file, candidate: bestPick + 1, rules: +f1(ruled).toFixed(2), oracle: +f1(best).toFixed(2) });
-  if (learn) learning.push({ set: 'trafilatura', name: file, half: half(file), rules: ruled, candidates });
+  if (learn) learning.push({ set: 'trafilatura', name: file, half: halfOf(file), rules: ruled, candidates });
 }
 if (learn) {
   const pagesDir = join(root, '..', 'shared', 'corpus', 'pages');
@@ -225,7 +189,7 @@ if (learn) {
       const run = cleanedText(bytes, 'https://example.com/', pick);
       candidates.push({ vector: candidateFeatures(own, run, pick), result: wordF1(run.text, want), same: run.text === own.text });
     }
-    learning.push({ set: 'readability', name, half: half(name), rules: wordF1(own.text, want), candidates });
+    learning.push({ set: 'readability', name, half: halfOf(name), rules: wordF1(own.text, want), candidates });
   }
 }
 
