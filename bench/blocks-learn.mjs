@@ -415,16 +415,19 @@ for (const page of [...sets.trafilatura, ...sets.readability]) {
 const UNSURE_MAX_CHARS = Number(arg('--unsure-chars', 80));
 /** --unsure ends: the blocks outside the run of prose (before its first block or after its last), any length. */
 const UNSURE = arg('--unsure', 'short');
-const unsure = (block) =>
-  UNSURE === 'all'
-    ? true
-    : UNSURE === 'widened'
-      ? !block.inCore
-      : UNSURE === 'holes'
-        ? block.gap
-        : UNSURE === 'ends'
-          ? block.outsideProse
-          : block.text.length < UNSURE_MAX_CHARS;
+/** The blocks the scorer judges, by --unsure. */
+const UNSURE_BLOCKS = {
+  short: (block) => block.text.length < UNSURE_MAX_CHARS,
+  ends: (block) => block.outsideProse,
+  holes: (block) => block.gap,
+  widened: (block) => !block.inCore,
+  all: () => true,
+};
+const unsure = UNSURE_BLOCKS[UNSURE];
+if (!unsure) {
+  console.error(`--unsure must be one of ${Object.keys(UNSURE_BLOCKS).join(', ')}, got "${UNSURE}"`);
+  process.exit(2);
+}
 const judged = (threshold) => (block) =>
   STACKED ? block.p >= threshold : ADDING ? block.kept || (block.gap && block.p >= threshold) : block.kept && (!unsure(block) || block.p >= threshold);
 const byRules = (block) => block.kept;
