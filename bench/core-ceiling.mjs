@@ -58,15 +58,16 @@ const normalized = (text) => text.replace(/\s+/g, ' ').trim();
 
 /**
  * The cleaned text of a page with the `pick`-th best container forced as the best (none: the
- * rules' own), how many containers scored, and what a learner of the choice reads: the ranked
- * containers, the one the rules chose, and the share of the kept text inside links.
+ * rules' own), how many containers scored, and, with --learn, what a learner of the choice
+ * reads: the ranked containers and where they lie against the rules' core (the rules' own run
+ * only), and the share of the kept text inside links.
  */
 function cleanedText(bytes, url, pick) {
   const { text } = decodeBody(bytes, 'text/html', true);
   const { document } = parseHtml(text);
   let containers = 0;
   let ranked = [];
-  let chosenCore;
+  const describe = learn && pick === undefined;
   // Measured before cleaning moves them: each ranked container's text, link text and depth.
   const measureOf = (element) => {
     const all = normalized(domutils.textContent(element)).length;
@@ -76,13 +77,15 @@ function cleanedText(bytes, url, pick) {
     return { all, links, depth, tag: element.name };
   };
   globalThis.__webwatchCoreHook = (scores) => {
-    ranked = [...scores.scores].sort((a, b) => b[1] - a[1]).map(([element, score], index) => ({ element, score, ...(index < top && measureOf(element)) }));
+    ranked = [...scores.scores]
+      .sort((a, b) => b[1] - a[1])
+      .map(([element, score], index) => ({ element, score, ...(describe && index < top && measureOf(element)) }));
     containers = ranked.length;
     if (pick === undefined || pick >= ranked.length) return undefined;
     return { ...scores, best: ranked[pick].element, bestScore: ranked[pick].score };
   };
   globalThis.__webwatchCoreChosen = (core) => {
-    chosenCore = core;
+    if (!describe) return;
     // Read now, while the tree is whole: where each ranked container lies against the chosen core.
     const holds = (outer, inner) => {
       for (let node = inner; node; node = node.parent) if (node === outer) return true;
@@ -101,7 +104,6 @@ function cleanedText(bytes, url, pick) {
     containers,
     linkShare: kept.length ? linkText / kept.length : 0,
     ranked: ranked.slice(0, top),
-    chosenCore,
   };
 }
 
